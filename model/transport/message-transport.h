@@ -1,0 +1,95 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#ifndef CRUX_MESSAGE_TRANSPORT_H
+#define CRUX_MESSAGE_TRANSPORT_H
+
+#include "ns3/callback.h"
+#include "ns3/object.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+
+/**
+ * \defgroup crux Crux: communication scheduling for deep-learning training clusters
+ *
+ * Packet-level lossless RoCEv2 fabric, DLT job workloads, GPU-intensity accounting and the
+ * Crux scheduler (Cao et al., SIGCOMM'24) with its baselines.
+ */
+
+/**
+ * \ingroup crux
+ * \brief Identifies one GPU of the cluster as (host index, local GPU index on that host).
+ */
+struct GpuId
+{
+    uint32_t host{0};     //!< host index, 0-based, as numbered by the topology helper
+    uint32_t localGpu{0}; //!< GPU index inside the host, 0-based
+};
+
+/**
+ * \ingroup crux
+ * \brief One point-to-point message a collective asks the transport to carry.
+ *
+ * The workload layer (DltJobApplication, collectives) fills this in; it never knows which
+ * transport (packet-level RDMA NIC or flow-level model) carries it.
+ */
+struct MessageRequest
+{
+    uint32_t jobId{0};       //!< owning DLT job (used for per-job accounting and scheduling)
+    uint32_t flowId{0};      //!< job-local connection index (identifies the queue pair / flow)
+    GpuId src;               //!< sending GPU
+    GpuId dst;               //!< receiving GPU
+    uint64_t bytes{0};       //!< payload size in bytes (> 0)
+    uint8_t dscp{0};         //!< DSCP (0..63) carried in the IPv4 header; selects the traffic class
+    uint16_t udpSrcPort{0};  //!< RoCEv2 UDP source port (ECMP entropy); 0 = transport default
+};
+
+/**
+ * \ingroup crux
+ * \brief Abstract message transport: "send B bytes from GPU a to GPU b in traffic class c,
+ * call me back when the receiver has all of it".
+ *
+ * Implemented at packet level by RdmaTransport (RoCEv2 queue pairs on QbbNetDevices) and, later,
+ * by a flow-level model. Completion is reported when the last byte is delivered at the receiver.
+ */
+class MessageTransport : public Object
+{
+  public:
+    /// Completion callback: invoked once, at simulation time of delivery of the last byte.
+    typedef Callback<void> CompletionCallback;
+
+    /**
+     * \brief Get the TypeId.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    ~MessageTransport() override;
+
+    /**
+     * \brief Start carrying one message.
+     * \param req what to send; req.bytes must be > 0 and both GPUs must exist (else NS_FATAL_ERROR
+     *        naming the field: these are programming errors, not user input).
+     * \param done invoked once when the destination has received every byte.
+     */
+    virtual void Send(const MessageRequest& req, CompletionCallback done) = 0;
+};
+
+} // namespace ns3
+
+#endif // CRUX_MESSAGE_TRANSPORT_H
