@@ -14,6 +14,7 @@ set(CRUX_SOURCES
     # --- transport ---
     model/transport/message-transport.cc
     # --- workload ---
+    model/workload/crux-scenario.cc
     # --- metrics ---
     # --- helper ---
 )
@@ -25,6 +26,7 @@ set(CRUX_HEADERS
     # --- transport ---
     model/transport/message-transport.h
     # --- workload ---
+    model/workload/crux-scenario.h
     # --- metrics ---
     # --- helper ---
 )
@@ -47,6 +49,7 @@ set(CRUX_TEST_SUITES
 
 # GoogleTest sources for the pure scheduling layer.
 set(CRUX_GTEST_SOURCES
+    test/gtest/scenario-test.cc
     # --- scheduling ---
 )
 

@@ -1,0 +1,325 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#include "crux-scenario.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace ns3
+{
+
+namespace
+{
+
+using nlohmann::json;
+
+/// Reads one JSON object, remembering which keys were consumed so the rest can be rejected.
+class ObjectReader
+{
+  public:
+    ObjectReader(const json& j, std::string path, const std::string& source)
+        : m_j(j),
+          m_path(std::move(path)),
+          m_source(source)
+    {
+        if (!m_j.is_object())
+        {
+            Fail(m_path, "must be a JSON object");
+        }
+    }
+
+    [[noreturn]] void Fail(const std::string& field, const std::string& what) const
+    {
+        throw ScenarioError(m_source + ": " + field + ": " + what);
+    }
+
+    std::string Field(const std::string& key) const
+    {
+        return m_path.empty() ? key : m_path + "." + key;
+    }
+
+    template <typename T>
+    void Read(const std::string& key, T& out)
+    {
+        m_used.insert(key);
+        auto it = m_j.find(key);
+        if (it == m_j.end())
+        {
+            return;
+        }
+        try
+        {
+            if constexpr (std::is_unsigned_v<T> && !std::is_same_v<T, bool>)
+            {
+                if (!it->is_number_integer() || it->template get<int64_t>() < 0)
+                {
+                    Fail(Field(key), "must be a non-negative integer, got " + it->dump());
+                }
+            }
+            else if constexpr (std::is_floating_point_v<T>)
+            {
+                if (!it->is_number())
+                {
+                    Fail(Field(key), "must be a number, got " + it->dump());
+                }
+            }
+            else if constexpr (std::is_same_v<T, bool>)
+            {
+                if (!it->is_boolean())
+                {
+                    Fail(Field(key), "must be true or false, got " + it->dump());
+                }
+            }
+            else if constexpr (std::is_same_v<T, std::string>)
+            {
+                if (!it->is_string())
+                {
+                    Fail(Field(key), "must be a string, got " + it->dump());
+                }
+            }
+            out = it->template get<T>();
+        }
+        catch (const json::exception& e)
+        {
+            Fail(Field(key), std::string("wrong type (") + e.what() + ")");
+        }
+    }
+
+    const json* Get(const std::string& key)
+    {
+        m_used.insert(key);
+        auto it = m_j.find(key);
+        return it == m_j.end() ? nullptr : &*it;
+    }
+
+    void RejectUnknown() const
+    {
+        for (auto it = m_j.begin(); it != m_j.end(); ++it)
+        {
+            if (m_used.count(it.key()) == 0)
+            {
+                std::string known;
+                for (const auto& k : m_used)
+                {
+                    known += (known.empty() ? "" : ", ") + k;
+                }
+                Fail(Field(it.key()), "unknown key (known here: " + known + ")");
+            }
+        }
+    }
+
+  private:
+    const json& m_j;
+    std::string m_path;
+    const std::string& m_source;
+    std::set<std::string> m_used;
+};
+
+} // namespace
+
+Scenario
+Scenario::Load(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+    {
+        throw ScenarioError(path + ": cannot open scenario file");
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return Parse(ss.str(), path);
+}
+
+Scenario
+Scenario::Parse(const std::string& text, const std::string& source)
+{
+    json j;
+    try
+    {
+        j = json::parse(text);
+    }
+    catch (const json::parse_error& e)
+    {
+        throw ScenarioError(source + ": malformed JSON: " + e.what());
+    }
+    Scenario s;
+    s.source = source;
+    ObjectReader top(j, "", source);
+    top.Read("name", s.name);
+    top.Read("scheduler", s.scheduler);
+    top.Read("priorityLevels", s.priorityLevels);
+    top.Read("seed", s.seed);
+    top.Read("outputDir", s.outputDir);
+    top.Read("pathEnforcement", s.pathEnforcement);
+    top.Read("stopTime", s.stopTime);
+    top.Read("profileIterations", s.profileIterations);
+    if (const json* t = top.Get("topology"))
+    {
+        ObjectReader r(*t, "topology", source);
+        auto& tp = s.topology;
+        r.Read("type", tp.type);
+        r.Read("tors", tp.tors);
+        r.Read("aggs", tp.aggs);
+        r.Read("hostsPerTor", tp.hostsPerTor);
+        r.Read("gpusPerHost", tp.gpusPerHost);
+        r.Read("nicsPerHost", tp.nicsPerHost);
+        r.Read("hostLinkRate", tp.hostLinkRate);
+        r.Read("fabricLinkRate", tp.fabricLinkRate);
+        r.Read("linkDelay", tp.linkDelay);
+        r.Read("pfc", tp.pfc);
+        r.Read("switchBuffer", tp.switchBuffer);
+        r.RejectUnknown();
+    }
+    const json* jobs = top.Get("jobs");
+    if (jobs == nullptr || !jobs->is_array() || jobs->empty())
+    {
+        throw ScenarioError(source + ": jobs: must be a non-empty array of job objects");
+    }
+    for (size_t i = 0; i < jobs->size(); ++i)
+    {
+        ObjectReader r((*jobs)[i], "jobs[" + std::to_string(i) + "]", source);
+        ScenarioJob job;
+        job.name = "job" + std::to_string(i);
+        r.Read("name", job.name);
+        r.Read("model", job.model);
+        r.Read("gpus", job.gpus);
+        r.Read("hosts", job.hosts);
+        r.Read("gpusPerHost", job.gpusPerHost);
+        r.Read("start", job.start);
+        r.Read("iterations", job.iterations);
+        r.Read("computeTime", job.computeTime);
+        r.Read("gradientBytes", job.gradientBytes);
+        r.RejectUnknown();
+        if (job.model.empty())
+        {
+            r.Fail(r.Field("model"), "missing (name a model of the zoo, e.g. \"gpt\")");
+        }
+        s.jobs.push_back(job);
+    }
+    top.RejectUnknown();
+    s.Validate();
+    return s;
+}
+
+void
+Scenario::Validate() const
+{
+    auto fail = [this](const std::string& field, const std::string& what) {
+        throw ScenarioError(source + ": " + field + ": " + what);
+    };
+    if (priorityLevels < 1 || priorityLevels > 8)
+    {
+        fail("priorityLevels",
+             "must be 1..8 (hardware traffic classes), got " + std::to_string(priorityLevels));
+    }
+    if (topology.type != "clos" && topology.type != "testbed")
+    {
+        fail("topology.type", "unknown topology '" + topology.type + "' (known: clos, testbed)");
+    }
+    if (topology.type == "clos")
+    {
+        if (topology.tors == 0 || topology.aggs == 0 || topology.hostsPerTor == 0 ||
+            topology.gpusPerHost == 0 || topology.nicsPerHost == 0)
+        {
+            fail("topology", "tors, aggs, hostsPerTor, gpusPerHost and nicsPerHost must be > 0");
+        }
+        if (topology.nicsPerHost > topology.tors)
+        {
+            fail("topology.nicsPerHost", "each NIC needs its own ToR: nicsPerHost <= tors");
+        }
+    }
+    if (pathEnforcement != "source-port" && pathEnforcement != "pinned")
+    {
+        fail("pathEnforcement",
+             "unknown value '" + pathEnforcement + "' (known: source-port, pinned)");
+    }
+    if (!(stopTime > 0))
+    {
+        fail("stopTime", "must be > 0 seconds");
+    }
+    if (outputDir.empty())
+    {
+        fail("outputDir", "must not be empty");
+    }
+    for (size_t i = 0; i < jobs.size(); ++i)
+    {
+        const auto& j = jobs[i];
+        std::string f = "jobs[" + std::to_string(i) + "]";
+        if (j.iterations == 0)
+        {
+            fail(f + ".iterations", "must be >= 1");
+        }
+        if (j.start < 0)
+        {
+            fail(f + ".start", "must be >= 0 seconds");
+        }
+        if (j.gpus == 0 && j.hosts.empty())
+        {
+            fail(f, "give \"gpus\" or an explicit \"hosts\" list");
+        }
+        for (size_t k = 0; k < i; ++k)
+        {
+            if (jobs[k].name == j.name)
+            {
+                fail(f + ".name", "duplicate job name '" + j.name + "'");
+            }
+        }
+    }
+}
+
+std::string
+Scenario::ToJson() const
+{
+    json j;
+    j["name"] = name;
+    j["scheduler"] = scheduler;
+    j["priorityLevels"] = priorityLevels;
+    j["seed"] = seed;
+    j["outputDir"] = outputDir;
+    j["pathEnforcement"] = pathEnforcement;
+    j["stopTime"] = stopTime;
+    j["profileIterations"] = profileIterations;
+    j["topology"] = {{"type", topology.type},
+                     {"tors", topology.tors},
+                     {"aggs", topology.aggs},
+                     {"hostsPerTor", topology.hostsPerTor},
+                     {"gpusPerHost", topology.gpusPerHost},
+                     {"nicsPerHost", topology.nicsPerHost},
+                     {"hostLinkRate", topology.hostLinkRate},
+                     {"fabricLinkRate", topology.fabricLinkRate},
+                     {"linkDelay", topology.linkDelay},
+                     {"pfc", topology.pfc},
+                     {"switchBuffer", topology.switchBuffer}};
+    j["jobs"] = json::array();
+    for (const auto& jb : jobs)
+    {
+        j["jobs"].push_back({{"name", jb.name},
+                             {"model", jb.model},
+                             {"gpus", jb.gpus},
+                             {"hosts", jb.hosts},
+                             {"gpusPerHost", jb.gpusPerHost},
+                             {"start", jb.start},
+                             {"iterations", jb.iterations},
+                             {"computeTime", jb.computeTime},
+                             {"gradientBytes", jb.gradientBytes}});
+    }
+    return j.dump(2);
+}
+
+} // namespace ns3

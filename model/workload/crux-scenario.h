@@ -1,0 +1,138 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#ifndef CRUX_SCENARIO_H
+#define CRUX_SCENARIO_H
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup crux
+ * \brief Error in a scenario file or in a command-line override of it.
+ *
+ * The message always starts with the file name (or "command line") and the JSON path of the
+ * offending field, e.g. "sec22.json: jobs[1].model: unknown model 'gtp' (known: ...)".
+ */
+class ScenarioError : public std::runtime_error
+{
+  public:
+    /// \param what complete, user-facing message
+    explicit ScenarioError(const std::string& what)
+        : std::runtime_error(what)
+    {
+    }
+};
+
+/**
+ * \ingroup crux
+ * \brief Topology section of a scenario.
+ *
+ * "clos": a two-layer Clos (every ToR to every aggregation switch). "testbed": the paper's
+ * §6.1 testbed (12 hosts × 8 A100, 4 × 200 Gbit/s NICs per host, one NIC per GPU pair, each NIC
+ * to a different ToR); the size fields are then ignored.
+ */
+struct ScenarioTopology
+{
+    std::string type{"clos"};          //!< "clos" or "testbed"
+    uint32_t tors{2};                  //!< ToR switches
+    uint32_t aggs{2};                  //!< aggregation switches
+    uint32_t hostsPerTor{4};           //!< hosts under each ToR
+    uint32_t gpusPerHost{8};           //!< GPUs per host
+    uint32_t nicsPerHost{1};           //!< RDMA NICs per host
+    std::string hostLinkRate{"100Gbps"};   //!< NIC ↔ ToR rate (ns-3 DataRate string)
+    std::string fabricLinkRate{"100Gbps"}; //!< ToR ↔ aggregation rate
+    std::string linkDelay{"1us"};          //!< propagation delay of every link (ns-3 Time string)
+    bool pfc{true};                        //!< PFC (IEEE 802.1Qbb) on every switch port
+    std::string switchBuffer{"32MiB"};     //!< shared buffer per switch (bytes, e.g. "32MiB")
+};
+
+/**
+ * \ingroup crux
+ * \brief One DLT job of a scenario.
+ *
+ * Either give "gpus" (placement picks hosts in order, filling each host) or an explicit
+ * "hosts" list with "gpusPerHost". Unset numeric overrides are negative.
+ */
+struct ScenarioJob
+{
+    std::string name;                 //!< label used in result tables (default "job<i>")
+    std::string model;                //!< model zoo name (e.g. "gpt", "bert-large", "resnet50")
+    uint32_t gpus{0};                 //!< number of GPUs (0 = derived from hosts × gpusPerHost)
+    std::vector<uint32_t> hosts;      //!< explicit host indices (empty = automatic placement)
+    uint32_t gpusPerHost{0};          //!< GPUs used on each listed host (0 = all of the host)
+    double start{0};                  //!< start time, seconds
+    uint32_t iterations{5};           //!< iterations to run
+    double computeTime{-1};           //!< override of compute seconds per iteration (< 0: zoo)
+    double gradientBytes{-1};         //!< override of gradient bytes per iteration (< 0: zoo)
+};
+
+/**
+ * \ingroup crux
+ * \brief A complete experiment description, read from a JSON scenario file.
+ *
+ * Unknown keys are errors (a misspelt key must not be silently ignored). See
+ * doc/crux.rst, "Scenario files", for every field and its default.
+ */
+struct Scenario
+{
+    std::string source{"<defaults>"}; //!< file the scenario was read from (for messages)
+    std::string name{"scenario"};     //!< experiment name
+    ScenarioTopology topology;        //!< the fabric
+    std::vector<ScenarioJob> jobs;    //!< the job mix (at least one)
+    std::string scheduler{"crux"};    //!< communication scheduler name
+    uint32_t priorityLevels{8};       //!< hardware priority levels (traffic classes), 1..8
+    uint64_t seed{1};                 //!< ns-3 RNG seed (RngSeedManager::SetSeed)
+    std::string outputDir{"results"}; //!< directory for result files (created if missing)
+    std::string pathEnforcement{"source-port"}; //!< "source-port" (ECMP steering) or "pinned"
+    double stopTime{120};             //!< simulated-time limit, seconds (a watchdog)
+    uint32_t profileIterations{2};    //!< iterations each job runs alone to measure t_j (0 = analytic)
+
+    /**
+     * \brief Read and validate a scenario file.
+     * \param path JSON file
+     * \return the scenario
+     * \throws ScenarioError naming the file and field: missing file, malformed JSON, unknown
+     *         key, wrong type, out-of-range value (zero priority levels, zero iterations...).
+     */
+    static Scenario Load(const std::string& path);
+
+    /**
+     * \brief Parse a scenario from JSON text.
+     * \param text JSON document
+     * \param source name used in error messages
+     * \return the scenario
+     * \throws ScenarioError as Load()
+     */
+    static Scenario Parse(const std::string& text, const std::string& source);
+
+    /**
+     * \brief Check the values that need no model zoo or topology (ranges, names of enums).
+     * \throws ScenarioError naming the field
+     */
+    void Validate() const;
+
+    /// \return the scenario as JSON text (all fields, defaults included), for the results dir
+    std::string ToJson() const;
+};
+
+} // namespace ns3
+
+#endif // CRUX_SCENARIO_H

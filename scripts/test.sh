@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Runs every crux test: GoogleTest (pure scheduling layer) and the ns-3 TestSuites, via ctest.
+# Builds first if needed. Usage: bash scripts/test.sh   (after bash scripts/setup.sh)
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${CRUX_BUILD_DIR:-$here/build}
+[ -f "$build/CMakeCache.txt" ] || cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build "$build" -j"$(nproc)"
+ctest --test-dir "$build" --output-on-failure -j"$(nproc)"
