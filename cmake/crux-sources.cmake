@@ -5,45 +5,101 @@
 # Pure C++ scheduling layer (no ns-3 includes, no Simulator calls).
 set(CRUX_SCHEDULING_SOURCES
     # --- scheduling ---
+    model/scheduling/cluster-model.cc
+    model/scheduling/comm-scheduler.cc
+    model/scheduling/ecmp-scheduler.cc
+    model/scheduling/shared-link-timeline.cc
+    model/scheduling/dag-max-k-cut.cc
+    model/scheduling/crux-scheduler.cc
 )
 
 set(CRUX_SOURCES
     ${CRUX_SCHEDULING_SOURCES}
     # --- fabric ---
     model/fabric/qbb-net-device.cc
+    model/fabric/qbb-channel.cc
+    model/fabric/pfc-pause-header.cc
+    model/fabric/switch-mmu.cc
+    model/fabric/crux-switch.cc
+    model/fabric/crux-topology.cc
     # --- transport ---
     model/transport/message-transport.cc
+    model/transport/roce-header.cc
+    model/transport/rdma-congestion-control.cc
+    model/transport/rdma-queue-pair.cc
+    model/transport/rdma-nic.cc
+    model/transport/rdma-transport.cc
     # --- workload ---
     model/workload/crux-scenario.cc
+    model/workload/model-zoo.cc
+    model/workload/dlt-job.cc
+    model/workload/ring-allreduce.cc
+    model/workload/dlt-job-application.cc
     # --- metrics ---
+    model/metrics/gpu-intensity-tracker.cc
     # --- helper ---
+    helper/qbb-helper.cc
+    helper/crux-topology-helper.cc
+    helper/rdma-transport-helper.cc
 )
 
 set(CRUX_HEADERS
     # --- scheduling ---
+    model/scheduling/cluster-model.h
+    model/scheduling/comm-scheduler.h
+    model/scheduling/ecmp-scheduler.h
+    model/scheduling/shared-link-timeline.h
+    model/scheduling/dag-max-k-cut.h
+    model/scheduling/crux-scheduler.h
     # --- fabric ---
     model/fabric/qbb-net-device.h
+    model/fabric/qbb-channel.h
+    model/fabric/pfc-pause-header.h
+    model/fabric/switch-mmu.h
+    model/fabric/crux-switch.h
+    model/fabric/crux-topology.h
     # --- transport ---
     model/transport/message-transport.h
+    model/transport/roce-header.h
+    model/transport/rdma-congestion-control.h
+    model/transport/rdma-queue-pair.h
+    model/transport/rdma-nic.h
+    model/transport/rdma-transport.h
     # --- workload ---
     model/workload/crux-scenario.h
+    model/workload/model-zoo.h
+    model/workload/dlt-job.h
+    model/workload/ring-allreduce.h
+    model/workload/dlt-job-application.h
     # --- metrics ---
+    model/metrics/gpu-intensity-tracker.h
     # --- helper ---
+    helper/qbb-helper.h
+    helper/crux-topology-helper.h
+    helper/rdma-transport-helper.h
 )
 
 # ns-3 TestSuites (simulations), compiled into the crux test library.
 set(CRUX_TEST_SOURCES
     # --- fabric ---
+    test/qbb-net-device-test-suite.cc
+    test/crux-switch-test-suite.cc
     # --- transport ---
+    test/rdma-transport-test-suite.cc
     # --- workload ---
+    test/dlt-workload-test-suite.cc
     # --- helper ---
 )
 
 # Names of the ns-3 TestSuites above; ctest runs each one separately.
 set(CRUX_TEST_SUITES
     # --- fabric ---
+    crux-qbb
+    crux-switch
     # --- transport ---
+    crux-rdma
     # --- workload ---
+    crux-workload
     # --- helper ---
 )
 
@@ -51,6 +107,10 @@ set(CRUX_TEST_SUITES
 set(CRUX_GTEST_SOURCES
     test/gtest/scenario-test.cc
     # --- scheduling ---
+    test/gtest/cluster-model-test.cc
+    test/gtest/shared-link-timeline-test.cc
+    test/gtest/dag-max-k-cut-test.cc
+    test/gtest/crux-scheduler-test.cc
 )
 
 # Example programs: examples/<name>.cc

@@ -7,7 +7,7 @@ build=${CRUX_BUILD_DIR:-$here/build}
 
 APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config
-  libns3-dev libgsl-dev          # ns-3 3.37; its CMake targets name libgsl (ns3-notes.md §2)
+  ns3 libns3-dev libgsl-dev      # ns-3 3.37 (ns3: helper programs its CMake config checks; libgsl: named by its targets)
   nlohmann-json3-dev libboost-dev libboost-graph-dev
   googletest libgtest-dev
   tshark                         # optional PCAP decode test

@@ -1,0 +1,359 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#ifndef CRUX_CRUX_TOPOLOGY_H
+#define CRUX_CRUX_TOPOLOGY_H
+
+#include "crux-switch.h"
+#include "qbb-net-device.h"
+
+#include "ns3/data-rate.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/node.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup crux
+ * \brief A path through the fabric: directed link ids (CruxTopology::GetLink), from the source
+ * NIC's uplink to the destination NIC's downlink.
+ */
+typedef std::vector<uint32_t> CruxPath;
+
+/**
+ * \ingroup crux
+ * \brief One RDMA NIC of a host: its device, IPv4 address and attachment.
+ */
+struct CruxNicInfo
+{
+    Ptr<QbbNetDevice> device; //!< the NIC's port device (on the host node)
+    Ipv4Address address;      //!< 0x0A000000 | (host << 8) | (nic + 1) (see addressing rules)
+    uint32_t tor {0};         //!< switch index of the switch this NIC is cabled to
+    uint32_t uplink {0};      //!< directed link id NIC → switch
+    uint32_t downlink {0};    //!< directed link id switch → NIC
+};
+
+/**
+ * \ingroup crux
+ * \brief One host (server): node, GPUs and NICs.
+ */
+struct CruxHostInfo
+{
+    uint32_t index {0};            //!< host index, 0-based
+    Ptr<Node> node;                //!< the ns-3 node
+    uint32_t gpus {0};             //!< GPUs in this host
+    std::vector<CruxNicInfo> nics; //!< NICs, indexed by NIC number
+};
+
+/**
+ * \ingroup crux
+ * \brief Layer of a switch in the fabric.
+ */
+enum class CruxSwitchLayer : uint8_t
+{
+    TOR = 0, //!< top-of-rack / leaf: hosts attach here
+    AGG = 1, //!< aggregation / spine
+    CORE = 2 //!< core (three-layer fabrics)
+};
+
+/**
+ * \ingroup crux
+ * \brief One switch: node, forwarding object, layer.
+ */
+struct CruxSwitchInfo
+{
+    uint32_t index {0};                           //!< switch index, 0-based
+    Ptr<Node> node;                               //!< the ns-3 node (CruxSwitch aggregated)
+    Ptr<CruxSwitch> sw;                           //!< the forwarding object
+    CruxSwitchLayer layer {CruxSwitchLayer::TOR}; //!< layer
+    uint32_t layerIndex {0};                      //!< index within its layer (ToR 0, 1, ...)
+};
+
+/**
+ * \ingroup crux
+ * \brief End of a directed link: a host NIC or a switch port.
+ */
+struct CruxEndpoint
+{
+    bool isHost {false}; //!< true: host NIC; false: switch port
+    uint32_t index {0};  //!< host index or switch index
+    uint32_t port {0};   //!< NIC index (host) or port index (switch)
+
+    /// \return true if equal \param o other
+    bool operator==(const CruxEndpoint& o) const
+    {
+        return isHost == o.isHost && index == o.index && port == o.port;
+    }
+};
+
+/**
+ * \ingroup crux
+ * \brief One direction of a full-duplex cable. Cable k is links 2k (a→b) and 2k+1 (b→a).
+ */
+struct CruxLinkInfo
+{
+    uint32_t id {0};         //!< directed link id
+    Ptr<QbbNetDevice> txDev; //!< transmitting device
+    Ptr<QbbNetDevice> rxDev; //!< receiving device
+    Ptr<Node> fromNode;      //!< node of txDev
+    Ptr<Node> toNode;        //!< node of rxDev
+    CruxEndpoint from;       //!< transmitting end
+    CruxEndpoint to;         //!< receiving end
+    DataRate rate;           //!< line rate (bit/s)
+    Time delay;              //!< one-way propagation delay
+};
+
+/**
+ * \ingroup crux
+ * \brief Description of a built fabric: hosts, switches, directed links, addressing, and path
+ * services (equal-cost paths, ECMP prediction, UDP source-port steering, pinned routes).
+ *
+ * Built by CruxTopologyHelper (which calls the Add* methods and then Finalize()); the transport,
+ * scheduler and experiment layers read it. Addressing convention: NIC n of host h has
+ * address 10.(h>>8).(h&255).(n+1); GPU g of a host with G GPUs and N NICs uses NIC floor(g·N/G).
+ * Paths are computed with the Boost Graph Library on the switch graph (hosts never forward).
+ */
+class CruxTopology : public Object
+{
+  public:
+    /// Lowest UDP source port used for ECMP steering (IANA dynamic range).
+    static constexpr uint16_t MIN_STEERING_PORT = 49152;
+    /// RoCEv2 UDP destination port.
+    static constexpr uint16_t ROCEV2_PORT = 4791;
+
+    /**
+     * \brief Get the TypeId.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    CruxTopology();
+    ~CruxTopology() override;
+
+    // ---------------------------------------------------------------- construction (helpers)
+
+    /**
+     * \brief Register a host (indices are assigned 0, 1, ... in call order).
+     * \param node its node
+     * \param gpus number of GPUs (> 0)
+     * \return host index
+     */
+    uint32_t AddHost(Ptr<Node> node, uint32_t gpus);
+
+    /**
+     * \brief Register a switch.
+     * \param node its node (with \p sw aggregated)
+     * \param sw forwarding object
+     * \param layer layer
+     * \return switch index
+     */
+    uint32_t AddSwitch(Ptr<Node> node, Ptr<CruxSwitch> sw, CruxSwitchLayer layer);
+
+    /**
+     * \brief Register a cable between a host NIC and a switch port. The NIC gets the next NIC
+     * number of the host and its conventional address.
+     * \param host host index
+     * \param nicDev NIC device (already attached to the cable's channel)
+     * \param sw switch index
+     * \param swPort port index of the cable's device on the switch
+     * \param rate line rate
+     * \param delay one-way propagation delay
+     * \return the NIC number
+     */
+    uint32_t AddHostLink(uint32_t host,
+                         Ptr<QbbNetDevice> nicDev,
+                         uint32_t sw,
+                         uint32_t swPort,
+                         DataRate rate,
+                         Time delay);
+
+    /**
+     * \brief Register a cable between two switch ports.
+     * \param a switch index of end a \param aPort port index on a
+     * \param b switch index of end b \param bPort port index on b
+     * \param rate line rate \param delay one-way propagation delay
+     * \return id of the directed link a → b (b → a is id + 1)
+     */
+    uint32_t AddSwitchLink(uint32_t a,
+                           uint32_t aPort,
+                           uint32_t b,
+                           uint32_t bPort,
+                           DataRate rate,
+                           Time delay);
+
+    /**
+     * \brief Compute hop-count distances (BFS) and program every switch's destination table
+     * with its equal-cost egress ports towards every NIC address. Call after the last Add*.
+     */
+    void Finalize();
+
+    // ---------------------------------------------------------------- structure
+
+    /// \return number of hosts
+    uint32_t GetNHosts() const;
+    /// \return host \p h (NS_FATAL_ERROR if out of range) \param h host index
+    const CruxHostInfo& GetHost(uint32_t h) const;
+    /// \return number of switches
+    uint32_t GetNSwitches() const;
+    /// \return switch \p s (NS_FATAL_ERROR if out of range) \param s switch index
+    const CruxSwitchInfo& GetSwitch(uint32_t s) const;
+    /// \return switch indices of the given layer, ascending \param layer layer
+    std::vector<uint32_t> GetSwitchesInLayer(CruxSwitchLayer layer) const;
+    /// \return number of directed links
+    uint32_t GetNLinks() const;
+    /// \return directed link \p id (NS_FATAL_ERROR if out of range) \param id link id
+    const CruxLinkInfo& GetLink(uint32_t id) const;
+    /// \return the id of the opposite direction of link \p id \param id link id
+    uint32_t GetReverseLink(uint32_t id) const;
+
+    /**
+     * \brief The directed link leaving \p node through \p dev.
+     * \param node the transmitting node \param dev one of its devices
+     * \return the link id; NS_FATAL_ERROR if \p dev is not a fabric device of \p node
+     */
+    uint32_t GetLinkId(Ptr<Node> node, Ptr<NetDevice> dev) const;
+
+    /**
+     * \brief Non-fatal lookup of the directed link transmitted by \p dev.
+     * \param dev a device
+     * \return the link id, or nullopt
+     */
+    std::optional<uint32_t> FindLinkByTxDevice(Ptr<const NetDevice> dev) const;
+
+    /// \return the directed link out of switch \p sw's port \p port \param sw switch \param port
+    /// port
+    uint32_t GetSwitchPortLink(uint32_t sw, uint32_t port) const;
+
+    // ---------------------------------------------------------------- addressing
+
+    /// \return the conventional address of NIC \p nic of host \p host (no range check)
+    /// \param host host index \param nic NIC index
+    static Ipv4Address MakeNicAddress(uint32_t host, uint32_t nic);
+
+    /// \return the address of NIC \p nic of host \p host (range-checked)
+    /// \param host host index \param nic NIC index
+    Ipv4Address GetNicAddress(uint32_t host, uint32_t nic) const;
+
+    /// \return the NIC used by GPU \p gpu of host \p host: floor(gpu × N / G)
+    /// \param host host index \param gpu local GPU index (< G; NS_FATAL_ERROR otherwise)
+    uint32_t GpuToNic(uint32_t host, uint32_t gpu) const;
+
+    /**
+     * \brief Reverse address lookup.
+     * \param addr an IPv4 address
+     * \return (host, nic) or nullopt if no NIC has this address
+     */
+    std::optional<std::pair<uint32_t, uint32_t>> FindNic(Ipv4Address addr) const;
+
+    // ---------------------------------------------------------------- paths
+
+    /**
+     * \brief All shortest (hop-count) paths between two NICs, in a deterministic order.
+     * \param srcHost source host \param srcNic source NIC
+     * \param dstHost destination host \param dstNic destination NIC
+     * \return the paths (each: uplink, switch-to-switch links, downlink); empty if unreachable;
+     *         NS_FATAL_ERROR if the two NICs are the same or out of range
+     */
+    std::vector<CruxPath> GetEqualCostPaths(uint32_t srcHost,
+                                            uint32_t srcNic,
+                                            uint32_t dstHost,
+                                            uint32_t dstNic) const;
+
+    /**
+     * \brief The path the switches' ECMP hashes give \p tuple (pinned routes ignored).
+     * \param tuple flow key; srcIp/dstIp must be NIC addresses (NS_FATAL_ERROR otherwise)
+     * \return the path; empty if some switch has no route
+     */
+    CruxPath PredictEcmpPath(const FiveTuple& tuple) const;
+
+    /**
+     * \brief The path \p tuple actually takes: pinned routes first, then ECMP, as the switches
+     * forward it.
+     * \param tuple flow key (NIC addresses)
+     * \return the path; empty if some switch has no route
+     */
+    CruxPath PredictPath(const FiveTuple& tuple) const;
+
+    /**
+     * \brief Find a RoCEv2 UDP source port (dst port 4791, protocol 17) whose forwarding path
+     * (PredictPath) is \p wantedPath. Ports are tried deterministically: basePort, basePort+1, …,
+     * 65535, then 49152 … basePort−1.
+     * \param srcIp source NIC address \param dstIp destination NIC address
+     * \param wantedPath the wanted path (e.g. one of GetEqualCostPaths)
+     * \param basePort first port tried (values below 49152 are raised to 49152)
+     * \return the port; NS_FATAL_ERROR if no port in [49152, 65535] gives that path
+     */
+    uint16_t FindUdpSourcePort(Ipv4Address srcIp,
+                               Ipv4Address dstIp,
+                               const CruxPath& wantedPath,
+                               uint16_t basePort = MIN_STEERING_PORT) const;
+
+    /**
+     * \brief As FindUdpSourcePort() but returns nullopt instead of failing.
+     * \param srcIp source NIC address \param dstIp destination NIC address
+     * \param wantedPath the wanted path \param basePort first port tried
+     * \return the port or nullopt
+     */
+    std::optional<uint16_t> TryFindUdpSourcePort(Ipv4Address srcIp,
+                                                 Ipv4Address dstIp,
+                                                 const CruxPath& wantedPath,
+                                                 uint16_t basePort = MIN_STEERING_PORT) const;
+
+    /**
+     * \brief Pin \p tuple to \p path on every switch along it.
+     * \param tuple flow key (srcIp/dstIp: the NICs at the path's ends)
+     * \param path contiguous path from tuple.srcIp's uplink to tuple.dstIp's downlink
+     *        (NS_FATAL_ERROR naming the offending hop otherwise)
+     */
+    void InstallPinnedRoute(const FiveTuple& tuple, const CruxPath& path);
+
+    /// \brief Remove the pinned routes of \p tuple from every switch. \param tuple flow key
+    void RemovePinnedRoute(const FiveTuple& tuple);
+
+    /// \return "l0 l5 l12" style rendering of a path, for messages \param path path
+    static std::string PathToString(const CruxPath& path);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /// \return path following the switches' decisions \param t tuple \param pinned use pins
+    CruxPath FollowPath(const FiveTuple& t, bool pinned) const;
+    /// Check that Finalize() ran.
+    void CheckFinalized(const char* what) const;
+
+    std::vector<CruxHostInfo> m_hosts;               //!< hosts
+    std::vector<CruxSwitchInfo> m_switches;          //!< switches
+    std::vector<CruxLinkInfo> m_links;               //!< directed links
+    std::vector<std::vector<uint32_t>> m_swPortLink; //!< [switch][port] → outgoing link id
+    std::unordered_map<const NetDevice*, uint32_t> m_txDevLink; //!< tx device → link id
+    std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> m_addrNic; //!< addr → (h, n)
+    /// m_dist[s][v]: hops from switch v to switch s (only for switches with hosts attached)
+    std::vector<std::vector<int32_t>> m_dist;
+    bool m_finalized {false}; //!< Finalize() done
+};
+
+} // namespace ns3
+
+#endif // CRUX_CRUX_TOPOLOGY_H

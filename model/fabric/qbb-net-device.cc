@@ -1,0 +1,980 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#include "qbb-net-device.h"
+
+#include "pfc-pause-header.h"
+#include "qbb-channel.h"
+
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/enum.h"
+#include "ns3/ethernet-header.h"
+#include "ns3/integer.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <sstream>
+#include <vector>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CruxQbbNetDevice");
+
+NS_OBJECT_ENSURE_REGISTERED(QbbNetDevice);
+
+namespace
+{
+constexpr uint16_t IPV4_ETHERTYPE = 0x0800;  //!< EtherType of IPv4
+constexpr uint32_t ETH_HEADER_BYTES = 14;    //!< Ethernet II header without preamble
+constexpr uint32_t ETH_FCS_BYTES = 4;        //!< frame check sequence
+constexpr uint32_t ETH_MIN_FRAME_BYTES = 64; //!< minimum frame incl. FCS (padding on the wire)
+constexpr uint64_t PAUSE_QUANTUM_BITS = 512; //!< one PFC quantum, bit times
+
+// Drop reasons, built once so that a drop allocates nothing.
+const std::string g_dropQueueFull = "egress-queue-full";
+const std::string g_dropMtu = "exceeds-mtu";
+const std::string g_dropNoChannel = "no-channel";
+const std::string g_dropBadControl = "unknown-mac-control";
+const std::string g_dropNoPeer = "no-peer";
+
+/// Parse an unsigned decimal integer that fills the whole of \p text; false on error.
+bool
+ParseUnsigned(const std::string& text, uint64_t& value)
+{
+    if (text.empty() || text.size() > 18)
+    {
+        return false;
+    }
+    value = 0;
+    for (char ch : text)
+    {
+        if (ch < '0' || ch > '9')
+        {
+            return false;
+        }
+        value = value * 10 + static_cast<uint64_t>(ch - '0');
+    }
+    return true;
+}
+
+/// Split \p text at \p sep, trimming blanks around each piece.
+std::vector<std::string>
+Split(const std::string& text, char sep)
+{
+    std::vector<std::string> out;
+    std::string cur;
+    std::istringstream is(text);
+    while (std::getline(is, cur, sep))
+    {
+        const auto b = cur.find_first_not_of(" \t");
+        const auto e = cur.find_last_not_of(" \t");
+        out.push_back(b == std::string::npos ? std::string() : cur.substr(b, e - b + 1));
+    }
+    return out;
+}
+} // namespace
+
+TypeId
+QbbNetDevice::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::QbbNetDevice")
+            .SetParent<NetDevice>()
+            .SetGroupName("Crux")
+            .AddConstructor<QbbNetDevice>()
+            .AddAttribute(
+                "DataRate",
+                "Line rate of the device (bit/s).",
+                DataRateValue(DataRate("100Gb/s")),
+                MakeDataRateAccessor(&QbbNetDevice::SetDataRate, &QbbNetDevice::GetDataRate),
+                MakeDataRateChecker())
+            .AddAttribute("Mtu",
+                          "Largest L3 packet (bytes, Ethernet header excluded) accepted by "
+                          "Send/SendInTc; larger ones are dropped with reason \"exceeds-mtu\". "
+                          "The default 4200 fits a RoCEv2 frame with a 4096-byte payload "
+                          "(IPv4 20 + UDP 8 + BTH 12 + AETH/RETH <= 16 + 4096 + ICRC 4).",
+                          UintegerValue(4200),
+                          MakeUintegerAccessor(&QbbNetDevice::SetMtu, &QbbNetDevice::GetMtu),
+                          MakeUintegerChecker<uint16_t>(68))
+            .AddAttribute("InterframeGapBytes",
+                          "Bytes of preamble + SFD + interframe gap added to every frame's "
+                          "serialization time (8 + 12 = 20 for Ethernet).",
+                          UintegerValue(20),
+                          MakeUintegerAccessor(&QbbNetDevice::m_ifgBytes),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("MaxTcBytes",
+                          "Per traffic class egress limit in bytes (frames incl. Ethernet "
+                          "header); a frame that would exceed it is dropped with reason "
+                          "\"egress-queue-full\". 0 = unlimited (the owner's MMU decides).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&QbbNetDevice::m_maxTcBytes),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("Scheduler",
+                          "Transmit selection between traffic classes: StrictPriority (TC 7 "
+                          "highest) or Dwrr (deficit weighted round robin, see DwrrQuanta).",
+                          EnumValue(QbbNetDevice::STRICT_PRIORITY),
+                          MakeEnumAccessor(&QbbNetDevice::m_scheduler),
+                          MakeEnumChecker(QbbNetDevice::STRICT_PRIORITY,
+                                          "StrictPriority",
+                                          QbbNetDevice::DWRR,
+                                          "Dwrr"))
+            .AddAttribute("DwrrQuanta",
+                          "DWRR quantum in bytes per traffic class: one value for all TCs or "
+                          "8 comma-separated values for TC 0..7, each > 0. A quantum at least "
+                          "as large as the largest frame (Mtu + 14) serves one frame per turn.",
+                          StringValue("4500"),
+                          MakeStringAccessor(&QbbNetDevice::SetDwrrQuantaSpec,
+                                             &QbbNetDevice::GetDwrrQuantaSpec),
+                          MakeStringChecker())
+            .AddAttribute(
+                "DscpToTc",
+                "DSCP -> traffic class overrides as a comma-separated list of "
+                "\"lo-hi:tc\" or \"dscp:tc\" entries (DSCP 0..63, TC 0..7), e.g. "
+                "\"0-7:0,46:5\". DSCPs not listed map to DSCP >> 3 (class selector).",
+                StringValue(""),
+                MakeStringAccessor(&QbbNetDevice::SetDscpToTcSpec, &QbbNetDevice::GetDscpToTcSpec),
+                MakeStringChecker())
+            .AddAttribute("EcnEnabled",
+                          "Mark CE on ECN-capable IPv4 frames at enqueue (DCQCN RED profile).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&QbbNetDevice::m_ecnEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("EcnKminBytes",
+                          "ECN: no marking while the frame's TC queue holds at most this many "
+                          "bytes.",
+                          UintegerValue(100000),
+                          MakeUintegerAccessor(&QbbNetDevice::m_ecnKmin),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("EcnKmaxBytes",
+                          "ECN: above this queue depth (bytes) every ECN-capable frame is "
+                          "marked; between Kmin and Kmax the probability rises linearly from 0 "
+                          "to EcnPmax. Kmax <= Kmin gives a step at Kmin.",
+                          UintegerValue(400000),
+                          MakeUintegerAccessor(&QbbNetDevice::m_ecnKmax),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("EcnPmax",
+                          "ECN: marking probability reached at EcnKmaxBytes.",
+                          DoubleValue(0.2),
+                          MakeDoubleAccessor(&QbbNetDevice::m_ecnPmax),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("EcnRandomStream",
+                          "RNG stream number of the ECN marking draws (-1 = ns-3's automatic "
+                          "assignment).",
+                          IntegerValue(-1),
+                          MakeIntegerAccessor(&QbbNetDevice::SetEcnStream),
+                          MakeIntegerChecker<int64_t>(-1))
+            .AddTraceSource("MacTx",
+                            "A data frame starts serialization: (packet without Ethernet "
+                            "header, traffic class).",
+                            MakeTraceSourceAccessor(&QbbNetDevice::m_macTxTrace),
+                            "ns3::QbbNetDevice::TcPacketTracedCallback")
+            .AddTraceSource("MacRx",
+                            "A data frame was received (packet without Ethernet header).",
+                            MakeTraceSourceAccessor(&QbbNetDevice::m_macRxTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PfcTx",
+                            "A PAUSE frame starts serialization: (device, tc, quanta).",
+                            MakeTraceSourceAccessor(&QbbNetDevice::m_pfcTxTrace),
+                            "ns3::QbbNetDevice::PfcTracedCallback")
+            .AddTraceSource("PfcRx",
+                            "A PAUSE frame was received, once per enabled class: "
+                            "(device, tc, quanta).",
+                            MakeTraceSourceAccessor(&QbbNetDevice::m_pfcRxTrace),
+                            "ns3::QbbNetDevice::PfcTracedCallback")
+            .AddTraceSource("Drop",
+                            "A frame was dropped by this device: (packet, tc, reason).",
+                            MakeTraceSourceAccessor(&QbbNetDevice::m_dropTrace),
+                            "ns3::QbbNetDevice::DropTracedCallback")
+            .AddTraceSource("Sniffer",
+                            "Every frame, Ethernet header included, when it starts "
+                            "serialization and when it is received (PAUSE frames too); for "
+                            "PCAP (DLT_EN10MB).",
+                            MakeTraceSourceAccessor(&QbbNetDevice::m_snifferTrace),
+                            "ns3::Packet::TracedCallback");
+    return tid;
+}
+
+QbbNetDevice::QbbNetDevice()
+    : m_rate(DataRate("100Gb/s"))
+    , m_mtu(4200)
+    , m_ifgBytes(20)
+    , m_maxTcBytes(0)
+    , m_scheduler(STRICT_PRIORITY)
+    , m_ecnEnabled(true)
+    , m_ecnKmin(100000)
+    , m_ecnKmax(400000)
+    , m_ecnPmax(0.2)
+{
+    NS_LOG_FUNCTION(this);
+    for (uint32_t d = 0; d < m_dscpToTc.size(); ++d)
+    {
+        m_dscpToTc[d] = static_cast<uint8_t>(d >> 3);
+    }
+    m_quantum.fill(4500);
+    m_queueBytes.fill(0);
+    m_deficit.fill(0);
+    m_ecnRng = CreateObject<UniformRandomVariable>();
+    m_ipChecksum = Node::ChecksumEnabled();
+    UpdateRateCache();
+}
+
+QbbNetDevice::~QbbNetDevice()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+QbbNetDevice::DoDispose()
+{
+    NS_LOG_FUNCTION(this);
+    m_txCompleteEvent.Cancel();
+    for (auto& ev : m_resumeEvent)
+    {
+        ev.Cancel();
+    }
+    for (auto& q : m_queues)
+    {
+        q.clear();
+    }
+    m_ctrlQueue.clear();
+    m_node = nullptr;
+    m_channel = nullptr;
+    m_ecnRng = nullptr;
+    m_frameHandler = FrameHandler();
+    m_dequeueHandler = DequeueHandler();
+    m_rxCallback = NetDevice::ReceiveCallback();
+    m_promiscCallback = NetDevice::PromiscReceiveCallback();
+    NetDevice::DoDispose();
+}
+
+// ------------------------------------------------------------------------------ configuration
+
+void
+QbbNetDevice::UpdateRateCache()
+{
+    m_bps = m_rate.GetBitRate();
+    m_ticksPerSecond = static_cast<uint64_t>(Seconds(1).GetTimeStep());
+    m_txRemainder = 0;
+}
+
+Time
+QbbNetDevice::BitsToTime(uint64_t bits, bool carry)
+{
+    // bits * steps/s can exceed 64 bits at femtosecond resolution: use 128-bit arithmetic.
+    if (carry)
+    {
+        const unsigned __int128 num =
+            static_cast<unsigned __int128>(bits) * m_ticksPerSecond + m_txRemainder;
+        m_txRemainder = static_cast<uint64_t>(num % m_bps);
+        return TimeStep(static_cast<uint64_t>(num / m_bps));
+    }
+    const unsigned __int128 num = static_cast<unsigned __int128>(bits) * m_ticksPerSecond;
+    return TimeStep(static_cast<uint64_t>((num + m_bps - 1) / m_bps));
+}
+
+void
+QbbNetDevice::SetDataRate(DataRate rate)
+{
+    NS_LOG_FUNCTION(this << rate);
+    if (rate.GetBitRate() == 0)
+    {
+        NS_FATAL_ERROR("QbbNetDevice: attribute DataRate must be > 0 bit/s");
+    }
+    m_rate = rate;
+    UpdateRateCache();
+}
+
+DataRate
+QbbNetDevice::GetDataRate() const
+{
+    return m_rate;
+}
+
+void
+QbbNetDevice::SetDscpToTcSpec(std::string spec)
+{
+    std::array<uint8_t, 64> map;
+    for (uint32_t d = 0; d < map.size(); ++d)
+    {
+        map[d] = static_cast<uint8_t>(d >> 3);
+    }
+    if (spec.find_first_not_of(" \t") != std::string::npos)
+    {
+        for (const std::string& entry : Split(spec, ','))
+        {
+            const auto colon = entry.find(':');
+            const auto dash = entry.find('-');
+            uint64_t lo = 0;
+            uint64_t hi = 0;
+            uint64_t tc = 0;
+            bool ok = colon != std::string::npos && ParseUnsigned(entry.substr(colon + 1), tc);
+            if (ok && dash != std::string::npos && dash < colon)
+            {
+                ok = ParseUnsigned(entry.substr(0, dash), lo) &&
+                     ParseUnsigned(entry.substr(dash + 1, colon - dash - 1), hi);
+            }
+            else if (ok)
+            {
+                ok = ParseUnsigned(entry.substr(0, colon), lo);
+                hi = lo;
+            }
+            if (!ok || lo > hi || hi > 63 || tc >= N_TC)
+            {
+                NS_FATAL_ERROR("QbbNetDevice attribute DscpToTc: bad entry \""
+                               << entry << "\" in \"" << spec
+                               << "\" (expected lo-hi:tc or dscp:tc, DSCP 0..63, TC 0..7)");
+            }
+            for (uint64_t d = lo; d <= hi; ++d)
+            {
+                map[d] = static_cast<uint8_t>(tc);
+            }
+        }
+    }
+    m_dscpToTc = map;
+    m_dscpToTcSpec = spec;
+}
+
+std::string
+QbbNetDevice::GetDscpToTcSpec() const
+{
+    return m_dscpToTcSpec;
+}
+
+void
+QbbNetDevice::SetDwrrQuantaSpec(std::string spec)
+{
+    const std::vector<std::string> parts = Split(spec, ',');
+    if (parts.size() != 1 && parts.size() != N_TC)
+    {
+        NS_FATAL_ERROR("QbbNetDevice attribute DwrrQuanta: \""
+                       << spec << "\" must hold 1 or 8 comma-separated byte counts");
+    }
+    std::array<uint32_t, N_TC> quanta;
+    for (uint8_t c = 0; c < N_TC; ++c)
+    {
+        uint64_t v = 0;
+        const std::string& text = parts.size() == 1 ? parts[0] : parts[c];
+        if (!ParseUnsigned(text, v) || v == 0 || v > 0xffffffffULL)
+        {
+            NS_FATAL_ERROR("QbbNetDevice attribute DwrrQuanta: bad quantum \""
+                           << text << "\" in \"" << spec << "\" (bytes, 1..2^32-1)");
+        }
+        quanta[c] = static_cast<uint32_t>(v);
+    }
+    m_quantum = quanta;
+    m_dwrrQuantaSpec = spec;
+}
+
+std::string
+QbbNetDevice::GetDwrrQuantaSpec() const
+{
+    return m_dwrrQuantaSpec;
+}
+
+void
+QbbNetDevice::SetEcnStream(int64_t stream)
+{
+    m_ecnStream = stream;
+    if (stream >= 0 && m_ecnRng)
+    {
+        m_ecnRng->SetStream(stream);
+    }
+}
+
+uint8_t
+QbbNetDevice::DscpToTc(uint8_t dscp) const
+{
+    if (dscp >= m_dscpToTc.size())
+    {
+        NS_FATAL_ERROR("QbbNetDevice::DscpToTc: DSCP " << unsigned(dscp) << " out of range 0..63");
+    }
+    return m_dscpToTc[dscp];
+}
+
+void
+QbbNetDevice::SetFrameHandler(FrameHandler handler)
+{
+    m_frameHandler = handler;
+}
+
+void
+QbbNetDevice::SetDequeueHandler(DequeueHandler handler)
+{
+    m_dequeueHandler = handler;
+}
+
+bool
+QbbNetDevice::Attach(Ptr<QbbChannel> ch)
+{
+    NS_LOG_FUNCTION(this << ch);
+    if (!ch || !ch->Attach(this))
+    {
+        return false;
+    }
+    m_channel = ch;
+    m_linkChangeCallbacks();
+    return true;
+}
+
+// ------------------------------------------------------------------------------ queries
+
+bool
+QbbNetDevice::IsTcPaused(uint8_t tc) const
+{
+    return tc < N_TC && (m_pausedMask & (1U << tc)) != 0;
+}
+
+uint64_t
+QbbNetDevice::GetTcQueueBytes(uint8_t tc) const
+{
+    if (tc >= N_TC)
+    {
+        NS_FATAL_ERROR("QbbNetDevice::GetTcQueueBytes: traffic class " << unsigned(tc)
+                                                                       << " out of range 0..7");
+    }
+    return m_queueBytes[tc];
+}
+
+uint64_t
+QbbNetDevice::GetQueueBytes() const
+{
+    return m_totalQueueBytes;
+}
+
+uint64_t
+QbbNetDevice::GetPauseRxCount() const
+{
+    return m_pauseRxCount;
+}
+
+uint64_t
+QbbNetDevice::GetPauseTxCount() const
+{
+    return m_pauseTxCount;
+}
+
+// ------------------------------------------------------------------------------ egress
+
+void
+QbbNetDevice::Drop(Ptr<const Packet> p, uint8_t tc, const std::string& reason)
+{
+    NS_LOG_WARN("QbbNetDevice " << m_address << " drops a frame of TC " << unsigned(tc) << ": "
+                                << reason);
+    m_dropTrace(p, tc, reason);
+}
+
+bool
+QbbNetDevice::SendInTc(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber, uint8_t tc)
+{
+    // Per-frame path: no NS_LOG_FUNCTION (its enabled check alone costs measurable time).
+    if (tc >= N_TC)
+    {
+        tc = N_TC - 1;
+    }
+    if (!m_channel)
+    {
+        Drop(packet, tc, g_dropNoChannel);
+        return false;
+    }
+    const uint32_t size = packet->GetSize();
+    if (size > m_mtu)
+    {
+        Drop(packet, tc, g_dropMtu);
+        return false;
+    }
+    const uint64_t frameBytes = size + ETH_HEADER_BYTES;
+    const uint64_t queued = m_queueBytes[tc];
+    if (m_maxTcBytes != 0 && queued + frameBytes > m_maxTcBytes)
+    {
+        Drop(packet, tc, g_dropQueueFull);
+        return false;
+    }
+    if (m_ecnEnabled && queued > m_ecnKmin && protocolNumber == IPV4_ETHERTYPE)
+    {
+        MaybeMarkEcn(packet, queued);
+    }
+    m_queues[tc].push_back(TxItem {packet, Mac48Address::ConvertFrom(dest), protocolNumber});
+    m_queueBytes[tc] = queued + frameBytes;
+    m_totalQueueBytes += frameBytes;
+    m_nonEmptyMask |= static_cast<uint8_t>(1U << tc);
+    if (!m_txBusy)
+    {
+        StartTransmission();
+    }
+    return true;
+}
+
+void
+QbbNetDevice::MaybeMarkEcn(Ptr<Packet> packet, uint64_t queued)
+{
+    Ipv4Header ip;
+    if (packet->PeekHeader(ip) == 0)
+    {
+        return;
+    }
+    const Ipv4Header::EcnType ecn = ip.GetEcn();
+    if (ecn == Ipv4Header::ECN_NotECT || ecn == Ipv4Header::ECN_CE)
+    {
+        return;
+    }
+    if (queued <= m_ecnKmax && m_ecnKmax > m_ecnKmin)
+    {
+        const double p = m_ecnPmax * static_cast<double>(queued - m_ecnKmin) /
+                         static_cast<double>(m_ecnKmax - m_ecnKmin);
+        if (m_ecnRng->GetValue() >= p)
+        {
+            return;
+        }
+    }
+    packet->RemoveHeader(ip);
+    ip.SetEcn(Ipv4Header::ECN_CE);
+    if (m_ipChecksum)
+    {
+        ip.EnableChecksum();
+    }
+    packet->AddHeader(ip);
+    NS_LOG_LOGIC("CE marked at queue depth " << queued);
+}
+
+void
+QbbNetDevice::SendPause(uint8_t tc, uint16_t quanta)
+{
+    NS_LOG_FUNCTION(this << unsigned(tc) << quanta);
+    if (tc >= N_TC)
+    {
+        NS_FATAL_ERROR("QbbNetDevice::SendPause: traffic class " << unsigned(tc)
+                                                                 << " out of range 0..7");
+    }
+    if (!m_channel)
+    {
+        NS_LOG_WARN("QbbNetDevice::SendPause: no channel attached; PAUSE not sent");
+        return;
+    }
+    PfcPauseHeader pause;
+    pause.SetPause(tc, quanta);
+    Ptr<Packet> frame = Create<Packet>();
+    frame->AddHeader(pause);
+    EthernetHeader eth(false);
+    eth.SetSource(m_address);
+    eth.SetDestination(PfcPauseHeader::GetPauseDestination());
+    eth.SetLengthType(PFC_ETHERTYPE);
+    frame->AddHeader(eth);
+    m_ctrlQueue.push_back(CtrlItem {frame, tc, quanta});
+    if (!m_txBusy)
+    {
+        StartTransmission();
+    }
+}
+
+int
+QbbNetDevice::SelectTc()
+{
+    const uint8_t eligible = m_nonEmptyMask & static_cast<uint8_t>(~m_pausedMask);
+    if (eligible == 0)
+    {
+        return -1;
+    }
+    if (m_scheduler == STRICT_PRIORITY)
+    {
+        return 31 - __builtin_clz(static_cast<unsigned>(eligible));
+    }
+    return SelectDwrr(eligible);
+}
+
+int
+QbbNetDevice::SelectDwrr(uint8_t eligible)
+{
+    // Deficit round robin (Shreedhar & Varghese 1995) over the eligible TCs, one frame per call:
+    // a TC's turn grants it one quantum; it sends while its deficit covers the head frame.
+    for (;;)
+    {
+        for (uint8_t k = 0; k < N_TC; ++k)
+        {
+            const uint8_t c = m_drrCurrent;
+            if (eligible & (1U << c))
+            {
+                if (!m_drrTurnStarted)
+                {
+                    m_deficit[c] += m_quantum[c];
+                    m_drrTurnStarted = true;
+                }
+                const int64_t head = m_queues[c].front().packet->GetSize() + ETH_HEADER_BYTES;
+                if (m_deficit[c] >= head)
+                {
+                    m_deficit[c] -= head;
+                    return c;
+                }
+            }
+            m_drrTurnStarted = false;
+            m_drrCurrent = static_cast<uint8_t>((c + 1) % N_TC);
+        }
+        // A whole round without a frame (quanta smaller than frames): fast-forward the idle
+        // rounds, in each of which every eligible TC would have gained one quantum.
+        int64_t rounds = INT64_MAX;
+        for (uint8_t c = 0; c < N_TC; ++c)
+        {
+            if (eligible & (1U << c))
+            {
+                const int64_t head = m_queues[c].front().packet->GetSize() + ETH_HEADER_BYTES;
+                const int64_t need = (head - m_deficit[c] + m_quantum[c] - 1) / m_quantum[c];
+                rounds = std::min(rounds, need);
+            }
+        }
+        if (rounds > 1)
+        {
+            for (uint8_t c = 0; c < N_TC; ++c)
+            {
+                if (eligible & (1U << c))
+                {
+                    m_deficit[c] += (rounds - 1) * static_cast<int64_t>(m_quantum[c]);
+                }
+            }
+        }
+    }
+}
+
+void
+QbbNetDevice::StartTransmission()
+{
+    if (!m_ctrlQueue.empty())
+    {
+        CtrlItem item = std::move(m_ctrlQueue.front());
+        m_ctrlQueue.pop_front();
+        m_txBusy = true;
+        ++m_pauseTxCount;
+        m_pfcTxTrace(this, item.tc, item.quanta);
+        TransmitFrame(item.frame);
+        return;
+    }
+    const int sel = SelectTc();
+    if (sel < 0)
+    {
+        return;
+    }
+    const uint8_t tc = static_cast<uint8_t>(sel);
+    std::deque<TxItem>& q = m_queues[tc];
+    TxItem item = std::move(q.front());
+    q.pop_front();
+    const uint64_t frameBytes = item.packet->GetSize() + ETH_HEADER_BYTES;
+    m_queueBytes[tc] -= frameBytes;
+    m_totalQueueBytes -= frameBytes;
+    if (q.empty())
+    {
+        m_nonEmptyMask &= static_cast<uint8_t>(~(1U << tc));
+        m_deficit[tc] = 0; // DRR: an emptied queue keeps no credit
+    }
+    // Busy before the callbacks: they may enqueue more frames on this device.
+    m_txBusy = true;
+    if (!m_dequeueHandler.IsNull())
+    {
+        m_dequeueHandler(this, item.packet, tc);
+    }
+    m_macTxTrace(item.packet, tc);
+    EthernetHeader eth(false);
+    eth.SetSource(m_address);
+    eth.SetDestination(item.dest);
+    eth.SetLengthType(item.protocol);
+    item.packet->AddHeader(eth);
+    TransmitFrame(item.packet);
+}
+
+void
+QbbNetDevice::TransmitFrame(Ptr<Packet> frame)
+{
+    m_snifferTrace(frame);
+    const uint32_t onWire = std::max(frame->GetSize() + ETH_FCS_BYTES, ETH_MIN_FRAME_BYTES);
+    const Time txTime = BitsToTime(static_cast<uint64_t>(onWire + m_ifgBytes) * 8, true);
+    m_txCompleteEvent = Simulator::Schedule(txTime, &QbbNetDevice::TransmitComplete, this);
+    if (!m_channel->TransmitStart(frame, this, txTime))
+    {
+        Drop(frame, 0, g_dropNoPeer);
+    }
+}
+
+void
+QbbNetDevice::TransmitComplete()
+{
+    m_txBusy = false;
+    StartTransmission();
+}
+
+// ------------------------------------------------------------------------------ ingress
+
+void
+QbbNetDevice::Receive(Ptr<Packet> packet)
+{
+    m_snifferTrace(packet);
+    EthernetHeader eth(false);
+    packet->RemoveHeader(eth);
+    const uint16_t type = eth.GetLengthType();
+    if (type == PFC_ETHERTYPE)
+    {
+        ReceivePause(packet);
+        return;
+    }
+    m_macRxTrace(packet);
+    if (!m_frameHandler.IsNull())
+    {
+        m_frameHandler(this, packet, type);
+        return;
+    }
+    if (!m_promiscCallback.IsNull())
+    {
+        const Mac48Address to = eth.GetDestination();
+        PacketType kind = PACKET_OTHERHOST;
+        if (to == m_address)
+        {
+            kind = PACKET_HOST;
+        }
+        else if (to.IsBroadcast())
+        {
+            kind = PACKET_BROADCAST;
+        }
+        else if (to.IsGroup())
+        {
+            kind = PACKET_MULTICAST;
+        }
+        m_promiscCallback(this, packet, type, eth.GetSource(), to, kind);
+    }
+    if (!m_rxCallback.IsNull())
+    {
+        m_rxCallback(this, packet, type, eth.GetSource());
+    }
+}
+
+void
+QbbNetDevice::ReceivePause(Ptr<Packet> frame)
+{
+    PfcPauseHeader pause;
+    if (frame->GetSize() < PfcPauseHeader::SERIALIZED_SIZE)
+    {
+        Drop(frame, 0, g_dropBadControl);
+        return;
+    }
+    frame->RemoveHeader(pause);
+    if (pause.GetOpcode() != PFC_OPCODE)
+    {
+        Drop(frame, 0, g_dropBadControl);
+        return;
+    }
+    ++m_pauseRxCount;
+    for (uint8_t c = 0; c < N_TC; ++c)
+    {
+        if (!pause.IsClassEnabled(c))
+        {
+            continue;
+        }
+        const uint16_t quanta = pause.GetQuanta(c);
+        NS_LOG_LOGIC("PAUSE TC " << unsigned(c) << " quanta " << quanta);
+        m_pfcRxTrace(this, c, quanta);
+        m_resumeEvent[c].Cancel();
+        if (quanta == 0)
+        {
+            m_pausedMask &= static_cast<uint8_t>(~(1U << c));
+        }
+        else
+        {
+            m_pausedMask |= static_cast<uint8_t>(1U << c);
+            const Time duration = BitsToTime(PAUSE_QUANTUM_BITS * quanta, false);
+            m_resumeEvent[c] = Simulator::Schedule(duration, &QbbNetDevice::ResumeTc, this, c);
+        }
+    }
+    if (!m_txBusy)
+    {
+        StartTransmission();
+    }
+}
+
+void
+QbbNetDevice::ResumeTc(uint8_t tc)
+{
+    NS_LOG_FUNCTION(this << unsigned(tc));
+    m_pausedMask &= static_cast<uint8_t>(~(1U << tc));
+    if (!m_txBusy)
+    {
+        StartTransmission();
+    }
+}
+
+// ------------------------------------------------------------------------------ NetDevice
+
+void
+QbbNetDevice::SetIfIndex(const uint32_t index)
+{
+    m_ifIndex = index;
+}
+
+uint32_t
+QbbNetDevice::GetIfIndex() const
+{
+    return m_ifIndex;
+}
+
+Ptr<Channel>
+QbbNetDevice::GetChannel() const
+{
+    return m_channel;
+}
+
+void
+QbbNetDevice::SetAddress(Address address)
+{
+    m_address = Mac48Address::ConvertFrom(address);
+}
+
+Address
+QbbNetDevice::GetAddress() const
+{
+    return m_address;
+}
+
+bool
+QbbNetDevice::SetMtu(const uint16_t mtu)
+{
+    m_mtu = mtu;
+    return true;
+}
+
+uint16_t
+QbbNetDevice::GetMtu() const
+{
+    return m_mtu;
+}
+
+bool
+QbbNetDevice::IsLinkUp() const
+{
+    return m_channel != nullptr;
+}
+
+void
+QbbNetDevice::AddLinkChangeCallback(Callback<void> callback)
+{
+    m_linkChangeCallbacks.ConnectWithoutContext(callback);
+}
+
+bool
+QbbNetDevice::IsBroadcast() const
+{
+    return true;
+}
+
+Address
+QbbNetDevice::GetBroadcast() const
+{
+    return Mac48Address::GetBroadcast();
+}
+
+bool
+QbbNetDevice::IsMulticast() const
+{
+    return true;
+}
+
+Address
+QbbNetDevice::GetMulticast(Ipv4Address multicastGroup) const
+{
+    return Mac48Address::GetMulticast(multicastGroup);
+}
+
+Address
+QbbNetDevice::GetMulticast(Ipv6Address addr) const
+{
+    return Mac48Address::GetMulticast(addr);
+}
+
+bool
+QbbNetDevice::IsPointToPoint() const
+{
+    return true;
+}
+
+bool
+QbbNetDevice::IsBridge() const
+{
+    return false;
+}
+
+bool
+QbbNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber)
+{
+    uint8_t tc = 0;
+    if (protocolNumber == IPV4_ETHERTYPE)
+    {
+        Ipv4Header ip;
+        if (packet->PeekHeader(ip) != 0)
+        {
+            tc = m_dscpToTc[static_cast<uint8_t>(ip.GetDscp()) & 0x3f];
+        }
+    }
+    return SendInTc(packet, dest, protocolNumber, tc);
+}
+
+bool
+QbbNetDevice::SendFrom(Ptr<Packet> packet,
+                       const Address& source,
+                       const Address& dest,
+                       uint16_t protocolNumber)
+{
+    NS_LOG_FUNCTION(this << packet << source << dest << protocolNumber);
+    NS_LOG_WARN("QbbNetDevice does not support SendFrom; frame not sent");
+    return false;
+}
+
+Ptr<Node>
+QbbNetDevice::GetNode() const
+{
+    return m_node;
+}
+
+void
+QbbNetDevice::SetNode(Ptr<Node> node)
+{
+    m_node = node;
+}
+
+bool
+QbbNetDevice::NeedsArp() const
+{
+    return false;
+}
+
+void
+QbbNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback cb)
+{
+    m_rxCallback = cb;
+}
+
+void
+QbbNetDevice::SetPromiscReceiveCallback(NetDevice::PromiscReceiveCallback cb)
+{
+    m_promiscCallback = cb;
+}
+
+bool
+QbbNetDevice::SupportsSendFrom() const
+{
+    return false;
+}
+
+} // namespace ns3

@@ -1,0 +1,305 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#include "cluster-model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+uint32_t
+Decision::LevelOf(uint32_t jobId) const
+{
+    auto it = jobs.find(jobId);
+    if (it == jobs.end())
+    {
+        throw std::out_of_range("Decision::LevelOf: unknown job id " + std::to_string(jobId));
+    }
+    return it->second.level;
+}
+
+uint32_t
+Decision::PathOf(uint32_t jobId, uint32_t flowId) const
+{
+    auto it = jobs.find(jobId);
+    if (it == jobs.end())
+    {
+        throw std::out_of_range("Decision::PathOf: unknown job id " + std::to_string(jobId));
+    }
+    auto f = it->second.flowPath.find(flowId);
+    if (f == it->second.flowPath.end())
+    {
+        throw std::out_of_range("Decision::PathOf: job " + std::to_string(jobId) +
+                                " has no flow id " + std::to_string(flowId));
+    }
+    return f->second;
+}
+
+std::vector<uint32_t>
+Decision::PriorityOrder() const
+{
+    std::vector<uint32_t> ids;
+    ids.reserve(jobs.size());
+    for (const auto& [id, jd] : jobs)
+    {
+        ids.push_back(id);
+    }
+    std::stable_sort(ids.begin(),
+                     ids.end(),
+                     [this](uint32_t a, uint32_t b) { return jobs.at(a).rank < jobs.at(b).rank; });
+    return ids;
+}
+
+bool
+operator==(const JobDecision& a, const JobDecision& b)
+{
+    return a.level == b.level && a.rank == b.rank && a.priorityScore == b.priorityScore &&
+           a.intensity == b.intensity && a.k == b.k && a.commTime == b.commTime &&
+           a.flowPath == b.flowPath;
+}
+
+bool
+operator==(const Decision& a, const Decision& b)
+{
+    return a.scheduler == b.scheduler && a.numLevels == b.numLevels &&
+           a.uniquePriorities == b.uniquePriorities && a.referenceJob == b.referenceJob &&
+           a.compressionCut == b.compressionCut && a.jobs == b.jobs;
+}
+
+PathChoice
+DefaultPathChoice(const SchedJob& job)
+{
+    PathChoice choice;
+    choice.reserve(job.flows.size());
+    for (const auto& f : job.flows)
+    {
+        choice.push_back(f.defaultPath);
+    }
+    return choice;
+}
+
+LinkLoad
+JobLinkBytes(const SchedJob& job, const PathChoice& choice)
+{
+    if (choice.size() != job.flows.size())
+    {
+        throw std::invalid_argument("JobLinkBytes: job " + std::to_string(job.id) + " has " +
+                                    std::to_string(job.flows.size()) +
+                                    " flows but the path choice has " +
+                                    std::to_string(choice.size()) + " entries");
+    }
+    LinkLoad load;
+    for (std::size_t f = 0; f < job.flows.size(); ++f)
+    {
+        const SchedFlow& flow = job.flows[f];
+        if (choice[f] >= flow.candidatePaths.size())
+        {
+            throw std::invalid_argument("JobLinkBytes: job " + std::to_string(job.id) + " flow " +
+                                        std::to_string(flow.id) + ": path index " +
+                                        std::to_string(choice[f]) + " out of range");
+        }
+        for (uint32_t link : flow.candidatePaths[choice[f]])
+        {
+            load[link] += flow.bytesPerIteration;
+        }
+    }
+    return load;
+}
+
+double
+AnalyticCommTime(const ClusterModel& model, const LinkLoad& load)
+{
+    double t = 0;
+    for (const auto& [link, bytes] : load)
+    {
+        t = std::max(t, bytes * 8.0 / model.links.at(link).bandwidth);
+    }
+    return t;
+}
+
+double
+JobCommTime(const ClusterModel& model, const SchedJob& job, const PathChoice& choice)
+{
+    if (job.measuredCommTime > 0)
+    {
+        return job.measuredCommTime;
+    }
+    return AnalyticCommTime(model, JobLinkBytes(job, choice));
+}
+
+double
+GpuIntensity(double flops, double commTime)
+{
+    if (flops == 0)
+    {
+        return 0;
+    }
+    if (commTime <= 0)
+    {
+        return std::numeric_limits<double>::infinity();
+    }
+    return flops / commTime;
+}
+
+double
+StandaloneIterationTime(const SchedJob& job, double commTime)
+{
+    return std::max(job.computeTime, job.overlapStart * job.computeTime + commTime);
+}
+
+namespace
+{
+
+/// \return true if x is finite and >= 0
+bool
+IsNonNegative(double x)
+{
+    return std::isfinite(x) && x >= 0;
+}
+
+/// \return "jobs[i] (id N)" for error messages
+std::string
+JobName(std::size_t index, const SchedJob& job)
+{
+    return "jobs[" + std::to_string(index) + "] (id " + std::to_string(job.id) + ")";
+}
+
+/// \throws std::invalid_argument with \p what
+[[noreturn]] void
+Fail(const std::string& what)
+{
+    throw std::invalid_argument("crux scheduling input: " + what);
+}
+
+/// \return the decimal rendering of \p x
+std::string
+Num(double x)
+{
+    std::ostringstream os;
+    os << x;
+    return os.str();
+}
+
+} // namespace
+
+void
+Validate(const ClusterModel& model, const SchedulerConfig& config)
+{
+    if (config.numLevels == 0)
+    {
+        Fail("SchedulerConfig.numLevels must be >= 1 (got 0)");
+    }
+    if (!(std::isfinite(config.kHorizonIterations) && config.kHorizonIterations > 0))
+    {
+        Fail("SchedulerConfig.kHorizonIterations must be > 0 (got " +
+             Num(config.kHorizonIterations) + ")");
+    }
+    if (!(std::isfinite(config.kBound) && config.kBound >= 1))
+    {
+        Fail("SchedulerConfig.kBound must be >= 1 (got " + Num(config.kBound) + ")");
+    }
+    if (model.jobs.empty())
+    {
+        Fail("ClusterModel.jobs is empty (nothing to schedule)");
+    }
+    for (std::size_t l = 0; l < model.links.size(); ++l)
+    {
+        double b = model.links[l].bandwidth;
+        if (!(std::isfinite(b) && b > 0))
+        {
+            Fail("links[" + std::to_string(l) + "].bandwidth must be > 0 bit/s (got " + Num(b) +
+                 ")");
+        }
+    }
+    std::set<uint32_t> jobIds;
+    for (std::size_t j = 0; j < model.jobs.size(); ++j)
+    {
+        const SchedJob& job = model.jobs[j];
+        const std::string name = JobName(j, job);
+        if (!jobIds.insert(job.id).second)
+        {
+            Fail(name + ": duplicate job id " + std::to_string(job.id));
+        }
+        if (!IsNonNegative(job.flopsPerIteration))
+        {
+            Fail(name + ".flopsPerIteration must be >= 0 FLOPs (got " + Num(job.flopsPerIteration) +
+                 ")");
+        }
+        if (!IsNonNegative(job.computeTime))
+        {
+            Fail(name + ".computeTime must be >= 0 s (got " + Num(job.computeTime) + ")");
+        }
+        if (!(job.overlapStart >= 0 && job.overlapStart <= 1))
+        {
+            Fail(name + ".overlapStart must be in [0, 1] (got " + Num(job.overlapStart) + ")");
+        }
+        if (!IsNonNegative(job.measuredCommTime))
+        {
+            Fail(name + ".measuredCommTime must be >= 0 s (got " + Num(job.measuredCommTime) + ")");
+        }
+        if (job.numGpus == 0)
+        {
+            Fail(name + ".numGpus must be >= 1");
+        }
+        std::set<uint32_t> flowIds;
+        for (std::size_t f = 0; f < job.flows.size(); ++f)
+        {
+            const SchedFlow& flow = job.flows[f];
+            const std::string fname =
+                name + ".flows[" + std::to_string(f) + "] (id " + std::to_string(flow.id) + ")";
+            if (!flowIds.insert(flow.id).second)
+            {
+                Fail(fname + ": duplicate flow id " + std::to_string(flow.id) + " in the job");
+            }
+            if (!IsNonNegative(flow.bytesPerIteration))
+            {
+                Fail(fname + ".bytesPerIteration must be >= 0 bytes (got " +
+                     Num(flow.bytesPerIteration) + ")");
+            }
+            if (flow.candidatePaths.empty())
+            {
+                Fail(fname + ".candidatePaths is empty (a flow needs at least one path)");
+            }
+            for (std::size_t p = 0; p < flow.candidatePaths.size(); ++p)
+            {
+                for (std::size_t h = 0; h < flow.candidatePaths[p].size(); ++h)
+                {
+                    uint32_t link = flow.candidatePaths[p][h];
+                    if (link >= model.links.size())
+                    {
+                        Fail(fname + ".candidatePaths[" + std::to_string(p) + "][" +
+                             std::to_string(h) + "] references unknown link id " +
+                             std::to_string(link) + " (the model has " +
+                             std::to_string(model.links.size()) + " links)");
+                    }
+                }
+            }
+            if (flow.defaultPath >= flow.candidatePaths.size())
+            {
+                Fail(fname + ".defaultPath " + std::to_string(flow.defaultPath) +
+                     " out of range (" + std::to_string(flow.candidatePaths.size()) +
+                     " candidate paths)");
+            }
+        }
+    }
+}
+
+} // namespace ns3

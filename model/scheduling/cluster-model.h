@@ -1,0 +1,269 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#ifndef CRUX_CLUSTER_MODEL_H
+#define CRUX_CLUSTER_MODEL_H
+
+// Pure C++ (no ns-3 includes): compiled into the crux-scheduling library.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup crux
+ * \defgroup crux-scheduling Crux scheduling layer (pure C++)
+ *
+ * The communication schedulers (Crux and its baselines) over a small, ns-3-independent
+ * description of the cluster: directed links with bandwidths, DLT jobs with their per-iteration
+ * computation and their flows with equal-cost candidate paths. A scheduler returns a Decision
+ * (one candidate path per flow, one priority level per job). Nothing here calls the Simulator;
+ * the helper layer translates a Decision into UDP source ports / routes and DSCP values.
+ */
+
+/**
+ * \ingroup crux-scheduling
+ * \brief One directed link of the scheduler's view of the topology (algorithms.md §1).
+ *
+ * The link id is the link's index in ClusterModel::links. Both directions of a cable are two
+ * separate links. Intra-host links (PCIe/NVLink) may be modelled as links too (Crux §3, the
+ * maximum in t_j runs over network and intra-host links).
+ */
+struct SchedLink
+{
+    double bandwidth {0}; //!< capacity in bit/s (> 0)
+    std::string name;     //!< free-form label for logs and error messages (may be empty)
+};
+
+/**
+ * \ingroup crux-scheduling
+ * \brief One flow (RoCE connection / queue pair) of a job, carrying the same bytes every
+ * iteration over one of its equal-cost candidate paths.
+ */
+struct SchedFlow
+{
+    uint32_t id {0};              //!< flow id, unique within its job (the transport's flowId)
+    double bytesPerIteration {0}; //!< bytes the flow sends per training iteration (>= 0)
+    /**
+     * Equal-cost candidate paths (ECMP choices), non-empty. candidatePaths[p] is the ordered
+     * list of link ids (indices into ClusterModel::links) that path p traverses. An empty path
+     * is allowed and means "uses no modelled link" (it adds no load anywhere).
+     */
+    std::vector<std::vector<uint32_t>> candidatePaths;
+    uint32_t defaultPath {0}; //!< index into candidatePaths of the path plain ECMP hashing gives
+};
+
+/**
+ * \ingroup crux-scheduling
+ * \brief One deep-learning-training job as the schedulers see it (algorithms.md §1).
+ *
+ * An iteration is: computation of computeTime seconds; communication may start after
+ * overlapStart × computeTime seconds; the next iteration starts when both are finished.
+ */
+struct SchedJob
+{
+    uint32_t id {0};              //!< job id, unique in the model
+    double flopsPerIteration {0}; //!< W_j: FLOPs the whole job computes per iteration (>= 0)
+    double computeTime {0};       //!< c_j: computation time per iteration in seconds (>= 0)
+    double overlapStart {1};      //!< fraction 0..1 of the computation after which the
+                                  //!< communication may start (1 = no overlap)
+    uint32_t numGpus {1};         //!< number of GPUs of the job (>= 1)
+    std::vector<SchedFlow> flows; //!< the job's inter-GPU flows (may be empty)
+    /**
+     * Optional per-iteration communication time t_j in seconds measured by profiling the job
+     * alone at the highest priority (Crux §5). 0 means "use the analytic t_j = max_e M_{j,e}/B_e
+     * on the chosen paths".
+     */
+    double measuredCommTime {0};
+};
+
+/**
+ * \ingroup crux-scheduling
+ * \brief The scheduler's whole input: the links and the concurrently running jobs.
+ */
+struct ClusterModel
+{
+    std::vector<SchedLink> links; //!< directed links; link id = index
+    std::vector<SchedJob> jobs;   //!< running jobs (any order; ids unique)
+};
+
+/**
+ * \ingroup crux-scheduling
+ * \brief Knobs shared by all schedulers.
+ */
+struct SchedulerConfig
+{
+    /// K: number of priority levels (traffic classes) available; levels are 0..K-1 and K-1 is
+    /// the highest priority. Crux's simulator uses 8 (Crux §6.1), the §4.4 microbenchmark 3.
+    uint32_t numLevels {8};
+    /// Seed of every random choice (the random topological orders of Crux §4.3).
+    uint64_t seed {1};
+    /// m: number of random topological orders sampled by the compression (Crux §4.3 uses 10).
+    /// 0 = exhaustive: every topological order is evaluated (exact; at most 10 jobs).
+    uint32_t topoOrderSamples {10};
+    /// Also evaluate the priority-sorted order (always topological) in the compression.
+    bool includePriorityOrder {true};
+    /// Horizon of the two-timeline comparison of Crux §4.2, as a multiple of the longer of the
+    /// two jobs' stand-alone iteration times (dimensionless, > 0). See crux-scheduler.h [D3].
+    double kHorizonIterations {48};
+    /// Bound on the correction factor: k_j is clamped to [1/kBound, kBound] (>= 1).
+    double kBound {100};
+};
+
+/**
+ * \ingroup crux-scheduling
+ * \brief What a scheduler decided for one job.
+ */
+struct JobDecision
+{
+    uint32_t level {0}; //!< priority level 0..numLevels-1 (K-1 highest); DSCP = 8 × level
+    /**
+     * Position in the scheduler's priority order, 0 = highest. Unique per job when
+     * Decision::uniquePriorities is true; schedulers without an order (ecmp) give every job 0.
+     */
+    uint32_t rank {0};
+    double priorityScore {0}; //!< P_j = k_j × I_j (Crux §4.2), FLOPs/s; 0 if not computed
+    double intensity {0};     //!< I_j = W_j / t_j on the chosen paths, FLOPs/s (Crux §3)
+    double k {1};             //!< correction factor k_j (dimensionless, Crux §4.2)
+    double commTime {0};      //!< t_j on the chosen paths (or measured), seconds per iteration
+    std::map<uint32_t, uint32_t> flowPath; //!< flow id -> chosen index into candidatePaths
+};
+
+/**
+ * \ingroup crux-scheduling
+ * \brief A scheduler's output: per job a level and per flow a path.
+ *
+ * Shape: jobs has exactly one entry per job of the model, keyed by SchedJob::id; each entry's
+ * flowPath has one entry per flow of that job, keyed by SchedFlow::id.
+ */
+struct Decision
+{
+    std::string scheduler;  //!< name of the scheduler that produced it
+    uint32_t numLevels {1}; //!< K the decision was made for
+    /// true if the scheduler meant one unique priority per job (JobDecision::rank). Consumers
+    /// that support unlimited priorities (flow-level transport) should then use rank; level is
+    /// the K-class hardware rendering.
+    bool uniquePriorities {false};
+    uint32_t referenceJob {0}; //!< id of the k = 1 reference job (Crux §4.2; crux-* only)
+    double compressionCut {0}; //!< DAG max K-cut objective reached (Crux §4.3); 0 if unused
+    std::map<uint32_t, JobDecision> jobs; //!< job id -> decision
+
+    /**
+     * \param jobId a job id of the model
+     * \return the job's priority level
+     * \throws std::out_of_range if the job is unknown
+     */
+    uint32_t LevelOf(uint32_t jobId) const;
+    /**
+     * \param jobId a job id of the model
+     * \param flowId a flow id of that job
+     * \return the chosen candidate path index of the flow
+     * \throws std::out_of_range if the job or flow is unknown
+     */
+    uint32_t PathOf(uint32_t jobId, uint32_t flowId) const;
+    /// \return job ids sorted by (rank, job id): highest priority first
+    std::vector<uint32_t> PriorityOrder() const;
+};
+
+/// \return true if both decisions are identical field by field (doubles compared exactly)
+bool operator==(const JobDecision& a, const JobDecision& b);
+/// \return true if both decisions are identical field by field (doubles compared exactly)
+bool operator==(const Decision& a, const Decision& b);
+
+/**
+ * \ingroup crux-scheduling
+ * \brief Per-link load of one job: link id -> bytes per iteration (M_{j,e}, algorithms.md §1).
+ */
+using LinkLoad = std::map<uint32_t, double>;
+
+/**
+ * \ingroup crux-scheduling
+ * \brief A path choice for one job: element f is the chosen candidate index of job.flows[f].
+ */
+using PathChoice = std::vector<uint32_t>;
+
+/**
+ * \param job a job
+ * \return the ECMP default choice (each flow's defaultPath), indexed like job.flows
+ */
+PathChoice DefaultPathChoice(const SchedJob& job);
+
+/**
+ * \brief M_{j,e}: bytes per iteration the job puts on each link for a path choice.
+ * \param job the job
+ * \param choice chosen candidate per flow, indexed like job.flows
+ * \return link id -> bytes per iteration; only links on a chosen path appear
+ * \throws std::invalid_argument if choice has the wrong size or an index out of range
+ */
+LinkLoad JobLinkBytes(const SchedJob& job, const PathChoice& choice);
+
+/**
+ * \brief Analytic per-iteration communication time t_j = max_e M_{j,e} × 8 / B_e (Crux §3).
+ * \param model the model (for link bandwidths)
+ * \param load the job's per-link bytes (JobLinkBytes)
+ * \return seconds; 0 if the job puts no bytes on any link
+ */
+double AnalyticCommTime(const ClusterModel& model, const LinkLoad& load);
+
+/**
+ * \brief The job's t_j: measuredCommTime if > 0, else AnalyticCommTime on the given paths.
+ * \param model the model
+ * \param job the job
+ * \param choice chosen candidate per flow, indexed like job.flows
+ * \return seconds per iteration
+ */
+double JobCommTime(const ClusterModel& model, const SchedJob& job, const PathChoice& choice);
+
+/**
+ * \brief GPU intensity I_j = W_j / t_j (Crux §3, Definition 2), FLOPs/s.
+ *
+ * Degenerate cases: W_j = 0 gives 0; otherwise t_j = 0 (a job that communicates nothing)
+ * gives +infinity (std::numeric_limits<double>::infinity()). Such a job never contends for a
+ * link, so the infinity never enters an edge weight of the compression.
+ * \param flops W_j, FLOPs per iteration
+ * \param commTime t_j, seconds per iteration
+ * \return I_j in FLOPs/s
+ */
+double GpuIntensity(double flops, double commTime);
+
+/**
+ * \brief Stand-alone iteration time max(c_j, ov_j × c_j + t_j) (algorithms.md §1).
+ * \param job the job (computeTime, overlapStart)
+ * \param commTime t_j in seconds
+ * \return seconds
+ */
+double StandaloneIterationTime(const SchedJob& job, double commTime);
+
+/**
+ * \brief Checks a model and a configuration before scheduling.
+ *
+ * Rejects: numLevels = 0; kHorizonIterations <= 0; kBound < 1; an empty job set; a link
+ * bandwidth that is not a finite positive number; duplicate job ids; a negative or non-finite
+ * flopsPerIteration, computeTime or measuredCommTime; overlapStart outside [0, 1]; numGpus = 0;
+ * duplicate flow ids within a job; a negative or non-finite bytesPerIteration; a flow without
+ * candidate path; a path that references an unknown link id; defaultPath out of range.
+ * \param model the cluster
+ * \param config the scheduler configuration
+ * \throws std::invalid_argument with a message naming the offending field
+ */
+void Validate(const ClusterModel& model, const SchedulerConfig& config);
+
+} // namespace ns3
+
+#endif // CRUX_CLUSTER_MODEL_H

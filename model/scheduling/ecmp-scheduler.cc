@@ -1,0 +1,33 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#include "ecmp-scheduler.h"
+
+namespace ns3
+{
+
+std::string
+EcmpScheduler::Name() const
+{
+    return "ecmp";
+}
+
+Decision
+EcmpScheduler::Schedule(const ClusterModel& model, const SchedulerConfig& config) const
+{
+    return MakeDefaultDecision(model, config, Name());
+}
+
+} // namespace ns3

@@ -1,0 +1,76 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#include "rdma-congestion-control.h"
+
+#include "ns3/log.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CruxRdmaCongestionControl");
+
+NS_OBJECT_ENSURE_REGISTERED(RdmaCongestionControl);
+
+TypeId
+RdmaCongestionControl::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RdmaCongestionControl")
+                            .SetParent<Object>()
+                            .SetGroupName("Crux")
+                            .AddConstructor<RdmaCongestionControl>();
+    return tid;
+}
+
+RdmaCongestionControl::RdmaCongestionControl()
+    : m_lineRate(DataRate("100Gb/s"))
+{
+}
+
+RdmaCongestionControl::~RdmaCongestionControl() = default;
+
+void
+RdmaCongestionControl::Init(DataRate lineRate)
+{
+    m_lineRate = lineRate;
+}
+
+DataRate
+RdmaCongestionControl::GetRate() const
+{
+    return m_lineRate;
+}
+
+void
+RdmaCongestionControl::OnDataSent(uint32_t /* frameBytes */)
+{
+}
+
+void
+RdmaCongestionControl::OnAck(uint64_t /* newlyAckedPackets */)
+{
+}
+
+void
+RdmaCongestionControl::OnCnp()
+{
+}
+
+void
+RdmaCongestionControl::OnTimeout()
+{
+}
+
+} // namespace ns3

@@ -1,0 +1,291 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#ifndef CRUX_RDMA_NIC_H
+#define CRUX_RDMA_NIC_H
+
+#include "rdma-queue-pair.h"
+#include "roce-header.h"
+
+#include "ns3/address.h"
+#include "ns3/event-id.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/packet.h"
+#include "ns3/qbb-net-device.h"
+#include "ns3/traced-callback.h"
+#include "ns3/type-id.h"
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup crux
+ * \brief Packet-level RoCEv2 RDMA NIC: reliable-connection queue pairs with go-back-N loss
+ * recovery, a retransmission timeout and a stall watchdog, on one QbbNetDevice.
+ *
+ * One RdmaNic drives exactly one NIC port (QbbNetDevice) with one IPv4 address; a host with N
+ * NICs has N RdmaNics (RdmaTransport maps GPUs to them). The NIC installs itself as the device's
+ * FrameHandler (arrivals) and DequeueHandler (transmit pacing).
+ *
+ * **Frames** (/tmp/addr.md, IBA Annex A17): Ethernet (added by the device) / IPv4 (the NIC's
+ * address → the peer's, DSCP of the message, ECN = ECT(0) on data so switches can mark CE,
+ * protocol 17, TTL 64, DF, checksum 0) / UDP (source port = the queue pair's ECMP entropy,
+ * destination 4791, checksum 0) / BTH / payload / 4-byte ICRC (zeros). Data packets are RC SEND
+ * First/Middle/Last/Only with "Mtu" payload bytes (the last one shorter); the last packet of a
+ * message requests an ACK. ACK/NAK packets are BTH + AETH + ICRC; CNPs are BTH (opcode 0x81) +
+ * 16 reserved bytes + ICRC. Data packet overhead on top of the payload: GetDataHeaderBytes()
+ * = 20 + 8 + 12 + 4 = 44 bytes (plus the device's 14-byte Ethernet header, 4-byte FCS and
+ * 20-byte preamble + interframe gap on the wire).
+ *
+ * **Control traffic class.** ACK, NAK and CNP packets carry DSCP "AckDscp" (default 56 = CS7, so
+ * TC 7, the highest strict priority): a high-priority class for acknowledgments, as deployed
+ * RoCE fabrics do, keeps loss recovery and rate feedback out of data queues.
+ *
+ * **Transmission.** Each data traffic class c has a round robin of queue pairs with data to
+ * send; one packet at a time is taken from its head (packet-level round robin between the queue
+ * pairs of a class). The NIC hands the device a new packet of class c only while the device's
+ * class-c queue holds fewer than "MaxDeviceQueueFrames" frames (default 2) and refills from the
+ * device's dequeue callback, so the device's strict priority / DWRR arbitrates between classes
+ * and a PFC PAUSE of class c (which stops the device's class c) back-pressures the queue pairs of
+ * that class without any buffering in the NIC. A queue pair's class is that of the message its
+ * next packet belongs to (DSCP → TC via the device's DscpToTc()); when consecutive messages of a
+ * queue pair use different classes, the queue pair waits until its packets in flight are
+ * acknowledged before sending in the new class (otherwise the new class could overtake them in
+ * a strict-priority queue and trigger a spurious go-back-N). Queue pairs activated at the same
+ * simulation instant enter the round robin together (the refill runs at the end of the instant).
+ * Per queue pair, an RdmaCongestionControl gives the sending rate; below line rate packets are
+ * paced.
+ *
+ * **Reliability (go-back-N, IBA §9.7).** The responder keeps the expected PSN; an in-order
+ * packet is accepted and acknowledged once per "AckInterval" packets, on a message's last packet
+ * and whenever AckReq is set; a packet ahead of the expected PSN is dropped and answered with one
+ * NAK (PSN sequence error) per gap; a duplicate is dropped and re-acknowledged. The requester
+ * advances its acknowledged sequence on ACK, rewinds to the NAKed PSN on NAK, and rewinds to the
+ * acknowledged sequence when its retransmission timer ("RetransmitTimeout", doubled per
+ * consecutive expiry up to "MaxRtoBackoff" times) finds no ACK progress. A queue pair with posted
+ * data that makes no ACK progress for "StallTimeout" ends the run with NS_FATAL_ERROR naming it.
+ *
+ * **ECN / CNP.** A CE-marked data packet is counted at the responder; with "CnpEnabled" it also
+ * triggers a CNP (at most one per "CnpInterval" per queue pair), which the requester counts and
+ * hands to its RdmaCongestionControl (the DCQCN notification point / reaction point split).
+ *
+ * Completion: a message is complete when its last byte arrives in order at the responder; the
+ * completion callback given to PostSend() is called then, and "MessageComplete" is traced by the
+ * receiving NIC.
+ */
+class RdmaNic : public Object
+{
+  public:
+    /// First local queue pair number (QPN 0 and 1 are the IB management QPs).
+    static constexpr uint32_t FIRST_QPN = 0x100;
+
+    /**
+     * \brief Signature of the "MessageComplete" trace.
+     * \param jobId job of the message \param flowId job-local flow
+     * \param bytes payload bytes \param duration time from PostSend() to delivery of the last byte
+     */
+    typedef void (*MessageCompleteTracedCallback)(uint32_t jobId,
+                                                  uint32_t flowId,
+                                                  uint64_t bytes,
+                                                  Time duration);
+
+    /**
+     * \brief Signature of the "Retransmit" trace.
+     * \param qp the requester queue pair \param psn 24-bit PSN it rewinds to
+     * \param reason "nak" or "timeout"
+     */
+    typedef void (*RetransmitTracedCallback)(Ptr<const RdmaQueuePair> qp,
+                                             uint32_t psn,
+                                             const std::string& reason);
+
+    /**
+     * \brief Get the TypeId.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    RdmaNic();
+    ~RdmaNic() override;
+
+    /**
+     * \brief Bind this NIC to its port: installs the frame and dequeue handlers on \p dev.
+     * \param dev the NIC's QbbNetDevice (non-null; NS_FATAL_ERROR otherwise, or if its "Mtu"
+     *        cannot carry Mtu + GetDataHeaderBytes())
+     * \param address the NIC's IPv4 address
+     */
+    void Attach(Ptr<QbbNetDevice> dev, Ipv4Address address);
+
+    /// \return the attached device (null before Attach())
+    Ptr<QbbNetDevice> GetDevice() const;
+    /// \return the NIC's IPv4 address
+    Ipv4Address GetAddress() const;
+    /// \return payload bytes per data packet (attribute "Mtu")
+    uint32_t GetMtu() const;
+
+    /// \return bytes of a data packet besides its payload and the Ethernet header:
+    ///         IPv4 (20) + UDP (8) + BTH (12) + ICRC (4) = 44
+    static uint32_t GetDataHeaderBytes();
+
+    /**
+     * \brief Create an unconnected queue pair on this NIC.
+     * \return the queue pair; its QPN is FIRST_QPN + (number of queue pairs created before)
+     */
+    Ptr<RdmaQueuePair> CreateQueuePair();
+
+    /**
+     * \brief Connect two fresh queue pairs (on two different NICs) into an RC connection.
+     *
+     * Sets each one's remote QPN and address, the UDP source port of both directions, and the
+     * PSNs: a's first PSN is a's NIC "InitialPsn" and b expects it, and vice versa.
+     * \param a queue pair on one NIC (NS_FATAL_ERROR if already connected)
+     * \param b queue pair on another NIC (NS_FATAL_ERROR if already connected or same NIC)
+     * \param srcPort UDP source port of both directions (non-zero)
+     */
+    static void Connect(Ptr<RdmaQueuePair> a, Ptr<RdmaQueuePair> b, uint16_t srcPort);
+
+    /**
+     * \brief Post one SEND message on a connected queue pair of this NIC (IBA "post send"; the
+     * matching receive is posted on the peer queue pair at the same time).
+     * \param qp a queue pair of this NIC, connected (NS_FATAL_ERROR otherwise)
+     * \param bytes payload bytes (> 0; NS_FATAL_ERROR otherwise)
+     * \param dscp DSCP 0..63 of its packets (NS_FATAL_ERROR otherwise)
+     * \param jobId job id, for the MessageComplete trace
+     * \param flowId flow id, for the MessageComplete trace
+     * \param done called once when the last byte has arrived at the peer (may be null)
+     */
+    void PostSend(Ptr<RdmaQueuePair> qp,
+                  uint64_t bytes,
+                  uint8_t dscp,
+                  uint32_t jobId,
+                  uint32_t flowId,
+                  Callback<void> done);
+
+    /**
+     * \brief Process a frame received by the device (the FrameHandler installed by Attach()).
+     * Public so that tests can interpose on the receive path (e.g. to drop frames).
+     * \param dev receiving device
+     * \param packet frame without Ethernet header
+     * \param protocol EtherType
+     */
+    void ReceiveFrame(Ptr<QbbNetDevice> dev, Ptr<Packet> packet, uint16_t protocol);
+
+    /// \return the queue pair with local number \p qpn, or null \param qpn a QPN
+    Ptr<RdmaQueuePair> GetQueuePair(uint32_t qpn) const;
+    /// \return number of queue pairs created on this NIC
+    uint32_t GetNQueuePairs() const;
+    /// \return the i-th queue pair created (i < GetNQueuePairs()) \param i index
+    Ptr<RdmaQueuePair> GetQueuePairByIndex(uint32_t i) const;
+
+    /// \return the sum of the counters of all queue pairs of this NIC
+    RdmaQpStats GetStats() const;
+    /// \return frames received that were not RoCEv2 for this NIC (wrong type, address, QPN)
+    uint64_t GetUnknownFrames() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /// Device dequeue callback: frame of class \p tc started serialization.
+    /// \param dev device \param p packet \param tc traffic class
+    void DeviceDequeued(Ptr<QbbNetDevice> dev, Ptr<const Packet> p, uint8_t tc);
+    /// Fill the classes of queue pairs activated during the current instant.
+    void DeferredFill();
+    /// Refill the device queue of class \p tc (re-entrancy safe). \param tc traffic class
+    void Fill(uint8_t tc);
+    /// Refill one class (called from Fill only). \param tc traffic class
+    void FillTc(uint8_t tc);
+    /// Put \p qp in its class's round robin if it has data to send. \param qp queue pair
+    void Activate(RdmaQueuePair* qp);
+    /// End of a pacing wait. \param qp queue pair
+    void Wake(RdmaQueuePair* qp);
+    /// Build and hand to the device the next data packet of \p qp. \param qp queue pair
+    void SendDataPacket(RdmaQueuePair* qp);
+    /// Send an ACK (or NAK with \p nak) for the responder state of \p qp.
+    /// \param qp queue pair \param nak true: NAK (PSN sequence error)
+    void SendAck(RdmaQueuePair* qp, bool nak);
+    /// Send a CNP to the requester of \p qp. \param qp queue pair
+    void SendCnp(RdmaQueuePair* qp);
+    /// Add the UDP and IPv4 headers.
+    /// \param p packet starting at the BTH \param qp queue pair \param dscp DSCP
+    /// \param ectCapable data packet (ECT(0)) or control (Not-ECT)
+    void AddHeaders(Ptr<Packet> p, const RdmaQueuePair* qp, uint8_t dscp, bool ectCapable);
+    /// Hand a packet (IPv4 header first) to the device in class \p tc.
+    /// \param p packet \param qp its queue pair (statistics) \param tc traffic class
+    /// \return true if the device accepted it
+    bool Enqueue(Ptr<Packet> p, RdmaQueuePair* qp, uint8_t tc);
+    /// Responder: a data packet arrived.
+    /// \param qp queue pair \param bth its BTH \param ce CE marked \param payload payload bytes
+    void HandleData(RdmaQueuePair* qp, const roce::BthView& bth, bool ce, uint32_t payload);
+    /// Requester: an ACK/NAK arrived. \param qp queue pair \param bth BTH
+    /// \param syndrome AETH syndrome
+    void HandleAck(RdmaQueuePair* qp, const roce::BthView& bth, uint8_t syndrome);
+    /// Requester: acknowledged sequence moves to \p newUna. \param qp qp \param newUna new value
+    void AdvanceUna(RdmaQueuePair* qp, uint64_t newUna);
+    /// Go-back-N: resend from the acknowledged sequence.
+    /// \param qp queue pair \param reason "nak" or "timeout"
+    void Rewind(RdmaQueuePair* qp, const std::string& reason);
+    /// Make sure the timer of \p qp expires no later than \p at. \param qp qp \param at time
+    void EnsureTimer(RdmaQueuePair* qp, Time at);
+    /// Retransmission timer / watchdog expiry. \param qp queue pair
+    void TimerExpired(RdmaQueuePair* qp);
+    /// \return a printable identification of \p qp \param qp queue pair
+    std::string Describe(const RdmaQueuePair* qp) const;
+
+    // attributes
+    uint32_t m_mtu;           //!< payload bytes per packet
+    uint32_t m_ackInterval;   //!< ACK every this many in-order packets
+    Time m_rto;               //!< base retransmission timeout
+    uint32_t m_maxRtoBackoff; //!< largest RTO multiplier
+    Time m_stallTimeout;      //!< watchdog (0 = off)
+    uint32_t m_initialPsn;    //!< first PSN of new queue pairs
+    uint8_t m_ackDscp;        //!< DSCP of ACK/NAK/CNP
+    uint32_t m_maxDevQueue;   //!< frames per class kept in the device
+    bool m_cnpEnabled;        //!< send CNPs on CE
+    Time m_cnpInterval;       //!< min gap between CNPs per queue pair
+    TypeId m_ccTypeId;        //!< congestion control type
+
+    // state
+    Ptr<QbbNetDevice> m_dev;                                             //!< the port
+    Ipv4Address m_address;                                               //!< own address
+    Address m_peerMac;                                                   //!< MAC of the link peer
+    bool m_peerMacKnown {false};                                         //!< m_peerMac resolved
+    std::vector<Ptr<RdmaQueuePair>> m_qps;                               //!< by QPN − FIRST_QPN
+    std::array<std::deque<RdmaQueuePair*>, QbbNetDevice::N_TC> m_active; //!< round robins
+    std::array<uint32_t, QbbNetDevice::N_TC> m_devQueued; //!< our frames in the device, per TC
+    bool m_inFill {false};                                //!< Fill() running
+    uint8_t m_refill {0};                                 //!< classes to (re)fill, bit mask
+    uint8_t m_pendingFill {0};                            //!< classes for DeferredFill, bit mask
+    EventId m_fillEvent;                                  //!< pending DeferredFill
+    uint16_t m_ipId {0};                                  //!< IPv4 identification counter
+    uint64_t m_unknownFrames {0};                         //!< non-RoCE / foreign frames received
+
+    // traces
+    TracedCallback<uint32_t, uint32_t, uint64_t, Time> m_messageCompleteTrace; //!< delivery
+    TracedCallback<Ptr<const RdmaQueuePair>, uint32_t, const std::string&>
+        m_retransmitTrace;                           //!< go-back-N
+    TracedCallback<Ptr<const Packet>> m_txDataTrace; //!< data packet handed to the device
+};
+
+} // namespace ns3
+
+#endif // CRUX_RDMA_NIC_H

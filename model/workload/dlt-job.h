@@ -1,0 +1,155 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#ifndef CRUX_DLT_JOB_H
+#define CRUX_DLT_JOB_H
+
+#include "model-zoo.h"
+
+#include "ns3/message-transport.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup crux
+ * \brief One inter-host connection of a job's per-iteration communication pattern.
+ *
+ * Produced by DltJob::CommunicationPattern(); the lead turns it into the scheduler's SchedFlow
+ * list (ClusterModel) and uses it to predict per-link bytes.
+ */
+struct DltCommFlow
+{
+    uint32_t flowId {0};          //!< job-local flow id (= MessageRequest::flowId)
+    GpuId src;                    //!< sending GPU (ring rank r of its rail)
+    GpuId dst;                    //!< receiving GPU (ring rank r+1 of the same rail)
+    uint32_t rail {0};            //!< ring index = local GPU position g inside each host (TP rank)
+    uint32_t rank {0};            //!< position of src in its ring (= host position in the job)
+    double bytesPerIteration {0}; //!< bytes sent src → dst per iteration (exact integer value)
+};
+
+/**
+ * \ingroup crux
+ * \brief Plain description of a DLT job: model, GPUs, parallelism, timing and network knobs.
+ *
+ * Parallelism plan: the job uses the same number G of GPUs on each of its H hosts.
+ * TensorParallel() = G (TP stays inside a host, over NVLink, not modelled as traffic) and
+ * DataParallel() = H. Gradients are all-reduced per iteration on G parallel rings ("rails"):
+ * ring g links the g-th GPU (in localGpu order) of every host, hosts in the order they first
+ * appear in gpus. Each rail carries gradientBytes / G: for a TP-sharded model each TP rank owns
+ * 1/G of the gradients; for a purely data-parallel model this is the inter-host part of a
+ * hierarchical all-reduce (an intra-host reduce-scatter over NVLink leaves 1/G of the gradient
+ * on every GPU, then one inter-host ring per rail), so the inter-host pattern is the same.
+ *
+ * Iteration timeline (DltJobApplication): forward overlapStart × computeTime; backward releases
+ * numBuckets gradient buckets evenly over the rest of the compute; bucket all-reduces run one
+ * after the other; the iteration ends when compute and every bucket's all-reduce are done.
+ */
+struct DltJob
+{
+    uint32_t id {0};                 //!< job id, unique in the run (MessageRequest::jobId)
+    std::string modelName;           //!< model zoo key (informational once model is filled)
+    ModelSpec model;                 //!< the model's numbers
+    std::vector<GpuId> gpus;         //!< the job's GPUs (non-empty, no duplicates)
+    double computeTime {0};          //!< computation per iteration, seconds (>= 0)
+    double flopsPerIteration {0};    //!< W_j: FLOPs the whole job computes per iteration (>= 0)
+    uint64_t gradientBytes {0};      //!< bytes of one replica's gradients all-reduced per iteration
+    double overlapStart {1.0 / 3.0}; //!< forward fraction of computeTime (0..1)
+    uint32_t numBuckets {1};         //!< gradient buckets per iteration (>= 1)
+    double startTime {0};            //!< simulation time of the first iteration, seconds (>= 0)
+    uint32_t iterations {1};         //!< iterations to run (0 = until the application stops)
+    uint8_t dscp {0}; //!< DSCP of all the job's messages (0..63; 8 × priority level)
+    /// UDP source port per flow id (ECMP steering), filled by the scheduler helper. Flows not
+    /// in the map use 0 = the transport's default.
+    std::map<uint32_t, uint16_t> udpSrcPorts;
+
+    /**
+     * \brief Build a job from a zoo model with the zoo's defaults (weak scaling, see ModelSpec).
+     * \param id job id
+     * \param modelName zoo key
+     * \param gpus the job's GPUs
+     * \return job with model, computeTime, flopsPerIteration (for gpus.size() GPUs),
+     *         gradientBytes, overlapStart and numBuckets from the zoo; startTime 0, 1 iteration
+     * \throws std::invalid_argument for an unknown model or an invalid GPU set (see Validate)
+     */
+    static DltJob FromModel(uint32_t id,
+                            const std::string& modelName,
+                            const std::vector<GpuId>& gpus);
+
+    /**
+     * \brief Check the description.
+     * \throws std::invalid_argument naming the job id and the field: empty or duplicate gpus,
+     *         unequal GPU counts per host, negative times or FLOPs, overlapStart outside [0,1],
+     *         numBuckets 0, dscp > 63
+     */
+    void Validate() const;
+
+    /// \return the job's hosts in ring order (order of first appearance in gpus)
+    std::vector<uint32_t> Hosts() const;
+    /// \return number of GPUs
+    uint32_t NumGpus() const;
+    /// \return GPUs per host used by the job (the TP degree / number of rails); 0 if no GPUs
+    uint32_t TensorParallel() const;
+    /// \return number of hosts (the DP degree = ring size)
+    uint32_t DataParallel() const;
+
+    /**
+     * \param rail ring index 0..TensorParallel()-1
+     * \return the ring's members, rank order: element r = the rail-th GPU (by localGpu) of
+     *         Hosts()[r]
+     * \throws std::out_of_range if rail is too large
+     */
+    std::vector<GpuId> RailGpus(uint32_t rail) const;
+
+    /// \return flow id of the connection rank → rank+1 of a rail: rail × DataParallel() + rank
+    uint32_t FlowId(uint32_t rail, uint32_t rank) const;
+
+    /// \return UDP source port of a flow (0 = transport default if not in udpSrcPorts)
+    uint16_t UdpSrcPortOf(uint32_t flowId) const;
+
+    /**
+     * \param rail ring index
+     * \return gradient bytes the rail all-reduces per iteration: gradientBytes split into
+     *         TensorParallel() parts, the first (gradientBytes mod G) parts one byte larger
+     */
+    uint64_t RailBytes(uint32_t rail) const;
+
+    /**
+     * \param rail ring index
+     * \param bucket bucket index 0..numBuckets-1
+     * \return bytes of that bucket on that rail (RailBytes split into numBuckets parts alike)
+     */
+    uint64_t BucketBytes(uint32_t rail, uint32_t bucket) const;
+
+    /**
+     * \brief The job's per-iteration inter-host traffic.
+     *
+     * One flow per (rail, rank): TensorParallel() × DataParallel() flows when DataParallel() > 1,
+     * none otherwise (single-host jobs use NVLink only). bytesPerIteration is exactly what the
+     * ring all-reduces of all buckets send on the flow, ≈ 2(N−1)/N × gradientBytes / G.
+     * \return flows ordered by flow id
+     * \throws std::invalid_argument if Validate() fails
+     */
+    std::vector<DltCommFlow> CommunicationPattern() const;
+};
+
+} // namespace ns3
+
+#endif // CRUX_DLT_JOB_H

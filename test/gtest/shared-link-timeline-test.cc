@@ -1,0 +1,233 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+// Two jobs alone on one link with strict priority (Crux §4.2, Example 1 and the k_j rule).
+
+#include "ns3/crux-scheduler.h"
+#include "ns3/shared-link-timeline.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+using namespace ns3;
+
+namespace
+{
+
+/// Job 1 of Crux Example 1: W = 10 GFLOP, compute 2 s, traffic 2 s, 10 GPUs, no overlap.
+TimelineJob
+Example1Job1()
+{
+    return TimelineJob {2.0, 2.0, 1.0, 10, 10e9};
+}
+
+/// Job 2 of Crux Example 1: W = 5 GFLOP, compute 1 s, traffic 1 s, 10 GPUs, no overlap.
+TimelineJob
+Example1Job2()
+{
+    return TimelineJob {1.0, 1.0, 1.0, 10, 5e9};
+}
+
+/// Result of the slotted reference simulation: link slots and completed iterations per job.
+struct SlottedResult
+{
+    std::array<int64_t, 2> sentSlots {};  //!< slots the link sent job x's data
+    std::array<uint64_t, 2> completed {}; //!< completed iterations
+};
+
+/**
+ * Independent reference: a slotted simulation in integer time units (all phase lengths are
+ * whole numbers of slots, so it is exact for such inputs). c, ovc, t in slots.
+ */
+SlottedResult
+SlottedSimulation(std::array<int64_t, 2> c,
+                  std::array<int64_t, 2> ovc,
+                  std::array<int64_t, 2> t,
+                  int high,
+                  int64_t horizon)
+{
+    SlottedResult r;
+    std::array<int64_t, 2> elapsed {}; // slots since the iteration started
+    std::array<int64_t, 2> sent {};    // slots of comm sent this iteration
+    for (int64_t now = 0; now <= horizon; ++now)
+    {
+        for (int x = 0; x < 2; ++x)
+        {
+            // an iteration ends when its compute and comm are both complete
+            while (elapsed[x] >= c[x] && sent[x] >= t[x] && elapsed[x] > 0)
+            {
+                r.completed[x]++;
+                elapsed[x] = 0;
+                sent[x] = 0;
+            }
+        }
+        if (now == horizon)
+        {
+            break;
+        }
+        int sender = -1;
+        for (int x : {high, 1 - high})
+        {
+            if (elapsed[x] >= ovc[x] && sent[x] < t[x])
+            {
+                sender = x;
+                break;
+            }
+        }
+        if (sender >= 0)
+        {
+            sent[sender]++;
+            r.sentSlots[sender]++;
+        }
+        elapsed[0]++;
+        elapsed[1]++;
+    }
+    return r;
+}
+
+} // namespace
+
+TEST(CruxSharedLinkTimeline, MatchesSlottedReferenceOnRandomPairs)
+{
+    std::mt19937_64 rng(99);
+    std::uniform_int_distribution<int64_t> len(1, 12);
+    std::uniform_int_distribution<int> ovPick(0, 2);
+    const double slot = 0.25; // seconds
+    for (int inst = 0; inst < 300; ++inst)
+    {
+        std::array<int64_t, 2> c {};
+        std::array<int64_t, 2> ovc {};
+        std::array<int64_t, 2> t {};
+        std::array<TimelineJob, 2> jobs;
+        for (int x = 0; x < 2; ++x)
+        {
+            c[x] = 2 * len(rng); // even, so that half of it is a whole slot count
+            t[x] = len(rng);
+            const int ov = ovPick(rng); // overlap start 0, 1/2 or 1
+            ovc[x] = ov * c[x] / 2;
+            jobs[x] = TimelineJob {c[x] * slot, t[x] * slot, ov / 2.0, 4, 1e9};
+        }
+        const int64_t horizon = 40 + len(rng) * 10;
+        for (int high = 0; high < 2; ++high)
+        {
+            const SlottedResult ref = SlottedSimulation(c, ovc, t, high, horizon);
+            const TimelineResult r = SimulateSharedLink(jobs, high, horizon * slot);
+            for (int x = 0; x < 2; ++x)
+            {
+                ASSERT_NEAR(r.sendTime[x], ref.sentSlots[x] * slot, 1e-9)
+                    << "instance " << inst << " high " << high << " job " << x;
+                ASSERT_EQ(r.completedIterations[x], ref.completed[x])
+                    << "instance " << inst << " high " << high << " job " << x;
+            }
+        }
+    }
+}
+
+TEST(CruxSharedLinkTimeline, PaperExample1)
+{
+    const std::array<TimelineJob, 2> jobs = {Example1Job1(), Example1Job2()};
+    // (A) job 1 has priority
+    TimelineResult a = SimulateSharedLink(jobs, 0, 12.0);
+    EXPECT_DOUBLE_EQ(a.sendTime[0], 6.0);
+    EXPECT_DOUBLE_EQ(a.sendTime[1], 3.0);
+    EXPECT_EQ(a.completedIterations[0], 3u);
+    EXPECT_EQ(a.completedIterations[1], 3u);
+    EXPECT_DOUBLE_EQ(a.gpuBusySeconds[0] + a.gpuBusySeconds[1], 90.0);
+    EXPECT_NEAR(a.utilization, 0.375, 1e-12);
+    // (B) job 2 has priority
+    TimelineResult b = SimulateSharedLink(jobs, 1, 12.0);
+    EXPECT_DOUBLE_EQ(b.sendTime[0], 4.0);
+    EXPECT_DOUBLE_EQ(b.sendTime[1], 6.0);
+    EXPECT_EQ(b.completedIterations[0], 2u);
+    EXPECT_EQ(b.completedIterations[1], 6u);
+    EXPECT_NEAR(b.utilization, 10.0 / 24.0, 1e-12); // 41.7 %
+    EXPECT_DOUBLE_EQ(b.completedFlops[1], 30e9);
+
+    // k_2 with job 1 as the reference: Δ_ref = 6 - 4 = 2, Δ_2 = 6 - 3 = 3.
+    CorrectionFactor cf = ComputeCorrectionFactor(Example1Job1(), Example1Job2(), 12.0, 100);
+    EXPECT_EQ(cf.method, CorrectionMethod::DELTA_RATIO);
+    EXPECT_DOUBLE_EQ(cf.deltaRef, 2.0);
+    EXPECT_DOUBLE_EQ(cf.deltaJob, 3.0);
+    EXPECT_DOUBLE_EQ(cf.k, 1.5);
+    // The computation-gain form agrees: G_ref = 1 × 10 GFLOP, G_2 = 3 × 5 GFLOP, equal I.
+    EXPECT_DOUBLE_EQ(cf.gainRef, 10e9);
+    EXPECT_DOUBLE_EQ(cf.gainJob, 15e9);
+}
+
+TEST(CruxSharedLinkTimeline, DefaultHorizonAlsoGivesOnePointFive)
+{
+    // [D3]: 48 iterations of the longer job (4 s alone) = 192 s. Job 1 first: job 1 sends
+    // half the time (96 s), job 2 a quarter (48 s). Job 2 first: job 2 sends 96 s, job 1 4 s
+    // in the first 12 s then 2 s every 6 s (64 s).
+    const double h =
+        CorrectionHorizon(Example1Job1(), Example1Job2(), SchedulerConfig().kHorizonIterations);
+    EXPECT_DOUBLE_EQ(h, 192.0);
+    CorrectionFactor cf = ComputeCorrectionFactor(Example1Job1(), Example1Job2(), h, 100);
+    EXPECT_DOUBLE_EQ(cf.refFirst.sendTime[0], 96.0);
+    EXPECT_DOUBLE_EQ(cf.refFirst.sendTime[1], 48.0);
+    EXPECT_DOUBLE_EQ(cf.jobFirst.sendTime[0], 64.0);
+    EXPECT_DOUBLE_EQ(cf.jobFirst.sendTime[1], 96.0);
+    EXPECT_DOUBLE_EQ(cf.deltaRef, 32.0);
+    EXPECT_DOUBLE_EQ(cf.deltaJob, 48.0);
+    EXPECT_DOUBLE_EQ(cf.k, 1.5);
+    // A horizon that is not a multiple of the 12 s pattern is close but not exact.
+    EXPECT_NEAR(ComputeCorrectionFactor(Example1Job1(), Example1Job2(), 100.0, 100).k, 1.5, 0.05);
+}
+
+TEST(CruxSharedLinkTimeline, PrioritizedJobRunsAsIfAlone)
+{
+    // Job 0: compute 3 s, comm 1 s starting after 1 s of compute -> 3 s per iteration alone.
+    // Job 1 saturates the link with low priority; job 0 must still finish 10 iterations in
+    // 30 s, and the link must never idle while job 1 has data.
+    TimelineJob j0 {3.0, 1.0, 1.0 / 3.0, 4, 1e9};
+    TimelineJob j1 {0.0, 5.0, 0.0, 4, 1e9};
+    TimelineResult r = SimulateSharedLink({j0, j1}, 0, 30.0);
+    EXPECT_EQ(r.completedIterations[0], 10u);
+    EXPECT_DOUBLE_EQ(r.sendTime[0], 10.0);
+    EXPECT_DOUBLE_EQ(r.sendTime[0] + r.sendTime[1], 30.0);
+    EXPECT_EQ(r.completedIterations[1], 4u); // 20 s of link time, 5 s per iteration
+}
+
+TEST(CruxSharedLinkTimeline, RejectsBadInput)
+{
+    EXPECT_THROW(SimulateSharedLink({Example1Job1(), Example1Job2()}, 2, 12),
+                 std::invalid_argument);
+    EXPECT_THROW(SimulateSharedLink({Example1Job1(), Example1Job2()}, 0, 0), std::invalid_argument);
+    TimelineJob empty {0, 0, 1, 1, 0};
+    EXPECT_THROW(SimulateSharedLink({empty, Example1Job2()}, 0, 12), std::invalid_argument);
+    TimelineJob bad {1, 1, 2, 1, 0};
+    EXPECT_THROW(SimulateSharedLink({bad, Example1Job2()}, 0, 12), std::invalid_argument);
+}
+
+TEST(CruxSharedLinkTimeline, CorrectionGuards)
+{
+    // The reference's traffic is fully hidden behind a long computation and the link is
+    // otherwise idle most of the time: neither job gains anything from priority -> k = 1.
+    TimelineJob ref {10.0, 1.0, 0.0, 8, 1e12};
+    TimelineJob small {10.0, 0.5, 0.0, 8, 1e12};
+    CorrectionFactor cf = ComputeCorrectionFactor(ref, small, 120.0, 100);
+    EXPECT_EQ(cf.method, CorrectionMethod::INDIFFERENT);
+    EXPECT_DOUBLE_EQ(cf.k, 1.0);
+
+    // Only job j gains: its traffic is exposed and it competes with a reference whose
+    // traffic is hidden behind compute (the reference loses nothing when deprioritised).
+    TimelineJob exposed {0.5, 1.0, 1.0, 8, 1e12};
+    cf = ComputeCorrectionFactor(ref, exposed, 120.0, 100);
+    EXPECT_EQ(cf.method, CorrectionMethod::ONLY_JOB_GAINS);
+    EXPECT_DOUBLE_EQ(cf.k, 100.0);
+    EXPECT_DOUBLE_EQ(cf.deltaRef, 0.0);
+    EXPECT_GT(cf.deltaJob, 0.0);
+}
