@@ -11,6 +11,10 @@ set(CRUX_SCHEDULING_SOURCES
     model/scheduling/shared-link-timeline.cc
     model/scheduling/dag-max-k-cut.cc
     model/scheduling/crux-scheduler.cc
+    model/scheduling/sincronia-scheduler.cc
+    model/scheduling/varys-scheduler.cc
+    model/scheduling/taccl-scheduler.cc
+    model/scheduling/cassini-scheduler.cc
 )
 
 set(CRUX_SOURCES
@@ -29,6 +33,7 @@ set(CRUX_SOURCES
     model/transport/rdma-queue-pair.cc
     model/transport/rdma-nic.cc
     model/transport/rdma-transport.cc
+    model/transport/flow-transport.cc
     # --- workload ---
     model/workload/crux-scenario.cc
     model/workload/model-zoo.cc
@@ -41,6 +46,8 @@ set(CRUX_SOURCES
     helper/qbb-helper.cc
     helper/crux-topology-helper.cc
     helper/rdma-transport-helper.cc
+    helper/flow-transport-helper.cc
+    helper/crux-experiment.cc
 )
 
 set(CRUX_HEADERS
@@ -51,6 +58,10 @@ set(CRUX_HEADERS
     model/scheduling/shared-link-timeline.h
     model/scheduling/dag-max-k-cut.h
     model/scheduling/crux-scheduler.h
+    model/scheduling/sincronia-scheduler.h
+    model/scheduling/varys-scheduler.h
+    model/scheduling/taccl-scheduler.h
+    model/scheduling/cassini-scheduler.h
     # --- fabric ---
     model/fabric/qbb-net-device.h
     model/fabric/qbb-channel.h
@@ -65,6 +76,7 @@ set(CRUX_HEADERS
     model/transport/rdma-queue-pair.h
     model/transport/rdma-nic.h
     model/transport/rdma-transport.h
+    model/transport/flow-transport.h
     # --- workload ---
     model/workload/crux-scenario.h
     model/workload/model-zoo.h
@@ -77,6 +89,8 @@ set(CRUX_HEADERS
     helper/qbb-helper.h
     helper/crux-topology-helper.h
     helper/rdma-transport-helper.h
+    helper/flow-transport-helper.h
+    helper/crux-experiment.h
 )
 
 # ns-3 TestSuites (simulations), compiled into the crux test library.
@@ -86,8 +100,11 @@ set(CRUX_TEST_SOURCES
     test/crux-switch-test-suite.cc
     # --- transport ---
     test/rdma-transport-test-suite.cc
+    test/flow-transport-test-suite.cc
     # --- workload ---
     test/dlt-workload-test-suite.cc
+    # --- experiment ---
+    test/crux-experiment-test-suite.cc
     # --- helper ---
 )
 
@@ -98,8 +115,11 @@ set(CRUX_TEST_SUITES
     crux-switch
     # --- transport ---
     crux-rdma
+    crux-flow
     # --- workload ---
     crux-workload
+    # --- experiment ---
+    crux-experiment
     # --- helper ---
 )
 
@@ -111,12 +131,18 @@ set(CRUX_GTEST_SOURCES
     test/gtest/shared-link-timeline-test.cc
     test/gtest/dag-max-k-cut-test.cc
     test/gtest/crux-scheduler-test.cc
+    test/gtest/sincronia-scheduler-test.cc
+    test/gtest/varys-scheduler-test.cc
+    test/gtest/taccl-scheduler-test.cc
+    test/gtest/cassini-scheduler-test.cc
 )
 
 # Example programs: examples/<name>.cc
 set(CRUX_EXAMPLES
+    crux-experiment
 )
 
 # Benchmark programs: bench/<name>.cc
 set(CRUX_BENCH_PROGRAMS
+    fabric-bench
 )

@@ -154,7 +154,8 @@ CruxTopologyHelper::BuildClos(const CruxClosConfig& cfg)
         {
             ConnectHost(topo,
                         h,
-                        tors[group * cfg.nicsPerHost + n],
+                        tors[group * cfg.nicsPerHost +
+                             (cfg.rotateNics ? (n + h) % cfg.nicsPerHost : n)],
                         cfg.hostLinkRate,
                         cfg.hostLinkDelay);
         }

@@ -61,6 +61,10 @@ struct CruxClosConfig
     Time hostLinkDelay {MicroSeconds(1)};          //!< NIC ↔ ToR propagation delay
     DataRate fabricLinkRate {DataRate("100Gb/s")}; //!< ToR ↔ agg line rate
     Time fabricLinkDelay {MicroSeconds(1)};        //!< ToR ↔ agg propagation delay
+    /// false: NIC n of every host on ToR n of its group (rail-aligned); true: NIC n of host h on
+    /// ToR (n + h) mod nicsPerHost of its group, so same-index GPUs of different hosts sit on
+    /// different ToRs and ring traffic crosses the aggregation layer.
+    bool rotateNics {false};
     bool assignEcmpSeeds {true}; //!< set each switch's EcmpSeed to ecmpSeedBase + switch index
     uint32_t ecmpSeedBase {0};   //!< base of the per-switch ECMP seeds
 };

@@ -73,7 +73,7 @@ operator==(const JobDecision& a, const JobDecision& b)
 {
     return a.level == b.level && a.rank == b.rank && a.priorityScore == b.priorityScore &&
            a.intensity == b.intensity && a.k == b.k && a.commTime == b.commTime &&
-           a.flowPath == b.flowPath;
+           a.flowPath == b.flowPath && a.timeShift == b.timeShift;
 }
 
 bool

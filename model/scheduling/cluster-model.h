@@ -143,6 +143,19 @@ struct JobDecision
     double k {1};             //!< correction factor k_j (dimensionless, Crux §4.2)
     double commTime {0};      //!< t_j on the chosen paths (or measured), seconds per iteration
     std::map<uint32_t, uint32_t> flowPath; //!< flow id -> chosen index into candidatePaths
+    /**
+     * Time shift in seconds (>= 0, < the job's stand-alone iteration time) by which the job's
+     * iteration starts are delayed; only CASSINI sets it (0 for every other scheduler).
+     *
+     * Meaning: with T0 the time the decision is applied (a common epoch for all jobs) and
+     * T_j = max(c_j, ov_j c_j + commTime) the job's stand-alone iteration time, the job's
+     * iteration boundaries are aligned to T0 + timeShift + n T_j. Enforcement variant
+     * (cassini-scheduler.h [C7]): the shift is applied once per decision - the job's next
+     * iteration after T0 is held back to the first such boundary, later iterations run
+     * free (drift is not corrected until the next decision, i.e. the next job arrival or
+     * departure).
+     */
+    double timeShift {0};
 };
 
 /**

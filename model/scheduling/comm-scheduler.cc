@@ -15,9 +15,14 @@
 
 #include "comm-scheduler.h"
 
+#include "cassini-scheduler.h"
 #include "crux-scheduler.h"
 #include "ecmp-scheduler.h"
+#include "sincronia-scheduler.h"
+#include "taccl-scheduler.h"
+#include "varys-scheduler.h"
 
+#include <algorithm>
 #include <functional>
 #include <stdexcept>
 #include <utility>
@@ -41,6 +46,10 @@ Registry()
         {"crux-full", [] { return std::make_unique<CruxScheduler>("crux-full"); }},
         {"crux-pa", [] { return std::make_unique<CruxPaScheduler>(); }},
         {"crux-ps-pa", [] { return std::make_unique<CruxPsPaScheduler>(); }},
+        {"sincronia", [] { return std::make_unique<SincroniaScheduler>(); }},
+        {"varys", [] { return std::make_unique<VarysScheduler>(); }},
+        {"taccl", [] { return std::make_unique<TacclScheduler>(); }},
+        {"cassini", [] { return std::make_unique<CassiniScheduler>(); }},
     };
     return registry;
 }
@@ -130,6 +139,23 @@ AssignLevelsByRank(Decision& decision)
         jd.level = jd.rank < k ? k - 1 - jd.rank : 0;
     }
     decision.uniquePriorities = true;
+}
+
+uint32_t
+EqualGroupLevel(uint32_t position, uint32_t count, uint32_t numLevels)
+{
+    if (numLevels == 0)
+    {
+        throw std::invalid_argument("EqualGroupLevel: numLevels must be >= 1 (got 0)");
+    }
+    if (position >= count)
+    {
+        throw std::invalid_argument("EqualGroupLevel: position " + std::to_string(position) +
+                                    " out of range (count " + std::to_string(count) + ")");
+    }
+    const uint64_t groups = std::min(numLevels, count);
+    const uint64_t group = static_cast<uint64_t>(position) * groups / count;
+    return numLevels - 1 - static_cast<uint32_t>(group);
 }
 
 } // namespace ns3

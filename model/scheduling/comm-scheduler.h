@@ -61,7 +61,12 @@ class CommScheduler
  * Known names: "ecmp" (default paths, one class), "crux" (= "crux-full": path selection +
  * priority assignment + compression, Crux §4), "crux-pa" (priority assignment only, default
  * paths, unique priorities), "crux-ps-pa" (path selection + priority assignment, unique
- * priorities). See KnownCommSchedulers().
+ * priorities), and the baselines of Crux §4.4 / §6.3: "sincronia" (BSSI order on default
+ * paths, top K-1 jobs on their own levels; sincronia-scheduler.h), "varys" (SEBF order on
+ * default paths, K equal contiguous groups; varys-scheduler.h), "taccl" (TACCL*: least
+ * congested paths in arrival order, longest distance first; taccl-scheduler.h), "cassini"
+ * (default paths, one class, per-job iteration time shifts; cassini-scheduler.h). See
+ * KnownCommSchedulers().
  * \param name the scheduler name (case-sensitive)
  * \return a new scheduler
  * \throws std::invalid_argument "unknown scheduler 'x' (known: ...)" for an unknown name
@@ -115,6 +120,22 @@ void UpdateIntensities(const ClusterModel& model, Decision& decision);
  * \param decision updated in place (level of every job, uniquePriorities)
  */
 void AssignLevelsByRank(Decision& decision);
+
+/**
+ * \ingroup crux-scheduling
+ * \brief Level of one position when an ordered list is cut into equal contiguous groups.
+ *
+ * G = min(numLevels, count) groups; position p falls into group g = floor(p G / count) (group
+ * sizes differ by at most one) and gets level numLevels-1-g. With count <= numLevels every
+ * position gets its own level, highest first. Used by Varys (Crux Fig. 13's reading) and by
+ * TACCL*'s distance classes.
+ * \param position 0-based position in the order (0 = highest priority)
+ * \param count number of ordered items (> position)
+ * \param numLevels K (>= 1)
+ * \return the level in 0..numLevels-1
+ * \throws std::invalid_argument if numLevels is 0 or position >= count
+ */
+uint32_t EqualGroupLevel(uint32_t position, uint32_t count, uint32_t numLevels);
 
 } // namespace ns3
 

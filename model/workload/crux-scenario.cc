@@ -169,6 +169,7 @@ Scenario::Parse(const std::string& text, const std::string& source)
     top.Read("pathEnforcement", s.pathEnforcement);
     top.Read("stopTime", s.stopTime);
     top.Read("profileIterations", s.profileIterations);
+    top.Read("fabric", s.fabric);
     if (const json* t = top.Get("topology"))
     {
         ObjectReader r(*t, "topology", source);
@@ -184,6 +185,7 @@ Scenario::Parse(const std::string& text, const std::string& source)
         r.Read("linkDelay", tp.linkDelay);
         r.Read("pfc", tp.pfc);
         r.Read("switchBuffer", tp.switchBuffer);
+        r.Read("wiring", tp.wiring);
         r.RejectUnknown();
     }
     const json* jobs = top.Get("jobs");
@@ -205,6 +207,7 @@ Scenario::Parse(const std::string& text, const std::string& source)
         r.Read("iterations", job.iterations);
         r.Read("computeTime", job.computeTime);
         r.Read("gradientBytes", job.gradientBytes);
+        r.Read("background", job.background);
         r.RejectUnknown();
         if (job.model.empty())
         {
@@ -243,6 +246,23 @@ Scenario::Validate() const
         {
             fail("topology.nicsPerHost", "each NIC needs its own ToR: nicsPerHost <= tors");
         }
+    }
+    if (topology.wiring != "rail" && topology.wiring != "rotated")
+    {
+        fail("topology.wiring", "unknown value '" + topology.wiring + "' (known: rail, rotated)");
+    }
+    if (fabric != "packet" && fabric != "flow")
+    {
+        fail("fabric", "unknown value '" + fabric + "' (known: packet, flow)");
+    }
+    bool anyMeasured = false;
+    for (const auto& j : jobs)
+    {
+        anyMeasured = anyMeasured || !j.background;
+    }
+    if (!jobs.empty() && !anyMeasured)
+    {
+        fail("jobs", "every job is \"background\": at least one job must end by itself");
     }
     if (pathEnforcement != "source-port" && pathEnforcement != "pinned")
     {
@@ -295,6 +315,7 @@ Scenario::ToJson() const
     j["pathEnforcement"] = pathEnforcement;
     j["stopTime"] = stopTime;
     j["profileIterations"] = profileIterations;
+    j["fabric"] = fabric;
     j["topology"] = {{"type", topology.type},
                      {"tors", topology.tors},
                      {"aggs", topology.aggs},
@@ -305,7 +326,8 @@ Scenario::ToJson() const
                      {"fabricLinkRate", topology.fabricLinkRate},
                      {"linkDelay", topology.linkDelay},
                      {"pfc", topology.pfc},
-                     {"switchBuffer", topology.switchBuffer}};
+                     {"switchBuffer", topology.switchBuffer},
+                     {"wiring", topology.wiring}};
     j["jobs"] = json::array();
     for (const auto& jb : jobs)
     {
@@ -317,7 +339,8 @@ Scenario::ToJson() const
                              {"start", jb.start},
                              {"iterations", jb.iterations},
                              {"computeTime", jb.computeTime},
-                             {"gradientBytes", jb.gradientBytes}});
+                             {"gradientBytes", jb.gradientBytes},
+                             {"background", jb.background}});
     }
     return j.dump(2);
 }

@@ -62,6 +62,11 @@ struct ScenarioTopology
     std::string linkDelay{"1us"};          //!< propagation delay of every link (ns-3 Time string)
     bool pfc{true};                        //!< PFC (IEEE 802.1Qbb) on every switch port
     std::string switchBuffer{"32MiB"};     //!< shared buffer per switch (bytes, e.g. "32MiB")
+    /// How a multi-NIC host's NICs meet the ToRs of its group: "rail" = NIC n on ToR n (rail-
+    /// aligned: same-index GPUs never cross the aggregation layer); "rotated" = NIC n of host h
+    /// on ToR (n + h) mod nicsPerHost, so ring all-reduce traffic crosses the aggregation layer
+    /// and jobs contend there, as in the paper's testbed (§6.2).
+    std::string wiring{"rail"};
 };
 
 /**
@@ -80,8 +85,13 @@ struct ScenarioJob
     uint32_t gpusPerHost{0};          //!< GPUs used on each listed host (0 = all of the host)
     double start{0};                  //!< start time, seconds
     uint32_t iterations{5};           //!< iterations to run
-    double computeTime{-1};           //!< override of compute seconds per iteration (< 0: zoo)
+    /// Override of the compute seconds per iteration (< 0: the zoo's). W_j (FLOPs per iteration)
+    /// is scaled by the same factor: the GPUs keep the zoo model's achieved FLOP/s.
+    double computeTime{-1};
     double gradientBytes{-1};         //!< override of gradient bytes per iteration (< 0: zoo)
+    /// true: the job runs until every non-background job has finished (iterations is then
+    /// ignored); it provides the contention during the measured jobs' whole run.
+    bool background{false};
 };
 
 /**
@@ -103,6 +113,9 @@ struct Scenario
     std::string outputDir{"results"}; //!< directory for result files (created if missing)
     std::string pathEnforcement{"source-port"}; //!< "source-port" (ECMP steering) or "pinned"
     double stopTime{120};             //!< simulated-time limit, seconds (a watchdog)
+    /// Fabric model carrying the messages: "packet" (QbbNetDevice/RDMA NIC, packet level) or
+    /// "flow" (FlowTransport: max-min fair fluid flows, strict priority between classes).
+    std::string fabric{"packet"};
     uint32_t profileIterations{2};    //!< iterations each job runs alone to measure t_j (0 = analytic)
 
     /**

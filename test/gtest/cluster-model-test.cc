@@ -21,6 +21,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -167,13 +168,26 @@ TEST(CruxClusterModel, ValidateNamesTheField)
 
 TEST(CruxSchedulerFactory, KnownAndUnknownNames)
 {
-    for (const std::string name : {"ecmp", "crux", "crux-full", "crux-pa", "crux-ps-pa"})
+    const std::vector<std::string> known = KnownCommSchedulers();
+    for (const std::string name : {"ecmp",
+                                   "crux",
+                                   "crux-full",
+                                   "crux-pa",
+                                   "crux-ps-pa",
+                                   "sincronia",
+                                   "varys",
+                                   "taccl",
+                                   "cassini"})
     {
         auto s = CreateCommScheduler(name);
         ASSERT_NE(s, nullptr);
         EXPECT_EQ(s->Name(), name);
+        EXPECT_NE(std::find(known.begin(), known.end(), name), known.end()) << name;
     }
-    EXPECT_EQ(KnownCommSchedulers().size(), 5u);
+    for (const std::string& name : known)
+    {
+        EXPECT_EQ(CreateCommScheduler(name)->Name(), name);
+    }
     try
     {
         CreateCommScheduler("sjf");

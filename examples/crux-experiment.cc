@@ -1,0 +1,175 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+/**
+ * \file
+ * \ingroup crux
+ * Runs a crux scenario file: each job alone, then all jobs under each requested scheduler
+ * (default: ecmp and the scenario's scheduler), prints the result table and writes the result
+ * files (doc/crux.rst, "Output") into the scenario's output directory.
+ *
+ *   crux-experiment --scenario=scenarios/sec22-gpt-bert.json
+ *   crux-experiment --scenario=scenarios/testbed-gpt-bert.json --modes=alone,ecmp,crux,crux-pa
+ *
+ * Every command-line value overrides the scenario file's field of the same name. Bad input
+ * (missing or malformed file, unknown model or scheduler, too many GPUs, 0 priority levels)
+ * prints one line naming the file and field and exits with status 1 before anything is written.
+ */
+
+#include "ns3/command-line.h"
+#include "ns3/crux-experiment.h"
+
+#include <iostream>
+#include <sstream>
+
+using namespace ns3;
+
+namespace
+{
+
+/// Split "a,b,c" into its non-empty parts.
+std::vector<std::string>
+SplitList(const std::string& text)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ','))
+    {
+        if (!item.empty())
+        {
+            out.push_back(item);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    std::string scenarioPath;
+    std::string modes;
+    std::string outputDir;
+    std::string scheduler;
+    std::string fabric;
+    std::string pathEnforcement;
+    int64_t seed = -1;
+    int64_t priorityLevels = -1;
+    double stopTime = -1;
+    int64_t profileIterations = -1;
+    bool quiet = false;
+
+    CommandLine cmd(__FILE__);
+    cmd.Usage("Runs a crux scenario (JSON) alone / under ECMP / under a scheduler and writes "
+              "the results.");
+    cmd.AddValue("scenario", "Scenario file (JSON, see doc/crux.rst)", scenarioPath);
+    cmd.AddValue("modes",
+                 "Comma-separated runs: alone and/or scheduler names (default: "
+                 "alone,ecmp,<scenario scheduler>)",
+                 modes);
+    cmd.AddValue("outputDir", "Override the scenario's outputDir", outputDir);
+    cmd.AddValue("scheduler", "Override the scenario's scheduler", scheduler);
+    cmd.AddValue("fabric", "Override the scenario's fabric (packet or flow)", fabric);
+    cmd.AddValue("pathEnforcement",
+                 "Override the scenario's pathEnforcement (source-port or pinned)",
+                 pathEnforcement);
+    cmd.AddValue("seed", "Override the scenario's seed (>= 1)", seed);
+    cmd.AddValue("priorityLevels", "Override the scenario's priorityLevels (1..8)", priorityLevels);
+    cmd.AddValue("stopTime", "Override the scenario's stopTime (seconds)", stopTime);
+    cmd.AddValue("profileIterations",
+                 "Override the scenario's profileIterations (0 = analytic t_j)",
+                 profileIterations);
+    cmd.AddValue("quiet", "Do not print the table", quiet);
+    cmd.Parse(argc, argv);
+
+    try
+    {
+        if (scenarioPath.empty())
+        {
+            throw ExperimentError("--scenario: missing (give a scenario file, e.g. "
+                                  "--scenario=scenarios/sec22-gpt-bert.json)");
+        }
+        Scenario s = Scenario::Load(scenarioPath);
+        auto overrideField = [&s](const std::string& field) { s.source += " + --" + field; };
+        if (!outputDir.empty())
+        {
+            s.outputDir = outputDir;
+        }
+        if (!scheduler.empty())
+        {
+            s.scheduler = scheduler;
+            overrideField("scheduler");
+        }
+        if (!fabric.empty())
+        {
+            s.fabric = fabric;
+            overrideField("fabric");
+        }
+        if (!pathEnforcement.empty())
+        {
+            s.pathEnforcement = pathEnforcement;
+            overrideField("pathEnforcement");
+        }
+        if (seed >= 0)
+        {
+            s.seed = static_cast<uint64_t>(seed);
+            overrideField("seed");
+        }
+        if (priorityLevels >= 0)
+        {
+            s.priorityLevels = static_cast<uint32_t>(priorityLevels);
+            overrideField("priorityLevels");
+        }
+        if (stopTime >= 0)
+        {
+            s.stopTime = stopTime;
+            overrideField("stopTime");
+        }
+        if (profileIterations >= 0)
+        {
+            s.profileIterations = static_cast<uint32_t>(profileIterations);
+            overrideField("profileIterations");
+        }
+        CruxExperiment exp(s);
+        std::vector<std::string> modeList = SplitList(modes);
+        if (modeList.empty())
+        {
+            modeList = {"alone", "ecmp", s.scheduler};
+        }
+        try
+        {
+            CruxExperiment::CheckModes(modeList);
+        }
+        catch (const ExperimentError& e)
+        {
+            throw ExperimentError(std::string("--modes: ") + e.what());
+        }
+        auto runs = exp.Run(modeList);
+        exp.WriteResults(runs);
+        if (!quiet)
+        {
+            std::cout << exp.FormatTable(runs);
+            std::cout << "results written to " << s.outputDir << "/\n";
+        }
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "crux-experiment: error: " << e.what() << std::endl;
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,1192 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#include "crux-experiment.h"
+
+#include "ns3/boolean.h"
+#include "ns3/comm-scheduler.h"
+#include "ns3/crux-topology-helper.h"
+#include "ns3/data-rate.h"
+#include "ns3/double.h"
+#include "ns3/dlt-job-application.h"
+#include "ns3/flow-transport-helper.h"
+#include "ns3/flow-transport.h"
+#include "ns3/gpu-intensity-tracker.h"
+#include "ns3/log.h"
+#include "ns3/model-zoo.h"
+#include "ns3/nstime.h"
+#include "ns3/rdma-transport-helper.h"
+#include "ns3/rdma-transport.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <unistd.h>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CruxExperiment");
+
+namespace
+{
+
+/// Parse an ns-3 DataRate string; throws ExperimentError naming the field.
+DataRate
+ParseRate(const std::string& text, const std::string& field)
+{
+    DataRateValue v;
+    if (!v.DeserializeFromString(text, MakeDataRateChecker()) || v.Get().GetBitRate() == 0)
+    {
+        throw ExperimentError(field + ": '" + text + "' is not a positive data rate (e.g. 100Gbps)");
+    }
+    return v.Get();
+}
+
+/// Parse an ns-3 Time string; throws ExperimentError naming the field.
+Time
+ParseTime(const std::string& text, const std::string& field)
+{
+    TimeValue v;
+    if (!v.DeserializeFromString(text, MakeTimeChecker()) || v.Get().IsNegative())
+    {
+        throw ExperimentError(field + ": '" + text + "' is not a non-negative time (e.g. 1us)");
+    }
+    return v.Get();
+}
+
+/// Join strings with ", ".
+std::string
+Join(const std::vector<std::string>& v)
+{
+    std::string out;
+    for (const auto& s : v)
+    {
+        out += (out.empty() ? "" : ", ") + s;
+    }
+    return out;
+}
+
+/// Percentage change of x against a reference (NaN if the reference is 0).
+double
+PercentChange(double x, double ref)
+{
+    return ref > 0 ? (x / ref - 1.0) * 100.0 : std::nan("");
+}
+
+} // namespace
+
+uint64_t
+ParseByteSize(const std::string& text, const std::string& field)
+{
+    static const std::vector<std::pair<std::string, uint64_t>> units = {
+        {"GiB", 1ULL << 30},
+        {"MiB", 1ULL << 20},
+        {"KiB", 1ULL << 10},
+        {"GB", 1000000000ULL},
+        {"MB", 1000000ULL},
+        {"KB", 1000ULL},
+        {"B", 1ULL},
+    };
+    size_t pos = 0;
+    double value = 0;
+    try
+    {
+        value = std::stod(text, &pos);
+    }
+    catch (const std::exception&)
+    {
+        throw ExperimentError(field + ": '" + text + "' is not a byte size (e.g. 32MiB)");
+    }
+    std::string unit = text.substr(pos);
+    uint64_t mult = unit.empty() ? 1 : 0;
+    for (const auto& [name, m] : units)
+    {
+        if (unit == name)
+        {
+            mult = m;
+        }
+    }
+    if (mult == 0 || !(value > 0) || !std::isfinite(value))
+    {
+        throw ExperimentError(field + ": '" + text +
+                              "' is not a positive byte size (units B, KB, MB, GB, KiB, MiB, GiB)");
+    }
+    return static_cast<uint64_t>(std::llround(value * static_cast<double>(mult)));
+}
+
+CruxExperiment::CruxExperiment(const Scenario& scenario)
+    : m_scenario(scenario)
+{
+    m_scenario.Validate();
+    const Scenario& s = m_scenario;
+    const auto& tp = s.topology;
+    auto fail = [&s](const std::string& field, const std::string& what) {
+        throw ExperimentError(s.source + ": " + field + ": " + what);
+    };
+    if (s.seed == 0)
+    {
+        fail("seed", "must be >= 1 (ns-3 RNG seeds are positive)");
+    }
+    if (tp.type == "testbed")
+    {
+        CruxClosConfig cfg = CruxTopologyHelper::TestbedConfig();
+        m_nHosts = cfg.numTors / cfg.nicsPerHost * cfg.hostsPerTor;
+        m_gpusPerHost = cfg.gpusPerHost;
+    }
+    else
+    {
+        if (tp.tors % tp.nicsPerHost != 0)
+        {
+            fail("topology.nicsPerHost",
+                 "must divide topology.tors (each NIC of a host goes to another ToR of its group)");
+        }
+        m_nHosts = tp.tors / tp.nicsPerHost * tp.hostsPerTor;
+        m_gpusPerHost = tp.gpusPerHost;
+    }
+    try
+    {
+        ParseRate(tp.hostLinkRate, "topology.hostLinkRate");
+        ParseRate(tp.fabricLinkRate, "topology.fabricLinkRate");
+        ParseTime(tp.linkDelay, "topology.linkDelay");
+        ParseByteSize(tp.switchBuffer, "topology.switchBuffer");
+        CheckModes({s.scheduler});
+    }
+    catch (const ExperimentError& e)
+    {
+        fail(std::string(e.what()).substr(0, std::string(e.what()).find(':')),
+             std::string(e.what()).substr(std::string(e.what()).find(':') + 2));
+    }
+    for (size_t i = 0; i < s.jobs.size(); ++i)
+    {
+        if (!ModelZoo::Has(s.jobs[i].model))
+        {
+            fail("jobs[" + std::to_string(i) + "].model",
+                 "unknown model '" + s.jobs[i].model + "' (known: " + Join(ModelZoo::Names()) +
+                     ")");
+        }
+    }
+    PlaceJobs();
+}
+
+void
+CruxExperiment::PlaceJobs()
+{
+    const Scenario& s = m_scenario;
+    auto fail = [&s](const std::string& field, const std::string& what) {
+        throw ExperimentError(s.source + ": " + field + ": " + what);
+    };
+    const uint32_t total = m_nHosts * m_gpusPerHost;
+    std::vector<std::vector<bool>> used(m_nHosts, std::vector<bool>(m_gpusPerHost, false));
+    auto freeOn = [&used](uint32_t h) {
+        return static_cast<uint32_t>(std::count(used[h].begin(), used[h].end(), false));
+    };
+    auto take = [&used](uint32_t h, uint32_t n, std::vector<GpuId>& out) {
+        for (uint32_t g = 0; g < used[h].size() && n > 0; ++g)
+        {
+            if (!used[h][g])
+            {
+                used[h][g] = true;
+                out.push_back(GpuId{h, g});
+                --n;
+            }
+        }
+    };
+    for (uint32_t i = 0; i < s.jobs.size(); ++i)
+    {
+        const ScenarioJob& sj = s.jobs[i];
+        const std::string f = "jobs[" + std::to_string(i) + "]";
+        std::vector<GpuId> gpus;
+        if (!sj.hosts.empty())
+        {
+            const uint32_t per = sj.gpusPerHost > 0 ? sj.gpusPerHost : m_gpusPerHost;
+            if (per > m_gpusPerHost)
+            {
+                fail(f + ".gpusPerHost",
+                     "asks for " + std::to_string(per) + " GPUs per host but hosts have " +
+                         std::to_string(m_gpusPerHost));
+            }
+            if (sj.gpus > 0 && sj.gpus != per * sj.hosts.size())
+            {
+                fail(f + ".gpus",
+                     std::to_string(sj.gpus) + " GPUs does not equal hosts (" +
+                         std::to_string(sj.hosts.size()) + ") x gpusPerHost (" +
+                         std::to_string(per) + ")");
+            }
+            for (size_t k = 0; k < sj.hosts.size(); ++k)
+            {
+                const uint32_t h = sj.hosts[k];
+                if (h >= m_nHosts)
+                {
+                    fail(f + ".hosts",
+                         "host " + std::to_string(h) + " does not exist (the topology has " +
+                             std::to_string(m_nHosts) + " hosts, 0.." +
+                             std::to_string(m_nHosts - 1) + ")");
+                }
+                if (std::find(sj.hosts.begin(), sj.hosts.begin() + k, h) != sj.hosts.begin() + k)
+                {
+                    fail(f + ".hosts", "host " + std::to_string(h) + " is listed twice");
+                }
+                if (freeOn(h) < per)
+                {
+                    fail(f + ".hosts",
+                         "host " + std::to_string(h) + " has only " + std::to_string(freeOn(h)) +
+                             " free GPUs, the job needs " + std::to_string(per));
+                }
+                take(h, per, gpus);
+            }
+        }
+        else
+        {
+            const uint32_t n = sj.gpus;
+            uint32_t freeTotal = 0;
+            for (uint32_t h = 0; h < m_nHosts; ++h)
+            {
+                freeTotal += freeOn(h);
+            }
+            if (n > freeTotal)
+            {
+                fail(f + ".gpus",
+                     "job asks for " + std::to_string(n) + " GPUs but only " +
+                         std::to_string(freeTotal) + " of the cluster's " +
+                         std::to_string(total) + " GPUs are free");
+            }
+            const uint32_t per =
+                sj.gpusPerHost > 0 ? sj.gpusPerHost : std::min(n, m_gpusPerHost);
+            if (per > m_gpusPerHost || n % per != 0)
+            {
+                fail(f + ".gpus",
+                     std::to_string(n) + " GPUs cannot be split into equal groups of " +
+                         std::to_string(per) + " per host (hosts have " +
+                         std::to_string(m_gpusPerHost) + " GPUs)");
+            }
+            uint32_t hostsNeeded = n / per;
+            // Locality first: hosts in index order (hosts under one ToR are consecutive).
+            for (uint32_t h = 0; h < m_nHosts && hostsNeeded > 0; ++h)
+            {
+                if (freeOn(h) >= per)
+                {
+                    take(h, per, gpus);
+                    --hostsNeeded;
+                }
+            }
+            if (hostsNeeded > 0)
+            {
+                fail(f + ".gpus",
+                     "no room for " + std::to_string(n / per) + " hosts with " +
+                         std::to_string(per) + " free GPUs each (cluster: " +
+                         std::to_string(m_nHosts) + " hosts x " + std::to_string(m_gpusPerHost) +
+                         " GPUs)");
+            }
+        }
+        try
+        {
+            DltJob job = DltJob::FromModel(i, sj.model, gpus);
+            if (sj.computeTime >= 0)
+            {
+                // A shorter or longer compute phase means proportionally less or more work (a
+                // smaller batch, fewer layers): the GPUs keep the zoo model's achieved FLOP/s,
+                // so W_j scales with the override (utilization stays <= 1).
+                if (job.computeTime > 0)
+                {
+                    job.flopsPerIteration *= sj.computeTime / job.computeTime;
+                }
+                job.computeTime = sj.computeTime;
+            }
+            if (sj.gradientBytes >= 0)
+            {
+                job.gradientBytes = static_cast<uint64_t>(std::llround(sj.gradientBytes));
+            }
+            job.startTime = sj.start;
+            job.iterations = sj.iterations;
+            job.Validate();
+            m_jobs.push_back(job);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            fail(f, e.what());
+        }
+    }
+}
+
+const Scenario&
+CruxExperiment::GetScenario() const
+{
+    return m_scenario;
+}
+
+const std::vector<DltJob>&
+CruxExperiment::GetJobs() const
+{
+    return m_jobs;
+}
+
+uint32_t
+CruxExperiment::GetNHosts() const
+{
+    return m_nHosts;
+}
+
+uint32_t
+CruxExperiment::GetGpusPerHost() const
+{
+    return m_gpusPerHost;
+}
+
+const std::map<uint32_t, double>&
+CruxExperiment::GetMeasuredCommTimes() const
+{
+    return m_measuredComm;
+}
+
+void
+CruxExperiment::CheckModes(const std::vector<std::string>& modes)
+{
+    const auto known = KnownCommSchedulers();
+    for (const auto& m : modes)
+    {
+        if (m != "alone" && std::find(known.begin(), known.end(), m) == known.end())
+        {
+            throw ExperimentError("scheduler: unknown scheduler '" + m +
+                                  "' (known: alone, " + Join(known) + ")");
+        }
+    }
+}
+
+std::vector<ExperimentRunResult>
+CruxExperiment::Run(const std::vector<std::string>& modes)
+{
+    CheckModes(modes);
+    std::vector<std::string> ordered;
+    if (std::find(modes.begin(), modes.end(), "alone") != modes.end())
+    {
+        ordered.emplace_back("alone");
+    }
+    for (const auto& m : modes)
+    {
+        if (m != "alone" && std::find(ordered.begin(), ordered.end(), m) == ordered.end())
+        {
+            ordered.push_back(m);
+        }
+    }
+    std::vector<ExperimentRunResult> out;
+    for (const auto& m : ordered)
+    {
+        auto runs = RunMode(m);
+        out.insert(out.end(), runs.begin(), runs.end());
+    }
+    return out;
+}
+
+std::vector<ExperimentRunResult>
+CruxExperiment::RunMode(const std::string& mode)
+{
+    CheckModes({mode});
+    std::vector<ExperimentRunResult> out;
+    if (mode == "alone")
+    {
+        for (const auto& job : m_jobs)
+        {
+            auto r = RunJobs("alone:" + m_scenario.jobs[job.id].name, {job.id}, "ecmp", 0);
+            const auto& jr = r.jobs.front();
+            m_aloneIter[job.id] = jr.meanIterationTime;
+            const uint32_t p = m_scenario.profileIterations;
+            if (p > 0 && jr.iterComm.size() >= 2)
+            {
+                // Crux §5: t_j profiled alone; skip the first (set-up) iteration.
+                double sum = 0;
+                uint32_t n = 0;
+                for (size_t i = 1; i < jr.iterComm.size() && n < p; ++i, ++n)
+                {
+                    sum += jr.iterComm[i];
+                }
+                m_measuredComm[job.id] = sum / n;
+            }
+            out.push_back(r);
+        }
+        return out;
+    }
+    if (mode != "ecmp")
+    {
+        EnsureProfiled();
+    }
+    std::vector<uint32_t> ids;
+    for (const auto& job : m_jobs)
+    {
+        ids.push_back(job.id);
+    }
+    out.push_back(RunJobs(mode, ids, mode, 0));
+    return out;
+}
+
+void
+CruxExperiment::EnsureProfiled()
+{
+    const uint32_t p = m_scenario.profileIterations;
+    if (p == 0)
+    {
+        return;
+    }
+    for (const auto& job : m_jobs)
+    {
+        if (m_measuredComm.count(job.id) != 0)
+        {
+            continue;
+        }
+        auto r = RunJobs("profile:" + m_scenario.jobs[job.id].name, {job.id}, "ecmp", p + 1);
+        const auto& jr = r.jobs.front();
+        double sum = 0;
+        uint32_t n = 0;
+        for (size_t i = 1; i < jr.iterComm.size() && n < p; ++i, ++n)
+        {
+            sum += jr.iterComm[i];
+        }
+        if (n > 0)
+        {
+            m_measuredComm[job.id] = sum / n;
+        }
+    }
+}
+
+namespace
+{
+
+/// Per-run mutable state reached from trace sinks.
+struct RunState
+{
+    uint32_t measuredRemaining {0};                     //!< measured jobs not finished
+    std::map<std::pair<uint32_t, uint32_t>, double> comm; //!< (job, iteration) → all-reduce s
+    std::vector<std::array<uint64_t, 8>> linkTcBytes;   //!< per link, per TC IP bytes
+    std::map<std::string, uint64_t> deviceDrops;        //!< device drop reason → frames
+};
+
+} // namespace
+
+ExperimentRunResult
+CruxExperiment::RunJobs(const std::string& label,
+                        const std::vector<uint32_t>& jobIds,
+                        const std::string& scheduler,
+                        uint32_t iterationsOverride)
+{
+    const Scenario& s = m_scenario;
+    const auto& tp = s.topology;
+    NS_LOG_INFO("run " << label << " with scheduler " << scheduler);
+    RngSeedManager::SetSeed(static_cast<uint32_t>(s.seed));
+    RngSeedManager::SetRun(1);
+
+    // ---------------------------------------------------------------- topology
+    CruxTopologyHelper th;
+    th.SetMmuAttribute("BufferSize",
+                       UintegerValue(ParseByteSize(tp.switchBuffer, "topology.switchBuffer")));
+    th.SetMmuAttribute("PfcEnabled", BooleanValue(tp.pfc));
+    CruxClosConfig cfg;
+    if (tp.type == "testbed")
+    {
+        cfg = CruxTopologyHelper::TestbedConfig();
+    }
+    else
+    {
+        cfg.numTors = tp.tors;
+        cfg.hostsPerTor = tp.hostsPerTor;
+        cfg.numAggs = tp.aggs;
+        cfg.nicsPerHost = tp.nicsPerHost;
+        cfg.gpusPerHost = tp.gpusPerHost;
+        cfg.hostLinkRate = ParseRate(tp.hostLinkRate, "topology.hostLinkRate");
+        cfg.fabricLinkRate = ParseRate(tp.fabricLinkRate, "topology.fabricLinkRate");
+        cfg.hostLinkDelay = ParseTime(tp.linkDelay, "topology.linkDelay");
+        cfg.fabricLinkDelay = cfg.hostLinkDelay;
+    }
+    cfg.rotateNics = tp.wiring == "rotated";
+    // The seed salts every switch's ECMP hash: another seed gives other ECMP choices.
+    cfg.assignEcmpSeeds = true;
+    cfg.ecmpSeedBase = static_cast<uint32_t>(s.seed * 2654435761ULL);
+    Ptr<CruxTopology> topo = th.BuildClos(cfg);
+
+    // The transport: packet level (RoCEv2 NICs) or flow level. Both give a connection (queue
+    // pair) the same default UDP source port, so ECMP places it on the same path.
+    Ptr<RdmaTransport> rdma;
+    Ptr<FlowTransport> flow;
+    Ptr<MessageTransport> transport;
+    if (s.fabric == "flow")
+    {
+        flow = FlowTransportHelper().Install(topo);
+        transport = flow;
+    }
+    else
+    {
+        rdma = RdmaTransportHelper().Install(topo);
+        transport = rdma;
+    }
+    auto tupleOf = [&](const RdmaQpKey& key) {
+        return rdma ? rdma->GetFiveTuple(key)
+                    : FlowTransportHelper::MakeFiveTuple(topo, key, flow->GetQpSourcePort(key));
+    };
+    auto setPort = [&](const RdmaQpKey& key, uint16_t port) {
+        if (rdma)
+        {
+            rdma->SetQpSourcePort(key, port);
+        }
+        else
+        {
+            flow->SetQpSourcePort(key, port);
+        }
+    };
+
+    // ---------------------------------------------------------------- jobs and scheduler input
+    const bool multi = jobIds.size() > 1;
+    std::vector<DltJob> jobs;
+    for (uint32_t id : jobIds)
+    {
+        DltJob job = m_jobs.at(id);
+        if (multi && s.jobs[id].background)
+        {
+            job.iterations = 0; // runs until the measured jobs are done
+        }
+        else if (iterationsOverride > 0)
+        {
+            job.iterations = iterationsOverride;
+        }
+        jobs.push_back(job);
+    }
+
+    ClusterModel cm;
+    for (uint32_t l = 0; l < topo->GetNLinks(); ++l)
+    {
+        const CruxLinkInfo& li = topo->GetLink(l);
+        SchedLink sl;
+        sl.bandwidth = static_cast<double>(li.rate.GetBitRate());
+        sl.name = "l" + std::to_string(l);
+        cm.links.push_back(sl);
+    }
+    struct FlowRef
+    {
+        RdmaQpKey key;
+        std::vector<CruxPath> candidates;
+        uint32_t defaultPath {0};
+    };
+    std::map<std::pair<uint32_t, uint32_t>, FlowRef> flowRefs;
+    for (const auto& job : jobs)
+    {
+        SchedJob sj;
+        sj.id = job.id;
+        sj.flopsPerIteration = job.flopsPerIteration;
+        sj.computeTime = job.computeTime;
+        // The scheduler's iteration model lets communication start after overlapStart × c. The
+        // application releases the first gradient bucket at f + (c − f)/B (f = forward part):
+        // that is when communication can really start (1 for a single bucket: no overlap).
+        sj.overlapStart = job.overlapStart + (1.0 - job.overlapStart) / job.numBuckets;
+        sj.numGpus = job.NumGpus();
+        auto mc = m_measuredComm.find(job.id);
+        sj.measuredCommTime = mc != m_measuredComm.end() ? mc->second : 0.0;
+        for (const auto& f : job.CommunicationPattern())
+        {
+            FlowRef ref;
+            ref.key.jobId = job.id;
+            ref.key.flowId = f.flowId;
+            ref.key.src = f.src;
+            ref.key.dst = f.dst;
+            const uint32_t sn = topo->GpuToNic(f.src.host, f.src.localGpu);
+            const uint32_t dn = topo->GpuToNic(f.dst.host, f.dst.localGpu);
+            ref.candidates = topo->GetEqualCostPaths(f.src.host, sn, f.dst.host, dn);
+            if (ref.candidates.empty())
+            {
+                throw ExperimentError(s.source + ": topology: no path from host " +
+                                      std::to_string(f.src.host) + " to host " +
+                                      std::to_string(f.dst.host));
+            }
+            const CruxPath ecmp = topo->PredictEcmpPath(tupleOf(ref.key));
+            auto it = std::find(ref.candidates.begin(), ref.candidates.end(), ecmp);
+            if (it == ref.candidates.end())
+            {
+                throw ExperimentError("internal: ECMP path " + CruxTopology::PathToString(ecmp) +
+                                      " of job " + std::to_string(job.id) + " flow " +
+                                      std::to_string(f.flowId) + " is not a shortest path");
+            }
+            ref.defaultPath = static_cast<uint32_t>(it - ref.candidates.begin());
+            SchedFlow sf;
+            sf.id = f.flowId;
+            sf.bytesPerIteration = f.bytesPerIteration;
+            sf.candidatePaths.assign(ref.candidates.begin(), ref.candidates.end());
+            sf.defaultPath = ref.defaultPath;
+            sj.flows.push_back(sf);
+            flowRefs[{job.id, f.flowId}] = ref;
+        }
+        cm.jobs.push_back(sj);
+    }
+
+    SchedulerConfig sc;
+    sc.numLevels = s.priorityLevels;
+    sc.seed = s.seed;
+    Decision decision;
+    try
+    {
+        decision = CreateCommScheduler(scheduler)->Schedule(cm, sc);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw ExperimentError(s.source + ": scheduler '" + scheduler + "': " + e.what());
+    }
+
+    // ---------------------------------------------------------------- install the decision
+    std::map<uint32_t, uint32_t> rerouted;
+    std::map<std::pair<uint32_t, uint32_t>, std::string> flowPaths;
+    for (auto& job : jobs)
+    {
+        const JobDecision& jd = decision.jobs.at(job.id);
+        job.dscp = static_cast<uint8_t>(8 * jd.level);
+        // CASSINI-style decisions shift the job's iterations in time: applied once, by delaying
+        // the job's start (the variant documented in cassini-scheduler.h).
+        job.startTime += std::max(0.0, jd.timeShift);
+        rerouted[job.id] = 0;
+        for (auto& [key, ref] : flowRefs)
+        {
+            if (key.first != job.id)
+            {
+                continue;
+            }
+            const uint32_t p = decision.PathOf(job.id, key.second);
+            const CruxPath& want = ref.candidates.at(p);
+            if (p != ref.defaultPath)
+            {
+                ++rerouted[job.id];
+                const FiveTuple t = tupleOf(ref.key);
+                if (s.pathEnforcement == "pinned")
+                {
+                    topo->InstallPinnedRoute(t, want);
+                }
+                else
+                {
+                    auto port = topo->TryFindUdpSourcePort(t.srcIp,
+                                                           t.dstIp,
+                                                           want,
+                                                           RdmaTransport::DefaultSourcePort(ref.key));
+                    if (!port)
+                    {
+                        throw ExperimentError("no UDP source port steers job " +
+                                              std::to_string(job.id) + " flow " +
+                                              std::to_string(key.second) + " onto path " +
+                                              CruxTopology::PathToString(want) +
+                                              "; use \"pathEnforcement\": \"pinned\"");
+                    }
+                    setPort(ref.key, *port);
+                }
+            }
+            const CruxPath got = topo->PredictPath(tupleOf(ref.key));
+            flowPaths[{job.id, key.second}] = CruxTopology::PathToString(got);
+            if (got != want)
+            {
+                throw ExperimentError("internal: job " + std::to_string(job.id) + " flow " +
+                                      std::to_string(key.second) + " would take " +
+                                      CruxTopology::PathToString(got) + " instead of " +
+                                      CruxTopology::PathToString(want));
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- applications and traces
+    RunState state;
+    state.linkTcBytes.assign(topo->GetNLinks(), std::array<uint64_t, 8>{});
+    for (uint32_t l = 0; l < topo->GetNLinks() && rdma; ++l)
+    {
+        std::array<uint64_t, 8>* counters = &state.linkTcBytes[l];
+        topo->GetLink(l).txDev->TraceConnectWithoutContext(
+            "MacTx",
+            Callback<void, Ptr<const Packet>, uint8_t>(
+                [counters](Ptr<const Packet> p, uint8_t tc) { (*counters)[tc & 7] += p->GetSize(); }));
+        topo->GetLink(l).txDev->TraceConnectWithoutContext(
+            "Drop",
+            Callback<void, Ptr<const Packet>, uint8_t, const std::string&>(
+                [&state](Ptr<const Packet>, uint8_t, const std::string& reason) {
+                    ++state.deviceDrops["device:" + reason];
+                }));
+    }
+
+    Ptr<GpuIntensityTracker> tracker = CreateObject<GpuIntensityTracker>();
+    tracker->SetAttribute("TotalGpus", UintegerValue(m_nHosts * m_gpusPerHost));
+    std::vector<Ptr<DltJobApplication>> apps;
+    for (const auto& job : jobs)
+    {
+        tracker->RegisterJob(job.id, job.flopsPerIteration, job.NumGpus(), job.computeTime);
+        Ptr<DltJobApplication> app = CreateObject<DltJobApplication>();
+        app->SetJob(job);
+        app->SetTransport(transport);
+        topo->GetHost(job.Hosts().front()).node->AddApplication(app);
+        app->TraceConnectWithoutContext(
+            "IterationComplete",
+            MakeCallback(&GpuIntensityTracker::NotifyIterationComplete, tracker));
+        app->TraceConnectWithoutContext(
+            "AllReduceComplete",
+            Callback<void, uint32_t, uint32_t, uint32_t, Time, Time>(
+                [&state](uint32_t jobId, uint32_t iter, uint32_t, Time start, Time end) {
+                    state.comm[{jobId, iter}] += (end - start).GetSeconds();
+                }));
+        if (job.iterations > 0)
+        {
+            ++state.measuredRemaining;
+            app->TraceConnectWithoutContext("JobComplete",
+                                            Callback<void, uint32_t, Time>([&state](uint32_t, Time) {
+                                                if (--state.measuredRemaining == 0)
+                                                {
+                                                    Simulator::Stop();
+                                                }
+                                            }));
+        }
+        apps.push_back(app);
+    }
+
+    Simulator::Stop(Seconds(s.stopTime));
+    const auto wall0 = std::chrono::steady_clock::now();
+    Simulator::Run();
+    const auto wall1 = std::chrono::steady_clock::now();
+
+    // ---------------------------------------------------------------- results
+    ExperimentRunResult r;
+    r.run = label;
+    r.scheduler = scheduler;
+    r.simulatedTime = Simulator::Now().GetSeconds();
+    r.wallSeconds = std::chrono::duration<double>(wall1 - wall0).count();
+    r.complete = state.measuredRemaining == 0;
+    double windowStart = 0;
+    double windowEnd = r.simulatedTime;
+    for (size_t i = 0; i < jobs.size(); ++i)
+    {
+        windowStart = std::max(windowStart, jobs[i].startTime);
+        if (jobs[i].iterations > 0 && apps[i]->IsComplete())
+        {
+            const auto& st = apps[i]->GetIterationStarts();
+            const auto& du = apps[i]->GetIterationTimes();
+            windowEnd = std::min(windowEnd, st.back() + du.back());
+        }
+    }
+    r.windowStart = windowStart;
+    r.windowEnd = windowEnd;
+    DoubleValue peakValue;
+    tracker->GetAttribute("PeakFlops", peakValue);
+    double flopRate = 0;
+    for (size_t i = 0; i < jobs.size(); ++i)
+    {
+        const DltJob& job = jobs[i];
+        const JobDecision& jd = decision.jobs.at(job.id);
+        ExperimentJobResult jr;
+        jr.id = job.id;
+        jr.name = s.jobs[job.id].name;
+        jr.model = job.modelName;
+        jr.gpus = job.NumGpus();
+        jr.hosts = job.Hosts();
+        jr.background = s.jobs[job.id].background;
+        jr.flopsPerIteration = job.flopsPerIteration;
+        jr.level = jd.level;
+        jr.dscp = job.dscp;
+        jr.schedulerCommTime = jd.commTime;
+        jr.intensity = jd.intensity;
+        jr.k = jd.k;
+        jr.reroutedFlows = rerouted[job.id];
+        jr.timeShift = jd.timeShift;
+        for (const auto& [key, path] : flowPaths)
+        {
+            if (key.first == job.id)
+            {
+                jr.flowPaths[key.second] = path;
+            }
+        }
+        const auto& st = apps[i]->GetIterationStarts();
+        const auto& du = apps[i]->GetIterationTimes();
+        double sumT = 0;
+        double sumC = 0;
+        for (size_t it = 0; it < st.size(); ++it)
+        {
+            const double start = st[it];
+            const double end = st[it] + du[it];
+            auto c = state.comm.find({job.id, static_cast<uint32_t>(it)});
+            const double comm = c != state.comm.end() ? c->second : 0.0;
+            jr.iterStart.push_back(start);
+            jr.iterEnd.push_back(end);
+            jr.iterComm.push_back(comm);
+            const bool inWindow = !multi || (start >= windowStart - 1e-12 && end <= windowEnd + 1e-12);
+            if (it >= 1 && inWindow)
+            {
+                ++jr.measuredIterations;
+                sumT += du[it];
+                sumC += comm;
+            }
+        }
+        if (jr.measuredIterations > 0)
+        {
+            jr.meanIterationTime = sumT / jr.measuredIterations;
+            jr.meanCommTime = sumC / jr.measuredIterations;
+            jr.throughput = 1.0 / jr.meanIterationTime;
+            flopRate += job.flopsPerIteration * jr.throughput;
+        }
+        jr.jct = apps[i]->IsComplete() ? apps[i]->GetJct().GetSeconds() : -1.0;
+        r.jobs.push_back(jr);
+    }
+    r.utilization = flopRate / (static_cast<double>(m_nHosts * m_gpusPerHost) * peakValue.Get());
+    r.utilizationBin = std::max(0.01, std::ceil(r.simulatedTime / 200 * 100) / 100);
+    if (r.simulatedTime > 0)
+    {
+        r.utilizationSeries =
+            tracker->GetUtilizationSeries(Seconds(r.utilizationBin), Seconds(0), Simulator::Now());
+    }
+    for (uint32_t l = 0; l < topo->GetNLinks(); ++l)
+    {
+        auto& c = state.linkTcBytes[l];
+        if (flow)
+        {
+            for (uint8_t tc = 0; tc < 8; ++tc)
+            {
+                c[tc] = flow->GetLinkBytes(l, tc);
+            }
+        }
+        if (std::any_of(c.begin(), c.end(), [](uint64_t b) { return b > 0; }))
+        {
+            r.linkTcBytes[l] = std::vector<uint64_t>(c.begin(), c.end());
+        }
+        const uint64_t pauses = topo->GetLink(l).txDev->GetPauseTxCount();
+        if (pauses > 0)
+        {
+            r.linkPauseTx[l] = pauses;
+        }
+        r.pauseFrames += pauses;
+    }
+    r.drops = state.deviceDrops;
+    for (uint32_t sw = 0; sw < topo->GetNSwitches(); ++sw)
+    {
+        for (const auto& [reason, n] : topo->GetSwitch(sw).sw->GetDropCounts())
+        {
+            if (n > 0)
+            {
+                r.drops["switch:" + reason] += n;
+            }
+        }
+    }
+    if (rdma)
+    {
+        const RdmaQpStats stats = rdma->GetStats();
+        r.retransmittedPackets = stats.retransmittedPackets;
+        r.timeouts = stats.timeouts;
+    }
+    if (!r.complete)
+    {
+        NS_LOG_WARN("run " << label << ": stopTime " << s.stopTime
+                           << " s reached before every measured job finished");
+    }
+    Simulator::Destroy();
+    return r;
+}
+
+std::string
+CruxExperiment::FormatTable(const std::vector<ExperimentRunResult>& runs) const
+{
+    std::ostringstream os;
+    os << std::fixed;
+    const uint32_t gpus = m_nHosts * m_gpusPerHost;
+    os << "scenario " << m_scenario.name << " (" << m_scenario.source << "), fabric "
+       << m_scenario.fabric << ", seed " << m_scenario.seed << ", " << m_nHosts << " hosts x "
+       << m_gpusPerHost << " GPUs\n";
+    os << std::left << std::setw(18) << "run" << std::setw(12) << "job" << std::right
+       << std::setw(6) << "level" << std::setw(10) << "iters" << std::setw(14) << "iter time s"
+       << std::setw(10) << "vs alone" << std::setw(14) << "throughput/s" << std::setw(10)
+       << "vs alone" << std::setw(12) << "JCT s" << "\n";
+    double aloneFlopRate = 0;
+    bool allAlone = true;
+    for (const auto& job : m_jobs)
+    {
+        auto it = m_aloneIter.find(job.id);
+        if (it == m_aloneIter.end() || it->second <= 0)
+        {
+            allAlone = false;
+            continue;
+        }
+        aloneFlopRate += job.flopsPerIteration / it->second;
+    }
+    DoubleValue peak;
+    CreateObject<GpuIntensityTracker>()->GetAttribute("PeakFlops", peak);
+    auto pct = [](double v) {
+        std::ostringstream o;
+        if (std::isnan(v))
+        {
+            o << "-";
+        }
+        else
+        {
+            o << std::showpos << std::fixed << std::setprecision(1) << v << "%";
+        }
+        return o.str();
+    };
+    for (const auto& r : runs)
+    {
+        for (const auto& j : r.jobs)
+        {
+            auto a = m_aloneIter.find(j.id);
+            const double ref = (a != m_aloneIter.end() && r.run.rfind("alone:", 0) != 0)
+                                   ? a->second
+                                   : 0.0;
+            const double refTput = ref > 0 ? 1.0 / ref : 0.0;
+            os << std::left << std::setw(18) << r.run << std::setw(12) << j.name << std::right
+               << std::setw(6) << j.level << std::setw(10) << j.measuredIterations
+               << std::setw(14) << std::setprecision(4) << j.meanIterationTime << std::setw(10)
+               << pct(PercentChange(j.meanIterationTime, ref)) << std::setw(14)
+               << std::setprecision(3) << j.throughput << std::setw(10)
+               << pct(PercentChange(j.throughput, refTput)) << std::setw(12)
+               << std::setprecision(3);
+            if (j.jct >= 0)
+            {
+                os << j.jct;
+            }
+            else
+            {
+                os << "-";
+            }
+            os << "\n";
+        }
+        if (!r.complete)
+        {
+            os << "  (stopTime reached before every measured job finished)\n";
+        }
+    }
+    os << "cluster GPU utilization (" << gpus << " GPUs, "
+       << std::setprecision(0) << peak.Get() / 1e12 << " TFLOP/s peak each):\n";
+    const double aloneUtil = aloneFlopRate / (gpus * peak.Get());
+    if (allAlone)
+    {
+        os << "  " << std::left << std::setw(16) << "alone (sum)" << std::right
+           << std::setprecision(4) << aloneUtil << "\n";
+    }
+    for (const auto& r : runs)
+    {
+        if (r.run.rfind("alone:", 0) == 0 || r.run.rfind("profile:", 0) == 0)
+        {
+            continue;
+        }
+        os << "  " << std::left << std::setw(16) << r.run << std::right << std::setprecision(4)
+           << r.utilization << std::setw(10)
+           << pct(allAlone ? PercentChange(r.utilization, aloneUtil) : std::nan("")) << "\n";
+    }
+    return os.str();
+}
+
+void
+CruxExperiment::WriteResults(const std::vector<ExperimentRunResult>& runs) const
+{
+    namespace fs = std::filesystem;
+    const fs::path dir(m_scenario.outputDir);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec)
+    {
+        throw ExperimentError(m_scenario.outputDir + ": cannot create output directory: " +
+                              ec.message());
+    }
+    const fs::path tmp = dir / (".partial-" + std::to_string(::getpid()));
+    fs::remove_all(tmp, ec);
+    fs::create_directories(tmp, ec);
+    if (ec)
+    {
+        throw ExperimentError(tmp.string() + ": cannot create: " + ec.message());
+    }
+    std::vector<std::string> names;
+    auto open = [&](const std::string& name) {
+        names.push_back(name);
+        auto f = std::make_unique<std::ofstream>(tmp / name);
+        if (!*f)
+        {
+            fs::remove_all(tmp, ec);
+            throw ExperimentError((tmp / name).string() + ": cannot write");
+        }
+        *f << std::setprecision(9);
+        return f;
+    };
+    {
+        auto f = open("jobs.csv");
+        *f << "run,scheduler,job,model,gpus,background,level,dscp,flops_per_iteration,"
+              "scheduler_comm_time_s,intensity_flops_per_s,k,rerouted_flows,measured_iterations,"
+              "mean_iteration_s,throughput_iter_per_s,mean_comm_s,jct_s\n";
+        for (const auto& r : runs)
+        {
+            for (const auto& j : r.jobs)
+            {
+                *f << r.run << "," << r.scheduler << "," << j.name << "," << j.model << ","
+                   << j.gpus << "," << (j.background ? 1 : 0) << "," << j.level << "," << j.dscp
+                   << "," << j.flopsPerIteration << "," << j.schedulerCommTime << ","
+                   << j.intensity << "," << j.k << "," << j.reroutedFlows << ","
+                   << j.measuredIterations << "," << j.meanIterationTime << "," << j.throughput
+                   << "," << j.meanCommTime << "," << j.jct << "\n";
+            }
+        }
+    }
+    {
+        auto f = open("iterations.csv");
+        *f << "run,job,iteration,start_s,end_s,duration_s,allreduce_s\n";
+        for (const auto& r : runs)
+        {
+            for (const auto& j : r.jobs)
+            {
+                for (size_t i = 0; i < j.iterStart.size(); ++i)
+                {
+                    *f << r.run << "," << j.name << "," << i << "," << j.iterStart[i] << ","
+                       << j.iterEnd[i] << "," << j.iterEnd[i] - j.iterStart[i] << ","
+                       << j.iterComm[i] << "\n";
+                }
+            }
+        }
+    }
+    {
+        auto f = open("links.csv");
+        *f << "run,link,tc,bytes\n";
+        for (const auto& r : runs)
+        {
+            for (const auto& [l, tcs] : r.linkTcBytes)
+            {
+                for (size_t tc = 0; tc < tcs.size(); ++tc)
+                {
+                    if (tcs[tc] > 0)
+                    {
+                        *f << r.run << "," << l << "," << tc << "," << tcs[tc] << "\n";
+                    }
+                }
+            }
+        }
+    }
+    {
+        auto f = open("paths.csv");
+        *f << "run,job,flow,links\n";
+        for (const auto& r : runs)
+        {
+            for (const auto& j : r.jobs)
+            {
+                for (const auto& [flow, path] : j.flowPaths)
+                {
+                    *f << r.run << "," << j.name << "," << flow << "," << path << "\n";
+                }
+            }
+        }
+    }
+    {
+        auto f = open("pfc.csv");
+        *f << "run,link,pause_frames_sent\n";
+        for (const auto& r : runs)
+        {
+            for (const auto& [l, n] : r.linkPauseTx)
+            {
+                *f << r.run << "," << l << "," << n << "\n";
+            }
+        }
+    }
+    {
+        auto f = open("drops.csv");
+        *f << "run,reason,frames\n";
+        for (const auto& r : runs)
+        {
+            for (const auto& [reason, n] : r.drops)
+            {
+                *f << r.run << "," << reason << "," << n << "\n";
+            }
+        }
+    }
+    {
+        auto f = open("utilization.csv");
+        *f << "run,bin_start_s,bin_s,flop_utilization\n";
+        for (const auto& r : runs)
+        {
+            for (size_t b = 0; b < r.utilizationSeries.size(); ++b)
+            {
+                *f << r.run << "," << b * r.utilizationBin << "," << r.utilizationBin << ","
+                   << r.utilizationSeries[b] << "\n";
+            }
+        }
+    }
+    {
+        auto f = open("table.txt");
+        *f << FormatTable(runs);
+    }
+    {
+        using nlohmann::json;
+        json j;
+        j["scenario"] = json::parse(m_scenario.ToJson());
+        j["measuredCommTime"] = json::object();
+        for (const auto& [id, t] : m_measuredComm)
+        {
+            j["measuredCommTime"][m_scenario.jobs[id].name] = t;
+        }
+        j["runs"] = json::array();
+        for (const auto& r : runs)
+        {
+            json jr;
+            jr["run"] = r.run;
+            jr["scheduler"] = r.scheduler;
+            jr["complete"] = r.complete;
+            jr["windowStart"] = r.windowStart;
+            jr["windowEnd"] = r.windowEnd;
+            jr["utilization"] = r.utilization;
+            jr["pauseFrames"] = r.pauseFrames;
+            jr["retransmittedPackets"] = r.retransmittedPackets;
+            jr["timeouts"] = r.timeouts;
+            jr["drops"] = r.drops;
+            jr["simulatedTime"] = r.simulatedTime;
+            jr["jobs"] = json::array();
+            for (const auto& jb : r.jobs)
+            {
+                jr["jobs"].push_back({{"name", jb.name},
+                                      {"model", jb.model},
+                                      {"gpus", jb.gpus},
+                                      {"hosts", jb.hosts},
+                                      {"level", jb.level},
+                                      {"dscp", jb.dscp},
+                                      {"intensity", jb.intensity},
+                                      {"schedulerCommTime", jb.schedulerCommTime},
+                                      {"k", jb.k},
+                                      {"reroutedFlows", jb.reroutedFlows},
+                                      {"measuredIterations", jb.measuredIterations},
+                                      {"meanIterationTime", jb.meanIterationTime},
+                                      {"throughput", jb.throughput},
+                                      {"meanCommTime", jb.meanCommTime},
+                                      {"jct", jb.jct}});
+            }
+            j["runs"].push_back(jr);
+        }
+        auto f = open("summary.json");
+        *f << j.dump(2) << "\n";
+    }
+    // Wall-clock times differ between runs; they go to a separate file so that the result files
+    // above are identical for the same seed.
+    {
+        auto f = open("timing.csv");
+        *f << "run,wall_s,simulated_s\n";
+        for (const auto& r : runs)
+        {
+            *f << r.run << "," << r.wallSeconds << "," << r.simulatedTime << "\n";
+        }
+    }
+    for (const auto& name : names)
+    {
+        fs::rename(tmp / name, dir / name, ec);
+        if (ec)
+        {
+            throw ExperimentError((dir / name).string() + ": cannot write: " + ec.message());
+        }
+    }
+    fs::remove_all(tmp, ec);
+}
+
+} // namespace ns3

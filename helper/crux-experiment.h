@@ -1,0 +1,235 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#ifndef CRUX_EXPERIMENT_H
+#define CRUX_EXPERIMENT_H
+
+#include "ns3/crux-scenario.h"
+#include "ns3/dlt-job.h"
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup crux
+ * \brief Error in an experiment's input (scenario, placement, scheduler name, ...): the message
+ * is one line naming the file and field. Raised before any simulation runs or file is written.
+ */
+class ExperimentError : public std::runtime_error
+{
+  public:
+    /// \param what the message
+    explicit ExperimentError(const std::string& what)
+        : std::runtime_error(what)
+    {
+    }
+};
+
+/**
+ * \ingroup crux
+ * \brief Measured outcome of one job in one run of an experiment.
+ */
+struct ExperimentJobResult
+{
+    uint32_t id {0};             //!< job id (index in the scenario's job list)
+    std::string name;            //!< job name from the scenario
+    std::string model;           //!< model zoo key
+    uint32_t gpus {0};           //!< GPUs of the job
+    std::vector<uint32_t> hosts; //!< hosts of the job, ring order
+    bool background {false};     //!< runs until the measured jobs finish (scenario flag)
+    double flopsPerIteration {0}; //!< W_j, FLOPs per iteration of the whole job
+    uint32_t level {0};           //!< priority level given by the scheduler (K-1 highest)
+    uint32_t dscp {0};            //!< DSCP of the job's data packets (8 × level)
+    double schedulerCommTime {0}; //!< t_j the scheduler used (measured or analytic), seconds
+    double intensity {0};         //!< I_j = W_j / t_j the scheduler used, FLOPs/s
+    double k {1};                 //!< correction factor k_j (Crux §4.2; 1 for other schedulers)
+    uint32_t reroutedFlows {0};   //!< flows steered off their ECMP default path
+    double timeShift {0};         //!< start delay from the scheduler (CASSINI), seconds
+    /// flow id → the links the flow's packets take ("l3 l17 l9", CruxTopology::PathToString)
+    std::map<uint32_t, std::string> flowPaths;
+    std::vector<double> iterStart; //!< start of every completed iteration, seconds
+    std::vector<double> iterEnd;   //!< end of every completed iteration, seconds
+    std::vector<double> iterComm;  //!< per iteration: sum of its all-reduce durations, seconds
+    uint32_t measuredIterations {0}; //!< iterations inside the measurement window (see doc)
+    double meanIterationTime {0};    //!< mean duration of the measured iterations, seconds
+    double throughput {0};           //!< 1 / meanIterationTime, iterations per second
+    double meanCommTime {0};         //!< mean all-reduce time of the measured iterations, s
+    double jct {-1}; //!< job completion time, seconds (-1: did not finish / background)
+};
+
+/**
+ * \ingroup crux
+ * \brief Measured outcome of one run (one scheduler, or one job alone).
+ */
+struct ExperimentRunResult
+{
+    std::string run;       //!< run label: "alone:<job>", or the scheduler name
+    std::string scheduler; //!< scheduler used ("ecmp" for alone runs)
+    std::vector<ExperimentJobResult> jobs; //!< jobs of this run (one for alone runs)
+    double windowStart {0}; //!< measurement window start: all jobs started, seconds
+    double windowEnd {0};   //!< window end: first measured job finished, seconds
+    /// Cluster GPU utilization = Σ_j W_j × throughput_j / (cluster GPUs × peak FLOP/s), over the
+    /// window (dimensionless). For alone runs it is the job's own contribution.
+    double utilization {0};
+    std::vector<double> utilizationSeries; //!< tracker's FLOP utilization per bin (0..1)
+    double utilizationBin {0};             //!< bin width of utilizationSeries, seconds
+    /// link id → bytes per TC sent on the link (8 entries): packet fabric = IP packet bytes of
+    /// every data/ACK frame (MacTx); flow fabric = payload bytes (FlowTransport::GetLinkBytes)
+    std::map<uint32_t, std::vector<uint64_t>> linkTcBytes;
+    std::map<uint32_t, uint64_t> linkPauseTx; //!< link id → PAUSE frames sent on it
+    std::map<std::string, uint64_t> drops;    //!< drop reason → frames (switches and devices)
+    uint64_t pauseFrames {0};                 //!< PAUSE frames sent by all devices
+    uint64_t retransmittedPackets {0};        //!< RDMA go-back-N retransmissions
+    uint64_t timeouts {0};                    //!< RDMA retransmission-timer expiries
+    bool complete {true};   //!< every measured job finished before stopTime
+    double simulatedTime {0}; //!< simulation end time, seconds
+    double wallSeconds {0};   //!< wall-clock time of Simulator::Run, seconds
+};
+
+/**
+ * \ingroup crux
+ * \brief Runs a scenario (Scenario) end to end: topology, lossless RoCEv2 fabric (or the
+ * flow-level fabric), DLT jobs, a communication scheduler's decision installed as UDP source
+ * ports / pinned routes and DSCP, and the measurements (Crux §2.2, §6).
+ *
+ * Modes (RunMode):
+ *  - "alone": every job runs by itself on the same topology (ECMP, one traffic class); gives
+ *    the reference iteration times and, when Scenario::profileIterations > 0, the measured
+ *    per-iteration communication time t_j of each job (Crux §5 profiling: the job alone, so at
+ *    the top priority, averaged over its first profileIterations iterations after the first);
+ *  - any scheduler name of KnownCommSchedulers() ("ecmp", "crux", ...): all jobs together.
+ *
+ * Measurement window of a run: from the last job start to the first completion of a measured
+ * (non-background) job. A job's iteration time is the mean over its iterations that lie inside
+ * the window, skipping its first iteration (connection set-up). Alone runs use all iterations
+ * but the first.
+ *
+ * Input checks (constructor): models, scheduler names, placement (explicit hosts exist and
+ * have the GPUs; automatic placement finds free hosts), priority levels; failures raise
+ * ExperimentError naming the scenario file and the field. Nothing is simulated or written then.
+ */
+class CruxExperiment
+{
+  public:
+    /**
+     * \brief Check the scenario and place the jobs.
+     * \param scenario a scenario (Scenario::Validate() is called again)
+     * \throws ExperimentError (or ScenarioError) naming the field on bad input
+     */
+    explicit CruxExperiment(const Scenario& scenario);
+
+    /// \return the scenario
+    const Scenario& GetScenario() const;
+
+    /// \return the placed jobs (id = index in the scenario; GPUs assigned)
+    const std::vector<DltJob>& GetJobs() const;
+
+    /// \return number of hosts of the scenario's topology
+    uint32_t GetNHosts() const;
+
+    /// \return GPUs per host of the scenario's topology
+    uint32_t GetGpusPerHost() const;
+
+    /**
+     * \brief Check a list of run modes ("alone" or scheduler names).
+     * \param modes the modes
+     * \throws ExperimentError naming the unknown mode and the known ones
+     */
+    static void CheckModes(const std::vector<std::string>& modes);
+
+    /**
+     * \brief Run one mode.
+     * \param mode "alone" (one run per job) or a scheduler name
+     * \return the runs (one per job for "alone", else one)
+     * \throws ExperimentError if the mode is unknown or the decision cannot be installed
+     */
+    std::vector<ExperimentRunResult> RunMode(const std::string& mode);
+
+    /**
+     * \brief Run several modes in order ("alone" first if present so that the profiled t_j
+     * are available to the schedulers).
+     * \param modes the modes
+     * \return all runs in order
+     */
+    std::vector<ExperimentRunResult> Run(const std::vector<std::string>& modes);
+
+    /**
+     * \brief Per-iteration communication time t_j measured alone (seconds), by job id; empty
+     * until an "alone" mode ran (or profiling ran) with Scenario::profileIterations > 0.
+     * \return job id → t_j
+     */
+    const std::map<uint32_t, double>& GetMeasuredCommTimes() const;
+
+    /**
+     * \brief The result table: per run and job the iteration time, throughput, level, and the
+     * change against the job alone; per run the cluster GPU utilization and its change.
+     * \param runs results of Run()
+     * \return multi-line text
+     */
+    std::string FormatTable(const std::vector<ExperimentRunResult>& runs) const;
+
+    /**
+     * \brief Write the result files into Scenario::outputDir (created if missing): summary.json,
+     * jobs.csv, iterations.csv, links.csv (IP bytes per link and TC), paths.csv, pfc.csv,
+     * utilization.csv, drops.csv, table.txt, and timing.csv (wall-clock seconds: the only file
+     * that differs between two runs with the same seed). Files are
+     * written into a temporary directory inside outputDir first and moved into place only when
+     * all were written, so a failure leaves the previous contents untouched.
+     * \param runs results of Run()
+     * \throws ExperimentError naming the path if a file cannot be written
+     */
+    void WriteResults(const std::vector<ExperimentRunResult>& runs) const;
+
+  private:
+    /// Run the given jobs together under a scheduler. \param label run label \param jobIds jobs
+    /// \param scheduler scheduler name \param iterationsOverride 0 = scenario's
+    /// \return the result
+    ExperimentRunResult RunJobs(const std::string& label,
+                                const std::vector<uint32_t>& jobIds,
+                                const std::string& scheduler,
+                                uint32_t iterationsOverride);
+    /// Profile every job alone if t_j are needed and not known yet.
+    void EnsureProfiled();
+    /// Place the jobs on the topology's GPUs (constructor).
+    void PlaceJobs();
+
+    Scenario m_scenario;                      //!< the scenario
+    std::vector<DltJob> m_jobs;               //!< placed jobs
+    uint32_t m_nHosts {0};                    //!< hosts of the topology
+    uint32_t m_gpusPerHost {0};               //!< GPUs per host
+    std::map<uint32_t, double> m_measuredComm; //!< job id → t_j measured alone, s
+    std::map<uint32_t, double> m_aloneIter;    //!< job id → iteration time alone, s
+};
+
+/**
+ * \ingroup crux
+ * \brief Parse a byte size such as "32MiB", "512KB", "1000000" or "2GiB" (B, KB, MB, GB = 10^3
+ * steps; KiB, MiB, GiB = 2^10 steps).
+ * \param text the size
+ * \param field field name for the error message
+ * \return bytes
+ * \throws ExperimentError naming the field if the text is not a size
+ */
+uint64_t ParseByteSize(const std::string& text, const std::string& field);
+
+} // namespace ns3
+
+#endif // CRUX_EXPERIMENT_H

@@ -1,0 +1,114 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#include "flow-transport-helper.h"
+
+#include "ns3/fatal-error.h"
+#include "ns3/log.h"
+#include "ns3/uinteger.h"
+
+#include <array>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CruxFlowTransportHelper");
+
+FlowTransportHelper::FlowTransportHelper()
+{
+    m_transportFactory.SetTypeId(FlowTransport::GetTypeId());
+}
+
+void
+FlowTransportHelper::SetTransportAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_transportFactory.Set(name, value);
+    if (name == "InterframeGapBytes")
+    {
+        m_ifgSet = true;
+    }
+}
+
+FiveTuple
+FlowTransportHelper::MakeFiveTuple(Ptr<CruxTopology> topo, const RdmaQpKey& key, uint16_t srcPort)
+{
+    if (!topo)
+    {
+        NS_FATAL_ERROR("FlowTransportHelper::MakeFiveTuple: topology is null");
+    }
+    FiveTuple t;
+    t.srcIp = topo->GetNicAddress(key.src.host, topo->GpuToNic(key.src.host, key.src.localGpu));
+    t.dstIp = topo->GetNicAddress(key.dst.host, topo->GpuToNic(key.dst.host, key.dst.localGpu));
+    t.protocol = 17;
+    t.srcPort = srcPort;
+    t.dstPort = CruxTopology::ROCEV2_PORT;
+    return t;
+}
+
+FlowTransport::PathResolver
+FlowTransportHelper::MakePathResolver(Ptr<CruxTopology> topo)
+{
+    if (!topo)
+    {
+        NS_FATAL_ERROR("FlowTransportHelper::MakePathResolver: topology is null");
+    }
+    return FlowTransport::PathResolver(
+        [topo](const RdmaQpKey& key, uint16_t port) -> std::vector<uint32_t>
+        { return topo->PredictPath(MakeFiveTuple(topo, key, port)); });
+}
+
+Ptr<FlowTransport>
+FlowTransportHelper::Install(Ptr<CruxTopology> topo) const
+{
+    if (!topo)
+    {
+        NS_FATAL_ERROR("FlowTransportHelper::Install: topology is null");
+    }
+    Ptr<FlowTransport> t = m_transportFactory.Create<FlowTransport>();
+    for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
+    {
+        t->AddHost(h, topo->GetHost(h).gpus);
+    }
+    for (uint32_t l = 0; l < topo->GetNLinks(); ++l)
+    {
+        const CruxLinkInfo& link = topo->GetLink(l);
+        const uint32_t id = t->AddLink(link.rate, link.delay);
+        if (id != l)
+        {
+            NS_FATAL_ERROR("FlowTransportHelper::Install: link " << l << " got id " << id);
+        }
+    }
+    t->SetPathResolver(MakePathResolver(topo));
+    if (topo->GetNHosts() > 0 && !topo->GetHost(0).nics.empty() && topo->GetHost(0).nics[0].device)
+    {
+        Ptr<QbbNetDevice> dev = topo->GetHost(0).nics[0].device;
+        std::array<uint8_t, 64> map;
+        for (uint32_t d = 0; d < 64; ++d)
+        {
+            map[d] = dev->DscpToTc(static_cast<uint8_t>(d));
+        }
+        t->SetDscpToTc(map);
+        if (!m_ifgSet)
+        {
+            UintegerValue ifg;
+            dev->GetAttribute("InterframeGapBytes", ifg);
+            t->SetAttribute("InterframeGapBytes", ifg);
+        }
+    }
+    NS_LOG_INFO("flow transport: " << t->GetNHosts() << " hosts, " << t->GetNLinks() << " links");
+    return t;
+}
+
+} // namespace ns3

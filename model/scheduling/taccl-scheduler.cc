@@ -1,0 +1,203 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#include "taccl-scheduler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// Relative tolerance under which two congestion values are considered equal ([T2]).
+constexpr double TIE_TOLERANCE = 1e-12;
+
+/// \return true if a is smaller than b beyond the relative tie tolerance
+bool
+Less(double a, double b)
+{
+    return a < b - TIE_TOLERANCE * std::max(std::abs(a), std::abs(b));
+}
+
+} // namespace
+
+void
+TacclSelectPaths(const ClusterModel& model, Decision& decision)
+{
+    std::vector<const SchedJob*> jobs;
+    for (const SchedJob& job : model.jobs)
+    {
+        jobs.push_back(&job);
+    }
+    std::sort(jobs.begin(),
+              jobs.end(),
+              [](const SchedJob* a, const SchedJob* b) { return a->id < b->id; });
+
+    std::vector<double> load(model.links.size(), 0.0); // L_e, bytes per iteration
+    for (const SchedJob* job : jobs)
+    {
+        JobDecision& jd = decision.jobs.at(job->id);
+        for (const SchedFlow& flow : job->flows)
+        {
+            uint32_t best = 0;
+            double bestCong = 0;
+            double bestSum = 0;
+            for (uint32_t p = 0; p < flow.candidatePaths.size(); ++p)
+            {
+                double cong = 0;
+                double sum = 0;
+                for (uint32_t e : flow.candidatePaths[p])
+                {
+                    const double b = model.links[e].bandwidth;
+                    cong = std::max(cong, (load[e] + flow.bytesPerIteration) * 8.0 / b);
+                    sum += load[e] * 8.0 / b;
+                }
+                if (p == 0 || Less(cong, bestCong) || (!Less(bestCong, cong) && Less(sum, bestSum)))
+                {
+                    best = p;
+                    bestCong = cong;
+                    bestSum = sum;
+                }
+            }
+            jd.flowPath[flow.id] = best;
+            for (uint32_t e : flow.candidatePaths[best])
+            {
+                load[e] += flow.bytesPerIteration;
+            }
+        }
+    }
+    UpdateIntensities(model, decision);
+}
+
+uint32_t
+TacclDistance(const SchedJob& job, const PathChoice& choice)
+{
+    JobLinkBytes(job, choice); // validates the choice
+    uint32_t d = 0;
+    for (std::size_t f = 0; f < job.flows.size(); ++f)
+    {
+        const SchedFlow& flow = job.flows[f];
+        if (flow.bytesPerIteration > 0)
+        {
+            d = std::max(d, static_cast<uint32_t>(flow.candidatePaths[choice[f]].size()));
+        }
+    }
+    return d;
+}
+
+double
+TacclTravelCost(const ClusterModel& model, const SchedJob& job, const PathChoice& choice)
+{
+    JobLinkBytes(job, choice); // validates the choice
+    double cost = 0;
+    for (std::size_t f = 0; f < job.flows.size(); ++f)
+    {
+        const SchedFlow& flow = job.flows[f];
+        if (flow.bytesPerIteration > 0)
+        {
+            double c = 0;
+            for (uint32_t e : flow.candidatePaths[choice[f]])
+            {
+                c += 1.0 / model.links.at(e).bandwidth;
+            }
+            cost = std::max(cost, c);
+        }
+    }
+    return cost;
+}
+
+void
+TacclAssignPriorities(const ClusterModel& model, Decision& decision)
+{
+    if (decision.numLevels == 0)
+    {
+        throw std::invalid_argument("TacclAssignPriorities: Decision.numLevels must be >= 1");
+    }
+
+    struct Key
+    {
+        uint32_t distance;
+        double travel;
+        uint32_t id;
+    };
+
+    std::vector<Key> keys;
+    keys.reserve(model.jobs.size());
+    for (const SchedJob& job : model.jobs)
+    {
+        const PathChoice choice = ChoiceOf(job, decision.jobs.at(job.id));
+        keys.push_back({TacclDistance(job, choice), TacclTravelCost(model, job, choice), job.id});
+    }
+    // [T4] distance descending, travel cost descending, id ascending.
+    std::sort(keys.begin(),
+              keys.end(),
+              [](const Key& a, const Key& b)
+              {
+                  if (a.distance != b.distance)
+                  {
+                      return a.distance > b.distance;
+                  }
+                  if (a.travel != b.travel)
+                  {
+                      return a.travel > b.travel;
+                  }
+                  return a.id < b.id;
+              });
+    // [T5] distance classes, longest first.
+    std::vector<uint32_t> classes;
+    for (const Key& k : keys)
+    {
+        if (classes.empty() || classes.back() != k.distance)
+        {
+            classes.push_back(k.distance);
+        }
+    }
+    const uint32_t numClasses = static_cast<uint32_t>(classes.size());
+    uint32_t cls = 0;
+    for (uint32_t r = 0; r < keys.size(); ++r)
+    {
+        while (classes[cls] != keys[r].distance)
+        {
+            ++cls;
+        }
+        JobDecision& jd = decision.jobs.at(keys[r].id);
+        jd.rank = r;
+        jd.level = EqualGroupLevel(cls, numClasses, decision.numLevels);
+    }
+    decision.uniquePriorities = false;
+}
+
+std::string
+TacclScheduler::Name() const
+{
+    return "taccl";
+}
+
+Decision
+TacclScheduler::Schedule(const ClusterModel& model, const SchedulerConfig& config) const
+{
+    Decision d = MakeDefaultDecision(model, config, Name());
+    TacclSelectPaths(model, d);
+    TacclAssignPriorities(model, d);
+    return d;
+}
+
+} // namespace ns3

@@ -1,0 +1,759 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#include "flow-transport.h"
+
+#include "ns3/boolean.h"
+#include "ns3/fatal-error.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <queue>
+#include <utility>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CruxFlowTransport");
+
+NS_OBJECT_ENSURE_REGISTERED(FlowTransport);
+
+namespace
+{
+/// Residual capacity below this fraction of a link's capacity counts as zero.
+constexpr double RESIDUAL_EPSILON = 1e-9;
+/// A projected transfer time within this many time steps above an integer is rounded down.
+constexpr double TICK_EPSILON = 1e-6;
+/// Minimum Ethernet frame (header + payload + FCS), bytes.
+constexpr uint64_t MIN_FRAME_BYTES = 64;
+} // namespace
+
+TypeId
+FlowTransport::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FlowTransport")
+            .SetParent<MessageTransport>()
+            .SetGroupName("Crux")
+            .AddConstructor<FlowTransport>()
+            .AddAttribute("IntraHostRate",
+                          "Bandwidth of a GPU's intra-host (NVLink) egress for messages between "
+                          "GPUs of the same host (as RdmaTransport's IntraHostRate). Default "
+                          "300 GB/s per direction (A100 NVLink 3: 12 links x 25 GB/s).",
+                          DataRateValue(DataRate("2400Gb/s")),
+                          MakeDataRateAccessor(&FlowTransport::m_intraRate),
+                          MakeDataRateChecker())
+            .AddAttribute("IntraHostLatency",
+                          "Fixed latency added to every intra-host message (alpha of the "
+                          "alpha-beta model; as RdmaTransport's IntraHostLatency).",
+                          TimeValue(MicroSeconds(1)),
+                          MakeTimeAccessor(&FlowTransport::m_intraLatency),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("PacketPayload",
+                          "Payload bytes per packet used to count the framing overhead of a "
+                          "message (RdmaNic's Mtu, default 4096). 0 = pure fluid: a message of "
+                          "B bytes is B bytes on the wire and there is no store-and-forward "
+                          "latency.",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&FlowTransport::m_packetPayload),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("PacketHeaderBytes",
+                          "Frame bytes of a packet besides its payload, FCS included: IPv4 20 + "
+                          "UDP 8 + BTH 12 + ICRC 4 + Ethernet 14 + FCS 4 = 62 for RoCEv2. "
+                          "Frames are padded to 64 bytes.",
+                          UintegerValue(62),
+                          MakeUintegerAccessor(&FlowTransport::m_headerBytes),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("InterframeGapBytes",
+                          "Preamble + SFD + interframe gap bytes per packet (QbbNetDevice's "
+                          "InterframeGapBytes, 20 for Ethernet).",
+                          UintegerValue(20),
+                          MakeUintegerAccessor(&FlowTransport::m_ifgBytes),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("StoreAndForward",
+                          "Add the store-and-forward pipeline latency of the first packet "
+                          "(sum over the path's links of its serialization time minus the "
+                          "largest one) to every message's delivery. Needs PacketPayload > 0.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&FlowTransport::m_storeAndForward),
+                          MakeBooleanChecker())
+            .AddTraceSource("MessageComplete",
+                            "A network message was delivered: job, flow, payload bytes, Send() "
+                            "time, delivery time.",
+                            MakeTraceSourceAccessor(&FlowTransport::m_messageCompleteTrace),
+                            "ns3::FlowTransport::MessageCompleteTracedCallback");
+    return tid;
+}
+
+FlowTransport::FlowTransport()
+    : m_intraRate(DataRate("2400Gb/s"))
+    , m_intraLatency(MicroSeconds(1))
+    , m_packetPayload(4096)
+    , m_headerBytes(62)
+    , m_ifgBytes(20)
+    , m_storeAndForward(true)
+{
+    for (uint32_t d = 0; d < 64; ++d)
+    {
+        m_dscpToTc[d] = static_cast<uint8_t>(d >> 3);
+    }
+}
+
+FlowTransport::~FlowTransport() = default;
+
+void
+FlowTransport::DoDispose()
+{
+    m_event.Cancel();
+    m_active.clear();
+    m_conns.clear();
+    m_port.clear();
+    m_onLink.clear();
+    m_resolver = PathResolver();
+    MessageTransport::DoDispose();
+}
+
+// ------------------------------------------------------------------------------ topology
+
+void
+FlowTransport::AddHost(uint32_t host, uint32_t gpus)
+{
+    if (host != m_gpus.size())
+    {
+        NS_FATAL_ERROR("FlowTransport::AddHost: host " << host << " added out of order (expected "
+                                                       << m_gpus.size() << ")");
+    }
+    if (gpus == 0)
+    {
+        NS_FATAL_ERROR("FlowTransport::AddHost: host " << host << " has 0 GPUs");
+    }
+    m_gpus.push_back(gpus);
+    m_nvlinkBusy.emplace_back(gpus, Time(0));
+}
+
+uint32_t
+FlowTransport::AddLink(DataRate rate, Time delay)
+{
+    const uint32_t id = static_cast<uint32_t>(m_linkRate.size());
+    if (rate.GetBitRate() == 0)
+    {
+        NS_FATAL_ERROR("FlowTransport::AddLink: link " << id << " has rate 0");
+    }
+    if (delay.IsStrictlyNegative())
+    {
+        NS_FATAL_ERROR("FlowTransport::AddLink: link " << id << " has negative delay " << delay);
+    }
+    m_linkRate.push_back(rate);
+    m_linkDelay.push_back(delay);
+    m_linkBytes.emplace_back();
+    m_linkBytes.back().fill(0);
+    m_residual.push_back(0);
+    m_count.push_back(0);
+    m_onLink.emplace_back();
+    m_dirty.push_back(false);
+    return id;
+}
+
+void
+FlowTransport::SetPathResolver(PathResolver resolver)
+{
+    m_resolver = resolver;
+}
+
+uint32_t
+FlowTransport::GetNHosts() const
+{
+    return static_cast<uint32_t>(m_gpus.size());
+}
+
+uint32_t
+FlowTransport::GetNGpus(uint32_t host) const
+{
+    if (host >= m_gpus.size())
+    {
+        NS_FATAL_ERROR("FlowTransport::GetNGpus: host " << host << " not registered");
+    }
+    return m_gpus[host];
+}
+
+uint32_t
+FlowTransport::GetNLinks() const
+{
+    return static_cast<uint32_t>(m_linkRate.size());
+}
+
+void
+FlowTransport::CheckLink(uint32_t link, const char* what) const
+{
+    if (link >= m_linkRate.size())
+    {
+        NS_FATAL_ERROR("FlowTransport::" << what << ": link " << link << " does not exist ("
+                                         << m_linkRate.size() << " links)");
+    }
+}
+
+DataRate
+FlowTransport::GetLinkRate(uint32_t link) const
+{
+    CheckLink(link, "GetLinkRate");
+    return m_linkRate[link];
+}
+
+Time
+FlowTransport::GetLinkDelay(uint32_t link) const
+{
+    CheckLink(link, "GetLinkDelay");
+    return m_linkDelay[link];
+}
+
+void
+FlowTransport::SetDscpToTc(const std::array<uint8_t, 64>& map)
+{
+    for (uint32_t d = 0; d < 64; ++d)
+    {
+        if (map[d] >= N_TC)
+        {
+            NS_FATAL_ERROR("FlowTransport::SetDscpToTc: map[" << d << "] = " << unsigned(map[d])
+                                                              << " is not a traffic class 0..7");
+        }
+    }
+    m_dscpToTc = map;
+}
+
+uint8_t
+FlowTransport::DscpToTc(uint8_t dscp) const
+{
+    if (dscp > 63)
+    {
+        NS_FATAL_ERROR("FlowTransport::DscpToTc: dscp = " << unsigned(dscp)
+                                                          << " out of range 0..63");
+    }
+    return m_dscpToTc[dscp];
+}
+
+void
+FlowTransport::CheckGpu(const GpuId& gpu, const char* field) const
+{
+    if (gpu.host >= m_gpus.size())
+    {
+        NS_FATAL_ERROR("FlowTransport: " << field << ".host = " << gpu.host << " but only "
+                                         << m_gpus.size() << " hosts exist");
+    }
+    if (gpu.localGpu >= m_gpus[gpu.host])
+    {
+        NS_FATAL_ERROR("FlowTransport: " << field << ".localGpu = " << gpu.localGpu << " but host "
+                                         << gpu.host << " has " << m_gpus[gpu.host] << " GPUs");
+    }
+}
+
+// ------------------------------------------------------------------------------ paths / ports
+
+void
+FlowTransport::SetQpSourcePort(const RdmaQpKey& key, uint16_t port)
+{
+    if (port == 0)
+    {
+        NS_FATAL_ERROR("FlowTransport::SetQpSourcePort: port must be non-zero");
+    }
+    if (key.src.host == key.dst.host)
+    {
+        NS_FATAL_ERROR("FlowTransport::SetQpSourcePort: GPUs of the same host "
+                       << key.src.host << " have no connection");
+    }
+    m_port[key] = port;
+}
+
+uint16_t
+FlowTransport::GetQpSourcePort(const RdmaQpKey& key) const
+{
+    auto it = m_port.find(key);
+    return it != m_port.end() ? it->second : RdmaTransport::DefaultSourcePort(key);
+}
+
+std::vector<uint32_t>
+FlowTransport::ResolvePath(const RdmaQpKey& key, uint16_t port) const
+{
+    if (m_resolver.IsNull())
+    {
+        NS_FATAL_ERROR("FlowTransport: no path resolver set (SetPathResolver or "
+                       "FlowTransportHelper::Install)");
+    }
+    std::vector<uint32_t> path = m_resolver(key, port);
+    if (path.empty())
+    {
+        NS_FATAL_ERROR("FlowTransport: no path for job "
+                       << key.jobId << " flow " << key.flowId << " host " << key.src.host
+                       << " -> host " << key.dst.host << " (port " << port << ")");
+    }
+    std::vector<uint32_t> sorted = path;
+    std::sort(sorted.begin(), sorted.end());
+    for (size_t i = 0; i < sorted.size(); ++i)
+    {
+        CheckLink(sorted[i], "path resolver");
+        if (i > 0 && sorted[i] == sorted[i - 1])
+        {
+            NS_FATAL_ERROR("FlowTransport: path of job " << key.jobId << " flow " << key.flowId
+                                                         << " crosses link " << sorted[i]
+                                                         << " twice");
+        }
+    }
+    return path;
+}
+
+std::vector<uint32_t>
+FlowTransport::GetPath(const RdmaQpKey& key) const
+{
+    CheckGpu(key.src, "key.src");
+    CheckGpu(key.dst, "key.dst");
+    if (key.src.host == key.dst.host)
+    {
+        NS_FATAL_ERROR("FlowTransport::GetPath: GPUs of the same host "
+                       << key.src.host << " do not use the network");
+    }
+    return ResolvePath(key, GetQpSourcePort(key));
+}
+
+// ------------------------------------------------------------------------------ model
+
+uint64_t
+FlowTransport::PacketWireBytes(uint64_t payload) const
+{
+    return std::max<uint64_t>(payload + m_headerBytes, MIN_FRAME_BYTES) + m_ifgBytes;
+}
+
+uint64_t
+FlowTransport::GetWireBytes(uint64_t payload) const
+{
+    if (m_packetPayload == 0)
+    {
+        return payload;
+    }
+    const uint64_t full = payload / m_packetPayload;
+    const uint64_t last = payload % m_packetPayload;
+    return full * PacketWireBytes(m_packetPayload) + (last > 0 ? PacketWireBytes(last) : 0);
+}
+
+Time
+FlowTransport::GetPathLatency(const std::vector<uint32_t>& path, uint64_t payload) const
+{
+    Time alpha(0);
+    for (uint32_t l : path)
+    {
+        CheckLink(l, "GetPathLatency");
+        alpha += m_linkDelay[l];
+    }
+    if (m_storeAndForward && m_packetPayload > 0 && path.size() > 1)
+    {
+        const uint64_t first = std::min<uint64_t>(payload, m_packetPayload);
+        const uint32_t wire = static_cast<uint32_t>(PacketWireBytes(first));
+        Time sum(0);
+        Time slowest(0);
+        for (uint32_t l : path)
+        {
+            const Time ser = m_linkRate[l].CalculateBytesTxTime(wire);
+            sum += ser;
+            slowest = std::max(slowest, ser);
+        }
+        alpha += sum - slowest;
+    }
+    return alpha;
+}
+
+// ------------------------------------------------------------------------------ send
+
+void
+FlowTransport::Send(const MessageRequest& req, CompletionCallback done)
+{
+    if (req.bytes == 0)
+    {
+        NS_FATAL_ERROR("FlowTransport::Send: req.bytes must be > 0 (job " << req.jobId << ", flow "
+                                                                          << req.flowId << ")");
+    }
+    if (req.dscp > 63)
+    {
+        NS_FATAL_ERROR("FlowTransport::Send: req.dscp = " << unsigned(req.dscp)
+                                                          << " out of range 0..63");
+    }
+    CheckGpu(req.src, "req.src");
+    CheckGpu(req.dst, "req.dst");
+    const Time now = Simulator::Now();
+    if (req.src.host == req.dst.host)
+    {
+        // NVLink, exactly as RdmaTransport: serialize on the source GPU's egress, then latency
+        Time& busy = m_nvlinkBusy[req.src.host][req.src.localGpu];
+        const Time start = std::max(now, busy);
+        busy = start + m_intraRate.CalculateBytesTxTime(req.bytes);
+        ++m_intraMessages;
+        if (!done.IsNull())
+        {
+            Simulator::Schedule(busy + m_intraLatency - now, done);
+        }
+        return;
+    }
+    const RdmaQpKey key = RdmaQpKey::FromRequest(req);
+    if (req.udpSrcPort != 0)
+    {
+        m_port[key] = req.udpSrcPort;
+    }
+    auto it = m_conns.find(key);
+    if (it == m_conns.end())
+    {
+        it = m_conns.emplace(key, Connection()).first;
+        it->second.key = key;
+    }
+    Connection& c = it->second;
+    Message m;
+    m.req = req;
+    m.done = done;
+    m.posted = now;
+    c.queue.push_back(m);
+    if (!c.active)
+    {
+        Activate(&c);
+        RequestUpdate();
+    }
+}
+
+void
+FlowTransport::Activate(Connection* c)
+{
+    const Message& m = c->queue.front();
+    const uint16_t port = GetQpSourcePort(c->key);
+    c->path = ResolvePath(c->key, port);
+    c->tc = m_dscpToTc[m.req.dscp];
+    c->wireBytes = GetWireBytes(m.req.bytes);
+    c->remaining = static_cast<double>(c->wireBytes);
+    c->rate = 0;
+    c->finishAt = Time::Max();
+    c->active = true;
+    m_active.push_back(c);
+    NS_LOG_INFO("job " << c->key.jobId << " flow " << c->key.flowId << ": " << m.req.bytes << " B ("
+                       << c->wireBytes << " wire B) TC " << unsigned(c->tc) << " port " << port
+                       << " path " << c->path.size() << " links");
+}
+
+void
+FlowTransport::RequestUpdate()
+{
+    if (m_updateNow)
+    {
+        return;
+    }
+    m_event.Cancel();
+    m_event = Simulator::ScheduleNow(&FlowTransport::Update, this);
+    m_updateNow = true;
+}
+
+// ------------------------------------------------------------------------------ fluid model
+
+void
+FlowTransport::Advance()
+{
+    const Time now = Simulator::Now();
+    if (now <= m_lastAdvance)
+    {
+        m_lastAdvance = now;
+        return;
+    }
+    const double dt = (now - m_lastAdvance).GetSeconds();
+    for (Connection* c : m_active)
+    {
+        if (c->rate > 0)
+        {
+            c->remaining = std::max(0.0, c->remaining - c->rate * dt / 8.0);
+        }
+    }
+    m_lastAdvance = now;
+}
+
+void
+FlowTransport::Update()
+{
+    m_updateNow = false;
+    m_ticksPerSecond = Seconds(1).GetTimeStep();
+    Advance();
+    const Time now = Simulator::Now();
+
+    // transfers that end now: account, schedule delivery, start the connection's next message
+    std::vector<Connection*> finished;
+    for (Connection* c : m_active)
+    {
+        if (c->finishAt <= now)
+        {
+            finished.push_back(c);
+        }
+    }
+    if (!finished.empty())
+    {
+        m_active.erase(std::remove_if(m_active.begin(),
+                                      m_active.end(),
+                                      [now](const Connection* c) { return c->finishAt <= now; }),
+                       m_active.end());
+        for (Connection* c : finished)
+        {
+            Message m = c->queue.front();
+            c->queue.pop_front();
+            c->active = false;
+            c->rate = 0;
+            c->remaining = 0;
+            for (uint32_t l : c->path)
+            {
+                m_linkBytes[l][c->tc] += m.req.bytes;
+            }
+            const Time alpha = GetPathLatency(c->path, m.req.bytes);
+            NS_LOG_LOGIC("job " << m.req.jobId << " flow " << m.req.flowId << ": transfer of "
+                                << m.req.bytes << " B done, delivery in " << alpha);
+            Simulator::Schedule(alpha,
+                                &FlowTransport::Deliver,
+                                this,
+                                m.req.jobId,
+                                m.req.flowId,
+                                m.req.bytes,
+                                m.posted,
+                                m.done);
+            if (!c->queue.empty())
+            {
+                Activate(c);
+            }
+        }
+    }
+
+    ComputeRates();
+
+    // project transfer ends; the earliest one is the next event
+    Time next = Time::Max();
+    const double maxTicks = static_cast<double>(std::numeric_limits<int64_t>::max() / 4);
+    for (Connection* c : m_active)
+    {
+        if (c->rate <= 0)
+        {
+            c->finishAt = Time::Max();
+            continue;
+        }
+        const double ticks = c->remaining * 8.0 / c->rate * static_cast<double>(m_ticksPerSecond);
+        if (ticks >= maxTicks)
+        {
+            c->finishAt = Time::Max();
+            continue;
+        }
+        const int64_t steps = static_cast<int64_t>(std::ceil(std::max(0.0, ticks - TICK_EPSILON)));
+        c->finishAt = now + TimeStep(steps);
+        next = std::min(next, c->finishAt);
+    }
+    if (next != Time::Max())
+    {
+        m_event = Simulator::Schedule(next - now, &FlowTransport::Update, this);
+    }
+}
+
+void
+FlowTransport::ComputeRates()
+{
+    ++m_rateComputations;
+    // residual capacity of every link used by an active flow
+    for (Connection* c : m_active)
+    {
+        c->rate = 0;
+        c->fixed = false;
+        for (uint32_t l : c->path)
+        {
+            m_residual[l] = static_cast<double>(m_linkRate[l].GetBitRate());
+        }
+    }
+    std::vector<Connection*> flows;
+    std::vector<uint32_t> links;
+    std::vector<uint32_t> dirty;
+    for (int tc = N_TC - 1; tc >= 0; --tc)
+    {
+        flows.clear();
+        links.clear();
+        for (Connection* c : m_active)
+        {
+            if (c->tc == tc)
+            {
+                flows.push_back(c);
+                for (uint32_t l : c->path)
+                {
+                    if (m_onLink[l].empty())
+                    {
+                        links.push_back(l);
+                    }
+                    ++m_count[l];
+                    m_onLink[l].push_back(c);
+                }
+            }
+        }
+        // Progressive filling with a lazy min-heap of (fair share, link): every change of a
+        // link's share pushes a fresh entry, so an entry whose share differs from the link's
+        // current one is stale and skipped. Ties go to the smaller link id (deterministic).
+        typedef std::pair<double, uint32_t> Entry;
+        std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+        auto shareOf = [this](uint32_t l)
+        { return std::max(0.0, m_residual[l]) / static_cast<double>(m_count[l]); };
+        for (uint32_t l : links)
+        {
+            heap.emplace(shareOf(l), l);
+        }
+        size_t unfixed = flows.size();
+        while (unfixed > 0)
+        {
+            if (heap.empty())
+            {
+                NS_FATAL_ERROR("FlowTransport::ComputeRates: " << unfixed
+                                                               << " flows without a link");
+            }
+            const auto [bestShare, best] = heap.top();
+            heap.pop();
+            if (m_count[best] == 0 || shareOf(best) != bestShare)
+            {
+                continue; // saturated already, or a stale entry
+            }
+            // the bottleneck: smallest fair share among the class's unfixed flows
+            const double cap = static_cast<double>(m_linkRate[best].GetBitRate());
+            const double share = m_residual[best] <= RESIDUAL_EPSILON * cap ? 0.0 : bestShare;
+            for (Connection* c : m_onLink[best])
+            {
+                if (c->fixed)
+                {
+                    continue;
+                }
+                c->fixed = true;
+                c->rate = share;
+                --unfixed;
+                for (uint32_t l : c->path)
+                {
+                    m_residual[l] -= share;
+                    --m_count[l];
+                    if (!m_dirty[l])
+                    {
+                        m_dirty[l] = true;
+                        dirty.push_back(l);
+                    }
+                }
+            }
+            // one fresh heap entry per link whose share changed
+            for (uint32_t l : dirty)
+            {
+                m_dirty[l] = false;
+                if (m_count[l] > 0)
+                {
+                    heap.emplace(shareOf(l), l);
+                }
+            }
+            dirty.clear();
+        }
+        for (uint32_t l : links)
+        {
+            m_count[l] = 0;
+            m_onLink[l].clear();
+            m_residual[l] = std::max(0.0, m_residual[l]);
+        }
+    }
+}
+
+void
+FlowTransport::Deliver(uint32_t jobId,
+                       uint32_t flowId,
+                       uint64_t bytes,
+                       Time posted,
+                       CompletionCallback done)
+{
+    ++m_delivered;
+    m_messageCompleteTrace(jobId, flowId, bytes, posted, Simulator::Now());
+    if (!done.IsNull())
+    {
+        done();
+    }
+}
+
+// ------------------------------------------------------------------------------ statistics
+
+double
+FlowTransport::GetFlowRate(const RdmaQpKey& key) const
+{
+    auto it = m_conns.find(key);
+    if (it == m_conns.end() || !it->second.active)
+    {
+        return 0;
+    }
+    return it->second.rate;
+}
+
+uint32_t
+FlowTransport::GetNActiveFlows() const
+{
+    return static_cast<uint32_t>(m_active.size());
+}
+
+uint64_t
+FlowTransport::GetLinkBytes(uint32_t link, uint8_t tc) const
+{
+    CheckLink(link, "GetLinkBytes");
+    if (tc >= N_TC)
+    {
+        NS_FATAL_ERROR("FlowTransport::GetLinkBytes: tc = " << unsigned(tc)
+                                                            << " is not a traffic class 0..7");
+    }
+    uint64_t bytes = m_linkBytes[link][tc];
+    const double dt = (Simulator::Now() - m_lastAdvance).GetSeconds();
+    for (const Connection* c : m_active)
+    {
+        if (c->tc != tc || std::find(c->path.begin(), c->path.end(), link) == c->path.end())
+        {
+            continue;
+        }
+        const double remaining = std::max(0.0, c->remaining - c->rate * std::max(0.0, dt) / 8.0);
+        const uint64_t payload = c->queue.front().req.bytes;
+        const double done =
+            static_cast<double>(payload) * (1.0 - remaining / static_cast<double>(c->wireBytes));
+        bytes += std::min<uint64_t>(payload, static_cast<uint64_t>(std::floor(done)));
+    }
+    return bytes;
+}
+
+uint64_t
+FlowTransport::GetLinkBytes(uint32_t link) const
+{
+    uint64_t sum = 0;
+    for (uint8_t tc = 0; tc < N_TC; ++tc)
+    {
+        sum += GetLinkBytes(link, tc);
+    }
+    return sum;
+}
+
+uint64_t
+FlowTransport::GetDeliveredMessages() const
+{
+    return m_delivered;
+}
+
+uint64_t
+FlowTransport::GetIntraHostMessages() const
+{
+    return m_intraMessages;
+}
+
+uint64_t
+FlowTransport::GetRateComputations() const
+{
+    return m_rateComputations;
+}
+
+} // namespace ns3

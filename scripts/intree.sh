@@ -1,0 +1,282 @@
+#!/usr/bin/env bash
+# In-tree workflow: builds and tests crux as contrib/crux inside an ns-3.37 source tree, the way
+# users who build ns-3 from source will use it (scripts/setup.sh covers the standalone build
+# against Debian's packaged ns-3).
+#
+# Phases (each one timed; any failure stops the script with a message naming the phase):
+#   fetch      ns-3.37 source from Debian's source package `ns3` (bookworm). Only the pristine
+#              upstream tree (ns-allinone-3.37/ns-3.37 in the .orig tarball) is unpacked, without
+#              Debian's patches. Adds a bookworm deb-src entry and runs apt-get update only when
+#              `apt-get source` cannot find the package. Skipped once the tree is in the cache.
+#   configure  contrib/crux -> this clone (symlink); `./ns3 configure` with only crux and the
+#              modules it depends on (core, network, internet and their dependencies), examples
+#              and tests of crux only. Skipped while the cached configuration has the same options
+#              (the build step re-runs CMake by itself when a CMake file of crux changes).
+#   build      `./ns3 build` (incremental: the build tree stays in the cache).
+#   run        the crux examples (CRUX_EXAMPLES in cmake/crux-sources.cmake) via `./ns3 run`.
+#   tests      `./test.py -s <suite>` for every suite in CRUX_TEST_SUITES; each must PASS.
+#
+# Usage: bash scripts/intree.sh     (needs the packages of scripts/setup.sh; root or sudo for the
+#                                    first fetch only)
+# Environment:
+#   CRUX_NS3_CACHE          cache root (default $HOME/.cache/crux-ns3); the ns-3 tree and its
+#                           build live in $CRUX_NS3_CACHE/ns-3.37, outside the clone
+#   CRUX_NS3_PROFILE        ns-3 build profile (default "default": -O2 -g, NS_ASSERT and NS_LOG on,
+#                           warnings not fatal; "debug" makes every warning an error)
+#   CRUX_NS3_JOBS           parallel build jobs (default: nproc)
+#   CRUX_NS3_FULLNESS       test.py fullness: QUICK (default), EXTENSIVE or TAKES_FOREVER
+#   CRUX_NS3_CONFIGURE_ARGS extra arguments for ./ns3 configure (word-split)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+cache=${CRUX_NS3_CACHE:-$HOME/.cache/crux-ns3}
+ns3dir=$cache/ns-3.37
+profile=${CRUX_NS3_PROFILE:-default}
+jobs=${CRUX_NS3_JOBS:-$(nproc)}
+fullness=${CRUX_NS3_FULLNESS:-QUICK}
+ns3_version=3.37
+debian_suite=bookworm
+
+phase=setup
+phase_start=$EPOCHREALTIME
+timings=()
+
+print_timings() {
+  [ ${#timings[@]} -gt 0 ] || return 0
+  echo "intree: phase timings (seconds):"
+  printf '  %s\n' "${timings[@]}"
+}
+
+on_exit() {
+  local rc=$?
+  print_timings
+  if [ $rc -ne 0 ]; then
+    echo "intree: FAILED in phase '$phase' (exit status $rc)" >&2
+  fi
+}
+trap on_exit EXIT
+
+die() {
+  echo "intree: ERROR in phase '$phase': $*" >&2
+  exit 1
+}
+
+begin() {
+  phase=$1
+  phase_start=$EPOCHREALTIME
+  echo "=== intree: $phase"
+}
+
+end() {
+  local dt
+  dt=$(awk -v a="$phase_start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+  timings+=("$(printf '%-10s %8s  %s' "$phase" "$dt" "${1:-}")")
+  echo "=== intree: $phase done in ${dt}s ${1:-}"
+}
+
+# ./ns3 refuses to run when $USER is root (it is a guard against `sudo ./ns3`); building as root
+# in a container or CI is harmless, so present another name to that check only.
+ns3() {
+  local user=${USER:-}
+  [ "$user" != root ] || user=root-crux-intree
+  (cd "$ns3dir" && env USER="$user" ./ns3 "$@")
+}
+
+# Prints the CMake list variable $1 of cmake/crux-sources.cmake, space-separated (CMake itself
+# evaluates the file, so comments and ${...} references are handled as the build sees them).
+crux_list() {
+  local script
+  script=$(mktemp "${TMPDIR:-/tmp}/crux-list.XXXXXX.cmake")
+  cat >"$script" <<'EOF'
+include(${CRUX_SOURCES_FILE})
+string(REPLACE ";" " " _crux_out "${${CRUX_LIST}}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E echo "${_crux_out}")
+EOF
+  cmake -DCRUX_SOURCES_FILE="$here/cmake/crux-sources.cmake" -DCRUX_LIST="$1" -P "$script" ||
+    {
+      rm -f "$script"
+      die "cannot read $1 from cmake/crux-sources.cmake"
+    }
+  rm -f "$script"
+}
+
+# ------------------------------------------------------------------------------------ setup
+for tool in cmake python3 g++ ninja tar awk; do
+  command -v "$tool" >/dev/null || die "'$tool' not found (run scripts/setup.sh first)"
+done
+read -r -a suites <<<"$(crux_list CRUX_TEST_SUITES)"
+read -r -a examples <<<"$(crux_list CRUX_EXAMPLES)"
+echo "intree: module $here"
+echo "intree: ns-3 tree $ns3dir (profile $profile, $jobs jobs)"
+echo "intree: suites: ${suites[*]:-(none)}; examples: ${examples[*]:-(none)}"
+mkdir -p "$cache"
+
+# ------------------------------------------------------------------------------------ fetch
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+
+source_known() {
+  apt-get source --print-uris "ns3/$debian_suite" >/dev/null 2>&1
+}
+
+ensure_deb_src() {
+  source_known && return 0
+  local f has_src=false
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] || continue
+    if grep -qE "^[[:space:]]*(deb-src[[:space:]].*[[:space:]]${debian_suite}[[:space:]]|Suites:.*\\b${debian_suite}\\b)" "$f" &&
+      grep -qE '^[[:space:]]*(deb-src[[:space:]]|Types:.*deb-src)' "$f"; then
+      has_src=true
+    fi
+  done
+  if ! $has_src; then
+    local list=/etc/apt/sources.list.d/crux-deb-src.sources
+    echo "intree: adding Debian $debian_suite source entries in $list"
+    printf '%s\n' \
+      "# Added by crux scripts/intree.sh: Debian source packages (apt-get source ns3)." \
+      "Types: deb-src" \
+      "URIs: http://deb.debian.org/debian" \
+      "Suites: $debian_suite" \
+      "Components: main" \
+      "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" |
+      $SUDO tee "$list" >/dev/null || die "cannot write $list (needs root or sudo)"
+  fi
+  $SUDO apt-get update -q || die "apt-get update failed"
+  source_known || die "apt-get cannot find the source package ns3/$debian_suite even after adding deb-src"
+}
+
+begin fetch
+if [ -x "$ns3dir/ns3" ] && [ -f "$ns3dir/CMakeLists.txt" ] &&
+  [ "$(cat "$ns3dir/VERSION" 2>/dev/null)" = "$ns3_version" ]; then
+  end "(cached)"
+else
+  command -v apt-get >/dev/null || die "apt-get not found: the ns-3 source comes from Debian's ns3 source package"
+  dl=$cache/debian-src
+  mkdir -p "$dl"
+  find_tarball() {
+    tarball=$(find "$dl" -maxdepth 1 -name "ns3_${ns3_version}*.orig.tar.*" | sort | head -n 1)
+  }
+  find_tarball
+  if [ -z "$tarball" ]; then
+    ensure_deb_src
+    (cd "$dl" && apt-get source --download-only "ns3/$debian_suite") ||
+      die "apt-get source --download-only ns3/$debian_suite failed"
+    find_tarball
+    [ -n "$tarball" ] || die "no ns3_$ns3_version*.orig.tar.* in $dl after apt-get source (ls: $(ls "$dl"))"
+  fi
+  unpack=$(mktemp -d "$cache/unpack.XXXXXX")
+  tar -xf "$tarball" -C "$unpack" || die "cannot unpack $tarball"
+  # The .orig tarball is the ns-allinone layout; the ns-3 tree is the folder holding ./ns3,
+  # CMakeLists.txt and test.py (ns-allinone-3.37/ns-3.37).
+  tree=""
+  while IFS= read -r f; do
+    d=$(dirname "$f")
+    if [ -f "$d/CMakeLists.txt" ] && [ -f "$d/test.py" ] && [ -f "$d/VERSION" ]; then
+      tree=$d
+      break
+    fi
+  done < <(find "$unpack" -maxdepth 3 -type f -name ns3)
+  [ -n "$tree" ] || die "no ns-3 tree (./ns3 + CMakeLists.txt + test.py) inside $tarball"
+  [ "$(cat "$tree/VERSION")" = "$ns3_version" ] ||
+    die "$tarball holds ns-3 $(cat "$tree/VERSION"), expected $ns3_version"
+  rm -rf "$ns3dir"
+  mv "$tree" "$ns3dir"
+  rm -rf "$unpack"
+  end "(from $(basename "$tarball"))"
+fi
+
+# -------------------------------------------------------------------------------- configure
+begin configure
+link=$ns3dir/contrib/crux
+if [ -L "$link" ]; then
+  if [ "$(readlink "$link")" != "$here" ]; then
+    ln -sfn "$here" "$link"
+    # Another clone: its files may be older than the objects built from the previous one, so
+    # make timestamps irrelevant by dropping crux's objects (ns-3's own stay).
+    if [ -d "$ns3dir/cmake-cache/contrib/crux" ]; then
+      echo "intree: contrib/crux now points to $here; recompiling crux"
+      find "$ns3dir/cmake-cache/contrib/crux" -name '*.o' -delete
+    fi
+  fi
+elif [ -e "$link" ]; then
+  die "$link exists and is not a symlink to a crux clone; move it away"
+else
+  ln -s "$here" "$link"
+fi
+configure_args=(configure -G Ninja -d "$profile" --enable-examples --enable-tests
+  --enable-modules=crux --filter-module-examples-and-tests=crux)
+# shellcheck disable=SC2206 # word splitting of the extra arguments is intended
+[ -z "${CRUX_NS3_CONFIGURE_ARGS:-}" ] || configure_args+=(${CRUX_NS3_CONFIGURE_ARGS})
+stamp=$cache/configure.stamp
+lock=$ns3dir/.lock-ns3_linux_build
+if [ -f "$ns3dir/cmake-cache/CMakeCache.txt" ] && [ -f "$lock" ] && [ -f "$stamp" ] &&
+  [ "$(cat "$stamp")" = "${configure_args[*]}" ]; then
+  end "(cached: ${configure_args[*]})"
+else
+  rm -f "$stamp"
+  ns3 "${configure_args[@]}" || die "./ns3 ${configure_args[*]} failed"
+  grep -q "NS3_ENABLED_CONTRIBUTED_MODULES = \[.*'ns3-crux'" "$lock" ||
+    die "crux is not among the enabled contrib modules in $lock"
+  printf '%s\n' "${configure_args[*]}" >"$stamp"
+  end "($(grep '^NS3_ENABLED_MODULES' "$lock"))"
+fi
+
+# ------------------------------------------------------------------------------------ build
+begin build
+ns3 build -j "$jobs" || die "./ns3 build failed"
+end
+
+# -------------------------------------------------------------------------------------- run
+begin run
+run_examples() {
+  local ex out
+  if [ ${#examples[@]} -eq 0 ]; then
+    echo "intree: CRUX_EXAMPLES is empty, nothing to run"
+    return 0
+  fi
+  if [[ " ${examples[*]} " == *" crux-experiment "* ]]; then
+    [ -f "$here/scenarios/smoke.json" ] || die "crux-experiment is listed but scenarios/smoke.json is missing"
+    out=$(mktemp -d "${TMPDIR:-/tmp}/crux-intree-run.XXXXXX")
+    ns3 run --no-build \
+      "crux-experiment --scenario=contrib/crux/scenarios/smoke.json --outputDir=$out" ||
+      die "crux-experiment --scenario=contrib/crux/scenarios/smoke.json failed"
+    [ -n "$(ls -A "$out")" ] || die "crux-experiment wrote nothing to --outputDir=$out"
+    echo "intree: crux-experiment wrote to $out:"
+    ls -l "$out"
+  else
+    for ex in "${examples[@]}"; do
+      ns3 run --no-build "$ex" || die "example $ex failed"
+    done
+  fi
+}
+run_examples
+end
+
+# ------------------------------------------------------------------------------------ tests
+begin tests
+[ ${#suites[@]} -gt 0 ] || die "CRUX_TEST_SUITES in cmake/crux-sources.cmake is empty"
+results=$(mktemp -d "${TMPDIR:-/tmp}/crux-intree-tests.XXXXXX")
+failed=()
+for s in "${suites[@]}"; do
+  # test.py exits 0 when passed + skipped == total, so also when the suite is unknown (0 of 0)
+  # or skipped: require its own PASS line as well.
+  rc=0
+  (cd "$ns3dir" && ./test.py --nocolor --no-build --fullness="$fullness" --suite="$s" \
+    --text="$results/$s") >"$results/$s.log" 2>&1 || rc=$?
+  cat "$results/$s.log"
+  # test.py prints "[i/n] PASS: TestSuite <name>" (the counter is absent in older versions).
+  if [ $rc -ne 0 ] ||
+    ! sed -E 's/^\[[0-9]+\/[0-9]+\] //' "$results/$s.log" | grep -qxF "PASS: TestSuite $s"; then
+    failed+=("$s")
+    [ ! -f "$results/$s.txt" ] || cat "$results/$s.txt"
+  fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "$((${#suites[@]} - ${#failed[@]})) passed, ${#failed[@]} failed"
+  die "test.py suites failed: ${failed[*]} (logs in $results)"
+fi
+rm -rf "$results"
+echo "${#suites[@]} passed, 0 failed"
+end "(${#suites[@]} suites, fullness $fullness)"
+phase="done"
+echo "intree: all phases passed"

@@ -1,0 +1,338 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+// System tests of the experiment driver (CruxExperiment): a small two-job contention scenario
+// run end to end on the packet-level fabric: same seed -> identical result files, another seed
+// -> other ECMP choices, ECMP contention slows the intensive job and Crux gives it back its
+// stand-alone speed, the flow-level fabric agrees with the packet level, and bad input gives
+// one clear error with nothing written.
+
+#include "ns3/crux-experiment.h"
+#include "ns3/test.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+using namespace ns3;
+
+namespace
+{
+
+/**
+ * A scaled-down §2.2 shape: 2 ToRs x 4 hosts (8 GPUs, one 100 Gbit/s NIC each), 2 aggregation
+ * switches with 20 Gbit/s ToR-agg cables. "big" (GPT, 4 hosts x 8 GPUs, 48 MB of gradients,
+ * 50 ms compute, one bucket) and "small" (BERT-large, 4 hosts x 4 GPUs, 8 MB, 10 ms compute,
+ * background) cross the aggregation layer.
+ */
+std::string
+SmallScenario(const std::string& outDir, uint64_t seed, const std::string& fabric = "packet")
+{
+    std::ostringstream os;
+    os << R"({
+  "name": "small-contention",
+  "topology": {"type": "clos", "tors": 2, "aggs": 2, "hostsPerTor": 4, "gpusPerHost": 8,
+               "nicsPerHost": 1, "hostLinkRate": "100Gbps", "fabricLinkRate": "20Gbps"},
+  "jobs": [
+    {"name": "big", "model": "gpt", "hosts": [0, 1, 4, 5], "gpusPerHost": 8,
+     "gradientBytes": 48000000, "computeTime": 0.05, "iterations": 4},
+    {"name": "small", "model": "bert-large", "hosts": [2, 3, 6, 7], "gpusPerHost": 4,
+     "gradientBytes": 8000000, "computeTime": 0.01, "iterations": 3, "background": true}
+  ],
+  "scheduler": "crux", "priorityLevels": 8, "profileIterations": 1,
+  "seed": )" << seed
+       << R"(, "fabric": ")" << fabric << R"(", "outputDir": ")" << outDir << R"("
+})";
+    return os.str();
+}
+
+/// Read a whole file.
+std::string
+Slurp(const std::filesystem::path& p)
+{
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+/// A fresh temporary directory path (not created).
+std::filesystem::path
+TempDir(const std::string& name)
+{
+    auto p = std::filesystem::temp_directory_path() / ("crux-exp-test-" + name);
+    std::filesystem::remove_all(p);
+    return p;
+}
+
+/// The result of a job in a run.
+const ExperimentJobResult&
+JobOf(const ExperimentRunResult& r, const std::string& name)
+{
+    for (const auto& j : r.jobs)
+    {
+        if (j.name == name)
+        {
+            return j;
+        }
+    }
+    NS_FATAL_ERROR("no job " << name << " in run " << r.run);
+}
+
+} // namespace
+
+/// Same seed -> identical result files; another seed -> other ECMP choices.
+class ExperimentDeterminismTestCase : public TestCase
+{
+  public:
+    ExperimentDeterminismTestCase()
+        : TestCase("same seed gives identical result files, another seed other ECMP paths")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const auto d1 = TempDir("seed1");
+        const auto d3 = TempDir("seed2");
+        const std::vector<std::string> files = {"summary.json",
+                                                "jobs.csv",
+                                                "iterations.csv",
+                                                "links.csv",
+                                                "paths.csv",
+                                                "pfc.csv",
+                                                "drops.csv",
+                                                "utilization.csv",
+                                                "table.txt"};
+        std::map<std::string, std::string> first;
+        for (int rep = 0; rep < 2; ++rep)
+        {
+            CruxExperiment exp(Scenario::Parse(SmallScenario(d1.string(), 1), "small.json"));
+            auto runs = exp.Run({"ecmp", "crux"});
+            exp.WriteResults(runs);
+            for (const auto& f : files)
+            {
+                const std::string text = Slurp(d1 / f);
+                NS_TEST_ASSERT_MSG_GT(text.size(), 0, f << " is missing");
+                if (rep == 0)
+                {
+                    first[f] = text;
+                }
+                else
+                {
+                    NS_TEST_ASSERT_MSG_EQ((text == first[f]), true, f << " differs between runs");
+                }
+            }
+        }
+        NS_TEST_ASSERT_MSG_GT(first["iterations.csv"].size(), 200, "iterations recorded");
+        {
+            CruxExperiment exp(Scenario::Parse(SmallScenario(d3.string(), 2), "small.json"));
+            exp.WriteResults(exp.Run({"ecmp", "crux"}));
+        }
+        // Another seed salts the switches' ECMP hashes: the ECMP run's paths differ.
+        auto ecmpPaths = [](const std::filesystem::path& d) {
+            std::istringstream in(Slurp(d / "paths.csv"));
+            std::string line;
+            std::string out;
+            while (std::getline(in, line))
+            {
+                if (line.rfind("ecmp,", 0) == 0)
+                {
+                    out += line + "\n";
+                }
+            }
+            return out;
+        };
+        NS_TEST_ASSERT_MSG_GT(ecmpPaths(d1).size(), 0, "no ECMP paths recorded");
+        NS_TEST_ASSERT_MSG_EQ((ecmpPaths(d1) != ecmpPaths(d3)),
+                              true,
+                              "seed 2 gave the same ECMP paths as seed 1");
+        std::filesystem::remove_all(d1);
+        std::filesystem::remove_all(d3);
+    }
+};
+
+/// ECMP contention slows the intensive job; Crux restores it; PFC keeps the fabric lossless.
+class ExperimentContentionTestCase : public TestCase
+{
+  public:
+    ExperimentContentionTestCase()
+        : TestCase("ECMP contention slows the big job, Crux restores its stand-alone speed")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const auto dir = TempDir("contention");
+        CruxExperiment exp(Scenario::Parse(SmallScenario(dir.string(), 1), "small.json"));
+        auto runs = exp.Run({"alone", "ecmp", "crux"});
+        NS_TEST_ASSERT_MSG_EQ(runs.size(), 4, "alone x 2, ecmp, crux");
+        const double alone = JobOf(runs[0], "big").meanIterationTime;
+        const auto& ecmp = JobOf(runs[2], "big");
+        const auto& crux = JobOf(runs[3], "big");
+        std::cout << "[crux-experiment] big job iteration: alone " << alone << " s, ecmp "
+                  << ecmp.meanIterationTime << " s, crux " << crux.meanIterationTime
+                  << " s; utilization ecmp " << runs[2].utilization << ", crux "
+                  << runs[3].utilization << std::endl;
+        // Stand-alone: compute 50 ms + a ring all-reduce of 48 MB over 4 hosts.
+        NS_TEST_ASSERT_MSG_GT(alone, 0.05, "an iteration is at least its compute");
+        NS_TEST_ASSERT_MSG_EQ(ecmp.measuredIterations, 3, "iterations 1..3 are measured");
+        NS_TEST_ASSERT_MSG_GT(ecmp.meanIterationTime, alone * 1.02, "ECMP contention slows it");
+        NS_TEST_ASSERT_MSG_LT(crux.meanIterationTime,
+                              ecmp.meanIterationTime,
+                              "Crux is faster than ECMP for the intensive job");
+        NS_TEST_ASSERT_MSG_LT(crux.meanIterationTime, alone * 1.01, "Crux gives it back");
+        NS_TEST_ASSERT_MSG_NE(crux.level, JobOf(runs[3], "small").level, "two jobs, two levels");
+        NS_TEST_ASSERT_MSG_EQ(ecmp.level, 0, "ECMP: one traffic class");
+        NS_TEST_ASSERT_MSG_EQ(crux.dscp, 8 * crux.level, "DSCP = 8 x level");
+        NS_TEST_ASSERT_MSG_GT(runs[3].utilization, runs[2].utilization, "utilization recovers");
+        for (const auto& r : runs)
+        {
+            NS_TEST_ASSERT_MSG_EQ(r.complete, true, r.run << " finished");
+            NS_TEST_ASSERT_MSG_EQ(r.drops.size(), 0, r.run << ": PFC keeps the fabric lossless");
+        }
+        // Crux's traffic runs in the big job's class: its link bytes are in TC = level (the
+        // ring of 4 hosts x 8 rails sends 2 x 3/4 x 48 MB per host and iteration).
+        uint64_t inTc = 0;
+        for (const auto& [link, tcs] : runs[3].linkTcBytes)
+        {
+            inTc += tcs[crux.level];
+        }
+        NS_TEST_ASSERT_MSG_GT(inTc, 48000000, "the big job's bytes travel in its TC");
+        std::filesystem::remove_all(dir);
+    }
+};
+
+/// The flow-level fabric gives iteration times close to the packet level on the same scenario.
+class ExperimentFlowVsPacketTestCase : public TestCase
+{
+  public:
+    ExperimentFlowVsPacketTestCase()
+        : TestCase("flow-level and packet-level fabrics agree per job (10 % without shared "
+                   "classes, 25 % with)")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (const std::string mode : {"ecmp", "crux"})
+        {
+            CruxExperiment p(Scenario::Parse(SmallScenario("/tmp/unused", 1, "packet"), "p"));
+            CruxExperiment f(Scenario::Parse(SmallScenario("/tmp/unused", 1, "flow"), "f"));
+            auto rp = p.RunMode(mode);
+            auto rf = f.RunMode(mode);
+            for (const auto& jp : rp.back().jobs)
+            {
+                const auto& jf = JobOf(rf.back(), jp.name);
+                const double gap = std::abs(jf.meanIterationTime / jp.meanIterationTime - 1);
+                std::cout << "[crux-experiment] " << mode << " " << jp.name << ": packet "
+                          << jp.meanIterationTime << " s, flow " << jf.meanIterationTime
+                          << " s, gap " << gap * 100 << " %" << std::endl;
+                // Without contention in a class (Crux separates the jobs) the fluid model is
+                // within 10 %. When flows of two jobs share one FIFO class (ECMP), the packet
+                // level shares by arrival order with PFC back-pressure, not max-min fairly; the
+                // measured gap is then larger (19 % for the small job here), bounded at 25 %.
+                const double bound = mode == "crux" ? 0.10 : 0.25;
+                NS_TEST_ASSERT_MSG_LT(gap, bound, mode << " " << jp.name << " packet vs flow");
+            }
+        }
+    }
+};
+
+/// Bad input: one clear error naming the field, nothing written.
+class ExperimentBadInputTestCase : public TestCase
+{
+  public:
+    ExperimentBadInputTestCase()
+        : TestCase("bad input raises one error naming the field; nothing is written")
+    {
+    }
+
+  private:
+    /// Expect constructing the experiment to fail with a message containing \p what.
+    void Expect(const std::string& text, const std::string& what)
+    {
+        const auto dir = TempDir("bad");
+        std::string msg;
+        try
+        {
+            CruxExperiment exp(Scenario::Parse(text, "bad.json"));
+        }
+        catch (const std::exception& e)
+        {
+            msg = e.what();
+        }
+        NS_TEST_ASSERT_MSG_NE(msg.find(what), std::string::npos, "'" << msg << "' lacks " << what);
+        NS_TEST_ASSERT_MSG_EQ(msg.find('\n'), std::string::npos, "one line: " << msg);
+        NS_TEST_ASSERT_MSG_EQ(std::filesystem::exists(dir), false, "nothing written");
+    }
+
+    void DoRun() override
+    {
+        const std::string good = SmallScenario(TempDir("bad").string(), 1);
+        auto replace = [&good](const std::string& from, const std::string& to) {
+            std::string s = good;
+            s.replace(s.find(from), from.size(), to);
+            return s;
+        };
+        Expect(replace(R"("model": "gpt")", R"("model": "gpt-9")"),
+               "bad.json: jobs[0].model: unknown model 'gpt-9'");
+        Expect(replace(R"("scheduler": "crux")", R"("scheduler": "cruxx")"),
+               "scheduler: unknown scheduler 'cruxx'");
+        Expect(replace(R"("priorityLevels": 8)", R"("priorityLevels": 0)"), "priorityLevels");
+        Expect(replace(R"("hosts": [0, 1, 4, 5])", R"("hosts": [0, 1, 4, 9])"),
+               "jobs[0].hosts: host 9 does not exist");
+        Expect(replace(R"("hosts": [0, 1, 4, 5], "gpusPerHost": 8,)", R"("gpus": 100,)"),
+               "jobs[0].gpus: job asks for 100 GPUs");
+        Expect(replace(R"("hosts": [2, 3, 6, 7])", R"("hosts": [0, 3, 6, 7])"),
+               "jobs[1].hosts: host 0 has only 0 free GPUs");
+        Expect(replace(R"("fabricLinkRate": "20Gbps")", R"("fabricLinkRate": "fast")"),
+               "topology.fabricLinkRate");
+        Expect(replace("{", "{{"), "bad.json: malformed JSON");
+        std::string msg;
+        try
+        {
+            Scenario::Load("/nonexistent/scenario.json");
+        }
+        catch (const std::exception& e)
+        {
+            msg = e.what();
+        }
+        NS_TEST_ASSERT_MSG_EQ(msg, "/nonexistent/scenario.json: cannot open scenario file", msg);
+        NS_TEST_ASSERT_MSG_EQ(ParseByteSize("32MiB", "f"), 33554432, "MiB");
+        NS_TEST_ASSERT_MSG_EQ(ParseByteSize("1.5KB", "f"), 1500, "KB");
+    }
+};
+
+/// The crux-experiment TestSuite.
+class CruxExperimentTestSuite : public TestSuite
+{
+  public:
+    CruxExperimentTestSuite()
+        : TestSuite("crux-experiment", SYSTEM)
+    {
+        AddTestCase(new ExperimentBadInputTestCase, TestCase::QUICK);
+        AddTestCase(new ExperimentContentionTestCase, TestCase::QUICK);
+        AddTestCase(new ExperimentDeterminismTestCase, TestCase::QUICK);
+        AddTestCase(new ExperimentFlowVsPacketTestCase, TestCase::QUICK);
+    }
+};
+
+/// Static instance.
+static CruxExperimentTestSuite g_cruxExperimentTestSuite;

@@ -1,0 +1,186 @@
+# -*- Mode: python; py-indent-offset: 4; indent-tabs-mode: nil; coding: utf-8; -*-
+#
+# crux: communication scheduling for deep-learning training clusters (ns-3 module).
+#
+# Build file for waf-based ns-3 trees (ns-3 <= 3.35): copy or link this repository to
+# contrib/crux of the ns-3 tree, then `./waf configure --enable-examples --enable-tests` and
+# `./waf build`. ns-3 3.35 is the realistic target (the first waf release whose default C++
+# dialect is C++17); this file was written from ns-3.35's module template and has not been
+# run against a waf tree.
+#
+# The lists below must equal cmake/crux-sources.cmake (CRUX_SCHEDULING_SOURCES, CRUX_SOURCES,
+# CRUX_HEADERS, CRUX_TEST_SOURCES) and examples/wscript must build exactly CRUX_EXAMPLES;
+# test/check-file-lists.py (ctest entry `check-file-lists`) checks this and the files on disk.
+#
+# Standalone-only (not built here): the GoogleTest programs (CRUX_GTEST_SOURCES, test/gtest/),
+# the benchmark programs (CRUX_BENCH_PROGRAMS, bench/) and the helper static libraries
+# crux-scheduling / crux-scenario. They belong to the standalone CMake build against an
+# installed ns-3 (see CMakeLists.txt); ns-3's waf has no GoogleTest integration.
+# Python bindings are not generated here either (the pybindgen step of ns-3 <= 3.35 needs
+# scanned bindings files, which this module does not ship).
+
+# Pure C++ scheduling layer (no ns-3 includes, no Simulator calls).
+CRUX_SCHEDULING_SOURCES = [
+    'model/scheduling/cluster-model.cc',
+    'model/scheduling/comm-scheduler.cc',
+    'model/scheduling/ecmp-scheduler.cc',
+    'model/scheduling/shared-link-timeline.cc',
+    'model/scheduling/dag-max-k-cut.cc',
+    'model/scheduling/crux-scheduler.cc',
+    'model/scheduling/sincronia-scheduler.cc',
+    'model/scheduling/varys-scheduler.cc',
+    'model/scheduling/taccl-scheduler.cc',
+    'model/scheduling/cassini-scheduler.cc',
+]
+
+CRUX_SOURCES = CRUX_SCHEDULING_SOURCES + [
+    # fabric
+    'model/fabric/qbb-net-device.cc',
+    'model/fabric/qbb-channel.cc',
+    'model/fabric/pfc-pause-header.cc',
+    'model/fabric/switch-mmu.cc',
+    'model/fabric/crux-switch.cc',
+    'model/fabric/crux-topology.cc',
+    # transport
+    'model/transport/message-transport.cc',
+    'model/transport/roce-header.cc',
+    'model/transport/rdma-congestion-control.cc',
+    'model/transport/rdma-queue-pair.cc',
+    'model/transport/rdma-nic.cc',
+    'model/transport/rdma-transport.cc',
+    'model/transport/flow-transport.cc',
+    # workload
+    'model/workload/crux-scenario.cc',
+    'model/workload/model-zoo.cc',
+    'model/workload/dlt-job.cc',
+    'model/workload/ring-allreduce.cc',
+    'model/workload/dlt-job-application.cc',
+    # metrics
+    'model/metrics/gpu-intensity-tracker.cc',
+    # helper
+    'helper/qbb-helper.cc',
+    'helper/crux-topology-helper.cc',
+    'helper/rdma-transport-helper.cc',
+    'helper/flow-transport-helper.cc',
+    'helper/crux-experiment.cc',
+]
+
+CRUX_HEADERS = [
+    # scheduling
+    'model/scheduling/cluster-model.h',
+    'model/scheduling/comm-scheduler.h',
+    'model/scheduling/ecmp-scheduler.h',
+    'model/scheduling/shared-link-timeline.h',
+    'model/scheduling/dag-max-k-cut.h',
+    'model/scheduling/crux-scheduler.h',
+    'model/scheduling/sincronia-scheduler.h',
+    'model/scheduling/varys-scheduler.h',
+    'model/scheduling/taccl-scheduler.h',
+    'model/scheduling/cassini-scheduler.h',
+    # fabric
+    'model/fabric/qbb-net-device.h',
+    'model/fabric/qbb-channel.h',
+    'model/fabric/pfc-pause-header.h',
+    'model/fabric/switch-mmu.h',
+    'model/fabric/crux-switch.h',
+    'model/fabric/crux-topology.h',
+    # transport
+    'model/transport/message-transport.h',
+    'model/transport/roce-header.h',
+    'model/transport/rdma-congestion-control.h',
+    'model/transport/rdma-queue-pair.h',
+    'model/transport/rdma-nic.h',
+    'model/transport/rdma-transport.h',
+    'model/transport/flow-transport.h',
+    # workload
+    'model/workload/crux-scenario.h',
+    'model/workload/model-zoo.h',
+    'model/workload/dlt-job.h',
+    'model/workload/ring-allreduce.h',
+    'model/workload/dlt-job-application.h',
+    # metrics
+    'model/metrics/gpu-intensity-tracker.h',
+    # helper
+    'helper/qbb-helper.h',
+    'helper/crux-topology-helper.h',
+    'helper/rdma-transport-helper.h',
+    'helper/flow-transport-helper.h',
+    'helper/crux-experiment.h',
+]
+
+# ns-3 TestSuites (compiled into the crux test library, run by ns-3's test.py / test-runner).
+CRUX_TEST_SOURCES = [
+    # fabric
+    'test/qbb-net-device-test-suite.cc',
+    'test/crux-switch-test-suite.cc',
+    # transport
+    'test/rdma-transport-test-suite.cc',
+    'test/flow-transport-test-suite.cc',
+    # workload
+    'test/dlt-workload-test-suite.cc',
+    # experiment
+    'test/crux-experiment-test-suite.cc',
+]
+
+# Header-only libraries the module needs, as (header, Debian package) pairs.
+_REQUIRED_HEADERS = [
+    ('nlohmann/json.hpp', 'nlohmann-json3-dev'),
+    ('boost/graph/adjacency_list.hpp', 'libboost-graph-dev'),
+    ('boost/graph/topological_sort.hpp', 'libboost-graph-dev'),
+    ('boost/graph/breadth_first_search.hpp', 'libboost-graph-dev'),
+    ('boost/crc.hpp', 'libboost-dev'),
+]
+
+_CXX17_FRAGMENT = '''
+#include <optional>
+#include <string_view>
+int main() { std::optional<std::string_view> s{"crux"}; return s->size() == 4 ? 0 : 1; }
+'''
+
+
+def _not_built(conf, reason):
+    """Report crux as disabled and keep waf from building it (ns-3's optional-module idiom)."""
+    conf.report_optional_feature('crux', 'crux (DLT communication scheduling)', False, reason)
+    if 'crux' not in conf.env['MODULES_NOT_BUILT']:
+        conf.env.append_value('MODULES_NOT_BUILT', 'crux')
+
+
+def configure(conf):
+    # C++17 (std::optional, structured bindings, inline variables): ns-3.35 already passes
+    # -std=c++17; older waf trees default to C++11, so add it when no C++17+ flag is present.
+    cxx_std_ok = ('-std=c++17', '-std=gnu++17', '-std=c++2a', '-std=gnu++2a',
+                  '-std=c++20', '-std=gnu++20')
+    if not any(flag in conf.env['CXXFLAGS'] for flag in cxx_std_ok):
+        conf.env.append_value('CXXFLAGS', '-std=c++17')
+    if not conf.check_cxx(fragment=_CXX17_FRAGMENT, execute=False, mandatory=False,
+                          msg='Checking for C++17 support (crux)'):
+        _not_built(conf, 'the C++ compiler does not accept C++17')
+        return
+
+    for header, package in _REQUIRED_HEADERS:
+        if not conf.check_cxx(header_name=header, mandatory=False,
+                              msg='Checking for %s (crux)' % header):
+            _not_built(conf, '%s not found (Debian/Ubuntu: apt-get install %s)'
+                       % (header, package))
+            return
+
+    conf.report_optional_feature('crux', 'crux (DLT communication scheduling)', True, '')
+
+
+def build(bld):
+    if 'crux' in bld.env['MODULES_NOT_BUILT']:
+        return
+
+    module = bld.create_ns3_module('crux', ['core', 'network', 'internet'])
+    module.source = CRUX_SOURCES
+
+    module_test = bld.create_ns3_module_test_library('crux')
+    module_test.source = CRUX_TEST_SOURCES
+
+    # Public headers are installed flat as ns3/<name>.h, as in the CMake builds.
+    headers = bld(features='ns3header')
+    headers.module = 'crux'
+    headers.source = CRUX_HEADERS
+
+    if bld.env.ENABLE_EXAMPLES:
+        bld.recurse('examples')
