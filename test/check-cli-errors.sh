@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Bad input to the crux-experiment program: each case must exit with status 1, print exactly one
+# line on stderr that names the file/field, and create nothing in the output directory.
+# Usage: check-cli-errors.sh <crux-experiment binary> <module root>
+set -u
+bin=$1
+root=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fails=0
+good="$root/scenarios/sec22-gpt-bert.json"
+
+# make_variant <name> <python expression editing dict d>
+make_variant() {
+  python3 - "$good" "$work/$1.json" "$work/out-$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["outputDir"] = sys.argv[3]
+exec(sys.argv[4])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+
+# expect <name> <expected substring> <args...>
+expect() {
+  local name=$1 want=$2
+  shift 2
+  "$bin" "$@" >"$work/$name.out" 2>"$work/$name.err"
+  local rc=$?
+  local lines
+  lines=$(wc -l <"$work/$name.err")
+  if [ "$rc" -ne 1 ]; then
+    echo "FAIL $name: exit status $rc, expected 1"; fails=$((fails + 1))
+  elif [ "$lines" -ne 1 ]; then
+    echo "FAIL $name: $lines lines on stderr, expected 1:"; cat "$work/$name.err"; fails=$((fails + 1))
+  elif ! grep -qF -- "$want" "$work/$name.err"; then
+    echo "FAIL $name: stderr lacks '$want':"; cat "$work/$name.err"; fails=$((fails + 1))
+  elif [ -e "$work/out-$name" ]; then
+    echo "FAIL $name: output directory was created"; fails=$((fails + 1))
+  else
+    echo "ok   $name: $(cat "$work/$name.err")"
+  fi
+}
+
+make_variant model 'd["jobs"][0]["model"] = "gpt-17"'
+expect model "jobs[0].model: unknown model 'gpt-17'" --scenario="$work/model.json"
+make_variant sched 'd["scheduler"] = "fifo"'
+expect sched "scheduler: unknown scheduler 'fifo'" --scenario="$work/sched.json"
+make_variant gpus 'd["jobs"][1] = {"name": "big", "model": "resnet50", "gpus": 200, "iterations": 2}'
+expect gpus "jobs[1].gpus: job asks for 200 GPUs" --scenario="$work/gpus.json"
+make_variant levels 'd["priorityLevels"] = 0'
+expect levels "priorityLevels: must be 1..8" --scenario="$work/levels.json"
+make_variant levels-cli 'pass'
+expect levels-cli "priorityLevels: must be 1..8" --scenario="$work/levels-cli.json" --priorityLevels=0
+make_variant modes 'pass'
+expect modes "--modes: scheduler: unknown scheduler 'nope'" --scenario="$work/modes.json" --modes=alone,nope
+printf '{"name": "x", "jobs": [' >"$work/malformed.json"
+expect malformed "$work/malformed.json: malformed JSON" --scenario="$work/malformed.json"
+expect missing "$work/none.json: cannot open scenario file" --scenario="$work/none.json"
+make_variant unknown-key 'd["topology"]["speed"] = 1'
+expect unknown-key "topology.speed: unknown key" --scenario="$work/unknown-key.json"
+
+if [ "$fails" -ne 0 ]; then
+  echo "$fails bad-input case(s) failed"
+  exit 1
+fi
+echo "all bad-input cases give one clear error, exit status 1, nothing written"
