@@ -120,6 +120,7 @@ set(CRUX_TEST_SUITES
     crux-workload
     # --- experiment ---
     crux-experiment
+    crux-sec22
     # --- helper ---
 )
 
@@ -135,6 +136,7 @@ set(CRUX_GTEST_SOURCES
     test/gtest/varys-scheduler-test.cc
     test/gtest/taccl-scheduler-test.cc
     test/gtest/cassini-scheduler-test.cc
+    test/gtest/scheduler-test-util.cc
 )
 
 # Example programs: examples/<name>.cc

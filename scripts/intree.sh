@@ -12,7 +12,8 @@
 #              modules it depends on (core, network, internet and their dependencies), examples
 #              and tests of crux only. Skipped while the cached configuration has the same options
 #              (the build step re-runs CMake by itself when a CMake file of crux changes).
-#   build      `./ns3 build` (incremental: the build tree stays in the cache).
+#   build      what `./ns3 build` runs, with -j $CRUX_NS3_JOBS (incremental: the build tree stays
+#              in the cache).
 #   run        the crux examples (CRUX_EXAMPLES in cmake/crux-sources.cmake) via `./ns3 run`.
 #   tests      `./test.py -s <suite>` for every suite in CRUX_TEST_SUITES; each must PASS.
 #
@@ -223,7 +224,9 @@ fi
 
 # ------------------------------------------------------------------------------------ build
 begin build
-ns3 build -j "$jobs" || die "./ns3 build failed"
+# This is the command `./ns3 build` runs ("cd cmake-cache; cmake --build . -j N"), called directly
+# because ./ns3 caps -j at (number of CPUs - 1), i.e. one job on a 2-core machine.
+cmake --build "$ns3dir/cmake-cache" -j "$jobs" || die "cmake --build (= ./ns3 build) failed"
 end
 
 # -------------------------------------------------------------------------------------- run

@@ -30,6 +30,13 @@
 
 using namespace ns3;
 
+// Module root, for the shipped scenario files: set by the standalone CMakeLists.txt; in an ns-3
+// source tree, build_lib() defines NS_TEST_SOURCEDIR (the module's test directory, relative to
+// the ns-3 root where test.py runs the tests).
+#ifndef CRUX_SOURCE_DIR
+#define CRUX_SOURCE_DIR NS_TEST_SOURCEDIR "/.."
+#endif
+
 namespace
 {
 
@@ -319,6 +326,76 @@ class ExperimentBadInputTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(ParseByteSize("1.5KB", "f"), 1500, "KB");
     }
 };
+
+/**
+ * The shipped §2.2 scenario (scenarios/sec22-gpt-bert.json, found through the module root given
+ * at compile time) with GPT cut to 2 iterations: contention under ECMP, recovery under Crux,
+ * and packet-level vs flow-level agreement within 10 % per job (issue 3's system test).
+ */
+class Sec22ScenarioTestCase : public TestCase
+{
+  public:
+    Sec22ScenarioTestCase()
+        : TestCase("§2.2 scenario: ECMP slows GPT, Crux recovers it, flow level within 10 %")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        std::map<std::string, std::vector<ExperimentRunResult>> byFabric;
+        for (const std::string fabric : {"flow", "packet"})
+        {
+            Scenario s = Scenario::Load(std::string(CRUX_SOURCE_DIR) +
+                                        "/scenarios/sec22-gpt-bert.json");
+            s.fabric = fabric;
+            s.jobs[0].iterations = 2;
+            CruxExperiment exp(s);
+            byFabric[fabric] = exp.Run({"alone", "ecmp", "crux"});
+        }
+        for (const auto& [fabric, runs] : byFabric)
+        {
+            NS_TEST_ASSERT_MSG_EQ(runs.size(), 4, "alone x 2, ecmp, crux");
+            const double alone = JobOf(runs[0], "gpt").meanIterationTime;
+            const double ecmp = JobOf(runs[2], "gpt").meanIterationTime;
+            const double crux = JobOf(runs[3], "gpt").meanIterationTime;
+            std::cout << "[crux-sec22] " << fabric << ": GPT alone " << alone << " s, ecmp "
+                      << ecmp << " s (" << (ecmp / alone - 1) * 100 << " %), crux " << crux
+                      << " s (" << (crux / alone - 1) * 100 << " %)" << std::endl;
+            // Calibrated: GPT alone takes the paper's 1.53 s per iteration.
+            NS_TEST_ASSERT_MSG_EQ_TOL(alone, 1.53, 0.01, fabric << ": GPT alone");
+            NS_TEST_ASSERT_MSG_GT(ecmp, alone * 1.05, fabric << ": ECMP contention slows GPT");
+            NS_TEST_ASSERT_MSG_LT(crux, alone * 1.01, fabric << ": Crux recovers GPT");
+            NS_TEST_ASSERT_MSG_GT(runs[3].utilization, runs[2].utilization, "utilization");
+        }
+        for (size_t r = 0; r < 4; ++r)
+        {
+            for (const auto& jp : byFabric["packet"][r].jobs)
+            {
+                const auto& jf = JobOf(byFabric["flow"][r], jp.name);
+                const double gap = std::abs(jf.meanIterationTime / jp.meanIterationTime - 1);
+                std::cout << "[crux-sec22] " << byFabric["packet"][r].run << " " << jp.name
+                          << ": packet " << jp.meanIterationTime << " s, flow "
+                          << jf.meanIterationTime << " s, gap " << gap * 100 << " %" << std::endl;
+                NS_TEST_ASSERT_MSG_LT(gap, 0.10, byFabric["packet"][r].run << " " << jp.name);
+            }
+        }
+    }
+};
+
+/// The §2.2 system test, a suite of its own (it runs for minutes at packet level).
+class CruxSec22TestSuite : public TestSuite
+{
+  public:
+    CruxSec22TestSuite()
+        : TestSuite("crux-sec22", SYSTEM)
+    {
+        AddTestCase(new Sec22ScenarioTestCase, TestCase::QUICK);
+    }
+};
+
+/// Static instance.
+static CruxSec22TestSuite g_cruxSec22TestSuite;
 
 /// The crux-experiment TestSuite.
 class CruxExperimentTestSuite : public TestSuite

@@ -16,6 +16,8 @@
 // Sincronia baseline (sincronia-scheduler.h): BSSI order over per-link loads and the
 // "top K-1 jobs get their own level" rule, on hand-worked instances.
 
+#include "scheduler-test-util.h"
+
 #include "ns3/comm-scheduler.h"
 #include "ns3/sincronia-scheduler.h"
 
@@ -28,23 +30,21 @@
 #include <stdexcept>
 
 using namespace ns3;
+using ns3::test::ExpectBadInputRejected;
+using ns3::test::ExpectDeterministic;
+using ns3::test::FlowsJob;
+using ns3::test::PathFlow;
+using ns3::test::RandomLeafSpine;
 
 namespace
 {
 
-/// A job with one flow of \p bytes over the single candidate path \p path.
+/// A job with one flow (id 0) of \p bytes over the single candidate path \p path
+/// (1e12 FLOPs, 1 s compute: see FlowsJob).
 SchedJob
 PathJob(uint32_t id, double bytes, std::vector<uint32_t> path)
 {
-    SchedJob j;
-    j.id = id;
-    j.flopsPerIteration = 1e12;
-    j.computeTime = 1.0;
-    SchedFlow f;
-    f.bytesPerIteration = bytes;
-    f.candidatePaths = {std::move(path)};
-    j.flows = {f};
-    return j;
+    return FlowsJob(id, {PathFlow(0, bytes, std::move(path))});
 }
 
 /**
@@ -63,132 +63,6 @@ FiveJobModel()
               PathJob(4, 1e9, {0, 1}),
               PathJob(5, 0.5e9, {1})};
     return m;
-}
-
-/**
- * A random leaf-spine model: 4 ToRs x 4 hosts, 3 aggregation switches, 100 Gbit/s links;
- * numJobs jobs with ring traffic over 2-4 random hosts and random ECMP defaults.
- */
-ClusterModel
-RandomLeafSpine(uint32_t numJobs, uint64_t seed)
-{
-    const uint32_t numTor = 4;
-    const uint32_t numAgg = 3;
-    const uint32_t hostsPerTor = 4;
-    const uint32_t numHosts = numTor * hostsPerTor;
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> u(0, 1);
-    ClusterModel m;
-    // Link ids: host h up = 2h, down = 2h+1; ToR t -> agg a = base + 2(t numAgg + a), back +1.
-    for (uint32_t h = 0; h < numHosts; ++h)
-    {
-        m.links.push_back({100e9, "h" + std::to_string(h) + "-up"});
-        m.links.push_back({100e9, "h" + std::to_string(h) + "-down"});
-    }
-    const uint32_t base = static_cast<uint32_t>(m.links.size());
-    for (uint32_t i = 0; i < numTor * numAgg; ++i)
-    {
-        m.links.push_back({100e9, "tor-agg" + std::to_string(i)});
-        m.links.push_back({100e9, "agg-tor" + std::to_string(i)});
-    }
-    for (uint32_t j = 0; j < numJobs; ++j)
-    {
-        SchedJob job;
-        job.id = 10 + j;
-        job.flopsPerIteration = 1e12 * (1 + 99 * u(rng));
-        job.computeTime = 0.05 + 0.5 * u(rng);
-        job.overlapStart = u(rng);
-        job.numGpus = 8;
-        std::vector<uint32_t> hosts;
-        const uint32_t count = 2 + static_cast<uint32_t>(rng() % 3);
-        while (hosts.size() < count)
-        {
-            const uint32_t h = static_cast<uint32_t>(rng() % numHosts);
-            if (std::find(hosts.begin(), hosts.end(), h) == hosts.end())
-            {
-                hosts.push_back(h);
-            }
-        }
-        for (uint32_t i = 0; i < count; ++i)
-        {
-            const uint32_t src = hosts[i];
-            const uint32_t dst = hosts[(i + 1) % count];
-            const uint32_t ts = src / hostsPerTor;
-            const uint32_t td = dst / hostsPerTor;
-            SchedFlow f;
-            f.id = i;
-            f.bytesPerIteration = 1e8 * (1 + 9 * u(rng));
-            if (ts == td)
-            {
-                f.candidatePaths = {{2 * src, 2 * dst + 1}};
-            }
-            for (uint32_t a = 0; ts != td && a < numAgg; ++a)
-            {
-                f.candidatePaths.push_back({2 * src,
-                                            base + 2 * (ts * numAgg + a),
-                                            base + 2 * (td * numAgg + a) + 1,
-                                            2 * dst + 1});
-            }
-            f.defaultPath = static_cast<uint32_t>(rng() % f.candidatePaths.size());
-            job.flows.push_back(f);
-        }
-        m.jobs.push_back(job);
-    }
-    return m;
-}
-
-/// \return the message of the std::invalid_argument the scheduler throws ("" if none)
-std::string
-ScheduleError(const std::string& name, const ClusterModel& m, const SchedulerConfig& c)
-{
-    try
-    {
-        CreateCommScheduler(name)->Schedule(m, c);
-    }
-    catch (const std::invalid_argument& e)
-    {
-        return e.what();
-    }
-    return "";
-}
-
-/// Asserts: the same model and seed give identical decisions, the seed does not matter (no
-/// randomness), and the order of ClusterModel::jobs does not matter either.
-void
-ExpectDeterministic(const std::string& name)
-{
-    const ClusterModel m = RandomLeafSpine(14, 77);
-    SchedulerConfig c;
-    c.numLevels = 3;
-    c.seed = 11;
-    auto s = CreateCommScheduler(name);
-    const Decision a = s->Schedule(m, c);
-    const Decision b = s->Schedule(m, c);
-    EXPECT_TRUE(a == b) << name;
-    ASSERT_EQ(a.jobs.size(), 14u);
-    EXPECT_EQ(a.scheduler, name);
-    c.seed = 12;
-    EXPECT_TRUE(s->Schedule(m, c) == a) << name << ": depends on the seed";
-    c.seed = 11;
-    ClusterModel shuffled = m;
-    std::mt19937_64 rng(5);
-    std::shuffle(shuffled.jobs.begin(), shuffled.jobs.end(), rng);
-    EXPECT_TRUE(s->Schedule(shuffled, c) == a) << name << ": depends on the job order";
-}
-
-/// Asserts that an empty job set and zero levels are rejected with a clear message.
-void
-ExpectBadInputRejected(const std::string& name)
-{
-    ClusterModel empty;
-    empty.links = {{8e9, "l0"}};
-    const std::string e1 = ScheduleError(name, empty, SchedulerConfig());
-    EXPECT_NE(e1.find("ClusterModel.jobs is empty"), std::string::npos) << name << ": " << e1;
-    SchedulerConfig zero;
-    zero.numLevels = 0;
-    const std::string e2 = ScheduleError(name, RandomLeafSpine(3, 1), zero);
-    EXPECT_NE(e2.find("SchedulerConfig.numLevels must be >= 1"), std::string::npos)
-        << name << ": " << e2;
 }
 
 } // namespace
