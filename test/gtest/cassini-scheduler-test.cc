@@ -30,9 +30,7 @@
 #include <stdexcept>
 
 using namespace ns3;
-using ns3::test::ExpectBadInputRejected;
-using ns3::test::ExpectDeterministic;
-using ns3::test::RandomLeafSpine;
+using namespace ns3::test; // scheduler-test-util.h
 
 namespace
 {
