@@ -31,6 +31,10 @@ CRUX_SCHEDULING_SOURCES = [
     'model/scheduling/varys-scheduler.cc',
     'model/scheduling/taccl-scheduler.cc',
     'model/scheduling/cassini-scheduler.cc',
+    'model/scheduling/flow-evaluator.cc',
+    'model/scheduling/optimal-scheduler.cc',
+    'model/scheduling/random-cluster.cc',
+    'model/scheduling/stage-ablation.cc',
 ]
 
 CRUX_SOURCES = CRUX_SCHEDULING_SOURCES + [
@@ -57,6 +61,11 @@ CRUX_SOURCES = CRUX_SCHEDULING_SOURCES + [
     'model/workload/dlt-job-application.cc',
     # metrics
     'model/metrics/gpu-intensity-tracker.cc',
+    # trace
+    'model/trace/csv-reader.cc',
+    'model/trace/lingjun-trace.cc',
+    'model/trace/model-mapping.cc',
+    'model/trace/lingjun-trace-generator.cc',
     # helper
     'helper/qbb-helper.cc',
     'helper/crux-topology-helper.cc',
@@ -77,6 +86,10 @@ CRUX_HEADERS = [
     'model/scheduling/varys-scheduler.h',
     'model/scheduling/taccl-scheduler.h',
     'model/scheduling/cassini-scheduler.h',
+    'model/scheduling/flow-evaluator.h',
+    'model/scheduling/optimal-scheduler.h',
+    'model/scheduling/random-cluster.h',
+    'model/scheduling/stage-ablation.h',
     # fabric
     'model/fabric/qbb-net-device.h',
     'model/fabric/qbb-channel.h',
@@ -100,6 +113,11 @@ CRUX_HEADERS = [
     'model/workload/dlt-job-application.h',
     # metrics
     'model/metrics/gpu-intensity-tracker.h',
+    # trace
+    'model/trace/csv-reader.h',
+    'model/trace/lingjun-trace.h',
+    'model/trace/model-mapping.h',
+    'model/trace/lingjun-trace-generator.h',
     # helper
     'helper/qbb-helper.h',
     'helper/crux-topology-helper.h',
@@ -129,6 +147,7 @@ _REQUIRED_HEADERS = [
     ('boost/graph/topological_sort.hpp', 'libboost-graph-dev'),
     ('boost/graph/breadth_first_search.hpp', 'libboost-graph-dev'),
     ('boost/crc.hpp', 'libboost-dev'),
+    ('boost/date_time/gregorian/gregorian_types.hpp', 'libboost-dev'),
 ]
 
 _CXX17_FRAGMENT = '''

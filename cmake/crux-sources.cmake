@@ -15,6 +15,10 @@ set(CRUX_SCHEDULING_SOURCES
     model/scheduling/varys-scheduler.cc
     model/scheduling/taccl-scheduler.cc
     model/scheduling/cassini-scheduler.cc
+    model/scheduling/flow-evaluator.cc
+    model/scheduling/optimal-scheduler.cc
+    model/scheduling/random-cluster.cc
+    model/scheduling/stage-ablation.cc
 )
 
 set(CRUX_SOURCES
@@ -42,6 +46,11 @@ set(CRUX_SOURCES
     model/workload/dlt-job-application.cc
     # --- metrics ---
     model/metrics/gpu-intensity-tracker.cc
+    # --- trace ---
+    model/trace/csv-reader.cc
+    model/trace/lingjun-trace.cc
+    model/trace/model-mapping.cc
+    model/trace/lingjun-trace-generator.cc
     # --- helper ---
     helper/qbb-helper.cc
     helper/crux-topology-helper.cc
@@ -62,6 +71,10 @@ set(CRUX_HEADERS
     model/scheduling/varys-scheduler.h
     model/scheduling/taccl-scheduler.h
     model/scheduling/cassini-scheduler.h
+    model/scheduling/flow-evaluator.h
+    model/scheduling/optimal-scheduler.h
+    model/scheduling/random-cluster.h
+    model/scheduling/stage-ablation.h
     # --- fabric ---
     model/fabric/qbb-net-device.h
     model/fabric/qbb-channel.h
@@ -85,6 +98,11 @@ set(CRUX_HEADERS
     model/workload/dlt-job-application.h
     # --- metrics ---
     model/metrics/gpu-intensity-tracker.h
+    # --- trace ---
+    model/trace/csv-reader.h
+    model/trace/lingjun-trace.h
+    model/trace/model-mapping.h
+    model/trace/lingjun-trace-generator.h
     # --- helper ---
     helper/qbb-helper.h
     helper/crux-topology-helper.h
@@ -136,12 +154,20 @@ set(CRUX_GTEST_SOURCES
     test/gtest/varys-scheduler-test.cc
     test/gtest/taccl-scheduler-test.cc
     test/gtest/cassini-scheduler-test.cc
+    test/gtest/flow-evaluator-test.cc
+    test/gtest/optimal-scheduler-test.cc
     test/gtest/scheduler-test-util.cc
+    # --- trace ---
+    test/gtest/lingjun-trace-test.cc
+    test/gtest/lingjun-trace-generator-test.cc
+    test/gtest/model-mapping-test.cc
 )
 
 # Example programs: examples/<name>.cc
 set(CRUX_EXAMPLES
     crux-experiment
+    crux-microbenchmark
+    lingjun-trace-stats
 )
 
 # Benchmark programs: bench/<name>.cc

@@ -105,8 +105,11 @@ EOF
 for tool in cmake python3 g++ ninja tar awk; do
   command -v "$tool" >/dev/null || die "'$tool' not found (run scripts/setup.sh first)"
 done
-read -r -a suites <<<"$(crux_list CRUX_TEST_SUITES)"
-read -r -a examples <<<"$(crux_list CRUX_EXAMPLES)"
+# (assignments first, so that set -e sees a failure inside the command substitution)
+suite_list=$(crux_list CRUX_TEST_SUITES)
+example_list=$(crux_list CRUX_EXAMPLES)
+read -r -a suites <<<"$suite_list"
+read -r -a examples <<<"$example_list"
 echo "intree: module $here"
 echo "intree: ns-3 tree $ns3dir (profile $profile, $jobs jobs)"
 echo "intree: suites: ${suites[*]:-(none)}; examples: ${examples[*]:-(none)}"
@@ -264,9 +267,11 @@ for s in "${suites[@]}"; do
   # test.py exits 0 when passed + skipped == total, so also when the suite is unknown (0 of 0)
   # or skipped: require its own PASS line as well.
   rc=0
+  suite_start=$EPOCHREALTIME
   (cd "$ns3dir" && ./test.py --nocolor --no-build --fullness="$fullness" --suite="$s" \
     --text="$results/$s") >"$results/$s.log" 2>&1 || rc=$?
   cat "$results/$s.log"
+  echo "intree: suite $s took $(awk -v a="$suite_start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')s"
   # test.py prints "[i/n] PASS: TestSuite <name>" (the counter is absent in older versions).
   if [ $rc -ne 0 ] ||
     ! sed -E 's/^\[[0-9]+\/[0-9]+\] //' "$results/$s.log" | grep -qxF "PASS: TestSuite $s"; then

@@ -11,7 +11,7 @@ APT_PACKAGES=(
   nlohmann-json3-dev libboost-dev libboost-graph-dev
   googletest libgtest-dev
   tshark                         # optional PCAP decode test
-  python3 python3-pip python3-matplotlib
+  python3 python3-pip python3-matplotlib python3-venv python3-dev  # venv + headers: cppyy build
 )
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -25,6 +25,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   # tshark asks whether non-root users may capture; answer no, non-interactively.
   echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# Python bindings (bindings/python/crux): cppyy 2.4.2 (the version ns-3 3.37 needs) and pytest in
+# a virtual environment of Debian's Python (bookworm's system Python is "externally managed",
+# PEP 668). Run Python scripts and tests with $build/venv/bin/python. CMake looks for this venv.
+venv=$build/venv
+if ! "$venv/bin/python" -c 'import cppyy, pytest; assert cppyy.__version__ == "2.4.2"' 2>/dev/null; then
+  echo "crux setup: installing cppyy==2.4.2 and pytest into $venv (compiles for about a minute)"
+  [ -x "$venv/bin/python" ] || /usr/bin/python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install -q cppyy==2.4.2 pytest
 fi
 
 cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo

@@ -274,7 +274,7 @@ class ModelZooTestCase : public TestCase
         NS_TEST_ASSERT_MSG_NE(msg.find("unknown model 'gtp-9'"), std::string::npos, msg);
         NS_TEST_ASSERT_MSG_NE(msg.find("gpt"), std::string::npos, "message lists known names");
         NS_TEST_ASSERT_MSG_NE(msg.find("bert-large"), std::string::npos, msg);
-        NS_TEST_ASSERT_MSG_EQ(ModelZoo::Names().size(), 3, "three models");
+        NS_TEST_ASSERT_MSG_EQ(ModelZoo::Names().size(), 6, "six models (three added for the trace runs)");
 
         const ModelSpec gpt = ModelZoo::Get("gpt");
         const double expect = 12.0 * 24 * 1024 * 1024 + 50257.0 * 1024;

@@ -18,6 +18,7 @@
 #include "cassini-scheduler.h"
 #include "crux-scheduler.h"
 #include "ecmp-scheduler.h"
+#include "optimal-scheduler.h"
 #include "sincronia-scheduler.h"
 #include "taccl-scheduler.h"
 #include "varys-scheduler.h"
@@ -50,6 +51,7 @@ Registry()
         {"varys", [] { return std::make_unique<VarysScheduler>(); }},
         {"taccl", [] { return std::make_unique<TacclScheduler>(); }},
         {"cassini", [] { return std::make_unique<CassiniScheduler>(); }},
+        {"optimal", [] { return std::make_unique<OptimalScheduler>(); }},
     };
     return registry;
 }

@@ -65,8 +65,10 @@ class CommScheduler
  * paths, top K-1 jobs on their own levels; sincronia-scheduler.h), "varys" (SEBF order on
  * default paths, K equal contiguous groups; varys-scheduler.h), "taccl" (TACCL*: least
  * congested paths in arrival order, longest distance first; taccl-scheduler.h), "cassini"
- * (default paths, one class, per-job iteration time shifts; cassini-scheduler.h). See
- * KnownCommSchedulers().
+ * (default paths, one class, per-job iteration time shifts; cassini-scheduler.h), and
+ * "optimal" (exhaustive search over path choices x level assignments judged by the flow-level
+ * evaluator, small cases only: it throws std::invalid_argument when the space exceeds 10^6;
+ * optimal-scheduler.h). See KnownCommSchedulers().
  * \param name the scheduler name (case-sensitive)
  * \return a new scheduler
  * \throws std::invalid_argument "unknown scheduler 'x' (known: ...)" for an unknown name

@@ -81,6 +81,68 @@ namespace ns3
  * = 3 × forward = 12.3e9 FLOPs per image. Reference: 8 GPUs (one host), 256 images per GPU
  * ([NVRN] recipe) → global batch 2048. computeTime = 256 / 2470 img/s = 0.1036 s [NVRN]
  * → achieved 30.4 TFLOP/s per GPU (9.7 % of peak). DDP buckets [DDP]: 51.2 MB / 25 MiB → 2.
+ *
+ * ---- Models added for the trace-driven runs (Crux §6.3: "BERT, GPT, ResNet, NMT,
+ *      Multi-Interests, ... in-house CTR"); sources: ----
+ *  [VASWANI] A. Vaswani et al., "Attention Is All You Need", NeurIPS 2017, Table 3
+ *           (Transformer big: N = 6, d_model 1024, d_ff 4096, 16 heads, 213 M parameters).
+ *  [NVNMT]  NVIDIA DeepLearningExamples, PyTorch/Translation/Transformer README (fairseq-based
+ *           transformer_wmt_en_de_big_t2t, shared embeddings): DGX A100, 1 × A100 40GB, mixed
+ *           precision, 10240 tokens per GPU: 82,059 tokens/s; 8 GPUs: 551,599 tokens/s. The
+ *           same README, DGX-2 (V100 32GB), 1 GPU, mixed precision, 5120 tokens: 39,911
+ *           tokens/s; DGX-1 (V100 16GB), 1 GPU, mixed precision: 32,942 tokens/s.
+ *  [MIND]   C. Li et al., "Multi-Interest Network with Dynamic Routing for Recommendation at
+ *           Tmall", CIKM 2019 (capsule "multi-interest extractor", label-aware attention).
+ *  [COMIREC] THUDM/ComiRec, src/train.py and src/model.py (public MIND re-implementation of
+ *           Cen et al., KDD 2020): Taobao data set 1,708,531 items, embedding and hidden size
+ *           64, 4 interests, 50 behaviours per user, batch 256, 10 × batch sampled-softmax
+ *           negatives, TensorFlow 1 with fp32 variables and Adam.
+ *  [DLRM]   M. Naumov et al., "Deep Learning Recommendation Model for Personalization and
+ *           Recommendation Systems", 2019, §3-4 (embedding tables model-parallel, MLPs
+ *           data-parallel, all-to-all between them).
+ *  [NVDLRM] NVIDIA DeepLearningExamples, PyTorch/Recommendation/DLRM README (Criteo Terabyte:
+ *           26 categorical features, embedding dim 128, bottom MLP 512-256-128, top MLP
+ *           1024-1024-512-256-1, dot interaction, batch 32768 per GPU; DGX-1, 1 × V100 32GB,
+ *           mixed precision: 875k samples/s).
+ *
+ * ---- "nmt-transformer-big" [VASWANI] [NVNMT] ----
+ * 213 M parameters [VASWANI]; fp16 gradients (mixed precision [NVNMT]) → 426 MB per replica.
+ * A "sample" here is one target token (sequenceLength 1): FLOPs ≈ 6 × 213e6 = 1.278e9 per token
+ * (6N rule of [KAPLAN]; encoder parameters act on source tokens and decoder parameters on target
+ * tokens, whose counts are about equal per batch — an approximation). Reference: 8 GPUs ×
+ * 10240 tokens [NVNMT] → global batch 81,920 tokens. computeTime = 10240 / 82,059 tokens/s
+ * (one A100, no communication [NVNMT]) = 0.1248 s → achieved 104.9 TFLOP/s per GPU (33.6 % of
+ * peak). DDP buckets [DDP]: 426 MB / 25 MiB → 17.
+ *
+ * ---- "multi-interests" (MIND) [MIND] [COMIREC] ----
+ * Trainable parameters: item embedding table 1,708,531 × 64 = 109,345,984 plus the shared
+ * bilinear map 64 × 64 = 4,096 → 109,350,080 [COMIREC]; fp32 (4 bytes per gradient element).
+ * ESTIMATE: the whole embedding table is treated as a dense gradient all-reduced every iteration
+ * (437 MB), an upper bound on the traffic; a sparse exchange would send only the rows a batch
+ * touches. Forward FLOPs per sample (multiply-add = 2 FLOPs): bilinear map 50 × 64 × 64 × 2 =
+ * 409,600; dynamic routing, 3 iterations = 3 weighted sums + 2 agreement updates, each
+ * 4 × 50 × 64 × 2 FLOPs: 128,000; sampled softmax over
+ * 2,560 negatives + 1 positive: 2,561 × 64 × 2 = 327,808; total 865,408; training = 3 × forward
+ * = 2,596,224 FLOPs per sample. Reference: 1 GPU, batch 256 [COMIREC].
+ * computeTime = 0.010 s: ESTIMATE, no public A100 measurement found. Basis: TensorFlow's Adam
+ * rescales both moment tables of the whole 109 M-element table every step (≈ 2.6 GB of
+ * HBM traffic, ≈ 1.7 ms at the A100's 1.555 TB/s) plus lookups and many small kernels. The
+ * model is thus strongly communication-bound (very low GPU intensity). numBuckets 1: the
+ * embedding gradient (nearly all bytes) is produced last, by the first layer.
+ *
+ * ---- "ctr-dlrm" (the paper's in-house CTR model is not public; DLRM stands in) [DLRM] [NVDLRM]
+ * Dense (all-reduced) parameters, weights + biases, from the layer sizes of [NVDLRM]: bottom MLP
+ * 13-512-256-128 = 171,392; top MLP input 128 + 27·26/2 = 479, 479-1024-1024-512-256-1 =
+ * 2,197,505; total 2,368,897, fp32 gradients (AMP keeps fp32 master weights) → 9.5 MB.
+ * The embedding tables are model-parallel [DLRM] and NOT all-reduced; their all-to-all
+ * (26 × 128 × 2 bytes ≈ 6.7 kB per sample each way, ≈ 218 MB per GPU per iteration at batch
+ * 32768) is NOT modelled by the zoo's ring all-reduce — a known under-estimate of this model's
+ * traffic. Forward FLOPs per sample: 2 × 2,365,184 weights + interaction 2 × 27 × 27 × 128 =
+ * 4,916,992; training = 3 × forward = 14,750,976. Reference: 1 GPU, batch 32768 [NVDLRM].
+ * computeTime: [NVDLRM] gives 875k samples/s on one V100 only. ESTIMATE for an A100: × 2.491,
+ * the A100/V100 single-GPU mixed-precision throughput ratio of [NVNMT] (82,059 / 32,942) →
+ * 2.18 M samples/s → computeTime = 32768 / 2.18e6 = 0.01503 s (achieved 32.1 TFLOP/s, 10.3 %
+ * of peak). numBuckets 1 (9.5 MB < one 25 MiB DDP bucket).
  */
 
 namespace
@@ -140,6 +202,74 @@ BuildZoo()
         m.overlapStart = 1.0 / 3.0;
         m.tensorParallel = 1;
         m.numBuckets = 2;
+        zoo[m.name] = m;
+    }
+    {
+        ModelSpec m;
+        m.name = "nmt-transformer-big";
+        m.description = "Transformer big NMT, 213 M parameters (Vaswani et al.)";
+        m.parameters = 213e6;
+        m.bytesPerParameter = 2;
+        m.sequenceLength = 1; // a sample is one target token
+        m.flopsPerSample = 6 * m.parameters;
+        m.globalBatch = 8 * 10240;
+        m.referenceGpus = 8;
+        m.computeTime = 10240.0 / 82059.0;
+        m.overlapStart = 1.0 / 3.0;
+        m.tensorParallel = 1;
+        m.numBuckets = 17;
+        zoo[m.name] = m;
+    }
+    {
+        ModelSpec m;
+        m.name = "multi-interests";
+        m.description = "MIND multi-interest recommender, 109 M parameters (Li et al.; estimate)";
+        const double items = 1708531;
+        const double dim = 64;
+        const double behaviours = 50;
+        const double interests = 4;
+        const double sampled = 10 * 256 + 1;
+        m.parameters = items * dim + dim * dim; // 109,350,080
+        m.bytesPerParameter = 4;
+        m.sequenceLength = 1;
+        const double forward = behaviours * dim * dim * 2 +             // bilinear map
+                               5 * (interests * behaviours * dim * 2) + // routing
+                               sampled * dim * 2;                       // sampled softmax
+        m.flopsPerSample = 3 * forward;                                 // 2,596,224
+        m.globalBatch = 256;
+        m.referenceGpus = 1;
+        m.computeTime = 0.010; // estimate, see above
+        m.overlapStart = 1.0 / 3.0;
+        m.tensorParallel = 1;
+        m.numBuckets = 1;
+        zoo[m.name] = m;
+    }
+    {
+        ModelSpec m;
+        m.name = "ctr-dlrm";
+        m.description = "DLRM CTR model (Criteo Terabyte config), dense part 2.37 M parameters";
+        const std::vector<double> bottom {13, 512, 256, 128};
+        const std::vector<double> top {128 + 27 * 26 / 2, 1024, 1024, 512, 256, 1};
+        double weights = 0;
+        double biases = 0;
+        for (const auto* mlp : {&bottom, &top})
+        {
+            for (size_t i = 1; i < mlp->size(); ++i)
+            {
+                weights += (*mlp)[i - 1] * (*mlp)[i];
+                biases += (*mlp)[i];
+            }
+        }
+        m.parameters = weights + biases; // 2,368,897
+        m.bytesPerParameter = 4;
+        m.sequenceLength = 1;
+        m.flopsPerSample = 3 * (2 * weights + 2 * 27 * 27 * 128); // 14,750,976
+        m.globalBatch = 32768;
+        m.referenceGpus = 1;
+        m.computeTime = 32768.0 / (875e3 * 82059.0 / 32942.0); // estimate, see above
+        m.overlapStart = 1.0 / 3.0;
+        m.tensorParallel = 1;
+        m.numBuckets = 1;
         zoo[m.name] = m;
     }
     return zoo;

@@ -77,7 +77,8 @@ struct ModelSpec
 /**
  * \ingroup crux
  * \brief The model zoo: named ModelSpecs with documented sources ("gpt", "bert-large",
- * "resnet50").
+ * "resnet50", and for the trace-driven runs "nmt-transformer-big", "multi-interests",
+ * "ctr-dlrm").
  */
 class ModelZoo
 {

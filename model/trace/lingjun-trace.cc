@@ -1,0 +1,848 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#include "lingjun-trace.h"
+
+#include "csv-reader.h"
+
+#include <algorithm>
+#include <boost/date_time/gregorian/gregorian_types.hpp>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// Parse a run of 1..maxDigits decimal digits at text[pos]; advances pos.
+bool
+ReadNumber(const std::string& text, size_t& pos, size_t maxDigits, int& value)
+{
+    size_t digits = 0;
+    value = 0;
+    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9' && digits < maxDigits)
+    {
+        value = value * 10 + (text[pos] - '0');
+        ++pos;
+        ++digits;
+    }
+    return digits > 0;
+}
+
+/// Header of a CSV file: column name -> index, and the field count.
+struct Header
+{
+    std::map<std::string, size_t> index; //!< first occurrence of each name
+    size_t fields {0};                   //!< field count of the header
+};
+
+Header
+ReadHeader(CsvReader& reader, const std::string& file, const std::vector<std::string>& required)
+{
+    std::vector<std::string> fields;
+    CsvReader::Status st = reader.Next(fields);
+    if (st == CsvReader::Status::END)
+    {
+        throw TraceError(file + ": empty file (no header row)");
+    }
+    if (st == CsvReader::Status::MALFORMED)
+    {
+        throw TraceError(file + ":" + std::to_string(reader.Line()) +
+                         ": malformed header row: " + reader.Error());
+    }
+    Header h;
+    h.fields = fields.size();
+    for (size_t i = 0; i < fields.size(); ++i)
+    {
+        h.index.emplace(fields[i], i);
+    }
+    for (const auto& name : required)
+    {
+        if (h.index.count(name) == 0)
+        {
+            throw TraceError(file + ": header has no column '" + name + "'");
+        }
+    }
+    return h;
+}
+
+/// Read the next well-formed row with the header's field count; reports the others.
+bool
+NextRow(CsvReader& reader,
+        const Header& h,
+        const std::string& file,
+        std::vector<std::string>& fields,
+        std::vector<TraceWarning>& warnings)
+{
+    while (true)
+    {
+        CsvReader::Status st = reader.Next(fields);
+        if (st == CsvReader::Status::END)
+        {
+            return false;
+        }
+        if (st == CsvReader::Status::MALFORMED)
+        {
+            warnings.push_back({file, reader.Line(), "malformed CSV row: " + reader.Error()});
+            continue;
+        }
+        if (fields.size() != h.fields)
+        {
+            warnings.push_back({file,
+                                reader.Line(),
+                                "row has " + std::to_string(fields.size()) +
+                                    " fields, header has " + std::to_string(h.fields)});
+            continue;
+        }
+        return true;
+    }
+}
+
+std::ifstream
+OpenOrThrow(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+    {
+        throw TraceError(path + ": cannot open file");
+    }
+    return in;
+}
+
+/// Nearest-rank percentile (p in (0,1]) of sorted values; 0 if empty.
+double
+Percentile(const std::vector<double>& sorted, double p)
+{
+    if (sorted.empty())
+    {
+        return 0;
+    }
+    size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(sorted.size())));
+    rank = std::min(std::max<size_t>(rank, 1), sorted.size());
+    return sorted[rank - 1];
+}
+
+/// The first 12 characters of a hash, for messages.
+std::string
+Short(const std::string& s)
+{
+    return s.size() > 12 ? s.substr(0, 12) + "..." : s;
+}
+
+} // namespace
+
+std::string
+ToString(const TraceWarning& w)
+{
+    return w.file + ":" + std::to_string(w.line) + ": " + w.reason;
+}
+
+// ---------------------------------------------------------------------------- LingjunTime
+
+std::optional<double>
+LingjunTime::Parse(const std::string& text)
+{
+    // Y{4} sep M{1,2} sep D{1,2} ' '+ H{1,2} ':' MM [':' SS], sep = '/' or '-'.
+    size_t pos = 0;
+    int y = 0;
+    int mo = 0;
+    int d = 0;
+    int h = 0;
+    int mi = 0;
+    int s = 0;
+    if (!ReadNumber(text, pos, 4, y) || pos != 4 || pos >= text.size())
+    {
+        return std::nullopt;
+    }
+    const char sep = text[pos];
+    if (sep != '/' && sep != '-')
+    {
+        return std::nullopt;
+    }
+    ++pos;
+    if (!ReadNumber(text, pos, 2, mo) || pos >= text.size() || text[pos] != sep)
+    {
+        return std::nullopt;
+    }
+    ++pos;
+    if (!ReadNumber(text, pos, 2, d) || pos >= text.size() || text[pos] != ' ')
+    {
+        return std::nullopt;
+    }
+    while (pos < text.size() && text[pos] == ' ')
+    {
+        ++pos;
+    }
+    if (!ReadNumber(text, pos, 2, h) || pos >= text.size() || text[pos] != ':')
+    {
+        return std::nullopt;
+    }
+    ++pos;
+    size_t before = pos;
+    if (!ReadNumber(text, pos, 2, mi) || pos - before != 2)
+    {
+        return std::nullopt;
+    }
+    if (pos < text.size())
+    {
+        if (text[pos] != ':')
+        {
+            return std::nullopt;
+        }
+        ++pos;
+        before = pos;
+        if (!ReadNumber(text, pos, 2, s) || pos - before != 2 || pos != text.size())
+        {
+            return std::nullopt;
+        }
+    }
+    if (h > 23 || mi > 59 || s > 59)
+    {
+        return std::nullopt;
+    }
+    try
+    {
+        // Boost.Date_Time validates the calendar date (throws on month 13, Feb 30, ...).
+        boost::gregorian::date date(y, mo, d);
+        const long days = (date - boost::gregorian::date(1970, 1, 1)).days();
+        return static_cast<double>(days) * 86400.0 + h * 3600.0 + mi * 60.0 + s;
+    }
+    catch (const std::exception&)
+    {
+        return std::nullopt;
+    }
+}
+
+std::string
+LingjunTime::Format(double seconds)
+{
+    const long long total = static_cast<long long>(std::floor(seconds));
+    const long long days = total / 86400;
+    const long long rem = total % 86400;
+    boost::gregorian::date date =
+        boost::gregorian::date(1970, 1, 1) + boost::gregorian::date_duration(days);
+    char buf[64];
+    std::snprintf(buf,
+                  sizeof(buf),
+                  "%d/%d/%d %02lld:%02lld",
+                  static_cast<int>(date.year()),
+                  static_cast<int>(date.month()),
+                  static_cast<int>(date.day()),
+                  rem / 3600,
+                  (rem % 3600) / 60);
+    return buf;
+}
+
+// ---------------------------------------------------------------------------- topology
+
+std::optional<uint32_t>
+LingjunTopology::FindHost(const std::string& ip) const
+{
+    auto it = hostIndex.find(ip);
+    if (it == hostIndex.end())
+    {
+        return std::nullopt;
+    }
+    return it->second;
+}
+
+std::vector<uint32_t>
+LingjunTopology::HostsOfTor(uint32_t tor) const
+{
+    std::vector<uint32_t> out;
+    for (uint32_t h = 0; h < hostTor.size(); ++h)
+    {
+        if (hostTor[h] == tor)
+        {
+            out.push_back(h);
+        }
+    }
+    return out;
+}
+
+LingjunTopology
+ParseLingjunTopology(std::istream& in, const std::string& file, std::vector<TraceWarning>& warnings)
+{
+    CsvReader reader(in);
+    const Header h = ReadHeader(reader, file, {"ip", "DSW", "PSW", "ASW"});
+    const size_t cIp = h.index.at("ip");
+    const size_t cDsw = h.index.at("DSW");
+    const size_t cPsw = h.index.at("PSW");
+    const size_t cAsw = h.index.at("ASW");
+
+    LingjunTopology topo;
+    std::map<std::pair<std::string, std::string>, uint32_t> torIndex;
+    std::map<std::string, uint32_t> pswIndex;
+    std::map<std::string, uint32_t> dswIndex;
+    std::vector<std::string> f;
+    while (NextRow(reader, h, file, f, warnings))
+    {
+        const uint64_t line = reader.Line();
+        const char* names[] = {"ip", "DSW", "PSW", "ASW"};
+        const size_t cols[] = {cIp, cDsw, cPsw, cAsw};
+        bool empty = false;
+        for (int i = 0; i < 4; ++i)
+        {
+            if (f[cols[i]].empty())
+            {
+                warnings.push_back({file, line, std::string("empty ") + names[i]});
+                empty = true;
+                break;
+            }
+        }
+        if (empty)
+        {
+            continue;
+        }
+        const std::string& ip = f[cIp];
+        if (topo.hostIndex.count(ip) != 0)
+        {
+            warnings.push_back({file, line, "duplicate ip " + Short(ip)});
+            continue;
+        }
+        auto dsw = dswIndex.find(f[cDsw]);
+        const uint32_t dswId =
+            dsw != dswIndex.end() ? dsw->second : static_cast<uint32_t>(topo.dsws.size());
+        auto key = std::make_pair(f[cPsw], f[cAsw]);
+        auto tor = torIndex.find(key);
+        if (tor != torIndex.end() && topo.torDsw[tor->second] != dswId)
+        {
+            warnings.push_back({file,
+                                line,
+                                "ToR (" + key.first + ", " + key.second + ") is under DSW " +
+                                    topo.dsws[topo.torDsw[tor->second]] + ", not " + f[cDsw]});
+            continue;
+        }
+        if (dsw == dswIndex.end())
+        {
+            dswIndex[f[cDsw]] = dswId;
+            topo.dsws.push_back(f[cDsw]);
+        }
+        uint32_t torId;
+        if (tor == torIndex.end())
+        {
+            auto psw = pswIndex.find(f[cPsw]);
+            uint32_t pswId;
+            if (psw == pswIndex.end())
+            {
+                pswId = static_cast<uint32_t>(topo.psws.size());
+                pswIndex[f[cPsw]] = pswId;
+                topo.psws.push_back(f[cPsw]);
+            }
+            else
+            {
+                pswId = psw->second;
+            }
+            torId = static_cast<uint32_t>(topo.tors.size());
+            torIndex[key] = torId;
+            topo.tors.push_back(key);
+            topo.torPsw.push_back(pswId);
+            topo.torDsw.push_back(dswId);
+        }
+        else
+        {
+            torId = tor->second;
+        }
+        topo.hostIndex[ip] = static_cast<uint32_t>(topo.hosts.size());
+        topo.hosts.push_back(ip);
+        topo.hostTor.push_back(torId);
+    }
+    return topo;
+}
+
+LingjunTopology
+ReadLingjunTopology(const std::string& path, std::vector<TraceWarning>& warnings)
+{
+    std::ifstream in = OpenOrThrow(path);
+    return ParseLingjunTopology(in, path, warnings);
+}
+
+// ---------------------------------------------------------------------------- job.csv
+
+std::optional<double>
+LingjunJobRecord::End() const
+{
+    return finished ? finished : stopped;
+}
+
+LingjunJobTable
+ParseLingjunJobs(std::istream& in, const std::string& file, std::vector<TraceWarning>& warnings)
+{
+    CsvReader reader(in);
+    const Header h = ReadHeader(reader,
+                                file,
+                                {"job_name",
+                                 "model",
+                                 "status",
+                                 "gmt_job_submitted",
+                                 "gmt_job_running",
+                                 "gmt_job_finished",
+                                 "gmt_job_stopped"});
+    const size_t cName = h.index.at("job_name");
+    const size_t cModel = h.index.at("model");
+    const size_t cStatus = h.index.at("status");
+    const size_t cSubmit = h.index.at("gmt_job_submitted");
+    const size_t cRunning = h.index.at("gmt_job_running");
+    const size_t cFinished = h.index.at("gmt_job_finished");
+    const size_t cStopped = h.index.at("gmt_job_stopped");
+
+    LingjunJobTable table;
+    table.file = file;
+    std::set<std::string> seen;
+    std::vector<std::string> f;
+    while (NextRow(reader, h, file, f, warnings))
+    {
+        const uint64_t line = reader.Line();
+        LingjunJobRecord r;
+        r.line = line;
+        r.name = f[cName];
+        r.model = f[cModel];
+        r.status = f[cStatus];
+        if (r.name.empty())
+        {
+            warnings.push_back({file, line, "empty job_name"});
+            continue;
+        }
+        if (seen.count(r.name) != 0)
+        {
+            warnings.push_back({file, line, "job " + r.name + ": job_name repeated"});
+            continue;
+        }
+        if (f[cSubmit].empty())
+        {
+            warnings.push_back({file, line, "job " + r.name + ": empty gmt_job_submitted"});
+            continue;
+        }
+        bool bad = false;
+        auto parse = [&](size_t col, const char* name) -> std::optional<double>
+        {
+            if (f[col].empty())
+            {
+                return std::nullopt;
+            }
+            auto t = LingjunTime::Parse(f[col]);
+            if (!t)
+            {
+                warnings.push_back({file,
+                                    line,
+                                    "job " + r.name + ": " + name + " '" + f[col] +
+                                        "' is not a timestamp like 2023/7/15 02:19"});
+                bad = true;
+            }
+            return t;
+        };
+        auto submit = parse(cSubmit, "gmt_job_submitted");
+        r.running = parse(cRunning, "gmt_job_running");
+        r.finished = parse(cFinished, "gmt_job_finished");
+        r.stopped = parse(cStopped, "gmt_job_stopped");
+        if (bad)
+        {
+            continue;
+        }
+        r.submit = *submit;
+        if (r.running && *r.running < r.submit)
+        {
+            warnings.push_back({file,
+                                line,
+                                "job " + r.name + ": gmt_job_running " + f[cRunning] +
+                                    " is before gmt_job_submitted " + f[cSubmit]});
+            continue;
+        }
+        const double from = r.running ? *r.running : r.submit;
+        const char* fromName = r.running ? "gmt_job_running" : "gmt_job_submitted";
+        if (r.finished && *r.finished < from)
+        {
+            warnings.push_back({file,
+                                line,
+                                "job " + r.name + ": gmt_job_finished " + f[cFinished] +
+                                    " is before " + fromName});
+            continue;
+        }
+        if (r.stopped && *r.stopped < from)
+        {
+            warnings.push_back(
+                {file,
+                 line,
+                 "job " + r.name + ": gmt_job_stopped " + f[cStopped] + " is before " + fromName});
+            continue;
+        }
+        seen.insert(r.name);
+        table.rows.push_back(r);
+    }
+    return table;
+}
+
+LingjunJobTable
+ReadLingjunJobs(const std::string& path, std::vector<TraceWarning>& warnings)
+{
+    std::ifstream in = OpenOrThrow(path);
+    return ParseLingjunJobs(in, path, warnings);
+}
+
+// ---------------------------------------------------------------------------- worker.csv
+
+LingjunWorkerTable
+ParseLingjunWorkers(std::istream& in, const std::string& file, std::vector<TraceWarning>& warnings)
+{
+    CsvReader reader(in);
+    const Header h =
+        ReadHeader(reader, file, {"job_name", "worker_name", "replica_type", "host_ip", "RES"});
+    const size_t cJob = h.index.at("job_name");
+    const size_t cWorker = h.index.at("worker_name");
+    const size_t cType = h.index.at("replica_type");
+    const size_t cHost = h.index.at("host_ip");
+    const size_t cRes = h.index.at("RES");
+
+    LingjunWorkerTable table;
+    table.file = file;
+    std::vector<std::string> f;
+    while (NextRow(reader, h, file, f, warnings))
+    {
+        const uint64_t line = reader.Line();
+        LingjunWorkerRecord r;
+        r.line = line;
+        r.jobName = f[cJob];
+        r.workerName = f[cWorker];
+        r.replicaType = f[cType];
+        r.hostIp = f[cHost];
+        if (r.jobName.empty())
+        {
+            warnings.push_back({file, line, "empty job_name"});
+            continue;
+        }
+        if (r.hostIp.empty())
+        {
+            warnings.push_back({file, line, "pod " + r.workerName + ": empty host_ip"});
+            continue;
+        }
+        nlohmann::json res;
+        try
+        {
+            res = nlohmann::json::parse(f[cRes]);
+        }
+        catch (const nlohmann::json::parse_error& e)
+        {
+            warnings.push_back(
+                {file, line, "pod " + r.workerName + ": RES is not valid JSON (" + e.what() + ")"});
+            continue;
+        }
+        if (!res.is_object())
+        {
+            warnings.push_back({file, line, "pod " + r.workerName + ": RES is not a JSON object"});
+            continue;
+        }
+        auto gpu = res.find("nvidia.com/gpu");
+        if (gpu != res.end())
+        {
+            bool ok = false;
+            uint64_t v = 0;
+            if (gpu->is_number_unsigned())
+            {
+                v = gpu->get<uint64_t>();
+                ok = true;
+            }
+            else if (gpu->is_string())
+            {
+                const std::string s = gpu->get<std::string>();
+                ok = !s.empty() && s.size() <= 9 &&
+                     s.find_first_not_of("0123456789") == std::string::npos;
+                if (ok)
+                {
+                    v = std::stoull(s);
+                }
+            }
+            if (!ok || v > 1000000)
+            {
+                warnings.push_back({file,
+                                    line,
+                                    "pod " + r.workerName + ": RES nvidia.com/gpu " + gpu->dump() +
+                                        " is not a non-negative integer"});
+                continue;
+            }
+            r.gpus = static_cast<uint32_t>(v);
+        }
+        table.rows.push_back(r);
+    }
+    return table;
+}
+
+LingjunWorkerTable
+ReadLingjunWorkers(const std::string& path, std::vector<TraceWarning>& warnings)
+{
+    std::ifstream in = OpenOrThrow(path);
+    return ParseLingjunWorkers(in, path, warnings);
+}
+
+// ---------------------------------------------------------------------------- assembly
+
+LingjunTrace
+AssembleLingjunTrace(const LingjunJobTable& jobs,
+                     const LingjunWorkerTable& workers,
+                     const LingjunTopology& topology,
+                     const LingjunAssembleOptions& options)
+{
+    LingjunTrace out;
+    std::unordered_map<std::string, size_t> jobIndex;
+    for (size_t i = 0; i < jobs.rows.size(); ++i)
+    {
+        jobIndex[jobs.rows[i].name] = i;
+    }
+
+    struct Pods
+    {
+        uint32_t rows {0};                   // pod rows, skipped or not
+        uint32_t skipped {0};                // pod rows skipped (unknown host)
+        std::map<uint32_t, uint32_t> gpusOn; // host -> GPUs
+        uint32_t gpus {0};
+    };
+
+    std::vector<Pods> pods(jobs.rows.size());
+    std::map<std::string, std::pair<uint64_t, uint32_t>> orphans; // name -> (first line, rows)
+    std::vector<std::string> orphanOrder;
+    for (const auto& w : workers.rows)
+    {
+        auto it = jobIndex.find(w.jobName);
+        if (it == jobIndex.end())
+        {
+            auto o = orphans.find(w.jobName);
+            if (o == orphans.end())
+            {
+                orphans[w.jobName] = {w.line, 1};
+                orphanOrder.push_back(w.jobName);
+            }
+            else
+            {
+                ++o->second.second;
+            }
+            continue;
+        }
+        Pods& p = pods[it->second];
+        ++p.rows;
+        auto host = topology.FindHost(w.hostIp);
+        if (!host)
+        {
+            out.warnings.push_back({workers.file,
+                                    w.line,
+                                    "pod " + w.workerName + ": host_ip " + Short(w.hostIp) +
+                                        " is not in the topology"});
+            ++p.skipped;
+            continue;
+        }
+        p.gpusOn[*host] += w.gpus;
+        p.gpus += w.gpus;
+    }
+    for (const auto& name : orphanOrder)
+    {
+        const auto& o = orphans[name];
+        out.warnings.push_back({workers.file,
+                                o.first,
+                                "job " + name + ": " + std::to_string(o.second) +
+                                    " pod row(s) of a job_name that is not in " + jobs.file});
+    }
+
+    for (size_t i = 0; i < jobs.rows.size(); ++i)
+    {
+        const LingjunJobRecord& r = jobs.rows[i];
+        const Pods& p = pods[i];
+        auto warn = [&](const std::string& why) {
+            out.warnings.push_back({jobs.file, r.line, "job " + r.name + ": " + why});
+        };
+        if (!r.running)
+        {
+            warn("gmt_job_running is empty (the job never ran); skipped");
+            continue;
+        }
+        std::optional<double> end = r.End();
+        if (!end)
+        {
+            if (r.status == "Running" && options.runningJobsEnd)
+            {
+                end = std::max(*options.runningJobsEnd, *r.running);
+            }
+            else
+            {
+                warn("no gmt_job_finished or gmt_job_stopped (status " + r.status + "); skipped");
+                continue;
+            }
+        }
+        if (p.rows == 0)
+        {
+            warn("no pod rows in " + workers.file + "; skipped");
+            continue;
+        }
+        if (p.skipped > 0 && options.dropIncompleteJobs)
+        {
+            warn(std::to_string(p.skipped) + " of " + std::to_string(p.rows) +
+                 " pod rows are on hosts not in the topology; job dropped");
+            continue;
+        }
+        if (p.gpus == 0)
+        {
+            warn("its pods ask for 0 GPUs in total; skipped");
+            continue;
+        }
+        TraceJob j;
+        j.name = r.name;
+        j.modelLabel = r.model;
+        j.status = r.status;
+        j.submit = r.submit;
+        j.start = *r.running;
+        j.end = *end;
+        j.gpus = p.gpus;
+        j.pods = p.rows - p.skipped;
+        j.line = r.line;
+        for (const auto& [host, g] : p.gpusOn)
+        {
+            j.hosts.push_back(host);
+            j.gpusPerHost.push_back(g);
+        }
+        out.jobs.push_back(std::move(j));
+    }
+    std::sort(out.jobs.begin(),
+              out.jobs.end(),
+              [](const TraceJob& a, const TraceJob& b)
+              { return a.submit != b.submit ? a.submit < b.submit : a.name < b.name; });
+    return out;
+}
+
+// ---------------------------------------------------------------------------- statistics
+
+double
+LingjunTraceStats::PodGpuShare(uint32_t g) const
+{
+    if (workerRows == 0)
+    {
+        return 0;
+    }
+    auto it = podGpuCounts.find(g);
+    return it == podGpuCounts.end()
+               ? 0.0
+               : static_cast<double>(it->second) / static_cast<double>(workerRows);
+}
+
+LingjunTraceStats
+ComputeLingjunTraceStats(const LingjunJobTable& jobs,
+                         const LingjunWorkerTable& workers,
+                         const LingjunTopology& topology,
+                         const std::vector<TraceJob>& assembled)
+{
+    LingjunTraceStats s;
+    s.jobRows = jobs.rows.size();
+    std::set<std::string> jobNames;
+    for (size_t i = 0; i < jobs.rows.size(); ++i)
+    {
+        const auto& r = jobs.rows[i];
+        ++s.statusCounts[r.status];
+        ++s.modelCounts[r.model];
+        if (!r.running)
+        {
+            ++s.neverRan;
+        }
+        s.firstSubmit = i == 0 ? r.submit : std::min(s.firstSubmit, r.submit);
+        s.lastSubmit = i == 0 ? r.submit : std::max(s.lastSubmit, r.submit);
+        jobNames.insert(r.name);
+    }
+    if (s.lastSubmit > s.firstSubmit)
+    {
+        s.submitsPerDay =
+            static_cast<double>(s.jobRows) / ((s.lastSubmit - s.firstSubmit) / 86400.0);
+    }
+
+    s.workerRows = workers.rows.size();
+    std::set<std::string> workerJobs;
+    for (const auto& w : workers.rows)
+    {
+        workerJobs.insert(w.jobName);
+        ++s.podGpuCounts[w.gpus];
+        if (!topology.FindHost(w.hostIp))
+        {
+            ++s.unknownHostRows;
+        }
+    }
+    s.workerJobNames = workerJobs.size();
+    for (const auto& n : workerJobs)
+    {
+        s.workerJobNamesInJobCsv += jobNames.count(n);
+    }
+    if (s.workerJobNames > 0)
+    {
+        s.podsPerWorkerJob =
+            static_cast<double>(s.workerRows) / static_cast<double>(s.workerJobNames);
+    }
+
+    s.assembledJobs = assembled.size();
+    std::vector<double> durations;
+    // Sweep events: (time, +1/-1 job, +/-gpus); ends sort before starts at equal times.
+    std::vector<std::pair<double, std::pair<int, int64_t>>> events;
+    for (const auto& j : assembled)
+    {
+        ++s.jobGpuCounts[j.gpus];
+        durations.push_back(j.Duration() / 60.0);
+        if (j.end > j.start)
+        {
+            events.push_back({j.start, {+1, static_cast<int64_t>(j.gpus)}});
+            events.push_back({j.end, {-1, -static_cast<int64_t>(j.gpus)}});
+        }
+    }
+    std::sort(durations.begin(), durations.end());
+    if (!durations.empty())
+    {
+        double sum = 0;
+        for (double d : durations)
+        {
+            sum += d;
+        }
+        s.durationMeanMin = sum / static_cast<double>(durations.size());
+        s.durationP25Min = Percentile(durations, 0.25);
+        s.durationMedianMin = Percentile(durations, 0.50);
+        s.durationP90Min = Percentile(durations, 0.90);
+        s.durationP99Min = Percentile(durations, 0.99);
+    }
+    std::sort(events.begin(), events.end());
+    int64_t jobsNow = 0;
+    int64_t gpusNow = 0;
+    for (const auto& e : events)
+    {
+        jobsNow += e.second.first;
+        gpusNow += e.second.second;
+        s.peakConcurrentJobs = std::max<uint32_t>(s.peakConcurrentJobs, jobsNow);
+        s.peakBusyGpus = std::max<uint32_t>(s.peakBusyGpus, gpusNow);
+    }
+    // Time averages over the submission window [firstSubmit, lastSubmit] (the long tail of jobs
+    // still running after the last submission would otherwise dilute them).
+    const double lo = s.firstSubmit;
+    const double hi = s.lastSubmit;
+    if (hi > lo)
+    {
+        double jobArea = 0;
+        double gpuArea = 0;
+        for (const auto& j : assembled)
+        {
+            const double overlap = std::max(0.0, std::min(j.end, hi) - std::max(j.start, lo));
+            jobArea += overlap;
+            gpuArea += overlap * j.gpus;
+        }
+        s.meanConcurrentJobs = jobArea / (hi - lo);
+        s.meanBusyGpus = gpuArea / (hi - lo);
+    }
+    return s;
+}
+
+} // namespace ns3
