@@ -26,6 +26,7 @@ CRUX_SCHEDULING_SOURCES = [
     'model/scheduling/ecmp-scheduler.cc',
     'model/scheduling/shared-link-timeline.cc',
     'model/scheduling/dag-max-k-cut.cc',
+    'model/scheduling/path-selection.cc',
     'model/scheduling/crux-scheduler.cc',
     'model/scheduling/sincronia-scheduler.cc',
     'model/scheduling/varys-scheduler.cc',
@@ -35,6 +36,8 @@ CRUX_SCHEDULING_SOURCES = [
     'model/scheduling/optimal-scheduler.cc',
     'model/scheduling/random-cluster.cc',
     'model/scheduling/stage-ablation.cc',
+    'model/scheduling/scale-topology.cc',
+    'model/scheduling/gpu-placement.cc',
 ]
 
 CRUX_SOURCES = CRUX_SCHEDULING_SOURCES + [
@@ -72,6 +75,9 @@ CRUX_SOURCES = CRUX_SCHEDULING_SOURCES + [
     'helper/rdma-transport-helper.cc',
     'helper/flow-transport-helper.cc',
     'helper/crux-experiment.cc',
+    'helper/sched-job-builder.cc',
+    'helper/live-cluster-fabric.cc',
+    'helper/cluster-run.cc',
 ]
 
 CRUX_HEADERS = [
@@ -81,6 +87,7 @@ CRUX_HEADERS = [
     'model/scheduling/ecmp-scheduler.h',
     'model/scheduling/shared-link-timeline.h',
     'model/scheduling/dag-max-k-cut.h',
+    'model/scheduling/path-selection.h',
     'model/scheduling/crux-scheduler.h',
     'model/scheduling/sincronia-scheduler.h',
     'model/scheduling/varys-scheduler.h',
@@ -90,6 +97,8 @@ CRUX_HEADERS = [
     'model/scheduling/optimal-scheduler.h',
     'model/scheduling/random-cluster.h',
     'model/scheduling/stage-ablation.h',
+    'model/scheduling/scale-topology.h',
+    'model/scheduling/gpu-placement.h',
     # fabric
     'model/fabric/qbb-net-device.h',
     'model/fabric/qbb-channel.h',
@@ -124,6 +133,9 @@ CRUX_HEADERS = [
     'helper/rdma-transport-helper.h',
     'helper/flow-transport-helper.h',
     'helper/crux-experiment.h',
+    'helper/sched-job-builder.h',
+    'helper/live-cluster-fabric.h',
+    'helper/cluster-run.h',
 ]
 
 # ns-3 TestSuites (compiled into the crux test library, run by ns-3's test.py / test-runner).
@@ -138,6 +150,11 @@ CRUX_TEST_SOURCES = [
     'test/dlt-workload-test-suite.cc',
     # experiment
     'test/crux-experiment-test-suite.cc',
+    # helper
+    'test/live-cluster-fabric-test-suite.cc',
+    'test/cluster-run-test-suite.cc',
+    # scheduling
+    'test/flow-evaluator-crosscheck-test-suite.cc',
 ]
 
 # Header-only libraries the module needs, as (header, Debian package) pairs.

@@ -10,6 +10,7 @@ set(CRUX_SCHEDULING_SOURCES
     model/scheduling/ecmp-scheduler.cc
     model/scheduling/shared-link-timeline.cc
     model/scheduling/dag-max-k-cut.cc
+    model/scheduling/path-selection.cc
     model/scheduling/crux-scheduler.cc
     model/scheduling/sincronia-scheduler.cc
     model/scheduling/varys-scheduler.cc
@@ -19,6 +20,8 @@ set(CRUX_SCHEDULING_SOURCES
     model/scheduling/optimal-scheduler.cc
     model/scheduling/random-cluster.cc
     model/scheduling/stage-ablation.cc
+    model/scheduling/scale-topology.cc
+    model/scheduling/gpu-placement.cc
 )
 
 set(CRUX_SOURCES
@@ -57,6 +60,9 @@ set(CRUX_SOURCES
     helper/rdma-transport-helper.cc
     helper/flow-transport-helper.cc
     helper/crux-experiment.cc
+    helper/sched-job-builder.cc
+    helper/live-cluster-fabric.cc
+    helper/cluster-run.cc
 )
 
 set(CRUX_HEADERS
@@ -66,6 +72,7 @@ set(CRUX_HEADERS
     model/scheduling/ecmp-scheduler.h
     model/scheduling/shared-link-timeline.h
     model/scheduling/dag-max-k-cut.h
+    model/scheduling/path-selection.h
     model/scheduling/crux-scheduler.h
     model/scheduling/sincronia-scheduler.h
     model/scheduling/varys-scheduler.h
@@ -75,6 +82,8 @@ set(CRUX_HEADERS
     model/scheduling/optimal-scheduler.h
     model/scheduling/random-cluster.h
     model/scheduling/stage-ablation.h
+    model/scheduling/scale-topology.h
+    model/scheduling/gpu-placement.h
     # --- fabric ---
     model/fabric/qbb-net-device.h
     model/fabric/qbb-channel.h
@@ -109,6 +118,9 @@ set(CRUX_HEADERS
     helper/rdma-transport-helper.h
     helper/flow-transport-helper.h
     helper/crux-experiment.h
+    helper/sched-job-builder.h
+    helper/live-cluster-fabric.h
+    helper/cluster-run.h
 )
 
 # ns-3 TestSuites (simulations), compiled into the crux test library.
@@ -124,6 +136,10 @@ set(CRUX_TEST_SOURCES
     # --- experiment ---
     test/crux-experiment-test-suite.cc
     # --- helper ---
+    test/live-cluster-fabric-test-suite.cc
+    test/cluster-run-test-suite.cc
+    # --- scheduling ---
+    test/flow-evaluator-crosscheck-test-suite.cc
 )
 
 # Names of the ns-3 TestSuites above; ctest runs each one separately.
@@ -140,6 +156,10 @@ set(CRUX_TEST_SUITES
     crux-experiment
     crux-sec22
     # --- helper ---
+    crux-live-fabric
+    crux-cluster-run
+    # --- scheduling ---
+    crux-evaluator-crosscheck
 )
 
 # GoogleTest sources for the pure scheduling layer.
@@ -156,6 +176,8 @@ set(CRUX_GTEST_SOURCES
     test/gtest/cassini-scheduler-test.cc
     test/gtest/flow-evaluator-test.cc
     test/gtest/optimal-scheduler-test.cc
+    test/gtest/scale-topology-test.cc
+    test/gtest/gpu-placement-test.cc
     test/gtest/scheduler-test-util.cc
     # --- trace ---
     test/gtest/lingjun-trace-test.cc
@@ -168,9 +190,11 @@ set(CRUX_EXAMPLES
     crux-experiment
     crux-microbenchmark
     lingjun-trace-stats
+    crux-trace-run
 )
 
 # Benchmark programs: bench/<name>.cc
 set(CRUX_BENCH_PROGRAMS
     fabric-bench
+    cluster-decision-bench
 )

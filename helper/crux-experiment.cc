@@ -19,8 +19,8 @@
 #include "ns3/comm-scheduler.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/data-rate.h"
-#include "ns3/double.h"
 #include "ns3/dlt-job-application.h"
+#include "ns3/double.h"
 #include "ns3/flow-transport-helper.h"
 #include "ns3/flow-transport.h"
 #include "ns3/gpu-intensity-tracker.h"
@@ -30,8 +30,11 @@
 #include "ns3/rdma-transport-helper.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/sched-job-builder.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -42,7 +45,6 @@
 #include <iomanip>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <unistd.h>
 
 namespace ns3
 {
@@ -59,7 +61,7 @@ ParseRate(const std::string& text, const std::string& field)
     DataRateValue v;
     if (!v.DeserializeFromString(text, MakeDataRateChecker()) || v.Get().GetBitRate() == 0)
     {
-        throw ExperimentError(field + ": '" + text + "' is not a positive data rate (e.g. 100Gbps)");
+        throw ExperimentError(field, "'" + text + "' is not a positive data rate (e.g. 100Gbps)");
     }
     return v.Get();
 }
@@ -71,7 +73,7 @@ ParseTime(const std::string& text, const std::string& field)
     TimeValue v;
     if (!v.DeserializeFromString(text, MakeTimeChecker()) || v.Get().IsNegative())
     {
-        throw ExperimentError(field + ": '" + text + "' is not a non-negative time (e.g. 1us)");
+        throw ExperimentError(field, "'" + text + "' is not a non-negative time (e.g. 1us)");
     }
     return v.Get();
 }
@@ -117,7 +119,7 @@ ParseByteSize(const std::string& text, const std::string& field)
     }
     catch (const std::exception&)
     {
-        throw ExperimentError(field + ": '" + text + "' is not a byte size (e.g. 32MiB)");
+        throw ExperimentError(field, "'" + text + "' is not a byte size (e.g. 32MiB)");
     }
     std::string unit = text.substr(pos);
     uint64_t mult = unit.empty() ? 1 : 0;
@@ -130,8 +132,9 @@ ParseByteSize(const std::string& text, const std::string& field)
     }
     if (mult == 0 || !(value > 0) || !std::isfinite(value))
     {
-        throw ExperimentError(field + ": '" + text +
-                              "' is not a positive byte size (units B, KB, MB, GB, KiB, MiB, GiB)");
+        throw ExperimentError(
+            field,
+            "'" + text + "' is not a positive byte size (units B, KB, MB, GB, KiB, MiB, GiB)");
     }
     return static_cast<uint64_t>(std::llround(value * static_cast<double>(mult)));
 }
@@ -142,9 +145,8 @@ CruxExperiment::CruxExperiment(const Scenario& scenario)
     m_scenario.Validate();
     const Scenario& s = m_scenario;
     const auto& tp = s.topology;
-    auto fail = [&s](const std::string& field, const std::string& what) {
-        throw ExperimentError(s.source + ": " + field + ": " + what);
-    };
+    auto fail = [&s](const std::string& field, const std::string& what)
+    { throw ExperimentError(s.source + ": " + field + ": " + what); };
     if (s.seed == 0)
     {
         fail("seed", "must be >= 1 (ns-3 RNG seeds are positive)");
@@ -175,8 +177,8 @@ CruxExperiment::CruxExperiment(const Scenario& scenario)
     }
     catch (const ExperimentError& e)
     {
-        fail(std::string(e.what()).substr(0, std::string(e.what()).find(':')),
-             std::string(e.what()).substr(std::string(e.what()).find(':') + 2));
+        // The parsers name the field; put the scenario file in front of it.
+        fail(e.GetField(), e.GetDetail());
     }
     for (size_t i = 0; i < s.jobs.size(); ++i)
     {
@@ -194,21 +196,20 @@ void
 CruxExperiment::PlaceJobs()
 {
     const Scenario& s = m_scenario;
-    auto fail = [&s](const std::string& field, const std::string& what) {
-        throw ExperimentError(s.source + ": " + field + ": " + what);
-    };
+    auto fail = [&s](const std::string& field, const std::string& what)
+    { throw ExperimentError(s.source + ": " + field + ": " + what); };
     const uint32_t total = m_nHosts * m_gpusPerHost;
     std::vector<std::vector<bool>> used(m_nHosts, std::vector<bool>(m_gpusPerHost, false));
-    auto freeOn = [&used](uint32_t h) {
-        return static_cast<uint32_t>(std::count(used[h].begin(), used[h].end(), false));
-    };
-    auto take = [&used](uint32_t h, uint32_t n, std::vector<GpuId>& out) {
+    auto freeOn = [&used](uint32_t h)
+    { return static_cast<uint32_t>(std::count(used[h].begin(), used[h].end(), false)); };
+    auto take = [&used](uint32_t h, uint32_t n, std::vector<GpuId>& out)
+    {
         for (uint32_t g = 0; g < used[h].size() && n > 0; ++g)
         {
             if (!used[h][g])
             {
                 used[h][g] = true;
-                out.push_back(GpuId{h, g});
+                out.push_back(GpuId {h, g});
                 --n;
             }
         }
@@ -269,11 +270,10 @@ CruxExperiment::PlaceJobs()
             {
                 fail(f + ".gpus",
                      "job asks for " + std::to_string(n) + " GPUs but only " +
-                         std::to_string(freeTotal) + " of the cluster's " +
-                         std::to_string(total) + " GPUs are free");
+                         std::to_string(freeTotal) + " of the cluster's " + std::to_string(total) +
+                         " GPUs are free");
             }
-            const uint32_t per =
-                sj.gpusPerHost > 0 ? sj.gpusPerHost : std::min(n, m_gpusPerHost);
+            const uint32_t per = sj.gpusPerHost > 0 ? sj.gpusPerHost : std::min(n, m_gpusPerHost);
             if (per > m_gpusPerHost || n % per != 0)
             {
                 fail(f + ".gpus",
@@ -295,9 +295,9 @@ CruxExperiment::PlaceJobs()
             {
                 fail(f + ".gpus",
                      "no room for " + std::to_string(n / per) + " hosts with " +
-                         std::to_string(per) + " free GPUs each (cluster: " +
-                         std::to_string(m_nHosts) + " hosts x " + std::to_string(m_gpusPerHost) +
-                         " GPUs)");
+                         std::to_string(per) +
+                         " free GPUs each (cluster: " + std::to_string(m_nHosts) + " hosts x " +
+                         std::to_string(m_gpusPerHost) + " GPUs)");
             }
         }
         try
@@ -368,8 +368,9 @@ CruxExperiment::CheckModes(const std::vector<std::string>& modes)
     {
         if (m != "alone" && std::find(known.begin(), known.end(), m) == known.end())
         {
-            throw ExperimentError("scheduler: unknown scheduler '" + m +
-                                  "' (known: alone, " + Join(known) + ")");
+            throw ExperimentError("scheduler",
+                                  "unknown scheduler '" + m + "' (known: alone, " + Join(known) +
+                                      ")");
         }
     }
 }
@@ -475,10 +476,10 @@ namespace
 /// Per-run mutable state reached from trace sinks.
 struct RunState
 {
-    uint32_t measuredRemaining {0};                     //!< measured jobs not finished
+    uint32_t measuredRemaining {0};                       //!< measured jobs not finished
     std::map<std::pair<uint32_t, uint32_t>, double> comm; //!< (job, iteration) → all-reduce s
-    std::vector<std::array<uint64_t, 8>> linkTcBytes;   //!< per link, per TC IP bytes
-    std::map<std::string, uint64_t> deviceDrops;        //!< device drop reason → frames
+    std::vector<std::array<uint64_t, 8>> linkTcBytes;     //!< per link, per TC IP bytes
+    std::map<std::string, uint64_t> deviceDrops;          //!< device drop reason → frames
 };
 
 } // namespace
@@ -538,11 +539,13 @@ CruxExperiment::RunJobs(const std::string& label,
         rdma = RdmaTransportHelper().Install(topo);
         transport = rdma;
     }
-    auto tupleOf = [&](const RdmaQpKey& key) {
+    auto tupleOf = [&](const RdmaQpKey& key)
+    {
         return rdma ? rdma->GetFiveTuple(key)
                     : FlowTransportHelper::MakeFiveTuple(topo, key, flow->GetQpSourcePort(key));
     };
-    auto setPort = [&](const RdmaQpKey& key, uint16_t port) {
+    auto setPort = [&](const RdmaQpKey& key, uint16_t port)
+    {
         if (rdma)
         {
             rdma->SetQpSourcePort(key, port);
@@ -579,59 +582,54 @@ CruxExperiment::RunJobs(const std::string& label,
         sl.name = "l" + std::to_string(l);
         cm.links.push_back(sl);
     }
+
     struct FlowRef
     {
         RdmaQpKey key;
         std::vector<CruxPath> candidates;
         uint32_t defaultPath {0};
     };
+
     std::map<std::pair<uint32_t, uint32_t>, FlowRef> flowRefs;
     for (const auto& job : jobs)
     {
-        SchedJob sj;
-        sj.id = job.id;
-        sj.flopsPerIteration = job.flopsPerIteration;
-        sj.computeTime = job.computeTime;
-        // The scheduler's iteration model lets communication start after overlapStart × c. The
-        // application releases the first gradient bucket at f + (c − f)/B (f = forward part):
-        // that is when communication can really start (1 for a single bucket: no overlap).
-        sj.overlapStart = job.overlapStart + (1.0 - job.overlapStart) / job.numBuckets;
-        sj.numGpus = job.NumGpus();
+        // The scheduler's view of the job (shared with the cluster runs: MakeSchedJob); the
+        // candidate paths are this topology's equal-cost paths, the default one the switches'
+        // ECMP choice for the connection's default UDP source port.
+        SchedJob sj = MakeSchedJob(
+            job,
+            [&](const DltCommFlow& f, SchedFlow& sf)
+            {
+                FlowRef ref;
+                ref.key.jobId = job.id;
+                ref.key.flowId = f.flowId;
+                ref.key.src = f.src;
+                ref.key.dst = f.dst;
+                const uint32_t sn = topo->GpuToNic(f.src.host, f.src.localGpu);
+                const uint32_t dn = topo->GpuToNic(f.dst.host, f.dst.localGpu);
+                ref.candidates = topo->GetEqualCostPaths(f.src.host, sn, f.dst.host, dn);
+                if (ref.candidates.empty())
+                {
+                    throw ExperimentError(s.source + ": topology: no path from host " +
+                                          std::to_string(f.src.host) + " to host " +
+                                          std::to_string(f.dst.host));
+                }
+                const CruxPath ecmp = topo->PredictEcmpPath(tupleOf(ref.key));
+                auto it = std::find(ref.candidates.begin(), ref.candidates.end(), ecmp);
+                if (it == ref.candidates.end())
+                {
+                    throw ExperimentError("internal: ECMP path " +
+                                          CruxTopology::PathToString(ecmp) + " of job " +
+                                          std::to_string(job.id) + " flow " +
+                                          std::to_string(f.flowId) + " is not a shortest path");
+                }
+                ref.defaultPath = static_cast<uint32_t>(it - ref.candidates.begin());
+                sf.candidatePaths.assign(ref.candidates.begin(), ref.candidates.end());
+                sf.defaultPath = ref.defaultPath;
+                flowRefs[{job.id, f.flowId}] = ref;
+            });
         auto mc = m_measuredComm.find(job.id);
         sj.measuredCommTime = mc != m_measuredComm.end() ? mc->second : 0.0;
-        for (const auto& f : job.CommunicationPattern())
-        {
-            FlowRef ref;
-            ref.key.jobId = job.id;
-            ref.key.flowId = f.flowId;
-            ref.key.src = f.src;
-            ref.key.dst = f.dst;
-            const uint32_t sn = topo->GpuToNic(f.src.host, f.src.localGpu);
-            const uint32_t dn = topo->GpuToNic(f.dst.host, f.dst.localGpu);
-            ref.candidates = topo->GetEqualCostPaths(f.src.host, sn, f.dst.host, dn);
-            if (ref.candidates.empty())
-            {
-                throw ExperimentError(s.source + ": topology: no path from host " +
-                                      std::to_string(f.src.host) + " to host " +
-                                      std::to_string(f.dst.host));
-            }
-            const CruxPath ecmp = topo->PredictEcmpPath(tupleOf(ref.key));
-            auto it = std::find(ref.candidates.begin(), ref.candidates.end(), ecmp);
-            if (it == ref.candidates.end())
-            {
-                throw ExperimentError("internal: ECMP path " + CruxTopology::PathToString(ecmp) +
-                                      " of job " + std::to_string(job.id) + " flow " +
-                                      std::to_string(f.flowId) + " is not a shortest path");
-            }
-            ref.defaultPath = static_cast<uint32_t>(it - ref.candidates.begin());
-            SchedFlow sf;
-            sf.id = f.flowId;
-            sf.bytesPerIteration = f.bytesPerIteration;
-            sf.candidatePaths.assign(ref.candidates.begin(), ref.candidates.end());
-            sf.defaultPath = ref.defaultPath;
-            sj.flows.push_back(sf);
-            flowRefs[{job.id, f.flowId}] = ref;
-        }
         cm.jobs.push_back(sj);
     }
 
@@ -677,10 +675,11 @@ CruxExperiment::RunJobs(const std::string& label,
                 }
                 else
                 {
-                    auto port = topo->TryFindUdpSourcePort(t.srcIp,
-                                                           t.dstIp,
-                                                           want,
-                                                           RdmaTransport::DefaultSourcePort(ref.key));
+                    auto port =
+                        topo->TryFindUdpSourcePort(t.srcIp,
+                                                   t.dstIp,
+                                                   want,
+                                                   RdmaTransport::DefaultSourcePort(ref.key));
                     if (!port)
                     {
                         throw ExperimentError("no UDP source port steers job " +
@@ -706,20 +705,19 @@ CruxExperiment::RunJobs(const std::string& label,
 
     // ---------------------------------------------------------------- applications and traces
     RunState state;
-    state.linkTcBytes.assign(topo->GetNLinks(), std::array<uint64_t, 8>{});
+    state.linkTcBytes.assign(topo->GetNLinks(), std::array<uint64_t, 8> {});
     for (uint32_t l = 0; l < topo->GetNLinks() && rdma; ++l)
     {
         std::array<uint64_t, 8>* counters = &state.linkTcBytes[l];
         topo->GetLink(l).txDev->TraceConnectWithoutContext(
             "MacTx",
-            Callback<void, Ptr<const Packet>, uint8_t>(
-                [counters](Ptr<const Packet> p, uint8_t tc) { (*counters)[tc & 7] += p->GetSize(); }));
+            Callback<void, Ptr<const Packet>, uint8_t>([counters](Ptr<const Packet> p, uint8_t tc)
+                                                       { (*counters)[tc & 7] += p->GetSize(); }));
         topo->GetLink(l).txDev->TraceConnectWithoutContext(
             "Drop",
             Callback<void, Ptr<const Packet>, uint8_t, const std::string&>(
-                [&state](Ptr<const Packet>, uint8_t, const std::string& reason) {
-                    ++state.deviceDrops["device:" + reason];
-                }));
+                [&state](Ptr<const Packet>, uint8_t, const std::string& reason)
+                { ++state.deviceDrops["device:" + reason]; }));
     }
 
     Ptr<GpuIntensityTracker> tracker = CreateObject<GpuIntensityTracker>();
@@ -745,12 +743,14 @@ CruxExperiment::RunJobs(const std::string& label,
         {
             ++state.measuredRemaining;
             app->TraceConnectWithoutContext("JobComplete",
-                                            Callback<void, uint32_t, Time>([&state](uint32_t, Time) {
-                                                if (--state.measuredRemaining == 0)
+                                            Callback<void, uint32_t, Time>(
+                                                [&state](uint32_t, Time)
                                                 {
-                                                    Simulator::Stop();
-                                                }
-                                            }));
+                                                    if (--state.measuredRemaining == 0)
+                                                    {
+                                                        Simulator::Stop();
+                                                    }
+                                                }));
         }
         apps.push_back(app);
     }
@@ -823,7 +823,8 @@ CruxExperiment::RunJobs(const std::string& label,
             jr.iterStart.push_back(start);
             jr.iterEnd.push_back(end);
             jr.iterComm.push_back(comm);
-            const bool inWindow = !multi || (start >= windowStart - 1e-12 && end <= windowEnd + 1e-12);
+            const bool inWindow =
+                !multi || (start >= windowStart - 1e-12 && end <= windowEnd + 1e-12);
             if (it >= 1 && inWindow)
             {
                 ++jr.measuredIterations;
@@ -907,7 +908,8 @@ CruxExperiment::FormatTable(const std::vector<ExperimentRunResult>& runs) const
     os << std::left << std::setw(18) << "run" << std::setw(12) << "job" << std::right
        << std::setw(6) << "level" << std::setw(10) << "iters" << std::setw(14) << "iter time s"
        << std::setw(10) << "vs alone" << std::setw(14) << "throughput/s" << std::setw(10)
-       << "vs alone" << std::setw(12) << "JCT s" << "\n";
+       << "vs alone" << std::setw(12) << "JCT s"
+       << "\n";
     double aloneFlopRate = 0;
     bool allAlone = true;
     for (const auto& job : m_jobs)
@@ -920,9 +922,13 @@ CruxExperiment::FormatTable(const std::vector<ExperimentRunResult>& runs) const
         }
         aloneFlopRate += job.flopsPerIteration / it->second;
     }
-    DoubleValue peak;
-    CreateObject<GpuIntensityTracker>()->GetAttribute("PeakFlops", peak);
-    auto pct = [](double v) {
+    // Peak FLOP/s per GPU: the current default of the attribute, which every run's tracker
+    // was created with.
+    TypeId::AttributeInformation peakInfo;
+    GpuIntensityTracker::GetTypeId().LookupAttributeByName("PeakFlops", &peakInfo);
+    const double peakFlops = DynamicCast<const DoubleValue>(peakInfo.initialValue)->Get();
+    auto pct = [](double v)
+    {
         std::ostringstream o;
         if (std::isnan(v))
         {
@@ -939,13 +945,12 @@ CruxExperiment::FormatTable(const std::vector<ExperimentRunResult>& runs) const
         for (const auto& j : r.jobs)
         {
             auto a = m_aloneIter.find(j.id);
-            const double ref = (a != m_aloneIter.end() && r.run.rfind("alone:", 0) != 0)
-                                   ? a->second
-                                   : 0.0;
+            const double ref =
+                (a != m_aloneIter.end() && r.run.rfind("alone:", 0) != 0) ? a->second : 0.0;
             const double refTput = ref > 0 ? 1.0 / ref : 0.0;
             os << std::left << std::setw(18) << r.run << std::setw(12) << j.name << std::right
-               << std::setw(6) << j.level << std::setw(10) << j.measuredIterations
-               << std::setw(14) << std::setprecision(4) << j.meanIterationTime << std::setw(10)
+               << std::setw(6) << j.level << std::setw(10) << j.measuredIterations << std::setw(14)
+               << std::setprecision(4) << j.meanIterationTime << std::setw(10)
                << pct(PercentChange(j.meanIterationTime, ref)) << std::setw(14)
                << std::setprecision(3) << j.throughput << std::setw(10)
                << pct(PercentChange(j.throughput, refTput)) << std::setw(12)
@@ -965,9 +970,9 @@ CruxExperiment::FormatTable(const std::vector<ExperimentRunResult>& runs) const
             os << "  (stopTime reached before every measured job finished)\n";
         }
     }
-    os << "cluster GPU utilization (" << gpus << " GPUs, "
-       << std::setprecision(0) << peak.Get() / 1e12 << " TFLOP/s peak each):\n";
-    const double aloneUtil = aloneFlopRate / (gpus * peak.Get());
+    os << "cluster GPU utilization (" << gpus << " GPUs, " << std::setprecision(0)
+       << peakFlops / 1e12 << " TFLOP/s peak each):\n";
+    const double aloneUtil = aloneFlopRate / (gpus * peakFlops);
     if (allAlone)
     {
         os << "  " << std::left << std::setw(16) << "alone (sum)" << std::right
@@ -995,8 +1000,8 @@ CruxExperiment::WriteResults(const std::vector<ExperimentRunResult>& runs) const
     fs::create_directories(dir, ec);
     if (ec)
     {
-        throw ExperimentError(m_scenario.outputDir + ": cannot create output directory: " +
-                              ec.message());
+        throw ExperimentError(m_scenario.outputDir +
+                              ": cannot create output directory: " + ec.message());
     }
     const fs::path tmp = dir / (".partial-" + std::to_string(::getpid()));
     fs::remove_all(tmp, ec);
@@ -1006,7 +1011,8 @@ CruxExperiment::WriteResults(const std::vector<ExperimentRunResult>& runs) const
         throw ExperimentError(tmp.string() + ": cannot create: " + ec.message());
     }
     std::vector<std::string> names;
-    auto open = [&](const std::string& name) {
+    auto open = [&](const std::string& name)
+    {
         names.push_back(name);
         auto f = std::make_unique<std::ofstream>(tmp / name);
         if (!*f)
@@ -1028,10 +1034,10 @@ CruxExperiment::WriteResults(const std::vector<ExperimentRunResult>& runs) const
             {
                 *f << r.run << "," << r.scheduler << "," << j.name << "," << j.model << ","
                    << j.gpus << "," << (j.background ? 1 : 0) << "," << j.level << "," << j.dscp
-                   << "," << j.flopsPerIteration << "," << j.schedulerCommTime << ","
-                   << j.intensity << "," << j.k << "," << j.reroutedFlows << ","
-                   << j.measuredIterations << "," << j.meanIterationTime << "," << j.throughput
-                   << "," << j.meanCommTime << "," << j.jct << "\n";
+                   << "," << j.flopsPerIteration << "," << j.schedulerCommTime << "," << j.intensity
+                   << "," << j.k << "," << j.reroutedFlows << "," << j.measuredIterations << ","
+                   << j.meanIterationTime << "," << j.throughput << "," << j.meanCommTime << ","
+                   << j.jct << "\n";
             }
         }
     }

@@ -36,11 +36,39 @@ namespace ns3
 class ExperimentError : public std::runtime_error
 {
   public:
-    /// \param what the message
+    /// \param what the complete message (GetField() and GetDetail() are then empty)
     explicit ExperimentError(const std::string& what)
         : std::runtime_error(what)
     {
     }
+
+    /**
+     * \brief An error about one field; what() is "<field>: <detail>".
+     * \param field the offending field (JSON path such as "topology.linkDelay")
+     * \param detail what is wrong with its value
+     */
+    ExperimentError(const std::string& field, const std::string& detail)
+        : std::runtime_error(field + ": " + detail)
+        , m_field(field)
+        , m_detail(detail)
+    {
+    }
+
+    /// \return the offending field ("" if the error was built from a complete message)
+    const std::string& GetField() const
+    {
+        return m_field;
+    }
+
+    /// \return what is wrong with the field ("" if built from a complete message)
+    const std::string& GetDetail() const
+    {
+        return m_detail;
+    }
+
+  private:
+    std::string m_field;  //!< offending field, "" if unknown
+    std::string m_detail; //!< the message without the field
 };
 
 /**

@@ -16,6 +16,9 @@
 #              in the cache).
 #   run        the crux examples (CRUX_EXAMPLES in cmake/crux-sources.cmake) via `./ns3 run`.
 #   tests      `./test.py -s <suite>` for every suite in CRUX_TEST_SUITES; each must PASS.
+#   python     the pytest tests of the cppyy bindings (test/python) with the bindings loading
+#              this tree's libraries (CRUX_NS3_DIR), compared against the tree's crux-experiment
+#              binary; uses the venv scripts/setup.sh made (build/venv of this clone).
 #
 # Usage: bash scripts/intree.sh     (needs the packages of scripts/setup.sh; root or sudo for the
 #                                    first fetch only)
@@ -286,5 +289,20 @@ fi
 rm -rf "$results"
 echo "${#suites[@]} passed, 0 failed"
 end "(${#suites[@]} suites, fullness $fullness)"
+
+# ----------------------------------------------------------------------------------- python
+begin python
+venv_python=$here/build/venv/bin/python
+[ -x "$venv_python" ] || die "$venv_python not found: run scripts/setup.sh first (it makes the venv with cppyy)"
+"$venv_python" -c 'import cppyy, pytest' || die "cppyy or pytest missing in $venv_python: rerun scripts/setup.sh"
+program=""
+for f in "$ns3dir"/build/contrib/crux/examples/ns${ns3_version}-crux-experiment*; do
+  [ -x "$f" ] && program=$f && break
+done
+[ -n "$program" ] || die "no crux-experiment binary under $ns3dir/build/contrib/crux/examples"
+(cd "$here" && env -u CRUX_BUILD_DIR CRUX_NS3_DIR="$ns3dir" CRUX_EXPERIMENT_PROGRAM="$program" \
+  "$venv_python" -m pytest -q -p no:cacheprovider test/python) ||
+  die "pytest test/python against the in-tree build failed"
+end "(bindings loaded from $ns3dir)"
 phase="done"
 echo "intree: all phases passed"

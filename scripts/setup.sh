@@ -7,6 +7,7 @@ build=${CRUX_BUILD_DIR:-$here/build}
 
 APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config
+  ccache                         # compiler cache: rebuilds in fresh clones reuse earlier objects
   ns3 libns3-dev libgsl-dev      # ns-3 3.37 (ns3: helper programs its CMake config checks; libgsl: named by its targets)
   nlohmann-json3-dev libboost-dev libboost-graph-dev
   googletest libgtest-dev
@@ -37,6 +38,9 @@ if ! "$venv/bin/python" -c 'import cppyy, pytest; assert cppyy.__version__ == "2
   "$venv/bin/python" -m pip install -q cppyy==2.4.2 pytest
 fi
 
-cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# ccache with paths taken relative to the clone (CCACHE_BASEDIR) and without the working
+# directory in the hash, so another clone of the same commit hits the cache.
+cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  "-DCMAKE_CXX_COMPILER_LAUNCHER=env;CCACHE_BASEDIR=$here;CCACHE_NOHASHDIR=true;ccache"
 cmake --build "$build" -j"$(nproc)"
 echo "crux setup: built in $build"

@@ -135,12 +135,34 @@ UpdateIntensities(const ClusterModel& model, Decision& decision)
 void
 AssignLevelsByRank(Decision& decision)
 {
-    const uint32_t k = decision.numLevels;
     for (auto& [id, jd] : decision.jobs)
     {
-        jd.level = jd.rank < k ? k - 1 - jd.rank : 0;
+        jd.level = TopRankLevel(jd.rank, decision.numLevels);
     }
     decision.uniquePriorities = true;
+}
+
+uint32_t
+TopRankLevel(uint32_t rank, uint32_t numLevels)
+{
+    return rank < numLevels ? numLevels - 1 - rank : 0;
+}
+
+void
+CompressRanksToLevels(Decision& decision, RankLevelRule rule, const std::string& caller)
+{
+    const uint32_t k = decision.numLevels;
+    if (k == 0)
+    {
+        throw std::invalid_argument(caller + ": Decision.numLevels must be >= 1");
+    }
+    const uint32_t n = static_cast<uint32_t>(decision.jobs.size());
+    for (auto& [id, jd] : decision.jobs)
+    {
+        jd.level = rule == RankLevelRule::TOP_RANKS ? TopRankLevel(jd.rank, k)
+                                                    : EqualGroupLevel(jd.rank, n, k);
+    }
+    decision.uniquePriorities = false;
 }
 
 uint32_t

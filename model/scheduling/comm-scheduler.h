@@ -139,6 +139,43 @@ void AssignLevelsByRank(Decision& decision);
  */
 uint32_t EqualGroupLevel(uint32_t position, uint32_t count, uint32_t numLevels);
 
+/**
+ * \ingroup crux-scheduling
+ * \brief Level of one rank when the top ranks get their own levels.
+ *
+ * Rank r gets level numLevels-1-r while r < numLevels, every later rank shares level 0 (so
+ * ranks numLevels-1, numLevels, ... all land on level 0: "top K-1 jobs on their own levels,
+ * the rest share the lowest"). Used by AssignLevelsByRank and by Sincronia ([S5]).
+ * \param rank 0-based rank (0 = highest priority)
+ * \param numLevels K; 0 gives level 0 for every rank
+ * \return the level in 0..max(numLevels, 1)-1
+ */
+uint32_t TopRankLevel(uint32_t rank, uint32_t numLevels);
+
+/**
+ * \ingroup crux-scheduling
+ * \brief How CompressRanksToLevels maps a job's rank to a level.
+ */
+enum class RankLevelRule
+{
+    TOP_RANKS,   //!< TopRankLevel(rank, K) (Sincronia)
+    EQUAL_GROUPS //!< EqualGroupLevel(rank, number of jobs, K) (Varys)
+};
+
+/**
+ * \ingroup crux-scheduling
+ * \brief Renders the ranks of a decision on its K = decision.numLevels levels by a shared rule
+ * (the compression stage of the rank-based baselines).
+ *
+ * Sets the level of every job from its rank and uniquePriorities = false.
+ * \param decision updated in place; ranks must be set (unique 0..n-1 for EQUAL_GROUPS)
+ * \param rule the rank-to-level rule
+ * \param caller name put in front of the error message (e.g. "VarysCompressPriorities")
+ * \throws std::invalid_argument "<caller>: Decision.numLevels must be >= 1" if numLevels is 0;
+ *         from EqualGroupLevel if a rank is >= the number of jobs
+ */
+void CompressRanksToLevels(Decision& decision, RankLevelRule rule, const std::string& caller);
+
 } // namespace ns3
 
 #endif // CRUX_COMM_SCHEDULER_H

@@ -15,6 +15,8 @@
 
 #include "crux-scheduler.h"
 
+#include "path-selection.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -29,19 +31,10 @@ namespace ns3
 namespace
 {
 
-/// Relative tolerance under which two congestion values are considered equal ([D1]).
-constexpr double TIE_TOLERANCE = 1e-12;
 /// Δ_x below this fraction of t_x counts as vanished ([D5]).
 constexpr double DELTA_VANISH_FRACTION = 0.01;
 /// The horizon covers at most this many iterations of the shorter job ([D3]).
 constexpr double MAX_HORIZON_ITERATIONS = 1e5;
-
-/// \return true if a is smaller than b beyond the relative tie tolerance
-bool
-Less(double a, double b)
-{
-    return a < b - TIE_TOLERANCE * std::max(std::abs(a), std::abs(b));
-}
 
 /// \return the timeline view of a job with communication time t
 TimelineJob
@@ -153,40 +146,7 @@ CruxSelectPaths(const ClusterModel& model, Decision& decision)
                   return a->id < b->id;
               });
 
-    std::vector<double> load(model.links.size(), 0.0); // L_e, bytes per iteration
-    for (const SchedJob* job : jobs)
-    {
-        JobDecision& jd = decision.jobs.at(job->id);
-        for (const SchedFlow& flow : job->flows)
-        {
-            uint32_t best = 0;
-            double bestCong = 0;
-            double bestSum = 0;
-            for (uint32_t p = 0; p < flow.candidatePaths.size(); ++p)
-            {
-                double cong = 0;
-                double sum = 0;
-                for (uint32_t e : flow.candidatePaths[p])
-                {
-                    const double b = model.links[e].bandwidth;
-                    cong = std::max(cong, (load[e] + flow.bytesPerIteration) * 8.0 / b);
-                    sum += load[e] * 8.0 / b;
-                }
-                if (p == 0 || Less(cong, bestCong) || (!Less(bestCong, cong) && Less(sum, bestSum)))
-                {
-                    best = p;
-                    bestCong = cong;
-                    bestSum = sum;
-                }
-            }
-            jd.flowPath[flow.id] = best;
-            for (uint32_t e : flow.candidatePaths[best])
-            {
-                load[e] += flow.bytesPerIteration;
-            }
-        }
-    }
-    UpdateIntensities(model, decision);
+    SelectLeastCongestedPaths(model, jobs, decision);
 }
 
 uint32_t

@@ -153,7 +153,8 @@ CorrectionFactor ComputeCorrectionFactor(const TimelineJob& ref,
  * \brief Stage §4.1: path selection, most GPU-intensive job first ([D1], [D2]).
  *
  * Uses the intensities already in \p decision (from MakeDefaultDecision) to order the jobs,
- * rewrites every flowPath, then recomputes commTime and intensity on the chosen paths.
+ * rewrites every flowPath, then recomputes commTime and intensity on the chosen paths. The
+ * per-flow rule is SelectLeastCongestedPaths (path-selection.h), shared with TACCL*.
  * \param model the cluster
  * \param decision updated in place
  */

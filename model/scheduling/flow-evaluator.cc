@@ -33,6 +33,11 @@ namespace
 constexpr double STARVED_FRACTION = 1e-9;
 /// Iterations finishing within this relative tolerance of H still count.
 constexpr double HORIZON_TOLERANCE = 1e-9;
+/// A transfer whose projected end lies within this fraction of H after the next event ends at
+/// that event: the projected end is a sum of floating-point steps, so a transfer that ends
+/// exactly when another job's transfers start (a tie, common with round numbers) would
+/// otherwise be left with a rounding remainder and be preempted by them for a whole period.
+constexpr double TIE_FRACTION = 1e-12;
 
 /// State of one transfer (one flow of one included job).
 struct FlowState
@@ -361,6 +366,7 @@ FlowEvaluator::Evaluate(const EvaluationInput& input) const
     result.horizon = m_horizon;
     const double end = m_horizon * (1 + HORIZON_TOLERANCE);
     const double warm = m_options.warmupFraction * m_horizon;
+    const double tieSlack = TIE_FRACTION * m_horizon;
 
     // Scratch of the water filling (indexed by constraint).
     std::vector<double> residual(nCons, 0.0);
@@ -554,7 +560,7 @@ FlowEvaluator::Evaluate(const EvaluationInput& input) const
         for (std::size_t i = 0; i < active.size();)
         {
             FlowState& st = fs[active[i]];
-            if (st.finish <= next)
+            if (st.finish <= next + tieSlack)
             {
                 st.remaining = 0;
                 st.rate = 0;

@@ -37,8 +37,11 @@
  * higher classes left; residual capacity below 1e-9 of a link's capacity counts as zero, so a
  * starved flow waits at rate 0). Rates are recomputed only when the set of active transfers
  * changes (a transfer starts or finishes); between such events every rate is constant, so the
- * simulation is exact up to floating-point rounding (event-driven, no time step). A transfer on
- * an empty path (no modelled link) or of 0 bytes finishes the moment it starts.
+ * simulation is exact up to floating-point rounding (event-driven, no time step). A transfer
+ * whose projected end lies within 1e-12 H after the next event ends at that event, so an exact
+ * tie (a transfer ending when another job's transfers start) is not turned into a preemption by
+ * rounding. A transfer on an empty path (no modelled link) or of 0 bytes finishes the moment it
+ * starts.
  *
  * Relation to the ns-3 FlowTransport (model/transport/flow-transport.h). Same sharing model:
  * strict priority between traffic classes, max-min fair water filling inside a class, the same
@@ -51,9 +54,12 @@
  * traffic; (5) priority classes are the Decision's levels (or ranks), where FlowTransport maps
  * DSCP 8L -> TC L, which is the same order. So a workload that posts each flow's iteration
  * bytes as one message on a FlowTransport with PacketPayload = 0 and zero link delays is
- * subject to the same rates; this correspondence is by construction and is not checked by a
- * test (the tests check the evaluator against hand-worked cases and against the independent
- * two-job SimulateSharedLink).
+ * subject to the same rates. The ns-3 suite "crux-evaluator-crosscheck"
+ * (test/flow-evaluator-crosscheck-test-suite.cc) checks this on 2-3 DltJobApplications
+ * contending on one link (steady iteration times within 1e-4), and that with FlowTransport's
+ * defaults the gap is the framing and alpha terms (within 1 % once they are given to the
+ * evaluator); the gtests check hand-worked cases and the independent two-job
+ * SimulateSharedLink.
  *
  * GPU utilization (Crux §3, Definition 1): the computation of the iterations completed in
  * [0, H] (an iteration finishing within a relative 1e-9 of H counts), i.e.

@@ -225,16 +225,8 @@ SincroniaAssignPriorities(const ClusterModel& model, Decision& decision)
 void
 SincroniaCompressPriorities(Decision& decision)
 {
-    const uint32_t k = decision.numLevels;
-    if (k == 0)
-    {
-        throw std::invalid_argument("SincroniaCompressPriorities: Decision.numLevels must be >= 1");
-    }
-    for (auto& [id, jd] : decision.jobs)
-    {
-        jd.level = jd.rank + 1 < k ? k - 1 - jd.rank : 0;
-    }
-    decision.uniquePriorities = false;
+    // [S5] level K-1-rank for rank < K-1, else 0: numerically TopRankLevel.
+    CompressRanksToLevels(decision, RankLevelRule::TOP_RANKS, "SincroniaCompressPriorities");
 }
 
 std::string

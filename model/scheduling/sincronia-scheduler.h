@@ -106,7 +106,7 @@ void SincroniaAssignPriorities(const ClusterModel& model, Decision& decision);
  * \ingroup crux-scheduling
  * \brief Sincronia's limited-levels rule ([S5]): level = K-1-rank for rank < K-1, else 0.
  *
- * Sets uniquePriorities = false.
+ * Sets uniquePriorities = false (CompressRanksToLevels with RankLevelRule::TOP_RANKS).
  * \param decision updated in place; ranks must be set, numLevels >= 1
  * \throws std::invalid_argument if decision.numLevels is 0
  */

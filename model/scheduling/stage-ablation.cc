@@ -205,7 +205,12 @@ RunStageAblation(const ClusterModel& model, const StageAblationOptions& options)
     {
         Decision c = atOpt;
         CruxAssignPriorities(model, config, c);
-        score["pa.crux"] = ratio(bestSplit(OrderOf(model, c)));
+        const std::vector<uint32_t> cruxOrder = OrderOf(model, c);
+        score["pa.crux"] = ratio(bestSplit(cruxOrder));
+        for (const SchedJob& job : model.jobs)
+        {
+            result.kNonUnit += c.jobs.at(job.id).k != 1.0 ? 1 : 0;
+        }
         c = atOpt;
         SincroniaAssignPriorities(model, c);
         score["pa.sincronia"] = ratio(bestSplit(OrderOf(model, c)));
@@ -223,6 +228,8 @@ RunStageAblation(const ClusterModel& model, const StageAblationOptions& options)
                              return ia != ib ? ia > ib : model.jobs[a].id < model.jobs[b].id;
                          });
         score["pa.intensity"] = ratio(bestSplit(order));
+        result.kReorders = order != cruxOrder;
+        result.kChangesOrderHead = order.front() != cruxOrder.front();
     }
 
     // ---- compression of the optimal unique order σ* on P*

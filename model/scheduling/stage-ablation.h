@@ -82,6 +82,13 @@ struct StageAblationResult
     uint64_t pathChoices {0};      //!< Π_f |candidates_f|
     uint64_t levelAssignments {0}; //!< ordered partitions of the jobs onto <= K levels
     uint64_t simulations {0};      //!< evaluator runs (after memoisation)
+    /// Jobs whose correction factor k_j (CruxAssignPriorities on P*) is not exactly 1
+    uint32_t kNonUnit {0};
+    /// The k-corrected order (P = k I) on P* differs from the pure intensity order (I
+    /// decreasing, ties by job id), i.e. pa.crux and pa.intensity split different orders
+    bool kReorders {false};
+    /// ... and the two orders put different jobs first
+    bool kChangesOrderHead {false};
     /// (column, ratio to OPT) in StageAblationColumns() order
     std::vector<std::pair<std::string, double>> ratios;
 };

@@ -15,29 +15,15 @@
 
 #include "taccl-scheduler.h"
 
+#include "path-selection.h"
+
 #include <algorithm>
-#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace ns3
 {
-
-namespace
-{
-
-/// Relative tolerance under which two congestion values are considered equal ([T2]).
-constexpr double TIE_TOLERANCE = 1e-12;
-
-/// \return true if a is smaller than b beyond the relative tie tolerance
-bool
-Less(double a, double b)
-{
-    return a < b - TIE_TOLERANCE * std::max(std::abs(a), std::abs(b));
-}
-
-} // namespace
 
 void
 TacclSelectPaths(const ClusterModel& model, Decision& decision)
@@ -51,40 +37,7 @@ TacclSelectPaths(const ClusterModel& model, Decision& decision)
               jobs.end(),
               [](const SchedJob* a, const SchedJob* b) { return a->id < b->id; });
 
-    std::vector<double> load(model.links.size(), 0.0); // L_e, bytes per iteration
-    for (const SchedJob* job : jobs)
-    {
-        JobDecision& jd = decision.jobs.at(job->id);
-        for (const SchedFlow& flow : job->flows)
-        {
-            uint32_t best = 0;
-            double bestCong = 0;
-            double bestSum = 0;
-            for (uint32_t p = 0; p < flow.candidatePaths.size(); ++p)
-            {
-                double cong = 0;
-                double sum = 0;
-                for (uint32_t e : flow.candidatePaths[p])
-                {
-                    const double b = model.links[e].bandwidth;
-                    cong = std::max(cong, (load[e] + flow.bytesPerIteration) * 8.0 / b);
-                    sum += load[e] * 8.0 / b;
-                }
-                if (p == 0 || Less(cong, bestCong) || (!Less(bestCong, cong) && Less(sum, bestSum)))
-                {
-                    best = p;
-                    bestCong = cong;
-                    bestSum = sum;
-                }
-            }
-            jd.flowPath[flow.id] = best;
-            for (uint32_t e : flow.candidatePaths[best])
-            {
-                load[e] += flow.bytesPerIteration;
-            }
-        }
-    }
-    UpdateIntensities(model, decision);
+    SelectLeastCongestedPaths(model, jobs, decision);
 }
 
 uint32_t

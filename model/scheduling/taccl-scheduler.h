@@ -68,7 +68,8 @@ namespace ns3
  * \ingroup crux-scheduling
  * \brief Stage 1: least-congested path per flow, jobs in ascending id ([T1], [T2]).
  *
- * Rewrites every flowPath, then recomputes commTime and intensity (UpdateIntensities).
+ * Rewrites every flowPath, then recomputes commTime and intensity (UpdateIntensities). The
+ * per-flow rule is SelectLeastCongestedPaths (path-selection.h), shared with Crux.
  * \param model the cluster
  * \param decision updated in place
  */

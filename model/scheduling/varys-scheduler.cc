@@ -16,7 +16,6 @@
 #include "varys-scheduler.h"
 
 #include <algorithm>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -50,16 +49,7 @@ VarysAssignPriorities(const ClusterModel& model, Decision& decision)
 void
 VarysCompressPriorities(Decision& decision)
 {
-    if (decision.numLevels == 0)
-    {
-        throw std::invalid_argument("VarysCompressPriorities: Decision.numLevels must be >= 1");
-    }
-    const uint32_t n = static_cast<uint32_t>(decision.jobs.size());
-    for (auto& [id, jd] : decision.jobs)
-    {
-        jd.level = EqualGroupLevel(jd.rank, n, decision.numLevels);
-    }
-    decision.uniquePriorities = false;
+    CompressRanksToLevels(decision, RankLevelRule::EQUAL_GROUPS, "VarysCompressPriorities");
 }
 
 std::string

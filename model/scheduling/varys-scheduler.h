@@ -77,7 +77,8 @@ void VarysAssignPriorities(const ClusterModel& model, Decision& decision);
  * \ingroup crux-scheduling
  * \brief Cuts the ranking into K equal contiguous groups ([V4]).
  *
- * Sets every job's level and uniquePriorities = false.
+ * Sets every job's level and uniquePriorities = false (CompressRanksToLevels with
+ * RankLevelRule::EQUAL_GROUPS).
  * \param decision updated in place; ranks must be unique 0..n-1
  * \throws std::invalid_argument if decision.numLevels is 0
  */

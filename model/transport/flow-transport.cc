@@ -247,21 +247,6 @@ FlowTransport::DscpToTc(uint8_t dscp) const
     return m_dscpToTc[dscp];
 }
 
-void
-FlowTransport::CheckGpu(const GpuId& gpu, const char* field) const
-{
-    if (gpu.host >= m_gpus.size())
-    {
-        NS_FATAL_ERROR("FlowTransport: " << field << ".host = " << gpu.host << " but only "
-                                         << m_gpus.size() << " hosts exist");
-    }
-    if (gpu.localGpu >= m_gpus[gpu.host])
-    {
-        NS_FATAL_ERROR("FlowTransport: " << field << ".localGpu = " << gpu.localGpu << " but host "
-                                         << gpu.host << " has " << m_gpus[gpu.host] << " GPUs");
-    }
-}
-
 // ------------------------------------------------------------------------------ paths / ports
 
 void
@@ -319,8 +304,8 @@ FlowTransport::ResolvePath(const RdmaQpKey& key, uint16_t port) const
 std::vector<uint32_t>
 FlowTransport::GetPath(const RdmaQpKey& key) const
 {
-    CheckGpu(key.src, "key.src");
-    CheckGpu(key.dst, "key.dst");
+    CheckGpu(key.src, "key.src", "FlowTransport", m_gpus);
+    CheckGpu(key.dst, "key.dst", "FlowTransport", m_gpus);
     if (key.src.host == key.dst.host)
     {
         NS_FATAL_ERROR("FlowTransport::GetPath: GPUs of the same host "
@@ -380,18 +365,7 @@ FlowTransport::GetPathLatency(const std::vector<uint32_t>& path, uint64_t payloa
 void
 FlowTransport::Send(const MessageRequest& req, CompletionCallback done)
 {
-    if (req.bytes == 0)
-    {
-        NS_FATAL_ERROR("FlowTransport::Send: req.bytes must be > 0 (job " << req.jobId << ", flow "
-                                                                          << req.flowId << ")");
-    }
-    if (req.dscp > 63)
-    {
-        NS_FATAL_ERROR("FlowTransport::Send: req.dscp = " << unsigned(req.dscp)
-                                                          << " out of range 0..63");
-    }
-    CheckGpu(req.src, "req.src");
-    CheckGpu(req.dst, "req.dst");
+    CheckRequest(req, "FlowTransport", m_gpus);
     const Time now = Simulator::Now();
     if (req.src.host == req.dst.host)
     {

@@ -298,8 +298,6 @@ class FlowTransport : public MessageTransport
         bool fixed {false};         //!< scratch flag of the water filling
     };
 
-    /// Check that a GPU exists. \param gpu the GPU \param field name for messages
-    void CheckGpu(const GpuId& gpu, const char* field) const;
     /// Check a link id. \param link id \param what caller, for messages
     void CheckLink(uint32_t link, const char* what) const;
     /// Resolve and validate the path of \p key at \p port. \param key key \param port port

@@ -15,6 +15,8 @@
 
 #include "message-transport.h"
 
+#include "ns3/fatal-error.h"
+
 namespace ns3
 {
 
@@ -28,5 +30,42 @@ MessageTransport::GetTypeId()
 }
 
 MessageTransport::~MessageTransport() = default;
+
+void
+MessageTransport::CheckRequest(const MessageRequest& req,
+                               const std::string& transport,
+                               const std::vector<uint32_t>& gpusPerHost)
+{
+    if (req.bytes == 0)
+    {
+        NS_FATAL_ERROR(transport << "::Send: req.bytes must be > 0 (job " << req.jobId << ", flow "
+                                 << req.flowId << ")");
+    }
+    if (req.dscp > 63)
+    {
+        NS_FATAL_ERROR(transport << "::Send: req.dscp = " << unsigned(req.dscp)
+                                 << " out of range 0..63");
+    }
+    CheckGpu(req.src, "req.src", transport, gpusPerHost);
+    CheckGpu(req.dst, "req.dst", transport, gpusPerHost);
+}
+
+void
+MessageTransport::CheckGpu(const GpuId& gpu,
+                           const char* field,
+                           const std::string& transport,
+                           const std::vector<uint32_t>& gpusPerHost)
+{
+    if (gpu.host >= gpusPerHost.size())
+    {
+        NS_FATAL_ERROR(transport << ": " << field << ".host = " << gpu.host << " but only "
+                                 << gpusPerHost.size() << " hosts exist");
+    }
+    if (gpu.localGpu >= gpusPerHost[gpu.host])
+    {
+        NS_FATAL_ERROR(transport << ": " << field << ".localGpu = " << gpu.localGpu << " but host "
+                                 << gpu.host << " has " << gpusPerHost[gpu.host] << " GPUs");
+    }
+}
 
 } // namespace ns3

@@ -20,6 +20,8 @@
 #include "ns3/object.h"
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -88,6 +90,36 @@ class MessageTransport : public Object
      * \param done invoked once when the destination has received every byte.
      */
     virtual void Send(const MessageRequest& req, CompletionCallback done) = 0;
+
+  protected:
+    /**
+     * \brief Validates a request at the top of an implementation's Send().
+     *
+     * Checks, in this order: req.bytes > 0 ("<transport>::Send: req.bytes must be > 0 (job j,
+     * flow f)"), req.dscp in 0..63 ("<transport>::Send: req.dscp = d out of range 0..63"), then
+     * req.src and req.dst with CheckGpu. Every failure is an NS_FATAL_ERROR (programming errors
+     * of the workload layer, not user input).
+     * \param req the request
+     * \param transport the implementation's name used in the messages (e.g. "RdmaTransport")
+     * \param gpusPerHost number of GPUs of every registered host, indexed by host
+     */
+    static void CheckRequest(const MessageRequest& req,
+                             const std::string& transport,
+                             const std::vector<uint32_t>& gpusPerHost);
+
+    /**
+     * \brief Checks that a GPU exists (NS_FATAL_ERROR naming the field otherwise:
+     * "<transport>: <field>.host = h but only n hosts exist" or "<transport>: <field>.localGpu =
+     * g but host h has n GPUs").
+     * \param gpu the GPU
+     * \param field name of the checked field for the message (e.g. "req.src")
+     * \param transport the implementation's name used in the messages
+     * \param gpusPerHost number of GPUs of every registered host, indexed by host
+     */
+    static void CheckGpu(const GpuId& gpu,
+                         const char* field,
+                         const std::string& transport,
+                         const std::vector<uint32_t>& gpusPerHost);
 };
 
 } // namespace ns3

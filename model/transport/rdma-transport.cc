@@ -162,25 +162,10 @@ RdmaTransport::GetNic(uint32_t host, uint32_t nic) const
     return m_nics[host][nic];
 }
 
-void
-RdmaTransport::CheckGpu(const GpuId& gpu, const char* field) const
-{
-    if (gpu.host >= m_gpus.size())
-    {
-        NS_FATAL_ERROR("RdmaTransport: " << field << ".host = " << gpu.host << " but only "
-                                         << m_gpus.size() << " hosts exist");
-    }
-    if (gpu.localGpu >= m_gpus[gpu.host])
-    {
-        NS_FATAL_ERROR("RdmaTransport: " << field << ".localGpu = " << gpu.localGpu << " but host "
-                                         << gpu.host << " has " << m_gpus[gpu.host] << " GPUs");
-    }
-}
-
 Ptr<RdmaNic>
 RdmaTransport::GpuToNic(const GpuId& gpu) const
 {
-    CheckGpu(gpu, "gpu");
+    CheckGpu(gpu, "gpu", "RdmaTransport", m_gpus);
     const auto& nics = m_nics[gpu.host];
     if (nics.empty())
     {
@@ -222,8 +207,8 @@ RdmaTransport::GetOrCreateQueuePair(const RdmaQpKey& key)
     {
         return it->second;
     }
-    CheckGpu(key.src, "src");
-    CheckGpu(key.dst, "dst");
+    CheckGpu(key.src, "src", "RdmaTransport", m_gpus);
+    CheckGpu(key.dst, "dst", "RdmaTransport", m_gpus);
     if (key.src.host == key.dst.host)
     {
         NS_FATAL_ERROR("RdmaTransport: no queue pair between GPUs of the same host "
@@ -314,18 +299,7 @@ RdmaTransport::GetFlows() const
 void
 RdmaTransport::Send(const MessageRequest& req, CompletionCallback done)
 {
-    if (req.bytes == 0)
-    {
-        NS_FATAL_ERROR("RdmaTransport::Send: req.bytes must be > 0 (job " << req.jobId << ", flow "
-                                                                          << req.flowId << ")");
-    }
-    if (req.dscp > 63)
-    {
-        NS_FATAL_ERROR("RdmaTransport::Send: req.dscp = " << unsigned(req.dscp)
-                                                          << " out of range 0..63");
-    }
-    CheckGpu(req.src, "req.src");
-    CheckGpu(req.dst, "req.dst");
+    CheckRequest(req, "RdmaTransport", m_gpus);
     if (req.src.host == req.dst.host)
     {
         // NVLink: serialize on the source GPU's egress, then the fixed latency

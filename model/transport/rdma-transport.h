@@ -180,9 +180,6 @@ class RdmaTransport : public MessageTransport
     void DoDispose() override;
 
   private:
-    /// Check that a GPU exists. \param gpu the GPU \param field name for messages
-    void CheckGpu(const GpuId& gpu, const char* field) const;
-
     DataRate m_intraRate; //!< NVLink bandwidth per GPU egress
     Time m_intraLatency;  //!< NVLink latency
 

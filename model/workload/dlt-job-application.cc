@@ -20,7 +20,9 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <map>
 #include <stdexcept>
+#include <string>
 
 namespace ns3
 {
@@ -28,6 +30,57 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("CruxDltJobApplication");
 
 NS_OBJECT_ENSURE_REGISTERED(DltJobApplication);
+
+/**
+ * \brief The transport the job's rings talk to: forwards every message to the real transport
+ * with the job's current DSCP and the flow's current UDP source port (SetDscp(),
+ * SetFlowSourcePort()), so runtime changes reach the next message of a running all-reduce.
+ * Without runtime changes it forwards the values the rings were set up with (identical
+ * messages).
+ */
+class DltJobApplication::Relay : public MessageTransport
+{
+  public:
+    /// \return the TypeId
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::DltJobApplication::Relay")
+                                .SetParent<MessageTransport>()
+                                .SetGroupName("Crux");
+        return tid;
+    }
+
+    /// \param inner the real transport \param dscp initial DSCP \param ports initial ports
+    Relay(Ptr<MessageTransport> inner, uint8_t dscp, const std::map<uint32_t, uint16_t>& ports)
+        : m_inner(inner)
+        , m_dscp(dscp)
+        , m_ports(ports)
+    {
+    }
+
+    void Send(const MessageRequest& req, CompletionCallback done) override
+    {
+        MessageRequest r = req;
+        r.dscp = m_dscp;
+        auto it = m_ports.find(req.flowId);
+        if (it != m_ports.end())
+        {
+            r.udpSrcPort = it->second;
+        }
+        m_inner->Send(r, done);
+    }
+
+    Ptr<MessageTransport> m_inner;        //!< the real transport
+    uint8_t m_dscp;                       //!< DSCP of the next messages
+    std::map<uint32_t, uint16_t> m_ports; //!< flow id -> UDP source port of the next messages
+
+  protected:
+    void DoDispose() override
+    {
+        m_inner = nullptr;
+        MessageTransport::DoDispose();
+    }
+};
 
 TypeId
 DltJobApplication::GetTypeId()
@@ -98,6 +151,11 @@ DltJobApplication::DoDispose()
         r->Dispose();
     }
     m_rings.clear();
+    if (m_relay)
+    {
+        m_relay->Dispose();
+        m_relay = nullptr;
+    }
     m_transport = nullptr;
     Application::DoDispose();
 }
@@ -184,10 +242,95 @@ DltJobApplication::GetJct() const
     return m_jct;
 }
 
+uint8_t
+DltJobApplication::GetDscp() const
+{
+    return m_job.dscp;
+}
+
+void
+DltJobApplication::SetDscp(uint8_t dscp)
+{
+    NS_LOG_FUNCTION(this << unsigned(dscp));
+    if (dscp > 63)
+    {
+        throw std::invalid_argument("DltJobApplication::SetDscp (job " + std::to_string(m_job.id) +
+                                    "): dscp " + std::to_string(dscp) + " > 63");
+    }
+    m_job.dscp = dscp;
+    m_run.dscp = dscp;
+    if (m_relay)
+    {
+        m_relay->m_dscp = dscp;
+    }
+}
+
+uint16_t
+DltJobApplication::GetFlowSourcePort(uint32_t flowId) const
+{
+    return m_job.UdpSrcPortOf(flowId);
+}
+
+void
+DltJobApplication::SetFlowSourcePort(uint32_t flowId, uint16_t port)
+{
+    NS_LOG_FUNCTION(this << flowId << port);
+    if (!m_jobSet)
+    {
+        throw std::invalid_argument("DltJobApplication::SetFlowSourcePort: SetJob was not called");
+    }
+    const uint32_t flows =
+        m_job.DataParallel() > 1 ? m_job.TensorParallel() * m_job.DataParallel() : 0;
+    if (flowId >= flows)
+    {
+        throw std::invalid_argument("DltJobApplication::SetFlowSourcePort (job " +
+                                    std::to_string(m_job.id) + "): flowId " +
+                                    std::to_string(flowId) + " is not a flow of the job (it has " +
+                                    std::to_string(flows) + " inter-host flows)");
+    }
+    if (port == 0)
+    {
+        throw std::invalid_argument("DltJobApplication::SetFlowSourcePort (job " +
+                                    std::to_string(m_job.id) + ", flow " + std::to_string(flowId) +
+                                    "): port must be non-zero");
+    }
+    m_job.udpSrcPorts[flowId] = port;
+    m_run.udpSrcPorts[flowId] = port;
+    if (m_relay)
+    {
+        m_relay->m_ports[flowId] = port;
+    }
+}
+
+void
+DltJobApplication::Stop()
+{
+    NS_LOG_FUNCTION(this);
+    if (m_stopped)
+    {
+        return;
+    }
+    m_stopped = true;
+    if (m_running)
+    {
+        StopApplication();
+    }
+}
+
+bool
+DltJobApplication::IsStopped() const
+{
+    return m_stopped;
+}
+
 void
 DltJobApplication::StartApplication()
 {
     NS_LOG_FUNCTION(this);
+    if (m_stopped)
+    {
+        return; // stopped before its start
+    }
     if (!m_jobSet)
     {
         NS_FATAL_ERROR("DltJobApplication: SetJob was not called before the start");
@@ -204,6 +347,7 @@ DltJobApplication::StartApplication()
     m_run.iterations = GetIterations();
     m_run.Validate();
     m_rings.clear();
+    m_relay = CreateObject<Relay>(m_transport, m_run.dscp, m_run.udpSrcPorts);
     const uint32_t dp = m_run.DataParallel();
     const uint32_t tp = m_run.TensorParallel();
     if (dp > 1)
@@ -218,7 +362,7 @@ DltJobApplication::StartApplication()
                 ports.push_back(m_run.UdpSrcPortOf(flows.back()));
             }
             auto ring = CreateObject<RingAllReduce>();
-            ring->Setup(m_transport, m_run.id, m_run.RailGpus(rail), flows, ports, m_run.dscp);
+            ring->Setup(m_relay, m_run.id, m_run.RailGpus(rail), flows, ports, m_run.dscp);
             m_rings.push_back(ring);
         }
     }

@@ -50,7 +50,12 @@ namespace ns3
  * with finish_b = max(release_b, finish_{b−1}) + A.
  *
  * The job starts at its StartTime (SetJob sets it from DltJob::startTime) and stops after the
- * configured iterations or at StopTime. A slow transport only makes iterations longer; a
+ * configured iterations, at StopTime or at Stop().
+ *
+ * Re-scheduling while running: SetDscp() and SetFlowSourcePort() change the DSCP and a flow's
+ * UDP source port of every message the job hands to the transport after the call (the rings send
+ * through an internal relay that stamps the current values), so a scheduler's new priority
+ * level and path reach the job's next message (LiveClusterFabric::ApplyDecision()). A slow transport only makes iterations longer; a
  * message that is never delivered stalls the job (the transport's watchdog reports that).
  */
 class DltJobApplication : public Application
@@ -141,6 +146,60 @@ class DltJobApplication : public Application
     /// \return effective iteration count (0 = unlimited)
     uint32_t GetIterations() const;
 
+    // ---------------------------------------------------------------- runtime re-scheduling
+
+    /**
+     * \brief Change the DSCP (traffic class) of the job's messages, also while it runs.
+     *
+     * Effective for every message the job hands to the transport after the call (the next
+     * ring step of any rail, even inside a running all-reduce); messages handed over before
+     * keep their DSCP, as packets already on the wire keep theirs. Used to install a
+     * scheduler's new priority level on a running job (DSCP = 8 × level, Crux §4).
+     * Updates GetJob().dscp (and GetEffectiveJob().dscp).
+     * \param dscp DSCP 0..63
+     * \throws std::invalid_argument if dscp > 63
+     */
+    void SetDscp(uint8_t dscp);
+
+    /// \return the DSCP the job's next messages carry
+    uint8_t GetDscp() const;
+
+    /**
+     * \brief Change the UDP source port (ECMP entropy, i.e. path) of one of the job's flows,
+     * also while it runs.
+     *
+     * Effective for the flow's messages handed to the transport after the call; earlier ones
+     * keep their request port. How a transport treats a port change of an existing connection
+     * is its business: RdmaTransport moves the queue pair once it has no unacknowledged
+     * packets; FlowTransport remembers the last non-zero request port of the connection and
+     * resolves the path when a message becomes the connection's head, so a message still
+     * queued behind the head when a newer message with the new port is posted also takes the
+     * new path (a message in transfer never changes path).
+     * Updates GetJob().udpSrcPorts (and GetEffectiveJob().udpSrcPorts).
+     * \param flowId a flow id of the job's CommunicationPattern() (0 .. TensorParallel() ×
+     *        DataParallel() − 1 for a multi-host job)
+     * \param port UDP source port, non-zero
+     * \throws std::invalid_argument if SetJob was not called, the job has no such flow or
+     *         port is 0
+     */
+    void SetFlowSourcePort(uint32_t flowId, uint16_t port);
+
+    /// \return the UDP source port the flow's next messages carry (0 = transport default)
+    /// \param flowId flow id
+    uint16_t GetFlowSourcePort(uint32_t flowId) const;
+
+    /**
+     * \brief Stop the job now (e.g. a job killed or preempted by the cluster): no further
+     * message is handed to the transport and no further iteration starts or completes; the
+     * JobComplete trace does not fire. Messages already handed to the transport are not
+     * recalled (the transport finishes them; their deliveries are ignored). No effect on a job
+     * that has completed or was stopped already; before the start it cancels the start.
+     */
+    void Stop();
+
+    /// \return true after Stop() was called
+    bool IsStopped() const;
+
   protected:
     void DoDispose() override;
 
@@ -161,10 +220,13 @@ class DltJobApplication : public Application
     /// End the iteration if compute and communication are done.
     void CheckIterationEnd();
 
+    class Relay;                       //!< rewrites DSCP / source port of the job's messages
     DltJob m_job;                      //!< the job as given
     DltJob m_run;                      //!< the job as run (overrides applied)
     bool m_jobSet {false};             //!< SetJob was called
     Ptr<MessageTransport> m_transport; //!< message carrier
+    Ptr<Relay> m_relay;                //!< between the rings and m_transport (runtime changes)
+    bool m_stopped {false};            //!< Stop() was called
     uint32_t m_iterationsAttr {0};     //!< attribute Iterations (0 = job's value)
     double m_overlapAttr {-1};         //!< attribute OverlapStart (< 0 = job's value)
     Time m_computeAttr;                //!< attribute ComputeTime (0 = job's value)

@@ -451,6 +451,18 @@ TEST(StageAblation, TwentyCasesRatiosAreConsistent)
         }
         EXPECT_LE(x["comp.sincronia"], x["comp.best-split"] + 1e-9);
         EXPECT_LE(x["comp.varys"], x["comp.best-split"] + 1e-9);
+        // k diagnostics: the reference job always has k = 1; an unchanged order gives the
+        // same best split, so the same pa score.
+        EXPECT_LT(r.kNonUnit, m.jobs.size());
+        EXPECT_TRUE(r.kReorders || !r.kChangesOrderHead);
+        if (!r.kReorders)
+        {
+            EXPECT_EQ(x["pa.crux"], x["pa.intensity"]) << "seed " << seed;
+        }
+        else
+        {
+            EXPECT_GT(r.kNonUnit, 0u) << "seed " << seed;
+        }
 
         // The memoised optimum equals a brute force over every pair, simulated whole.
         if (seed <= 2)

@@ -26,6 +26,10 @@ Needs cppyy==2.4.2 (scripts/setup.sh installs it into build/venv): without cppyy
 skipped with a message containing CRUX_PYTHON_BINDINGS_UNAVAILABLE. CRUX_BUILD_DIR names the
 build directory (default <clone>/build) holding lib/libns3-crux.so and crux-experiment.
 Run: CRUX_BUILD_DIR=build build/venv/bin/python -m pytest -q test/python
+
+In-tree mode (scripts/intree.sh runs it): CRUX_NS3_DIR=<ns-3.37 tree with contrib/crux> and
+CRUX_EXPERIMENT_PROGRAM=<the tree's crux-experiment binary>, CRUX_BUILD_DIR unset: the bindings
+then load the tree's libraries (test_loader_mode checks which build was loaded).
 """
 
 import csv
@@ -51,7 +55,9 @@ except ImportError as e:
 import crux  # noqa: E402
 
 BUILD = os.path.abspath(os.environ.get("CRUX_BUILD_DIR") or os.path.join(REPO, "build"))
-PROGRAM = os.path.join(BUILD, "crux-experiment")
+#: In-tree mode: the bindings load the ns-3 tree named by CRUX_NS3_DIR (see the module docstring).
+INTREE = bool(os.environ.get("CRUX_NS3_DIR")) and not os.environ.get("CRUX_BUILD_DIR")
+PROGRAM = os.environ.get("CRUX_EXPERIMENT_PROGRAM") or os.path.join(BUILD, "crux-experiment")
 EXAMPLE = os.path.join(REPO, "examples", "crux-experiment.py")
 REL = 1e-12
 
@@ -95,8 +101,9 @@ def example(ns):
 def run_program(tmp_path, fabric, modes):
     """Run the C++ program on the small scenario; return (summary.json dict, jobs.csv rows)."""
     if not os.access(PROGRAM, os.X_OK):
-        pytest.fail("%s not found: build the crux-experiment target (CRUX_BUILD_DIR=%s)"
-                    % (PROGRAM, BUILD))
+        pytest.fail("%s not found: build the crux-experiment target (CRUX_BUILD_DIR=%s, "
+                    "CRUX_EXPERIMENT_PROGRAM=%s)"
+                    % (PROGRAM, BUILD, os.environ.get("CRUX_EXPERIMENT_PROGRAM")))
     out = tmp_path / ("cpp-" + fabric)
     scenario = tmp_path / ("small-%s.json" % fabric)
     scenario.write_text(small_scenario_json(fabric, str(out)))
@@ -140,6 +147,26 @@ def assert_runs_equal(py_runs, summary, rows):
             assert j["measuredIterations"] >= 1 and j["meanIterationTime"] > 0
 
 
+def example_env():
+    """Environment for running the example script: the same build as this process loads."""
+    return dict(os.environ) if INTREE else dict(os.environ, CRUX_BUILD_DIR=BUILD)
+
+
+def test_loader_mode(ns):
+    """The bindings loaded the build this run is meant to test (standalone or in-tree)."""
+    layout = crux.layout()
+    if INTREE:
+        assert layout["mode"] == "in-tree"
+        tree = os.path.realpath(os.environ["CRUX_NS3_DIR"])
+        assert os.path.realpath(layout["crux_lib"]).startswith(tree + os.sep), layout["crux_lib"]
+    else:
+        assert layout["mode"] == "standalone"
+        assert os.path.realpath(layout["crux_lib"]) == os.path.realpath(
+            os.path.join(BUILD, "lib", "libns3-crux.so"))
+    # The C++ objects really come from that library: a crux class is usable.
+    assert "crux" in [str(n) for n in ns.KnownCommSchedulers()]
+
+
 def test_python_scenario_equals_json(ns, example, tmp_path):
     built = example.small_scenario(fabric="flow", output_dir=str(tmp_path))
     parsed = ns.Scenario.Parse(small_scenario_json("flow", str(tmp_path)), "small.json")
@@ -176,7 +203,7 @@ def test_packet_fabric_same_numbers_as_cpp_program(ns, example, tmp_path):
 def test_example_program_writes_same_summary(tmp_path):
     summary, _ = run_program(tmp_path, "flow", ["ecmp", "crux"])
     out = tmp_path / "example-out"
-    env = dict(os.environ, CRUX_BUILD_DIR=BUILD)
+    env = example_env()
     proc = subprocess.run([sys.executable, EXAMPLE, "--outputDir=%s" % out],
                           capture_output=True, text=True, timeout=600, env=env)
     assert proc.returncode == 0, proc.stderr
@@ -191,7 +218,7 @@ def test_example_program_writes_same_summary(tmp_path):
 
 
 def test_example_bad_mode_is_one_clear_error():
-    env = dict(os.environ, CRUX_BUILD_DIR=BUILD)
+    env = example_env()
     proc = subprocess.run([sys.executable, EXAMPLE, "--modes=ecmp,nope"], capture_output=True,
                           text=True, timeout=600, env=env)
     assert proc.returncode == 1

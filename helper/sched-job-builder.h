@@ -1,0 +1,96 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#ifndef CRUX_SCHED_JOB_BUILDER_H
+#define CRUX_SCHED_JOB_BUILDER_H
+
+#include "ns3/cluster-model.h"
+#include "ns3/dlt-job.h"
+#include "ns3/scale-topology.h"
+
+#include <cstdint>
+#include <functional>
+
+namespace ns3
+{
+
+/**
+ * \ingroup crux
+ * \brief Fills the path part of one scheduler flow: SchedFlow::candidatePaths (non-empty list of
+ * link-id lists) and SchedFlow::defaultPath (index of the path plain ECMP gives the flow).
+ *
+ * Called once per inter-host flow of a job, in flow-id order, with the job's DltCommFlow and
+ * the SchedFlow whose id and bytesPerIteration are already set. May throw to reject the flow.
+ */
+typedef std::function<void(const DltCommFlow& flow, SchedFlow& sf)> SchedFlowPathFiller;
+
+/**
+ * \ingroup crux
+ * \brief The scheduler's view (SchedJob, Crux §3 job model) of a DLT job: the one conversion used
+ * by every driver (CruxExperiment on a CruxTopology, the cluster runs on a ScaleTopology), so
+ * that the scheduler's flow ids are exactly the transport's MessageRequest::flowId values.
+ *
+ * Fields: id, flopsPerIteration (W_j), computeTime (c_j), numGpus from the job;
+ * overlapStart = o + (1 − o)/B with o = DltJob::overlapStart and B = DltJob::numBuckets: the
+ * scheduler lets communication start after overlapStart × c, and DltJobApplication releases the
+ * first gradient bucket at f + (c − f)/B (f = o × c, the forward part), which is when the
+ * communication can really start (1 for a single bucket: no overlap). One SchedFlow per
+ * DltJob::CommunicationPattern() flow, in flow-id order: id = DltCommFlow::flowId,
+ * bytesPerIteration = DltCommFlow::bytesPerIteration, paths by \p fillPaths.
+ * measuredCommTime is left 0 (the caller sets a profiled value).
+ *
+ * \param job the job (validated by CommunicationPattern())
+ * \param fillPaths fills candidatePaths and defaultPath of each flow (must not be null)
+ * \return the scheduler job
+ * \throws std::invalid_argument if the job is invalid or fillPaths is null; whatever fillPaths
+ *         throws
+ */
+SchedJob MakeSchedJob(const DltJob& job, const SchedFlowPathFiller& fillPaths);
+
+/**
+ * \ingroup crux
+ * \brief MakeSchedJob() on a ScaleTopology: candidate paths =
+ * ScaleTopology::EqualCostPaths(src host, src GPU, dst host, dst GPU, maxPaths) of each flow,
+ * default path = EcmpPathIndex(ecmpSeed, job.id, flowId, number of candidates).
+ *
+ * LiveClusterFabric routes a job's flows by exactly these lists before any decision is applied,
+ * so a ClusterModel built from these SchedJobs describes the fabric's ECMP state.
+ *
+ * \param job the job; its GPUs are (host index, local GPU) of \p topo
+ * \param topo the topology
+ * \param ecmpSeed seed of the ECMP hash (EcmpPathIndex)
+ * \param maxPaths cap on the candidate paths per flow (>= 1)
+ * \return the scheduler job
+ * \throws std::invalid_argument naming the job and field if a GPU is not in the topology
+ *         (host >= NumHosts() or localGpu >= gpusPerHost), if two hosts of the job are not
+ *         connected, if maxPaths is 0 or the job is invalid
+ */
+SchedJob MakeScaleSchedJob(const DltJob& job,
+                           const ScaleTopology& topo,
+                           uint64_t ecmpSeed,
+                           uint32_t maxPaths = 64);
+
+/**
+ * \ingroup crux
+ * \brief Check that every GPU of a job exists in a ScaleTopology.
+ * \param job the job
+ * \param topo the topology
+ * \throws std::invalid_argument naming the job id and the first bad gpus[i] entry
+ */
+void CheckJobOnScaleTopology(const DltJob& job, const ScaleTopology& topo);
+
+} // namespace ns3
+
+#endif // CRUX_SCHED_JOB_BUILDER_H

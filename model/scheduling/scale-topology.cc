@@ -1,0 +1,586 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#include "scale-topology.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+namespace ns3
+{
+
+namespace
+{
+
+void
+RequirePositive(uint32_t value, const std::string& field)
+{
+    if (value == 0)
+    {
+        throw std::invalid_argument(field + " must be >= 1 (got 0)");
+    }
+}
+
+void
+RequireRate(double value, const std::string& field)
+{
+    if (!(value > 0) || !std::isfinite(value))
+    {
+        throw std::invalid_argument(field + " must be a positive finite rate in bit/s (got " +
+                                    std::to_string(value) + ")");
+    }
+}
+
+void
+RequireDelay(double value, const std::string& field)
+{
+    if (!(value >= 0) || !std::isfinite(value))
+    {
+        throw std::invalid_argument(field + " must be a finite delay >= 0 s (got " +
+                                    std::to_string(value) + ")");
+    }
+}
+
+/// Incremental construction of a ScaleTopology.
+class Builder
+{
+  public:
+    Builder(ScaleTopology& topo, double delay)
+        : m_topo(topo)
+        , m_delay(delay)
+    {
+    }
+
+    uint32_t AddNode(ScaleNodeKind kind, const std::string& name)
+    {
+        m_topo.nodes.push_back({kind, name});
+        m_topo.nodeUp.emplace_back();
+        return static_cast<uint32_t>(m_topo.nodes.size() - 1);
+    }
+
+    /// Add the cable lower <-> upper: returns the up link's id (the down one is id + 1).
+    uint32_t AddCable(uint32_t lower,
+                      uint32_t upper,
+                      double bps,
+                      const std::string& lowerLabel = std::string())
+    {
+        const std::string lo = lowerLabel.empty() ? m_topo.nodes[lower].name : lowerLabel;
+        const std::string& up = m_topo.nodes[upper].name;
+        const auto id = static_cast<uint32_t>(m_topo.links.size());
+        m_topo.links.push_back({bps, lo + "->" + up});
+        m_topo.linkEnds.emplace_back(lower, upper);
+        m_topo.linkDelay.push_back(m_delay);
+        m_topo.links.push_back({bps, up + "->" + lo});
+        m_topo.linkEnds.emplace_back(upper, lower);
+        m_topo.linkDelay.push_back(m_delay);
+        return id;
+    }
+
+    /// Host h's NIC n port p to ToR node tor.
+    void AddNicCable(uint32_t h, uint32_t n, uint32_t p, uint32_t tor, double bps)
+    {
+        const std::string label = m_topo.nodes[m_topo.hostNode[h]].name + ".n" + std::to_string(n) +
+                                  "p" + std::to_string(p);
+        const uint32_t id = AddCable(m_topo.hostNode[h], tor, bps, label);
+        m_topo.nicUp[h][n].push_back(id);
+    }
+
+    /// Switch-to-switch cable (lower tier first).
+    void AddSwitchCable(uint32_t lower, uint32_t upper, double bps)
+    {
+        const uint32_t id = AddCable(lower, upper, bps);
+        m_topo.nodeUp[lower].push_back(id);
+    }
+
+    /// Add numHosts host nodes "h<i>" with nicsPerHost empty NIC port lists.
+    void AddHosts(uint32_t numHosts)
+    {
+        m_topo.hostNode.reserve(numHosts);
+        m_topo.nicUp.assign(numHosts, std::vector<std::vector<uint32_t>>(m_topo.nicsPerHost));
+        for (uint32_t h = 0; h < numHosts; ++h)
+        {
+            m_topo.hostNode.push_back(AddNode(ScaleNodeKind::HOST, "h" + std::to_string(h)));
+        }
+    }
+
+    /// Add numTors ToR nodes "t<i>".
+    void AddTors(uint32_t numTors)
+    {
+        for (uint32_t t = 0; t < numTors; ++t)
+        {
+            m_topo.torNode.push_back(AddNode(ScaleNodeKind::TOR, "t" + std::to_string(t)));
+        }
+    }
+
+    /// Add count nodes of kind named prefix<i>; returns the first node id.
+    uint32_t AddSwitches(ScaleNodeKind kind, const std::string& prefix, uint32_t count)
+    {
+        const auto first = static_cast<uint32_t>(m_topo.nodes.size());
+        for (uint32_t i = 0; i < count; ++i)
+        {
+            AddNode(kind, prefix + std::to_string(i));
+        }
+        return first;
+    }
+
+  private:
+    ScaleTopology& m_topo;
+    double m_delay;
+};
+
+/// Wire ToRs to per-group aggregation switches and those to core planes (fat-tree style).
+void
+WireAggAndCore(Builder& b,
+               const ScaleTopology& topo,
+               uint32_t numGroups,
+               uint32_t aggsPerGroup,
+               uint32_t cores,
+               double torAggBps,
+               double aggCoreBps)
+{
+    const uint32_t firstAgg = b.AddSwitches(ScaleNodeKind::AGG, "a", numGroups * aggsPerGroup);
+    const uint32_t firstCore = b.AddSwitches(ScaleNodeKind::CORE, "c", cores);
+    for (uint32_t t = 0; t < topo.torNode.size(); ++t)
+    {
+        for (uint32_t k = 0; k < aggsPerGroup; ++k)
+        {
+            b.AddSwitchCable(topo.torNode[t],
+                             firstAgg + topo.torGroup[t] * aggsPerGroup + k,
+                             torAggBps);
+        }
+    }
+    const uint32_t perPlane = cores / aggsPerGroup;
+    for (uint32_t g = 0; g < numGroups; ++g)
+    {
+        for (uint32_t k = 0; k < aggsPerGroup; ++k)
+        {
+            for (uint32_t c = 0; c < perPlane; ++c)
+            {
+                b.AddSwitchCable(firstAgg + g * aggsPerGroup + k,
+                                 firstCore + k * perPlane + c,
+                                 aggCoreBps);
+            }
+        }
+    }
+}
+
+/// One partial up-path: the node reached and the links taken (in order from the host).
+struct UpPath
+{
+    uint32_t node;
+    std::vector<uint32_t> links;
+};
+
+/// Advance every partial path one tier up; keeps the order (path order, then link order).
+std::vector<UpPath>
+Climb(const ScaleTopology& topo, const std::vector<UpPath>& level)
+{
+    std::vector<UpPath> next;
+    for (const UpPath& p : level)
+    {
+        for (uint32_t l : topo.nodeUp[p.node])
+        {
+            UpPath q {topo.linkEnds[l].second, p.links};
+            q.links.push_back(l);
+            next.push_back(std::move(q));
+        }
+    }
+    return next;
+}
+
+/// Group partial paths by their end node: node -> indices into level, in level order.
+std::map<uint32_t, std::vector<uint32_t>>
+ByNode(const std::vector<UpPath>& level)
+{
+    std::map<uint32_t, std::vector<uint32_t>> out;
+    for (uint32_t i = 0; i < level.size(); ++i)
+    {
+        out[level[i].node].push_back(i);
+    }
+    return out;
+}
+
+/// splitmix64 finalizer (Steele, Lea, Flood 2014).
+uint64_t
+Mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+} // namespace
+
+std::string
+ToString(ScaleNodeKind kind)
+{
+    switch (kind)
+    {
+        case ScaleNodeKind::HOST:
+            return "host";
+        case ScaleNodeKind::TOR:
+            return "tor";
+        case ScaleNodeKind::AGG:
+            return "agg";
+        case ScaleNodeKind::CORE:
+            return "core";
+    }
+    return "unknown";
+}
+
+uint32_t
+ScaleTopology::NumHosts() const
+{
+    return static_cast<uint32_t>(hostNode.size());
+}
+
+uint32_t
+ScaleTopology::NumGpus() const
+{
+    return NumHosts() * gpusPerHost;
+}
+
+uint32_t
+ScaleTopology::NumTors() const
+{
+    return static_cast<uint32_t>(torNode.size());
+}
+
+uint32_t
+ScaleTopology::NicOfGpu(uint32_t gpu) const
+{
+    if (gpu >= gpusPerHost)
+    {
+        throw std::out_of_range("ScaleTopology: GPU index " + std::to_string(gpu) +
+                                " >= gpusPerHost " + std::to_string(gpusPerHost));
+    }
+    return static_cast<uint32_t>(uint64_t {gpu} * nicsPerHost / gpusPerHost);
+}
+
+std::vector<std::vector<uint32_t>>
+ScaleTopology::EqualCostPaths(uint32_t srcHost,
+                              uint32_t srcGpu,
+                              uint32_t dstHost,
+                              uint32_t dstGpu,
+                              uint32_t maxPaths) const
+{
+    if (srcHost >= NumHosts() || dstHost >= NumHosts())
+    {
+        throw std::out_of_range("EqualCostPaths: host index " +
+                                std::to_string(std::max(srcHost, dstHost)) + " >= NumHosts() " +
+                                std::to_string(NumHosts()));
+    }
+    const uint32_t srcNic = NicOfGpu(srcGpu);
+    const uint32_t dstNic = NicOfGpu(dstGpu);
+    if (maxPaths == 0)
+    {
+        throw std::invalid_argument("EqualCostPaths: maxPaths must be >= 1");
+    }
+    if (srcHost == dstHost)
+    {
+        return {std::vector<uint32_t>()};
+    }
+    if (nicUp.size() != NumHosts() || nodeUp.size() != nodes.size())
+    {
+        throw std::logic_error("EqualCostPaths: routing tables missing (build the topology "
+                               "with a Build* function)");
+    }
+    // Tier 1: the ToRs the two NICs' ports reach.
+    std::vector<UpPath> src;
+    std::vector<UpPath> dst;
+    for (uint32_t l : nicUp[srcHost][srcNic])
+    {
+        src.push_back({linkEnds[l].second, {l}});
+    }
+    for (uint32_t l : nicUp[dstHost][dstNic])
+    {
+        dst.push_back({linkEnds[l].second, {l}});
+    }
+    std::vector<std::vector<uint32_t>> out;
+    while (!src.empty() && !dst.empty())
+    {
+        const auto srcBy = ByNode(src);
+        const auto dstBy = ByNode(dst);
+        // meeting switches in ascending node id, with their up-halves from either side
+        std::vector<std::pair<const std::vector<uint32_t>*, const std::vector<uint32_t>*>> meet;
+        for (const auto& [node, si] : srcBy)
+        {
+            auto it = dstBy.find(node);
+            if (it != dstBy.end())
+            {
+                meet.emplace_back(&si, &it->second);
+            }
+        }
+        if (!meet.empty())
+        {
+            std::size_t total = 0;
+            for (const auto& m : meet)
+            {
+                total += m.first->size() * m.second->size();
+            }
+            const std::size_t want = std::min<std::size_t>(total, maxPaths);
+            out.reserve(want);
+            for (std::size_t round = 0; out.size() < want; ++round)
+            {
+                for (const auto& [si, di] : meet)
+                {
+                    const std::size_t a = si->size();
+                    const std::size_t b = di->size();
+                    if (round >= a * b)
+                    {
+                        continue;
+                    }
+                    const std::size_t i = round % a;
+                    const std::size_t j = (round / a + i) % b;
+                    const UpPath& up = src[(*si)[i]];
+                    const UpPath& down = dst[(*di)[j]];
+                    std::vector<uint32_t> path = up.links;
+                    for (auto it = down.links.rbegin(); it != down.links.rend(); ++it)
+                    {
+                        path.push_back(Reverse(*it));
+                    }
+                    out.push_back(std::move(path));
+                    if (out.size() == want)
+                    {
+                        break;
+                    }
+                }
+            }
+            return out;
+        }
+        src = Climb(*this, src);
+        dst = Climb(*this, dst);
+    }
+    return out; // not connected
+}
+
+uint32_t
+EcmpPathIndex(uint64_t seed, uint32_t jobId, uint32_t flowId, uint32_t numPaths)
+{
+    if (numPaths == 0)
+    {
+        throw std::invalid_argument("EcmpPathIndex: numPaths must be >= 1");
+    }
+    uint64_t h = Mix64(seed);
+    h = Mix64(h ^ jobId);
+    h = Mix64(h ^ (uint64_t {flowId} << 32 | 0x5bd1e995ULL));
+    return static_cast<uint32_t>(h % numPaths);
+}
+
+ScaleTopology
+BuildTwoLayerClos(const ClosScaleConfig& c)
+{
+    RequirePositive(c.tors, "ClosScaleConfig.tors");
+    RequirePositive(c.aggs, "ClosScaleConfig.aggs");
+    if (c.hostsPerTor == 0 && c.numHosts == 0)
+    {
+        throw std::invalid_argument(
+            "ClosScaleConfig.numHosts must be >= 1 when ClosScaleConfig.hostsPerTor is 0");
+    }
+    RequirePositive(c.gpusPerHost, "ClosScaleConfig.gpusPerHost");
+    RequirePositive(c.nicsPerHost, "ClosScaleConfig.nicsPerHost");
+    if (c.nicsPerHost > c.gpusPerHost)
+    {
+        throw std::invalid_argument("ClosScaleConfig.nicsPerHost must be <= gpusPerHost");
+    }
+    RequireRate(c.hostLinkBps, "ClosScaleConfig.hostLinkBps");
+    RequireRate(c.torAggBps, "ClosScaleConfig.torAggBps");
+    RequireDelay(c.delay, "ClosScaleConfig.delay");
+
+    const uint32_t hosts = c.hostsPerTor > 0 ? c.tors * c.hostsPerTor : c.numHosts;
+    ScaleTopology topo;
+    topo.name = "clos";
+    topo.gpusPerHost = c.gpusPerHost;
+    topo.nicsPerHost = c.nicsPerHost;
+    Builder b(topo, c.delay);
+    b.AddHosts(hosts);
+    b.AddTors(c.tors);
+    const uint32_t firstAgg = b.AddSwitches(ScaleNodeKind::AGG, "a", c.aggs);
+    topo.torGroup.assign(c.tors, 0);
+    topo.hostTor.resize(hosts);
+    for (uint32_t t = 0; t < c.tors; ++t)
+    {
+        const auto lo = static_cast<uint32_t>(uint64_t {t} * hosts / c.tors);
+        const auto hi = static_cast<uint32_t>(uint64_t {t + 1} * hosts / c.tors);
+        for (uint32_t h = lo; h < hi; ++h)
+        {
+            topo.hostTor[h] = t;
+        }
+    }
+    for (uint32_t h = 0; h < hosts; ++h)
+    {
+        for (uint32_t n = 0; n < c.nicsPerHost; ++n)
+        {
+            b.AddNicCable(h, n, 0, topo.torNode[topo.hostTor[h]], c.hostLinkBps);
+        }
+    }
+    for (uint32_t t = 0; t < c.tors; ++t)
+    {
+        for (uint32_t a = 0; a < c.aggs; ++a)
+        {
+            b.AddSwitchCable(topo.torNode[t], firstAgg + a, c.torAggBps);
+        }
+    }
+    return topo;
+}
+
+ScaleTopology
+BuildDoubleSided(const DoubleSidedConfig& c)
+{
+    RequirePositive(c.tors, "DoubleSidedConfig.tors");
+    if (c.tors % 2 != 0)
+    {
+        throw std::invalid_argument("DoubleSidedConfig.tors must be even (ToRs pair up), got " +
+                                    std::to_string(c.tors));
+    }
+    const uint32_t pods = c.tors / 2;
+    RequirePositive(c.aggs, "DoubleSidedConfig.aggs");
+    if (c.aggs % pods != 0)
+    {
+        throw std::invalid_argument("DoubleSidedConfig.aggs must be a multiple of tors / 2 = " +
+                                    std::to_string(pods));
+    }
+    const uint32_t aggsPerPod = c.aggs / pods;
+    RequirePositive(c.cores, "DoubleSidedConfig.cores");
+    if (c.cores % aggsPerPod != 0)
+    {
+        throw std::invalid_argument(
+            "DoubleSidedConfig.cores must be a multiple of aggs / (tors / 2) = " +
+            std::to_string(aggsPerPod));
+    }
+    RequirePositive(c.numHosts, "DoubleSidedConfig.numHosts");
+    RequirePositive(c.gpusPerHost, "DoubleSidedConfig.gpusPerHost");
+    RequirePositive(c.nicsPerHost, "DoubleSidedConfig.nicsPerHost");
+    if (c.nicsPerHost > c.gpusPerHost)
+    {
+        throw std::invalid_argument("DoubleSidedConfig.nicsPerHost must be <= gpusPerHost");
+    }
+    RequirePositive(c.portsPerNic, "DoubleSidedConfig.portsPerNic");
+    RequireRate(c.hostLinkBps, "DoubleSidedConfig.hostLinkBps");
+    RequireRate(c.torAggBps, "DoubleSidedConfig.torAggBps");
+    RequireRate(c.aggCoreBps, "DoubleSidedConfig.aggCoreBps");
+    RequireDelay(c.delay, "DoubleSidedConfig.delay");
+
+    ScaleTopology topo;
+    topo.name = "double-sided";
+    topo.gpusPerHost = c.gpusPerHost;
+    topo.nicsPerHost = c.nicsPerHost;
+    Builder b(topo, c.delay);
+    b.AddHosts(c.numHosts);
+    b.AddTors(c.tors);
+    topo.torGroup.resize(c.tors);
+    for (uint32_t t = 0; t < c.tors; ++t)
+    {
+        topo.torGroup[t] = t / 2;
+    }
+    topo.hostTor.resize(c.numHosts);
+    for (uint32_t p = 0; p < pods; ++p)
+    {
+        const auto lo = static_cast<uint32_t>(uint64_t {p} * c.numHosts / pods);
+        const auto hi = static_cast<uint32_t>(uint64_t {p + 1} * c.numHosts / pods);
+        for (uint32_t h = lo; h < hi; ++h)
+        {
+            topo.hostTor[h] = 2 * p;
+        }
+    }
+    for (uint32_t h = 0; h < c.numHosts; ++h)
+    {
+        for (uint32_t n = 0; n < c.nicsPerHost; ++n)
+        {
+            for (uint32_t port = 0; port < c.portsPerNic; ++port)
+            {
+                const uint32_t tor = topo.hostTor[h] + port % 2;
+                b.AddNicCable(h, n, port, topo.torNode[tor], c.hostLinkBps);
+            }
+        }
+    }
+    WireAggAndCore(b, topo, pods, aggsPerPod, c.cores, c.torAggBps, c.aggCoreBps);
+    return topo;
+}
+
+ScaleTopology
+BuildThreeTier(const std::vector<uint32_t>& hostTor,
+               const std::vector<uint32_t>& torGroup,
+               const ThreeTierConfig& c)
+{
+    if (hostTor.empty())
+    {
+        throw std::invalid_argument("BuildThreeTier: hostTor is empty");
+    }
+    if (torGroup.empty())
+    {
+        throw std::invalid_argument("BuildThreeTier: torGroup is empty");
+    }
+    for (std::size_t h = 0; h < hostTor.size(); ++h)
+    {
+        if (hostTor[h] >= torGroup.size())
+        {
+            throw std::invalid_argument("BuildThreeTier: hostTor[" + std::to_string(h) +
+                                        "] = " + std::to_string(hostTor[h]) +
+                                        " >= torGroup.size() " + std::to_string(torGroup.size()));
+        }
+    }
+    const uint32_t numGroups = *std::max_element(torGroup.begin(), torGroup.end()) + 1;
+    if (numGroups > torGroup.size())
+    {
+        throw std::invalid_argument("BuildThreeTier: torGroup has a group index (" +
+                                    std::to_string(numGroups - 1) +
+                                    ") >= the number of ToRs; groups must be dense 0..G-1");
+    }
+    RequirePositive(c.aggsPerGroup, "ThreeTierConfig.aggsPerGroup");
+    RequirePositive(c.cores, "ThreeTierConfig.cores");
+    if (c.cores % c.aggsPerGroup != 0)
+    {
+        throw std::invalid_argument(
+            "ThreeTierConfig.cores must be a multiple of ThreeTierConfig.aggsPerGroup");
+    }
+    RequirePositive(c.gpusPerHost, "ThreeTierConfig.gpusPerHost");
+    RequirePositive(c.nicsPerHost, "ThreeTierConfig.nicsPerHost");
+    if (c.nicsPerHost > c.gpusPerHost)
+    {
+        throw std::invalid_argument("ThreeTierConfig.nicsPerHost must be <= gpusPerHost");
+    }
+    RequireRate(c.hostLinkBps, "ThreeTierConfig.hostLinkBps");
+    RequireRate(c.torAggBps, "ThreeTierConfig.torAggBps");
+    RequireRate(c.aggCoreBps, "ThreeTierConfig.aggCoreBps");
+    RequireDelay(c.delay, "ThreeTierConfig.delay");
+
+    const auto hosts = static_cast<uint32_t>(hostTor.size());
+    const auto tors = static_cast<uint32_t>(torGroup.size());
+    ScaleTopology topo;
+    topo.name = c.name;
+    topo.gpusPerHost = c.gpusPerHost;
+    topo.nicsPerHost = c.nicsPerHost;
+    topo.hostTor = hostTor;
+    topo.torGroup = torGroup;
+    Builder b(topo, c.delay);
+    b.AddHosts(hosts);
+    b.AddTors(tors);
+    for (uint32_t h = 0; h < hosts; ++h)
+    {
+        for (uint32_t n = 0; n < c.nicsPerHost; ++n)
+        {
+            b.AddNicCable(h, n, 0, topo.torNode[hostTor[h]], c.hostLinkBps);
+        }
+    }
+    WireAggAndCore(b, topo, numGroups, c.aggsPerGroup, c.cores, c.torAggBps, c.aggCoreBps);
+    return topo;
+}
+
+} // namespace ns3

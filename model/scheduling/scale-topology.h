@@ -1,0 +1,337 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#ifndef CRUX_SCALE_TOPOLOGY_H
+#define CRUX_SCALE_TOPOLOGY_H
+
+// Pure C++ (no ns-3 includes): compiled into the crux-scheduling library.
+
+#include "cluster-model.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+/*
+ * Production-scale topologies for trace-driven cluster runs (Crux §6.3):
+ *  - the two-layer Clos (173 ToR, 16 aggregation switches; one ToR per host),
+ *  - the "double-sided" three-layer topology (6 ToR, 12 aggregation, 32 core switches; each
+ *    host connects to two ToRs over eight links),
+ *  - a three-tier topology from a host -> ToR -> aggregation-group membership, e.g. the real
+ *    Lingjun topo.csv (847 hosts, 119 ToRs, 3 PSW groups, 1 DSW).
+ *
+ * Model. Nodes are hosts, ToRs, aggregation and core switches. Every cable is two directed links
+ * (SchedLink, bit/s), created consecutively: the upward one (towards the core) at an even id
+ * 2k, the downward one at 2k + 1. A host has nicsPerHost NICs; GPU g of a host uses NIC
+ * g * nicsPerHost / gpusPerHost. Each NIC has one or more ports, each port one cable to a ToR
+ * (the double-sided topology gives every NIC two ports, one to each of the host's two ToRs).
+ * Intra-host traffic (NVLink/PCIe) uses no modelled link.
+ *
+ * Routing: shortest valley-free (up*-down*) paths, as ECMP computes them in a Clos: hosts never
+ * forward, a packet climbs from the source NIC to the lowest tier where its source and
+ * destination share a switch, then descends to the destination NIC. See EqualCostPaths().
+ *
+ * Bandwidths and delays are not given by the paper nor by the trace (shared/data/lingjun-2023/
+ * SOURCE.md: "There are no link speeds"); every such default below is marked ASSUMPTION and is
+ * taken from the paper's testbed (Crux §6.1: hosts with 8 x A100 and 4 x 200 Gbps RDMA NICs,
+ * one NIC per GPU pair) where possible.
+ */
+
+namespace ns3
+{
+
+/// \ingroup crux-scheduling
+/// \brief Tier of a node of a ScaleTopology.
+enum class ScaleNodeKind
+{
+    HOST, //!< a GPU server (tier 0)
+    TOR,  //!< top-of-rack / access switch (ASW, tier 1)
+    AGG,  //!< aggregation switch (PSW, tier 2)
+    CORE  //!< core switch (DSW, tier 3)
+};
+
+/// \return "host", "tor", "agg" or "core"
+std::string ToString(ScaleNodeKind kind);
+
+/// \ingroup crux-scheduling
+/// \brief One node of a ScaleTopology.
+struct ScaleNode
+{
+    ScaleNodeKind kind {ScaleNodeKind::HOST}; //!< tier
+    std::string name;                         //!< unique label, e.g. "h12", "t3", "a0", "c5"
+};
+
+/**
+ * \ingroup crux-scheduling
+ * \brief A large host/switch topology with its directed links, for the trace-driven runs.
+ *
+ * Node ids index nodes; link ids index links, linkEnds and linkDelay (same length). Hosts are
+ * numbered 0..NumHosts()-1 ("host index"), ToRs 0..torNode.size()-1 ("ToR index"); hostNode
+ * and torNode map them to node ids. Build one with BuildTwoLayerClos(), BuildDoubleSided() or
+ * BuildThreeTier(); the fields after torGroup are routing tables filled by the builders.
+ */
+struct ScaleTopology
+{
+    std::string name;             //!< "clos", "double-sided" or "lingjun" (or the caller's)
+    std::vector<ScaleNode> nodes; //!< node id = index
+    /// directed links, link id = index; bandwidth in bit/s, name "a->b" (node names); for
+    /// parallel links (several NIC ports of one host to one ToR) the name carries the port:
+    /// "h3.n1p0->t1" (host 3, NIC 1, port 0).
+    std::vector<SchedLink> links;
+    std::vector<std::pair<uint32_t, uint32_t>> linkEnds; //!< link id -> (from node, to node)
+    std::vector<double> linkDelay;  //!< link id -> one-way propagation delay, seconds
+    uint32_t gpusPerHost {8};       //!< GPUs per host (every host alike)
+    uint32_t nicsPerHost {8};       //!< NICs per host; NIC of GPU g = g * nicsPerHost / gpusPerHost
+    std::vector<uint32_t> hostNode; //!< host index -> node id
+    std::vector<uint32_t> hostTor;  //!< host index -> ToR index (its first ToR)
+    std::vector<uint32_t> torNode;  //!< ToR index -> node id
+    std::vector<uint32_t> torGroup; //!< ToR index -> aggregation group (pod) index
+
+    /// Routing table: nicUp[host index][nic] = ids of the upward links (one per NIC port, port
+    /// order) leaving that NIC.
+    std::vector<std::vector<std::vector<uint32_t>>> nicUp;
+    /// Routing table: nodeUp[node id] = ids of the upward links leaving a switch (empty for
+    /// hosts, whose uplinks are in nicUp, and for core switches), in creation order.
+    std::vector<std::vector<uint32_t>> nodeUp;
+
+    /// \return number of hosts (hostNode.size())
+    uint32_t NumHosts() const;
+    /// \return NumHosts() * gpusPerHost
+    uint32_t NumGpus() const;
+    /// \return number of ToRs (torNode.size())
+    uint32_t NumTors() const;
+    /// \return the NIC index of GPU gpu (gpu * nicsPerHost / gpusPerHost);
+    ///         throws std::out_of_range if gpu >= gpusPerHost
+    uint32_t NicOfGpu(uint32_t gpu) const;
+
+    /// \return the id of the link in the opposite direction of link id (id ^ 1)
+    static uint32_t Reverse(uint32_t id)
+    {
+        return id ^ 1U;
+    }
+
+    /**
+     * \brief Equal-cost shortest paths between two GPUs' NICs.
+     *
+     * Paths are valley-free: from the source NIC's ports up to the lowest tier at which a switch
+     * is reachable upward from both NICs (the "meeting" switches), then down to the destination
+     * NIC's port. Each path is the ordered list of link ids (link i's to-node is link i+1's
+     * from-node; the first link leaves srcHost's node, the last one enters dstHost's node).
+     *
+     * Deterministic order: meeting switches are visited round-robin in ascending node id (one
+     * path per switch per round), so that any prefix of the list spreads over the meeting
+     * switches; at one meeting switch with a up-halves from the source (in creation order of
+     * the links) and b up-halves from the destination, round k takes up-half k % a with
+     * down-half (k / a + k % a) % b (a diagonal walk, so a prefix also spreads over both
+     * sides' first hops). maxPaths caps the list: only the first maxPaths paths in this order
+     * are returned. With the defaults of the three builders the full sets have 1 (same ToR),
+     * 16 (Clos, other ToR),
+     * and 1 / 8 / 64 (Lingjun: same ToR / same group / other group) paths; the double-sided
+     * topology has 2 (same ToR pair = same pod: via either ToR) and 2 x 4 x 8 x 2 = 128 (other
+     * pod) paths, and only that inter-pod set is cut by the default cap of 64 (the first 64
+     * use every core switch twice: once via both even ToRs, once via both odd ToRs).
+     *
+     * \param srcHost source host index
+     * \param srcGpu GPU index on srcHost (0..gpusPerHost-1)
+     * \param dstHost destination host index
+     * \param dstGpu GPU index on dstHost
+     * \param maxPaths cap on the number of paths returned (>= 1)
+     * \return paths; {{}} (one empty path) when srcHost == dstHost (intra-host traffic uses no
+     *         modelled link); empty if the NICs are not connected
+     * Throws std::out_of_range for a bad host or GPU index, std::invalid_argument for
+     * maxPaths == 0.
+     */
+    std::vector<std::vector<uint32_t>> EqualCostPaths(uint32_t srcHost,
+                                                      uint32_t srcGpu,
+                                                      uint32_t dstHost,
+                                                      uint32_t dstGpu,
+                                                      uint32_t maxPaths = 64) const;
+};
+
+/**
+ * \ingroup crux-scheduling
+ * \brief The path index plain ECMP hashing picks for a flow.
+ *
+ * A fixed integer hash (splitmix64 finalizer, applied in a chain to seed, jobId and flowId) of
+ * the flow identity, modulo numPaths. Pure and deterministic across platforms and runs.
+ *
+ * \param seed hash seed (e.g. the run's seed)
+ * \param jobId job id
+ * \param flowId flow id within the job
+ * \param numPaths number of candidate paths (>= 1)
+ * \return an index in [0, numPaths); throws std::invalid_argument if numPaths == 0
+ */
+uint32_t EcmpPathIndex(uint64_t seed, uint32_t jobId, uint32_t flowId, uint32_t numPaths);
+
+/**
+ * \ingroup crux-scheduling
+ * \brief Configuration of the two-layer Clos of Crux §6.3 (BuildTwoLayerClos()).
+ *
+ * Every ToR is wired to every aggregation switch by one cable; host h is single-homed to one
+ * ToR (all its NICs go to that ToR, one cable per NIC).
+ */
+struct ClosScaleConfig
+{
+    /// ToR switches. Source: Crux §6.3 ("173 ToR").
+    uint32_t tors {173};
+    /// Aggregation switches. Source: Crux §6.3 ("16 aggregation switches").
+    uint32_t aggs {16};
+    /// Hosts per ToR; if > 0 the Clos has tors * hostsPerTor hosts and numHosts is ignored.
+    /// Default 0: use numHosts.
+    uint32_t hostsPerTor {0};
+    /// Total hosts (used when hostsPerTor == 0), spread as evenly as possible over the ToRs in
+    /// contiguous blocks (ToR t gets hosts [t*H/T, (t+1)*H/T)). ASSUMPTION: the paper gives no
+    /// host count, only "2,000+ GPUs" for the trace (§6.3); 250 hosts x 8 GPUs = 2,000 GPUs
+    /// (77 ToRs get 2 hosts, 96 ToRs get 1).
+    uint32_t numHosts {250};
+    /// GPUs per host. Source: testbed (Crux §6.1: 8 x A100 per host) and Lingjun pods asking for
+    /// 8 GPUs (SOURCE.md).
+    uint32_t gpusPerHost {8};
+    /// NICs per host, one cable each to the host's ToR. Source: testbed (Crux §6.1, 4 NICs).
+    uint32_t nicsPerHost {4};
+    /// Host-ToR link rate per NIC, bit/s. Source: testbed (Crux §6.1, 200 Gbps NICs).
+    double hostLinkBps {200e9};
+    /// ToR-aggregation link rate, bit/s. ASSUMPTION: 200 Gbps (a ToR with 2 hosts has 1.6 Tbit/s
+    /// down and 16 x 200 Gbps = 3.2 Tbit/s up, i.e. no oversubscription).
+    double torAggBps {200e9};
+    /// One-way propagation delay of every link, seconds. ASSUMPTION: 1 us.
+    double delay {1e-6};
+};
+
+/**
+ * \ingroup crux-scheduling
+ * \brief Build the two-layer Clos.
+ *
+ * Node ids: hosts 0..H-1 ("h<i>"), then ToRs ("t<i>"), then aggregation switches ("a<i>").
+ * Link ids: per host, per NIC: up, down; then per ToR t, per aggregation a: up, down. One
+ * aggregation group (torGroup = 0 for all).
+ * Defaults: 250 + 173 + 16 = 439 nodes; 2 x (250 x 4 + 173 x 16) = 7,536 directed links;
+ * 2,000 GPUs.
+ * \param config see ClosScaleConfig; throws std::invalid_argument naming a bad field (zero
+ *        count, non-positive rate, negative delay)
+ */
+ScaleTopology BuildTwoLayerClos(const ClosScaleConfig& config);
+
+/**
+ * \ingroup crux-scheduling
+ * \brief Configuration of the double-sided topology of Crux §6.3 (BuildDoubleSided()).
+ *
+ * Our reading (the paper gives only the switch counts and "each host connects to two ToRs via
+ * eight links"), after Alibaba's dual-ToR design: ToRs form pairs (ToR 2p, ToR 2p+1) = pod p;
+ * every NIC of a host has two ports, port 0 cabled to the pair's even ToR and port 1 to its odd
+ * ToR, so 4 NICs x 2 ports = 8 links per host and every GPU reaches both ToRs. Each pod has
+ * aggsPerPod aggregation switches (aggs / pods), each ToR of the pod is wired to all of them;
+ * the core is split into aggsPerPod planes of cores / aggsPerPod switches, and the k-th
+ * aggregation switch of every pod is wired to every core switch of plane k (a fat-tree).
+ */
+struct DoubleSidedConfig
+{
+    /// ToR switches (even: they pair up). Source: Crux §6.3 ("6 ToR").
+    uint32_t tors {6};
+    /// Aggregation switches; must be a multiple of tors / 2 (pods). Source: Crux §6.3 ("12").
+    uint32_t aggs {12};
+    /// Core switches; must be a multiple of aggs / pods (planes). Source: Crux §6.3 ("32").
+    uint32_t cores {32};
+    /// Total hosts, spread evenly over the ToR pairs in contiguous blocks. ASSUMPTION: 250 hosts
+    /// x 8 GPUs = 2,000 GPUs, the same cluster size as the Clos (paper: "2,000+ GPUs").
+    uint32_t numHosts {250};
+    /// GPUs per host. Source: testbed (Crux §6.1).
+    uint32_t gpusPerHost {8};
+    /// NICs per host. Source: testbed (Crux §6.1: 4 NICs); x 2 ports = the paper's 8 links.
+    uint32_t nicsPerHost {4};
+    /// Ports per NIC, port p cabled to ToR (p % 2) of the pair. ASSUMPTION: 2 (dual-ToR).
+    uint32_t portsPerNic {2};
+    /// Host-ToR link rate per NIC port, bit/s. ASSUMPTION: 100 Gbps (a 200 Gbps testbed NIC
+    /// split over its two ports; 800 Gbit/s per host, as in the Clos).
+    double hostLinkBps {100e9};
+    /// ToR-aggregation link rate, bit/s. ASSUMPTION: 400 Gbps.
+    double torAggBps {400e9};
+    /// Aggregation-core link rate, bit/s. ASSUMPTION: 400 Gbps.
+    double aggCoreBps {400e9};
+    /// One-way propagation delay of every link, seconds. ASSUMPTION: 1 us.
+    double delay {1e-6};
+};
+
+/**
+ * \ingroup crux-scheduling
+ * \brief Build the double-sided topology.
+ *
+ * Node ids: hosts, ToRs, aggregation switches (pod p owns aggs [p*A, (p+1)*A)), core switches
+ * (plane k owns cores [k*C, (k+1)*C)). Link ids: per host, per NIC, per port: up, down; then
+ * ToR-agg cables; then agg-core cables. hostTor = the pair's even ToR; torGroup = pod.
+ * Defaults: 250 + 6 + 12 + 32 = 300 nodes; 2 x (250 x 8 + 6 x 4 + 12 x 8) = 4,240 directed
+ * links; 2,000 GPUs.
+ * \param config see DoubleSidedConfig; throws std::invalid_argument naming a bad field
+ */
+ScaleTopology BuildDoubleSided(const DoubleSidedConfig& config);
+
+/**
+ * \ingroup crux-scheduling
+ * \brief Configuration of a three-tier topology built from a membership (BuildThreeTier()),
+ * e.g. the real Lingjun topology (topo.csv gives only the membership: host -> ASW (ToR) ->
+ * PSW (aggregation group) -> DSW (one core group, "G6")).
+ *
+ * Each group (PSW) has aggsPerGroup aggregation switches, each ToR of the group wired to all of
+ * them; the core is split into aggsPerGroup planes of cores / aggsPerGroup switches and the
+ * k-th aggregation switch of every group is wired to every core of plane k.
+ */
+struct ThreeTierConfig
+{
+    /// Aggregation switches per group. ASSUMPTION: 8 (topo.csv names groups, not switches).
+    uint32_t aggsPerGroup {8};
+    /// Core switches (a multiple of aggsPerGroup). ASSUMPTION: 64 (8 per plane), so hosts in
+    /// different groups have 8 x 8 = 64 equal-cost paths.
+    uint32_t cores {64};
+    /// GPUs per host. Source: Lingjun pods mostly ask for 8 GPUs (SOURCE.md), testbed 8 x A100.
+    uint32_t gpusPerHost {8};
+    /// NICs per host, one cable each to the host's ToR. ASSUMPTION from the testbed (4 x 200G).
+    uint32_t nicsPerHost {4};
+    /// Host-ToR link rate per NIC, bit/s. ASSUMPTION from the testbed (200 Gbps).
+    double hostLinkBps {200e9};
+    /// ToR-aggregation link rate, bit/s. ASSUMPTION: 400 Gbps (a full ToR of 8 hosts has
+    /// 6.4 Tbit/s down, 3.2 Tbit/s up: 2:1 oversubscribed).
+    double torAggBps {400e9};
+    /// Aggregation-core link rate, bit/s. ASSUMPTION: 400 Gbps.
+    double aggCoreBps {400e9};
+    /// One-way propagation delay of every link, seconds. ASSUMPTION: 1 us.
+    double delay {1e-6};
+    /// ScaleTopology::name of the result.
+    std::string name {"lingjun"};
+};
+
+/**
+ * \ingroup crux-scheduling
+ * \brief Build hosts -> ToRs -> aggregation groups -> core from a membership.
+ *
+ * Node ids: hosts (in hostTor order), ToRs, aggregation switches (group g owns
+ * [g*A, (g+1)*A)), core switches. With the real Lingjun topo.csv (847 hosts, 119 ToRs,
+ * 3 groups) and the defaults: 847 + 119 + 24 + 64 = 1,054 nodes;
+ * 2 x (847 x 4 + 119 x 8 + 24 x 8) = 9,064 directed links; 6,776 GPUs.
+ *
+ * \param hostTor hostTor[h] = ToR index of host h (e.g. LingjunTopology::hostTor)
+ * \param torGroup torGroup[t] = group of ToR t (e.g. LingjunTopology::torPsw); groups are
+ *        0..max; every ToR index in hostTor must be < torGroup.size()
+ * \param config see ThreeTierConfig
+ * Throws std::invalid_argument naming the bad field or argument (empty membership, ToR index
+ * out of range, zero counts, non-positive rates).
+ */
+ScaleTopology BuildThreeTier(const std::vector<uint32_t>& hostTor,
+                             const std::vector<uint32_t>& torGroup,
+                             const ThreeTierConfig& config);
+
+} // namespace ns3
+
+#endif // CRUX_SCALE_TOPOLOGY_H

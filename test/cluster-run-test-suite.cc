@@ -1,0 +1,399 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+// System tests of the trace-driven cluster runner (ClusterRun, engine "epoch"): a short window
+// of a generated trace gives identical files twice with the same seed and different ones with
+// another seed; every arrival and completion re-runs the scheduler and a more intensive arrival
+// changes the installed levels; two jobs sharing a ToR-aggregation link slow each other under
+// ECMP and Crux does at least as well; GPUs and jobs are conserved; bad config names the field.
+
+#include "ns3/cluster-run.h"
+#include "ns3/test.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+using namespace ns3;
+
+namespace
+{
+
+/// \return the whole file
+std::string
+Slurp(const std::filesystem::path& p)
+{
+    std::ifstream in(p);
+    std::ostringstream os;
+    os << in.rdbuf();
+    return os.str();
+}
+
+/// A fresh temporary directory.
+std::filesystem::path
+TempDir(const std::string& tag)
+{
+    auto p = std::filesystem::temp_directory_path() /
+             ("crux-cluster-run-" + tag + "-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(p);
+    return p;
+}
+
+/// 8 ToRs x 4 hosts x 8 GPUs = 256 GPUs, 2 aggregation switches; 6 h of a one-day trace.
+ClusterRunConfig
+SmallWindowConfig(uint64_t seed, const std::string& out)
+{
+    ClusterRunConfig c;
+    c.topology = "clos";
+    c.clos.tors = 8;
+    c.clos.aggs = 2;
+    c.clos.hostsPerTor = 4;
+    c.traceDays = 1;
+    c.windowStart = 0;
+    c.windowEnd = 6 * 3600.0;
+    c.drainSeconds = 12 * 3600.0;
+    c.schedulers = {"crux", "ecmp"};
+    c.seed = seed;
+    c.outputDir = out;
+    return c;
+}
+
+/// Two 16-GPU jobs on hosts {0, 2} and {1, 3} of a 2-ToR, 1-aggregation Clos (every
+/// inter-ToR flow crosses the single ToR-agg link of its direction): A arrives at 0 and runs
+/// 600 s of trace time, B arrives at 100 s and runs 200 s.
+ClusterRunConfig
+TwoJobConfig(const std::string& modelA, const std::string& modelB)
+{
+    ClusterRunConfig c;
+    c.topology = "clos";
+    c.clos.tors = 2;
+    c.clos.aggs = 1;
+    c.clos.hostsPerTor = 2;
+    c.clos.torAggBps = 25e9;
+    c.placement = "trace";
+    c.windowEnd = 1000;
+    TraceJob a;
+    a.name = "A";
+    a.modelLabel = modelA;
+    a.submit = 0;
+    a.start = 0;
+    a.end = 600;
+    a.gpus = 16;
+    a.hosts = {0, 2};
+    a.gpusPerHost = {8, 8};
+    TraceJob b = a;
+    b.name = "B";
+    b.modelLabel = modelB;
+    b.submit = 100;
+    b.start = 100;
+    b.end = 300;
+    b.hosts = {1, 3};
+    c.jobs = {a, b};
+    return c;
+}
+
+} // namespace
+
+/**
+ * \ingroup crux-tests
+ * \brief Same seed -> identical jobs.csv / utilization.csv / decisions.csv; another seed ->
+ * different jobs.csv; conservation of GPUs and jobs.
+ */
+class ClusterRunDeterminismTestCase : public TestCase
+{
+  public:
+    ClusterRunDeterminismTestCase()
+        : TestCase("6 h window twice with the same seed: identical files; other seed differs; "
+                   "busy GPUs <= total; every job finished or reported")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const auto d1 = TempDir("a");
+        const auto d2 = TempDir("b");
+        const auto d3 = TempDir("c");
+        ClusterRun r1(SmallWindowConfig(1, d1.string()));
+        const auto res1 = r1.RunAll();
+        r1.WriteResults(res1);
+        ClusterRun r2(SmallWindowConfig(1, d2.string()));
+        r2.WriteResults(r2.RunAll());
+        ClusterRun r3(SmallWindowConfig(2, d3.string()));
+        r3.WriteResults(r3.RunAll());
+
+        NS_TEST_ASSERT_MSG_GT(r1.GetWindowJobs().size(), 20, "the window holds real work");
+        for (const char* f : {"jobs.csv", "utilization.csv", "decisions.csv", "link-intensity.csv"})
+        {
+            const std::string a = Slurp(d1 / "crux" / f);
+            NS_TEST_ASSERT_MSG_GT(a.size(), 100, std::string(f) + " has content");
+            NS_TEST_ASSERT_MSG_EQ(a, Slurp(d2 / "crux" / f), std::string(f) + " same seed");
+        }
+        NS_TEST_ASSERT_MSG_NE(Slurp(d1 / "crux" / "jobs.csv"),
+                              Slurp(d3 / "crux" / "jobs.csv"),
+                              "another seed gives another trace");
+
+        // Conservation, on the ECMP run (index 1).
+        const ClusterRunResult& r = res1.at(1);
+        NS_TEST_ASSERT_MSG_EQ(r.scheduler, "ecmp", "second run");
+        const uint32_t total = r1.GetTopology().NumGpus();
+        NS_TEST_ASSERT_MSG_EQ(total, 256, "8 x 4 x 8 GPUs");
+        bool sawBusy = false;
+        for (const auto& u : r.util)
+        {
+            NS_TEST_ASSERT_MSG_LT_OR_EQ(u.busyGpus, total, "busy GPUs <= total at " << u.time);
+            NS_TEST_ASSERT_MSG_LT_OR_EQ(u.utilization, 1.0 + 1e-9, "utilization <= 1");
+            NS_TEST_ASSERT_MSG_GT_OR_EQ(u.utilization, 0.0, "utilization >= 0");
+            sawBusy = sawBusy || u.busyGpus > 0;
+        }
+        NS_TEST_ASSERT_MSG_EQ(sawBusy, true, "GPUs were busy");
+        NS_TEST_ASSERT_MSG_EQ(r.jobs.size(), r1.GetWindowJobs().size(), "one row per window job");
+        NS_TEST_ASSERT_MSG_EQ(r.jobsFinished + r.jobsUnfinished + r.jobsUnplaceable,
+                              r.jobs.size(),
+                              "every job finished, unfinished or unplaceable");
+        NS_TEST_ASSERT_MSG_GT(r.jobsFinished, 10, "most jobs finish");
+        for (const auto& j : r.jobs)
+        {
+            if (j.end >= 0)
+            {
+                NS_TEST_ASSERT_MSG_GT_OR_EQ(j.start, j.arrival - 1e-9, "placed after arrival");
+                NS_TEST_ASSERT_MSG_GT_OR_EQ(j.end, j.start, "ends after start");
+                NS_TEST_ASSERT_MSG_EQ_TOL(j.done, j.work, 1e-9 * (1 + j.work), "all work done");
+                // Under ECMP (the paths the stand-alone rate was measured on) contention can
+                // only slow a job: it needs at least its trace duration. (Under crux a job can
+                // beat its ECMP stand-alone rate: path selection also removes the collisions
+                // of the job's own flows.)
+                const double duration = j.aloneIter * j.work;
+                NS_TEST_ASSERT_MSG_GT_OR_EQ(j.end - j.start,
+                                            duration * (1 - 1e-6) - 1e-6,
+                                            "job " << j.name << " not faster than alone");
+            }
+            else if (!j.unplaceable)
+            {
+                NS_TEST_ASSERT_MSG_LT(j.done, j.work, "an unfinished job has work left");
+            }
+        }
+        std::filesystem::remove_all(d1);
+        std::filesystem::remove_all(d2);
+        std::filesystem::remove_all(d3);
+    }
+};
+
+/**
+ * \ingroup crux-tests
+ * \brief Rescheduling on every arrival and completion; contention on a shared ToR-agg link.
+ */
+class ClusterRunReschedulingTestCase : public TestCase
+{
+  public:
+    ClusterRunReschedulingTestCase()
+        : TestCase("two jobs: decision at each arrival and completion, the more intensive "
+                   "arrival gets the higher level; ECMP sharing slows A, crux >= ecmp")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // The communication-bound MIND job (A) shares with the compute-heavy GPT job (B).
+        ClusterRunConfig c = TwoJobConfig("multi-interests", "gpt");
+        c.schedulers = {"crux", "ecmp"};
+        ClusterRun run(c);
+        const auto runs = run.RunAll();
+        const ClusterRunResult& crux = runs.at(0);
+        const ClusterRunResult& ecmp = runs.at(1);
+        const ClusterJobResult& a = crux.jobs.at(0);
+        const ClusterJobResult& b = crux.jobs.at(1);
+        NS_TEST_ASSERT_MSG_EQ(a.name, "A", "job order");
+        NS_TEST_ASSERT_MSG_GT(b.intensity, a.intensity, "B is the more intensive job");
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(b.end, 0.0, "B finished");
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(a.end, 0.0, "A finished");
+        NS_TEST_ASSERT_MSG_LT(b.end, a.end, "B finishes first");
+
+        // Decision times: A's arrival, B's arrival, B's completion (A's completion leaves no
+        // running job, so nothing to decide).
+        std::map<double, std::map<uint32_t, uint32_t>> levels; // time -> job -> level
+        for (const auto& d : crux.decisions)
+        {
+            levels[d.time][d.job] = d.level;
+        }
+        NS_TEST_ASSERT_MSG_EQ(crux.decisionsMade, 3, "one decision per arrival/completion");
+        NS_TEST_ASSERT_MSG_EQ(levels.size(), 3, "three decision times");
+        auto it = levels.begin();
+        NS_TEST_ASSERT_MSG_EQ_TOL(it->first, 0.0, 1e-9, "decision at A's arrival");
+        NS_TEST_ASSERT_MSG_EQ(it->second.size(), 1, "only A");
+        const uint32_t aAlone = it->second.at(0);
+        ++it;
+        NS_TEST_ASSERT_MSG_EQ_TOL(it->first, 100.0, 1e-9, "decision at B's arrival");
+        NS_TEST_ASSERT_MSG_EQ(it->second.size(), 2, "A and B");
+        NS_TEST_ASSERT_MSG_GT(it->second.at(1), it->second.at(0), "B above A");
+        const bool changed = it->second.at(0) != aAlone || it->second.at(1) != aAlone;
+        NS_TEST_ASSERT_MSG_EQ(changed, true, "installed levels changed at B's arrival");
+        ++it;
+        NS_TEST_ASSERT_MSG_EQ_TOL(it->first, b.end, 1e-6, "decision at B's completion");
+        NS_TEST_ASSERT_MSG_EQ(it->second.size(), 1, "only A left");
+
+        // Contention under ECMP: A's mean iteration time exceeds its stand-alone one.
+        const ClusterJobResult& ea = ecmp.jobs.at(0);
+        const double meanIter = (ea.end - ea.start) / ea.done;
+        NS_TEST_ASSERT_MSG_GT(meanIter, ea.aloneIter * 1.01, "sharing the ToR-agg link slows A");
+        NS_TEST_ASSERT_MSG_GT(ecmp.jobs.at(1).end - 100.0, 200.0 * 1.01, "and B");
+        // Crux gives the intensive job priority: cluster utilization at least ECMP's.
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(crux.meanUtilization,
+                                    ecmp.meanUtilization - 1e-12,
+                                    "crux utilization >= ecmp");
+        // B (prioritised) runs close to its stand-alone speed under crux.
+        NS_TEST_ASSERT_MSG_LT(b.end - 100.0, ecmp.jobs.at(1).end - 100.0, "B faster under crux");
+
+        // Work model "duration": jobs end at arrival + trace duration; the scheduler's effect
+        // shows in the GPU utilization (B's extra GPT iterations under crux).
+        c.workModel = "duration";
+        ClusterRun fixed(c);
+        const auto fr = fixed.RunAll();
+        NS_TEST_ASSERT_MSG_EQ_TOL(fr.at(0).jobs.at(1).end, 300.0, 1e-6, "B ends at 300 s");
+        NS_TEST_ASSERT_MSG_EQ_TOL(fr.at(1).jobs.at(0).end, 600.0, 1e-6, "A ends at 600 s");
+        NS_TEST_ASSERT_MSG_GT(fr.at(0).jobs.at(1).done,
+                              fr.at(1).jobs.at(1).done,
+                              "B completes more iterations under crux");
+        NS_TEST_ASSERT_MSG_GT(fr.at(0).meanUtilization,
+                              fr.at(1).meanUtilization,
+                              "duration model: crux utilization > ecmp");
+    }
+};
+
+/**
+ * \ingroup crux-tests
+ * \brief Engine "flow" (jobs as DltJobApplications on a LiveClusterFabric, decisions installed
+ * on the running fabric) against engine "epoch" on the two-job case.
+ */
+class ClusterRunFlowEngineTestCase : public TestCase
+{
+  public:
+    ClusterRunFlowEngineTestCase()
+        : TestCase("two jobs: engine flow agrees with engine epoch on completion times, and "
+                   "installs a decision at each arrival and completion")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (const std::string sched : {"ecmp", "crux"})
+        {
+            ClusterRunConfig c = TwoJobConfig("multi-interests", "gpt");
+            c.schedulers = {sched};
+            ClusterRun epochRun(c);
+            const ClusterRunResult e = epochRun.Run(sched);
+            c.engine = "flow";
+            ClusterRun flowRun(c);
+            const ClusterRunResult f = flowRun.Run(sched);
+            NS_TEST_ASSERT_MSG_EQ(f.decisionsMade, 3, sched << ": three decisions (flow)");
+            NS_TEST_ASSERT_MSG_EQ(f.jobsFinished, 2, sched << ": both finish (flow)");
+            for (uint32_t k = 0; k < 2; ++k)
+            {
+                const double je = e.jobs[k].end - e.jobs[k].start;
+                const double jf = f.jobs[k].end - f.jobs[k].start;
+                NS_TEST_EXPECT_MSG_EQ_TOL(jf / je,
+                                          1.0,
+                                          0.05,
+                                          sched << " job " << e.jobs[k].name << ": flow " << jf
+                                                << " s vs epoch " << je << " s");
+            }
+            for (const auto& u : f.util)
+            {
+                NS_TEST_ASSERT_MSG_LT_OR_EQ(u.utilization, 1.0 + 1e-9, "flow utilization <= 1");
+            }
+        }
+    }
+};
+
+/**
+ * \ingroup crux-tests
+ * \brief Bad configuration: one std::invalid_argument naming the field.
+ */
+class ClusterRunBadConfigTestCase : public TestCase
+{
+  public:
+    ClusterRunBadConfigTestCase()
+        : TestCase("bad config -> invalid_argument naming the field")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto expect = [this](ClusterRunConfig c, const std::string& field)
+        {
+            std::string what;
+            try
+            {
+                ClusterRun run(c);
+            }
+            catch (const std::invalid_argument& e)
+            {
+                what = e.what();
+            }
+            NS_TEST_EXPECT_MSG_NE(what.find("ClusterRunConfig." + field),
+                                  std::string::npos,
+                                  "error names " << field << ": '" << what << "'");
+        };
+        ClusterRunConfig c = TwoJobConfig("gpt", "gpt");
+        auto bad = c;
+        bad.topology = "torus";
+        expect(bad, "topology");
+        bad = c;
+        bad.schedulers = {"crux", "fifo"};
+        expect(bad, "schedulers");
+        bad = c;
+        bad.placement = "anywhere";
+        expect(bad, "placement");
+        bad = c;
+        bad.binSeconds = 0;
+        expect(bad, "binSeconds");
+        bad = c;
+        bad.windowStart = 500;
+        bad.windowEnd = 400;
+        expect(bad, "windowEnd");
+        bad = c;
+        bad.topology = "lingjun";
+        expect(bad, "topoCsv");
+        bad = c;
+        bad.clos.aggs = 0;
+        expect(bad, "clos");
+    }
+};
+
+/**
+ * \ingroup crux-tests
+ * \brief Suite of the trace-driven cluster runner.
+ */
+class ClusterRunTestSuite : public TestSuite
+{
+  public:
+    ClusterRunTestSuite()
+        : TestSuite("crux-cluster-run", UNIT)
+    {
+        AddTestCase(new ClusterRunBadConfigTestCase, TestCase::QUICK);
+        AddTestCase(new ClusterRunReschedulingTestCase, TestCase::QUICK);
+        AddTestCase(new ClusterRunDeterminismTestCase, TestCase::QUICK);
+        AddTestCase(new ClusterRunFlowEngineTestCase, TestCase::QUICK);
+    }
+};
+
+static ClusterRunTestSuite g_clusterRunTestSuite; //!< static instance
