@@ -29,6 +29,7 @@
 
 #include "ns3/cluster-run.h"
 #include "ns3/command-line.h"
+#include "ns3/data-rate.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -67,6 +68,19 @@ ParseNumber(const std::string& opt, const std::string& text)
     {
         throw OptionError("--" + opt + ": '" + text + "' is not a number");
     }
+}
+
+/// \return the bit rate of an ns-3 DataRate string ("100Gbps"), or OptionError naming the option
+double
+ParseRateBps(const std::string& opt, const std::string& text)
+{
+    DataRateValue v;
+    if (!v.DeserializeFromString(text, MakeDataRateChecker()) || v.Get().GetBitRate() == 0)
+    {
+        throw OptionError("--" + opt + ": '" + text +
+                          "' is not a positive data rate (e.g. 100Gbps)");
+    }
+    return static_cast<double>(v.Get().GetBitRate());
 }
 
 /// \return seconds for "3600", "90s", "30m", "6h", "1.5d"
@@ -152,6 +166,9 @@ main(int argc, char* argv[])
     std::string workerCsv;
     std::string horizon = "4";
     std::string workModel = "iterations";
+    std::string hostLinkRate;
+    std::string torAggRate;
+    std::string aggCoreRate;
     bool quiet = false;
 
     CommandLine cmd(__FILE__);
@@ -181,6 +198,15 @@ main(int argc, char* argv[])
                  "iterations (trace duration x alone rate; contention lengthens JCT) or "
                  "duration (each job runs its trace duration; contention lowers utilization)",
                  workModel);
+    cmd.AddValue("hostLinkRate",
+                 "Host-ToR link rate per NIC port (e.g. 200Gbps); empty = topology default",
+                 hostLinkRate);
+    cmd.AddValue("torAggRate",
+                 "ToR-aggregation link rate (e.g. 100Gbps); empty = topology default",
+                 torAggRate);
+    cmd.AddValue("aggCoreRate",
+                 "Aggregation-core link rate (double-sided, lingjun); empty = default",
+                 aggCoreRate);
     cmd.AddValue("quiet", "Do not print the table", quiet);
     cmd.Parse(argc, argv);
 
@@ -205,6 +231,30 @@ main(int argc, char* argv[])
         c.workerCsv = workerCsv;
         c.horizonIterations = ParseNumber("horizonIterations", horizon);
         c.workModel = workModel;
+        if (!hostLinkRate.empty())
+        {
+            const double bps = ParseRateBps("hostLinkRate", hostLinkRate);
+            c.clos.hostLinkBps = bps;
+            c.doubleSided.hostLinkBps = bps;
+            c.threeTier.hostLinkBps = bps;
+        }
+        if (!torAggRate.empty())
+        {
+            const double bps = ParseRateBps("torAggRate", torAggRate);
+            c.clos.torAggBps = bps;
+            c.doubleSided.torAggBps = bps;
+            c.threeTier.torAggBps = bps;
+        }
+        if (!aggCoreRate.empty())
+        {
+            if (topology == "clos")
+            {
+                throw OptionError("--aggCoreRate: the two-layer clos has no core layer");
+            }
+            const double bps = ParseRateBps("aggCoreRate", aggCoreRate);
+            c.doubleSided.aggCoreBps = bps;
+            c.threeTier.aggCoreBps = bps;
+        }
         if (outputDir.empty())
         {
             throw OptionError("--outputDir: empty");

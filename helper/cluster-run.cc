@@ -886,6 +886,14 @@ ClusterRunConfig::Validate() const
             }
             throw ConfigError("schedulers", "unknown scheduler '" + s + "' (known: " + list + ")");
         }
+        if (s == "optimal")
+        {
+            // The exhaustive search refuses models beyond 1e6 candidates (optimal-scheduler.h):
+            // at trace scale it would fail at the first busy event, so refuse it up front.
+            throw ConfigError("schedulers",
+                              "'optimal' is for small cases only (exhaustive search, "
+                              "crux-microbenchmark), not for trace-scale runs");
+        }
     }
     if (numLevels == 0 || numLevels > 8)
     {

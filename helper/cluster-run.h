@@ -62,7 +62,8 @@ struct ClusterRunConfig
     uint64_t placementSeed {1}; //!< seed of the random / buddy placement draws
 
     // ------------------------------------------------------------------ scheduling
-    /// Scheduler names (CreateCommScheduler): one independent run per name, same trace.
+    /// Scheduler names (CreateCommScheduler): one independent run per name, same trace. "optimal"
+    /// is refused (exhaustive search, small cases only).
     std::vector<std::string> schedulers {"crux", "ecmp"};
     uint32_t numLevels {8}; //!< K priority levels (Crux §6.1 uses 8)
     /// Seed of the schedulers (SchedulerConfig::seed), of the ECMP hash (EcmpPathIndex), of the

@@ -361,6 +361,9 @@ class ClusterRunBadConfigTestCase : public TestCase
         bad.schedulers = {"crux", "fifo"};
         expect(bad, "schedulers");
         bad = c;
+        bad.schedulers = {"optimal"};
+        expect(bad, "schedulers");
+        bad = c;
         bad.placement = "anywhere";
         expect(bad, "placement");
         bad = c;
