@@ -282,10 +282,33 @@ main(int argc, char* argv[])
         {"ClusterRunConfig.engine", "--engine"},
         {"ClusterRunConfig.horizonIterations", "--horizonIterations"},
         {"ClusterRunConfig.workModel", "--workModel"},
+        {"ClusterRunConfig.threeTier", "--topoCsv / lingjun topology"},
     };
     try
     {
         ClusterRun run(c);
+        // Skipped trace rows are reported, never silently dropped: all of them for files the
+        // user gave, a count for a generated trace (it skips rows on purpose, like the real one).
+        const auto& warnings = run.GetTraceWarnings();
+        if (!warnings.empty())
+        {
+            size_t generated = 0;
+            for (const auto& w : warnings)
+            {
+                if (w.file.rfind("generated ", 0) == 0)
+                {
+                    ++generated; // on purpose: jobs that never ran, pods on unknown hosts
+                    continue;
+                }
+                std::cerr << "crux-trace-run: warning: " << ToString(w) << "\n";
+            }
+            std::cerr << "crux-trace-run: warning: " << warnings.size()
+                      << " trace rows/jobs skipped (" << warnings.size() - generated
+                      << " listed above; " << generated
+                      << " of the generated trace: jobs that never ran and pods on hosts outside "
+                         "the topology, as in the real trace); trace_rows_skipped in summary.json"
+                      << std::endl;
+        }
         const auto runs = run.RunAll();
         run.WriteResults(runs);
         if (!quiet)

@@ -886,6 +886,10 @@ ClusterRunConfig::Validate() const
             }
             throw ConfigError("schedulers", "unknown scheduler '" + s + "' (known: " + list + ")");
         }
+        if (std::count(schedulers.begin(), schedulers.end(), s) > 1)
+        {
+            throw ConfigError("schedulers", "'" + s + "' is listed twice");
+        }
         if (s == "optimal")
         {
             // The exhaustive search refuses models beyond 1e6 candidates (optimal-scheduler.h):
@@ -908,13 +912,17 @@ ClusterRunConfig::Validate() const
     {
         throw ConfigError("topoCsv", "reading job.csv/worker.csv needs the topo.csv path");
     }
-    if (!(traceDays > 0) || !std::isfinite(traceDays))
+    if (!(traceDays > 0) || !std::isfinite(traceDays) || traceDays > 366)
     {
-        throw ConfigError("traceDays", "must be a positive number of days");
+        throw ConfigError("traceDays", "must be a positive number of days, at most 366");
     }
     if (!(windowStart >= 0) || !std::isfinite(windowStart))
     {
         throw ConfigError("windowStart", "must be >= 0 seconds");
+    }
+    if (windowEnd < 0 && windowEnd != -1.0)
+    {
+        throw ConfigError("windowEnd", "must be >= 0, or exactly -1 for the whole trace");
     }
     if (windowEnd >= 0 && !(windowEnd > windowStart))
     {
@@ -993,13 +1001,25 @@ ClusterRun::GetTraceOrigin() const
     return m_origin;
 }
 
+const std::vector<TraceWarning>&
+ClusterRun::GetTraceWarnings() const
+{
+    return m_traceWarnings;
+}
+
 void
 ClusterRun::BuildTopology()
 {
     std::vector<TraceWarning> warnings;
     if (!m_config.topoCsv.empty())
     {
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(m_config.topoCsv, ec))
+        {
+            throw ConfigError("topoCsv", "'" + m_config.topoCsv + "' is not a readable file");
+        }
         m_lingjun = ReadLingjunTopology(m_config.topoCsv, warnings);
+        m_traceWarnings.insert(m_traceWarnings.end(), warnings.begin(), warnings.end());
     }
     try
     {
@@ -1050,6 +1070,15 @@ ClusterRun::LoadTrace()
                                          : m_lingjun;
         if (!m_config.jobCsv.empty())
         {
+            for (const auto& [path, field] : {std::pair {m_config.jobCsv, "jobCsv"},
+                                              std::pair {m_config.workerCsv, "workerCsv"}})
+            {
+                std::error_code ec;
+                if (!std::filesystem::is_regular_file(path, ec))
+                {
+                    throw ConfigError(field, "'" + path + "' is not a readable file");
+                }
+            }
             jt = ReadLingjunJobs(m_config.jobCsv, warnings);
             wt = ReadLingjunWorkers(m_config.workerCsv, warnings);
         }
@@ -1069,7 +1098,12 @@ ClusterRun::LoadTrace()
         {
             origin = std::min(origin, r.submit);
         }
-        all = AssembleLingjunTrace(jt, wt, view).jobs;
+        LingjunTrace assembled = AssembleLingjunTrace(jt, wt, view);
+        all = std::move(assembled.jobs);
+        m_traceWarnings.insert(m_traceWarnings.end(), warnings.begin(), warnings.end());
+        m_traceWarnings.insert(m_traceWarnings.end(),
+                               assembled.warnings.begin(),
+                               assembled.warnings.end());
     }
     if (all.empty())
     {
@@ -1123,6 +1157,20 @@ ClusterRun::WriteResults(const std::vector<ClusterRunResult>& runs) const
     if (m_config.outputDir.empty())
     {
         return;
+    }
+    // Create (or check) every scheduler's directory before writing any result, so a bad
+    // output location fails before earlier results are replaced.
+    for (const auto& r : runs)
+    {
+        const fs::path dir = fs::path(m_config.outputDir) / r.scheduler;
+        std::error_code ec;
+        fs::create_directories(dir, ec);
+        if (ec || !fs::is_directory(dir, ec))
+        {
+            throw std::runtime_error(
+                dir.string() + ": cannot create output directory" +
+                (ec ? ": " + ec.message() : std::string(" (not a directory)")));
+        }
     }
     for (const auto& r : runs)
     {
@@ -1235,6 +1283,7 @@ ClusterRun::WriteResults(const std::vector<ClusterRunResult>& runs) const
             j["jobs_finished"] = r.jobsFinished;
             j["jobs_unfinished"] = r.jobsUnfinished;
             j["jobs_unplaceable"] = r.jobsUnplaceable;
+            j["trace_rows_skipped"] = m_traceWarnings.size();
             j["mean_jct_s"] = r.meanJct;
             j["events"] = r.events;
             j["decisions"] = r.decisionsMade;

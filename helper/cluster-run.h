@@ -225,6 +225,14 @@ class ClusterRun
     const ScaleTopology& GetTopology() const;
     /// \return the window's trace jobs (arrival order) that the runs use
     const std::vector<TraceJob>& GetWindowJobs() const;
+    /**
+     * \return every row or job the trace readers skipped (topo.csv, job.csv, worker.csv, and
+     *         AssembleLingjunTrace()), in the order found, each "file:line: reason" via
+     *         ToString(); also counted as trace_rows_skipped in summary.json. A generated trace
+     *         has such rows on purpose (jobs that never ran, pods on unknown hosts, as the real
+     *         trace has).
+     */
+    const std::vector<TraceWarning>& GetTraceWarnings() const;
     /// \return the trace time origin (first submission), LingjunTime seconds
     double GetTraceOrigin() const;
 
@@ -260,12 +268,13 @@ class ClusterRun
     void LoadTrace();     //!< fill m_trace from the config
     void BuildTopology(); //!< fill m_topo from the config
 
-    ClusterRunConfig m_config;      //!< the config
-    ScaleTopology m_topo;           //!< the topology
-    LingjunTopology m_lingjun;      //!< topo.csv (if read)
-    std::vector<TraceJob> m_window; //!< window jobs, arrival order
-    double m_origin {0};            //!< first submission, LingjunTime seconds
-    double m_windowEnd {0};         //!< effective window end, seconds
+    ClusterRunConfig m_config;                 //!< the config
+    ScaleTopology m_topo;                      //!< the topology
+    LingjunTopology m_lingjun;                 //!< topo.csv (if read)
+    std::vector<TraceJob> m_window;            //!< window jobs, arrival order
+    double m_origin {0};                       //!< first submission, LingjunTime seconds
+    double m_windowEnd {0};                    //!< effective window end, seconds
+    std::vector<TraceWarning> m_traceWarnings; //!< rows/jobs the readers skipped
 };
 
 } // namespace ns3

@@ -364,6 +364,15 @@ class ClusterRunBadConfigTestCase : public TestCase
         bad.schedulers = {"optimal"};
         expect(bad, "schedulers");
         bad = c;
+        bad.schedulers = {"crux", "ecmp", "crux"};
+        expect(bad, "schedulers");
+        bad = c;
+        bad.traceDays = 1e5;
+        expect(bad, "traceDays");
+        bad = c;
+        bad.windowEnd = -2;
+        expect(bad, "windowEnd");
+        bad = c;
         bad.placement = "anywhere";
         expect(bad, "placement");
         bad = c;

@@ -73,6 +73,7 @@ CsvReader::Next(std::vector<std::string>& fields)
         return Status::END;
     }
     m_start = m_line;
+    const size_t recordStart = m_pos;
     std::vector<std::string> out;
     std::string field;
     const size_t n = m_text.size();
@@ -108,7 +109,12 @@ CsvReader::Next(std::vector<std::string>& fields)
             }
             if (!closed)
             {
+                // Lose only this record's physical line, not the rest of the file: resume at
+                // the line after the one the record started on.
                 m_error = "quoted field is not closed before the end of the file";
+                m_pos = recordStart;
+                m_line = m_start;
+                SkipLine();
                 return Status::MALFORMED;
             }
             if (m_pos < n && m_text[m_pos] == '\r' && (m_pos + 1 == n || m_text[m_pos + 1] == '\n'))

@@ -42,7 +42,8 @@ namespace ns3
  * skipped. Blank lines (no characters at all) are skipped. Unquoted fields are taken verbatim
  * (no trimming). A malformed record (a '"' inside an unquoted field, text after a closing quote,
  * a quote left open at the end of the input) is reported by Next() and skipped up to the end of
- * its physical line, so reading can go on.
+ * its physical line, so reading can go on (for a quote left open, the line the record started
+ * on: the following lines are read again as records).
  */
 class CsvReader
 {

@@ -530,6 +530,7 @@ ParseLingjunWorkers(std::istream& in, const std::string& file, std::vector<Trace
         if (r.hostIp.empty())
         {
             warnings.push_back({file, line, "pod " + r.workerName + ": empty host_ip"});
+            ++table.rejectedPods[r.jobName];
             continue;
         }
         nlohmann::json res;
@@ -541,11 +542,13 @@ ParseLingjunWorkers(std::istream& in, const std::string& file, std::vector<Trace
         {
             warnings.push_back(
                 {file, line, "pod " + r.workerName + ": RES is not valid JSON (" + e.what() + ")"});
+            ++table.rejectedPods[r.jobName];
             continue;
         }
         if (!res.is_object())
         {
             warnings.push_back({file, line, "pod " + r.workerName + ": RES is not a JSON object"});
+            ++table.rejectedPods[r.jobName];
             continue;
         }
         auto gpu = res.find("nvidia.com/gpu");
@@ -574,6 +577,7 @@ ParseLingjunWorkers(std::istream& in, const std::string& file, std::vector<Trace
                                     line,
                                     "pod " + r.workerName + ": RES nvidia.com/gpu " + gpu->dump() +
                                         " is not a non-negative integer"});
+                ++table.rejectedPods[r.jobName];
                 continue;
             }
             r.gpus = static_cast<uint32_t>(v);
@@ -681,6 +685,13 @@ AssembleLingjunTrace(const LingjunJobTable& jobs,
                 warn("no gmt_job_finished or gmt_job_stopped (status " + r.status + "); skipped");
                 continue;
             }
+        }
+        const auto rejected = workers.rejectedPods.find(r.name);
+        if (rejected != workers.rejectedPods.end() && options.dropIncompleteJobs)
+        {
+            warn(std::to_string(rejected->second) + " pod row(s) in " + workers.file +
+                 " were rejected by the row checks; job dropped");
+            continue;
         }
         if (p.rows == 0)
         {

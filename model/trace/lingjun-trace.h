@@ -166,6 +166,9 @@ struct LingjunWorkerTable
 {
     std::string file;                      //!< file name (for warnings)
     std::vector<LingjunWorkerRecord> rows; //!< in file order
+    /// job_name -> pod rows of that job the row checks rejected (empty host_ip, bad RES), so
+    /// that AssembleLingjunTrace() can drop the incomplete job (dropIncompleteJobs)
+    std::map<std::string, uint64_t> rejectedPods;
 };
 
 /**

@@ -136,6 +136,23 @@ TEST(CsvReader, MalformedRecordsAreReportedWithTheirLineAndSkipped)
     EXPECT_NE(r[4][2].find("not closed"), std::string::npos);
 }
 
+TEST(CsvReader, QuoteLeftOpenLosesOnlyItsOwnLine)
+{
+    // A stray '"' opening a field that is never closed must not swallow the rest of the file.
+    auto r = ReadAll("a,b\n"
+                     "1,x\n"
+                     "\"2,y\n" // opens a quoted field never closed (line 3)
+                     "3,z\n"
+                     "4,w\n");
+    ASSERT_EQ(r.size(), 5u);
+    EXPECT_EQ(r[1], (std::vector<std::string> {"1", "x"}));
+    EXPECT_EQ(r[2][0], "!MALFORMED");
+    EXPECT_EQ(r[2][1], "3");
+    EXPECT_NE(r[2][2].find("not closed"), std::string::npos);
+    EXPECT_EQ(r[3], (std::vector<std::string> {"3", "z"}));
+    EXPECT_EQ(r[4], (std::vector<std::string> {"4", "w"}));
+}
+
 TEST(CsvReader, JoinQuotesOnlyWhenNeededAndRoundTrips)
 {
     EXPECT_EQ(CsvQuote("plain"), "plain");
@@ -448,4 +465,30 @@ TEST(LingjunAssemble, JoinsJobsPodsAndTopologyAndReportsEveryDroppedJob)
     EXPECT_DOUBLE_EQ(s.durationMeanMin, (29 + 60) / 2.0);
     EXPECT_EQ(s.peakConcurrentJobs, 1u); // 00:11-00:40 and 02:21-03:21 do not overlap
     EXPECT_EQ(s.peakBusyGpus, 16u);
+}
+
+TEST(LingjunAssemble, JobWithARejectedPodRowIsDroppedNotShrunk)
+{
+    std::vector<TraceWarning> w;
+    std::istringstream topoIn(kTopo);
+    LingjunTopology topo = ParseLingjunTopology(topoIn, "topo.csv", w);
+    std::istringstream jobIn(
+        kJobHeader +
+        "1,u,half,PyTorchJob,x,Succeeded,2023/7/15 02:19,2023/7/15 02:21,,2023/7/15 03:21,,\n"
+        "2,u,whole,PyTorchJob,x,Succeeded,2023/7/15 02:19,2023/7/15 02:21,,2023/7/15 03:21,,\n");
+    LingjunJobTable jobs = ParseLingjunJobs(jobIn, "job.csv", w);
+    std::istringstream workerIn(
+        kWorkerHeader + "1,half,half-master-0,master,hA,t,t,t," + Res(8) + "\n" +
+        "2,half,half-worker-0,worker,hC,t,t,t,\"{\"\"nvidia.com/gpu\"\": \"\"-8\"\"}\"\n" +
+        "3,whole,whole-master-0,master,hB,t,t,t," + Res(8) + "\n");
+    LingjunWorkerTable workers = ParseLingjunWorkers(workerIn, "worker.csv", w);
+    ASSERT_EQ(w.size(), 1u) << Dump(w); // the bad RES row
+    EXPECT_EQ(workers.rejectedPods.at("half"), 1u);
+    LingjunTrace trace = AssembleLingjunTrace(jobs, workers, topo);
+    ASSERT_EQ(trace.jobs.size(), 1u) << Dump(trace.warnings);
+    EXPECT_EQ(trace.jobs[0].name, "whole");
+    EXPECT_TRUE(HasWarning(trace.warnings, 2, "1 pod row(s) in worker.csv were rejected"));
+    LingjunAssembleOptions keep;
+    keep.dropIncompleteJobs = false;
+    EXPECT_EQ(AssembleLingjunTrace(jobs, workers, topo, keep).jobs.size(), 2u);
 }
