@@ -28,10 +28,13 @@
  * prints one line naming the file and field and exits with status 1 before anything is written.
  */
 
-#include "ns3/command-line.h"
 #include "ns3/crux-experiment.h"
 
+#include "ns3/command-line.h"
+
+#include <cmath>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 using namespace ns3;
@@ -67,10 +70,12 @@ main(int argc, char* argv[])
     std::string scheduler;
     std::string fabric;
     std::string pathEnforcement;
-    int64_t seed = -1;
-    int64_t priorityLevels = -1;
-    double stopTime = -1;
-    int64_t profileIterations = -1;
+    // "Not given" markers: a value the user cannot mean, so that every given value is checked.
+    const int64_t notGiven = std::numeric_limits<int64_t>::min();
+    int64_t seed = notGiven;
+    int64_t priorityLevels = notGiven;
+    double stopTime = std::numeric_limits<double>::quiet_NaN();
+    int64_t profileIterations = notGiven;
     bool quiet = false;
 
     CommandLine cmd(__FILE__);
@@ -87,7 +92,7 @@ main(int argc, char* argv[])
     cmd.AddValue("pathEnforcement",
                  "Override the scenario's pathEnforcement (source-port or pinned)",
                  pathEnforcement);
-    cmd.AddValue("seed", "Override the scenario's seed (>= 1)", seed);
+    cmd.AddValue("seed", "Override the scenario's seed (integer >= 0)", seed);
     cmd.AddValue("priorityLevels", "Override the scenario's priorityLevels (1..8)", priorityLevels);
     cmd.AddValue("stopTime", "Override the scenario's stopTime (seconds)", stopTime);
     cmd.AddValue("profileIterations",
@@ -124,23 +129,37 @@ main(int argc, char* argv[])
             s.pathEnforcement = pathEnforcement;
             overrideField("pathEnforcement");
         }
-        if (seed >= 0)
+        auto checkNonNegative = [](int64_t v, const char* option)
         {
+            if (v < 0)
+            {
+                throw ExperimentError(std::string("--") + option + ": must be >= 0");
+            }
+        };
+        if (seed != notGiven)
+        {
+            checkNonNegative(seed, "seed");
             s.seed = static_cast<uint64_t>(seed);
             overrideField("seed");
         }
-        if (priorityLevels >= 0)
+        if (priorityLevels != notGiven)
         {
+            checkNonNegative(priorityLevels, "priorityLevels");
             s.priorityLevels = static_cast<uint32_t>(priorityLevels);
             overrideField("priorityLevels");
         }
-        if (stopTime >= 0)
+        if (!std::isnan(stopTime))
         {
+            if (!(stopTime > 0) || !std::isfinite(stopTime))
+            {
+                throw ExperimentError("--stopTime: must be a positive number of seconds");
+            }
             s.stopTime = stopTime;
             overrideField("stopTime");
         }
-        if (profileIterations >= 0)
+        if (profileIterations != notGiven)
         {
+            checkNonNegative(profileIterations, "profileIterations");
             s.profileIterations = static_cast<uint32_t>(profileIterations);
             overrideField("profileIterations");
         }

@@ -17,7 +17,7 @@
  * \file
  * \ingroup crux
  * Statistics of an Alibaba Lingjun 2023 trace (Crux §6.3), real or generated, printed next to
- * the published ones (shared/data/lingjun-2023/SOURCE.md, the Crux paper).
+ * the published ones (data/lingjun-2023/SOURCE.md, the Crux paper).
  *
  *   # the real trace (job.csv and worker.csv downloaded from alibaba-lingjun-dataset-2023):
  *   lingjun-trace-stats --jobs=job.csv --workers=worker.csv --topo=data/lingjun-2023/topo.csv

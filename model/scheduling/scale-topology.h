@@ -44,7 +44,7 @@
  * forward, a packet climbs from the source NIC to the lowest tier where its source and
  * destination share a switch, then descends to the destination NIC. See EqualCostPaths().
  *
- * Bandwidths and delays are not given by the paper nor by the trace (shared/data/lingjun-2023/
+ * Bandwidths and delays are not given by the paper nor by the trace (data/lingjun-2023/
  * SOURCE.md: "There are no link speeds"); every such default below is marked ASSUMPTION and is
  * taken from the paper's testbed (Crux §6.1: hosts with 8 x A100 and 4 x 200 Gbps RDMA NICs,
  * one NIC per GPU pair) where possible.

@@ -33,7 +33,7 @@ namespace ns3
  * \brief Knobs of the synthetic Lingjun trace; the defaults reproduce what is published.
  *
  * Only job.csv's and worker.csv's schemas and a few aggregate counts of the real files are
- * published (shared/data/lingjun-2023/SOURCE.md; the two files themselves could not be obtained).
+ * published (data/lingjun-2023/SOURCE.md; the two files themselves could not be obtained).
  * Each default below says which statistic it reproduces, or that it is an ASSUMPTION where
  * nothing is published. Counts quoted are of the real trace: 5,180 job rows, 23,742 worker rows,
  * 5,294 distinct job_names in worker.csv (5,051 of them in job.csv).

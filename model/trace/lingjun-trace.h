@@ -19,7 +19,7 @@
 // Pure C++ (no ns-3 includes): readers of the Alibaba Lingjun 2023 GPU-cluster trace
 // (alibaba/alibaba-lingjun-dataset-2023, released with the Crux paper, §6.3), its statistics, and
 // the assembly of per-job records (TraceJob) for trace-driven cluster runs.
-// Formats: shared/data/lingjun-2023/SOURCE.md; a copy of the real topo.csv is in
+// Formats: data/lingjun-2023/SOURCE.md; a copy of the real topo.csv is in
 // data/lingjun-2023/ of this module.
 
 #include <cstdint>

@@ -239,6 +239,10 @@ def main(argv=None):
     if base_sched not in scheds:
         raise cr.ResultsError(f"--baseline: scheduler '{base_sched}' is not among the plotted "
                               f"ones ({', '.join(scheds)})")
+    topologies = sorted({r.topology for r in cells.values()})
+    if len(topologies) > 1:
+        raise cr.ResultsError(f"runs of several topologies ({', '.join(topologies)}): Fig. 25 "
+                              f"compares placements on one topology; plot each separately")
     placements = {g: cells[k].placement for k in cells for g in [k[0]]}
     if args.baseline_placement:
         matches = [g for g in groups if placements[g] == args.baseline_placement]
