@@ -39,28 +39,6 @@
 
 using namespace ns3;
 
-namespace
-{
-
-/// Split "a,b,c" into its non-empty parts.
-std::vector<std::string>
-SplitList(const std::string& text)
-{
-    std::vector<std::string> out;
-    std::stringstream ss(text);
-    std::string item;
-    while (std::getline(ss, item, ','))
-    {
-        if (!item.empty())
-        {
-            out.push_back(item);
-        }
-    }
-    return out;
-}
-
-} // namespace
-
 int
 main(int argc, char* argv[])
 {
@@ -164,7 +142,7 @@ main(int argc, char* argv[])
             overrideField("profileIterations");
         }
         CruxExperiment exp(s);
-        std::vector<std::string> modeList = SplitList(modes);
+        std::vector<std::string> modeList = SplitCommaList(modes);
         if (modeList.empty())
         {
             modeList = {"alone", "ecmp", s.scheduler};

@@ -29,6 +29,7 @@
 
 #include "ns3/cluster-run.h"
 #include "ns3/command-line.h"
+#include "ns3/crux-experiment.h"
 #include "ns3/data-rate.h"
 
 #include <cmath>
@@ -126,23 +127,6 @@ ParseUnsigned(const std::string& opt, const std::string& text)
     return std::stoull(text);
 }
 
-/// \return comma-separated items
-std::vector<std::string>
-SplitList(const std::string& text)
-{
-    std::vector<std::string> out;
-    std::stringstream ss(text);
-    std::string item;
-    while (std::getline(ss, item, ','))
-    {
-        if (!item.empty())
-        {
-            out.push_back(item);
-        }
-    }
-    return out;
-}
-
 } // namespace
 
 int
@@ -217,7 +201,7 @@ main(int argc, char* argv[])
         c.topoCsv = topoCsv;
         c.placement = placement;
         c.placementSeed = ParseUnsigned("placementSeed", placementSeed);
-        c.schedulers = SplitList(schedulers);
+        c.schedulers = SplitCommaList(schedulers);
         c.seed = ParseUnsigned("seed", seed);
         c.windowStart = ParseDuration("windowStart", windowStart);
         c.windowEnd = windowEnd == "-1" ? -1.0 : ParseDuration("windowEnd", windowEnd);
@@ -302,12 +286,20 @@ main(int argc, char* argv[])
                 }
                 std::cerr << "crux-trace-run: warning: " << ToString(w) << "\n";
             }
+            const size_t listed = warnings.size() - generated;
             std::cerr << "crux-trace-run: warning: " << warnings.size()
-                      << " trace rows/jobs skipped (" << warnings.size() - generated
-                      << " listed above; " << generated
-                      << " of the generated trace: jobs that never ran and pods on hosts outside "
-                         "the topology, as in the real trace); trace_rows_skipped in summary.json"
-                      << std::endl;
+                      << " trace rows/jobs skipped";
+            if (listed > 0)
+            {
+                std::cerr << " (" << listed << " listed above)";
+            }
+            if (generated > 0)
+            {
+                std::cerr << "; " << generated
+                          << " by the generated trace on purpose (jobs that never ran, pods on "
+                             "hosts outside the topology, as in the real trace)";
+            }
+            std::cerr << "; trace_rows_skipped in summary.json" << std::endl;
         }
         const auto runs = run.RunAll();
         run.WriteResults(runs);

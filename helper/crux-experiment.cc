@@ -1195,4 +1195,20 @@ CruxExperiment::WriteResults(const std::vector<ExperimentRunResult>& runs) const
     fs::remove_all(tmp, ec);
 }
 
+std::vector<std::string>
+SplitCommaList(const std::string& text)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ','))
+    {
+        if (!item.empty())
+        {
+            out.push_back(item);
+        }
+    }
+    return out;
+}
+
 } // namespace ns3

@@ -77,12 +77,12 @@ class ExperimentError : public std::runtime_error
  */
 struct ExperimentJobResult
 {
-    uint32_t id {0};             //!< job id (index in the scenario's job list)
-    std::string name;            //!< job name from the scenario
-    std::string model;           //!< model zoo key
-    uint32_t gpus {0};           //!< GPUs of the job
-    std::vector<uint32_t> hosts; //!< hosts of the job, ring order
-    bool background {false};     //!< runs until the measured jobs finish (scenario flag)
+    uint32_t id {0};              //!< job id (index in the scenario's job list)
+    std::string name;             //!< job name from the scenario
+    std::string model;            //!< model zoo key
+    uint32_t gpus {0};            //!< GPUs of the job
+    std::vector<uint32_t> hosts;  //!< hosts of the job, ring order
+    bool background {false};      //!< runs until the measured jobs finish (scenario flag)
     double flopsPerIteration {0}; //!< W_j, FLOPs per iteration of the whole job
     uint32_t level {0};           //!< priority level given by the scheduler (K-1 highest)
     uint32_t dscp {0};            //!< DSCP of the job's data packets (8 × level)
@@ -93,9 +93,9 @@ struct ExperimentJobResult
     double timeShift {0};         //!< start delay from the scheduler (CASSINI), seconds
     /// flow id → the links the flow's packets take ("l3 l17 l9", CruxTopology::PathToString)
     std::map<uint32_t, std::string> flowPaths;
-    std::vector<double> iterStart; //!< start of every completed iteration, seconds
-    std::vector<double> iterEnd;   //!< end of every completed iteration, seconds
-    std::vector<double> iterComm;  //!< per iteration: sum of its all-reduce durations, seconds
+    std::vector<double> iterStart;   //!< start of every completed iteration, seconds
+    std::vector<double> iterEnd;     //!< end of every completed iteration, seconds
+    std::vector<double> iterComm;    //!< per iteration: sum of its all-reduce durations, seconds
     uint32_t measuredIterations {0}; //!< iterations inside the measurement window (see doc)
     double meanIterationTime {0};    //!< mean duration of the measured iterations, seconds
     double throughput {0};           //!< 1 / meanIterationTime, iterations per second
@@ -109,11 +109,11 @@ struct ExperimentJobResult
  */
 struct ExperimentRunResult
 {
-    std::string run;       //!< run label: "alone:<job>", or the scheduler name
-    std::string scheduler; //!< scheduler used ("ecmp" for alone runs)
+    std::string run;                       //!< run label: "alone:<job>", or the scheduler name
+    std::string scheduler;                 //!< scheduler used ("ecmp" for alone runs)
     std::vector<ExperimentJobResult> jobs; //!< jobs of this run (one for alone runs)
-    double windowStart {0}; //!< measurement window start: all jobs started, seconds
-    double windowEnd {0};   //!< window end: first measured job finished, seconds
+    double windowStart {0};                //!< measurement window start: all jobs started, seconds
+    double windowEnd {0};                  //!< window end: first measured job finished, seconds
     /// Cluster GPU utilization = Σ_j W_j × throughput_j / (cluster GPUs × peak FLOP/s), over the
     /// window (dimensionless). For alone runs it is the job's own contribution.
     double utilization {0};
@@ -127,9 +127,9 @@ struct ExperimentRunResult
     uint64_t pauseFrames {0};                 //!< PAUSE frames sent by all devices
     uint64_t retransmittedPackets {0};        //!< RDMA go-back-N retransmissions
     uint64_t timeouts {0};                    //!< RDMA retransmission-timer expiries
-    bool complete {true};   //!< every measured job finished before stopTime
-    double simulatedTime {0}; //!< simulation end time, seconds
-    double wallSeconds {0};   //!< wall-clock time of Simulator::Run, seconds
+    bool complete {true};                     //!< every measured job finished before stopTime
+    double simulatedTime {0};                 //!< simulation end time, seconds
+    double wallSeconds {0};                   //!< wall-clock time of Simulator::Run, seconds
 };
 
 /**
@@ -239,10 +239,10 @@ class CruxExperiment
     /// Place the jobs on the topology's GPUs (constructor).
     void PlaceJobs();
 
-    Scenario m_scenario;                      //!< the scenario
-    std::vector<DltJob> m_jobs;               //!< placed jobs
-    uint32_t m_nHosts {0};                    //!< hosts of the topology
-    uint32_t m_gpusPerHost {0};               //!< GPUs per host
+    Scenario m_scenario;                       //!< the scenario
+    std::vector<DltJob> m_jobs;                //!< placed jobs
+    uint32_t m_nHosts {0};                     //!< hosts of the topology
+    uint32_t m_gpusPerHost {0};                //!< GPUs per host
     std::map<uint32_t, double> m_measuredComm; //!< job id → t_j measured alone, s
     std::map<uint32_t, double> m_aloneIter;    //!< job id → iteration time alone, s
 };
@@ -257,6 +257,14 @@ class CruxExperiment
  * \throws ExperimentError naming the field if the text is not a size
  */
 uint64_t ParseByteSize(const std::string& text, const std::string& field);
+
+/**
+ * \ingroup crux
+ * \brief Split a comma-separated command-line list ("alone,ecmp,crux") into its items.
+ * \param text the list
+ * \return the non-empty items, in order (empty for an empty text)
+ */
+std::vector<std::string> SplitCommaList(const std::string& text);
 
 } // namespace ns3
 
