@@ -926,7 +926,7 @@ ClusterRunConfig::Validate() const
     }
     if (windowEnd >= 0 && !(windowEnd > windowStart))
     {
-        throw ConfigError("windowEnd", "must be > windowStart (or < 0 for the whole trace)");
+        throw ConfigError("windowEnd", "must be > windowStart (or -1 for the whole trace)");
     }
     if (!(drainSeconds >= 0) || !std::isfinite(drainSeconds))
     {

@@ -84,7 +84,8 @@ struct ClusterRunConfig
 
     // ------------------------------------------------------------------ window and output
     /// Jobs whose arrival (trace start time, relative to the first submission) lies in
-    /// [windowStart, windowEnd) are run; windowEnd < 0 = the whole trace.
+    /// [windowStart, windowEnd) are run; windowEnd = -1 = the whole trace (other negative values
+    /// are rejected).
     double windowStart {0};
     double windowEnd {-1};
     /// After windowEnd no job arrives; the run goes on for at most drainSeconds so that the
