@@ -150,6 +150,7 @@ main(int argc, char* argv[])
     std::string workerCsv;
     std::string horizon = "4";
     std::string workModel = "iterations";
+    std::string jobsPerDay;
     std::string hostLinkRate;
     std::string torAggRate;
     std::string aggCoreRate;
@@ -182,6 +183,10 @@ main(int argc, char* argv[])
                  "iterations (trace duration x alone rate; contention lengthens JCT) or "
                  "duration (each job runs its trace duration; contention lowers utilization)",
                  workModel);
+    cmd.AddValue("jobsPerDay",
+                 "Arrival rate of the generated trace, jobs per day (default: the real "
+                 "trace's 5180 / 14)",
+                 jobsPerDay);
     cmd.AddValue("hostLinkRate",
                  "Host-ToR link rate per NIC port (e.g. 200Gbps); empty = topology default",
                  hostLinkRate);
@@ -206,6 +211,10 @@ main(int argc, char* argv[])
         c.windowStart = ParseDuration("windowStart", windowStart);
         c.windowEnd = windowEnd == "-1" ? -1.0 : ParseDuration("windowEnd", windowEnd);
         c.traceDays = ParseNumber("days", days);
+        if (!jobsPerDay.empty())
+        {
+            c.jobsPerDay = ParseNumber("jobsPerDay", jobsPerDay);
+        }
         c.drainSeconds = ParseDuration("drain", drain);
         c.binSeconds = ParseDuration("binSeconds", binSeconds);
         c.outputDir = outputDir;
@@ -259,6 +268,7 @@ main(int argc, char* argv[])
         {"ClusterRunConfig.jobCsv", "--jobCsv"},
         {"ClusterRunConfig.workerCsv", "--workerCsv"},
         {"ClusterRunConfig.traceDays", "--days"},
+        {"ClusterRunConfig.jobsPerDay", "--jobsPerDay"},
         {"ClusterRunConfig.windowStart", "--windowStart"},
         {"ClusterRunConfig.windowEnd", "--windowEnd"},
         {"ClusterRunConfig.drainSeconds", "--drain"},

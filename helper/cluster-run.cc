@@ -916,6 +916,10 @@ ClusterRunConfig::Validate() const
     {
         throw ConfigError("traceDays", "must be a positive number of days, at most 366");
     }
+    if (!(jobsPerDay > 0) || !std::isfinite(jobsPerDay) || jobsPerDay > 1e5)
+    {
+        throw ConfigError("jobsPerDay", "must be a positive number of jobs per day, at most 1e5");
+    }
     if (!(windowStart >= 0) || !std::isfinite(windowStart))
     {
         throw ConfigError("windowStart", "must be >= 0 seconds");
@@ -1087,6 +1091,7 @@ ClusterRun::LoadTrace()
             LingjunGeneratorConfig gc;
             gc.seed = m_config.seed;
             gc.span = m_config.traceDays * 86400.0;
+            gc.jobsPerDay = m_config.jobsPerDay;
             gc.gpusPerHost = m_topo.gpusPerHost;
             const GeneratedLingjunTrace g = GenerateLingjunTrace(gc, view);
             std::istringstream js(g.jobCsv);

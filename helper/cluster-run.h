@@ -78,6 +78,10 @@ struct ClusterRunConfig
     std::string jobCsv;
     std::string workerCsv; //!< see jobCsv
     double traceDays {14}; //!< submission span of a generated trace, days (> 0)
+    /// Arrival rate of a generated trace, job.csv rows per day (> 0, at most 1e5); the default
+    /// is the real trace's 5,180 rows over 14 days (LingjunGeneratorConfig::jobsPerDay). Raise
+    /// it to study a more loaded cluster.
+    double jobsPerDay {5180.0 / 14.0};
     /// Hand-built trace: if non-empty it is used as is (jobCsv and generation are ignored).
     /// TraceJob::modelLabel may be a model zoo key. Times: TraceJob::submit / start / end.
     std::vector<TraceJob> jobs;

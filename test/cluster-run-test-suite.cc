@@ -373,6 +373,9 @@ class ClusterRunBadConfigTestCase : public TestCase
         bad.windowEnd = -2;
         expect(bad, "windowEnd");
         bad = c;
+        bad.jobsPerDay = 0;
+        expect(bad, "jobsPerDay");
+        bad = c;
         bad.placement = "anywhere";
         expect(bad, "placement");
         bad = c;
