@@ -11,7 +11,7 @@
 #               (default 1; the machine may be shared, best-of-R damps interference)
 #   --no-build  use $CRUX_BUILD_DIR/fabric-bench as it is (no configure, no build)
 #   other options are passed to fabric-bench (see bench/fabric-bench.cc)
-# Environment: CRUX_BUILD_DIR = build directory (default /work/main/build); it is configured
+# Environment: CRUX_BUILD_DIR = build directory (default <clone>/build); it is configured
 # (if it has no CMakeCache.txt) and the fabric-bench target is built (incremental) first.
 # Peak RSS is taken from /usr/bin/time -v when it exists, else from the program's getrusage().
 # The ratio depends on the load pattern and on p2p's queue discipline (see fabric-bench.cc);
@@ -19,7 +19,7 @@
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-BUILD_DIR="${CRUX_BUILD_DIR:-/work/main/build}"
+BUILD_DIR="${CRUX_BUILD_DIR:-$REPO/build}"
 SIM_TIME=0.002
 REPEAT=1
 BUILD=1
@@ -45,21 +45,14 @@ if ! [[ "$REPEAT" =~ ^[1-9][0-9]*$ ]]; then
     exit 2
 fi
 
+# shellcheck source=bench/bench-lib.sh
+source "$REPO/bench/bench-lib.sh"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 
 # ---------------------------------------------------------------- build
 if ((BUILD)); then
-    if [[ ! -f "$BUILD_DIR/CMakeCache.txt" ]]; then
-        GEN=()
-        if command -v ninja > /dev/null; then GEN=(-G Ninja); fi
-        echo "== configuring $BUILD_DIR"
-        mkdir -p "$BUILD_DIR"
-        cmake -S "$REPO" -B "$BUILD_DIR" "${GEN[@]}" > "$TMP/configure.log" 2>&1 || {
-            cat "$TMP/configure.log" >&2
-            exit 1
-        }
-    fi
+    crux_bench_configure "$BUILD_DIR" "$REPO" "$TMP"
     echo "== building fabric-bench in $BUILD_DIR"
     cmake --build "$BUILD_DIR" --target fabric-bench -- -j2 > "$TMP/build.log" 2>&1 || {
         tail -40 "$TMP/build.log" >&2

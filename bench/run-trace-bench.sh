@@ -11,13 +11,13 @@
 #                                 [--scheduler=S] [--no-build]
 #   --scheduler  the scheduler timed against ecmp (default crux)
 #   --no-build   use $CRUX_BUILD_DIR/{crux-trace-run,cluster-decision-bench} as they are
-# Environment: CRUX_BUILD_DIR = build directory (default /work/main/build); it is configured
+# Environment: CRUX_BUILD_DIR = build directory (default <clone>/build); it is configured
 # (if it has no CMakeCache.txt) and the two targets are built (incremental) first.
 # A missed goal is reported, not an error.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-BUILD_DIR="${CRUX_BUILD_DIR:-/work/main/build}"
+BUILD_DIR="${CRUX_BUILD_DIR:-$REPO/build}"
 DAYS=14
 SEED=1
 PLACEMENT=locality
@@ -43,20 +43,13 @@ for arg in "$@"; do
     esac
 done
 
+# shellcheck source=bench/bench-lib.sh
+source "$REPO/bench/bench-lib.sh"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 
 if ((BUILD)); then
-    if [[ ! -f "$BUILD_DIR/CMakeCache.txt" ]]; then
-        GEN=()
-        if command -v ninja > /dev/null; then GEN=(-G Ninja); fi
-        echo "== configuring $BUILD_DIR"
-        mkdir -p "$BUILD_DIR"
-        cmake -S "$REPO" -B "$BUILD_DIR" "${GEN[@]}" > "$TMP/configure.log" 2>&1 || {
-            cat "$TMP/configure.log" >&2
-            exit 1
-        }
-    fi
+    crux_bench_configure "$BUILD_DIR" "$REPO" "$TMP"
     echo "== building crux-trace-run and cluster-decision-bench in $BUILD_DIR"
     cmake --build "$BUILD_DIR" --target crux-trace-run cluster-decision-bench -- -j2 \
         > "$TMP/build.log" 2>&1 || {
