@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -38,6 +39,10 @@ constexpr double HORIZON_TOLERANCE = 1e-9;
 /// exactly when another job's transfers start (a tie, common with round numbers) would
 /// otherwise be left with a rounding remainder and be preempted by them for a whole period.
 constexpr double TIE_FRACTION = 1e-12;
+/// Up to this many constraints in a class, the water filling finds each bottleneck by a linear
+/// scan; above it, by a binary heap with lazy deletion (measured: the heap costs ~20 % more on
+/// the §4.4 microbenchmark's 5-job cases and saves ~3x on 2,000-GPU trace runs).
+constexpr std::size_t LINEAR_SCAN_MAX = 64;
 
 /// State of one transfer (one flow of one included job).
 struct FlowState
@@ -368,14 +373,47 @@ FlowEvaluator::Evaluate(const EvaluationInput& input) const
     const double warm = m_options.warmupFraction * m_horizon;
     const double tieSlack = TIE_FRACTION * m_horizon;
 
-    // Scratch of the water filling (indexed by constraint).
+    // Scratch of the water filling (indexed by constraint or flow state).
     std::vector<double> residual(nCons, 0.0);
     std::vector<uint32_t> count(nCons, 0);
+    std::vector<uint32_t> version(nCons, 0); // bumped whenever residual or count changes
+    std::vector<uint32_t> touchedMark(nCons, 0);
     std::vector<uint32_t> classCons;
+    std::vector<uint32_t> touched;
+    std::vector<uint32_t> pendingMark(fs.size(), 0); // == stamp: unfixed flow of this class
+    uint32_t stamp = 0;
     std::vector<std::vector<uint32_t>> byClass(classes.size()); // active flows per class
     std::vector<uint32_t> active;
     active.reserve(fs.size());
 
+    // Candidate bottlenecks: (fair share residual / count, constraint, version). The smallest
+    // share is the next bottleneck; an entry whose version is out of date is skipped (lazy
+    // deletion), ties go to the lower constraint index (deterministic).
+    struct Candidate
+    {
+        double share;
+        uint32_t k;
+        uint32_t version;
+
+        bool operator>(const Candidate& o) const
+        {
+            return share != o.share ? share > o.share : k > o.k;
+        }
+    };
+
+    std::vector<Candidate> heap;
+    auto push = [&](uint32_t k)
+    {
+        const double r = residual[k] < threshold[k] ? 0.0 : residual[k];
+        heap.push_back({r / count[k], k, version[k]});
+        std::push_heap(heap.begin(), heap.end(), std::greater<>());
+    };
+
+    // Progressive filling, one class after the other (strict priority): repeatedly take the
+    // constraint with the smallest fair share among the class's unfixed flows, give that share
+    // to its unfixed flows and take it off the residual of every constraint they cross. Cost
+    // O(F c log(F c)) per class for F flows crossing c constraints each, instead of a scan of
+    // all constraints and flows per bottleneck.
     auto computeRates = [&]()
     {
         ++result.rateComputations;
@@ -394,9 +432,16 @@ FlowEvaluator::Evaluate(const EvaluationInput& input) const
             {
                 continue;
             }
+            if (++stamp == 0)
+            {
+                std::fill(pendingMark.begin(), pendingMark.end(), 0);
+                std::fill(touchedMark.begin(), touchedMark.end(), 0);
+                stamp = 1;
+            }
             classCons.clear();
             for (uint32_t f : unfixed)
             {
+                pendingMark[f] = stamp;
                 for (uint32_t i = fs[f].consBegin; i < fs[f].consEnd; ++i)
                 {
                     if (count[consOfFlow[i]]++ == 0)
@@ -405,52 +450,91 @@ FlowEvaluator::Evaluate(const EvaluationInput& input) const
                     }
                 }
             }
+            // Few constraints: a linear scan for the bottleneck is cheaper than heap upkeep.
+            // Both pick the smallest share, ties to the lower constraint index, so they give
+            // bit-identical rates.
+            const bool useHeap = classCons.size() > LINEAR_SCAN_MAX;
+            heap.clear();
+            if (useHeap)
+            {
+                for (uint32_t k : classCons)
+                {
+                    ++version[k];
+                    push(k);
+                }
+            }
             std::size_t open = unfixed.size();
             while (open > 0)
             {
-                // Bottleneck: smallest residual / count (compared without dividing).
-                uint32_t best = UINT32_MAX;
-                double bestR = 0;
-                uint32_t bestN = 1;
-                for (std::size_t i = 0; i < classCons.size();)
+                Candidate top {0, UINT32_MAX, 0};
+                if (useHeap)
                 {
-                    const uint32_t k = classCons[i];
-                    if (count[k] == 0)
+                    if (heap.empty())
                     {
-                        classCons[i] = classCons.back();
-                        classCons.pop_back();
+                        break;
+                    }
+                    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+                    top = heap.back();
+                    heap.pop_back();
+                    if (top.version != version[top.k] || count[top.k] == 0)
+                    {
                         continue;
                     }
-                    const double r = residual[k] < threshold[k] ? 0.0 : residual[k];
-                    if (best == UINT32_MAX || r * bestN < bestR * count[k])
-                    {
-                        best = k;
-                        bestR = r;
-                        bestN = count[k];
-                    }
-                    ++i;
                 }
-                const double share = bestR / bestN;
-                for (uint32_t& f : unfixed)
+                else
                 {
-                    if (f == UINT32_MAX)
+                    for (std::size_t i = 0; i < classCons.size();)
+                    {
+                        const uint32_t k = classCons[i];
+                        if (count[k] == 0)
+                        {
+                            classCons[i] = classCons.back();
+                            classCons.pop_back();
+                            continue;
+                        }
+                        const double r = residual[k] < threshold[k] ? 0.0 : residual[k];
+                        const Candidate c {r / count[k], k, 0};
+                        if (top.k == UINT32_MAX || top > c)
+                        {
+                            top = c;
+                        }
+                        ++i;
+                    }
+                    if (top.k == UINT32_MAX)
+                    {
+                        break;
+                    }
+                }
+                touched.clear();
+                for (uint32_t f : cons[top.k].flows)
+                {
+                    if (pendingMark[f] != stamp)
                     {
                         continue;
                     }
-                    const uint32_t* b = consOfFlow.data() + fs[f].consBegin;
-                    const uint32_t* e = consOfFlow.data() + fs[f].consEnd;
-                    if (std::find(b, e, best) == e)
+                    pendingMark[f] = 0;
+                    fs[f].rate = top.share;
+                    for (uint32_t i = fs[f].consBegin; i < fs[f].consEnd; ++i)
                     {
-                        continue;
+                        const uint32_t k = consOfFlow[i];
+                        residual[k] = std::max(0.0, residual[k] - top.share);
+                        --count[k];
+                        if (touchedMark[k] != stamp)
+                        {
+                            touchedMark[k] = stamp;
+                            touched.push_back(k);
+                        }
                     }
-                    fs[f].rate = share;
-                    for (const uint32_t* k = b; k != e; ++k)
-                    {
-                        residual[*k] = std::max(0.0, residual[*k] - share);
-                        --count[*k];
-                    }
-                    f = UINT32_MAX;
                     --open;
+                }
+                for (uint32_t k : touched)
+                {
+                    touchedMark[k] = 0;
+                    ++version[k];
+                    if (useHeap && count[k] > 0)
+                    {
+                        push(k);
+                    }
                 }
             }
         }
