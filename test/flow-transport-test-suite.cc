@@ -18,6 +18,8 @@
 // message order, intra-host messages, per-link byte counters, agreement with the packet-level
 // RdmaTransport on a small Clos (completion time and ECMP path), and a DLT job run on it.
 
+#include "crux-test-util.h"
+
 #include "ns3/boolean.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/crux-topology.h"
@@ -43,38 +45,10 @@
 #include <vector>
 
 using namespace ns3;
+using namespace ns3::test;
 
 namespace
 {
-
-GpuId
-Gpu(uint32_t host, uint32_t local)
-{
-    GpuId g;
-    g.host = host;
-    g.localGpu = local;
-    return g;
-}
-
-MessageRequest
-Req(uint32_t job,
-    uint32_t flow,
-    GpuId src,
-    GpuId dst,
-    uint64_t bytes,
-    uint8_t dscp = 0,
-    uint16_t port = 0)
-{
-    MessageRequest r;
-    r.jobId = job;
-    r.flowId = flow;
-    r.src = src;
-    r.dst = dst;
-    r.bytes = bytes;
-    r.dscp = dscp;
-    r.udpSrcPort = port;
-    return r;
-}
 
 /**
  * A FlowTransport on a hand-made link set: `hosts` one-GPU hosts, the given links, and a
@@ -154,15 +128,14 @@ class FairShareTestCase : public TestCase
         double rateB = -1;
         uint64_t midBytes = 0;
         uint32_t midActive = 0;
-        Simulator::Schedule(
-            MicroSeconds(80),
-            [&]()
-            {
-                rateA = t->GetFlowRate(RdmaQpKey::FromRequest(Req(1, 0, Gpu(0, 0), Gpu(2, 0), 1)));
-                rateB = t->GetFlowRate(RdmaQpKey::FromRequest(Req(1, 1, Gpu(1, 0), Gpu(2, 0), 1)));
-                midBytes = t->GetLinkBytes(2, 0);
-                midActive = t->GetNActiveFlows();
-            });
+        Simulator::Schedule(MicroSeconds(80),
+                            [&]()
+                            {
+                                rateA = t->GetFlowRate(Key(1, 0, Gpu(0, 0), Gpu(2, 0)));
+                                rateB = t->GetFlowRate(Key(1, 1, Gpu(1, 0), Gpu(2, 0)));
+                                midBytes = t->GetLinkBytes(2, 0);
+                                midActive = t->GetNActiveFlows();
+                            });
         Simulator::Run();
 
         // hand-computed: both at c/2 until A is done, then B alone at c
@@ -222,15 +195,14 @@ class PriorityTestCase : public TestCase
             double rL = -1;
             uint64_t tc7 = 0;
             uint64_t tc0 = 0;
-            Simulator::Schedule(
-                MicroSeconds(100),
-                [&]()
-                {
-                    rH = t->GetFlowRate(RdmaQpKey::FromRequest(Req(1, 0, Gpu(0, 0), Gpu(2, 0), 1)));
-                    rL = t->GetFlowRate(RdmaQpKey::FromRequest(Req(1, 1, Gpu(1, 0), Gpu(2, 0), 1)));
-                    tc7 = t->GetLinkBytes(2, 7);
-                    tc0 = t->GetLinkBytes(2, 0);
-                });
+            Simulator::Schedule(MicroSeconds(100),
+                                [&]()
+                                {
+                                    rH = t->GetFlowRate(Key(1, 0, Gpu(0, 0), Gpu(2, 0)));
+                                    rL = t->GetFlowRate(Key(1, 1, Gpu(1, 0), Gpu(2, 0)));
+                                    tc7 = t->GetLinkBytes(2, 7);
+                                    tc0 = t->GetLinkBytes(2, 0);
+                                });
             Simulator::Run();
             const double tH = h * 8.0 / 40e9;                 // 200 µs
             const double sentL = 60e9 * tH / 8;               // 1.5 MB at the residual
@@ -263,10 +235,8 @@ class PriorityTestCase : public TestCase
                                 });
             double starved = -1;
             Simulator::Schedule(MicroSeconds(40),
-                                [&]() {
-                                    starved = t->GetFlowRate(
-                                        RdmaQpKey::FromRequest(Req(1, 1, Gpu(0, 0), Gpu(1, 0), 1)));
-                                });
+                                [&]()
+                                { starved = t->GetFlowRate(Key(1, 1, Gpu(0, 0), Gpu(1, 0))); });
             Simulator::Run();
             // TC 7: 0-80 µs; TC 0: 80-100 µs (250 kB), TC 3: 100-120 µs, TC 0: 120-180 µs
             NS_TEST_ASSERT_MSG_EQ(starved, 0, "TC 0 starved while TC 7 fills the link");
@@ -306,16 +276,15 @@ class MaxMinTestCase : public TestCase
         std::vector<double> r(3, -1);
         uint64_t aBytes = 0;
         uint64_t bBytes = 0;
-        Simulator::Schedule(
-            MicroSeconds(100),
-            [&]()
-            {
-                r[0] = t->GetFlowRate(RdmaQpKey::FromRequest(Req(1, 0, Gpu(0, 0), Gpu(1, 0), 1)));
-                r[1] = t->GetFlowRate(RdmaQpKey::FromRequest(Req(1, 1, Gpu(0, 0), Gpu(2, 0), 1)));
-                r[2] = t->GetFlowRate(RdmaQpKey::FromRequest(Req(1, 2, Gpu(2, 0), Gpu(3, 0), 1)));
-                aBytes = t->GetLinkBytes(0, 0);
-                bBytes = t->GetLinkBytes(1, 0);
-            });
+        Simulator::Schedule(MicroSeconds(100),
+                            [&]()
+                            {
+                                r[0] = t->GetFlowRate(Key(1, 0, Gpu(0, 0), Gpu(1, 0)));
+                                r[1] = t->GetFlowRate(Key(1, 1, Gpu(0, 0), Gpu(2, 0)));
+                                r[2] = t->GetFlowRate(Key(1, 2, Gpu(2, 0), Gpu(3, 0)));
+                                aBytes = t->GetLinkBytes(0, 0);
+                                bBytes = t->GetLinkBytes(1, 0);
+                            });
         Simulator::Run();
         // hand computation
         const double r1 = 60e9 / 2;

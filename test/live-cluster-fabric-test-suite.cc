@@ -151,6 +151,29 @@ MakeDecision(Ptr<LiveClusterFabric> fab,
     return {cm, d};
 }
 
+/// A LiveClusterFabric set up on SmallClos() with \p jobs started in order, each reporting to
+/// \p onFinish; no decision installed yet.
+Ptr<LiveClusterFabric>
+StartFabric(const std::vector<DltJob>& jobs,
+            Callback<void, uint32_t> onFinish = Callback<void, uint32_t>())
+{
+    auto fab = CreateObject<LiveClusterFabric>();
+    fab->Setup(SmallClos());
+    for (const auto& job : jobs)
+    {
+        fab->StartJob(job, onFinish);
+    }
+    return fab;
+}
+
+/// Install MakeDecision(fab, jobs, wants) on \p fab.
+void
+Apply(Ptr<LiveClusterFabric> fab, const std::vector<DltJob>& jobs, const std::vector<Want>& wants)
+{
+    auto [cm, d] = MakeDecision(fab, jobs, wants);
+    fab->ApplyDecision(cm, d);
+}
+
 /// Mean duration of a job's completed iterations that start at or after t0 and end by t1,
 /// skipping its first iteration. Returns 0 if there is none.
 double
@@ -175,12 +198,9 @@ MeanIteration(Ptr<DltJobApplication> app, double t0, double t1)
 double
 AloneIteration()
 {
-    auto fab = CreateObject<LiveClusterFabric>();
-    fab->Setup(SmallClos());
     const DltJob a = TestJob(0, 0, 2, 10);
-    fab->StartJob(a, Callback<void, uint32_t>());
-    auto [cm, d] = MakeDecision(fab, {a}, {{0, 0, 0}});
-    fab->ApplyDecision(cm, d);
+    auto fab = StartFabric({a});
+    Apply(fab, {a}, {{0, 0, 0}});
     Simulator::Run();
     const double t = MeanIteration(fab->GetApplication(0), 0, 1e9);
     fab->Dispose();
@@ -210,15 +230,11 @@ class LiveFabricRerouteTestCase : public TestCase
         NS_TEST_ASSERT_MSG_GT(comm, 0.009, "A ~ 12.5 MB at 10 Gbit/s + framing");
         NS_TEST_ASSERT_MSG_LT(comm, 0.0115, "A ~ 12.5 MB at 10 Gbit/s + framing");
 
-        auto fab = CreateObject<LiveClusterFabric>();
-        fab->Setup(SmallClos());
-        const ScaleTopology& topo = fab->GetTopology();
         const DltJob a = TestJob(0, 0, 2, 40);
         const DltJob b = TestJob(1, 1, 3, 40);
         std::map<uint32_t, uint32_t> finished;
         auto onFinish = [&finished](uint32_t id) { ++finished[id]; };
-        fab->StartJob(a, Callback<void, uint32_t>(onFinish));
-        fab->StartJob(b, Callback<void, uint32_t>(onFinish));
+        auto fab = StartFabric({a, b}, Callback<void, uint32_t>(onFinish));
 
         std::vector<std::vector<uint32_t>> applied; // (time ns, job, level, changed)
         fab->TraceConnectWithoutContext(
@@ -230,8 +246,7 @@ class LiveFabricRerouteTestCase : public TestCase
                 }));
 
         // t = 0: both on agg0, level 0
-        auto [cm0, d0] = MakeDecision(fab, {a, b}, {{0, 0, 0}, {1, 0, 0}});
-        fab->ApplyDecision(cm0, d0);
+        Apply(fab, {a, b}, {{0, 0, 0}, {1, 0, 0}});
         const auto pathA = fab->GetInstalledPath(0, 0);
         const auto pathB0 = fab->GetInstalledPath(1, 0);
         NS_TEST_ASSERT_MSG_EQ(pathA[1], pathB0[1], "both jobs' flow 0 share the ToR0->agg0 link");
@@ -344,14 +359,10 @@ class LiveFabricPriorityTestCase : public TestCase
     void DoRun() override
     {
         const double alone = AloneIteration();
-        auto fab = CreateObject<LiveClusterFabric>();
-        fab->Setup(SmallClos());
         const DltJob a = TestJob(0, 0, 2, 30);
         const DltJob b = TestJob(1, 1, 3, 30);
-        fab->StartJob(a, Callback<void, uint32_t>());
-        fab->StartJob(b, Callback<void, uint32_t>());
-        auto [cm0, d0] = MakeDecision(fab, {a, b}, {{0, 0, 0}, {1, 0, 0}});
-        fab->ApplyDecision(cm0, d0);
+        auto fab = StartFabric({a, b});
+        Apply(fab, {a, b}, {{0, 0, 0}, {1, 0, 0}});
         const uint32_t shared = fab->GetInstalledPath(0, 0)[1];
         auto [cm1, d1] = MakeDecision(fab, {a, b}, {{0, 0, 0}, {1, 1, 0}});
         Ptr<FlowTransport> ft = fab->GetTransport();
@@ -410,8 +421,6 @@ class LiveFabricStopTestCase : public TestCase
     void DoRun() override
     {
         const double alone = AloneIteration();
-        auto fab = CreateObject<LiveClusterFabric>();
-        fab->Setup(SmallClos());
         const DltJob a = TestJob(0, 0, 2, 0); // unlimited: runs until stopped
         const DltJob b = TestJob(1, 1, 3, 30);
         std::map<uint32_t, uint32_t> finished;
@@ -421,10 +430,8 @@ class LiveFabricStopTestCase : public TestCase
             ++finished[id];
             finishTime.push_back(Simulator::Now().GetSeconds());
         };
-        fab->StartJob(a, Callback<void, uint32_t>(onFinish));
-        fab->StartJob(b, Callback<void, uint32_t>(onFinish));
-        auto [cm, d] = MakeDecision(fab, {a, b}, {{0, 0, 0}, {1, 0, 0}});
-        fab->ApplyDecision(cm, d);
+        auto fab = StartFabric({a, b}, Callback<void, uint32_t>(onFinish));
+        Apply(fab, {a, b}, {{0, 0, 0}, {1, 0, 0}});
         const double tStop = 0.2;
         uint64_t itersAtStop = 0;
         Simulator::Schedule(Seconds(tStop),
@@ -450,8 +457,7 @@ class LiveFabricStopTestCase : public TestCase
         const double afterB = MeanIteration(fab->GetApplication(1), tStop + 0.035, 1e9);
         NS_TEST_ASSERT_MSG_EQ_TOL(afterB, alone, 0.01 * alone, "job 1 alone after the stop");
         // a decision naming the stopped job is skipped, not an error
-        auto [cm2, d2] = MakeDecision(fab, {a, b}, {{0, 3, 1}});
-        fab->ApplyDecision(cm2, d2);
+        Apply(fab, {a, b}, {{0, 3, 1}});
         NS_TEST_ASSERT_MSG_EQ(fab->GetInstalledLevel(0), 0, "stopped job not re-scheduled");
         fab->Dispose();
         Simulator::Destroy();
@@ -590,12 +596,9 @@ class LiveFabricInFlightTestCase : public TestCase
   private:
     void DoRun() override
     {
-        auto fab = CreateObject<LiveClusterFabric>();
-        fab->Setup(SmallClos());
         const DltJob a = TestJob(0, 0, 2, 1);
-        fab->StartJob(a, Callback<void, uint32_t>());
-        auto [cm0, d0] = MakeDecision(fab, {a}, {{0, 0, 0}});
-        fab->ApplyDecision(cm0, d0);
+        auto fab = StartFabric({a});
+        Apply(fab, {a}, {{0, 0, 0}});
         const uint32_t oldLink = fab->GetInstalledPath(0, 0)[1];
         auto [cm1, d1] = MakeDecision(fab, {a}, {{0, 3, 1}});
         Ptr<FlowTransport> ft = fab->GetTransport();
@@ -636,14 +639,10 @@ class LiveFabricSchedulerTestCase : public TestCase
     void DoRun() override
     {
         const double alone = AloneIteration();
-        auto fab = CreateObject<LiveClusterFabric>();
-        fab->Setup(SmallClos());
         const DltJob a = TestJob(0, 0, 2, 30);
         const DltJob b = TestJob(1, 1, 3, 30);
-        fab->StartJob(a, Callback<void, uint32_t>());
-        fab->StartJob(b, Callback<void, uint32_t>());
-        auto [cm0, d0] = MakeDecision(fab, {a, b}, {{0, 0, 0}, {1, 0, 0}});
-        fab->ApplyDecision(cm0, d0);
+        auto fab = StartFabric({a, b});
+        Apply(fab, {a, b}, {{0, 0, 0}, {1, 0, 0}});
         const double tChange = 0.3;
         Simulator::Schedule(
             Seconds(tChange),

@@ -17,6 +17,8 @@
 // transmit selection, IEEE 802.1Qbb PAUSE semantics and frame format, serialization timing,
 // ECN marking, egress drops, DSCP mapping, and PCAP output decoded by tshark.
 
+#include "crux-test-util.h"
+
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
@@ -35,17 +37,15 @@
 #include "ns3/udp-header.h"
 #include "ns3/uinteger.h"
 
-#include <unistd.h>
-
 #include <array>
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
 
 using namespace ns3;
+using namespace ns3::test;
 
 namespace
 {
@@ -807,16 +807,12 @@ class QbbPcapTestCase : public TestCase
     void DoRun() override
     {
         namespace fs = std::filesystem;
-        const fs::path dir =
-            fs::temp_directory_path() / ("crux-qbb-pcap-" + std::to_string(::getpid()));
-        fs::create_directories(dir);
+        const fs::path dir = PcapTempDir("crux-qbb-pcap");
         std::string file;
         {
             TestLink l = MakeLink("10Gb/s", MicroSeconds(1));
             l.helper.EnablePcap((dir / "qbb").string(), l.da);
-            file = (dir / ("qbb-" + std::to_string(l.a->GetId()) + "-" +
-                           std::to_string(l.da->GetIfIndex()) + ".pcap"))
-                       .string();
+            file = PcapFileName(dir, "qbb", l.da);
             for (uint16_t k = 0; k < 3; ++k)
             {
                 l.da->SendInTc(MakeIpv4Packet(200, 3, 1000 + k, Ipv4Header::ECN_ECT0),
@@ -863,25 +859,15 @@ class QbbPcapTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(sizes[3], 60, "PAUSE frame = 14 + 46 bytes");
         NS_TEST_ASSERT_MSG_EQ(types[3], 0x8808, "MAC control EtherType");
 
-        if (!fs::exists("/usr/bin/tshark"))
+        if (!HaveTshark())
         {
-            std::cout << "[crux-qbb] SKIP tshark decode: /usr/bin/tshark not installed"
+            std::cout << "[crux-qbb] SKIP tshark decode: " << TSHARK << " not installed"
                       << std::endl;
         }
         else
         {
-            const std::string cmd = "/usr/bin/tshark -r '" + file + "' -V 2>/dev/null";
-            std::string out;
-            if (FILE* pipe = ::popen(cmd.c_str(), "r"))
-            {
-                char chunk[4096];
-                std::size_t n;
-                while ((n = std::fread(chunk, 1, sizeof(chunk), pipe)) > 0)
-                {
-                    out.append(chunk, n);
-                }
-                ::pclose(pipe);
-            }
+            const std::string out =
+                RunCommand(std::string(TSHARK) + " -r '" + file + "' -V 2>/dev/null");
             NS_TEST_EXPECT_MSG_NE(out.find("Class Based Flow Control"),
                                   std::string::npos,
                                   "tshark decodes the PAUSE as CBFC");

@@ -18,6 +18,8 @@
 // retransmission timeout under loss, PSN wraparound, incast through a PFC switch, the stall
 // watchdog, RdmaTransport's GPU/port mapping, and PCAP decoding by tshark.
 
+#include "crux-test-util.h"
+
 #include "ns3/boolean.h"
 #include "ns3/crux-switch.h"
 #include "ns3/crux-topology-helper.h"
@@ -43,7 +45,6 @@
 
 #include <array>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -54,6 +55,7 @@
 #include <vector>
 
 using namespace ns3;
+using namespace ns3::test;
 
 namespace
 {
@@ -174,34 +176,23 @@ MakeTwoHosts(RdmaTransportHelper& rdma,
     return h;
 }
 
-MessageRequest
-Req(uint32_t job,
-    uint32_t flow,
-    GpuId src,
-    GpuId dst,
-    uint64_t bytes,
-    uint8_t dscp = 0,
-    uint16_t port = 0)
+/// Completion record of one message: how often its callback ran and when it last did.
+struct Delivery
 {
-    MessageRequest r;
-    r.jobId = job;
-    r.flowId = flow;
-    r.src = src;
-    r.dst = dst;
-    r.bytes = bytes;
-    r.dscp = dscp;
-    r.udpSrcPort = port;
-    return r;
-}
+    int calls {0}; //!< times the completion callback ran
+    Time at;       //!< simulation time of the last run
 
-GpuId
-Gpu(uint32_t host, uint32_t local)
-{
-    GpuId g;
-    g.host = host;
-    g.localGpu = local;
-    return g;
-}
+    /// \return a completion callback recording into this object (which must outlive the run)
+    Callback<void> Make()
+    {
+        return Callback<void>(
+            [this]()
+            {
+                ++calls;
+                at = Simulator::Now();
+            });
+    }
+};
 
 /// Put a drop decision in front of an RdmaNic's receive path.
 void
@@ -217,22 +208,54 @@ InterposeDrop(Ptr<QbbNetDevice> dev, Ptr<RdmaNic> nic, std::function<bool(Ptr<co
         }));
 }
 
-/// Run a shell command and return its standard output.
-std::string
-RunCommand(const std::string& cmd)
+/**
+ * Drop each frame arriving at \p dev (for \p nic) with probability \p rate, independently
+ * (an ns-3 RateErrorModel per packet on RNG stream \p stream); \p dropped counts the drops and
+ * must outlive the simulation run.
+ */
+void
+DropRandomly(Ptr<QbbNetDevice> dev,
+             Ptr<RdmaNic> nic,
+             double rate,
+             int64_t stream,
+             uint64_t& dropped)
 {
-    std::string out;
-    if (FILE* pipe = ::popen(cmd.c_str(), "r"))
-    {
-        char chunk[4096];
-        std::size_t n;
-        while ((n = std::fread(chunk, 1, sizeof(chunk), pipe)) > 0)
-        {
-            out.append(chunk, n);
-        }
-        ::pclose(pipe);
-    }
-    return out;
+    Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+    em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+    em->SetRate(rate);
+    em->AssignStreams(stream);
+    InterposeDrop(dev,
+                  nic,
+                  [em, &dropped](Ptr<const Packet> p)
+                  {
+                      const bool drop = em->IsCorrupt(p->Copy());
+                      dropped += drop;
+                      return drop;
+                  });
+}
+
+/**
+ * Drop the first RoCE frame arriving at \p dev (for \p nic) that \p match accepts; later frames
+ * pass. \p dropped is set to true when that happens and must outlive the simulation run.
+ */
+void
+DropFirst(Ptr<QbbNetDevice> dev,
+          Ptr<RdmaNic> nic,
+          std::function<bool(const Parsed&)> match,
+          bool& dropped)
+{
+    InterposeDrop(dev,
+                  nic,
+                  [&dropped, match](Ptr<const Packet> p)
+                  {
+                      Parsed x = Parse(p);
+                      if (!dropped && x.ok && match(x))
+                      {
+                          dropped = true;
+                          return true;
+                      }
+                      return false;
+                  });
 }
 
 } // namespace
@@ -329,15 +352,8 @@ class GoodputTestCase : public TestCase
         RdmaTransportHelper rdma;
         auto h = MakeTwoHosts(rdma);
         const uint64_t bytes = 10000000;
-        int calls = 0;
-        Time doneAt;
-        h->transport->Send(Req(1, 0, Gpu(0, 0), Gpu(1, 0), bytes),
-                           Callback<void>(
-                               [&]()
-                               {
-                                   ++calls;
-                                   doneAt = Simulator::Now();
-                               }));
+        Delivery done;
+        h->transport->Send(Req(1, 0, Gpu(0, 0), Gpu(1, 0), bytes), done.Make());
         uint64_t tracedBytes = 0;
         Time tracedDuration;
         h->nicB->TraceConnectWithoutContext("MessageComplete",
@@ -352,7 +368,7 @@ class GoodputTestCase : public TestCase
         const uint32_t mtu = h->nicA->GetMtu();
         const std::vector<uint64_t> seg = Segments(bytes, mtu);
         const double expect = BurstSeconds(seg, h->da) + 1e-6; // + propagation delay
-        const double t = doneAt.GetSeconds();
+        const double t = done.at.GetSeconds();
         const double rate = static_cast<double>(h->da->GetDataRate().GetBitRate());
         const double efficiency =
             static_cast<double>(mtu) / static_cast<double>(WireBytes(mtu, h->da));
@@ -362,9 +378,9 @@ class GoodputTestCase : public TestCase
                   << " Gbit/s, line rate x efficiency " << rate * efficiency / 1e9 << " Gbit/s"
                   << std::endl;
         RdmaQpStats s = h->transport->GetStats();
-        NS_TEST_ASSERT_MSG_EQ(calls, 1, "completion callback exactly once");
+        NS_TEST_ASSERT_MSG_EQ(done.calls, 1, "completion callback exactly once");
         NS_TEST_ASSERT_MSG_EQ(tracedBytes, bytes, "MessageComplete traced with the message size");
-        NS_TEST_ASSERT_MSG_EQ(tracedDuration, doneAt, "MessageComplete duration = post→delivery");
+        NS_TEST_ASSERT_MSG_EQ(tracedDuration, done.at, "MessageComplete duration = post→delivery");
         NS_TEST_ASSERT_MSG_EQ(s.rxDataBytes, bytes, "exact bytes delivered");
         NS_TEST_ASSERT_MSG_EQ(s.txDataPackets, seg.size(), "one packet per MTU segment");
         NS_TEST_ASSERT_MSG_EQ(s.retransmittedPackets, 0, "no retransmission on a clean link");
@@ -529,32 +545,10 @@ class RandomLossTestCase : public TestCase
     {
         RdmaTransportHelper rdma;
         auto h = MakeTwoHosts(rdma);
-        Ptr<RateErrorModel> emB = CreateObject<RateErrorModel>();
-        emB->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
-        emB->SetRate(0.01);
-        emB->AssignStreams(11);
-        Ptr<RateErrorModel> emA = CreateObject<RateErrorModel>();
-        emA->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
-        emA->SetRate(0.01);
-        emA->AssignStreams(12);
         uint64_t droppedData = 0;
         uint64_t droppedAcks = 0;
-        InterposeDrop(h->db,
-                      h->nicB,
-                      [&](Ptr<const Packet> p)
-                      {
-                          const bool drop = emB->IsCorrupt(p->Copy());
-                          droppedData += drop;
-                          return drop;
-                      });
-        InterposeDrop(h->da,
-                      h->nicA,
-                      [&](Ptr<const Packet> p)
-                      {
-                          const bool drop = emA->IsCorrupt(p->Copy());
-                          droppedAcks += drop;
-                          return drop;
-                      });
+        DropRandomly(h->db, h->nicB, 0.01, 11, droppedData);
+        DropRandomly(h->da, h->nicA, 0.01, 12, droppedAcks);
         const uint32_t perQp = 10;
         const uint64_t bytes = 256 * 1024;
         std::vector<std::vector<uint32_t>> order(2);
@@ -611,42 +605,28 @@ class TailLossTestCase : public TestCase
             RdmaTransportHelper rdma;
             auto h = MakeTwoHosts(rdma);
             bool dropped = false;
-            InterposeDrop(h->db,
-                          h->nicB,
-                          [&](Ptr<const Packet> p)
-                          {
-                              Parsed x = Parse(p);
-                              if (!dropped && x.ok && x.bth.GetOpcode() == roce::RC_SEND_LAST)
-                              {
-                                  dropped = true;
-                                  return true;
-                              }
-                              return false;
-                          });
+            DropFirst(
+                h->db,
+                h->nicB,
+                [](const Parsed& x) { return x.bth.GetOpcode() == roce::RC_SEND_LAST; },
+                dropped);
             std::vector<std::string> reasons;
             h->nicA->TraceConnectWithoutContext(
                 "Retransmit",
                 Callback<void, Ptr<const RdmaQueuePair>, uint32_t, const std::string&>(
                     [&](Ptr<const RdmaQueuePair>, uint32_t psn, const std::string& r)
                     { reasons.push_back(r); }));
-            int calls = 0;
-            Time doneAt;
-            h->transport->Send(Req(1, 0, Gpu(0, 0), Gpu(1, 0), bytes),
-                               Callback<void>(
-                                   [&]()
-                                   {
-                                       ++calls;
-                                       doneAt = Simulator::Now();
-                                   }));
+            Delivery done;
+            h->transport->Send(Req(1, 0, Gpu(0, 0), Gpu(1, 0), bytes), done.Make());
             Simulator::Run();
             RdmaQpStats s = h->transport->GetStats();
             TimeValue rto;
             h->nicA->GetAttribute("RetransmitTimeout", rto);
-            std::cout << "[crux-rdma] tail loss: done at " << doneAt.As(Time::US) << ", "
+            std::cout << "[crux-rdma] tail loss: done at " << done.at.As(Time::US) << ", "
                       << s.timeouts << " timeout(s), " << s.retransmittedPackets
                       << " packets resent, " << s.duplicates << " duplicates" << std::endl;
             NS_TEST_ASSERT_MSG_EQ(dropped, true, "last packet dropped");
-            NS_TEST_ASSERT_MSG_EQ(calls, 1, "message completes once");
+            NS_TEST_ASSERT_MSG_EQ(done.calls, 1, "message completes once");
             NS_TEST_ASSERT_MSG_EQ(s.timeouts, 1, "exactly one RTO");
             NS_TEST_ASSERT_MSG_EQ(s.nakRewinds, 0, "no NAK possible");
             NS_TEST_ASSERT_MSG_EQ(reasons.size(), 1, "one Retransmit trace");
@@ -655,8 +635,8 @@ class TailLossTestCase : public TestCase
             NS_TEST_ASSERT_MSG_EQ(s.retransmittedPackets, 4, "go back to the last ACK (96)");
             NS_TEST_ASSERT_MSG_EQ(s.duplicates, 3, "3 duplicates re-received");
             NS_TEST_ASSERT_MSG_EQ(s.rxDataBytes, bytes, "exact bytes");
-            NS_TEST_ASSERT_MSG_GT(doneAt, rto.Get(), "recovered only after the RTO");
-            NS_TEST_ASSERT_MSG_LT(doneAt, rto.Get() + MicroSeconds(100), "right after the RTO");
+            NS_TEST_ASSERT_MSG_GT(done.at, rto.Get(), "recovered only after the RTO");
+            NS_TEST_ASSERT_MSG_LT(done.at, rto.Get() + MicroSeconds(100), "right after the RTO");
             Simulator::Destroy();
         }
         // ---- the ACK of the last packet is lost: the receiver has everything, the sender not
@@ -664,37 +644,24 @@ class TailLossTestCase : public TestCase
             RdmaTransportHelper rdma;
             auto h = MakeTwoHosts(rdma);
             bool dropped = false;
-            InterposeDrop(h->da,
-                          h->nicA,
-                          [&](Ptr<const Packet> p)
-                          {
-                              Parsed x = Parse(p);
-                              if (!dropped && x.ok && x.hasAeth && x.aeth.IsAck() &&
-                                  x.aeth.GetMsn() == 1)
-                              {
-                                  dropped = true;
-                                  return true;
-                              }
-                              return false;
-                          });
-            int calls = 0;
-            Time doneAt;
-            h->transport->Send(Req(1, 0, Gpu(0, 0), Gpu(1, 0), bytes),
-                               Callback<void>(
-                                   [&]()
-                                   {
-                                       ++calls;
-                                       doneAt = Simulator::Now();
-                                   }));
+            DropFirst(
+                h->da,
+                h->nicA,
+                [](const Parsed& x) { return x.hasAeth && x.aeth.IsAck() && x.aeth.GetMsn() == 1; },
+                dropped);
+            Delivery done;
+            h->transport->Send(Req(1, 0, Gpu(0, 0), Gpu(1, 0), bytes), done.Make());
             Simulator::Run();
             RdmaQpStats s = h->transport->GetStats();
             Ptr<RdmaQueuePair> qp = h->nicA->GetQueuePairByIndex(0);
-            std::cout << "[crux-rdma] lost final ACK: delivered at " << doneAt.As(Time::US)
+            std::cout << "[crux-rdma] lost final ACK: delivered at " << done.at.As(Time::US)
                       << ", sender idle at " << Simulator::Now().As(Time::US) << ", " << s.timeouts
                       << " timeout(s), " << s.duplicates << " duplicates" << std::endl;
             NS_TEST_ASSERT_MSG_EQ(dropped, true, "final ACK dropped");
-            NS_TEST_ASSERT_MSG_EQ(calls, 1, "delivered once (duplicates are not re-delivered)");
-            NS_TEST_ASSERT_MSG_LT(doneAt, MicroSeconds(100), "delivery was not delayed");
+            NS_TEST_ASSERT_MSG_EQ(done.calls,
+                                  1,
+                                  "delivered once (duplicates are not re-delivered)");
+            NS_TEST_ASSERT_MSG_LT(done.at, MicroSeconds(100), "delivery was not delayed");
             NS_TEST_ASSERT_MSG_EQ(s.timeouts, 1, "the sender needed its RTO");
             NS_TEST_ASSERT_MSG_EQ(s.duplicates, 4, "packets 97..100 resent as duplicates");
             NS_TEST_ASSERT_MSG_EQ(qp->IsIdle(), true, "the re-ACK finally acknowledged all");
@@ -1031,7 +998,7 @@ class TransportApiTestCase : public TestCase
         std::set<uint16_t> ports;
         for (uint32_t f = 0; f < 64; ++f)
         {
-            RdmaQpKey k = RdmaQpKey::FromRequest(Req(9, f, Gpu(0, 0), Gpu(1, 0), 1));
+            RdmaQpKey k = Key(9, f, Gpu(0, 0), Gpu(1, 0));
             const uint16_t p = RdmaTransport::DefaultSourcePort(k);
             NS_TEST_ASSERT_MSG_EQ(p, RdmaTransport::DefaultSourcePort(k), "deterministic");
             NS_TEST_ASSERT_MSG_GT_OR_EQ(p, 49152, "dynamic port range");
@@ -1050,8 +1017,8 @@ class TransportApiTestCase : public TestCase
                 Callback<void>([&]() { intra[2] = Simulator::Now().GetSeconds(); }));
 
         // inter-host: ports from the request, from SetQpSourcePort, and deferred changes
-        const RdmaQpKey kReq = RdmaQpKey::FromRequest(Req(2, 0, Gpu(0, 0), Gpu(2, 0), 1));
-        const RdmaQpKey kSet = RdmaQpKey::FromRequest(Req(2, 1, Gpu(1, 7), Gpu(3, 4), 1));
+        const RdmaQpKey kReq = Key(2, 0, Gpu(0, 0), Gpu(2, 0));
+        const RdmaQpKey kSet = Key(2, 1, Gpu(1, 7), Gpu(3, 4));
         t->SetQpSourcePort(kSet, 60001);
         NS_TEST_ASSERT_MSG_EQ(t->GetQpSourcePort(kSet), 60001, "override before creation");
         std::map<uint32_t, std::vector<uint16_t>> portsByNic; // last octet pair → ports seen
@@ -1137,32 +1104,30 @@ class TsharkTestCase : public TestCase
     void DoRun() override
     {
         namespace fs = std::filesystem;
-        const fs::path dir =
-            fs::temp_directory_path() / ("crux-rdma-pcap-" + std::to_string(::getpid()));
-        fs::create_directories(dir);
+        const fs::path dir = PcapTempDir("crux-rdma-pcap");
         std::string file;
         {
             RdmaTransportHelper rdma;
             auto h = MakeTwoHosts(rdma);
             h->qbb.EnablePcap((dir / "rdma").string(), h->da);
-            file = (dir / ("rdma-" + std::to_string(h->a->GetId()) + "-" +
-                           std::to_string(h->da->GetIfIndex()) + ".pcap"))
-                       .string();
+            file = PcapFileName(dir, "rdma", h->da);
             h->transport->Send(Req(1, 0, Gpu(0, 0), Gpu(1, 0), 2 * 4096 + 100, 24),
                                Callback<void>());
             Simulator::Run();
             Simulator::Destroy(); // closes the PCAP file
         }
         NS_TEST_ASSERT_MSG_EQ(fs::exists(file), true, "PCAP written: " << file);
-        if (!fs::exists("/usr/bin/tshark"))
+        if (!HaveTshark())
         {
-            std::cout << "[crux-rdma] SKIP tshark decode: /usr/bin/tshark not installed"
+            std::cout << "[crux-rdma] SKIP tshark decode: " << TSHARK << " not installed"
                       << std::endl;
             fs::remove_all(dir);
             return;
         }
-        const std::string summary = RunCommand("/usr/bin/tshark -r '" + file + "' 2>/dev/null");
-        const std::string verbose = RunCommand("/usr/bin/tshark -r '" + file + "' -V 2>/dev/null");
+        const std::string summary =
+            RunCommand(std::string(TSHARK) + " -r '" + file + "' 2>/dev/null");
+        const std::string verbose =
+            RunCommand(std::string(TSHARK) + " -r '" + file + "' -V 2>/dev/null");
         std::cout << "[crux-rdma] tshark:\n" << summary;
         for (const char* s : {"RRoCE",
                               "RC Send First",

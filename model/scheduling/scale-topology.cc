@@ -56,6 +56,32 @@ RequireDelay(double value, const std::string& field)
     }
 }
 
+/// Check the per-host fields of a topology config: <prefix>.gpusPerHost and
+/// <prefix>.nicsPerHost >= 1, and nicsPerHost <= gpusPerHost; throws std::invalid_argument.
+template<typename Config>
+void
+RequireHostShape(const Config& c, const std::string& prefix)
+{
+    RequirePositive(c.gpusPerHost, prefix + ".gpusPerHost");
+    RequirePositive(c.nicsPerHost, prefix + ".nicsPerHost");
+    if (c.nicsPerHost > c.gpusPerHost)
+    {
+        throw std::invalid_argument(prefix + ".nicsPerHost must be <= gpusPerHost");
+    }
+}
+
+/// Check the link fields of a three-tier config (hostLinkBps, torAggBps, aggCoreBps: positive
+/// finite bit/s; delay: finite, >= 0 s), in that order; throws std::invalid_argument.
+template<typename Config>
+void
+RequireThreeTierLinks(const Config& c, const std::string& prefix)
+{
+    RequireRate(c.hostLinkBps, prefix + ".hostLinkBps");
+    RequireRate(c.torAggBps, prefix + ".torAggBps");
+    RequireRate(c.aggCoreBps, prefix + ".aggCoreBps");
+    RequireDelay(c.delay, prefix + ".delay");
+}
+
 /// Incremental construction of a ScaleTopology.
 class Builder
 {
@@ -115,6 +141,24 @@ class Builder
         for (uint32_t h = 0; h < numHosts; ++h)
         {
             m_topo.hostNode.push_back(AddNode(ScaleNodeKind::HOST, "h" + std::to_string(h)));
+        }
+    }
+
+    /// Cable every host's NICs to its ToR (host h: topology hostTor[h], already set): for each
+    /// host, each NIC, each of portsPerNic ports p, a cable of bps bit/s to ToR hostTor[h] + p % 2
+    /// (one port: single-homed; two ports: the ToR pair hostTor[h], hostTor[h] + 1).
+    void AddHostCables(uint32_t portsPerNic, double bps)
+    {
+        for (uint32_t h = 0; h < m_topo.hostTor.size(); ++h)
+        {
+            for (uint32_t n = 0; n < m_topo.nicsPerHost; ++n)
+            {
+                for (uint32_t port = 0; port < portsPerNic; ++port)
+                {
+                    const uint32_t tor = m_topo.hostTor[h] + port % 2;
+                    AddNicCable(h, n, port, m_topo.torNode[tor], bps);
+                }
+            }
         }
     }
 
@@ -393,12 +437,7 @@ BuildTwoLayerClos(const ClosScaleConfig& c)
         throw std::invalid_argument(
             "ClosScaleConfig.numHosts must be >= 1 when ClosScaleConfig.hostsPerTor is 0");
     }
-    RequirePositive(c.gpusPerHost, "ClosScaleConfig.gpusPerHost");
-    RequirePositive(c.nicsPerHost, "ClosScaleConfig.nicsPerHost");
-    if (c.nicsPerHost > c.gpusPerHost)
-    {
-        throw std::invalid_argument("ClosScaleConfig.nicsPerHost must be <= gpusPerHost");
-    }
+    RequireHostShape(c, "ClosScaleConfig");
     RequireRate(c.hostLinkBps, "ClosScaleConfig.hostLinkBps");
     RequireRate(c.torAggBps, "ClosScaleConfig.torAggBps");
     RequireDelay(c.delay, "ClosScaleConfig.delay");
@@ -423,13 +462,7 @@ BuildTwoLayerClos(const ClosScaleConfig& c)
             topo.hostTor[h] = t;
         }
     }
-    for (uint32_t h = 0; h < hosts; ++h)
-    {
-        for (uint32_t n = 0; n < c.nicsPerHost; ++n)
-        {
-            b.AddNicCable(h, n, 0, topo.torNode[topo.hostTor[h]], c.hostLinkBps);
-        }
-    }
+    b.AddHostCables(1, c.hostLinkBps);
     for (uint32_t t = 0; t < c.tors; ++t)
     {
         for (uint32_t a = 0; a < c.aggs; ++a)
@@ -465,17 +498,9 @@ BuildDoubleSided(const DoubleSidedConfig& c)
             std::to_string(aggsPerPod));
     }
     RequirePositive(c.numHosts, "DoubleSidedConfig.numHosts");
-    RequirePositive(c.gpusPerHost, "DoubleSidedConfig.gpusPerHost");
-    RequirePositive(c.nicsPerHost, "DoubleSidedConfig.nicsPerHost");
-    if (c.nicsPerHost > c.gpusPerHost)
-    {
-        throw std::invalid_argument("DoubleSidedConfig.nicsPerHost must be <= gpusPerHost");
-    }
+    RequireHostShape(c, "DoubleSidedConfig");
     RequirePositive(c.portsPerNic, "DoubleSidedConfig.portsPerNic");
-    RequireRate(c.hostLinkBps, "DoubleSidedConfig.hostLinkBps");
-    RequireRate(c.torAggBps, "DoubleSidedConfig.torAggBps");
-    RequireRate(c.aggCoreBps, "DoubleSidedConfig.aggCoreBps");
-    RequireDelay(c.delay, "DoubleSidedConfig.delay");
+    RequireThreeTierLinks(c, "DoubleSidedConfig");
 
     ScaleTopology topo;
     topo.name = "double-sided";
@@ -499,17 +524,7 @@ BuildDoubleSided(const DoubleSidedConfig& c)
             topo.hostTor[h] = 2 * p;
         }
     }
-    for (uint32_t h = 0; h < c.numHosts; ++h)
-    {
-        for (uint32_t n = 0; n < c.nicsPerHost; ++n)
-        {
-            for (uint32_t port = 0; port < c.portsPerNic; ++port)
-            {
-                const uint32_t tor = topo.hostTor[h] + port % 2;
-                b.AddNicCable(h, n, port, topo.torNode[tor], c.hostLinkBps);
-            }
-        }
-    }
+    b.AddHostCables(c.portsPerNic, c.hostLinkBps);
     WireAggAndCore(b, topo, pods, aggsPerPod, c.cores, c.torAggBps, c.aggCoreBps);
     return topo;
 }
@@ -550,16 +565,8 @@ BuildThreeTier(const std::vector<uint32_t>& hostTor,
         throw std::invalid_argument(
             "ThreeTierConfig.cores must be a multiple of ThreeTierConfig.aggsPerGroup");
     }
-    RequirePositive(c.gpusPerHost, "ThreeTierConfig.gpusPerHost");
-    RequirePositive(c.nicsPerHost, "ThreeTierConfig.nicsPerHost");
-    if (c.nicsPerHost > c.gpusPerHost)
-    {
-        throw std::invalid_argument("ThreeTierConfig.nicsPerHost must be <= gpusPerHost");
-    }
-    RequireRate(c.hostLinkBps, "ThreeTierConfig.hostLinkBps");
-    RequireRate(c.torAggBps, "ThreeTierConfig.torAggBps");
-    RequireRate(c.aggCoreBps, "ThreeTierConfig.aggCoreBps");
-    RequireDelay(c.delay, "ThreeTierConfig.delay");
+    RequireHostShape(c, "ThreeTierConfig");
+    RequireThreeTierLinks(c, "ThreeTierConfig");
 
     const auto hosts = static_cast<uint32_t>(hostTor.size());
     const auto tors = static_cast<uint32_t>(torGroup.size());
@@ -572,13 +579,7 @@ BuildThreeTier(const std::vector<uint32_t>& hostTor,
     Builder b(topo, c.delay);
     b.AddHosts(hosts);
     b.AddTors(tors);
-    for (uint32_t h = 0; h < hosts; ++h)
-    {
-        for (uint32_t n = 0; n < c.nicsPerHost; ++n)
-        {
-            b.AddNicCable(h, n, 0, topo.torNode[hostTor[h]], c.hostLinkBps);
-        }
-    }
+    b.AddHostCables(1, c.hostLinkBps);
     WireAggAndCore(b, topo, numGroups, c.aggsPerGroup, c.cores, c.torAggBps, c.aggCoreBps);
     return topo;
 }

@@ -420,14 +420,18 @@ ParseLingjunJobs(std::istream& in, const std::string& file, std::vector<TraceWar
             warnings.push_back({file, line, "empty job_name"});
             continue;
         }
+        // Reports a problem of this row (the caller then skips it).
+        auto warn = [&](const std::string& what) {
+            warnings.push_back({file, line, "job " + r.name + ": " + what});
+        };
         if (seen.count(r.name) != 0)
         {
-            warnings.push_back({file, line, "job " + r.name + ": job_name repeated"});
+            warn("job_name repeated");
             continue;
         }
         if (f[cSubmit].empty())
         {
-            warnings.push_back({file, line, "job " + r.name + ": empty gmt_job_submitted"});
+            warn("empty gmt_job_submitted");
             continue;
         }
         bool bad = false;
@@ -440,10 +444,8 @@ ParseLingjunJobs(std::istream& in, const std::string& file, std::vector<TraceWar
             auto t = LingjunTime::Parse(f[col]);
             if (!t)
             {
-                warnings.push_back({file,
-                                    line,
-                                    "job " + r.name + ": " + name + " '" + f[col] +
-                                        "' is not a timestamp like 2023/7/15 02:19"});
+                warn(std::string(name) + " '" + f[col] +
+                     "' is not a timestamp like 2023/7/15 02:19");
                 bad = true;
             }
             return t;
@@ -459,28 +461,19 @@ ParseLingjunJobs(std::istream& in, const std::string& file, std::vector<TraceWar
         r.submit = *submit;
         if (r.running && *r.running < r.submit)
         {
-            warnings.push_back({file,
-                                line,
-                                "job " + r.name + ": gmt_job_running " + f[cRunning] +
-                                    " is before gmt_job_submitted " + f[cSubmit]});
+            warn("gmt_job_running " + f[cRunning] + " is before gmt_job_submitted " + f[cSubmit]);
             continue;
         }
         const double from = r.running ? *r.running : r.submit;
         const char* fromName = r.running ? "gmt_job_running" : "gmt_job_submitted";
         if (r.finished && *r.finished < from)
         {
-            warnings.push_back({file,
-                                line,
-                                "job " + r.name + ": gmt_job_finished " + f[cFinished] +
-                                    " is before " + fromName});
+            warn("gmt_job_finished " + f[cFinished] + " is before " + fromName);
             continue;
         }
         if (r.stopped && *r.stopped < from)
         {
-            warnings.push_back(
-                {file,
-                 line,
-                 "job " + r.name + ": gmt_job_stopped " + f[cStopped] + " is before " + fromName});
+            warn("gmt_job_stopped " + f[cStopped] + " is before " + fromName);
             continue;
         }
         seen.insert(r.name);
@@ -527,10 +520,15 @@ ParseLingjunWorkers(std::istream& in, const std::string& file, std::vector<Trace
             warnings.push_back({file, line, "empty job_name"});
             continue;
         }
+        // Reports why this pod row is rejected and counts it against its job (then skip it).
+        auto reject = [&](const std::string& what)
+        {
+            warnings.push_back({file, line, "pod " + r.workerName + ": " + what});
+            ++table.rejectedPods[r.jobName];
+        };
         if (r.hostIp.empty())
         {
-            warnings.push_back({file, line, "pod " + r.workerName + ": empty host_ip"});
-            ++table.rejectedPods[r.jobName];
+            reject("empty host_ip");
             continue;
         }
         nlohmann::json res;
@@ -540,15 +538,12 @@ ParseLingjunWorkers(std::istream& in, const std::string& file, std::vector<Trace
         }
         catch (const nlohmann::json::parse_error& e)
         {
-            warnings.push_back(
-                {file, line, "pod " + r.workerName + ": RES is not valid JSON (" + e.what() + ")"});
-            ++table.rejectedPods[r.jobName];
+            reject(std::string("RES is not valid JSON (") + e.what() + ")");
             continue;
         }
         if (!res.is_object())
         {
-            warnings.push_back({file, line, "pod " + r.workerName + ": RES is not a JSON object"});
-            ++table.rejectedPods[r.jobName];
+            reject("RES is not a JSON object");
             continue;
         }
         auto gpu = res.find("nvidia.com/gpu");
@@ -573,11 +568,7 @@ ParseLingjunWorkers(std::istream& in, const std::string& file, std::vector<Trace
             }
             if (!ok || v > 1000000)
             {
-                warnings.push_back({file,
-                                    line,
-                                    "pod " + r.workerName + ": RES nvidia.com/gpu " + gpu->dump() +
-                                        " is not a non-negative integer"});
-                ++table.rejectedPods[r.jobName];
+                reject("RES nvidia.com/gpu " + gpu->dump() + " is not a non-negative integer");
                 continue;
             }
             r.gpus = static_cast<uint32_t>(v);

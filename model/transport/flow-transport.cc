@@ -134,15 +134,7 @@ FlowTransport::DoDispose()
 void
 FlowTransport::AddHost(uint32_t host, uint32_t gpus)
 {
-    if (host != m_gpus.size())
-    {
-        NS_FATAL_ERROR("FlowTransport::AddHost: host " << host << " added out of order (expected "
-                                                       << m_gpus.size() << ")");
-    }
-    if (gpus == 0)
-    {
-        NS_FATAL_ERROR("FlowTransport::AddHost: host " << host << " has 0 GPUs");
-    }
+    CheckNewHost(host, gpus, "FlowTransport", m_gpus);
     m_gpus.push_back(gpus);
     m_nvlinkBusy.emplace_back(gpus, Time(0));
 }
@@ -370,14 +362,8 @@ FlowTransport::Send(const MessageRequest& req, CompletionCallback done)
     if (req.src.host == req.dst.host)
     {
         // NVLink, exactly as RdmaTransport: serialize on the source GPU's egress, then latency
-        Time& busy = m_nvlinkBusy[req.src.host][req.src.localGpu];
-        const Time start = std::max(now, busy);
-        busy = start + m_intraRate.CalculateBytesTxTime(req.bytes);
+        SendOverNvlink(req, done, m_nvlinkBusy, m_intraRate, m_intraLatency);
         ++m_intraMessages;
-        if (!done.IsNull())
-        {
-            Simulator::Schedule(busy + m_intraLatency - now, done);
-        }
         return;
     }
     const RdmaQpKey key = RdmaQpKey::FromRequest(req);

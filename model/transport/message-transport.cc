@@ -16,6 +16,9 @@
 #include "message-transport.h"
 
 #include "ns3/fatal-error.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
 
 namespace ns3
 {
@@ -65,6 +68,40 @@ MessageTransport::CheckGpu(const GpuId& gpu,
     {
         NS_FATAL_ERROR(transport << ": " << field << ".localGpu = " << gpu.localGpu << " but host "
                                  << gpu.host << " has " << gpusPerHost[gpu.host] << " GPUs");
+    }
+}
+
+void
+MessageTransport::CheckNewHost(uint32_t host,
+                               uint32_t gpus,
+                               const std::string& transport,
+                               const std::vector<uint32_t>& gpusPerHost)
+{
+    if (host != gpusPerHost.size())
+    {
+        NS_FATAL_ERROR(transport << "::AddHost: host " << host << " added out of order (expected "
+                                 << gpusPerHost.size() << ")");
+    }
+    if (gpus == 0)
+    {
+        NS_FATAL_ERROR(transport << "::AddHost: host " << host << " has 0 GPUs");
+    }
+}
+
+void
+MessageTransport::SendOverNvlink(const MessageRequest& req,
+                                 CompletionCallback done,
+                                 std::vector<std::vector<Time>>& busy,
+                                 DataRate rate,
+                                 Time latency)
+{
+    const Time now = Simulator::Now();
+    Time& egress = busy[req.src.host][req.src.localGpu];
+    const Time start = std::max(now, egress);
+    egress = start + rate.CalculateBytesTxTime(req.bytes);
+    if (!done.IsNull())
+    {
+        Simulator::Schedule(egress + latency - now, done);
     }
 }
 

@@ -17,6 +17,8 @@
 #define CRUX_MESSAGE_TRANSPORT_H
 
 #include "ns3/callback.h"
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
 #include "ns3/object.h"
 
 #include <cstdint>
@@ -39,8 +41,8 @@ namespace ns3
  */
 struct GpuId
 {
-    uint32_t host{0};     //!< host index, 0-based, as numbered by the topology helper
-    uint32_t localGpu{0}; //!< GPU index inside the host, 0-based
+    uint32_t host {0};     //!< host index, 0-based, as numbered by the topology helper
+    uint32_t localGpu {0}; //!< GPU index inside the host, 0-based
 };
 
 /**
@@ -52,13 +54,13 @@ struct GpuId
  */
 struct MessageRequest
 {
-    uint32_t jobId{0};       //!< owning DLT job (used for per-job accounting and scheduling)
-    uint32_t flowId{0};      //!< job-local connection index (identifies the queue pair / flow)
+    uint32_t jobId {0};      //!< owning DLT job (used for per-job accounting and scheduling)
+    uint32_t flowId {0};     //!< job-local connection index (identifies the queue pair / flow)
     GpuId src;               //!< sending GPU
     GpuId dst;               //!< receiving GPU
-    uint64_t bytes{0};       //!< payload size in bytes (> 0)
-    uint8_t dscp{0};         //!< DSCP (0..63) carried in the IPv4 header; selects the traffic class
-    uint16_t udpSrcPort{0};  //!< RoCEv2 UDP source port (ECMP entropy); 0 = transport default
+    uint64_t bytes {0};      //!< payload size in bytes (> 0)
+    uint8_t dscp {0};        //!< DSCP (0..63) carried in the IPv4 header; selects the traffic class
+    uint16_t udpSrcPort {0}; //!< RoCEv2 UDP source port (ECMP entropy); 0 = transport default
 };
 
 /**
@@ -120,6 +122,41 @@ class MessageTransport : public Object
                          const char* field,
                          const std::string& transport,
                          const std::vector<uint32_t>& gpusPerHost);
+
+    /**
+     * \brief Validates a host registration at the top of an implementation's AddHost().
+     *
+     * Hosts must be added in order 0, 1, 2, ... ("<transport>::AddHost: host h added out of
+     * order (expected n)") and have at least one GPU ("<transport>::AddHost: host h has 0 GPUs").
+     * Every failure is an NS_FATAL_ERROR.
+     * \param host the host being added
+     * \param gpus its number of GPUs
+     * \param transport the implementation's name used in the messages (e.g. "RdmaTransport")
+     * \param gpusPerHost number of GPUs of every host registered so far, indexed by host
+     */
+    static void CheckNewHost(uint32_t host,
+                             uint32_t gpus,
+                             const std::string& transport,
+                             const std::vector<uint32_t>& gpusPerHost);
+
+    /**
+     * \brief The intra-host (NVLink) alpha-beta model shared by the transports.
+     *
+     * The message occupies its source GPU's NVLink egress for bytes x 8 / rate seconds, starting
+     * when that egress is free (messages of one GPU serialize, different GPUs are independent);
+     * \p done runs \p latency after the egress finishes.
+     * \param req the request (req.src.host == req.dst.host; req.bytes in bytes)
+     * \param done completion callback (may be null)
+     * \param busy [in,out] per host, per GPU: time until which that GPU's NVLink egress is busy;
+     *        the source GPU's entry is advanced by the message's serialization time
+     * \param rate NVLink bandwidth per GPU egress, bit/s
+     * \param latency NVLink latency added after serialization
+     */
+    static void SendOverNvlink(const MessageRequest& req,
+                               CompletionCallback done,
+                               std::vector<std::vector<Time>>& busy,
+                               DataRate rate,
+                               Time latency);
 };
 
 } // namespace ns3

@@ -101,15 +101,7 @@ RdmaTransport::DoDispose()
 void
 RdmaTransport::AddHost(uint32_t host, uint32_t gpus)
 {
-    if (host != m_gpus.size())
-    {
-        NS_FATAL_ERROR("RdmaTransport::AddHost: host " << host << " added out of order (expected "
-                                                       << m_gpus.size() << ")");
-    }
-    if (gpus == 0)
-    {
-        NS_FATAL_ERROR("RdmaTransport::AddHost: host " << host << " has 0 GPUs");
-    }
+    CheckNewHost(host, gpus, "RdmaTransport", m_gpus);
     m_gpus.push_back(gpus);
     m_nics.emplace_back();
     m_nvlinkBusy.emplace_back(gpus, Time(0));
@@ -303,15 +295,8 @@ RdmaTransport::Send(const MessageRequest& req, CompletionCallback done)
     if (req.src.host == req.dst.host)
     {
         // NVLink: serialize on the source GPU's egress, then the fixed latency
-        const Time now = Simulator::Now();
-        Time& busy = m_nvlinkBusy[req.src.host][req.src.localGpu];
-        const Time start = std::max(now, busy);
-        busy = start + m_intraRate.CalculateBytesTxTime(req.bytes);
+        SendOverNvlink(req, done, m_nvlinkBusy, m_intraRate, m_intraLatency);
         ++m_intraMessages;
-        if (!done.IsNull())
-        {
-            Simulator::Schedule(busy + m_intraLatency - now, done);
-        }
         return;
     }
     const RdmaQpKey key = RdmaQpKey::FromRequest(req);

@@ -390,6 +390,38 @@ def format_table(header, rows):
                      for r in text)
 
 
+def scheduler_list(text):
+    """The schedulers named by a comma-separated ``--schedulers`` value (empty items dropped), or
+    None if the option was not given (then every scheduler found is used)."""
+    return [s for s in text.split(",") if s] if text else None
+
+
+def gain_pct(run, base):
+    """Gain of ``run``'s mean GPU utilization over ``base``'s in percent, rounded to 3 decimals;
+    ``"-"`` if there is no base run or its utilization is not positive."""
+    if base is None or not base.mean_utilization > 0:
+        return "-"
+    return round((run.mean_utilization / base.mean_utilization - 1) * 100, 3) + 0.0
+
+
+def utilization_bars(ax, cmap, groups, scheds, cells):
+    """Grouped bars of ``mean_gpu_utilization`` in percent on ``ax``: one group per entry of
+    ``groups`` (at x = 0, 1, ...), one bar per scheduler of ``scheds`` (color ``cmap(k % 10)``,
+    labelled with its value); ``cells`` maps (group, scheduler) to a SchedulerRun, missing
+    pairs leave a gap. The caller sets the tick labels, axis labels and legend."""
+    width = 0.8 / len(scheds)
+    for k, s in enumerate(scheds):
+        xs, ys = [], []
+        for i, g in enumerate(groups):
+            r = cells.get((g, s))
+            if r is not None:
+                xs.append(i - 0.4 + width * (k + 0.5))
+                ys.append(r.mean_utilization * 100)
+        bars = ax.bar(xs, ys, width, label=s, color=cmap(k % 10), edgecolor="black",
+                      linewidth=0.5)
+        ax.bar_label(bars, fmt="%.1f", fontsize=7, padding=1)
+
+
 def check_output_path(path):
     """Check the --output suffix (.png, .pdf, .svg) and that its directory exists."""
     ext = os.path.splitext(path)[1].lower()
@@ -436,6 +468,30 @@ class ArgumentParser(argparse.ArgumentParser):
     def error(self, message):
         print(f"{self.prog}: error: {message}", file=sys.stderr)
         sys.exit(1)
+
+
+RUNS_HELP = "run directory (--outputDir of crux-trace-run) or scheduler directory"
+
+
+def add_run_arguments(parser, schedulers_help, runs_help=RUNS_HELP, metavar="RUN_DIR"):
+    """Add the arguments every plot script starts with: the positional run directories
+    (``runs``, one or more), ``--output`` and ``--schedulers``."""
+    parser.add_argument("runs", nargs="+", metavar=metavar, help=runs_help)
+    parser.add_argument("--output", help="figure file (.png, .pdf or .svg); required unless "
+                        "--print-only")
+    parser.add_argument("--schedulers", help=schedulers_help)
+
+
+def parse_plot_args(parser, argv, title, print_only_help="print the table, draw nothing"):
+    """Add the arguments every plot script ends with (``--title`` with default ``title``,
+    ``--print-only``), parse ``argv`` and require ``--output`` unless ``--print-only``; returns
+    the namespace (usage errors exit as :meth:`ArgumentParser.error` does)."""
+    parser.add_argument("--title", default=title)
+    parser.add_argument("--print-only", action="store_true", help=print_only_help)
+    args = parser.parse_args(argv)
+    if not args.print_only and not args.output:
+        parser.error("--output is required unless --print-only")
+    return args
 
 
 def run_main(main, argv=None):

@@ -37,25 +37,16 @@ import crux_results as cr  # noqa: E402
 
 def parse_args(argv):
     p = cr.ArgumentParser(description=__doc__)
-    p.add_argument("runs", nargs="+", metavar="RUN_DIR",
-                   help="run directory (--outputDir of crux-trace-run) or scheduler directory")
-    p.add_argument("--output", help="figure file (.png, .pdf or .svg); required unless "
-                   "--print-only")
-    p.add_argument("--schedulers", help="comma-separated schedulers to plot, in this order "
-                   "(default: all found, ecmp first, crux last)")
+    cr.add_run_arguments(p, "comma-separated schedulers to plot, in this order (default: all "
+                         "found, ecmp first, crux last)")
     p.add_argument("--baseline", help="scheduler the gains are relative to (default: the first "
                    "plotted scheduler)")
-    p.add_argument("--title", default="Average GPU utilization (Fig. 23)")
-    p.add_argument("--print-only", action="store_true", help="print the table, draw nothing")
-    a = p.parse_args(argv)
-    if not a.print_only and not a.output:
-        p.error("--output is required unless --print-only")
-    return a
+    return cr.parse_plot_args(p, argv, "Average GPU utilization (Fig. 23)")
 
 
 def collect(args):
     """Plotted values: (groups, schedulers, {(group, scheduler): SchedulerRun})."""
-    wanted = [s for s in args.schedulers.split(",") if s] if args.schedulers else None
+    wanted = cr.scheduler_list(args.schedulers)
     runs = cr.load_runs(args.runs, wanted)
     topo_placements = {}
     for r in runs:
@@ -92,28 +83,15 @@ def table(groups, scheds, cells, baseline):
             r = cells.get((g, s))
             if r is None:
                 continue
-            gain = "-"
-            if base is not None and base.mean_utilization > 0:
-                gain = round((r.mean_utilization / base.mean_utilization - 1) * 100, 3) + 0.0
-            rows.append([r.topology, r.placement, s, r.mean_utilization, gain, r.summary_path])
+            rows.append([r.topology, r.placement, s, r.mean_utilization, cr.gain_pct(r, base),
+                         r.summary_path])
     return cr.format_table(header, rows)
 
 
 def plot(groups, scheds, cells, args):
     plt = cr.pyplot()
     fig, ax = plt.subplots(figsize=(max(4.0, 1.2 + 0.45 * len(groups) * len(scheds)), 3.6))
-    width = 0.8 / len(scheds)
-    cmap = plt.get_cmap("tab10")
-    for k, s in enumerate(scheds):
-        xs, ys = [], []
-        for i, g in enumerate(groups):
-            r = cells.get((g, s))
-            if r is not None:
-                xs.append(i - 0.4 + width * (k + 0.5))
-                ys.append(r.mean_utilization * 100)
-        bars = ax.bar(xs, ys, width, label=s, color=cmap(k % 10), edgecolor="black",
-                      linewidth=0.5)
-        ax.bar_label(bars, fmt="%.1f", fontsize=7, padding=1)
+    cr.utilization_bars(ax, plt.get_cmap("tab10"), groups, scheds, cells)
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels(groups)
     ax.set_ylabel("Average GPU utilization (%)")

@@ -42,12 +42,10 @@ import crux_results as cr  # noqa: E402
 
 def parse_args(argv):
     p = cr.ArgumentParser(description=__doc__)
-    p.add_argument("runs", nargs="+", metavar="DIR",
-                   help="scheduler directory (holds link-intensity.csv and summary.json) or a "
-                   "run directory (each of its scheduler subdirectories becomes a panel)")
-    p.add_argument("--output", help="figure file (.png, .pdf or .svg); required unless "
-                   "--print-only")
-    p.add_argument("--schedulers", help="comma-separated schedulers to draw, in this order")
+    cr.add_run_arguments(
+        p, "comma-separated schedulers to draw, in this order",
+        runs_help="scheduler directory (holds link-intensity.csv and summary.json) or a run "
+        "directory (each of its scheduler subdirectories becomes a panel)", metavar="DIR")
     p.add_argument("--top", type=int, default=30, help="links to show, by total bytes (30)")
     p.add_argument("--link-regex",
                    help="only links whose name matches this regular expression (re.search), "
@@ -62,11 +60,8 @@ def parse_args(argv):
                    "default: the file's bin width)")
     p.add_argument("--linear", action="store_true", help="linear color scale (default: log)")
     p.add_argument("--values-csv", help="also write every plotted cell to this CSV file")
-    p.add_argument("--title", default="Link traffic by GPU intensity (Fig. 24)")
-    p.add_argument("--print-only", action="store_true", help="print the tables, draw nothing")
-    a = p.parse_args(argv)
-    if not a.print_only and not a.output:
-        p.error("--output is required unless --print-only")
+    a = cr.parse_plot_args(p, argv, "Link traffic by GPU intensity (Fig. 24)",
+                           "print the tables, draw nothing")
     if a.top < 1:
         p.error("--top must be >= 1")
     if a.bin_seconds is not None and not a.bin_seconds > 0:
@@ -98,7 +93,7 @@ def infer_width(data):
 
 def collect(args):
     """Panels: list of (SchedulerRun, LinkIntensity (rebinned), links, bin starts)."""
-    wanted = [s for s in args.schedulers.split(",") if s] if args.schedulers else None
+    wanted = cr.scheduler_list(args.schedulers)
     runs = cr.load_runs(args.runs, wanted)
     if wanted:
         order = {s: i for i, s in enumerate(wanted)}

@@ -42,12 +42,8 @@ import crux_results as cr  # noqa: E402
 
 def parse_args(argv):
     p = cr.ArgumentParser(description=__doc__)
-    p.add_argument("runs", nargs="+", metavar="RUN_DIR",
-                   help="run directory (--outputDir of crux-trace-run) or scheduler directory")
-    p.add_argument("--output", help="figure file (.png, .pdf or .svg); required unless "
-                   "--print-only")
-    p.add_argument("--schedulers", help="comma-separated communication schedulers to plot, in "
-                   "this order (default: all found)")
+    cr.add_run_arguments(p, "comma-separated communication schedulers to plot, in this order "
+                         "(default: all found)")
     p.add_argument("--baseline", help="communication scheduler the per-placement gains are "
                    "relative to (default: the first plotted)")
     p.add_argument("--baseline-placement", help="placement the per-scheduler gains are "
@@ -61,11 +57,7 @@ def parse_args(argv):
                    help="draw the lines past the arrival window to the last sample (the drain "
                    "period; default: stop at the window end like the mean)")
     p.add_argument("--values-csv", help="also write the plotted line points to this CSV file")
-    p.add_argument("--title", default="GPU utilization with job schedulers (Fig. 25)")
-    p.add_argument("--print-only", action="store_true", help="print the table, draw nothing")
-    a = p.parse_args(argv)
-    if not a.print_only and not a.output:
-        p.error("--output is required unless --print-only")
+    a = cr.parse_plot_args(p, argv, "GPU utilization with job schedulers (Fig. 25)")
     if a.smooth < 0:
         p.error("--smooth must be >= 0")
     return a
@@ -84,7 +76,7 @@ def parse_labels(text):
 def collect(args):
     """(groups, schedulers, {(group, scheduler): SchedulerRun}); group = placement (prefixed
     with the topology if the runs cover several topologies)."""
-    wanted = [s for s in args.schedulers.split(",") if s] if args.schedulers else None
+    wanted = cr.scheduler_list(args.schedulers)
     runs = cr.load_runs(args.runs, wanted)
     multi_topo = len({r.topology for r in runs}) > 1
     cells = {}
@@ -120,12 +112,6 @@ def table(groups, scheds, cells, series, base_sched, base_group):
     header = ["topology", "placement", "scheduler", "mean_gpu_utilization",
               f"gain_vs_{base_group.split('/')[-1]}_pct", f"gain_vs_{base_sched}_pct",
               "utilization_csv_window_mean", "summary"]
-
-    def gain(r, b):
-        if b is None or b.mean_utilization <= 0:
-            return "-"
-        return round((r.mean_utilization / b.mean_utilization - 1) * 100, 3) + 0.0
-
     rows = []
     for g in groups:
         for s in scheds:
@@ -133,8 +119,8 @@ def table(groups, scheds, cells, series, base_sched, base_group):
             if r is None:
                 continue
             rows.append([r.topology, r.placement, s, r.mean_utilization,
-                         gain(r, cells.get((base_group, s))),
-                         gain(r, cells.get((g, base_sched))),
+                         cr.gain_pct(r, cells.get((base_group, s))),
+                         cr.gain_pct(r, cells.get((g, base_sched))),
                          csv_mean(r, series[(g, s)]), r.summary_path])
     return cr.format_table(header, rows)
 
@@ -187,23 +173,13 @@ def plot(groups, scheds, cells, points, labels, args):
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 3.8),
                                   gridspec_kw={"width_ratios": [1, 1.6]})
     cmap = plt.get_cmap("tab10")
-    width = 0.8 / len(scheds)
 
     def name(g):
         r = next(cells[k] for k in cells if k[0] == g)
         pl = labels.get(r.placement, r.placement)
         return pl if "/" not in g else f"{r.topology}/{pl}"
 
-    for k, s in enumerate(scheds):
-        xs, ys = [], []
-        for i, g in enumerate(groups):
-            r = cells.get((g, s))
-            if r is not None:
-                xs.append(i - 0.4 + width * (k + 0.5))
-                ys.append(r.mean_utilization * 100)
-        bars = ax.bar(xs, ys, width, label=s, color=cmap(k % 10), edgecolor="black",
-                      linewidth=0.5)
-        ax.bar_label(bars, fmt="%.1f", fontsize=7, padding=1)
+    cr.utilization_bars(ax, cmap, groups, scheds, cells)
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels([name(g) for g in groups], fontsize=8)
     ax.set_ylabel("Average GPU utilization (%)")

@@ -79,6 +79,26 @@ Dump(const std::vector<TraceWarning>& w)
     return s;
 }
 
+/// One warning a test expects: the line it is reported at and a part of its reason.
+struct ExpectedWarning
+{
+    uint64_t line;    //!< line number of the row the warning is about
+    std::string what; //!< text the reason must contain
+};
+
+/// Expect every warning of \p expected in \p w (HasWarning) and no other (same count).
+void
+ExpectWarnings(const std::vector<TraceWarning>& w, const std::vector<ExpectedWarning>& expected)
+{
+    for (const auto& e : expected)
+    {
+        EXPECT_TRUE(HasWarning(w, e.line, e.what))
+            << "no warning at line " << e.line << " containing '" << e.what << "' in\n"
+            << Dump(w);
+    }
+    EXPECT_EQ(w.size(), expected.size()) << Dump(w);
+}
+
 // Three hosts under two ToRs; ASW label S1 is reused under two PSWs (two distinct ToRs).
 const std::string kTopo = "ip,DSW,PSW,ASW\n"
                           "hA,G6,P8,S1\n"
@@ -265,10 +285,11 @@ TEST(LingjunTopology, TorIsThePswAswPairAndBadRowsAreSkipped)
     EXPECT_EQ(t.HostsOfTor(0), (std::vector<uint32_t> {0, 1}));
     EXPECT_EQ(t.dsws, (std::vector<std::string> {"G6"}));
     ASSERT_EQ(w.size(), 4u) << Dump(w);
-    EXPECT_TRUE(HasWarning(w, 5, "duplicate ip"));
-    EXPECT_TRUE(HasWarning(w, 6, "empty ip"));
-    EXPECT_TRUE(HasWarning(w, 7, "is under DSW G6, not G7"));
-    EXPECT_TRUE(HasWarning(w, 8, "row has 3 fields, header has 4"));
+    ExpectWarnings(w,
+                   {{5, "duplicate ip"},
+                    {6, "empty ip"},
+                    {7, "is under DSW G6, not G7"},
+                    {8, "row has 3 fields, header has 4"}});
     EXPECT_EQ(w[0].file, "topo.csv");
 }
 
@@ -324,15 +345,15 @@ TEST(LingjunJobs, GoodRowsBadTimestampsAndInconsistentTimes)
     EXPECT_EQ(t.rows[2].model, "llama, 7b");
     EXPECT_FALSE(t.rows[2].End().has_value());
 
-    EXPECT_TRUE(HasWarning(w, 4, "gmt_job_submitted '2023/7/15 25:00' is not a timestamp"));
-    EXPECT_TRUE(HasWarning(w, 5, "empty gmt_job_submitted"));
-    EXPECT_TRUE(HasWarning(w, 6, "gmt_job_running 2023/7/5 15:18 is before gmt_job_submitted"));
-    EXPECT_TRUE(HasWarning(w, 7, "gmt_job_finished 2023/7/15 02:59 is before gmt_job_running"));
-    EXPECT_TRUE(HasWarning(w, 8, "gmt_job_stopped 2023/7/15 02:10 is before gmt_job_running"));
-    EXPECT_TRUE(HasWarning(w, 9, "job_name repeated"));
-    EXPECT_TRUE(HasWarning(w, 10, "row has 7 fields, header has 12"));
-    EXPECT_TRUE(HasWarning(w, 11, "empty job_name"));
-    EXPECT_EQ(w.size(), 8u) << Dump(w);
+    ExpectWarnings(w,
+                   {{4, "gmt_job_submitted '2023/7/15 25:00' is not a timestamp"},
+                    {5, "empty gmt_job_submitted"},
+                    {6, "gmt_job_running 2023/7/5 15:18 is before gmt_job_submitted"},
+                    {7, "gmt_job_finished 2023/7/15 02:59 is before gmt_job_running"},
+                    {8, "gmt_job_stopped 2023/7/15 02:10 is before gmt_job_running"},
+                    {9, "job_name repeated"},
+                    {10, "row has 7 fields, header has 12"},
+                    {11, "empty job_name"}});
 }
 
 // ------------------------------------------------------------------------------------ workers
@@ -361,15 +382,15 @@ TEST(LingjunWorkers, QuotedResJsonGpuCountsAndBadRows)
     EXPECT_EQ(t.rows[1].gpus, 4u);
     EXPECT_EQ(t.rows[2].gpus, 0u);
     EXPECT_EQ(t.rows[2].replicaType, "aimaster");
-    EXPECT_TRUE(HasWarning(w, 5, "RES is not valid JSON"));
-    EXPECT_TRUE(HasWarning(w, 6, "RES is not a JSON object"));
-    EXPECT_TRUE(HasWarning(w, 7, "nvidia.com/gpu \"-1\" is not a non-negative integer"));
-    EXPECT_TRUE(HasWarning(w, 8, "nvidia.com/gpu \"1.5\" is not a non-negative integer"));
-    EXPECT_TRUE(HasWarning(w, 9, "empty host_ip"));
-    EXPECT_TRUE(HasWarning(w, 10, "empty job_name"));
-    // JSON not quoted as RFC 4180 requires: its '"' makes the CSV row malformed.
-    EXPECT_TRUE(HasWarning(w, 11, "malformed CSV row: '\"' inside unquoted field 9"));
-    EXPECT_EQ(w.size(), 7u) << Dump(w);
+    ExpectWarnings(w,
+                   {{5, "RES is not valid JSON"},
+                    {6, "RES is not a JSON object"},
+                    {7, "nvidia.com/gpu \"-1\" is not a non-negative integer"},
+                    {8, "nvidia.com/gpu \"1.5\" is not a non-negative integer"},
+                    {9, "empty host_ip"},
+                    {10, "empty job_name"},
+                    // JSON not quoted as RFC 4180 requires: its '"' makes the CSV row malformed.
+                    {11, "malformed CSV row: '\"' inside unquoted field 9"}});
 }
 
 // ------------------------------------------------------------------------------------ assembly
@@ -421,14 +442,14 @@ TEST(LingjunAssemble, JoinsJobsPodsAndTopologyAndReportsEveryDroppedJob)
     EXPECT_EQ(g.line, 2u);
 
     const auto& tw = trace.warnings;
-    EXPECT_TRUE(HasWarning(tw, 7, "host_ip hZZZ is not in the topology"));
-    EXPECT_TRUE(HasWarning(tw, 9, "job orphan: 2 pod row(s) of a job_name that is not in job.csv"));
-    EXPECT_TRUE(HasWarning(tw, 3, "never ran"));
-    EXPECT_TRUE(HasWarning(tw, 4, "1 of 2 pod rows are on hosts not in the topology"));
-    EXPECT_TRUE(HasWarning(tw, 5, "0 GPUs"));
-    EXPECT_TRUE(HasWarning(tw, 6, "no pod rows"));
-    EXPECT_TRUE(HasWarning(tw, 7, "no gmt_job_finished or gmt_job_stopped (status Running)"));
-    EXPECT_EQ(tw.size(), 7u) << Dump(tw);
+    ExpectWarnings(tw,
+                   {{7, "host_ip hZZZ is not in the topology"},
+                    {9, "job orphan: 2 pod row(s) of a job_name that is not in job.csv"},
+                    {3, "never ran"},
+                    {4, "1 of 2 pod rows are on hosts not in the topology"},
+                    {5, "0 GPUs"},
+                    {6, "no pod rows"},
+                    {7, "no gmt_job_finished or gmt_job_stopped (status Running)"}});
     for (const auto& x : tw)
     {
         EXPECT_TRUE(x.file == "job.csv" || x.file == "worker.csv") << x.file;

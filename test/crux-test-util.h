@@ -1,0 +1,172 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#ifndef CRUX_TEST_UTIL_H
+#define CRUX_TEST_UTIL_H
+
+// Shared helpers of the ns-3 TestSuites in test/*.cc (compiled into the crux test library):
+// terse builders for GPU ids, message requests and connection keys, and what the PCAP tests need to
+// write a capture to a private directory and decode it with tshark. Header-only (every function is
+// inline), so it needs no entry in the file lists of cmake/crux-sources.cmake and wscript.
+
+#include "ns3/message-transport.h"
+#include "ns3/net-device.h"
+#include "ns3/node.h"
+#include "ns3/ptr.h"
+#include "ns3/rdma-transport.h"
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+namespace ns3
+{
+namespace test
+{
+
+/**
+ * \brief A GPU id.
+ * \param host host index, 0-based (GpuId::host)
+ * \param local GPU index inside the host, 0-based (GpuId::localGpu)
+ * \return the GpuId
+ */
+inline GpuId
+Gpu(uint32_t host, uint32_t local)
+{
+    GpuId g;
+    g.host = host;
+    g.localGpu = local;
+    return g;
+}
+
+/**
+ * \brief A message request with every field given (defaults: DSCP 0, transport-chosen port).
+ * \param job owning job (MessageRequest::jobId)
+ * \param flow job-local connection index (MessageRequest::flowId)
+ * \param src sending GPU
+ * \param dst receiving GPU
+ * \param bytes payload, bytes
+ * \param dscp DSCP 0..63 (selects the traffic class)
+ * \param port RoCEv2 UDP source port; 0 = transport default
+ * \return the request
+ */
+inline MessageRequest
+Req(uint32_t job,
+    uint32_t flow,
+    GpuId src,
+    GpuId dst,
+    uint64_t bytes,
+    uint8_t dscp = 0,
+    uint16_t port = 0)
+{
+    MessageRequest r;
+    r.jobId = job;
+    r.flowId = flow;
+    r.src = src;
+    r.dst = dst;
+    r.bytes = bytes;
+    r.dscp = dscp;
+    r.udpSrcPort = port;
+    return r;
+}
+
+/**
+ * \brief The key of the connection (queue pair / flow) a request of this job, flow and GPU pair
+ * is carried on (RdmaQpKey::FromRequest; the key does not depend on bytes, DSCP or port).
+ * \param job owning job
+ * \param flow job-local connection index
+ * \param src sending GPU
+ * \param dst receiving GPU
+ * \return the key
+ */
+inline RdmaQpKey
+Key(uint32_t job, uint32_t flow, GpuId src, GpuId dst)
+{
+    return RdmaQpKey::FromRequest(Req(job, flow, src, dst, 1));
+}
+
+/**
+ * \brief Run a shell command (popen) and return everything it wrote to standard output.
+ * \param cmd the command line, run by /bin/sh
+ * \return its standard output; empty if the command could not be started
+ */
+inline std::string
+RunCommand(const std::string& cmd)
+{
+    std::string out;
+    if (FILE* pipe = ::popen(cmd.c_str(), "r"))
+    {
+        char chunk[4096];
+        std::size_t n;
+        while ((n = std::fread(chunk, 1, sizeof(chunk), pipe)) > 0)
+        {
+            out.append(chunk, n);
+        }
+        ::pclose(pipe);
+    }
+    return out;
+}
+
+/// Absolute path of the tshark binary the PCAP tests decode with.
+inline const char* const TSHARK = "/usr/bin/tshark";
+
+/**
+ * \brief Whether tshark is installed at #TSHARK (the PCAP decode checks are skipped otherwise).
+ * \return true if the file exists
+ */
+inline bool
+HaveTshark()
+{
+    return std::filesystem::exists(TSHARK);
+}
+
+/**
+ * \brief Create (if needed) and return a private directory for PCAP files:
+ * `<temp dir>/<tag>-<process id>`.
+ * \param tag directory name prefix, e.g. "crux-qbb-pcap"
+ * \return the directory
+ */
+inline std::filesystem::path
+PcapTempDir(const std::string& tag)
+{
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / (tag + "-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+/**
+ * \brief The file name ns-3's PcapHelperForDevice::EnablePcap(prefix, dev) writes:
+ * `<dir>/<prefix>-<node id>-<device ifindex>.pcap`.
+ * \param dir directory the prefix lies in
+ * \param prefix file name prefix given to EnablePcap (without the directory)
+ * \param dev the captured device (must be installed on a node)
+ * \return the path, as a string
+ */
+inline std::string
+PcapFileName(const std::filesystem::path& dir, const std::string& prefix, Ptr<NetDevice> dev)
+{
+    return (dir / (prefix + "-" + std::to_string(dev->GetNode()->GetId()) + "-" +
+                   std::to_string(dev->GetIfIndex()) + ".pcap"))
+        .string();
+}
+
+} // namespace test
+} // namespace ns3
+
+#endif // CRUX_TEST_UTIL_H
