@@ -155,6 +155,7 @@ main(int argc, char* argv[])
     std::string torAggRate;
     std::string aggCoreRate;
     bool quiet = false;
+    std::string progress; // empty: 30 s, or 0 (off) with --quiet
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("topology", "clos, double-sided or lingjun", topology);
@@ -196,7 +197,13 @@ main(int argc, char* argv[])
     cmd.AddValue("aggCoreRate",
                  "Aggregation-core link rate (double-sided, lingjun); empty = default",
                  aggCoreRate);
-    cmd.AddValue("quiet", "Do not print the table", quiet);
+    cmd.AddValue("quiet",
+                 "Do not print the table (and no progress lines unless --progress)",
+                 quiet);
+    cmd.AddValue("progress",
+                 "Wall seconds between progress lines on stderr; 0 = none (default 30, "
+                 "0 with --quiet)",
+                 progress);
     cmd.Parse(argc, argv);
 
     ClusterRunConfig c;
@@ -224,6 +231,8 @@ main(int argc, char* argv[])
         c.workerCsv = workerCsv;
         c.horizonIterations = ParseNumber("horizonIterations", horizon);
         c.workModel = workModel;
+        c.progressSeconds =
+            progress.empty() ? (quiet ? 0.0 : 30.0) : ParseNumber("progress", progress);
         if (!hostLinkRate.empty())
         {
             const double bps = ParseRateBps("hostLinkRate", hostLinkRate);
@@ -276,6 +285,7 @@ main(int argc, char* argv[])
         {"ClusterRunConfig.engine", "--engine"},
         {"ClusterRunConfig.horizonIterations", "--horizonIterations"},
         {"ClusterRunConfig.workModel", "--workModel"},
+        {"ClusterRunConfig.progressSeconds", "--progress"},
         {"ClusterRunConfig.threeTier", "--topoCsv / lingjun topology"},
     };
     try
@@ -311,6 +321,13 @@ main(int argc, char* argv[])
             }
             std::cerr << "; trace_rows_skipped in summary.json" << std::endl;
         }
+        if (run.GetZeroDurationJobs() > 0)
+        {
+            std::cerr << "crux-trace-run: warning: " << run.GetZeroDurationJobs()
+                      << " window jobs with zero run time (start == end) left out of the run; "
+                         "jobs_zero_duration in summary.json"
+                      << std::endl;
+        }
         const auto runs = run.RunAll();
         run.WriteResults(runs);
         if (!quiet)
@@ -319,8 +336,12 @@ main(int argc, char* argv[])
                       << runs.front().windowEnd << "] s, " << run.GetWindowJobs().size()
                       << " jobs, " << run.GetTopology().NumGpus() << " GPUs (" << c.topology << ", "
                       << c.placement << " placement)\n"
-                      << ClusterRun::FormatTable(runs) << "results in " << c.outputDir
-                      << "/<scheduler>/\n";
+                      << ClusterRun::FormatTable(runs)
+                      << "alone@ECMP / alone@paths: mean utilization with every running job at "
+                         "its stand-alone rate on its ECMP default / installed paths; "
+                         "alone@paths - alone@ECMP = what the paths gain per job, inter-job "
+                         "loss = alone@paths - mean util (contention between jobs)\n"
+                      << "results in " << c.outputDir << "/<scheduler>/\n";
         }
     }
     catch (const std::exception& e)

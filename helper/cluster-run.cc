@@ -38,6 +38,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -160,6 +161,8 @@ struct RunJob
     LinkLoad load;                   //!< bytes per iteration per link on the installed paths
     double intensity {0};            //!< I_j of the installed decision, FLOPs/s
     uint64_t flowDone {0};           //!< engine "flow": iterations counted at the last Advance
+    double aloneDefaultRate {0};     //!< iterations/s alone on the ECMP default paths
+    double aloneInstalledRate {0};   //!< iterations/s alone on the installed paths
 };
 
 /**
@@ -215,6 +218,8 @@ class EpochEngine
     ClusterRunResult Run()
     {
         const double wall0 = WallNow();
+        m_wall0 = wall0;
+        m_nextProgress = wall0 + m_config.progressSeconds;
         m_jobs.resize(m_window.size());
         for (uint32_t i = 0; i < m_window.size(); ++i)
         {
@@ -261,9 +266,32 @@ class EpochEngine
         return Simulator::Now().GetSeconds();
     }
 
+    /// Print a progress line on stderr if progressSeconds of wall time passed since the last
+    /// one (wall-clock check only: no simulator event, so results never depend on it).
+    void MaybeProgress()
+    {
+        if (m_config.progressSeconds <= 0)
+        {
+            return;
+        }
+        const double now = WallNow();
+        if (now < m_nextProgress)
+        {
+            return;
+        }
+        m_nextProgress = now + m_config.progressSeconds;
+        std::ostringstream os;
+        os << std::fixed << std::setprecision(2) << "crux-trace-run: " << m_result.scheduler
+           << ": sim " << (m_ws + Now()) / 86400.0 << " d of " << m_we / 86400.0 << " d, "
+           << m_result.events << " events, " << m_running.size() << " running, " << m_queue.size()
+           << " queued, wall " << std::setprecision(0) << now - m_wall0 << " s\n";
+        std::cerr << os.str() << std::flush;
+    }
+
     void Arrive(uint32_t i)
     {
         ++m_result.events;
+        MaybeProgress();
         Advance(Now());
         m_queue.push_back(i);
         PlaceQueued();
@@ -273,6 +301,7 @@ class EpochEngine
     void Complete(uint32_t i)
     {
         ++m_result.events;
+        MaybeProgress();
         Advance(Now());
         RunJob& j = m_jobs[i];
         if (m_fixedDuration)
@@ -396,7 +425,9 @@ class EpochEngine
         const double tAlone = JobCommTime(m_model, sj, j.defaults);
         j.res.intensity = GpuIntensity(sj.flopsPerIteration, tAlone);
         // Stand-alone rate: the job alone with its ECMP default paths, same evaluator.
-        const double aloneRate = EvaluateComponent({&sj}, {j.defaults}, {0}, {0.0}).at(0);
+        const double aloneRate = AloneRate(sj, j.defaults);
+        j.aloneDefaultRate = aloneRate;
+        j.aloneInstalledRate = aloneRate; // nothing installed yet: the defaults
         j.res.aloneIter = aloneRate > 0 ? 1.0 / aloneRate : 0.0;
         j.res.work = std::max(0.0, j.trace->Duration()) * aloneRate;
         j.res.done = 0;
@@ -603,6 +634,36 @@ class EpochEngine
         return rates;
     }
 
+    /**
+     * Rate of a job alone in the cluster on the given paths (iterations/s): EvaluateComponent
+     * of the job by itself (class 0, no time shift), served from and stored in the component
+     * cache under the key a one-job component with these paths, class 0 and shift 0 has.
+     */
+    double AloneRate(const SchedJob& sj, const PathChoice& choice)
+    {
+        std::string key = std::to_string(sj.id) + ":0:";
+        char buf[32];
+        std::snprintf(buf, sizeof(buf), "%a:", 0.0);
+        key += buf;
+        for (uint32_t c : choice)
+        {
+            key += std::to_string(c) + ",";
+        }
+        key += ";";
+        auto it = m_cache.find(key);
+        if (it != m_cache.end())
+        {
+            return it->second.at(0);
+        }
+        std::vector<double> r = EvaluateComponent({&sj}, {choice}, {0}, {0.0});
+        if (m_cache.size() > 200000)
+        {
+            m_cache.clear();
+        }
+        m_cache.emplace(key, r);
+        return r.at(0);
+    }
+
     /// Scheduler decision over all running jobs, per-component rates, completion events.
     void Reschedule()
     {
@@ -633,6 +694,12 @@ class EpochEngine
             for (size_t f = 0; f < choice[k].size(); ++f)
             {
                 changed += choice[k][f] != before[f] ? 1 : 0;
+            }
+            if (changed > 0)
+            {
+                // New paths: the job's stand-alone rate on them (cached per job and choice).
+                j.aloneInstalledRate =
+                    choice[k] == j.defaults ? j.aloneDefaultRate : AloneRate(sj, choice[k]);
             }
             j.installed = choice[k];
             m_result.decisions.push_back({m_ws + Now(), sj.id, jd.level, jd.rank, changed});
@@ -755,11 +822,19 @@ class EpochEngine
         s.queued = static_cast<uint32_t>(m_queue.size());
         s.busyGpus = m_busy;
         double u = 0;
+        double uDefault = 0;
+        double uInstalled = 0;
         for (const SchedJob& sj : m_model.jobs)
         {
-            u += sj.numGpus * sj.computeTime * m_jobs[sj.id].rate;
+            const RunJob& j = m_jobs[sj.id];
+            const double w = sj.numGpus * sj.computeTime;
+            u += w * j.rate;
+            uDefault += w * j.aloneDefaultRate;
+            uInstalled += w * j.aloneInstalledRate;
         }
         s.utilization = m_total > 0 ? u / m_total : 0.0;
+        s.aloneDefault = m_total > 0 ? uDefault / m_total : 0.0;
+        s.aloneInstalled = m_total > 0 ? uInstalled / m_total : 0.0;
         if (!m_result.util.empty() && m_result.util.back().time == s.time)
         {
             m_result.util.back() = s;
@@ -795,8 +870,11 @@ class EpochEngine
             r.jobs.push_back(j.res);
         }
         r.meanJct = r.jobsFinished > 0 ? jct / r.jobsFinished : 0.0;
-        // Time-weighted utilization over [ws, we] (a row holds until the next one).
+        // Time-weighted utilization over [ws, we] (a row holds until the next one); the same
+        // weights for the stand-alone series of the contention decomposition.
         double area = 0;
+        double areaDefault = 0;
+        double areaInstalled = 0;
         const double lo = m_ws;
         const double hi = m_we;
         for (size_t k = 0; k < r.util.size(); ++k)
@@ -807,9 +885,13 @@ class EpochEngine
             if (b > a)
             {
                 area += r.util[k].utilization * (b - a);
+                areaDefault += r.util[k].aloneDefault * (b - a);
+                areaInstalled += r.util[k].aloneInstalled * (b - a);
             }
         }
         r.meanUtilization = hi > lo ? area / (hi - lo) : 0.0;
+        r.meanUtilAloneDefault = hi > lo ? areaDefault / (hi - lo) : 0.0;
+        r.meanUtilAloneInstalled = hi > lo ? areaInstalled / (hi - lo) : 0.0;
     }
 
     const ClusterRunConfig& m_config;                         //!< config
@@ -837,6 +919,8 @@ class EpochEngine
     std::map<uint32_t, std::pair<double, double>> m_linkRate; //!< link -> (B/s, B/s × I)
     std::unordered_map<std::string, std::vector<double>> m_cache; //!< component rates
     ClusterRunResult m_result;                                    //!< output
+    double m_wall0 {0};                                           //!< wall clock at Run()
+    double m_nextProgress {0}; //!< wall clock of the next progress line
 };
 
 } // namespace
@@ -956,6 +1040,10 @@ ClusterRunConfig::Validate() const
     {
         throw ConfigError("warmupFraction", "must be in [0, 1)");
     }
+    if (!(progressSeconds >= 0) || !std::isfinite(progressSeconds))
+    {
+        throw ConfigError("progressSeconds", "must be >= 0 wall seconds (0 = no progress lines)");
+    }
     for (size_t k = 0; k < jobs.size(); ++k)
     {
         const TraceJob& j = jobs[k];
@@ -1009,6 +1097,12 @@ const std::vector<TraceWarning>&
 ClusterRun::GetTraceWarnings() const
 {
     return m_traceWarnings;
+}
+
+uint32_t
+ClusterRun::GetZeroDurationJobs() const
+{
+    return m_zeroDuration;
 }
 
 void
@@ -1125,6 +1219,13 @@ ClusterRun::LoadTrace()
         const double a = j.start - origin;
         if (a >= ws && (m_config.windowEnd < 0 || a < m_config.windowEnd))
         {
+            if (!(j.Duration() > 0))
+            {
+                // Zero run time (start == end at the trace's minute resolution): no measurable
+                // work; it would count as finished with JCT 0. Left out, counted.
+                ++m_zeroDuration;
+                continue;
+            }
             m_window.push_back(j);
             lastArrival = std::max(lastArrival, a);
         }
@@ -1132,7 +1233,11 @@ ClusterRun::LoadTrace()
     m_windowEnd = m_config.windowEnd >= 0 ? m_config.windowEnd : std::max(lastArrival, ws + 1.0);
     if (m_window.empty())
     {
-        throw ConfigError("windowStart", "no job arrives in the window");
+        throw ConfigError("windowStart",
+                          m_zeroDuration > 0
+                              ? "no job with a non-zero run time arrives in the window (" +
+                                    std::to_string(m_zeroDuration) + " zero-duration jobs)"
+                              : std::string("no job arrives in the window"));
     }
 }
 
@@ -1141,7 +1246,9 @@ ClusterRun::Run(const std::string& scheduler)
 {
     EpochEngine
         engine(m_config, m_topo, m_window, m_origin, m_config.windowStart, m_windowEnd, scheduler);
-    return engine.Run();
+    ClusterRunResult r = engine.Run();
+    r.jobsZeroDuration = m_zeroDuration;
+    return r;
 }
 
 std::vector<ClusterRunResult>
@@ -1243,11 +1350,12 @@ ClusterRun::WriteResults(const std::vector<ClusterRunResult>& runs) const
         }
         {
             auto f = open("utilization.csv");
-            *f << "time_s,running_jobs,queued_jobs,busy_gpus,gpu_utilization\n";
+            *f << "time_s,running_jobs,queued_jobs,busy_gpus,gpu_utilization,"
+                  "utilization_alone_default,utilization_alone_installed\n";
             for (const auto& u : r.util)
             {
                 *f << u.time << "," << u.running << "," << u.queued << "," << u.busyGpus << ","
-                   << u.utilization << "\n";
+                   << u.utilization << "," << u.aloneDefault << "," << u.aloneInstalled << "\n";
             }
         }
         {
@@ -1284,10 +1392,16 @@ ClusterRun::WriteResults(const std::vector<ClusterRunResult>& runs) const
             j["window"] = {{"start_s", r.windowStart}, {"end_s", r.windowEnd}};
             j["sim_end_s"] = r.simEnd;
             j["mean_gpu_utilization"] = r.meanUtilization;
+            // Contention decomposition (doc/crux.rst, "Output files"): the same window mean
+            // with every running job at its stand-alone rate on its ECMP default paths, and on
+            // the paths the scheduler installed.
+            j["utilization_alone_default"] = r.meanUtilAloneDefault;
+            j["utilization_alone_installed"] = r.meanUtilAloneInstalled;
             j["jobs"] = r.jobs.size();
             j["jobs_finished"] = r.jobsFinished;
             j["jobs_unfinished"] = r.jobsUnfinished;
             j["jobs_unplaceable"] = r.jobsUnplaceable;
+            j["jobs_zero_duration"] = r.jobsZeroDuration;
             j["trace_rows_skipped"] = m_traceWarnings.size();
             j["mean_jct_s"] = r.meanJct;
             j["events"] = r.events;
@@ -1320,8 +1434,9 @@ ClusterRun::FormatTable(const std::vector<ClusterRunResult>& runs)
     os << std::left << std::setw(12) << "scheduler" << std::right << std::setw(12) << "mean util"
        << std::setw(10) << "finished" << std::setw(12) << "unfinished" << std::setw(14)
        << "mean JCT (s)" << std::setw(14)
-       << "util vs " + (runs.empty() ? std::string("-") : runs[0].scheduler) << std::setw(10)
-       << "wall (s)"
+       << "util vs " + (runs.empty() ? std::string("-") : runs[0].scheduler) << std::setw(12)
+       << "alone@ECMP" << std::setw(13) << "alone@paths" << std::setw(16) << "inter-job loss"
+       << std::setw(10) << "wall (s)"
        << "\n";
     for (const auto& r : runs)
     {
@@ -1330,7 +1445,9 @@ ClusterRun::FormatTable(const std::vector<ClusterRunResult>& runs)
            << std::setprecision(4) << std::setw(12) << r.meanUtilization << std::setw(10)
            << r.jobsFinished << std::setw(12) << r.jobsUnfinished << std::setprecision(1)
            << std::setw(14) << r.meanJct << std::setprecision(3) << std::setw(14)
-           << (base > 0 ? r.meanUtilization / base : 0.0) << std::setprecision(1) << std::setw(10)
+           << (base > 0 ? r.meanUtilization / base : 0.0) << std::setprecision(4) << std::setw(12)
+           << r.meanUtilAloneDefault << std::setw(13) << r.meanUtilAloneInstalled << std::setw(16)
+           << r.meanUtilAloneInstalled - r.meanUtilization << std::setprecision(1) << std::setw(10)
            << r.wallSeconds << "\n";
     }
     return os.str();

@@ -118,6 +118,16 @@ struct ClusterRunConfig
     /// FlowEvaluator warm-up fraction [0, 1).
     double warmupFraction {0.25};
 
+    // ------------------------------------------------------------------ progress
+    /**
+     * Wall-clock seconds between progress lines on stderr (>= 0, finite; 0 = none). A line
+     * "crux-trace-run: <scheduler>: sim <x> d of <window end> d, <events> events, <running>
+     * running, <queued> queued, wall <s> s" is printed at the first arrival or completion
+     * handled after each interval. Checked at event handling only (no simulator events), so
+     * it never changes a result.
+     */
+    double progressSeconds {0};
+
     /**
      * \brief Check every field.
      * \throws std::invalid_argument "ClusterRunConfig.<field>: <what is wrong>"
@@ -159,6 +169,13 @@ struct ClusterUtilSample
     uint32_t queued {0};    //!< queued jobs
     uint32_t busyGpus {0};  //!< GPUs allocated to running jobs
     double utilization {0}; //!< Σ_j numGpus_j c_j rate_j / total GPUs (0..1)
+    /// The same sum with each running job at its stand-alone rate on its ECMP default paths
+    /// (1 / aloneIter): the utilization without any contention and without path selection.
+    double aloneDefault {0};
+    /// The same sum with each running job at its stand-alone rate on its currently installed
+    /// paths (the job alone in the cluster, the scheduler's path choice): without contention
+    /// between jobs.
+    double aloneInstalled {0};
 };
 
 /**
@@ -187,11 +204,18 @@ struct ClusterRunResult
     std::vector<ClusterDecisionRow> decisions; //!< installed decisions
     /// (bin index, link id) -> (bytes, Σ bytes × intensity) of that bin
     std::map<std::pair<uint64_t, uint32_t>, std::pair<double, double>> linkBins;
-    double windowStart {0};       //!< seconds
-    double windowEnd {0};         //!< seconds (effective)
-    double simEnd {0};            //!< last simulated time, seconds
-    double meanUtilization {0};   //!< time-weighted over the window, 0..1
-    uint32_t jobsFinished {0};    //!< window jobs that finished
+    double windowStart {0};     //!< seconds
+    double windowEnd {0};       //!< seconds (effective)
+    double simEnd {0};          //!< last simulated time, seconds
+    double meanUtilization {0}; //!< time-weighted over the window, 0..1
+    /// ClusterUtilSample::aloneDefault time-weighted over the window like meanUtilization
+    double meanUtilAloneDefault {0};
+    /// ClusterUtilSample::aloneInstalled time-weighted over the window like meanUtilization
+    double meanUtilAloneInstalled {0};
+    uint32_t jobsFinished {0}; //!< window jobs that finished
+    /// trace jobs arriving in the window with zero run time (end == start: recorded at minute
+    /// resolution), left out of the run (they do no measurable work); not in jobs
+    uint32_t jobsZeroDuration {0};
     uint32_t jobsUnfinished {0};  //!< window jobs still running or queued at the end
     uint32_t jobsUnplaceable {0}; //!< window jobs whose shape never fits
     double meanJct {0};           //!< mean end - arrival over finished jobs, seconds
@@ -240,6 +264,13 @@ class ClusterRun
     const std::vector<TraceWarning>& GetTraceWarnings() const;
     /// \return the trace time origin (first submission), LingjunTime seconds
     double GetTraceOrigin() const;
+    /**
+     * \return the trace jobs whose arrival lies in the window but whose run time is zero
+     *         (TraceJob::Duration() == 0, e.g. gmt_job_running == gmt_job_finished at the
+     *         trace's minute resolution): they are left out of the window jobs (they would count
+     *         as finished with JCT 0) and reported as jobs_zero_duration in summary.json
+     */
+    uint32_t GetZeroDurationJobs() const;
 
     /**
      * \brief Run one scheduler over the window (ns-3 Simulator; destroyed afterwards).
@@ -262,8 +293,10 @@ class ClusterRun
     void WriteResults(const std::vector<ClusterRunResult>& runs) const;
 
     /**
-     * \brief Per-scheduler summary table: mean GPU utilization, jobs finished, mean JCT and
-     * utilization relative to the first run.
+     * \brief Per-scheduler summary table: mean GPU utilization, jobs finished, mean JCT,
+     * utilization relative to the first run, and the contention decomposition: "alone@ECMP"
+     * (meanUtilAloneDefault), "alone@paths" (meanUtilAloneInstalled) and "inter-job loss"
+     * (meanUtilAloneInstalled - meanUtilization).
      * \param runs results of Run()
      * \return multi-line text
      */
@@ -277,6 +310,7 @@ class ClusterRun
     ScaleTopology m_topo;                      //!< the topology
     LingjunTopology m_lingjun;                 //!< topo.csv (if read)
     std::vector<TraceJob> m_window;            //!< window jobs, arrival order
+    uint32_t m_zeroDuration {0};               //!< window jobs left out: zero run time
     double m_origin {0};                       //!< first submission, LingjunTime seconds
     double m_windowEnd {0};                    //!< effective window end, seconds
     std::vector<TraceWarning> m_traceWarnings; //!< rows/jobs the readers skipped
