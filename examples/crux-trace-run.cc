@@ -337,8 +337,10 @@ main(int argc, char* argv[])
                       << " jobs, " << run.GetTopology().NumGpus() << " GPUs (" << c.topology << ", "
                       << c.placement << " placement)\n"
                       << ClusterRun::FormatTable(runs)
-                      << "alone@ECMP / alone@paths: mean utilization with every running job at "
-                         "its stand-alone rate on its ECMP default / installed paths; "
+                      << "busy: mean allocated GPU fraction (the utilization if communication "
+                         "cost nothing); alone@ECMP / alone@paths: mean utilization with every "
+                         "running job at its stand-alone rate on its ECMP default / installed "
+                         "paths; "
                          "alone@paths - alone@ECMP = what the paths gain per job, inter-job "
                          "loss = alone@paths - mean util (contention between jobs)\n"
                       << "results in " << c.outputDir << "/<scheduler>/\n";

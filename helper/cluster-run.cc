@@ -875,6 +875,7 @@ class EpochEngine
         double area = 0;
         double areaDefault = 0;
         double areaInstalled = 0;
+        double areaBusy = 0;
         const double lo = m_ws;
         const double hi = m_we;
         for (size_t k = 0; k < r.util.size(); ++k)
@@ -887,11 +888,14 @@ class EpochEngine
                 area += r.util[k].utilization * (b - a);
                 areaDefault += r.util[k].aloneDefault * (b - a);
                 areaInstalled += r.util[k].aloneInstalled * (b - a);
+                areaBusy +=
+                    m_total > 0 ? static_cast<double>(r.util[k].busyGpus) / m_total * (b - a) : 0.0;
             }
         }
         r.meanUtilization = hi > lo ? area / (hi - lo) : 0.0;
         r.meanUtilAloneDefault = hi > lo ? areaDefault / (hi - lo) : 0.0;
         r.meanUtilAloneInstalled = hi > lo ? areaInstalled / (hi - lo) : 0.0;
+        r.meanBusyFraction = hi > lo ? areaBusy / (hi - lo) : 0.0;
     }
 
     const ClusterRunConfig& m_config;                         //!< config
@@ -1397,6 +1401,7 @@ ClusterRun::WriteResults(const std::vector<ClusterRunResult>& runs) const
             // the paths the scheduler installed.
             j["utilization_alone_default"] = r.meanUtilAloneDefault;
             j["utilization_alone_installed"] = r.meanUtilAloneInstalled;
+            j["busy_gpu_fraction"] = r.meanBusyFraction;
             j["jobs"] = r.jobs.size();
             j["jobs_finished"] = r.jobsFinished;
             j["jobs_unfinished"] = r.jobsUnfinished;
@@ -1434,9 +1439,9 @@ ClusterRun::FormatTable(const std::vector<ClusterRunResult>& runs)
     os << std::left << std::setw(12) << "scheduler" << std::right << std::setw(12) << "mean util"
        << std::setw(10) << "finished" << std::setw(12) << "unfinished" << std::setw(14)
        << "mean JCT (s)" << std::setw(14)
-       << "util vs " + (runs.empty() ? std::string("-") : runs[0].scheduler) << std::setw(12)
-       << "alone@ECMP" << std::setw(13) << "alone@paths" << std::setw(16) << "inter-job loss"
-       << std::setw(10) << "wall (s)"
+       << "util vs " + (runs.empty() ? std::string("-") : runs[0].scheduler) << std::setw(8)
+       << "busy" << std::setw(12) << "alone@ECMP" << std::setw(13) << "alone@paths" << std::setw(16)
+       << "inter-job loss" << std::setw(10) << "wall (s)"
        << "\n";
     for (const auto& r : runs)
     {
@@ -1445,8 +1450,9 @@ ClusterRun::FormatTable(const std::vector<ClusterRunResult>& runs)
            << std::setprecision(4) << std::setw(12) << r.meanUtilization << std::setw(10)
            << r.jobsFinished << std::setw(12) << r.jobsUnfinished << std::setprecision(1)
            << std::setw(14) << r.meanJct << std::setprecision(3) << std::setw(14)
-           << (base > 0 ? r.meanUtilization / base : 0.0) << std::setprecision(4) << std::setw(12)
-           << r.meanUtilAloneDefault << std::setw(13) << r.meanUtilAloneInstalled << std::setw(16)
+           << (base > 0 ? r.meanUtilization / base : 0.0) << std::setprecision(4) << std::setw(8)
+           << r.meanBusyFraction << std::setw(12) << r.meanUtilAloneDefault << std::setw(13)
+           << r.meanUtilAloneInstalled << std::setw(16)
            << r.meanUtilAloneInstalled - r.meanUtilization << std::setprecision(1) << std::setw(10)
            << r.wallSeconds << "\n";
     }

@@ -212,6 +212,10 @@ struct ClusterRunResult
     double meanUtilAloneDefault {0};
     /// ClusterUtilSample::aloneInstalled time-weighted over the window like meanUtilization
     double meanUtilAloneInstalled {0};
+    /// busyGpus / total GPUs, time-weighted over the window like meanUtilization: the
+    /// utilization if communication cost nothing (every running job compute-bound), the
+    /// ceiling of the contention decomposition (0..1)
+    double meanBusyFraction {0};
     uint32_t jobsFinished {0}; //!< window jobs that finished
     /// trace jobs arriving in the window with zero run time (end == start: recorded at minute
     /// resolution), left out of the run (they do no measurable work); not in jobs
@@ -294,7 +298,8 @@ class ClusterRun
 
     /**
      * \brief Per-scheduler summary table: mean GPU utilization, jobs finished, mean JCT,
-     * utilization relative to the first run, and the contention decomposition: "alone@ECMP"
+     * utilization relative to the first run, and the contention decomposition: "busy"
+     * (meanBusyFraction, the utilization if communication cost nothing), "alone@ECMP"
      * (meanUtilAloneDefault), "alone@paths" (meanUtilAloneInstalled) and "inter-job loss"
      * (meanUtilAloneInstalled - meanUtilization).
      * \param runs results of Run()

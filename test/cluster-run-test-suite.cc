@@ -545,6 +545,22 @@ class ClusterRunDecompositionTestCase : public TestCase
                                       r.scheduler << ": summary.json alone_installed");
                 const double lo = s.at("window").at("start_s").get<double>();
                 const double hi = s.at("window").at("end_s").get<double>();
+                // The ceiling: allocated GPUs, each running job compute-bound.
+                NS_TEST_ASSERT_MSG_EQ(s.at("busy_gpu_fraction").get<double>(),
+                                      r.meanBusyFraction,
+                                      r.scheduler << ": summary.json busy_gpu_fraction");
+                NS_TEST_ASSERT_MSG_EQ_TOL(
+                    CsvStepMean(sdir / "utilization.csv", "busy_gpus", lo, hi) /
+                        run.GetTopology().NumGpus(),
+                    r.meanBusyFraction,
+                    1e-6 * r.meanBusyFraction,
+                    r.scheduler << ": busy_gpus column gives the busy fraction back");
+                NS_TEST_ASSERT_MSG_GT_OR_EQ(r.meanBusyFraction + 1e-12,
+                                            r.meanUtilAloneInstalled,
+                                            r.scheduler << ": busy >= alone@paths");
+                NS_TEST_ASSERT_MSG_GT_OR_EQ(r.meanBusyFraction + 1e-12,
+                                            r.meanUtilAloneDefault,
+                                            r.scheduler << ": busy >= alone@ECMP");
 
                 const struct
                 {
