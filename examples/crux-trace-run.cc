@@ -155,6 +155,7 @@ main(int argc, char* argv[])
     std::string torAggRate;
     std::string aggCoreRate;
     bool quiet = false;
+    bool uniquePriorities = true;
     std::string progress; // empty: 30 s, or 0 (off) with --quiet
 
     CommandLine cmd(__FILE__);
@@ -176,6 +177,10 @@ main(int argc, char* argv[])
     cmd.AddValue("binSeconds", "Bin of link-intensity.csv (seconds)", binSeconds);
     cmd.AddValue("outputDir", "Output directory (one subdirectory per scheduler)", outputDir);
     cmd.AddValue("numLevels", "Priority levels K (1..8)", numLevels);
+    cmd.AddValue("uniquePriorities",
+                 "Epoch engine: evaluate crux-pa / crux-ps-pa with one priority class per job "
+                 "(their rank, as the paper does); false = on the numLevels hardware levels",
+                 uniquePriorities);
     cmd.AddValue("engine", "epoch (steady rates per epoch) or flow", engine);
     cmd.AddValue("jobCsv", "Real job.csv (with --workerCsv, --topoCsv); empty = generate", jobCsv);
     cmd.AddValue("workerCsv", "Real worker.csv", workerCsv);
@@ -226,6 +231,7 @@ main(int argc, char* argv[])
         c.binSeconds = ParseDuration("binSeconds", binSeconds);
         c.outputDir = outputDir;
         c.numLevels = static_cast<uint32_t>(ParseUnsigned("numLevels", numLevels));
+        c.uniquePriorities = uniquePriorities;
         c.engine = engine;
         c.jobCsv = jobCsv;
         c.workerCsv = workerCsv;

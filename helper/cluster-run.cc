@@ -39,6 +39,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -734,12 +735,19 @@ class EpochEngine
         std::vector<double> rate(n, 0.0);
         for (const auto& [root, members] : comps)
         {
-            // Only the order of the levels matters: normalise them to dense ranks so that a
-            // component keeps its cache entry when the scheduler shifts all its levels.
+            // Priority class of a job, larger = higher: its level, or, for a scheduler that
+            // meant unique priorities (Crux-PA, Crux-PS-PA: Decision::uniquePriorities) and
+            // unless the config asks for hardware levels, its rank (one class per job, as the
+            // paper evaluates them). Only the order matters: normalise to dense ranks so that
+            // a component keeps its cache entry when the scheduler shifts all its classes.
+            const bool byRank = d.uniquePriorities && m_config.uniquePriorities;
+            m_result.rankClasses = m_result.rankClasses || byRank;
+            auto classOf = [byRank](const JobDecision& jd)
+            { return byRank ? std::numeric_limits<uint32_t>::max() - jd.rank : jd.level; };
             std::set<uint32_t> levels;
             for (uint32_t k : members)
             {
-                levels.insert(d.jobs.at(m_model.jobs[k].id).level);
+                levels.insert(classOf(d.jobs.at(m_model.jobs[k].id)));
             }
             std::vector<const SchedJob*> js;
             std::vector<PathChoice> ch;
@@ -752,7 +760,7 @@ class EpochEngine
                 const JobDecision& jd = d.jobs.at(sj.id);
                 js.push_back(&sj);
                 ch.push_back(choice[k]);
-                prio.push_back(std::distance(levels.begin(), levels.find(jd.level)));
+                prio.push_back(std::distance(levels.begin(), levels.find(classOf(jd))));
                 shift.push_back(jd.timeShift);
                 key += std::to_string(sj.id) + ":" + std::to_string(prio.back()) + ":";
                 char buf[32];
@@ -1392,6 +1400,8 @@ ClusterRun::WriteResults(const std::vector<ClusterRunResult>& runs) const
             j["placement"] = m_config.placement;
             j["seed"] = m_config.seed;
             j["num_levels"] = m_config.numLevels;
+            // "rank": one class per job (unique priorities, epoch engine), "level": K levels
+            j["priority_classes"] = r.rankClasses ? "rank" : "level";
             j["engine"] = m_config.engine;
             j["window"] = {{"start_s", r.windowStart}, {"end_s", r.windowEnd}};
             j["sim_end_s"] = r.simEnd;

@@ -66,6 +66,15 @@ struct ClusterRunConfig
     /// is refused (exhaustive search, small cases only).
     std::vector<std::string> schedulers {"crux", "ecmp"};
     uint32_t numLevels {8}; //!< K priority levels (Crux §6.1 uses 8)
+    /**
+     * Engine "epoch": a scheduler that meant one unique priority per job
+     * (Decision::uniquePriorities: crux-pa, crux-ps-pa) is evaluated with one priority class
+     * per job (its rank), as the paper evaluates Crux-PA and Crux-PS-PA (without compression).
+     * false: every scheduler is evaluated on its K hardware levels (JobDecision::level; for
+     * those two: the top K-1 ranks get their own level, the rest share level 0). Engine "flow"
+     * always uses the levels (DSCP 8L -> TC L on the fabric).
+     */
+    bool uniquePriorities {true};
     /// Seed of the schedulers (SchedulerConfig::seed), of the ECMP hash (EcmpPathIndex), of the
     /// model draw for unknown labels (ModelMapper) and of the generated trace.
     uint64_t seed {1};
@@ -223,13 +232,16 @@ struct ClusterRunResult
     uint32_t jobsUnfinished {0};  //!< window jobs still running or queued at the end
     uint32_t jobsUnplaceable {0}; //!< window jobs whose shape never fits
     double meanJct {0};           //!< mean end - arrival over finished jobs, seconds
-    uint64_t events {0};          //!< arrivals + completions handled
-    uint64_t decisionsMade {0};   //!< scheduler calls
-    uint64_t evaluations {0};     //!< FlowEvaluator runs (components + alone)
-    uint64_t cacheHits {0};       //!< component rates served from the cache
-    double schedulerSeconds {0};  //!< wall time in the scheduler (not deterministic)
-    double evaluatorSeconds {0};  //!< wall time in the evaluator (not deterministic)
-    double wallSeconds {0};       //!< wall time of the whole run (not deterministic)
+    /// true if some decision of the run was evaluated with one class per job (its rank;
+    /// ClusterRunConfig::uniquePriorities and Decision::uniquePriorities), false: levels only
+    bool rankClasses {false};
+    uint64_t events {0};         //!< arrivals + completions handled
+    uint64_t decisionsMade {0};  //!< scheduler calls
+    uint64_t evaluations {0};    //!< FlowEvaluator runs (components + alone)
+    uint64_t cacheHits {0};      //!< component rates served from the cache
+    double schedulerSeconds {0}; //!< wall time in the scheduler (not deterministic)
+    double evaluatorSeconds {0}; //!< wall time in the evaluator (not deterministic)
+    double wallSeconds {0};      //!< wall time of the whole run (not deterministic)
 };
 
 /**

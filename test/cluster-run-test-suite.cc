@@ -646,6 +646,57 @@ class ClusterRunDecompositionTestCase : public TestCase
 
 /**
  * \ingroup crux-tests
+ * \brief Crux-PA (Decision::uniquePriorities) is evaluated with one class per job (its rank)
+ * unless ClusterRunConfig::uniquePriorities is false, in which case its K hardware levels count.
+ */
+class ClusterRunUniquePrioritiesTestCase : public TestCase
+{
+  public:
+    ClusterRunUniquePrioritiesTestCase()
+        : TestCase("crux-pa with K = 1: rank classes give priority to the intensive job; "
+                   "hardware levels put both jobs in one class (= ECMP)")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        ClusterRunConfig c = TwoJobConfig("multi-interests", "gpt");
+        c.workModel = "duration";
+        c.schedulers = {"crux-pa", "ecmp"};
+        c.numLevels = 8;
+        const auto eight = ClusterRun(c).RunAll();
+        c.numLevels = 1;
+        const auto rank = ClusterRun(c).RunAll();
+        c.uniquePriorities = false;
+        const auto level = ClusterRun(c).RunAll();
+
+        const ClusterRunResult& ecmp = level.at(1);
+        NS_TEST_ASSERT_MSG_EQ(rank.at(0).rankClasses, true, "crux-pa evaluated by rank");
+        NS_TEST_ASSERT_MSG_EQ(level.at(0).rankClasses, false, "hardware levels asked for");
+        NS_TEST_ASSERT_MSG_EQ(ecmp.rankClasses, false, "ecmp has no unique priorities");
+        // Two jobs: with 8 levels they get distinct levels, the same order as the ranks.
+        NS_TEST_ASSERT_MSG_EQ_TOL(rank.at(0).meanUtilization,
+                                  eight.at(0).meanUtilization,
+                                  1e-12 * eight.at(0).meanUtilization,
+                                  "K = 1 by rank == K = 8");
+        // Priority to the intensive GPT job (B) raises utilization over fair sharing.
+        NS_TEST_ASSERT_MSG_GT(rank.at(0).meanUtilization,
+                              ecmp.meanUtilization * 1.001,
+                              "rank classes: crux-pa > ecmp");
+        NS_TEST_ASSERT_MSG_GT(rank.at(0).jobs.at(1).done,
+                              ecmp.jobs.at(1).done,
+                              "B completes more iterations with priority");
+        // One hardware level: both jobs share one class on the same ECMP paths.
+        NS_TEST_ASSERT_MSG_EQ_TOL(level.at(0).meanUtilization,
+                                  ecmp.meanUtilization,
+                                  1e-12 * ecmp.meanUtilization,
+                                  "K = 1 on levels: crux-pa == ecmp");
+    }
+};
+
+/**
+ * \ingroup crux-tests
  * \brief Trace jobs with zero run time are left out of the window and counted.
  */
 class ClusterRunZeroDurationTestCase : public TestCase
@@ -796,6 +847,7 @@ class ClusterRunTestSuite : public TestSuite
         AddTestCase(new ClusterRunDeterminismTestCase, TestCase::QUICK);
         AddTestCase(new ClusterRunFlowEngineTestCase, TestCase::QUICK);
         AddTestCase(new ClusterRunDecompositionTestCase, TestCase::QUICK);
+        AddTestCase(new ClusterRunUniquePrioritiesTestCase, TestCase::QUICK);
         AddTestCase(new ClusterRunZeroDurationTestCase, TestCase::QUICK);
         AddTestCase(new ClusterRunProgressTestCase, TestCase::QUICK);
     }
