@@ -1446,12 +1446,13 @@ std::string
 ClusterRun::FormatTable(const std::vector<ClusterRunResult>& runs)
 {
     std::ostringstream os;
+    const std::string vs = "util vs " + (runs.empty() ? std::string("-") : runs[0].scheduler);
+    const int vsWidth = std::max(14, static_cast<int>(vs.size()) + 2);
     os << std::left << std::setw(12) << "scheduler" << std::right << std::setw(12) << "mean util"
        << std::setw(10) << "finished" << std::setw(12) << "unfinished" << std::setw(14)
-       << "mean JCT (s)" << std::setw(14)
-       << "util vs " + (runs.empty() ? std::string("-") : runs[0].scheduler) << std::setw(8)
-       << "busy" << std::setw(12) << "alone@ECMP" << std::setw(13) << "alone@paths" << std::setw(16)
-       << "inter-job loss" << std::setw(10) << "wall (s)"
+       << "mean JCT (s)" << std::setw(vsWidth) << vs << std::setw(8) << "busy" << std::setw(12)
+       << "alone@ECMP" << std::setw(13) << "alone@paths" << std::setw(16) << "inter-job loss"
+       << std::setw(10) << "wall (s)"
        << "\n";
     for (const auto& r : runs)
     {
@@ -1459,7 +1460,7 @@ ClusterRun::FormatTable(const std::vector<ClusterRunResult>& runs)
         os << std::left << std::setw(12) << r.scheduler << std::right << std::fixed
            << std::setprecision(4) << std::setw(12) << r.meanUtilization << std::setw(10)
            << r.jobsFinished << std::setw(12) << r.jobsUnfinished << std::setprecision(1)
-           << std::setw(14) << r.meanJct << std::setprecision(3) << std::setw(14)
+           << std::setw(14) << r.meanJct << std::setprecision(3) << std::setw(vsWidth)
            << (base > 0 ? r.meanUtilization / base : 0.0) << std::setprecision(4) << std::setw(8)
            << r.meanBusyFraction << std::setw(12) << r.meanUtilAloneDefault << std::setw(13)
            << r.meanUtilAloneInstalled << std::setw(16)
