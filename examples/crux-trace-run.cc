@@ -194,13 +194,13 @@ main(int argc, char* argv[])
                  "trace's 5180 / 14)",
                  jobsPerDay);
     cmd.AddValue("hostLinkRate",
-                 "Host-ToR link rate per NIC port (e.g. 200Gbps); empty = topology default",
+                 "Host-ToR link rate per NIC port (e.g. 200Gbps); omit for the topology default",
                  hostLinkRate);
     cmd.AddValue("torAggRate",
-                 "ToR-aggregation link rate (e.g. 100Gbps); empty = topology default",
+                 "ToR-aggregation link rate (e.g. 100Gbps); omit for the topology default",
                  torAggRate);
     cmd.AddValue("aggCoreRate",
-                 "Aggregation-core link rate (double-sided, lingjun); empty = default",
+                 "Aggregation-core link rate (double-sided, lingjun); omit for the default",
                  aggCoreRate);
     cmd.AddValue("quiet",
                  "Do not print the table (and no progress lines unless --progress)",
@@ -292,6 +292,8 @@ main(int argc, char* argv[])
         {"ClusterRunConfig.horizonIterations", "--horizonIterations"},
         {"ClusterRunConfig.workModel", "--workModel"},
         {"ClusterRunConfig.progressSeconds", "--progress"},
+        {"ClusterRunConfig.outputDir", "--outputDir"},
+        {"ClusterRunConfig.jobs:", "trace (--jobCsv / --workerCsv, or the generated one):"},
         {"ClusterRunConfig.threeTier", "--topoCsv / lingjun topology"},
     };
     try
@@ -350,6 +352,14 @@ main(int argc, char* argv[])
                          "alone@paths - alone@ECMP = what the paths gain per job, inter-job "
                          "loss = alone@paths - mean util (contention between jobs)\n"
                       << "results in " << c.outputDir << "/<scheduler>/\n";
+        }
+        if (runs.front().jobsUnplaceable > 0)
+        {
+            // The same jobs for every scheduler (placement does not depend on it).
+            std::cerr << "crux-trace-run: warning: " << runs.front().jobsUnplaceable
+                      << " window jobs can never fit the topology (unplaceable, skipped; "
+                         "finished = -1 in jobs.csv, jobs_unplaceable in summary.json)"
+                      << std::endl;
         }
     }
     catch (const std::exception& e)

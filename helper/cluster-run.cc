@@ -64,6 +64,23 @@ ConfigError(const std::string& field, const std::string& what)
     return std::invalid_argument("ClusterRunConfig." + field + ": " + what);
 }
 
+/// "; N rows skipped, e.g. <first three as file:line: reason>" (empty if none): the reasons
+/// behind an input that ends up empty, for its error message.
+std::string
+SkippedRowsDigest(const std::vector<TraceWarning>& w)
+{
+    if (w.empty())
+    {
+        return "";
+    }
+    std::string out = "; " + std::to_string(w.size()) + " rows skipped, e.g. ";
+    for (size_t k = 0; k < w.size() && k < 3; ++k)
+    {
+        out += (k > 0 ? " | " : "") + ToString(w[k]);
+    }
+    return out;
+}
+
 /// Wall-clock seconds since an arbitrary origin (not deterministic; timing fields only).
 double
 WallNow()
@@ -1077,8 +1094,59 @@ ClusterRun::ClusterRun(const ClusterRunConfig& config)
     : m_config(config)
 {
     m_config.Validate();
+    CheckOutputDir();
     BuildTopology();
     LoadTrace();
+}
+
+void
+ClusterRun::CheckOutputDir() const
+{
+    namespace fs = std::filesystem;
+    if (m_config.outputDir.empty())
+    {
+        return;
+    }
+    std::error_code ec;
+    const fs::path out(m_config.outputDir);
+    if (fs::exists(out, ec))
+    {
+        if (!fs::is_directory(out, ec))
+        {
+            throw ConfigError("outputDir", "'" + out.string() + "' exists and is not a directory");
+        }
+        if (::access(out.c_str(), W_OK | X_OK) != 0)
+        {
+            throw ConfigError("outputDir", "'" + out.string() + "' is not writable");
+        }
+        for (const std::string& s : m_config.schedulers)
+        {
+            const fs::path dir = out / s;
+            if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+            {
+                throw ConfigError("outputDir",
+                                  "'" + dir.string() + "' (the directory of scheduler " + s +
+                                      ") exists and is not a directory");
+            }
+        }
+        return;
+    }
+    // Not there yet: the nearest existing ancestor must be a writable directory.
+    fs::path p = out.has_parent_path() ? out.parent_path() : fs::path(".");
+    while (!p.empty() && !fs::exists(p, ec))
+    {
+        p = p.has_parent_path() && p.parent_path() != p ? p.parent_path() : fs::path();
+    }
+    if (p.empty())
+    {
+        p = ".";
+    }
+    if (!fs::is_directory(p, ec) || ::access(p.c_str(), W_OK | X_OK) != 0)
+    {
+        throw ConfigError("outputDir",
+                          "cannot create '" + out.string() + "': '" + p.string() +
+                              "' is not a writable directory");
+    }
 }
 
 const ClusterRunConfig&
@@ -1130,6 +1198,12 @@ ClusterRun::BuildTopology()
         }
         m_lingjun = ReadLingjunTopology(m_config.topoCsv, warnings);
         m_traceWarnings.insert(m_traceWarnings.end(), warnings.begin(), warnings.end());
+    }
+    if (m_config.topology == "lingjun" && m_lingjun.hostTor.empty())
+    {
+        throw ConfigError("topoCsv",
+                          "'" + m_config.topoCsv + "' has no usable host row" +
+                              SkippedRowsDigest(m_traceWarnings));
     }
     try
     {
@@ -1218,7 +1292,8 @@ ClusterRun::LoadTrace()
     }
     if (all.empty())
     {
-        throw ConfigError("jobs", "the trace has no usable job");
+        throw ConfigError("jobs",
+                          "the trace has no usable job" + SkippedRowsDigest(m_traceWarnings));
     }
     m_origin = origin;
     std::stable_sort(all.begin(),
@@ -1460,10 +1535,17 @@ ClusterRun::FormatTable(const std::vector<ClusterRunResult>& runs)
         os << std::left << std::setw(12) << r.scheduler << std::right << std::fixed
            << std::setprecision(4) << std::setw(12) << r.meanUtilization << std::setw(10)
            << r.jobsFinished << std::setw(12) << r.jobsUnfinished << std::setprecision(1)
-           << std::setw(14) << r.meanJct << std::setprecision(3) << std::setw(vsWidth)
-           << (base > 0 ? r.meanUtilization / base : 0.0) << std::setprecision(4) << std::setw(8)
-           << r.meanBusyFraction << std::setw(12) << r.meanUtilAloneDefault << std::setw(13)
-           << r.meanUtilAloneInstalled << std::setw(16)
+           << std::setw(14) << r.meanJct << std::setprecision(3) << std::setw(vsWidth);
+        if (base > 0)
+        {
+            os << r.meanUtilization / base;
+        }
+        else
+        {
+            os << "n/a"; // the baseline did no work in the window: no ratio
+        }
+        os << std::setprecision(4) << std::setw(8) << r.meanBusyFraction << std::setw(12)
+           << r.meanUtilAloneDefault << std::setw(13) << r.meanUtilAloneInstalled << std::setw(16)
            << r.meanUtilAloneInstalled - r.meanUtilization << std::setprecision(1) << std::setw(10)
            << r.wallSeconds << "\n";
     }

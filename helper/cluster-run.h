@@ -259,7 +259,8 @@ class ClusterRun
   public:
     /**
      * \param config the run's knobs
-     * \throws std::invalid_argument naming the field for a bad config; TraceError for an
+     * \throws std::invalid_argument naming the field for a bad config (also an output
+     *         directory that cannot be written, checked before anything runs); TraceError for an
      *         unreadable trace file
      */
     explicit ClusterRun(const ClusterRunConfig& config);
@@ -320,6 +321,11 @@ class ClusterRun
     static std::string FormatTable(const std::vector<ClusterRunResult>& runs);
 
   private:
+    /// Fail early (before any simulation) if outputDir cannot hold the results: an existing
+    /// non-directory, an unwritable directory, a scheduler's subdirectory that is a file, or
+    /// no writable existing ancestor. Writes nothing.
+    /// \throws std::invalid_argument "ClusterRunConfig.outputDir: ..."
+    void CheckOutputDir() const;
     void LoadTrace();     //!< fill m_trace from the config
     void BuildTopology(); //!< fill m_topo from the config
 

@@ -56,6 +56,30 @@ for arg in "$@"; do
     esac
 done
 
+die() {
+    echo "run-paper-figures.sh: $*" >&2
+    exit 2
+}
+# Check the options before anything runs or is written.
+IFS=, read -ra FIGS <<<"$FIGURES"
+((${#FIGS[@]} > 0)) || die "--figures: empty (expected a list of 23, 24, 25)"
+for f in "${FIGS[@]}"; do
+    [[ "$f" == 23 || "$f" == 24 || "$f" == 25 ]] ||
+        die "--figures: '$f' is not a figure of this script (expected 23, 24 or 25)"
+done
+IFS=, read -ra TOPOS <<<"$TOPOLOGIES"
+((${#TOPOS[@]} > 0)) || die "--topologies: empty (expected clos, double-sided, lingjun)"
+for t in "${TOPOS[@]}"; do
+    [[ "$t" == clos || "$t" == double-sided || "$t" == lingjun ]] ||
+        die "--topologies: unknown topology '$t' (expected clos, double-sided or lingjun)"
+done
+[[ "$DAYS" =~ ^[0-9]*\.?[0-9]+$ ]] || die "--days: '$DAYS' is not a positive number of days"
+[[ "$SEED" =~ ^[0-9]+$ ]] || die "--seed: '$SEED' is not a non-negative integer"
+[[ "$WORK" == duration || "$WORK" == iterations ]] ||
+    die "--workModel: '$WORK' (expected duration or iterations)"
+[[ -n "$SCHEDULERS" ]] || die "--schedulers: empty"
+[[ ! -e "$OUT" || -d "$OUT" ]] || die "--out: '$OUT' exists and is not a directory"
+
 RUN="$BUILD_DIR/crux-trace-run"
 if [[ ! -x "$RUN" ]]; then
     echo "== building crux-trace-run in $BUILD_DIR"
@@ -85,7 +109,6 @@ run() { # run <log> <args...>: crux-trace-run, its log printed if it fails
 has() { [[ ",$FIGURES," == *",$1,"* ]]; }
 
 if has 23 || has 24; then
-    IFS=, read -ra TOPOS <<<"$TOPOLOGIES"
     dirs=()
     for t in "${TOPOS[@]}"; do
         extra=()

@@ -3,8 +3,9 @@
 # double-sided, schedulers ecmp and crux, all three figures): it must exit 0, write non-empty
 # fig23.png / fig24.png / fig25.png, and the Fig. 23 / Fig. 25 tables it prints must carry
 # exactly the mean_gpu_utilization of the summary.json each row names (recomputed here with the
-# standard library). Bad options must give exit status 2, a failing run a non-zero status with
-# the run's log. Exit 77 (ctest SKIP_RETURN_CODE) if the python cannot import matplotlib.
+# standard library). Bad options (unknown, bad figure, topology, days, work model) must give
+# exit status 2 naming the option before anything is written; a failing run a non-zero status
+# with the run's log. Exit 77 (ctest SKIP_RETURN_CODE) if the python cannot import matplotlib.
 # Usage: check-paper-figures.sh <python with matplotlib> <dir holding crux-trace-run> <module root>
 set -u
 py=$1
@@ -61,12 +62,21 @@ bash "$script" --out="$work/bad" --nonsense=1 >"$work/bad.log" 2>&1
 rc=$?
 [ "$rc" -eq 2 ] || fail "unknown option: exit $rc, expected 2"
 grep -q "unknown option '--nonsense=1'" "$work/bad.log" || fail "unknown option not named"
-bash "$script" --out="$work/bad2" --days=0.5 --topologies=torus --figures=23 \
-    --build-dir="$bindir" --python="$py" >"$work/bad2.log" 2>&1
+for bad in --figures=99 --figures=23,99 --topologies=clos,torus --days=abc --workModel=x; do
+    bash "$script" --out="$work/bad1" "$bad" --build-dir="$bindir" --python="$py" \
+        >"$work/bad1.log" 2>&1
+    rc=$?
+    [ "$rc" -eq 2 ] || fail "$bad: exit $rc, expected 2"
+    opt=${bad%%=*}
+    grep -q -- "$opt" "$work/bad1.log" || fail "$bad: the option is not named"
+    [ ! -e "$work/bad1" ] || fail "$bad: wrote $work/bad1 before failing"
+done
+bash "$script" --out="$work/bad2" --days=0.5 --topologies=clos --figures=23 \
+    --schedulers=ecmp,nosuch --build-dir="$bindir" --python="$py" >"$work/bad2.log" 2>&1
 rc=$?
-[ "$rc" -ne 0 ] || fail "unknown topology: exit 0"
+[ "$rc" -ne 0 ] || fail "unknown scheduler: exit 0"
 grep -q "crux-trace-run failed" "$work/bad2.log" || fail "failed run not reported"
-grep -qi "topology" "$work/bad2.log" || fail "the run's error (topology) not shown"
+grep -q "nosuch" "$work/bad2.log" || fail "the run's error (the scheduler name) not shown"
 
 if [ "$fails" -gt 0 ]; then
     echo "check-paper-figures: $fails failure(s)"

@@ -477,6 +477,30 @@ class ClusterRunBadConfigTestCase : public TestCase
         bad = c;
         bad.progressSeconds = std::numeric_limits<double>::infinity();
         expect(bad, "progressSeconds");
+
+        // Output directory problems are found before anything runs, and nothing is written.
+        const auto dir = TempDir("badout");
+        std::filesystem::create_directories(dir);
+        const auto file = dir / "a-file";
+        std::ofstream(file) << "x";
+        bad = c;
+        bad.outputDir = file.string(); // a file, not a directory
+        expect(bad, "outputDir");
+        bad.outputDir = (file / "sub").string(); // below a file
+        expect(bad, "outputDir");
+        std::filesystem::create_directories(dir / "out");
+        std::ofstream(dir / "out" / "ecmp") << "x"; // a scheduler's directory is a file
+        bad = c;
+        bad.schedulers = {"crux", "ecmp"};
+        bad.outputDir = (dir / "out").string();
+        expect(bad, "outputDir");
+        NS_TEST_EXPECT_MSG_EQ(std::filesystem::exists(dir / "out" / "crux"),
+                              false,
+                              "nothing written for the other scheduler");
+        NS_TEST_EXPECT_MSG_EQ(std::filesystem::exists(file.string() + "/sub"),
+                              false,
+                              "nothing created below the file");
+        std::filesystem::remove_all(dir);
     }
 };
 
