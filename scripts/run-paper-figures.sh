@@ -119,7 +119,8 @@ if has 23 || has 24; then
         dirs+=("$OUT/fig23/$t")
     done
     if has 23; then
-        "$PY" "$PLOT/fig23_utilization.py" "${dirs[@]}" --baseline "${SCHEDULERS%%,*}" \
+        "$PY" "$PLOT/fig23_utilization.py" "${dirs[@]}" --schedulers "$SCHEDULERS" \
+            --baseline "${SCHEDULERS%%,*}" \
             --output "$OUT/fig23.png" | tee "$OUT/fig23.txt"
     fi
     if has 24; then
