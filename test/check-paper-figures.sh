@@ -13,17 +13,8 @@ bindir=$2
 root=$3
 script="$root/scripts/run-paper-figures.sh"
 
-if ! "$py" -c 'import matplotlib, numpy' 2>/dev/null; then
-    echo "SKIP: $py cannot import matplotlib/numpy (install Debian's python3-matplotlib)"
-    exit 77
-fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fails=0
-fail() {
-    echo "FAIL $*"
-    fails=$((fails + 1))
-}
+# shellcheck source=test/plot-check-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/plot-check-lib.sh"
 
 out="$work/out"
 if ! bash "$script" --out="$out" --days=0.5 --topologies=clos,double-sided \

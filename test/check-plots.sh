@@ -16,22 +16,12 @@ bin=$2
 root=$3
 plots="$root/scripts/plot"
 
-if ! "$py" -c 'import matplotlib, numpy' 2>/dev/null; then
-    echo "SKIP: $py cannot import matplotlib/numpy (install Debian's python3-matplotlib)"
-    exit 77
-fi
+# shellcheck source=test/plot-check-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/plot-check-lib.sh"
 if [ ! -x "$bin" ]; then
     echo "FAIL: runner binary $bin not found"
     exit 1
 fi
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fails=0
-fail() {
-    echo "FAIL $*"
-    fails=$((fails + 1))
-}
 
 # ---------------------------------------------------------------- real runs
 run() { # run <name> <args...>
