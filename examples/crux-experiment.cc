@@ -142,7 +142,7 @@ main(int argc, char* argv[])
             overrideField("profileIterations");
         }
         CruxExperiment exp(s);
-        std::vector<std::string> modeList = SplitCommaList(modes);
+        std::vector<std::string> modeList = SplitCommaList(modes, "--modes");
         if (modeList.empty())
         {
             modeList = {"alone", "ecmp", s.scheduler};

@@ -218,7 +218,7 @@ main(int argc, char* argv[])
         c.topoCsv = topoCsv;
         c.placement = placement;
         c.placementSeed = ParseUnsigned("placementSeed", placementSeed);
-        c.schedulers = SplitCommaList(schedulers);
+        c.schedulers = SplitCommaList(schedulers, "--schedulers");
         c.seed = ParseUnsigned("seed", seed);
         c.windowStart = ParseDuration("windowStart", windowStart);
         c.windowEnd = windowEnd == "-1" ? -1.0 : ParseDuration("windowEnd", windowEnd);
@@ -269,6 +269,11 @@ main(int argc, char* argv[])
         }
     }
     catch (const OptionError& e)
+    {
+        std::cerr << "crux-trace-run: error: " << e.what() << std::endl;
+        return 1;
+    }
+    catch (const ExperimentError& e) // SplitCommaList
     {
         std::cerr << "crux-trace-run: error: " << e.what() << std::endl;
         return 1;

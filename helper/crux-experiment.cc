@@ -1196,17 +1196,23 @@ CruxExperiment::WriteResults(const std::vector<ExperimentRunResult>& runs) const
 }
 
 std::vector<std::string>
-SplitCommaList(const std::string& text)
+SplitCommaList(const std::string& text, const std::string& field)
 {
     std::vector<std::string> out;
-    std::stringstream ss(text);
+    if (text.find_first_not_of(' ') == std::string::npos)
+    {
+        return out;
+    }
+    std::stringstream ss(text + ","); // the sentinel makes a trailing comma an empty item
     std::string item;
     while (std::getline(ss, item, ','))
     {
-        if (!item.empty())
+        const auto a = item.find_first_not_of(' ');
+        if (a == std::string::npos)
         {
-            out.push_back(item);
+            throw ExperimentError(field, "empty item in '" + text + "'");
         }
+        out.push_back(item.substr(a, item.find_last_not_of(' ') - a + 1));
     }
     return out;
 }

@@ -261,10 +261,13 @@ uint64_t ParseByteSize(const std::string& text, const std::string& field);
 /**
  * \ingroup crux
  * \brief Split a comma-separated command-line list ("alone,ecmp,crux") into its items.
- * \param text the list
- * \return the non-empty items, in order (empty for an empty text)
+ * \param text the list; spaces around an item are dropped ("ecmp, crux" = "ecmp,crux")
+ * \param field the option named in the error (e.g. "--modes")
+ * \return the items, in order (empty for an empty or all-space text)
+ * \throws ExperimentError "<field>: empty item in '<text>'" for an empty item ("ecmp,,crux",
+ *         "ecmp,")
  */
-std::vector<std::string> SplitCommaList(const std::string& text);
+std::vector<std::string> SplitCommaList(const std::string& text, const std::string& field);
 
 } // namespace ns3
 

@@ -58,6 +58,8 @@ make_variant stop-cli 'pass'
 expect stop-cli "--stopTime: must be a positive number of seconds" --scenario="$work/stop-cli.json" --stopTime=-1
 make_variant modes 'pass'
 expect modes "--modes: scheduler: unknown scheduler 'nope'" --scenario="$work/modes.json" --modes=alone,nope
+make_variant modes-empty 'pass'
+expect modes-empty "--modes: empty item in 'alone,,ecmp'" --scenario="$work/modes-empty.json" --modes=alone,,ecmp
 printf '{"name": "x", "jobs": [' >"$work/malformed.json"
 expect malformed "$work/malformed.json: malformed JSON" --scenario="$work/malformed.json"
 expect missing "$work/none.json: cannot open scenario file" --scenario="$work/none.json"

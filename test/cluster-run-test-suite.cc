@@ -23,6 +23,7 @@
 // left out and counted; progress lines change no output file.
 
 #include "ns3/cluster-run.h"
+#include "ns3/crux-experiment.h"
 #include "ns3/test.h"
 
 #include <unistd.h>
@@ -477,6 +478,27 @@ class ClusterRunBadConfigTestCase : public TestCase
         bad = c;
         bad.progressSeconds = std::numeric_limits<double>::infinity();
         expect(bad, "progressSeconds");
+
+        // The command-line list of schedulers: spaces dropped, empty items are an error.
+        const auto items = SplitCommaList(" ecmp , crux", "--schedulers");
+        NS_TEST_EXPECT_MSG_EQ(items.size(), 2, "two items");
+        NS_TEST_EXPECT_MSG_EQ(items.at(1), "crux", "spaces dropped");
+        NS_TEST_EXPECT_MSG_EQ(SplitCommaList("", "--modes").empty(), true, "empty list");
+        for (const std::string& text : {"ecmp,,crux", "ecmp,", ",crux"})
+        {
+            std::string what;
+            try
+            {
+                SplitCommaList(text, "--schedulers");
+            }
+            catch (const ExperimentError& e)
+            {
+                what = e.what();
+            }
+            NS_TEST_EXPECT_MSG_EQ(what,
+                                  "--schedulers: empty item in '" + text + "'",
+                                  "empty item in '" << text << "'");
+        }
 
         // Output directory problems are found before anything runs, and nothing is written.
         const auto dir = TempDir("badout");
