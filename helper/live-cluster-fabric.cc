@@ -297,6 +297,19 @@ LiveClusterFabric::GetJobState(uint32_t jobId, const char* what) const
     return it->second;
 }
 
+const LiveClusterFabric::FlowState&
+LiveClusterFabric::GetFlowState(uint32_t jobId, uint32_t flowId, const char* what) const
+{
+    const JobState& st = GetJobState(jobId, what);
+    auto it = st.flows.find(flowId);
+    if (it == st.flows.end())
+    {
+        throw std::invalid_argument(std::string("LiveClusterFabric::") + what + ": " +
+                                    FlowName(jobId, flowId) + " does not exist");
+    }
+    return it->second;
+}
+
 std::string
 LiveClusterFabric::CheckPath(const std::vector<uint32_t>& path, const FlowState& flow) const
 {
@@ -589,27 +602,14 @@ LiveClusterFabric::GetInstalledDscp(uint32_t jobId) const
 std::vector<uint32_t>
 LiveClusterFabric::GetInstalledPath(uint32_t jobId, uint32_t flowId) const
 {
-    const JobState& st = GetJobState(jobId, "GetInstalledPath");
-    auto it = st.flows.find(flowId);
-    if (it == st.flows.end())
-    {
-        throw std::invalid_argument(
-            "LiveClusterFabric::GetInstalledPath: " + FlowName(jobId, flowId) + " does not exist");
-    }
-    return it->second.paths[it->second.current];
+    const FlowState& fs = GetFlowState(jobId, flowId, "GetInstalledPath");
+    return fs.paths[fs.current];
 }
 
 uint16_t
 LiveClusterFabric::GetInstalledPort(uint32_t jobId, uint32_t flowId) const
 {
-    const JobState& st = GetJobState(jobId, "GetInstalledPort");
-    auto it = st.flows.find(flowId);
-    if (it == st.flows.end())
-    {
-        throw std::invalid_argument(
-            "LiveClusterFabric::GetInstalledPort: " + FlowName(jobId, flowId) + " does not exist");
-    }
-    return PortOfPathIndex(it->second.current);
+    return PortOfPathIndex(GetFlowState(jobId, flowId, "GetInstalledPort").current);
 }
 
 std::vector<uint32_t>

@@ -252,6 +252,9 @@ class LiveClusterFabric : public Object
     void NotifyFinish(uint32_t jobId);
     /// \return the job's state \param jobId job \param what caller for the error
     const JobState& GetJobState(uint32_t jobId, const char* what) const;
+    /// \return a flow's routing state \param jobId job \param flowId flow \param what caller
+    /// for the error \throws std::invalid_argument if the job or the flow does not exist
+    const FlowState& GetFlowState(uint32_t jobId, uint32_t flowId, const char* what) const;
     /// Check that a path is valid for a flow. \param path link ids \param flow the flow
     /// \param jobId job \return empty string if valid, else the reason
     std::string CheckPath(const std::vector<uint32_t>& path, const FlowState& flow) const;
