@@ -8,7 +8,7 @@
 # dialect is C++17); this file was written from ns-3.35's module template and has not been
 # run against a waf tree.
 #
-# The lists below must equal cmake/crux-sources.cmake (CRUX_SCHEDULING_SOURCES, CRUX_SOURCES,
+# The lists below must equal cmake/crux-sources.cmake (CRUX_PURE_SOURCES, CRUX_SOURCES,
 # CRUX_HEADERS, CRUX_TEST_SOURCES) and examples/wscript must build exactly CRUX_EXAMPLES;
 # test/check-file-lists.py (ctest entry `check-file-lists`) checks this and the files on disk.
 #
@@ -19,8 +19,12 @@
 # Python bindings are not generated here either (the pybindgen step of ns-3 <= 3.35 needs
 # scanned bindings files, which this module does not ship).
 
-# Pure C++ scheduling layer (no ns-3 includes, no Simulator calls).
-CRUX_SCHEDULING_SOURCES = [
+# Simulator-free C++ (cluster description, scheduling, fluid evaluator, case generator).
+CRUX_PURE_SOURCES = [
+    # --- cluster description ---
+    'model/cluster/scale-topology.cc',
+    'model/cluster/gpu-placement.cc',
+    # --- scheduling ---
     'model/scheduling/cluster-model.cc',
     'model/scheduling/comm-scheduler.cc',
     'model/scheduling/ecmp-scheduler.cc',
@@ -32,23 +36,23 @@ CRUX_SCHEDULING_SOURCES = [
     'model/scheduling/varys-scheduler.cc',
     'model/scheduling/taccl-scheduler.cc',
     'model/scheduling/cassini-scheduler.cc',
-    'model/scheduling/flow-evaluator.cc',
     'model/scheduling/optimal-scheduler.cc',
-    'model/scheduling/random-cluster.cc',
-    'model/scheduling/stage-ablation.cc',
-    'model/scheduling/scale-topology.cc',
-    'model/scheduling/gpu-placement.cc',
+    # --- metrics ---
+    'model/metrics/flow-evaluator.cc',
+    # --- experiment drivers ---
+    'drivers/random-cluster.cc',
+    'drivers/stage-ablation.cc',
 ]
 
-CRUX_SOURCES = CRUX_SCHEDULING_SOURCES + [
-    # fabric
+CRUX_SOURCES = CRUX_PURE_SOURCES + [
+    # --- fabric ---
     'model/fabric/qbb-net-device.cc',
     'model/fabric/qbb-channel.cc',
     'model/fabric/pfc-pause-header.cc',
     'model/fabric/switch-mmu.cc',
     'model/fabric/crux-switch.cc',
     'model/fabric/crux-topology.cc',
-    # transport
+    # --- transport ---
     'model/transport/message-transport.cc',
     'model/transport/roce-header.cc',
     'model/transport/rdma-congestion-control.cc',
@@ -56,32 +60,36 @@ CRUX_SOURCES = CRUX_SCHEDULING_SOURCES + [
     'model/transport/rdma-nic.cc',
     'model/transport/rdma-transport.cc',
     'model/transport/flow-transport.cc',
-    # workload
+    # --- workload ---
     'model/workload/crux-scenario.cc',
     'model/workload/model-zoo.cc',
     'model/workload/dlt-job.cc',
     'model/workload/ring-allreduce.cc',
     'model/workload/dlt-job-application.cc',
-    # metrics
+    # --- metrics ---
     'model/metrics/gpu-intensity-tracker.cc',
-    # trace
+    # --- trace ---
     'model/trace/csv-reader.cc',
     'model/trace/lingjun-trace.cc',
     'model/trace/model-mapping.cc',
     'model/trace/lingjun-trace-generator.cc',
-    # helper
+    # --- helper (build and install) ---
     'helper/qbb-helper.cc',
     'helper/crux-topology-helper.cc',
     'helper/rdma-transport-helper.cc',
     'helper/flow-transport-helper.cc',
-    'helper/crux-experiment.cc',
     'helper/sched-job-builder.cc',
-    'helper/live-cluster-fabric.cc',
-    'helper/cluster-run.cc',
+    # --- experiment drivers ---
+    'drivers/crux-experiment.cc',
+    'drivers/live-cluster-fabric.cc',
+    'drivers/cluster-run.cc',
 ]
 
 CRUX_HEADERS = [
-    # scheduling
+    # --- cluster description ---
+    'model/cluster/scale-topology.h',
+    'model/cluster/gpu-placement.h',
+    # --- scheduling ---
     'model/scheduling/cluster-model.h',
     'model/scheduling/comm-scheduler.h',
     'model/scheduling/ecmp-scheduler.h',
@@ -93,20 +101,15 @@ CRUX_HEADERS = [
     'model/scheduling/varys-scheduler.h',
     'model/scheduling/taccl-scheduler.h',
     'model/scheduling/cassini-scheduler.h',
-    'model/scheduling/flow-evaluator.h',
     'model/scheduling/optimal-scheduler.h',
-    'model/scheduling/random-cluster.h',
-    'model/scheduling/stage-ablation.h',
-    'model/scheduling/scale-topology.h',
-    'model/scheduling/gpu-placement.h',
-    # fabric
+    # --- fabric ---
     'model/fabric/qbb-net-device.h',
     'model/fabric/qbb-channel.h',
     'model/fabric/pfc-pause-header.h',
     'model/fabric/switch-mmu.h',
     'model/fabric/crux-switch.h',
     'model/fabric/crux-topology.h',
-    # transport
+    # --- transport ---
     'model/transport/message-transport.h',
     'model/transport/roce-header.h',
     'model/transport/rdma-congestion-control.h',
@@ -114,28 +117,32 @@ CRUX_HEADERS = [
     'model/transport/rdma-nic.h',
     'model/transport/rdma-transport.h',
     'model/transport/flow-transport.h',
-    # workload
+    # --- workload ---
     'model/workload/crux-scenario.h',
     'model/workload/model-zoo.h',
     'model/workload/dlt-job.h',
     'model/workload/ring-allreduce.h',
     'model/workload/dlt-job-application.h',
-    # metrics
+    # --- metrics ---
+    'model/metrics/flow-evaluator.h',
     'model/metrics/gpu-intensity-tracker.h',
-    # trace
+    # --- trace ---
     'model/trace/csv-reader.h',
     'model/trace/lingjun-trace.h',
     'model/trace/model-mapping.h',
     'model/trace/lingjun-trace-generator.h',
-    # helper
+    # --- helper (build and install) ---
     'helper/qbb-helper.h',
     'helper/crux-topology-helper.h',
     'helper/rdma-transport-helper.h',
     'helper/flow-transport-helper.h',
-    'helper/crux-experiment.h',
     'helper/sched-job-builder.h',
-    'helper/live-cluster-fabric.h',
-    'helper/cluster-run.h',
+    # --- experiment drivers ---
+    'drivers/random-cluster.h',
+    'drivers/stage-ablation.h',
+    'drivers/crux-experiment.h',
+    'drivers/live-cluster-fabric.h',
+    'drivers/cluster-run.h',
 ]
 
 # ns-3 TestSuites (compiled into the crux test library, run by ns-3's test.py / test-runner).

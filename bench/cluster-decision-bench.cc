@@ -114,7 +114,7 @@ main(int argc, char* argv[])
             {
                 for (uint32_t gg : s.localGpus)
                 {
-                    ids.push_back(GpuId {s.host, gg});
+                    ids.push_back(GpuId{s.host, gg});
                 }
             }
             const DltJob job =

@@ -69,9 +69,6 @@
 #include "ns3/rdma-transport-helper.h"
 #include "ns3/traffic-control-module.h"
 
-#include <sys/resource.h>
-#include <time.h>
-
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -79,6 +76,8 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <sys/resource.h>
+#include <time.h>
 #include <vector>
 
 using namespace ns3;
@@ -109,28 +108,28 @@ struct Flow
 /// Benchmark parameters (command line).
 struct Params
 {
-    std::string fabric {"crux"};      //!< crux or p2p
-    double simTime {0.002};           //!< simulated seconds
-    uint32_t seed {1};                //!< ns-3 RNG seed (crux: also the ECMP seed base)
-    std::string pattern {"cross"};    //!< cross, bisection or rail
-    uint32_t shift {1};               //!< destination host offset k
-    std::string p2pQdisc {"default"}; //!< p2p: ns-3's default queue disc or none
+    std::string fabric{"crux"};      //!< crux or p2p
+    double simTime{0.002};           //!< simulated seconds
+    uint32_t seed{1};                //!< ns-3 RNG seed (crux: also the ECMP seed base)
+    std::string pattern{"cross"};    //!< cross, bisection or rail
+    uint32_t shift{1};               //!< destination host offset k
+    std::string p2pQdisc{"default"}; //!< p2p: ns-3's default queue disc or none
 };
 
 /// Counters filled during a run.
 struct Result
 {
-    uint64_t hops {0};           //!< frames transmitted by every device (data + ACK)
-    uint64_t dataHops {0};       //!< of which data frames
-    uint64_t pauseFrames {0};    //!< PFC PAUSE frames (crux only, not in hops)
-    uint64_t srcFrames {0};      //!< data frames transmitted by the host NICs
-    uint64_t deliveredBytes {0}; //!< payload bytes received by the destinations
-    uint64_t deliveredPkts {0};  //!< data packets received by the destinations
-    double setupSeconds {0};     //!< wall time of the topology and traffic setup
-    double runSeconds {0};       //!< wall time of Simulator::Run()
-    double runCpuSeconds {0};    //!< process CPU time of Simulator::Run()
-    uint64_t events {0};         //!< simulator events executed
-    std::string transport;       //!< what carried the load
+    uint64_t hops{0};           //!< frames transmitted by every device (data + ACK)
+    uint64_t dataHops{0};       //!< of which data frames
+    uint64_t pauseFrames{0};    //!< PFC PAUSE frames (crux only, not in hops)
+    uint64_t srcFrames{0};      //!< data frames transmitted by the host NICs
+    uint64_t deliveredBytes{0}; //!< payload bytes received by the destinations
+    uint64_t deliveredPkts{0};  //!< data packets received by the destinations
+    double setupSeconds{0};     //!< wall time of the topology and traffic setup
+    double runSeconds{0};       //!< wall time of Simulator::Run()
+    double runCpuSeconds{0};    //!< process CPU time of Simulator::Run()
+    uint64_t events{0};         //!< simulator events executed
+    std::string transport;      //!< what carried the load
 };
 
 /// The flows of a pattern on the testbed (12 hosts × 4 NICs, 2 uplinks per ToR).
@@ -169,7 +168,7 @@ MakeFlows(const std::string& pattern,
                 NS_ABORT_MSG("fabric-bench: --pattern=" << pattern
                                                         << " is not one of cross, bisection, rail");
             }
-            flows.push_back(Flow {h, n, (h + shift) % nHosts, dn});
+            flows.push_back(Flow{h, n, (h + shift) % nHosts, dn});
         }
     }
     return flows;
@@ -232,8 +231,8 @@ RunCrux(const Params& prm)
     Ptr<RdmaTransport> transport = rdma.Install(topo);
 
     // Count frames on every device: each directed link has exactly one transmitting device.
-    std::array<uint64_t, 8> perTc {};
-    std::array<uint64_t, 8> nicPerTc {};
+    std::array<uint64_t, 8> perTc{};
+    std::array<uint64_t, 8> nicPerTc{};
     for (uint32_t l = 0; l < topo->GetNLinks(); ++l)
     {
         const CruxLinkInfo& link = topo->GetLink(l);
@@ -257,8 +256,8 @@ RunCrux(const Params& prm)
         MessageRequest req;
         req.jobId = 0;
         req.flowId = flowId++;
-        req.src = GpuId {f.srcHost, f.srcNic * gpusPerNic};
-        req.dst = GpuId {f.dstHost, f.dstNic * gpusPerNic};
+        req.src = GpuId{f.srcHost, f.srcNic * gpusPerNic};
+        req.dst = GpuId{f.dstHost, f.dstNic * gpusPerNic};
         req.bytes = bytes;
         req.dscp = 0;
         transport->Send(req, MakeNullCallback<void>());

@@ -2,8 +2,13 @@
 # Keep in sync with wscript; test/check-file-lists.py checks the three against the disk.
 # Paths are relative to the module root.
 
-# Pure C++ scheduling layer (no ns-3 includes, no Simulator calls).
-set(CRUX_SCHEDULING_SOURCES
+# Simulator-free C++: the cluster description, the scheduling layer, the fluid evaluator and the
+# microbenchmark's case generator (no Simulator calls; also built as the static library
+# crux-scheduling for GoogleTest).
+set(CRUX_PURE_SOURCES
+    # --- cluster description ---
+    model/cluster/scale-topology.cc
+    model/cluster/gpu-placement.cc
     # --- scheduling ---
     model/scheduling/cluster-model.cc
     model/scheduling/comm-scheduler.cc
@@ -16,16 +21,16 @@ set(CRUX_SCHEDULING_SOURCES
     model/scheduling/varys-scheduler.cc
     model/scheduling/taccl-scheduler.cc
     model/scheduling/cassini-scheduler.cc
-    model/scheduling/flow-evaluator.cc
     model/scheduling/optimal-scheduler.cc
-    model/scheduling/random-cluster.cc
-    model/scheduling/stage-ablation.cc
-    model/scheduling/scale-topology.cc
-    model/scheduling/gpu-placement.cc
+    # --- metrics ---
+    model/metrics/flow-evaluator.cc
+    # --- experiment drivers ---
+    drivers/random-cluster.cc
+    drivers/stage-ablation.cc
 )
 
 set(CRUX_SOURCES
-    ${CRUX_SCHEDULING_SOURCES}
+    ${CRUX_PURE_SOURCES}
     # --- fabric ---
     model/fabric/qbb-net-device.cc
     model/fabric/qbb-channel.cc
@@ -54,18 +59,22 @@ set(CRUX_SOURCES
     model/trace/lingjun-trace.cc
     model/trace/model-mapping.cc
     model/trace/lingjun-trace-generator.cc
-    # --- helper ---
+    # --- helper (build and install) ---
     helper/qbb-helper.cc
     helper/crux-topology-helper.cc
     helper/rdma-transport-helper.cc
     helper/flow-transport-helper.cc
-    helper/crux-experiment.cc
     helper/sched-job-builder.cc
-    helper/live-cluster-fabric.cc
-    helper/cluster-run.cc
+    # --- experiment drivers ---
+    drivers/crux-experiment.cc
+    drivers/live-cluster-fabric.cc
+    drivers/cluster-run.cc
 )
 
 set(CRUX_HEADERS
+    # --- cluster description ---
+    model/cluster/scale-topology.h
+    model/cluster/gpu-placement.h
     # --- scheduling ---
     model/scheduling/cluster-model.h
     model/scheduling/comm-scheduler.h
@@ -78,12 +87,7 @@ set(CRUX_HEADERS
     model/scheduling/varys-scheduler.h
     model/scheduling/taccl-scheduler.h
     model/scheduling/cassini-scheduler.h
-    model/scheduling/flow-evaluator.h
     model/scheduling/optimal-scheduler.h
-    model/scheduling/random-cluster.h
-    model/scheduling/stage-ablation.h
-    model/scheduling/scale-topology.h
-    model/scheduling/gpu-placement.h
     # --- fabric ---
     model/fabric/qbb-net-device.h
     model/fabric/qbb-channel.h
@@ -106,21 +110,25 @@ set(CRUX_HEADERS
     model/workload/ring-allreduce.h
     model/workload/dlt-job-application.h
     # --- metrics ---
+    model/metrics/flow-evaluator.h
     model/metrics/gpu-intensity-tracker.h
     # --- trace ---
     model/trace/csv-reader.h
     model/trace/lingjun-trace.h
     model/trace/model-mapping.h
     model/trace/lingjun-trace-generator.h
-    # --- helper ---
+    # --- helper (build and install) ---
     helper/qbb-helper.h
     helper/crux-topology-helper.h
     helper/rdma-transport-helper.h
     helper/flow-transport-helper.h
-    helper/crux-experiment.h
     helper/sched-job-builder.h
-    helper/live-cluster-fabric.h
-    helper/cluster-run.h
+    # --- experiment drivers ---
+    drivers/random-cluster.h
+    drivers/stage-ablation.h
+    drivers/crux-experiment.h
+    drivers/live-cluster-fabric.h
+    drivers/cluster-run.h
 )
 
 # ns-3 TestSuites (simulations), compiled into the crux test library.

@@ -107,8 +107,7 @@ main(int argc, char* argv[])
             s.pathEnforcement = pathEnforcement;
             overrideField("pathEnforcement");
         }
-        auto checkNonNegative = [](int64_t v, const char* option)
-        {
+        auto checkNonNegative = [](int64_t v, const char* option) {
             if (v < 0)
             {
                 throw ExperimentError(std::string("--") + option + ": must be >= 0");

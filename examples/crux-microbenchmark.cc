@@ -84,12 +84,12 @@ CaseSeed(uint64_t seed, uint64_t index)
 /// One case's outcome.
 struct CaseRow
 {
-    uint64_t seed {0};          //!< the case's generator seed
-    uint32_t tors {0};          //!< ToR switches
-    uint32_t flows {0};         //!< flows with more than one candidate path
-    uint32_t draws {0};         //!< cases drawn until one fitted --maxPathChoices
+    uint64_t seed{0};           //!< the case's generator seed
+    uint32_t tors{0};           //!< ToR switches
+    uint32_t flows{0};          //!< flows with more than one candidate path
+    uint32_t draws{0};          //!< cases drawn until one fitted --maxPathChoices
     StageAblationResult result; //!< scores
-    double seconds {0};         //!< wall-clock time of the case
+    double seconds{0};          //!< wall-clock time of the case
 };
 
 /// \return the nearest-rank q-quantile (0..1) of v (copied)
@@ -192,13 +192,12 @@ main(int argc, char* argv[])
         }
 
         std::vector<CaseRow> rows(cases);
-        std::atomic<uint32_t> next {0};
-        std::atomic<uint32_t> done {0};
+        std::atomic<uint32_t> next{0};
+        std::atomic<uint32_t> done{0};
         std::mutex errorMutex;
         std::string error;
         const auto start = std::chrono::steady_clock::now();
-        auto worker = [&]()
-        {
+        auto worker = [&]() {
             while (true)
             {
                 const uint32_t i = next++;
@@ -325,8 +324,9 @@ main(int argc, char* argv[])
             uint32_t better = 0;
             uint32_t worse = 0;
             double nonUnit = 0;
-            const auto colOf = [&columns](const std::string& name)
-            { return std::find(columns.begin(), columns.end(), name) - columns.begin(); };
+            const auto colOf = [&columns](const std::string& name) {
+                return std::find(columns.begin(), columns.end(), name) - columns.begin();
+            };
             const auto cCrux = colOf("pa.crux");
             const auto cInt = colOf("pa.intensity");
             for (const CaseRow& r : rows)

@@ -96,21 +96,21 @@ ParseDuration(const std::string& opt, const std::string& text)
     std::string num = text;
     switch (text.back())
     {
-        case 's':
-            unit = 1;
-            break;
-        case 'm':
-            unit = 60;
-            break;
-        case 'h':
-            unit = 3600;
-            break;
-        case 'd':
-            unit = 86400;
-            break;
-        default:
-            num += "_"; // keep the whole text below
-            break;
+    case 's':
+        unit = 1;
+        break;
+    case 'm':
+        unit = 60;
+        break;
+    case 'h':
+        unit = 3600;
+        break;
+    case 'd':
+        unit = 86400;
+        break;
+    default:
+        num += "_"; // keep the whole text below
+        break;
     }
     num.pop_back();
     return ParseNumber(opt, num) * unit;

@@ -152,12 +152,12 @@ CruxTopologyHelper::BuildClos(const CruxClosConfig& cfg)
         const uint32_t group = h / cfg.hostsPerTor;
         for (uint32_t n = 0; n < cfg.nicsPerHost; ++n)
         {
-            ConnectHost(topo,
-                        h,
-                        tors[group * cfg.nicsPerHost +
-                             (cfg.rotateNics ? (n + h) % cfg.nicsPerHost : n)],
-                        cfg.hostLinkRate,
-                        cfg.hostLinkDelay);
+            ConnectHost(
+                topo,
+                h,
+                tors[group * cfg.nicsPerHost + (cfg.rotateNics ? (n + h) % cfg.nicsPerHost : n)],
+                cfg.hostLinkRate,
+                cfg.hostLinkDelay);
         }
     }
     for (uint32_t t : tors)

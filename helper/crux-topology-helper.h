@@ -51,22 +51,22 @@ namespace ns3
  */
 struct CruxClosConfig
 {
-    uint32_t numTors {2};                          //!< ToR (leaf) switches, > 0
-    uint32_t hostsPerTor {4};                      //!< hosts per ToR group, > 0
-    uint32_t numAggs {2};                          //!< aggregation (spine) switches
-    uint32_t linksPerTorAgg {1};                   //!< parallel cables per ToR–agg pair, > 0
-    uint32_t nicsPerHost {1};                      //!< NICs per host (divides numTors)
-    uint32_t gpusPerHost {8};                      //!< GPUs per host, > 0
-    DataRate hostLinkRate {DataRate("100Gb/s")};   //!< NIC ↔ ToR line rate
-    Time hostLinkDelay {MicroSeconds(1)};          //!< NIC ↔ ToR propagation delay
-    DataRate fabricLinkRate {DataRate("100Gb/s")}; //!< ToR ↔ agg line rate
-    Time fabricLinkDelay {MicroSeconds(1)};        //!< ToR ↔ agg propagation delay
+    uint32_t numTors{2};                          //!< ToR (leaf) switches, > 0
+    uint32_t hostsPerTor{4};                      //!< hosts per ToR group, > 0
+    uint32_t numAggs{2};                          //!< aggregation (spine) switches
+    uint32_t linksPerTorAgg{1};                   //!< parallel cables per ToR–agg pair, > 0
+    uint32_t nicsPerHost{1};                      //!< NICs per host (divides numTors)
+    uint32_t gpusPerHost{8};                      //!< GPUs per host, > 0
+    DataRate hostLinkRate{DataRate("100Gb/s")};   //!< NIC ↔ ToR line rate
+    Time hostLinkDelay{MicroSeconds(1)};          //!< NIC ↔ ToR propagation delay
+    DataRate fabricLinkRate{DataRate("100Gb/s")}; //!< ToR ↔ agg line rate
+    Time fabricLinkDelay{MicroSeconds(1)};        //!< ToR ↔ agg propagation delay
     /// false: NIC n of every host on ToR n of its group (rail-aligned); true: NIC n of host h on
     /// ToR (n + h) mod nicsPerHost of its group, so same-index GPUs of different hosts sit on
     /// different ToRs and ring traffic crosses the aggregation layer.
-    bool rotateNics {false};
-    bool assignEcmpSeeds {true}; //!< set each switch's EcmpSeed to ecmpSeedBase + switch index
-    uint32_t ecmpSeedBase {0};   //!< base of the per-switch ECMP seeds
+    bool rotateNics{false};
+    bool assignEcmpSeeds{true}; //!< set each switch's EcmpSeed to ecmpSeedBase + switch index
+    uint32_t ecmpSeedBase{0};   //!< base of the per-switch ECMP seeds
 };
 
 /**

@@ -65,8 +65,9 @@ FlowTransportHelper::MakePathResolver(Ptr<CruxTopology> topo)
         NS_FATAL_ERROR("FlowTransportHelper::MakePathResolver: topology is null");
     }
     return FlowTransport::PathResolver(
-        [topo](const RdmaQpKey& key, uint16_t port) -> std::vector<uint32_t>
-        { return topo->PredictPath(MakeFiveTuple(topo, key, port)); });
+        [topo](const RdmaQpKey& key, uint16_t port) -> std::vector<uint32_t> {
+            return topo->PredictPath(MakeFiveTuple(topo, key, port));
+        });
 }
 
 Ptr<FlowTransport>

@@ -89,7 +89,7 @@ class FlowTransportHelper
 
   private:
     ObjectFactory m_transportFactory; //!< creates the FlowTransport
-    bool m_ifgSet {false};            //!< InterframeGapBytes given by the user
+    bool m_ifgSet{false};             //!< InterframeGapBytes given by the user
 };
 
 } // namespace ns3

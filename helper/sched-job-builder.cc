@@ -84,27 +84,21 @@ MakeScaleSchedJob(const DltJob& job,
         throw std::invalid_argument("MakeScaleSchedJob: maxPaths must be >= 1");
     }
     CheckJobOnScaleTopology(job, topo);
-    return MakeSchedJob(
-        job,
-        [&](const DltCommFlow& f, SchedFlow& sf)
+    return MakeSchedJob(job, [&](const DltCommFlow& f, SchedFlow& sf) {
+        sf.candidatePaths =
+            topo.EqualCostPaths(f.src.host, f.src.localGpu, f.dst.host, f.dst.localGpu, maxPaths);
+        if (sf.candidatePaths.empty())
         {
-            sf.candidatePaths = topo.EqualCostPaths(f.src.host,
-                                                    f.src.localGpu,
-                                                    f.dst.host,
-                                                    f.dst.localGpu,
-                                                    maxPaths);
-            if (sf.candidatePaths.empty())
-            {
-                throw std::invalid_argument(
-                    "job " + std::to_string(job.id) + " flow " + std::to_string(f.flowId) +
-                    ": topology '" + topo.name + "' has no path from host " +
-                    std::to_string(f.src.host) + " to host " + std::to_string(f.dst.host));
-            }
-            sf.defaultPath = EcmpPathIndex(ecmpSeed,
-                                           job.id,
-                                           f.flowId,
-                                           static_cast<uint32_t>(sf.candidatePaths.size()));
-        });
+            throw std::invalid_argument("job " + std::to_string(job.id) + " flow " +
+                                        std::to_string(f.flowId) + ": topology '" + topo.name +
+                                        "' has no path from host " + std::to_string(f.src.host) +
+                                        " to host " + std::to_string(f.dst.host));
+        }
+        sf.defaultPath = EcmpPathIndex(ecmpSeed,
+                                       job.id,
+                                       f.flowId,
+                                       static_cast<uint32_t>(sf.candidatePaths.size()));
+    });
 }
 
 } // namespace ns3

@@ -7,6 +7,7 @@ build=${CRUX_BUILD_DIR:-$here/build}
 
 APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config
+  clang-format                   # ns-3's .clang-format check of the sources (ctest check-format)
   ccache                         # compiler cache: rebuilds in fresh clones reuse earlier objects
   ns3 libns3-dev libgsl-dev      # ns-3 3.37 (ns3: helper programs its CMake config checks; libgsl: named by its targets)
   nlohmann-json3-dev libboost-dev libboost-graph-dev

@@ -18,7 +18,7 @@ The module lists every file explicitly, three times over:
 
 * ``cmake/crux-sources.cmake`` -- the ``set()`` lists used by both CMake build modes;
 * ``wscript`` and ``examples/wscript`` -- the waf build (ns-3 <= 3.35);
-* the files themselves under ``model/``, ``helper/``, ``test/``, ``examples/`` and ``bench/``.
+* the files themselves under ``model/``, ``helper/``, ``drivers/``, ``test/``, ``examples/`` and ``bench/``.
 
 This script reports, one line per discrepancy naming the file and the list:
 
@@ -62,7 +62,7 @@ TEST_RUNNER_MAIN = "test/test-runner-main.cc"
 
 # The lists crux-sources.cmake must define.
 REQUIRED_LISTS = (
-    "CRUX_SCHEDULING_SOURCES",
+    "CRUX_PURE_SOURCES",
     "CRUX_SOURCES",
     "CRUX_HEADERS",
     "CRUX_TEST_SOURCES",
@@ -73,7 +73,7 @@ REQUIRED_LISTS = (
 )
 # Lists whose entries are paths relative to the module root.
 PATH_LISTS = (
-    "CRUX_SCHEDULING_SOURCES",
+    "CRUX_PURE_SOURCES",
     "CRUX_SOURCES",
     "CRUX_HEADERS",
     "CRUX_TEST_SOURCES",
@@ -383,10 +383,11 @@ def _expected_list(path):
     """The CMake list a file on disk belongs to, from its location; None if not a listed kind."""
     parts = path.split("/")
     suffix = os.path.splitext(path)[1]
-    if parts[0] in ("model", "helper"):
+    if parts[0] in ("model", "helper", "drivers"):
         if suffix in (".cc", ".cpp", ".cxx"):
-            if parts[:2] == ["model", "scheduling"] and len(parts) == 3:
-                return "CRUX_SCHEDULING_SOURCES"
+            # the cluster description and the scheduling layer must stay free of the simulator
+            if parts[:2] in (["model", "scheduling"], ["model", "cluster"]) and len(parts) == 3:
+                return "CRUX_PURE_SOURCES"
             return "CRUX_SOURCES"
         if suffix in (".h", ".hpp"):
             return "CRUX_HEADERS"
@@ -410,13 +411,17 @@ def _entry_allowed(list_name, entry):
         return "/" not in entry and not entry.endswith(".cc") and entry != ""
     expected = _expected_list(entry)
     if list_name == "CRUX_SOURCES":
-        return expected in ("CRUX_SOURCES", "CRUX_SCHEDULING_SOURCES")
+        return expected in ("CRUX_SOURCES", "CRUX_PURE_SOURCES")
+    if list_name == "CRUX_PURE_SOURCES":
+        # other layers may add simulator-free sources (fluid evaluator, case generator)
+        return expected in ("CRUX_SOURCES", "CRUX_PURE_SOURCES") and \
+            not entry.startswith("helper/")
     return expected == list_name
 
 
 def _files_on_disk(root):
     found = []
-    for top in ("model", "helper", "test", "examples", "bench"):
+    for top in ("model", "helper", "drivers", "test", "examples", "bench"):
         base = root / top
         if not base.is_dir():
             continue
@@ -543,8 +548,8 @@ def check(root):
                                        "(wrong directory or file type)"))
     for name in PATH_LISTS:
         for entry in dict.fromkeys(lists[name]):
-            if name == "CRUX_SOURCES" and entry in lists["CRUX_SCHEDULING_SOURCES"]:
-                continue  # reported once, under CRUX_SCHEDULING_SOURCES
+            if name == "CRUX_SOURCES" and entry in lists["CRUX_PURE_SOURCES"]:
+                continue  # reported once, under CRUX_PURE_SOURCES
             if not (root / entry).is_file():
                 out.append(Discrepancy(entry, MISSING, name, "listed but not on disk"))
     for name, folder in PROGRAM_LISTS.items():
@@ -614,12 +619,12 @@ def check(root):
 
 _FAKE_CMAKE = """\
 # fake crux-sources.cmake
-set(CRUX_SCHEDULING_SOURCES
+set(CRUX_PURE_SOURCES
     # --- scheduling ---
     model/scheduling/sched.cc
 )
 set(CRUX_SOURCES
-    ${CRUX_SCHEDULING_SOURCES}
+    ${CRUX_PURE_SOURCES}
     # --- fabric ---
     model/fabric/dev.cc
     helper/dev-helper.cc
@@ -760,7 +765,7 @@ SELF_TEST_CASES = [
      {(UNLISTED, "examples/extra-example.cc")}),
     ("bench program in no list", [_write("bench/extra-bench.cc")],
      {(UNLISTED, "bench/extra-bench.cc")}),
-    ("scheduling source outside CRUX_SCHEDULING_SOURCES",
+    ("scheduling source outside CRUX_PURE_SOURCES",
      [_write("model/scheduling/other.cc"),
       _edit(CMAKE_FILE, "    model/fabric/dev.cc\n", "    model/fabric/dev.cc\n    "
             "model/scheduling/other.cc\n"),
@@ -829,7 +834,7 @@ SELF_TEST_CASES = [
             "'model/fabric/dev.h', 'model/fabric/sched.h',")],
      {(HEADER_CLASH, "model/fabric/sched.h")}),
     ("undefined CMake variable",
-     [_edit(CMAKE_FILE, "${CRUX_SCHEDULING_SOURCES}", "${CRUX_SCHEDULING_SOURCES}\n    "
+     [_edit(CMAKE_FILE, "${CRUX_PURE_SOURCES}", "${CRUX_PURE_SOURCES}\n    "
             "${CRUX_NOPE}")],
      {(PARSE, CMAKE_FILE)}),
     ("wscript source not statically readable",

@@ -26,8 +26,6 @@
 #include "ns3/crux-experiment.h"
 #include "ns3/test.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -38,6 +36,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <unistd.h>
 #include <vector>
 
 using namespace ns3;
@@ -416,8 +415,7 @@ class ClusterRunBadConfigTestCase : public TestCase
   private:
     void DoRun() override
     {
-        auto expect = [this](ClusterRunConfig c, const std::string& field)
-        {
+        auto expect = [this](ClusterRunConfig c, const std::string& field) {
             std::string what;
             try
             {

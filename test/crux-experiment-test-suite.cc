@@ -61,8 +61,8 @@ SmallScenario(const std::string& outDir, uint64_t seed, const std::string& fabri
      "gradientBytes": 8000000, "computeTime": 0.01, "iterations": 3, "background": true}
   ],
   "scheduler": "crux", "priorityLevels": 8, "profileIterations": 1,
-  "seed": )" << seed
-       << R"(, "fabric": ")" << fabric << R"(", "outputDir": ")" << outDir << R"("
+  "seed": )"
+       << seed << R"(, "fabric": ")" << fabric << R"(", "outputDir": ")" << outDir << R"("
 })";
     return os.str();
 }
@@ -346,8 +346,8 @@ class Sec22ScenarioTestCase : public TestCase
         std::map<std::string, std::vector<ExperimentRunResult>> byFabric;
         for (const std::string fabric : {"flow", "packet"})
         {
-            Scenario s = Scenario::Load(std::string(CRUX_SOURCE_DIR) +
-                                        "/scenarios/sec22-gpt-bert.json");
+            Scenario s =
+                Scenario::Load(std::string(CRUX_SOURCE_DIR) + "/scenarios/sec22-gpt-bert.json");
             s.fabric = fabric;
             s.jobs[0].iterations = 2;
             CruxExperiment exp(s);
@@ -359,9 +359,9 @@ class Sec22ScenarioTestCase : public TestCase
             const double alone = JobOf(runs[0], "gpt").meanIterationTime;
             const double ecmp = JobOf(runs[2], "gpt").meanIterationTime;
             const double crux = JobOf(runs[3], "gpt").meanIterationTime;
-            std::cout << "[crux-sec22] " << fabric << ": GPT alone " << alone << " s, ecmp "
-                      << ecmp << " s (" << (ecmp / alone - 1) * 100 << " %), crux " << crux
-                      << " s (" << (crux / alone - 1) * 100 << " %)" << std::endl;
+            std::cout << "[crux-sec22] " << fabric << ": GPT alone " << alone << " s, ecmp " << ecmp
+                      << " s (" << (ecmp / alone - 1) * 100 << " %), crux " << crux << " s ("
+                      << (crux / alone - 1) * 100 << " %)" << std::endl;
             // Calibrated: GPT alone takes the paper's 1.53 s per iteration.
             NS_TEST_ASSERT_MSG_EQ_TOL(alone, 1.53, 0.01, fabric << ": GPT alone");
             NS_TEST_ASSERT_MSG_GT(ecmp, alone * 1.05, fabric << ": ECMP contention slows GPT");

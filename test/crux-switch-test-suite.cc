@@ -120,13 +120,13 @@ class LineRateSender : public SimpleRefCount<LineRateSender>
                    uint8_t tc,
                    uint64_t totalBytes,
                    uint32_t payload)
-        : m_dev(dev)
-        , m_dest(dest)
-        , m_tuple(t)
-        , m_dscp(dscp)
-        , m_tc(tc)
-        , m_remaining(totalBytes)
-        , m_payload(payload)
+        : m_dev(dev),
+          m_dest(dest),
+          m_tuple(t),
+          m_dscp(dscp),
+          m_tc(tc),
+          m_remaining(totalBytes),
+          m_payload(payload)
     {
     }
 
@@ -138,8 +138,8 @@ class LineRateSender : public SimpleRefCount<LineRateSender>
         SendOne();
     }
 
-    uint64_t m_sentBytes {0};  //!< payload bytes handed to the device
-    uint64_t m_sentFrames {0}; //!< frames handed to the device
+    uint64_t m_sentBytes{0};  //!< payload bytes handed to the device
+    uint64_t m_sentFrames{0}; //!< frames handed to the device
 
   private:
     void OnDequeue(Ptr<QbbNetDevice>, Ptr<const Packet>, uint8_t)
@@ -172,9 +172,9 @@ class LineRateSender : public SimpleRefCount<LineRateSender>
 /// Counts payload bytes and frames arriving at a host NIC.
 struct Receiver
 {
-    uint64_t bytes {0};  //!< payload bytes received
-    uint64_t frames {0}; //!< frames received
-    Time last;           //!< arrival time of the last frame
+    uint64_t bytes{0};  //!< payload bytes received
+    uint64_t frames{0}; //!< frames received
+    Time last;          //!< arrival time of the last frame
 
     /// FrameHandler
     void OnFrame(Ptr<QbbNetDevice>, Ptr<Packet> p, uint16_t)
@@ -261,8 +261,8 @@ class WallTimer
   public:
     /// \param name printed label
     explicit WallTimer(std::string name)
-        : m_name(std::move(name))
-        , m_start(std::chrono::steady_clock::now())
+        : m_name(std::move(name)),
+          m_start(std::chrono::steady_clock::now())
     {
     }
 
@@ -283,25 +283,25 @@ class WallTimer
 /// Result of one incast run.
 struct IncastResult
 {
-    uint64_t sentBytes {0};
-    uint64_t sentFrames {0};
-    uint64_t rxBytes {0};
-    uint64_t rxFrames {0};
-    uint64_t drops {0};
+    uint64_t sentBytes{0};
+    uint64_t sentFrames{0};
+    uint64_t rxBytes{0};
+    uint64_t rxFrames{0};
+    uint64_t drops{0};
     std::map<std::string, uint64_t> dropsByReason;
     std::map<std::string, uint64_t> tracedByReason;
-    uint64_t mmuPauses {0};
-    uint64_t mmuResumes {0};
-    uint64_t hostPauseRx {0};
-    uint64_t pauseTcOther {0}; //!< PAUSEs traced for a TC other than the flow's
-    uint64_t peakShared {0};
-    uint64_t peakHeadroom {0};
-    uint64_t headroomSize {0};
-    uint64_t endShared {0};
-    uint64_t endHeadroom {0};
-    uint64_t unmatched {0};
-    bool anyPausedAtEnd {false};
-    double finish {0}; //!< arrival time of the last frame at the receiver, seconds
+    uint64_t mmuPauses{0};
+    uint64_t mmuResumes{0};
+    uint64_t hostPauseRx{0};
+    uint64_t pauseTcOther{0}; //!< PAUSEs traced for a TC other than the flow's
+    uint64_t peakShared{0};
+    uint64_t peakHeadroom{0};
+    uint64_t headroomSize{0};
+    uint64_t endShared{0};
+    uint64_t endHeadroom{0};
+    uint64_t unmatched{0};
+    bool anyPausedAtEnd{false};
+    double finish{0}; //!< arrival time of the last frame at the receiver, seconds
 };
 
 /// Drop trace sink: counts per reason string.

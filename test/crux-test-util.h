@@ -27,12 +27,11 @@
 #include "ns3/ptr.h"
 #include "ns3/rdma-transport.h"
 
-#include <unistd.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <unistd.h>
 
 namespace ns3
 {

@@ -49,8 +49,8 @@ class IdealTransport : public MessageTransport
 {
   public:
     IdealTransport(Time latency, double rateBps)
-        : m_latency(latency)
-        , m_rate(rateBps)
+        : m_latency(latency),
+          m_rate(rateBps)
     {
     }
 
@@ -97,13 +97,13 @@ class IdealTransport : public MessageTransport
     double m_rate;                    //!< bit/s
     std::map<uint32_t, Time> m_extra; //!< flow id → extra delay
     Time m_reorder;                   //!< extra delay of every other message of m_reorderFlow
-    uint32_t m_reorderFlow {1};       //!< flow whose messages are reordered
-    uint32_t m_overtakes {0};         //!< messages that arrive before an earlier one of their flow
+    uint32_t m_reorderFlow{1};        //!< flow whose messages are reordered
+    uint32_t m_overtakes{0};          //!< messages that arrive before an earlier one of their flow
     std::map<uint32_t, std::vector<Time>> m_pending; //!< flow → arrival times in send order
     std::map<uint32_t, uint32_t> m_perFlowCount;     //!< messages sent per flow
     std::vector<MessageRequest> m_sent;              //!< every message sent
     std::vector<Time> m_sendTimes;                   //!< their send times
-    uint64_t m_delivered {0};                        //!< messages delivered
+    uint64_t m_delivered{0};                         //!< messages delivered
 };
 
 /**
@@ -115,9 +115,9 @@ class SharedLinkTransport : public MessageTransport
 {
   public:
     SharedLinkTransport(Time latency, double rateBps, Ptr<GpuIntensityTracker> tracker)
-        : m_latency(latency)
-        , m_rate(rateBps)
-        , m_tracker(tracker)
+        : m_latency(latency),
+          m_rate(rateBps),
+          m_tracker(tracker)
     {
     }
 
@@ -174,7 +174,7 @@ class SharedLinkTransport : public MessageTransport
     double m_rate;                                //!< link rate, bit/s
     Ptr<GpuIntensityTracker> m_tracker;           //!< optional byte accounting
     std::map<uint8_t, std::deque<Item>> m_queues; //!< DSCP → FIFO
-    bool m_busy {false};                          //!< serializing a message
+    bool m_busy{false};                           //!< serializing a message
     std::map<uint32_t, Time> m_busyTime;          //!< job → link time spent on it
 };
 
@@ -274,7 +274,9 @@ class ModelZooTestCase : public TestCase
         NS_TEST_ASSERT_MSG_NE(msg.find("unknown model 'gtp-9'"), std::string::npos, msg);
         NS_TEST_ASSERT_MSG_NE(msg.find("gpt"), std::string::npos, "message lists known names");
         NS_TEST_ASSERT_MSG_NE(msg.find("bert-large"), std::string::npos, msg);
-        NS_TEST_ASSERT_MSG_EQ(ModelZoo::Names().size(), 6, "six models (three added for the trace runs)");
+        NS_TEST_ASSERT_MSG_EQ(ModelZoo::Names().size(),
+                              6,
+                              "six models (three added for the trace runs)");
 
         const ModelSpec gpt = ModelZoo::Get("gpt");
         const double expect = 12.0 * 24 * 1024 * 1024 + 50257.0 * 1024;
@@ -372,7 +374,7 @@ class RingAllReduceTestCase : public TestCase
 
   private:
     Time m_done;
-    uint32_t m_doneCount {0};
+    uint32_t m_doneCount{0};
 
     void Done()
     {
@@ -489,7 +491,7 @@ class DltJobAppTestCase : public TestCase
 
   private:
     std::vector<double> m_traceFlops;
-    Time m_jct {Seconds(-1)};
+    Time m_jct{Seconds(-1)};
 
     void OnIteration(uint32_t, uint32_t, Time, Time, double flops)
     {

@@ -71,10 +71,10 @@ namespace
 /// One job of a cross-check case.
 struct CrossJob
 {
-    uint32_t srcHost {0};   //!< first host of the 2-host ring (ToR 0)
-    double computeTime {0}; //!< c_j, seconds
-    uint64_t gradient {0};  //!< gradient bytes all-reduced per iteration
-    uint32_t level {0};     //!< priority level (DSCP 8 x level -> TC level)
+    uint32_t srcHost{0};   //!< first host of the 2-host ring (ToR 0)
+    double computeTime{0}; //!< c_j, seconds
+    uint64_t gradient{0};  //!< gradient bytes all-reduced per iteration
+    uint32_t level{0};     //!< priority level (DSCP 8 x level -> TC level)
 };
 
 /// Steady iterations per second from iteration end times, the statistic of
@@ -167,7 +167,7 @@ RunCase(const std::vector<CrossJob>& jobs, uint32_t payload, Time delay, double 
         DltJob job;
         job.id = j;
         job.modelName = "synthetic";
-        job.gpus = {GpuId {jobs[j].srcHost, 0}, GpuId {jobs[j].srcHost + cfg.hostsPerTor, 0}};
+        job.gpus = {GpuId{jobs[j].srcHost, 0}, GpuId{jobs[j].srcHost + cfg.hostsPerTor, 0}};
         job.computeTime = jobs[j].computeTime;
         job.flopsPerIteration = 1e12;
         job.gradientBytes = jobs[j].gradient;

@@ -70,9 +70,10 @@ MakeFluid(uint32_t hosts,
     {
         t->AddLink(DataRate(static_cast<uint64_t>(rate)), MicroSeconds(delayUs));
     }
-    t->SetPathResolver(
-        FlowTransport::PathResolver([paths](const RdmaQpKey& key, uint16_t) -> std::vector<uint32_t>
-                                    { return paths.at(key.flowId); }));
+    t->SetPathResolver(FlowTransport::PathResolver(
+        [paths](const RdmaQpKey& key, uint16_t) -> std::vector<uint32_t> {
+            return paths.at(key.flowId);
+        }));
     return t;
 }
 
@@ -128,14 +129,12 @@ class FairShareTestCase : public TestCase
         double rateB = -1;
         uint64_t midBytes = 0;
         uint32_t midActive = 0;
-        Simulator::Schedule(MicroSeconds(80),
-                            [&]()
-                            {
-                                rateA = t->GetFlowRate(Key(1, 0, Gpu(0, 0), Gpu(2, 0)));
-                                rateB = t->GetFlowRate(Key(1, 1, Gpu(1, 0), Gpu(2, 0)));
-                                midBytes = t->GetLinkBytes(2, 0);
-                                midActive = t->GetNActiveFlows();
-                            });
+        Simulator::Schedule(MicroSeconds(80), [&]() {
+            rateA = t->GetFlowRate(Key(1, 0, Gpu(0, 0), Gpu(2, 0)));
+            rateB = t->GetFlowRate(Key(1, 1, Gpu(1, 0), Gpu(2, 0)));
+            midBytes = t->GetLinkBytes(2, 0);
+            midActive = t->GetNActiveFlows();
+        });
         Simulator::Run();
 
         // hand-computed: both at c/2 until A is done, then B alone at c
@@ -195,14 +194,12 @@ class PriorityTestCase : public TestCase
             double rL = -1;
             uint64_t tc7 = 0;
             uint64_t tc0 = 0;
-            Simulator::Schedule(MicroSeconds(100),
-                                [&]()
-                                {
-                                    rH = t->GetFlowRate(Key(1, 0, Gpu(0, 0), Gpu(2, 0)));
-                                    rL = t->GetFlowRate(Key(1, 1, Gpu(1, 0), Gpu(2, 0)));
-                                    tc7 = t->GetLinkBytes(2, 7);
-                                    tc0 = t->GetLinkBytes(2, 0);
-                                });
+            Simulator::Schedule(MicroSeconds(100), [&]() {
+                rH = t->GetFlowRate(Key(1, 0, Gpu(0, 0), Gpu(2, 0)));
+                rL = t->GetFlowRate(Key(1, 1, Gpu(1, 0), Gpu(2, 0)));
+                tc7 = t->GetLinkBytes(2, 7);
+                tc0 = t->GetLinkBytes(2, 0);
+            });
             Simulator::Run();
             const double tH = h * 8.0 / 40e9;                 // 200 µs
             const double sentL = 60e9 * tH / 8;               // 1.5 MB at the residual
@@ -227,16 +224,14 @@ class PriorityTestCase : public TestCase
             Completions done;
             t->Send(Req(1, 0, Gpu(0, 0), Gpu(1, 0), 1000000, 63), done.Make(0)); // TC 7
             t->Send(Req(1, 1, Gpu(0, 0), Gpu(1, 0), 1000000, 0), done.Make(1));  // TC 0
-            Simulator::Schedule(MicroSeconds(100),
-                                [&]()
-                                {
-                                    t->Send(Req(1, 2, Gpu(0, 0), Gpu(1, 0), 250000, 24), // TC 3
-                                            done.Make(2));
-                                });
+            Simulator::Schedule(MicroSeconds(100), [&]() {
+                t->Send(Req(1, 2, Gpu(0, 0), Gpu(1, 0), 250000, 24), // TC 3
+                        done.Make(2));
+            });
             double starved = -1;
-            Simulator::Schedule(MicroSeconds(40),
-                                [&]()
-                                { starved = t->GetFlowRate(Key(1, 1, Gpu(0, 0), Gpu(1, 0))); });
+            Simulator::Schedule(MicroSeconds(40), [&]() {
+                starved = t->GetFlowRate(Key(1, 1, Gpu(0, 0), Gpu(1, 0)));
+            });
             Simulator::Run();
             // TC 7: 0-80 µs; TC 0: 80-100 µs (250 kB), TC 3: 100-120 µs, TC 0: 120-180 µs
             NS_TEST_ASSERT_MSG_EQ(starved, 0, "TC 0 starved while TC 7 fills the link");
@@ -276,15 +271,13 @@ class MaxMinTestCase : public TestCase
         std::vector<double> r(3, -1);
         uint64_t aBytes = 0;
         uint64_t bBytes = 0;
-        Simulator::Schedule(MicroSeconds(100),
-                            [&]()
-                            {
-                                r[0] = t->GetFlowRate(Key(1, 0, Gpu(0, 0), Gpu(1, 0)));
-                                r[1] = t->GetFlowRate(Key(1, 1, Gpu(0, 0), Gpu(2, 0)));
-                                r[2] = t->GetFlowRate(Key(1, 2, Gpu(2, 0), Gpu(3, 0)));
-                                aBytes = t->GetLinkBytes(0, 0);
-                                bBytes = t->GetLinkBytes(1, 0);
-                            });
+        Simulator::Schedule(MicroSeconds(100), [&]() {
+            r[0] = t->GetFlowRate(Key(1, 0, Gpu(0, 0), Gpu(1, 0)));
+            r[1] = t->GetFlowRate(Key(1, 1, Gpu(0, 0), Gpu(2, 0)));
+            r[2] = t->GetFlowRate(Key(1, 2, Gpu(2, 0), Gpu(3, 0)));
+            aBytes = t->GetLinkBytes(0, 0);
+            bBytes = t->GetLinkBytes(1, 0);
+        });
         Simulator::Run();
         // hand computation
         const double r1 = 60e9 / 2;
@@ -359,55 +352,52 @@ class MaxMinPropertyTestCase : public TestCase
             uint32_t violations = 0;
             uint32_t overloads = 0;
             uint32_t starved = 0;
-            Simulator::Schedule(
-                NanoSeconds(1),
-                [&]()
+            Simulator::Schedule(NanoSeconds(1), [&]() {
+                std::vector<double> rate(reqs.size());
+                std::vector<std::vector<uint32_t>> path(reqs.size());
+                std::vector<uint8_t> tc(reqs.size());
+                std::map<uint32_t, std::vector<size_t>> onLink;
+                for (size_t i = 0; i < reqs.size(); ++i)
                 {
-                    std::vector<double> rate(reqs.size());
-                    std::vector<std::vector<uint32_t>> path(reqs.size());
-                    std::vector<uint8_t> tc(reqs.size());
-                    std::map<uint32_t, std::vector<size_t>> onLink;
-                    for (size_t i = 0; i < reqs.size(); ++i)
+                    const RdmaQpKey k = RdmaQpKey::FromRequest(reqs[i]);
+                    rate[i] = t->GetFlowRate(k);
+                    path[i] = t->GetPath(k);
+                    tc[i] = t->DscpToTc(reqs[i].dscp);
+                    starved += rate[i] == 0 ? 1 : 0;
+                    for (uint32_t l : path[i])
                     {
-                        const RdmaQpKey k = RdmaQpKey::FromRequest(reqs[i]);
-                        rate[i] = t->GetFlowRate(k);
-                        path[i] = t->GetPath(k);
-                        tc[i] = t->DscpToTc(reqs[i].dscp);
-                        starved += rate[i] == 0 ? 1 : 0;
-                        for (uint32_t l : path[i])
-                        {
-                            onLink[l].push_back(i);
-                        }
+                        onLink[l].push_back(i);
                     }
-                    for (const auto& [l, fs] : onLink)
+                }
+                for (const auto& [l, fs] : onLink)
+                {
+                    double sum = 0;
+                    for (size_t i : fs)
                     {
-                        double sum = 0;
-                        for (size_t i : fs)
+                        sum += rate[i];
+                    }
+                    const double cap = t->GetLinkRate(l).GetBitRate();
+                    overloads += sum > cap * (1 + 1e-9) ? 1 : 0;
+                }
+                for (size_t i = 0; i < reqs.size(); ++i)
+                {
+                    bool bottleneck = false;
+                    for (uint32_t l : path[i])
+                    {
+                        double used = 0; // by this class and higher ones
+                        bool largest = true;
+                        for (size_t j : onLink[l])
                         {
-                            sum += rate[i];
+                            used += tc[j] >= tc[i] ? rate[j] : 0;
+                            largest =
+                                largest && !(tc[j] == tc[i] && rate[j] > rate[i] * (1 + 1e-9));
                         }
                         const double cap = t->GetLinkRate(l).GetBitRate();
-                        overloads += sum > cap * (1 + 1e-9) ? 1 : 0;
+                        bottleneck = bottleneck || (largest && used >= cap * (1 - 1e-9));
                     }
-                    for (size_t i = 0; i < reqs.size(); ++i)
-                    {
-                        bool bottleneck = false;
-                        for (uint32_t l : path[i])
-                        {
-                            double used = 0; // by this class and higher ones
-                            bool largest = true;
-                            for (size_t j : onLink[l])
-                            {
-                                used += tc[j] >= tc[i] ? rate[j] : 0;
-                                largest =
-                                    largest && !(tc[j] == tc[i] && rate[j] > rate[i] * (1 + 1e-9));
-                            }
-                            const double cap = t->GetLinkRate(l).GetBitRate();
-                            bottleneck = bottleneck || (largest && used >= cap * (1 - 1e-9));
-                        }
-                        violations += bottleneck ? 0 : 1;
-                    }
-                });
+                    violations += bottleneck ? 0 : 1;
+                }
+            });
             Simulator::Run();
             std::cout << "[crux-flow] max-min property, " << reqs.size() << " flows: " << violations
                       << " without bottleneck, " << overloads << " overloaded links, " << starved
@@ -541,8 +531,7 @@ RunPacket(const std::vector<MessageRequest>& reqs)
         topo->GetLink(l).txDev->TraceConnectWithoutContext(
             "MacTx",
             Callback<void, Ptr<const Packet>, uint8_t>(
-                [&dataFrames, l](Ptr<const Packet>, uint8_t tc)
-                {
+                [&dataFrames, l](Ptr<const Packet>, uint8_t tc) {
                     if (tc != 7) // acknowledgments use TC 7
                     {
                         ++dataFrames[l];
@@ -612,7 +601,7 @@ class PacketVsFlowTestCase : public TestCase
         // single cross-ToR messages of several sizes, default (hashed) source port
         for (uint64_t bytes : {uint64_t(64 * 1024), uint64_t(1000000), uint64_t(10000000)})
         {
-            const std::vector<MessageRequest> reqs {Req(3, 5, Gpu(0, 0), Gpu(2, 0), bytes)};
+            const std::vector<MessageRequest> reqs{Req(3, 5, Gpu(0, 0), Gpu(2, 0), bytes)};
             const RunResult p = RunPacket(reqs);
             const RunResult f = RunFlow(reqs);
             const RunResult fluid = RunFlow(reqs, true);
@@ -667,7 +656,7 @@ class PacketVsFlowTestCase : public TestCase
 
         for (size_t k = 0; k < eq.size(); ++k)
         {
-            const std::vector<MessageRequest> reqs {
+            const std::vector<MessageRequest> reqs{
                 Req(3, 6, Gpu(0, 0), Gpu(2, 0), 1000000, 0, ports[k])};
             const RunResult p = RunPacket(reqs);
             const RunResult f = RunFlow(reqs);
@@ -681,8 +670,8 @@ class PacketVsFlowTestCase : public TestCase
 
         // two 4 MB flows sharing the ToR0 -> agg and agg -> ToR1 links: 50 Gbit/s each
         const uint64_t big = 4000000;
-        const std::vector<MessageRequest> two {Req(4, 0, Gpu(0, 0), Gpu(2, 0), big, 0, ports[0]),
-                                               Req(4, 1, Gpu(1, 0), Gpu(3, 0), big, 0, port13)};
+        const std::vector<MessageRequest> two{Req(4, 0, Gpu(0, 0), Gpu(2, 0), big, 0, ports[0]),
+                                              Req(4, 1, Gpu(1, 0), Gpu(3, 0), big, 0, port13)};
         const RunResult p = RunPacket(two);
         const RunResult f = RunFlow(two);
         NS_TEST_ASSERT_MSG_EQ(f.flowPaths[0][1], f.flowPaths[1][1], "same ToR->agg link");

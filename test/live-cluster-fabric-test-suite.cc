@@ -68,7 +68,7 @@ TestJob(uint32_t id, uint32_t h0, uint32_t h1, uint32_t iterations)
     DltJob j;
     j.id = id;
     j.modelName = "test";
-    j.gpus = {GpuId {h0, 0}, GpuId {h1, 0}};
+    j.gpus = {GpuId{h0, 0}, GpuId{h1, 0}};
     j.computeTime = COMPUTE;
     j.flopsPerIteration = 1e12;
     j.gradientBytes = GRAD_BYTES;
@@ -259,14 +259,12 @@ class LiveFabricRerouteTestCase : public TestCase
         uint32_t other = 0; // ToR0 -> agg1 link of job 1's new path
         uint64_t sharedAtChange = 0;
         uint64_t otherAtChange = 0;
-        Simulator::Schedule(Seconds(tChange),
-                            [&]()
-                            {
-                                sharedAtChange = ft->GetLinkBytes(shared, 0);
-                                fab->ApplyDecision(cm1, d1);
-                                other = fab->GetInstalledPath(1, 0)[1];
-                                otherAtChange = ft->GetLinkBytes(other, 0);
-                            });
+        Simulator::Schedule(Seconds(tChange), [&]() {
+            sharedAtChange = ft->GetLinkBytes(shared, 0);
+            fab->ApplyDecision(cm1, d1);
+            other = fab->GetInstalledPath(1, 0)[1];
+            otherAtChange = ft->GetLinkBytes(other, 0);
+        });
         Simulator::Run();
 
         const double contA = MeanIteration(fab->GetApplication(0), 0, tChange);
@@ -371,14 +369,13 @@ class LiveFabricPriorityTestCase : public TestCase
         std::vector<uint32_t> changed;
         fab->TraceConnectWithoutContext("DecisionApplied",
                                         Callback<void, Time, uint32_t, uint32_t, uint32_t>(
-                                            [&changed](Time, uint32_t, uint32_t level, uint32_t c)
-                                            { changed.push_back(level * 100 + c); }));
-        Simulator::Schedule(Seconds(tChange),
-                            [&]()
-                            {
-                                tc1AtChange = ft->GetLinkBytes(shared, 1);
-                                fab->ApplyDecision(cm1, d1);
-                            });
+                                            [&changed](Time, uint32_t, uint32_t level, uint32_t c) {
+                                                changed.push_back(level * 100 + c);
+                                            }));
+        Simulator::Schedule(Seconds(tChange), [&]() {
+            tc1AtChange = ft->GetLinkBytes(shared, 1);
+            fab->ApplyDecision(cm1, d1);
+        });
         Simulator::Run();
         const double contB = MeanIteration(fab->GetApplication(1), 0, tChange);
         const double afterA = MeanIteration(fab->GetApplication(0), tChange + 0.035, 1e9);
@@ -425,8 +422,7 @@ class LiveFabricStopTestCase : public TestCase
         const DltJob b = TestJob(1, 1, 3, 30);
         std::map<uint32_t, uint32_t> finished;
         std::vector<double> finishTime;
-        auto onFinish = [&](uint32_t id)
-        {
+        auto onFinish = [&](uint32_t id) {
             ++finished[id];
             finishTime.push_back(Simulator::Now().GetSeconds());
         };
@@ -434,13 +430,11 @@ class LiveFabricStopTestCase : public TestCase
         Apply(fab, {a, b}, {{0, 0, 0}, {1, 0, 0}});
         const double tStop = 0.2;
         uint64_t itersAtStop = 0;
-        Simulator::Schedule(Seconds(tStop),
-                            [&]()
-                            {
-                                fab->StopJob(0);
-                                itersAtStop = fab->CompletedIterations(0);
-                                fab->StopJob(0); // no effect the second time
-                            });
+        Simulator::Schedule(Seconds(tStop), [&]() {
+            fab->StopJob(0);
+            itersAtStop = fab->CompletedIterations(0);
+            fab->StopJob(0); // no effect the second time
+        });
         Simulator::Run();
         NS_TEST_ASSERT_MSG_GT(itersAtStop, 3, "job 0 ran before the stop");
         NS_TEST_ASSERT_MSG_EQ(fab->CompletedIterations(0), itersAtStop, "no iteration after stop");
@@ -477,7 +471,7 @@ class LiveFabricBadInputTestCase : public TestCase
 
   private:
     /// \return the exception message of f, or "" if it threw none
-    template<typename E, typename F>
+    template <typename E, typename F>
     static std::string ErrorOf(F f)
     {
         try
@@ -507,8 +501,8 @@ class LiveFabricBadInputTestCase : public TestCase
         DltJob twoGpus = TestJob(6, 0, 2, 1);
         twoGpus.gpus[1].localGpu = 1;
         twoGpus.gpus[0].localGpu = 1;
-        e = ErrorOf<std::invalid_argument>([&]()
-                                           { fab->StartJob(twoGpus, Callback<void, uint32_t>()); });
+        e = ErrorOf<std::invalid_argument>(
+            [&]() { fab->StartJob(twoGpus, Callback<void, uint32_t>()); });
         NS_TEST_ASSERT_MSG_NE(e.find("is GPU 1 of host 0"), std::string::npos, e);
         NS_TEST_ASSERT_MSG_EQ(fab->IsRunning(5) || fab->IsRunning(6), false, "nothing started");
 
@@ -603,12 +597,10 @@ class LiveFabricInFlightTestCase : public TestCase
         auto [cm1, d1] = MakeDecision(fab, {a}, {{0, 3, 1}});
         Ptr<FlowTransport> ft = fab->GetTransport();
         uint32_t activeAtChange = 0;
-        Simulator::Schedule(Seconds(COMPUTE + 0.001),
-                            [&]()
-                            {
-                                activeAtChange = ft->GetNActiveFlows();
-                                fab->ApplyDecision(cm1, d1);
-                            });
+        Simulator::Schedule(Seconds(COMPUTE + 0.001), [&]() {
+            activeAtChange = ft->GetNActiveFlows();
+            fab->ApplyDecision(cm1, d1);
+        });
         Simulator::Run();
         const uint32_t newLink = fab->GetInstalledPath(0, 0)[1];
         const uint64_t half = GRAD_BYTES / 2; // 2-rank ring: chunk = B / 2
@@ -644,19 +636,16 @@ class LiveFabricSchedulerTestCase : public TestCase
         auto fab = StartFabric({a, b});
         Apply(fab, {a, b}, {{0, 0, 0}, {1, 0, 0}});
         const double tChange = 0.3;
-        Simulator::Schedule(
-            Seconds(tChange),
-            [&]()
+        Simulator::Schedule(Seconds(tChange), [&]() {
+            ClusterModel cm;
+            cm.links = fab->GetTopology().links;
+            for (uint32_t id : fab->GetRunningJobs())
             {
-                ClusterModel cm;
-                cm.links = fab->GetTopology().links;
-                for (uint32_t id : fab->GetRunningJobs())
-                {
-                    cm.jobs.push_back(fab->GetSchedJob(fab->GetApplication(id)->GetJob()));
-                }
-                SchedulerConfig sc;
-                fab->ApplyDecision(cm, CreateCommScheduler("crux")->Schedule(cm, sc));
-            });
+                cm.jobs.push_back(fab->GetSchedJob(fab->GetApplication(id)->GetJob()));
+            }
+            SchedulerConfig sc;
+            fab->ApplyDecision(cm, CreateCommScheduler("crux")->Schedule(cm, sc));
+        });
         Simulator::Run();
         const double afterA = MeanIteration(fab->GetApplication(0), tChange + 0.035, 1e9);
         const double afterB = MeanIteration(fab->GetApplication(1), tChange + 0.035, 1e9);

@@ -125,9 +125,8 @@ struct RxLog
     /// Attach to \p dev as its frame handler.
     void Attach(Ptr<QbbNetDevice> dev)
     {
-        dev->SetFrameHandler(QbbNetDevice::FrameHandler(
-            [this](Ptr<QbbNetDevice>, Ptr<Packet> p, uint16_t type)
-            {
+        dev->SetFrameHandler(
+            QbbNetDevice::FrameHandler([this](Ptr<QbbNetDevice>, Ptr<Packet> p, uint16_t type) {
                 if (type != IPV4)
                 {
                     return;
@@ -136,11 +135,11 @@ struct RxLog
                 p->RemoveHeader(ip);
                 UdpHeader udp;
                 p->PeekHeader(udp);
-                frames.push_back(RxRecord {Simulator::Now(),
-                                           static_cast<uint8_t>(ip.GetDscp() >> 3),
-                                           udp.GetSourcePort(),
-                                           ip.GetEcn(),
-                                           p->GetSize() + 20});
+                frames.push_back(RxRecord{Simulator::Now(),
+                                          static_cast<uint8_t>(ip.GetDscp() >> 3),
+                                          udp.GetSourcePort(),
+                                          ip.GetEcn(),
+                                          p->GetSize() + 20});
             }));
     }
 
@@ -164,17 +163,16 @@ struct BacklogSource
 {
     Ptr<QbbNetDevice> dev;                          //!< the device fed
     std::array<uint32_t, 8> l3Bytes;                //!< frame size per TC; 0 = TC not fed
-    uint64_t sent {0};                              //!< frames handed to the device
-    bool running {true};                            //!< refill on/off
+    uint64_t sent{0};                               //!< frames handed to the device
+    bool running{true};                             //!< refill on/off
     std::vector<std::pair<Time, uint8_t>> txStarts; //!< (time, tc) of every data frame start
 
     /// Hook to the device and pre-fill \p depth frames per fed TC.
     void Start(Ptr<QbbNetDevice> d, uint32_t depth)
     {
         dev = d;
-        dev->SetDequeueHandler(QbbNetDevice::DequeueHandler(
-            [this](Ptr<QbbNetDevice>, Ptr<const Packet>, uint8_t tc)
-            {
+        dev->SetDequeueHandler(
+            QbbNetDevice::DequeueHandler([this](Ptr<QbbNetDevice>, Ptr<const Packet>, uint8_t tc) {
                 txStarts.emplace_back(Simulator::Now(), tc);
                 if (running && l3Bytes[tc] != 0)
                 {
@@ -229,8 +227,7 @@ class QbbStrictPriorityTestCase : public TestCase
         uint16_t highSeq = 0;
         const Time period = NanoSeconds(2000); // 1250 bytes every 2 us = 5 Gbit/s
         const Time stop = MilliSeconds(11);
-        std::function<void()> sendHigh = [&]()
-        {
+        std::function<void()> sendHigh = [&]() {
             highQueuedBefore = std::max(highQueuedBefore, l.da->GetTcQueueBytes(5));
             l.da->SendInTc(MakeIpv4Packet(L3_1US, 5, highSeq++, Ipv4Header::ECN_NotECT),
                            l.da->GetBroadcast(),
@@ -290,7 +287,7 @@ class QbbDwrrTestCase : public TestCase
         const Time t0 = MilliSeconds(1);
         const Time t1 = MilliSeconds(11);
         const double secs = (t1 - t0).GetSeconds();
-        std::pair<double, double> r {rx.WireBits(1, t0, t1) / secs, rx.WireBits(5, t0, t1) / secs};
+        std::pair<double, double> r{rx.WireBits(1, t0, t1) / secs, rx.WireBits(5, t0, t1) / secs};
         l.da = nullptr;
         l.db = nullptr;
         Simulator::Destroy();
@@ -337,7 +334,7 @@ class QbbPauseHeaderTestCase : public TestCase
         Ptr<Packet> p = Create<Packet>();
         p->AddHeader(h);
         NS_TEST_ASSERT_MSG_EQ(p->GetSize(), 46, "PFC payload is padded to 46 bytes");
-        std::array<uint8_t, 46> raw {};
+        std::array<uint8_t, 46> raw{};
         p->CopyData(raw.data(), raw.size());
         NS_TEST_ASSERT_MSG_EQ(raw[0], 0x01, "opcode high byte");
         NS_TEST_ASSERT_MSG_EQ(raw[1], 0x01, "opcode low byte");
@@ -404,31 +401,31 @@ class QbbPauseTestCase : public TestCase
             "PfcRx",
             Callback<void, Ptr<const QbbNetDevice>, uint8_t, uint16_t>(
                 [&](Ptr<const QbbNetDevice>, uint8_t tc, uint16_t q) {
-                    pauseRx.push_back(PauseRx {Simulator::Now(), tc, q});
+                    pauseRx.push_back(PauseRx{Simulator::Now(), tc, q});
                 }));
         std::vector<std::pair<uint8_t, uint16_t>> pauseTx;
         l.db->TraceConnectWithoutContext("PfcTx",
                                          Callback<void, Ptr<const QbbNetDevice>, uint8_t, uint16_t>(
-                                             [&](Ptr<const QbbNetDevice>, uint8_t tc, uint16_t q)
-                                             { pauseTx.emplace_back(tc, q); }));
-        std::vector<Ptr<Packet>> bWire; // frames sent by b (PAUSE only), copies
-        l.db->TraceConnectWithoutContext("Sniffer",
-                                         Callback<void, Ptr<const Packet>>(
-                                             [&](Ptr<const Packet> f)
-                                             {
-                                                 EthernetHeader eth;
-                                                 f->PeekHeader(eth);
-                                                 if (eth.GetLengthType() ==
-                                                     QbbNetDevice::PFC_ETHERTYPE)
-                                                 {
-                                                     bWire.push_back(f->Copy());
-                                                 }
+                                             [&](Ptr<const QbbNetDevice>, uint8_t tc, uint16_t q) {
+                                                 pauseTx.emplace_back(tc, q);
                                              }));
+        std::vector<Ptr<Packet>> bWire; // frames sent by b (PAUSE only), copies
+        l.db->TraceConnectWithoutContext(
+            "Sniffer",
+            Callback<void, Ptr<const Packet>>([&](Ptr<const Packet> f) {
+                EthernetHeader eth;
+                f->PeekHeader(eth);
+                if (eth.GetLengthType() == QbbNetDevice::PFC_ETHERTYPE)
+                {
+                    bWire.push_back(f->Copy());
+                }
+            }));
 
         bool pausedMid = false;
         bool pausedAfter = true;
-        auto pause = [&](double us, uint16_t q)
-        { Simulator::Schedule(MicroSeconds(us), [&l, q]() { l.db->SendPause(3, q); }); };
+        auto pause = [&](double us, uint16_t q) {
+            Simulator::Schedule(MicroSeconds(us), [&l, q]() { l.db->SendPause(3, q); });
+        };
         pause(100, 1000); // (a) 51.2 us pause
         Simulator::Schedule(MicroSeconds(130), [&]() { pausedMid = l.da->IsTcPaused(3); });
         Simulator::Schedule(MicroSeconds(160), [&]() { pausedAfter = l.da->IsTcPaused(3); });
@@ -477,8 +474,7 @@ class QbbPauseTestCase : public TestCase
             NS_TEST_ASSERT_MSG_EQ(h.GetQuanta(3), 1000, "quanta on the wire");
         }
 
-        auto firstTc3After = [&](Time t)
-        {
+        auto firstTc3After = [&](Time t) {
             for (const auto& s : src.txStarts)
             {
                 if (s.second == 3 && s.first >= t)
@@ -488,8 +484,7 @@ class QbbPauseTestCase : public TestCase
             }
             return Time::Max();
         };
-        auto countStarts = [&](uint8_t tc, Time t0, Time t1)
-        {
+        auto countStarts = [&](uint8_t tc, Time t0, Time t1) {
             uint32_t n = 0;
             for (const auto& s : src.txStarts)
             {
@@ -499,8 +494,7 @@ class QbbPauseTestCase : public TestCase
         };
         auto pauseTime = [&](uint16_t q) { return NanoSeconds(q * 512.0 / rate * 1e9); };
         // Check that TC3 is silent on [from, until) and restarts within one frame after until.
-        auto checkWindow = [&](const char* what, Time from, Time until)
-        {
+        auto checkWindow = [&](const char* what, Time from, Time until) {
             NS_TEST_EXPECT_MSG_EQ(countStarts(3, from, until), 0, what << ": no TC3 start");
             const Time first = firstTc3After(from);
             NS_TEST_EXPECT_MSG_GT_OR_EQ(first, until, what << ": TC3 resumes after expiry");
@@ -634,7 +628,7 @@ class QbbEcnTestCase : public TestCase
                        6);
         Simulator::Run();
         NS_TEST_ASSERT_MSG_EQ(rx.frames.size(), 13, "all frames arrive");
-        std::array<int, 14> ecn {};
+        std::array<int, 14> ecn{};
         for (const auto& r : rx.frames)
         {
             ecn[r.seq] = r.ecn;
@@ -672,25 +666,20 @@ class QbbEcnTestCase : public TestCase
         RxLog rx;
         rx.Attach(l.db);
         l.db->SendPause(2, 65535);
-        Simulator::Schedule(MicroSeconds(10),
-                            [&l]()
-                            {
-                                for (uint32_t k = 1; k <= n; ++k)
-                                {
-                                    l.da->SendInTc(
-                                        MakeIpv4Packet(L3_1US, 2, k, Ipv4Header::ECN_ECT0),
-                                        l.da->GetBroadcast(),
-                                        IPV4,
-                                        2);
-                                }
-                            });
+        Simulator::Schedule(MicroSeconds(10), [&l]() {
+            for (uint32_t k = 1; k <= n; ++k)
+            {
+                l.da->SendInTc(MakeIpv4Packet(L3_1US, 2, k, Ipv4Header::ECN_ECT0),
+                               l.da->GetBroadcast(),
+                               IPV4,
+                               2);
+            }
+        });
         uint64_t queuedWhilePaused = 0;
-        Simulator::Schedule(MicroSeconds(20),
-                            [&l, &queuedWhilePaused]()
-                            {
-                                queuedWhilePaused = l.da->GetTcQueueBytes(2);
-                                l.db->SendPause(2, 0);
-                            });
+        Simulator::Schedule(MicroSeconds(20), [&l, &queuedWhilePaused]() {
+            queuedWhilePaused = l.da->GetTcQueueBytes(2);
+            l.db->SendPause(2, 0);
+        });
         Simulator::Run();
         NS_TEST_ASSERT_MSG_EQ(queuedWhilePaused, n * frameBytes, "paused TC2 holds all frames");
         NS_TEST_ASSERT_MSG_EQ(rx.frames.size(), n, "all frames arrive after XON");
@@ -738,13 +727,14 @@ class QbbConfigTestCase : public TestCase
         l.da->TraceConnectWithoutContext(
             "Drop",
             Callback<void, Ptr<const Packet>, uint8_t, const std::string&>(
-                [&](Ptr<const Packet>, uint8_t, const std::string& why)
-                { reasons.push_back(why); }));
+                [&](Ptr<const Packet>, uint8_t, const std::string& why) {
+                    reasons.push_back(why);
+                }));
         std::vector<uint8_t> txTc;
         l.da->TraceConnectWithoutContext(
             "MacTx",
-            Callback<void, Ptr<const Packet>, uint8_t>([&](Ptr<const Packet>, uint8_t tc)
-                                                       { txTc.push_back(tc); }));
+            Callback<void, Ptr<const Packet>, uint8_t>(
+                [&](Ptr<const Packet>, uint8_t tc) { txTc.push_back(tc); }));
 
         NS_TEST_ASSERT_MSG_EQ(unsigned(l.da->DscpToTc(3)), 2, "override 0-7 -> 2");
         NS_TEST_ASSERT_MSG_EQ(unsigned(l.da->DscpToTc(46)), 5, "override 46 -> 5");
@@ -753,8 +743,7 @@ class QbbConfigTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(unsigned(l.da->DscpToTc(50)), 6, "override 48-63 -> 6");
         NS_TEST_ASSERT_MSG_EQ(unsigned(l.db->DscpToTc(63)), 6, "same map on the peer");
 
-        auto send = [&](uint32_t l3)
-        {
+        auto send = [&](uint32_t l3) {
             return l.da->SendInTc(MakeIpv4Packet(l3, 4, 0, Ipv4Header::ECN_NotECT),
                                   l.da->GetBroadcast(),
                                   IPV4,
@@ -782,7 +771,7 @@ class QbbConfigTestCase : public TestCase
         l.da->Send(Create<Packet>(100), l.da->GetBroadcast(), 0x86dd); // not IPv4 -> TC 0
         Simulator::Run();
         // Order on the wire: first frame (TC4), then strict priority: TC5, TC4, TC4, TC1, TC0.
-        const std::vector<uint8_t> expected {4, 5, 4, 4, 1, 0};
+        const std::vector<uint8_t> expected{4, 5, 4, 4, 1, 0};
         NS_TEST_ASSERT_MSG_EQ(txTc.size(), expected.size(), "six frames sent");
         for (std::size_t i = 0; i < expected.size(); ++i)
         {
@@ -838,7 +827,7 @@ class QbbPcapTestCase : public TestCase
         std::vector<uint16_t> types;
         for (;;)
         {
-            std::array<uint8_t, 2000> buf {};
+            std::array<uint8_t, 2000> buf{};
             uint32_t sec = 0;
             uint32_t usec = 0;
             uint32_t incl = 0;
@@ -903,9 +892,10 @@ class QbbThroughputBenchTestCase : public TestCase
             [&received](Ptr<QbbNetDevice>, Ptr<Packet>, uint16_t) { ++received; }));
         const Address dest = l.da->GetBroadcast();
         Ptr<QbbNetDevice> dev = l.da;
-        l.da->SetDequeueHandler(
-            QbbNetDevice::DequeueHandler([dev, &dest](Ptr<QbbNetDevice>, Ptr<const Packet>, uint8_t)
-                                         { dev->SendInTc(Create<Packet>(4082), dest, IPV4, 1); }));
+        l.da->SetDequeueHandler(QbbNetDevice::DequeueHandler(
+            [dev, &dest](Ptr<QbbNetDevice>, Ptr<const Packet>, uint8_t) {
+                dev->SendInTc(Create<Packet>(4082), dest, IPV4, 1);
+            }));
         for (int k = 0; k < 4; ++k)
         {
             l.da->SendInTc(Create<Packet>(4082), dest, IPV4, 1);

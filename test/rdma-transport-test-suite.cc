@@ -40,9 +40,6 @@
 #include "ns3/udp-header.h"
 #include "ns3/uinteger.h"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <array>
 #include <cmath>
 #include <filesystem>
@@ -52,6 +49,8 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace ns3;
@@ -63,13 +62,13 @@ namespace
 /// A RoCEv2 packet taken apart (IPv4 header first).
 struct Parsed
 {
-    bool ok {false};      //!< IPv4/UDP 4791/BTH present
-    Ipv4Header ip;        //!< IPv4 header
-    UdpHeader udp;        //!< UDP header
-    RoceBthHeader bth;    //!< BTH
-    bool hasAeth {false}; //!< an AETH follows (ACK/NAK)
-    RoceAethHeader aeth;  //!< the AETH
-    uint32_t rest {0};    //!< bytes after BTH/AETH (payload + ICRC)
+    bool ok{false};      //!< IPv4/UDP 4791/BTH present
+    Ipv4Header ip;       //!< IPv4 header
+    UdpHeader udp;       //!< UDP header
+    RoceBthHeader bth;   //!< BTH
+    bool hasAeth{false}; //!< an AETH follows (ACK/NAK)
+    RoceAethHeader aeth; //!< the AETH
+    uint32_t rest{0};    //!< bytes after BTH/AETH (payload + ICRC)
 };
 
 Parsed
@@ -179,18 +178,16 @@ MakeTwoHosts(RdmaTransportHelper& rdma,
 /// Completion record of one message: how often its callback ran and when it last did.
 struct Delivery
 {
-    int calls {0}; //!< times the completion callback ran
-    Time at;       //!< simulation time of the last run
+    int calls{0}; //!< times the completion callback ran
+    Time at;      //!< simulation time of the last run
 
     /// \return a completion callback recording into this object (which must outlive the run)
     Callback<void> Make()
     {
-        return Callback<void>(
-            [this]()
-            {
-                ++calls;
-                at = Simulator::Now();
-            });
+        return Callback<void>([this]() {
+            ++calls;
+            at = Simulator::Now();
+        });
     }
 };
 
@@ -198,9 +195,8 @@ struct Delivery
 void
 InterposeDrop(Ptr<QbbNetDevice> dev, Ptr<RdmaNic> nic, std::function<bool(Ptr<const Packet>)> drop)
 {
-    dev->SetFrameHandler(QbbNetDevice::FrameHandler(
-        [nic, drop](Ptr<QbbNetDevice> d, Ptr<Packet> p, uint16_t proto)
-        {
+    dev->SetFrameHandler(
+        QbbNetDevice::FrameHandler([nic, drop](Ptr<QbbNetDevice> d, Ptr<Packet> p, uint16_t proto) {
             if (!drop(p))
             {
                 nic->ReceiveFrame(d, p, proto);
@@ -224,14 +220,11 @@ DropRandomly(Ptr<QbbNetDevice> dev,
     em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
     em->SetRate(rate);
     em->AssignStreams(stream);
-    InterposeDrop(dev,
-                  nic,
-                  [em, &dropped](Ptr<const Packet> p)
-                  {
-                      const bool drop = em->IsCorrupt(p->Copy());
-                      dropped += drop;
-                      return drop;
-                  });
+    InterposeDrop(dev, nic, [em, &dropped](Ptr<const Packet> p) {
+        const bool drop = em->IsCorrupt(p->Copy());
+        dropped += drop;
+        return drop;
+    });
 }
 
 /**
@@ -244,18 +237,15 @@ DropFirst(Ptr<QbbNetDevice> dev,
           std::function<bool(const Parsed&)> match,
           bool& dropped)
 {
-    InterposeDrop(dev,
-                  nic,
-                  [&dropped, match](Ptr<const Packet> p)
-                  {
-                      Parsed x = Parse(p);
-                      if (!dropped && x.ok && match(x))
-                      {
-                          dropped = true;
-                          return true;
-                      }
-                      return false;
-                  });
+    InterposeDrop(dev, nic, [&dropped, match](Ptr<const Packet> p) {
+        Parsed x = Parse(p);
+        if (!dropped && x.ok && match(x))
+        {
+            dropped = true;
+            return true;
+        }
+        return false;
+    });
 }
 
 } // namespace
@@ -286,7 +276,7 @@ class RoceHeaderTestCase : public TestCase
         Packet p;
         p.AddHeader(bth);
         NS_TEST_ASSERT_MSG_EQ(p.GetSize(), 12, "BTH is 12 bytes");
-        std::array<uint8_t, 12> b {};
+        std::array<uint8_t, 12> b{};
         p.CopyData(b.data(), b.size());
         const std::array<uint8_t, 12> want =
             {0x00, 0xA0, 0xFF, 0xFF, 0x00, 0x12, 0x34, 0x56, 0x80, 0xAB, 0xCD, 0xEF};
@@ -314,7 +304,7 @@ class RoceHeaderTestCase : public TestCase
         nak.SetMsn(7);
         Packet q;
         q.AddHeader(nak);
-        std::array<uint8_t, 4> a {};
+        std::array<uint8_t, 4> a{};
         q.CopyData(a.data(), a.size());
         NS_TEST_ASSERT_MSG_EQ(unsigned(a[0]), 0x60u, "NAK syndrome = 011 00000");
         NS_TEST_ASSERT_MSG_EQ(unsigned(a[3]), 7u, "MSN low byte");
@@ -356,13 +346,13 @@ class GoodputTestCase : public TestCase
         h->transport->Send(Req(1, 0, Gpu(0, 0), Gpu(1, 0), bytes), done.Make());
         uint64_t tracedBytes = 0;
         Time tracedDuration;
-        h->nicB->TraceConnectWithoutContext("MessageComplete",
-                                            Callback<void, uint32_t, uint32_t, uint64_t, Time>(
-                                                [&](uint32_t job, uint32_t flow, uint64_t b, Time d)
-                                                {
-                                                    tracedBytes += b;
-                                                    tracedDuration = d;
-                                                }));
+        h->nicB->TraceConnectWithoutContext(
+            "MessageComplete",
+            Callback<void, uint32_t, uint32_t, uint64_t, Time>(
+                [&](uint32_t job, uint32_t flow, uint64_t b, Time d) {
+                    tracedBytes += b;
+                    tracedDuration = d;
+                }));
         Simulator::Run();
 
         const uint32_t mtu = h->nicA->GetMtu();
@@ -614,8 +604,9 @@ class TailLossTestCase : public TestCase
             h->nicA->TraceConnectWithoutContext(
                 "Retransmit",
                 Callback<void, Ptr<const RdmaQueuePair>, uint32_t, const std::string&>(
-                    [&](Ptr<const RdmaQueuePair>, uint32_t psn, const std::string& r)
-                    { reasons.push_back(r); }));
+                    [&](Ptr<const RdmaQueuePair>, uint32_t psn, const std::string& r) {
+                        reasons.push_back(r);
+                    }));
             Delivery done;
             h->transport->Send(Req(1, 0, Gpu(0, 0), Gpu(1, 0), bytes), done.Make());
             Simulator::Run();
@@ -690,37 +681,31 @@ class PsnWrapTestCase : public TestCase
         rdma.SetNicAttribute("InitialPsn", UintegerValue(init));
         auto h = MakeTwoHosts(rdma);
         std::set<uint32_t> droppedPsn;
-        InterposeDrop(h->db,
-                      h->nicB,
-                      [&](Ptr<const Packet> p)
-                      {
-                          Parsed x = Parse(p);
-                          const uint32_t psn = x.bth.GetPsn();
-                          if (x.ok && (psn == roce::PSN_MASK || psn == 20) &&
-                              !droppedPsn.count(psn))
-                          {
-                              droppedPsn.insert(psn);
-                              return true;
-                          }
-                          return false;
-                      });
+        InterposeDrop(h->db, h->nicB, [&](Ptr<const Packet> p) {
+            Parsed x = Parse(p);
+            const uint32_t psn = x.bth.GetPsn();
+            if (x.ok && (psn == roce::PSN_MASK || psn == 20) && !droppedPsn.count(psn))
+            {
+                droppedPsn.insert(psn);
+                return true;
+            }
+            return false;
+        });
         std::set<uint32_t> sentPsn;
         h->nicA->TraceConnectWithoutContext(
             "TxData",
-            Callback<void, Ptr<const Packet>>([&](Ptr<const Packet> p)
-                                              { sentPsn.insert(Parse(p).bth.GetPsn()); }));
+            Callback<void, Ptr<const Packet>>(
+                [&](Ptr<const Packet> p) { sentPsn.insert(Parse(p).bth.GetPsn()); }));
         uint32_t lastAckPsn = 0;
-        h->nicB->GetDevice()->TraceConnectWithoutContext("MacTx",
-                                                         Callback<void, Ptr<const Packet>, uint8_t>(
-                                                             [&](Ptr<const Packet> p, uint8_t)
-                                                             {
-                                                                 Parsed x = Parse(p);
-                                                                 if (x.ok && x.hasAeth &&
-                                                                     x.aeth.IsAck())
-                                                                 {
-                                                                     lastAckPsn = x.bth.GetPsn();
-                                                                 }
-                                                             }));
+        h->nicB->GetDevice()->TraceConnectWithoutContext(
+            "MacTx",
+            Callback<void, Ptr<const Packet>, uint8_t>([&](Ptr<const Packet> p, uint8_t) {
+                Parsed x = Parse(p);
+                if (x.ok && x.hasAeth && x.aeth.IsAck())
+                {
+                    lastAckPsn = x.bth.GetPsn();
+                }
+            }));
         const uint64_t bytes = 40 * 4096;
         std::vector<uint32_t> order;
         for (uint32_t i = 0; i < 3; ++i)
@@ -1029,9 +1014,9 @@ class TransportApiTestCase : public TestCase
                 const uint32_t key = hst * 16 + n;
                 t->GetNic(hst, n)->TraceConnectWithoutContext(
                     "TxData",
-                    Callback<void, Ptr<const Packet>>(
-                        [&portsByNic, key](Ptr<const Packet> p)
-                        { portsByNic[key].push_back(Parse(p).udp.GetSourcePort()); }));
+                    Callback<void, Ptr<const Packet>>([&portsByNic, key](Ptr<const Packet> p) {
+                        portsByNic[key].push_back(Parse(p).udp.GetSourcePort());
+                    }));
             }
         }
         int interDone = 0;
@@ -1040,16 +1025,13 @@ class TransportApiTestCase : public TestCase
         t->Send(Req(2, 1, Gpu(1, 7), Gpu(3, 4), 64 * 4096), Callback<void>([&]() { ++interDone; }));
         // change kReq's port while its first message is in flight; a second message follows
         Simulator::Schedule(MicroSeconds(3), [&]() { t->SetQpSourcePort(kReq, 50001); });
-        Simulator::Schedule(MicroSeconds(4),
-                            [&]() {
-                                t->Send(Req(2, 0, Gpu(0, 0), Gpu(2, 0), 4096),
-                                        Callback<void>([&]() { ++interDone; }));
-                            });
-        Simulator::Schedule(MicroSeconds(200),
-                            [&]() {
-                                t->Send(Req(2, 0, Gpu(0, 0), Gpu(2, 0), 2 * 4096),
-                                        Callback<void>([&]() { ++interDone; }));
-                            });
+        Simulator::Schedule(MicroSeconds(4), [&]() {
+            t->Send(Req(2, 0, Gpu(0, 0), Gpu(2, 0), 4096), Callback<void>([&]() { ++interDone; }));
+        });
+        Simulator::Schedule(MicroSeconds(200), [&]() {
+            t->Send(Req(2, 0, Gpu(0, 0), Gpu(2, 0), 2 * 4096),
+                    Callback<void>([&]() { ++interDone; }));
+        });
         Simulator::Run();
 
         const double one = 8.0 * mb / 2.4e12;

@@ -44,11 +44,11 @@ namespace ns3
  */
 struct FiveTuple
 {
-    Ipv4Address srcIp;       //!< IPv4 source address
-    Ipv4Address dstIp;       //!< IPv4 destination address
-    uint8_t protocol {17};   //!< IP protocol number (17 = UDP)
-    uint16_t srcPort {0};    //!< L4 source port (RoCEv2: ECMP entropy, 49152..65535)
-    uint16_t dstPort {4791}; //!< L4 destination port (RoCEv2: 4791)
+    Ipv4Address srcIp;      //!< IPv4 source address
+    Ipv4Address dstIp;      //!< IPv4 destination address
+    uint8_t protocol{17};   //!< IP protocol number (17 = UDP)
+    uint16_t srcPort{0};    //!< L4 source port (RoCEv2: ECMP entropy, 49152..65535)
+    uint16_t dstPort{4791}; //!< L4 destination port (RoCEv2: 4791)
 
     /// \return true if all five fields are equal \param o other tuple
     bool operator==(const FiveTuple& o) const;
@@ -284,12 +284,12 @@ class CruxSwitch : public Object
     std::vector<std::vector<uint32_t>> m_routeGroups;    //!< equal-cost port lists
     std::unordered_map<FiveTuple, uint32_t, FiveTupleHasher> m_pinned; //!< tuple → port
     Ptr<SwitchMmu> m_mmu;                                              //!< shared-buffer MMU
-    uint32_t m_ecmpSeed {0};                                           //!< attribute EcmpSeed
-    bool m_decrementTtl {false};                                       //!< attribute DecrementTtl
-    uint32_t m_ethOverhead {18};                            //!< attribute FrameOverheadBytes
-    std::array<uint64_t, DROP_REASON_COUNT> m_dropCount {}; //!< drops per reason
-    uint64_t m_rxFrames {0};                                //!< frames received
-    uint64_t m_fwdFrames {0};                               //!< frames forwarded
+    uint32_t m_ecmpSeed{0};                                            //!< attribute EcmpSeed
+    bool m_decrementTtl{false};                                        //!< attribute DecrementTtl
+    uint32_t m_ethOverhead{18};                            //!< attribute FrameOverheadBytes
+    std::array<uint64_t, DROP_REASON_COUNT> m_dropCount{}; //!< drops per reason
+    uint64_t m_rxFrames{0};                                //!< frames received
+    uint64_t m_fwdFrames{0};                               //!< frames forwarded
     TracedCallback<Ptr<const Packet>, uint32_t, uint8_t, const std::string&> m_dropTrace; //!< Drop
     TracedCallback<Ptr<const Packet>, uint32_t, uint32_t, uint8_t> m_forwardTrace; //!< Forward
 };

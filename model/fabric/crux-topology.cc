@@ -35,7 +35,7 @@ namespace
 /// Edge bundle of the switch graph: the directed link it stands for.
 struct SwitchEdge
 {
-    uint32_t link {0}; //!< directed link id
+    uint32_t link{0}; //!< directed link id
 };
 
 /// Switch graph: vertex = switch index, edge = directed switch-to-switch link.
@@ -147,8 +147,8 @@ CruxTopology::AddHostLink(uint32_t host,
     l.rxDev = swDev;
     l.fromNode = h.node;
     l.toNode = m_switches[sw].node;
-    l.from = CruxEndpoint {true, host, nic};
-    l.to = CruxEndpoint {false, sw, swPort};
+    l.from = CruxEndpoint{true, host, nic};
+    l.to = CruxEndpoint{false, sw, swPort};
     l.rate = rate;
     l.delay = delay;
     m_links.push_back(l);
@@ -199,8 +199,8 @@ CruxTopology::AddSwitchLink(uint32_t a,
     l.rxDev = m_switches[b].sw->GetPort(bPort);
     l.fromNode = m_switches[a].node;
     l.toNode = m_switches[b].node;
-    l.from = CruxEndpoint {false, a, aPort};
-    l.to = CruxEndpoint {false, b, bPort};
+    l.from = CruxEndpoint{false, a, aPort};
+    l.to = CruxEndpoint{false, b, bPort};
     l.rate = rate;
     l.delay = delay;
     m_links.push_back(l);
@@ -236,7 +236,7 @@ CruxTopology::Finalize()
     {
         if (!l.from.isHost && !l.to.isHost)
         {
-            boost::add_edge(l.from.index, l.to.index, SwitchEdge {l.id}, g);
+            boost::add_edge(l.from.index, l.to.index, SwitchEdge{l.id}, g);
         }
     }
 
@@ -492,9 +492,8 @@ CruxTopology::GetEqualCostPaths(uint32_t srcHost,
     {
         return paths;
     }
-    CruxPath cur {s.uplink};
-    std::function<void(uint32_t)> walk = [&](uint32_t u)
-    {
+    CruxPath cur{s.uplink};
+    std::function<void(uint32_t)> walk = [&](uint32_t u) {
         if (u == d.tor)
         {
             cur.push_back(d.downlink);
@@ -532,7 +531,7 @@ CruxTopology::FollowPath(const FiveTuple& t, bool pinned) const
         NS_FATAL_ERROR("CruxTopology::PredictPath: " << t << ": source or destination is not a "
                                                      << "NIC address of this topology");
     }
-    CruxPath path {m_hosts[src->first].nics[src->second].uplink};
+    CruxPath path{m_hosts[src->first].nics[src->second].uplink};
     CruxEndpoint at = m_links[path.back()].to;
     for (uint32_t hop = 0; hop < MAX_HOPS; ++hop)
     {
@@ -635,13 +634,13 @@ CruxTopology::InstallPinnedRoute(const FiveTuple& tuple, const CruxPath& path)
         }
     }
     const CruxLinkInfo& first = m_links[path.front()];
-    if (!(first.from == CruxEndpoint {true, src->first, src->second}))
+    if (!(first.from == CruxEndpoint{true, src->first, src->second}))
     {
         NS_FATAL_ERROR("CruxTopology::InstallPinnedRoute: path "
                        << PathToString(path) << " does not start at " << tuple.srcIp);
     }
     const CruxLinkInfo& last = m_links[path.back()];
-    if (!(last.to == CruxEndpoint {true, dst->first, dst->second}))
+    if (!(last.to == CruxEndpoint{true, dst->first, dst->second}))
     {
         NS_FATAL_ERROR("CruxTopology::InstallPinnedRoute: path "
                        << PathToString(path) << " does not end at " << tuple.dstIp);

@@ -49,9 +49,9 @@ struct CruxNicInfo
 {
     Ptr<QbbNetDevice> device; //!< the NIC's port device (on the host node)
     Ipv4Address address;      //!< 0x0A000000 | (host << 8) | (nic + 1) (see addressing rules)
-    uint32_t tor {0};         //!< switch index of the switch this NIC is cabled to
-    uint32_t uplink {0};      //!< directed link id NIC → switch
-    uint32_t downlink {0};    //!< directed link id switch → NIC
+    uint32_t tor{0};          //!< switch index of the switch this NIC is cabled to
+    uint32_t uplink{0};       //!< directed link id NIC → switch
+    uint32_t downlink{0};     //!< directed link id switch → NIC
 };
 
 /**
@@ -60,9 +60,9 @@ struct CruxNicInfo
  */
 struct CruxHostInfo
 {
-    uint32_t index {0};            //!< host index, 0-based
+    uint32_t index{0};             //!< host index, 0-based
     Ptr<Node> node;                //!< the ns-3 node
-    uint32_t gpus {0};             //!< GPUs in this host
+    uint32_t gpus{0};              //!< GPUs in this host
     std::vector<CruxNicInfo> nics; //!< NICs, indexed by NIC number
 };
 
@@ -83,11 +83,11 @@ enum class CruxSwitchLayer : uint8_t
  */
 struct CruxSwitchInfo
 {
-    uint32_t index {0};                           //!< switch index, 0-based
-    Ptr<Node> node;                               //!< the ns-3 node (CruxSwitch aggregated)
-    Ptr<CruxSwitch> sw;                           //!< the forwarding object
-    CruxSwitchLayer layer {CruxSwitchLayer::TOR}; //!< layer
-    uint32_t layerIndex {0};                      //!< index within its layer (ToR 0, 1, ...)
+    uint32_t index{0};                           //!< switch index, 0-based
+    Ptr<Node> node;                              //!< the ns-3 node (CruxSwitch aggregated)
+    Ptr<CruxSwitch> sw;                          //!< the forwarding object
+    CruxSwitchLayer layer{CruxSwitchLayer::TOR}; //!< layer
+    uint32_t layerIndex{0};                      //!< index within its layer (ToR 0, 1, ...)
 };
 
 /**
@@ -96,9 +96,9 @@ struct CruxSwitchInfo
  */
 struct CruxEndpoint
 {
-    bool isHost {false}; //!< true: host NIC; false: switch port
-    uint32_t index {0};  //!< host index or switch index
-    uint32_t port {0};   //!< NIC index (host) or port index (switch)
+    bool isHost{false}; //!< true: host NIC; false: switch port
+    uint32_t index{0};  //!< host index or switch index
+    uint32_t port{0};   //!< NIC index (host) or port index (switch)
 
     /// \return true if equal \param o other
     bool operator==(const CruxEndpoint& o) const
@@ -113,7 +113,7 @@ struct CruxEndpoint
  */
 struct CruxLinkInfo
 {
-    uint32_t id {0};         //!< directed link id
+    uint32_t id{0};          //!< directed link id
     Ptr<QbbNetDevice> txDev; //!< transmitting device
     Ptr<QbbNetDevice> rxDev; //!< receiving device
     Ptr<Node> fromNode;      //!< node of txDev
@@ -351,7 +351,7 @@ class CruxTopology : public Object
     std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> m_addrNic; //!< addr → (h, n)
     /// m_dist[s][v]: hops from switch v to switch s (only for switches with hosts attached)
     std::vector<std::vector<int32_t>> m_dist;
-    bool m_finalized {false}; //!< Finalize() done
+    bool m_finalized{false}; //!< Finalize() done
 };
 
 } // namespace ns3

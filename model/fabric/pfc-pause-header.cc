@@ -36,8 +36,8 @@ PfcPauseHeader::GetTypeId()
 }
 
 PfcPauseHeader::PfcPauseHeader()
-    : m_opcode(OPCODE_PFC)
-    , m_classEnable(0)
+    : m_opcode(OPCODE_PFC),
+      m_classEnable(0)
 {
     m_quanta.fill(0);
 }

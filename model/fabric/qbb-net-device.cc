@@ -215,15 +215,15 @@ QbbNetDevice::GetTypeId()
 }
 
 QbbNetDevice::QbbNetDevice()
-    : m_rate(DataRate("100Gb/s"))
-    , m_mtu(4200)
-    , m_ifgBytes(20)
-    , m_maxTcBytes(0)
-    , m_scheduler(STRICT_PRIORITY)
-    , m_ecnEnabled(true)
-    , m_ecnKmin(100000)
-    , m_ecnKmax(400000)
-    , m_ecnPmax(0.2)
+    : m_rate(DataRate("100Gb/s")),
+      m_mtu(4200),
+      m_ifgBytes(20),
+      m_maxTcBytes(0),
+      m_scheduler(STRICT_PRIORITY),
+      m_ecnEnabled(true),
+      m_ecnKmin(100000),
+      m_ecnKmax(400000),
+      m_ecnPmax(0.2)
 {
     NS_LOG_FUNCTION(this);
     for (uint32_t d = 0; d < m_dscpToTc.size(); ++d)
@@ -513,7 +513,7 @@ QbbNetDevice::SendInTc(Ptr<Packet> packet, const Address& dest, uint16_t protoco
     {
         MaybeMarkEcn(packet, queued);
     }
-    m_queues[tc].push_back(TxItem {packet, Mac48Address::ConvertFrom(dest), protocolNumber});
+    m_queues[tc].push_back(TxItem{packet, Mac48Address::ConvertFrom(dest), protocolNumber});
     m_queueBytes[tc] = queued + frameBytes;
     m_totalQueueBytes += frameBytes;
     m_nonEmptyMask |= static_cast<uint8_t>(1U << tc);
@@ -579,7 +579,7 @@ QbbNetDevice::SendPause(uint8_t tc, uint16_t quanta)
     eth.SetDestination(PfcPauseHeader::GetPauseDestination());
     eth.SetLengthType(PFC_ETHERTYPE);
     frame->AddHeader(eth);
-    m_ctrlQueue.push_back(CtrlItem {frame, tc, quanta});
+    m_ctrlQueue.push_back(CtrlItem{frame, tc, quanta});
     if (!m_txBusy)
     {
         StartTransmission();

@@ -292,7 +292,7 @@ SwitchMmu::Admit(uint32_t inPort, uint8_t inTc, uint32_t outPort, uint8_t outTc,
         m_peakSharedUsed = std::max(m_peakSharedUsed, m_sharedUsed);
     }
     m_egress[outPort][outTc] += bytes;
-    m_shadow[outPort][outTc].push_back(ShadowEntry {static_cast<uint16_t>(inPort), inTc, bytes});
+    m_shadow[outPort][outTc].push_back(ShadowEntry{static_cast<uint16_t>(inPort), inTc, bytes});
     return ADMIT;
 }
 

@@ -180,11 +180,11 @@ class SwitchMmu : public Object
     /// Per (ingress port, TC) state.
     struct IngressState
     {
-        uint64_t shared {0};   //!< bytes charged to the shared pool
-        uint64_t headroom {0}; //!< bytes charged to the headroom
-        uint64_t hdrmSize {0}; //!< reserved headroom (0 = lossy)
-        bool paused {false};   //!< PAUSE sent and not yet resumed
-        EventId refresh;       //!< pending PAUSE refresh
+        uint64_t shared{0};   //!< bytes charged to the shared pool
+        uint64_t headroom{0}; //!< bytes charged to the headroom
+        uint64_t hdrmSize{0}; //!< reserved headroom (0 = lossy)
+        bool paused{false};   //!< PAUSE sent and not yet resumed
+        EventId refresh;      //!< pending PAUSE refresh
     };
 
     /// Shadow of one queued frame.
@@ -218,20 +218,20 @@ class SwitchMmu : public Object
     double m_egressAlpha;        //!< EgressAlpha
     uint16_t m_pauseQuanta;      //!< PauseQuanta
 
-    bool m_configured {false};                                    //!< Configure() done
+    bool m_configured{false};                                     //!< Configure() done
     std::vector<Ptr<QbbNetDevice>> m_ports;                       //!< port devices
     std::vector<std::array<IngressState, 8>> m_ingress;           //!< per (ingress port, TC)
     std::vector<std::array<uint64_t, 8>> m_egress;                //!< bytes per (egress port, TC)
     std::vector<std::array<std::deque<ShadowEntry>, 8>> m_shadow; //!< per (egress port, TC)
     std::vector<Time> m_pauseTime;                          //!< duration of one PAUSE per port
-    uint64_t m_sharedSize {0};                              //!< shared pool size
-    uint64_t m_sharedUsed {0};                              //!< shared pool occupancy
-    uint64_t m_peakSharedUsed {0};                          //!< peak shared occupancy
-    uint64_t m_headroomUsed {0};                            //!< headroom occupancy
-    uint64_t m_peakHeadroom {0};                            //!< peak headroom of one pair
-    uint64_t m_pauseCount {0};                              //!< PAUSEs sent
-    uint64_t m_resumeCount {0};                             //!< resumes sent
-    uint64_t m_unmatched {0};                               //!< dequeues without shadow entry
+    uint64_t m_sharedSize{0};                               //!< shared pool size
+    uint64_t m_sharedUsed{0};                               //!< shared pool occupancy
+    uint64_t m_peakSharedUsed{0};                           //!< peak shared occupancy
+    uint64_t m_headroomUsed{0};                             //!< headroom occupancy
+    uint64_t m_peakHeadroom{0};                             //!< peak headroom of one pair
+    uint64_t m_pauseCount{0};                               //!< PAUSEs sent
+    uint64_t m_resumeCount{0};                              //!< resumes sent
+    uint64_t m_unmatched{0};                                //!< dequeues without shadow entry
     TracedCallback<uint32_t, uint8_t, uint16_t> m_pfcTrace; //!< PfcTx
 };
 

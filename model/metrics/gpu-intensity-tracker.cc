@@ -72,9 +72,9 @@ GpuIntensityTracker::GetTypeId()
 }
 
 GpuIntensityTracker::GpuIntensityTracker()
-    : m_peakFlops(312e12)
-    , m_totalGpus(0)
-    , m_binWidth(MilliSeconds(10))
+    : m_peakFlops(312e12),
+      m_totalGpus(0),
+      m_binWidth(MilliSeconds(10))
 {
     NS_LOG_FUNCTION(this);
 }

@@ -237,11 +237,11 @@ class GpuIntensityTracker : public Object
     /// Per-job state.
     struct JobState
     {
-        double flops {0};                          //!< W_j, FLOPs per iteration
-        uint32_t gpus {1};                         //!< GPUs
-        double computeTime {0};                    //!< c_j, s
-        double analyticT {-1};                     //!< analytic t_j, s (-1 unknown)
-        double measuredT {-1};                     //!< measured t_j, s (-1 unknown)
+        double flops{0};                           //!< W_j, FLOPs per iteration
+        uint32_t gpus{1};                          //!< GPUs
+        double computeTime{0};                     //!< c_j, s
+        double analyticT{-1};                      //!< analytic t_j, s (-1 unknown)
+        double measuredT{-1};                      //!< measured t_j, s (-1 unknown)
         std::vector<IterationRecord> iterations;   //!< completed iterations
         std::map<uint32_t, uint64_t> profileStart; //!< link → bytes at MarkProfileStart
     };
@@ -249,9 +249,9 @@ class GpuIntensityTracker : public Object
     /// Per-(job, link) byte counters.
     struct LinkCounter
     {
-        uint32_t jobId {0};       //!< job
-        uint32_t linkId {0};      //!< link
-        uint64_t total {0};       //!< bytes
+        uint32_t jobId{0};        //!< job
+        uint32_t linkId{0};       //!< link
+        uint64_t total{0};        //!< bytes
         std::vector<double> bins; //!< bytes per BinWidth bin from t = 0
     };
 

@@ -181,11 +181,11 @@ class ShiftPropagator : public boost::default_bfs_visitor
                     const std::vector<std::map<std::size_t, double>>& linkShifts,
                     std::vector<double>& shift,
                     std::vector<std::size_t>& entry)
-        : m_numJobs(numJobs)
-        , m_periods(periods)
-        , m_linkShifts(linkShifts)
-        , m_shift(shift)
-        , m_entry(entry)
+        : m_numJobs(numJobs),
+          m_periods(periods),
+          m_linkShifts(linkShifts),
+          m_shift(shift),
+          m_entry(entry)
     {
     }
 
@@ -233,9 +233,9 @@ CassiniLinkCompatibility(const std::vector<CassiniPattern>& jobs,
         throw std::invalid_argument("CassiniLinkCompatibility: capacity must be > 0 bit/s");
     }
     std::vector<CassiniPattern> sorted = jobs;
-    std::sort(sorted.begin(),
-              sorted.end(),
-              [](const CassiniPattern& a, const CassiniPattern& b) { return a.jobId < b.jobId; });
+    std::sort(sorted.begin(), sorted.end(), [](const CassiniPattern& a, const CassiniPattern& b) {
+        return a.jobId < b.jobId;
+    });
     double longest = 0;
     for (std::size_t i = 0; i < sorted.size(); ++i)
     {
@@ -335,9 +335,9 @@ CassiniAssignTimeShifts(const ClusterModel& model,
     {
         jobs.push_back(&job);
     }
-    std::sort(jobs.begin(),
-              jobs.end(),
-              [](const SchedJob* a, const SchedJob* b) { return a->id < b->id; });
+    std::sort(jobs.begin(), jobs.end(), [](const SchedJob* a, const SchedJob* b) {
+        return a->id < b->id;
+    });
     const std::size_t numJobs = jobs.size();
 
     // [C1] patterns per link.
@@ -425,15 +425,14 @@ CassiniAssignTimeShifts(const ClusterModel& model,
             ranked.push_back({scores[l], sharedLinks[l], jobs[v]->id, v, numJobs + l});
         }
     }
-    std::sort(ranked.begin(),
-              ranked.end(),
-              [](const RankedEdge& a, const RankedEdge& b)
-              { return std::tie(a.score, a.link, a.jobId) < std::tie(b.score, b.link, b.jobId); });
+    std::sort(ranked.begin(), ranked.end(), [](const RankedEdge& a, const RankedEdge& b) {
+        return std::tie(a.score, a.link, a.jobId) < std::tie(b.score, b.link, b.jobId);
+    });
     const std::size_t numVertices = numJobs + sharedLinks.size();
     AffinityGraph graph(numVertices);
     for (std::size_t i = 0; i < ranked.size(); ++i)
     {
-        boost::add_edge(ranked[i].jobVertex, ranked[i].linkVertex, uint64_t {i}, graph);
+        boost::add_edge(ranked[i].jobVertex, ranked[i].linkVertex, uint64_t{i}, graph);
     }
     std::vector<boost::graph_traits<AffinityGraph>::edge_descriptor> treeEdges;
     boost::kruskal_minimum_spanning_tree(graph, std::back_inserter(treeEdges));

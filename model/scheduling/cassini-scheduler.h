@@ -84,12 +84,12 @@ struct CassiniOptions
 {
     /// Ticks per iteration of the longest-iteration job on a link (>= 1); 360 = one tick per
     /// degree of its circle.
-    uint32_t binsPerIteration {360};
+    uint32_t binsPerIteration{360};
     /// Largest unified-circle perimeter in ticks (>= binsPerIteration); the tick is coarsened
     /// by factors of 2 until lcm(p_j) fits. Cost per link is O(jobs^2 × perimeter). With many
     /// jobs of unrelated iteration times on one link the tick gets coarse (e.g. 5 jobs with
     /// 0.1-0.6 s iterations: tick ≈ 47 ms); raise this bound for finer shifts.
-    uint32_t maxPerimeterBins {360 * 16};
+    uint32_t maxPerimeterBins{360 * 16};
 };
 
 /**
@@ -98,11 +98,11 @@ struct CassiniOptions
  */
 struct CassiniPattern
 {
-    uint32_t jobId {0};      //!< job id
-    double period {0};       //!< T_j, seconds (> 0)
-    double commStart {0};    //!< start of the Up arc after the iteration start, seconds (>= 0)
-    double commDuration {0}; //!< length of the Up arc, seconds (> 0)
-    double demand {0};       //!< rate during the Up arc, bit/s (>= 0)
+    uint32_t jobId{0};      //!< job id
+    double period{0};       //!< T_j, seconds (> 0)
+    double commStart{0};    //!< start of the Up arc after the iteration start, seconds (>= 0)
+    double commDuration{0}; //!< length of the Up arc, seconds (> 0)
+    double demand{0};       //!< rate during the Up arc, bit/s (>= 0)
 };
 
 /**
@@ -111,11 +111,11 @@ struct CassiniPattern
  */
 struct CassiniLinkResult
 {
-    double tick {0};            //!< seconds per tick of the unified circle
-    uint64_t perimeterBins {0}; //!< P, ticks (the unified circle is P × tick seconds)
+    double tick{0};            //!< seconds per tick of the unified circle
+    uint64_t perimeterBins{0}; //!< P, ticks (the unified circle is P × tick seconds)
     /// compatibility score at the chosen shifts (<= 1; negative when the mean excess exceeds B)
-    double score {1};
-    uint32_t baseJob {0};             //!< the job fixed at shift 0
+    double score{1};
+    uint32_t baseJob{0};              //!< the job fixed at shift 0
     std::map<uint32_t, double> shift; //!< job id -> t_j^l, seconds in [0, T_j)
 };
 

@@ -62,9 +62,9 @@ Decision::PriorityOrder() const
     {
         ids.push_back(id);
     }
-    std::stable_sort(ids.begin(),
-                     ids.end(),
-                     [this](uint32_t a, uint32_t b) { return jobs.at(a).rank < jobs.at(b).rank; });
+    std::stable_sort(ids.begin(), ids.end(), [this](uint32_t a, uint32_t b) {
+        return jobs.at(a).rank < jobs.at(b).rank;
+    });
     return ids;
 }
 

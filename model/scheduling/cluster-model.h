@@ -47,8 +47,8 @@ namespace ns3
  */
 struct SchedLink
 {
-    double bandwidth {0}; //!< capacity in bit/s (> 0)
-    std::string name;     //!< free-form label for logs and error messages (may be empty)
+    double bandwidth{0}; //!< capacity in bit/s (> 0)
+    std::string name;    //!< free-form label for logs and error messages (may be empty)
 };
 
 /**
@@ -58,15 +58,15 @@ struct SchedLink
  */
 struct SchedFlow
 {
-    uint32_t id {0};              //!< flow id, unique within its job (the transport's flowId)
-    double bytesPerIteration {0}; //!< bytes the flow sends per training iteration (>= 0)
+    uint32_t id{0};              //!< flow id, unique within its job (the transport's flowId)
+    double bytesPerIteration{0}; //!< bytes the flow sends per training iteration (>= 0)
     /**
      * Equal-cost candidate paths (ECMP choices), non-empty. candidatePaths[p] is the ordered
      * list of link ids (indices into ClusterModel::links) that path p traverses. An empty path
      * is allowed and means "uses no modelled link" (it adds no load anywhere).
      */
     std::vector<std::vector<uint32_t>> candidatePaths;
-    uint32_t defaultPath {0}; //!< index into candidatePaths of the path plain ECMP hashing gives
+    uint32_t defaultPath{0}; //!< index into candidatePaths of the path plain ECMP hashing gives
 };
 
 /**
@@ -78,19 +78,19 @@ struct SchedFlow
  */
 struct SchedJob
 {
-    uint32_t id {0};              //!< job id, unique in the model
-    double flopsPerIteration {0}; //!< W_j: FLOPs the whole job computes per iteration (>= 0)
-    double computeTime {0};       //!< c_j: computation time per iteration in seconds (>= 0)
-    double overlapStart {1};      //!< fraction 0..1 of the computation after which the
+    uint32_t id{0};               //!< job id, unique in the model
+    double flopsPerIteration{0};  //!< W_j: FLOPs the whole job computes per iteration (>= 0)
+    double computeTime{0};        //!< c_j: computation time per iteration in seconds (>= 0)
+    double overlapStart{1};       //!< fraction 0..1 of the computation after which the
                                   //!< communication may start (1 = no overlap)
-    uint32_t numGpus {1};         //!< number of GPUs of the job (>= 1)
+    uint32_t numGpus{1};          //!< number of GPUs of the job (>= 1)
     std::vector<SchedFlow> flows; //!< the job's inter-GPU flows (may be empty)
     /**
      * Optional per-iteration communication time t_j in seconds measured by profiling the job
      * alone at the highest priority (Crux §5). 0 means "use the analytic t_j = max_e M_{j,e}/B_e
      * on the chosen paths".
      */
-    double measuredCommTime {0};
+    double measuredCommTime{0};
 };
 
 /**
@@ -111,19 +111,19 @@ struct SchedulerConfig
 {
     /// K: number of priority levels (traffic classes) available; levels are 0..K-1 and K-1 is
     /// the highest priority. Crux's simulator uses 8 (Crux §6.1), the §4.4 microbenchmark 3.
-    uint32_t numLevels {8};
+    uint32_t numLevels{8};
     /// Seed of every random choice (the random topological orders of Crux §4.3).
-    uint64_t seed {1};
+    uint64_t seed{1};
     /// m: number of random topological orders sampled by the compression (Crux §4.3 uses 10).
     /// 0 = exhaustive: every topological order is evaluated (exact; at most 10 jobs).
-    uint32_t topoOrderSamples {10};
+    uint32_t topoOrderSamples{10};
     /// Also evaluate the priority-sorted order (always topological) in the compression.
-    bool includePriorityOrder {true};
+    bool includePriorityOrder{true};
     /// Horizon of the two-timeline comparison of Crux §4.2, as a multiple of the longer of the
     /// two jobs' stand-alone iteration times (dimensionless, > 0). See crux-scheduler.h [D3].
-    double kHorizonIterations {48};
+    double kHorizonIterations{48};
     /// Bound on the correction factor: k_j is clamped to [1/kBound, kBound] (>= 1).
-    double kBound {100};
+    double kBound{100};
 };
 
 /**
@@ -132,16 +132,16 @@ struct SchedulerConfig
  */
 struct JobDecision
 {
-    uint32_t level {0}; //!< priority level 0..numLevels-1 (K-1 highest); DSCP = 8 × level
+    uint32_t level{0}; //!< priority level 0..numLevels-1 (K-1 highest); DSCP = 8 × level
     /**
      * Position in the scheduler's priority order, 0 = highest. Unique per job when
      * Decision::uniquePriorities is true; schedulers without an order (ecmp) give every job 0.
      */
-    uint32_t rank {0};
-    double priorityScore {0}; //!< P_j = k_j × I_j (Crux §4.2), FLOPs/s; 0 if not computed
-    double intensity {0};     //!< I_j = W_j / t_j on the chosen paths, FLOPs/s (Crux §3)
-    double k {1};             //!< correction factor k_j (dimensionless, Crux §4.2)
-    double commTime {0};      //!< t_j on the chosen paths (or measured), seconds per iteration
+    uint32_t rank{0};
+    double priorityScore{0}; //!< P_j = k_j × I_j (Crux §4.2), FLOPs/s; 0 if not computed
+    double intensity{0};     //!< I_j = W_j / t_j on the chosen paths, FLOPs/s (Crux §3)
+    double k{1};             //!< correction factor k_j (dimensionless, Crux §4.2)
+    double commTime{0};      //!< t_j on the chosen paths (or measured), seconds per iteration
     std::map<uint32_t, uint32_t> flowPath; //!< flow id -> chosen index into candidatePaths
     /**
      * Time shift in seconds (>= 0, < the job's stand-alone iteration time) by which the job's
@@ -155,7 +155,7 @@ struct JobDecision
      * free (drift is not corrected until the next decision, i.e. the next job arrival or
      * departure).
      */
-    double timeShift {0};
+    double timeShift{0};
 };
 
 /**
@@ -167,14 +167,14 @@ struct JobDecision
  */
 struct Decision
 {
-    std::string scheduler;  //!< name of the scheduler that produced it
-    uint32_t numLevels {1}; //!< K the decision was made for
+    std::string scheduler; //!< name of the scheduler that produced it
+    uint32_t numLevels{1}; //!< K the decision was made for
     /// true if the scheduler meant one unique priority per job (JobDecision::rank). Consumers
     /// that support unlimited priorities (flow-level transport) should then use rank; level is
     /// the K-class hardware rendering.
-    bool uniquePriorities {false};
-    uint32_t referenceJob {0}; //!< id of the k = 1 reference job (Crux §4.2; crux-* only)
-    double compressionCut {0}; //!< DAG max K-cut objective reached (Crux §4.3); 0 if unused
+    bool uniquePriorities{false};
+    uint32_t referenceJob{0}; //!< id of the k = 1 reference job (Crux §4.2; crux-* only)
+    double compressionCut{0}; //!< DAG max K-cut objective reached (Crux §4.3); 0 if unused
     std::map<uint32_t, JobDecision> jobs; //!< job id -> decision
 
     /**

@@ -133,18 +133,15 @@ CruxSelectPaths(const ClusterModel& model, Decision& decision)
     {
         jobs.push_back(&job);
     }
-    std::sort(jobs.begin(),
-              jobs.end(),
-              [&decision](const SchedJob* a, const SchedJob* b)
-              {
-                  const double ia = decision.jobs.at(a->id).intensity;
-                  const double ib = decision.jobs.at(b->id).intensity;
-                  if (ia != ib)
-                  {
-                      return ia > ib;
-                  }
-                  return a->id < b->id;
-              });
+    std::sort(jobs.begin(), jobs.end(), [&decision](const SchedJob* a, const SchedJob* b) {
+        const double ia = decision.jobs.at(a->id).intensity;
+        const double ib = decision.jobs.at(b->id).intensity;
+        if (ia != ib)
+        {
+            return ia > ib;
+        }
+        return a->id < b->id;
+    });
 
     SelectLeastCongestedPaths(model, jobs, decision);
 }
@@ -208,18 +205,15 @@ CruxAssignPriorities(const ClusterModel& model, const SchedulerConfig& config, D
     {
         ids.push_back(job.id);
     }
-    std::sort(ids.begin(),
-              ids.end(),
-              [&decision](uint32_t a, uint32_t b)
-              {
-                  const double pa = decision.jobs.at(a).priorityScore;
-                  const double pb = decision.jobs.at(b).priorityScore;
-                  if (pa != pb)
-                  {
-                      return pa > pb;
-                  }
-                  return a < b;
-              });
+    std::sort(ids.begin(), ids.end(), [&decision](uint32_t a, uint32_t b) {
+        const double pa = decision.jobs.at(a).priorityScore;
+        const double pb = decision.jobs.at(b).priorityScore;
+        if (pa != pb)
+        {
+            return pa > pb;
+        }
+        return a < b;
+    });
     for (uint32_t r = 0; r < ids.size(); ++r)
     {
         decision.jobs.at(ids[r]).rank = r;

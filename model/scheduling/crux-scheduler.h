@@ -111,13 +111,13 @@ enum class CorrectionMethod
  */
 struct CorrectionFactor
 {
-    double k {1};                                              //!< the correction factor (clamped)
-    CorrectionMethod method {CorrectionMethod::NOT_SIMULATED}; //!< which rule gave k
-    double horizon {0};                                        //!< H in seconds
-    double deltaRef {0};     //!< Δ_ref = S_ref(A) − S_ref(B), seconds
-    double deltaJob {0};     //!< Δ_j = S_j(B) − S_j(A), seconds
-    double gainRef {0};      //!< G_ref, FLOPs the reference gains when prioritised
-    double gainJob {0};      //!< G_j, FLOPs job j gains when prioritised
+    double k{1};                                              //!< the correction factor (clamped)
+    CorrectionMethod method{CorrectionMethod::NOT_SIMULATED}; //!< which rule gave k
+    double horizon{0};                                        //!< H in seconds
+    double deltaRef{0};      //!< Δ_ref = S_ref(A) − S_ref(B), seconds
+    double deltaJob{0};      //!< Δ_j = S_j(B) − S_j(A), seconds
+    double gainRef{0};       //!< G_ref, FLOPs the reference gains when prioritised
+    double gainJob{0};       //!< G_j, FLOPs job j gains when prioritised
     TimelineResult refFirst; //!< timeline A (index 0 = reference, 1 = job j)
     TimelineResult jobFirst; //!< timeline B (index 0 = reference, 1 = job j)
 };

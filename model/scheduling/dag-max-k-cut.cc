@@ -40,12 +40,12 @@ class OrderSplitter
   public:
     /// \param dag the graph  \param numBlocks K
     OrderSplitter(const WeightedDag& dag, uint32_t numBlocks)
-        : m_n(dag.numNodes)
-        , m_k(std::min(numBlocks, dag.numNodes))
-        , m_w(static_cast<std::size_t>(m_n) * m_n, 0.0)
-        , m_s(static_cast<std::size_t>(m_n + 1) * (m_n + 1), 0.0)
-        , m_f(static_cast<std::size_t>(m_k + 1) * (m_n + 1), 0.0)
-        , m_g(static_cast<std::size_t>(m_k + 1) * (m_n + 1), 0)
+        : m_n(dag.numNodes),
+          m_k(std::min(numBlocks, dag.numNodes)),
+          m_w(static_cast<std::size_t>(m_n) * m_n, 0.0),
+          m_s(static_cast<std::size_t>(m_n + 1) * (m_n + 1), 0.0),
+          m_f(static_cast<std::size_t>(m_k + 1) * (m_n + 1), 0.0),
+          m_g(static_cast<std::size_t>(m_k + 1) * (m_n + 1), 0)
     {
         for (const auto& e : dag.edges)
         {
@@ -81,8 +81,7 @@ class OrderSplitter
                                       m_s[(i - 1) * stride + j - 1] + wrow[order[j - 1]];
             }
         }
-        auto cost = [&](uint32_t j, uint32_t i)
-        {
+        auto cost = [&](uint32_t j, uint32_t i) {
             // edges from positions [0, j) into positions [j, i)
             return m_s[j * stride + i] - m_s[j * stride + j];
         };
@@ -243,7 +242,7 @@ RandomTopologicalOrder(const Adjacency& adj, std::mt19937_64& rng)
 }
 
 /// Calls \p visit on every topological order (backtracking over the ready sets).
-template<typename Visit>
+template <typename Visit>
 void
 ForEachTopologicalOrder(const Adjacency& adj,
                         std::vector<uint32_t>& indeg,
@@ -417,8 +416,9 @@ SolveDagMaxKCut(const WeightedDag& dag, uint32_t numBlocks, const DagMaxKCutOpti
         std::vector<bool> used(dag.numNodes, false);
         std::vector<uint32_t> prefix;
         prefix.reserve(dag.numNodes);
-        auto visit = [&](const std::vector<uint32_t>& order)
-        { splitter.Split(order, &best, true); };
+        auto visit = [&](const std::vector<uint32_t>& order) {
+            splitter.Split(order, &best, true);
+        };
         ForEachTopologicalOrder(adj, indeg, used, prefix, visit);
     }
     else

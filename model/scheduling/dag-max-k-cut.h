@@ -35,12 +35,12 @@ struct WeightedDag
     /// One directed edge.
     struct Edge
     {
-        uint32_t from {0}; //!< tail node (higher priority)
-        uint32_t to {0};   //!< head node (lower priority)
-        double weight {0}; //!< weight >= 0 (what is lost if both ends share a level)
+        uint32_t from{0}; //!< tail node (higher priority)
+        uint32_t to{0};   //!< head node (lower priority)
+        double weight{0}; //!< weight >= 0 (what is lost if both ends share a level)
     };
 
-    uint32_t numNodes {0};   //!< number of nodes
+    uint32_t numNodes{0};    //!< number of nodes
     std::vector<Edge> edges; //!< edges (at most one per ordered pair is meaningful; duplicates add)
 };
 
@@ -52,8 +52,8 @@ struct DagCut
 {
     /// block[v] = block of node v, 0 = first (highest) block; size numNodes
     std::vector<uint32_t> block;
-    uint32_t numBlocks {0};      //!< number of blocks used (min(K, numNodes)), all non-empty
-    double value {0};            //!< total weight of the edges whose ends are in different blocks
+    uint32_t numBlocks{0};       //!< number of blocks used (min(K, numNodes)), all non-empty
+    double value{0};             //!< total weight of the edges whose ends are in different blocks
     std::vector<uint32_t> order; //!< the topological order the winning split was cut from
 };
 
@@ -65,14 +65,14 @@ struct DagMaxKCutOptions
 {
     /// m: number of random topological orders (Kahn's algorithm, uniformly random pick among
     /// the ready nodes); Crux §4.3 uses 10. 0 = exhaustive: every topological order (exact).
-    uint32_t samples {10};
+    uint32_t samples{10};
     /// Seed of the std::mt19937_64 drawing the random orders.
-    uint64_t seed {1};
+    uint64_t seed{1};
     /// Optional topological order evaluated before the random ones (e.g. the priority order);
     /// empty = none. Ties between orders keep the earlier one.
     std::vector<uint32_t> firstOrder;
     /// Largest graph the exhaustive mode accepts (the number of orders grows like n!).
-    uint32_t maxExhaustiveNodes {10};
+    uint32_t maxExhaustiveNodes{10};
 };
 
 /**

@@ -169,8 +169,8 @@ struct ComponentTable
 {
     std::vector<uint32_t> jobs;                     //!< model job indices, ascending
     std::unordered_map<std::string, double> values; //!< dense ranks -> objective value
-    bool complete {false};                          //!< every restricted partition evaluated
-    double best {0};                                //!< best value (when complete)
+    bool complete{false};                           //!< every restricted partition evaluated
+    double best{0};                                 //!< best value (when complete)
     std::vector<uint32_t> bestBlocks;               //!< best restricted partition (dense blocks)
 };
 
@@ -183,26 +183,26 @@ struct PathAnalysis
 struct OptimalSearch::Impl
 {
     ClusterModel model;                               //!< the model
-    uint32_t numLevels {1};                           //!< K
+    uint32_t numLevels{1};                            //!< K
     OptimalSearchOptions options;                     //!< knobs
     FlowEvaluator evaluator;                          //!< the simulator
     std::vector<std::pair<uint32_t, uint32_t>> flows; //!< global flow -> (job, flow)
     std::vector<std::vector<uint32_t>> globalFlow;    //!< [job][flow] -> global flow
     std::vector<uint32_t> radix;                      //!< candidates per global flow
     std::vector<uint32_t> defaults;                   //!< default candidate per global flow
-    uint64_t numPaths {1};                            //!< Π radix
+    uint64_t numPaths{1};                             //!< Π radix
     std::vector<std::vector<uint32_t>> assignments;   //!< all level assignments
     std::unordered_map<std::string, std::unique_ptr<ComponentTable>> memo; //!< by key
     std::unordered_map<uint64_t, PathAnalysis> analyses;                   //!< by natural path code
     std::map<uint32_t, std::vector<std::vector<uint32_t>>> restricted;     //!< size -> partitions
-    uint64_t simulations {0};                  //!< component simulations run
+    uint64_t simulations{0};                   //!< component simulations run
     std::vector<std::vector<uint32_t>> onLink; //!< scratch: flows per link
 
     Impl(const ClusterModel& m, uint32_t k, const OptimalSearchOptions& o)
-        : model(m)
-        , numLevels(k)
-        , options(o)
-        , evaluator(m, o.evaluator)
+        : model(m),
+          numLevels(k),
+          options(o),
+          evaluator(m, o.evaluator)
     {
     }
 
@@ -285,20 +285,17 @@ struct OptimalSearch::Impl
             all.push_back({model.links[l].bandwidth, onLink[l]});
             onLink[l].clear();
         }
-        std::sort(all.begin(),
-                  all.end(),
-                  [](const Constraint& a, const Constraint& b)
-                  {
-                      if (a.set.size() != b.set.size())
-                      {
-                          return a.set.size() > b.set.size();
-                      }
-                      if (a.cap != b.cap)
-                      {
-                          return a.cap < b.cap;
-                      }
-                      return a.set < b.set;
-                  });
+        std::sort(all.begin(), all.end(), [](const Constraint& a, const Constraint& b) {
+            if (a.set.size() != b.set.size())
+            {
+                return a.set.size() > b.set.size();
+            }
+            if (a.cap != b.cap)
+            {
+                return a.cap < b.cap;
+            }
+            return a.set < b.set;
+        });
         std::vector<Constraint> kept;
         for (Constraint& c : all)
         {
@@ -317,17 +314,15 @@ struct OptimalSearch::Impl
                 kept.push_back(std::move(c));
             }
         }
-        std::sort(kept.begin(),
-                  kept.end(),
-                  [](const Constraint& a, const Constraint& b)
-                  { return a.set != b.set ? a.set < b.set : a.cap < b.cap; });
+        std::sort(kept.begin(), kept.end(), [](const Constraint& a, const Constraint& b) {
+            return a.set != b.set ? a.set < b.set : a.cap < b.cap;
+        });
 
         // Components of the job contention graph (union-find).
         const std::size_t n = model.jobs.size();
         std::vector<uint32_t> parent(n);
         std::iota(parent.begin(), parent.end(), 0u);
-        auto find = [&parent](uint32_t x)
-        {
+        auto find = [&parent](uint32_t x) {
             while (parent[x] != x)
             {
                 parent[x] = parent[parent[x]];
@@ -356,8 +351,9 @@ struct OptimalSearch::Impl
         for (auto& [root, jobs] : groups)
         {
             std::string key;
-            auto put = [&key](const void* p, std::size_t size)
-            { key.append(static_cast<const char*>(p), size); };
+            auto put = [&key](const void* p, std::size_t size) {
+                key.append(static_cast<const char*>(p), size);
+            };
             const uint32_t m = static_cast<uint32_t>(jobs.size());
             put(&m, sizeof m);
             for (uint32_t j : jobs)
@@ -630,16 +626,13 @@ SolutionToDecision(const ClusterModel& model,
     d.numLevels = numLevels;
     std::vector<uint32_t> order(model.jobs.size());
     std::iota(order.begin(), order.end(), 0u);
-    std::sort(order.begin(),
-              order.end(),
-              [&](uint32_t a, uint32_t b)
-              {
-                  if (solution.blocks[a] != solution.blocks[b])
-                  {
-                      return solution.blocks[a] < solution.blocks[b];
-                  }
-                  return model.jobs[a].id < model.jobs[b].id;
-              });
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        if (solution.blocks[a] != solution.blocks[b])
+        {
+            return solution.blocks[a] < solution.blocks[b];
+        }
+        return model.jobs[a].id < model.jobs[b].id;
+    });
     for (uint32_t r = 0; r < order.size(); ++r)
     {
         const uint32_t j = order[r];

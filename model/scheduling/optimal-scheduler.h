@@ -19,7 +19,8 @@
 // Pure C++ (no ns-3 includes): compiled into the crux-scheduling library.
 
 #include "comm-scheduler.h"
-#include "flow-evaluator.h"
+
+#include "ns3/flow-evaluator.h"
 
 #include <cstdint>
 #include <map>
@@ -89,9 +90,9 @@ enum class OptimalObjective
 struct OptimalSearchOptions
 {
     FlowEvaluatorOptions evaluator; //!< the evaluation (horizon, warm-up; priority must be LEVEL)
-    OptimalObjective objective {OptimalObjective::STEADY_FLOPS_RATE}; //!< the objective
+    OptimalObjective objective{OptimalObjective::STEADY_FLOPS_RATE}; //!< the objective
     /// Largest accepted nominal space, path choices × level assignments (> 0).
-    double maxSearchSize {1e6};
+    double maxSearchSize{1e6};
 };
 
 /**
@@ -144,7 +145,7 @@ class OptimalSearch
     /// A path choice and a level assignment with its objective value.
     struct Solution
     {
-        double value {0};              //!< objective value
+        double value{0};               //!< objective value
         std::vector<PathChoice> paths; //!< per job (model order), candidate per flow
         std::vector<uint32_t> blocks;  //!< per job, 0 = highest level
     };

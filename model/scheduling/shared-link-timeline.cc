@@ -29,11 +29,11 @@ namespace
 /// Progress of one job's current iteration.
 struct JobState
 {
-    double iterStart {0};     //!< start time of the current iteration, s
-    bool computeDone {false}; //!< computation of the current iteration finished
-    bool commReady {false};   //!< communication of the current iteration may be sent
-    bool commDone {false};    //!< communication of the current iteration fully sent
-    double remaining {0};     //!< link seconds still to send in the current iteration
+    double iterStart{0};     //!< start time of the current iteration, s
+    bool computeDone{false}; //!< computation of the current iteration finished
+    bool commReady{false};   //!< communication of the current iteration may be sent
+    bool commDone{false};    //!< communication of the current iteration fully sent
+    double remaining{0};     //!< link seconds still to send in the current iteration
 };
 
 /// Upper bound on simulation steps (guards against pathological horizons).

@@ -36,11 +36,11 @@ namespace ns3
  */
 struct TimelineJob
 {
-    double computeTime {0};       //!< c_x, seconds per iteration (>= 0)
-    double commTime {0};          //!< t_x, seconds of link time per iteration (>= 0)
-    double overlapStart {1};      //!< fraction 0..1 of the computation before the comm may start
-    uint32_t numGpus {1};         //!< GPUs of the job (weights the utilization)
-    double flopsPerIteration {0}; //!< W_x, FLOPs per iteration (for completedFlops)
+    double computeTime{0};       //!< c_x, seconds per iteration (>= 0)
+    double commTime{0};          //!< t_x, seconds of link time per iteration (>= 0)
+    double overlapStart{1};      //!< fraction 0..1 of the computation before the comm may start
+    uint32_t numGpus{1};         //!< GPUs of the job (weights the utilization)
+    double flopsPerIteration{0}; //!< W_x, FLOPs per iteration (for completedFlops)
 };
 
 /**
@@ -49,12 +49,12 @@ struct TimelineJob
  */
 struct TimelineResult
 {
-    std::array<double, 2> sendTime {};              //!< S_x: seconds the link sent job x's data
-    std::array<uint64_t, 2> completedIterations {}; //!< iterations (compute and comm) finished
-    std::array<double, 2> gpuBusySeconds {};        //!< numGpus × c_x × completed iterations
-    std::array<double, 2> completedFlops {};        //!< W_x × completed iterations, FLOPs
-    double utilization {0}; //!< Σ gpuBusySeconds / (Σ numGpus × H): GPU utilization (Def. 1)
-    uint64_t events {0};    //!< number of simulation steps taken (for cost accounting)
+    std::array<double, 2> sendTime{};              //!< S_x: seconds the link sent job x's data
+    std::array<uint64_t, 2> completedIterations{}; //!< iterations (compute and comm) finished
+    std::array<double, 2> gpuBusySeconds{};        //!< numGpus × c_x × completed iterations
+    std::array<double, 2> completedFlops{};        //!< W_x × completed iterations, FLOPs
+    double utilization{0}; //!< Σ gpuBusySeconds / (Σ numGpus × H): GPU utilization (Def. 1)
+    uint64_t events{0};    //!< number of simulation steps taken (for cost accounting)
 };
 
 /**

@@ -57,9 +57,9 @@ JobsById(const ClusterModel& model)
     {
         jobs.push_back(&job);
     }
-    std::sort(jobs.begin(),
-              jobs.end(),
-              [](const SchedJob* a, const SchedJob* b) { return a->id < b->id; });
+    std::sort(jobs.begin(), jobs.end(), [](const SchedJob* a, const SchedJob* b) {
+        return a->id < b->id;
+    });
     return jobs;
 }
 

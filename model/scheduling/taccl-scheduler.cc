@@ -33,9 +33,9 @@ TacclSelectPaths(const ClusterModel& model, Decision& decision)
     {
         jobs.push_back(&job);
     }
-    std::sort(jobs.begin(),
-              jobs.end(),
-              [](const SchedJob* a, const SchedJob* b) { return a->id < b->id; });
+    std::sort(jobs.begin(), jobs.end(), [](const SchedJob* a, const SchedJob* b) {
+        return a->id < b->id;
+    });
 
     SelectLeastCongestedPaths(model, jobs, decision);
 }
@@ -100,20 +100,17 @@ TacclAssignPriorities(const ClusterModel& model, Decision& decision)
         keys.push_back({TacclDistance(job, choice), TacclTravelCost(model, job, choice), job.id});
     }
     // [T4] distance descending, travel cost descending, id ascending.
-    std::sort(keys.begin(),
-              keys.end(),
-              [](const Key& a, const Key& b)
-              {
-                  if (a.distance != b.distance)
-                  {
-                      return a.distance > b.distance;
-                  }
-                  if (a.travel != b.travel)
-                  {
-                      return a.travel > b.travel;
-                  }
-                  return a.id < b.id;
-              });
+    std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+        if (a.distance != b.distance)
+        {
+            return a.distance > b.distance;
+        }
+        if (a.travel != b.travel)
+        {
+            return a.travel > b.travel;
+        }
+        return a.id < b.id;
+    });
     // [T5] distance classes, longest first.
     std::vector<uint32_t> classes;
     for (const Key& k : keys)

@@ -78,11 +78,11 @@ class CsvReader
     /// Skip to just after the end of the current physical line.
     void SkipLine();
 
-    std::string m_text;   //!< the whole input
-    size_t m_pos {0};     //!< next unread character
-    uint64_t m_line {1};  //!< line number at m_pos
-    uint64_t m_start {0}; //!< line of the last record
-    std::string m_error;  //!< last error
+    std::string m_text;  //!< the whole input
+    size_t m_pos{0};     //!< next unread character
+    uint64_t m_line{1};  //!< line number at m_pos
+    uint64_t m_start{0}; //!< line of the last record
+    std::string m_error; //!< last error
 };
 
 /**

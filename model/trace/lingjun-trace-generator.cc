@@ -35,50 +35,50 @@ namespace
 {
 
 /// Names of job.csv's 32 named columns, in the file's order (SOURCE.md).
-const std::vector<std::string> kJobColumns {"id",
-                                            "uid",
-                                            "job_name",
-                                            "kind",
-                                            "namespace",
-                                            "cluster_id",
-                                            "tenant_id",
-                                            "group_id",
-                                            "user_id",
-                                            "workspace_id",
-                                            "resource_id",
-                                            "workspace_name",
-                                            "etcd_version",
-                                            "model",
-                                            "status",
-                                            "reason",
-                                            "reason_code",
-                                            "sub_status",
-                                            "is_enable_gpu_topo_aware",
-                                            "is_deleted",
-                                            "is_in_k8s",
-                                            "gmt_job_submitted",
-                                            "gmt_job_running",
-                                            "gmt_job_stopped",
-                                            "gmt_job_finished",
-                                            "gmt_created",
-                                            "gmt_modified",
-                                            "job_max_running_time_minutes",
-                                            "priority",
-                                            "resource_level",
-                                            "extended",
-                                            "job_restart_times"};
+const std::vector<std::string> kJobColumns{"id",
+                                           "uid",
+                                           "job_name",
+                                           "kind",
+                                           "namespace",
+                                           "cluster_id",
+                                           "tenant_id",
+                                           "group_id",
+                                           "user_id",
+                                           "workspace_id",
+                                           "resource_id",
+                                           "workspace_name",
+                                           "etcd_version",
+                                           "model",
+                                           "status",
+                                           "reason",
+                                           "reason_code",
+                                           "sub_status",
+                                           "is_enable_gpu_topo_aware",
+                                           "is_deleted",
+                                           "is_in_k8s",
+                                           "gmt_job_submitted",
+                                           "gmt_job_running",
+                                           "gmt_job_stopped",
+                                           "gmt_job_finished",
+                                           "gmt_created",
+                                           "gmt_modified",
+                                           "job_max_running_time_minutes",
+                                           "priority",
+                                           "resource_level",
+                                           "extended",
+                                           "job_restart_times"};
 /// Unnamed trailing columns of job.csv (130 columns in all).
 constexpr size_t kJobUnnamedColumns = 98;
 
-const std::vector<std::string> kWorkerColumns {"id",
-                                               "job_name",
-                                               "worker_name",
-                                               "replica_type",
-                                               "host_ip",
-                                               "gmt_created",
-                                               "gmt_pod_running",
-                                               "gmt_pod_finished",
-                                               "RES"};
+const std::vector<std::string> kWorkerColumns{"id",
+                                              "job_name",
+                                              "worker_name",
+                                              "replica_type",
+                                              "host_ip",
+                                              "gmt_created",
+                                              "gmt_pod_running",
+                                              "gmt_pod_finished",
+                                              "RES"};
 
 /// Anonymised identifiers of one tenant (the real columns are hashes).
 struct Tenant
@@ -93,14 +93,14 @@ struct GenJob
     std::string uid;
     std::string model;
     std::string status;
-    size_t tenant {0};
-    double submit {0};
+    size_t tenant{0};
+    double submit{0};
     std::optional<double> running;
     std::optional<double> finished;
     std::optional<double> stopped;
-    uint32_t pods {0}; // 0: no worker rows
-    uint32_t gpusPerPod {0};
-    bool inJobCsv {true};
+    uint32_t pods{0}; // 0: no worker rows
+    uint32_t gpusPerPod{0};
+    bool inJobCsv{true};
     std::vector<uint32_t> podHost;  // index into the generator's host list
     std::vector<uint32_t> podTaken; // GPUs each pod holds while the job runs
 };
@@ -131,7 +131,7 @@ JobName(std::mt19937_64& rng)
     return s;
 }
 
-template<typename T>
+template <typename T>
 std::discrete_distribution<size_t>
 Weights(const std::vector<std::pair<T, double>>& w, const char* what)
 {
@@ -225,8 +225,7 @@ GenerateLingjunTrace(const LingjunGeneratorConfig& c, const LingjunTopology& top
     std::uniform_int_distribution<size_t> tenantOf(0, tenants.size() - 1);
 
     std::set<std::string> names;
-    auto uniqueName = [&]()
-    {
+    auto uniqueName = [&]() {
         std::string n;
         do
         {
@@ -234,8 +233,7 @@ GenerateLingjunTrace(const LingjunGeneratorConfig& c, const LingjunTopology& top
         } while (!names.insert(n).second);
         return n;
     };
-    auto drawPods = [&](GenJob& j)
-    {
+    auto drawPods = [&](GenJob& j) {
         j.pods = 1 + extraPods(rng);
         j.gpusPerPod = c.podGpuWeights[podGpus(rng)].first;
     };
@@ -326,9 +324,9 @@ GenerateLingjunTrace(const LingjunGeneratorConfig& c, const LingjunTopology& top
         }
     }
     auto placeTime = [&](size_t i) { return jobs[i].running ? *jobs[i].running : jobs[i].submit; };
-    std::stable_sort(order.begin(),
-                     order.end(),
-                     [&](size_t a, size_t b) { return placeTime(a) < placeTime(b); });
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return placeTime(a) < placeTime(b);
+    });
     using Release = std::pair<double, size_t>;
     std::priority_queue<Release, std::vector<Release>, std::greater<Release>> releases;
 
@@ -435,38 +433,38 @@ GenerateLingjunTrace(const LingjunGeneratorConfig& c, const LingjunTopology& top
             reasonCode = "StoppedByUser";
         }
         const std::optional<double> last = j.finished ? j.finished : j.stopped;
-        std::vector<std::string> row {std::to_string(id++),
-                                      j.uid,
-                                      j.name,
-                                      "PyTorchJob",
-                                      tn.ns,
-                                      clusterId,
-                                      tn.tenant,
-                                      tn.group,
-                                      tn.user,
-                                      tn.workspace,
-                                      tn.resource,
-                                      tn.workspaceName,
-                                      std::to_string(1000000 + id),
-                                      j.model,
-                                      j.status,
-                                      reason,
-                                      reasonCode,
-                                      "Normal",
-                                      "0",
-                                      "0",
-                                      "1",
-                                      LingjunTime::Format(j.submit),
-                                      Time(j.running),
-                                      Time(j.stopped),
-                                      Time(j.finished),
-                                      LingjunTime::Format(j.submit),
-                                      Time(last ? last : std::optional<double>(j.submit)),
-                                      "0",
-                                      "1",
-                                      "L0",
-                                      "",
-                                      ""};
+        std::vector<std::string> row{std::to_string(id++),
+                                     j.uid,
+                                     j.name,
+                                     "PyTorchJob",
+                                     tn.ns,
+                                     clusterId,
+                                     tn.tenant,
+                                     tn.group,
+                                     tn.user,
+                                     tn.workspace,
+                                     tn.resource,
+                                     tn.workspaceName,
+                                     std::to_string(1000000 + id),
+                                     j.model,
+                                     j.status,
+                                     reason,
+                                     reasonCode,
+                                     "Normal",
+                                     "0",
+                                     "0",
+                                     "1",
+                                     LingjunTime::Format(j.submit),
+                                     Time(j.running),
+                                     Time(j.stopped),
+                                     Time(j.finished),
+                                     LingjunTime::Format(j.submit),
+                                     Time(last ? last : std::optional<double>(j.submit)),
+                                     "0",
+                                     "1",
+                                     "L0",
+                                     "",
+                                     ""};
         row.resize(kJobColumns.size() + kJobUnnamedColumns);
         jobCsv += CsvJoin(row) + "\n";
         ++out.jobs;
@@ -494,7 +492,7 @@ GenerateLingjunTrace(const LingjunGeneratorConfig& c, const LingjunTopology& top
         for (uint32_t p = 0; p < j.pods; ++p)
         {
             const bool master = p == 0;
-            std::vector<std::string> row {
+            std::vector<std::string> row{
                 std::to_string(wid++),
                 j.name,
                 j.name + (master ? "-master-0" : "-worker-" + std::to_string(p - 1)),

@@ -50,7 +50,7 @@ ReadNumber(const std::string& text, size_t& pos, size_t maxDigits, int& value)
 struct Header
 {
     std::map<std::string, size_t> index; //!< first occurrence of each name
-    size_t fields {0};                   //!< field count of the header
+    size_t fields{0};                    //!< field count of the header
 };
 
 Header
@@ -435,8 +435,7 @@ ParseLingjunJobs(std::istream& in, const std::string& file, std::vector<TraceWar
             continue;
         }
         bool bad = false;
-        auto parse = [&](size_t col, const char* name) -> std::optional<double>
-        {
+        auto parse = [&](size_t col, const char* name) -> std::optional<double> {
             if (f[col].empty())
             {
                 return std::nullopt;
@@ -521,8 +520,7 @@ ParseLingjunWorkers(std::istream& in, const std::string& file, std::vector<Trace
             continue;
         }
         // Reports why this pod row is rejected and counts it against its job (then skip it).
-        auto reject = [&](const std::string& what)
-        {
+        auto reject = [&](const std::string& what) {
             warnings.push_back({file, line, "pod " + r.workerName + ": " + what});
             ++table.rejectedPods[r.jobName];
         };
@@ -602,10 +600,10 @@ AssembleLingjunTrace(const LingjunJobTable& jobs,
 
     struct Pods
     {
-        uint32_t rows {0};                   // pod rows, skipped or not
-        uint32_t skipped {0};                // pod rows skipped (unknown host)
+        uint32_t rows{0};                    // pod rows, skipped or not
+        uint32_t skipped{0};                 // pod rows skipped (unknown host)
         std::map<uint32_t, uint32_t> gpusOn; // host -> GPUs
-        uint32_t gpus {0};
+        uint32_t gpus{0};
     };
 
     std::vector<Pods> pods(jobs.rows.size());
@@ -717,10 +715,9 @@ AssembleLingjunTrace(const LingjunJobTable& jobs,
         }
         out.jobs.push_back(std::move(j));
     }
-    std::sort(out.jobs.begin(),
-              out.jobs.end(),
-              [](const TraceJob& a, const TraceJob& b)
-              { return a.submit != b.submit ? a.submit < b.submit : a.name < b.name; });
+    std::sort(out.jobs.begin(), out.jobs.end(), [](const TraceJob& a, const TraceJob& b) {
+        return a.submit != b.submit ? a.submit < b.submit : a.name < b.name;
+    });
     return out;
 }
 

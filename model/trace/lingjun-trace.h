@@ -57,7 +57,7 @@ class TraceError : public std::runtime_error
 struct TraceWarning
 {
     std::string file;   //!< file name as given to the reader
-    uint64_t line {0};  //!< 1-based line of the row (the header is line 1)
+    uint64_t line{0};   //!< 1-based line of the row (the header is line 1)
     std::string reason; //!< what is wrong, naming the field
 };
 
@@ -125,11 +125,11 @@ struct LingjunTopology
  */
 struct LingjunJobRecord
 {
-    uint64_t line {0};              //!< line in job.csv
+    uint64_t line{0};               //!< line in job.csv
     std::string name;               //!< job_name (join key to worker.csv)
     std::string model;              //!< model label, verbatim (free text, inconsistent case)
     std::string status;             //!< Succeeded, Stopped, Failed or Running
-    double submit {0};              //!< gmt_job_submitted, seconds (LingjunTime)
+    double submit{0};               //!< gmt_job_submitted, seconds (LingjunTime)
     std::optional<double> running;  //!< gmt_job_running (absent: the job never ran)
     std::optional<double> finished; //!< gmt_job_finished
     std::optional<double> stopped;  //!< gmt_job_stopped
@@ -144,12 +144,12 @@ struct LingjunJobRecord
  */
 struct LingjunWorkerRecord
 {
-    uint64_t line {0};       //!< line in worker.csv
+    uint64_t line{0};        //!< line in worker.csv
     std::string jobName;     //!< job_name
     std::string workerName;  //!< worker_name, e.g. "<job>-worker-3"
     std::string replicaType; //!< master, worker or aimaster
     std::string hostIp;      //!< host_ip hash (join key to topo.csv)
-    uint32_t gpus {0};       //!< RES["nvidia.com/gpu"] (0 if the key is absent)
+    uint32_t gpus{0};        //!< RES["nvidia.com/gpu"] (0 if the key is absent)
 };
 
 /// \ingroup crux
@@ -181,14 +181,14 @@ struct TraceJob
     std::string name;            //!< job_name
     std::string modelLabel;      //!< job.csv model label, verbatim
     std::string status;          //!< Succeeded, Stopped, Failed (or Running, see options)
-    double submit {0};           //!< submission time, seconds (LingjunTime epoch)
-    double start {0};            //!< gmt_job_running, seconds
-    double end {0};              //!< finished (else stopped) time, seconds; >= start
-    uint32_t gpus {0};           //!< sum of nvidia.com/gpu over the job's pods (>= 1)
-    uint32_t pods {0};           //!< pods (worker.csv rows) of the job that were kept
+    double submit{0};            //!< submission time, seconds (LingjunTime epoch)
+    double start{0};             //!< gmt_job_running, seconds
+    double end{0};               //!< finished (else stopped) time, seconds; >= start
+    uint32_t gpus{0};            //!< sum of nvidia.com/gpu over the job's pods (>= 1)
+    uint32_t pods{0};            //!< pods (worker.csv rows) of the job that were kept
     std::vector<uint32_t> hosts; //!< distinct host indices into LingjunTopology::hosts, ascending
     std::vector<uint32_t> gpusPerHost; //!< GPUs of this job on hosts[i] (same length as hosts)
-    uint64_t line {0};                 //!< line in job.csv
+    uint64_t line{0};                  //!< line in job.csv
 
     /// \return end - start, seconds
     double Duration() const
@@ -205,7 +205,7 @@ struct LingjunAssembleOptions
 {
     /// Drop a job when any of its pod rows was skipped (unknown host, bad RES, ...): its GPU
     /// count and hosts would be wrong. If false, the job keeps its remaining pods.
-    bool dropIncompleteJobs {true};
+    bool dropIncompleteJobs{true};
     /// End time given to jobs still Running when the trace was taken (no finish/stop time);
     /// std::nullopt drops them with a warning.
     std::optional<double> runningJobsEnd;
@@ -315,33 +315,33 @@ LingjunTrace AssembleLingjunTrace(const LingjunJobTable& jobs,
  */
 struct LingjunTraceStats
 {
-    uint64_t jobRows {0};                         //!< job.csv rows that passed the row checks
+    uint64_t jobRows{0};                          //!< job.csv rows that passed the row checks
     std::map<std::string, uint64_t> statusCounts; //!< status -> rows
-    uint64_t neverRan {0};                        //!< rows with an empty gmt_job_running
+    uint64_t neverRan{0};                         //!< rows with an empty gmt_job_running
     std::map<std::string, uint64_t> modelCounts;  //!< model label (verbatim) -> rows
-    uint64_t workerRows {0};                      //!< worker.csv rows that passed the row checks
-    uint64_t workerJobNames {0};                  //!< distinct job_names in worker.csv
-    uint64_t workerJobNamesInJobCsv {0};          //!< ... of which appear in job.csv
-    uint64_t unknownHostRows {0};                 //!< worker rows whose host_ip is not in topo.csv
+    uint64_t workerRows{0};                       //!< worker.csv rows that passed the row checks
+    uint64_t workerJobNames{0};                   //!< distinct job_names in worker.csv
+    uint64_t workerJobNamesInJobCsv{0};           //!< ... of which appear in job.csv
+    uint64_t unknownHostRows{0};                  //!< worker rows whose host_ip is not in topo.csv
     std::map<uint32_t, uint64_t> podGpuCounts;    //!< GPUs requested by a pod -> pods
-    double podsPerWorkerJob {0};                  //!< workerRows / workerJobNames
-    double firstSubmit {0};                       //!< earliest gmt_job_submitted
-    double lastSubmit {0};                        //!< latest gmt_job_submitted
-    double submitsPerDay {0};                     //!< jobRows / (lastSubmit - firstSubmit) in days
+    double podsPerWorkerJob{0};                   //!< workerRows / workerJobNames
+    double firstSubmit{0};                        //!< earliest gmt_job_submitted
+    double lastSubmit{0};                         //!< latest gmt_job_submitted
+    double submitsPerDay{0};                      //!< jobRows / (lastSubmit - firstSubmit) in days
 
-    uint64_t assembledJobs {0};                //!< TraceJobs
+    uint64_t assembledJobs{0};                 //!< TraceJobs
     std::map<uint32_t, uint64_t> jobGpuCounts; //!< GPUs of a TraceJob -> jobs
-    double durationMeanMin {0};                //!< mean TraceJob duration, minutes
-    double durationP25Min {0};                 //!< 25th percentile, minutes
-    double durationMedianMin {0};              //!< median, minutes
-    double durationP90Min {0};                 //!< 90th percentile, minutes
-    double durationP99Min {0};                 //!< 99th percentile, minutes
+    double durationMeanMin{0};                 //!< mean TraceJob duration, minutes
+    double durationP25Min{0};                  //!< 25th percentile, minutes
+    double durationMedianMin{0};               //!< median, minutes
+    double durationP90Min{0};                  //!< 90th percentile, minutes
+    double durationP99Min{0};                  //!< 99th percentile, minutes
     /// time-average number of running TraceJobs over [firstSubmit, lastSubmit]
-    double meanConcurrentJobs {0};
-    uint32_t peakConcurrentJobs {0}; //!< most TraceJobs running at once (any time)
+    double meanConcurrentJobs{0};
+    uint32_t peakConcurrentJobs{0}; //!< most TraceJobs running at once (any time)
     /// time-average GPUs held by TraceJobs over [firstSubmit, lastSubmit]
-    double meanBusyGpus {0};
-    uint32_t peakBusyGpus {0}; //!< most GPUs held at once
+    double meanBusyGpus{0};
+    uint32_t peakBusyGpus{0}; //!< most GPUs held at once
 
     /// \return fraction of pods asking for g GPUs (0 if there are no pods)
     double PodGpuShare(uint32_t g) const;

@@ -32,10 +32,9 @@ std::string
 Lower(const std::string& s)
 {
     std::string out = s;
-    std::transform(out.begin(),
-                   out.end(),
-                   out.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) {
+        return static_cast<char>(std::tolower(c));
+    });
     return out;
 }
 
@@ -61,8 +60,8 @@ Fnv1a64(const std::string& s)
 } // namespace
 
 ModelMapper::ModelMapper(uint64_t seed, std::vector<std::string> candidates)
-    : m_seed(seed)
-    , m_candidates(std::move(candidates))
+    : m_seed(seed),
+      m_candidates(std::move(candidates))
 {
     if (m_candidates.empty())
     {
@@ -169,10 +168,10 @@ ModelMapper::Map(const std::string& label, const std::string& jobName) const
         return a;
     }
     const uint64_t h = Fnv1a64(jobName);
-    std::seed_seq seq {static_cast<uint32_t>(m_seed & 0xffffffffULL),
-                       static_cast<uint32_t>(m_seed >> 32),
-                       static_cast<uint32_t>(h & 0xffffffffULL),
-                       static_cast<uint32_t>(h >> 32)};
+    std::seed_seq seq{static_cast<uint32_t>(m_seed & 0xffffffffULL),
+                      static_cast<uint32_t>(m_seed >> 32),
+                      static_cast<uint32_t>(h & 0xffffffffULL),
+                      static_cast<uint32_t>(h >> 32)};
     std::mt19937_64 rng(seq);
     std::uniform_int_distribution<size_t> pick(0, m_candidates.size() - 1);
     a.zooModel = m_candidates[pick(rng)];

@@ -34,7 +34,7 @@ struct ModelAssignment
 {
     std::string zooModel; //!< ModelZoo key the job runs
     /// true if the label matched a rule; false if zooModel was drawn at random
-    bool fromLabel {false};
+    bool fromLabel{false};
     /// Parameter count written in the label ("GPT-13b" -> 13e9, "llama_30b" -> 30e9, "65b" ->
     /// 65e9), for reference only: the zoo entry's own size is what a run uses.
     std::optional<double> labelParameters;

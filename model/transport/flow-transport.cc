@@ -102,12 +102,12 @@ FlowTransport::GetTypeId()
 }
 
 FlowTransport::FlowTransport()
-    : m_intraRate(DataRate("2400Gb/s"))
-    , m_intraLatency(MicroSeconds(1))
-    , m_packetPayload(4096)
-    , m_headerBytes(62)
-    , m_ifgBytes(20)
-    , m_storeAndForward(true)
+    : m_intraRate(DataRate("2400Gb/s")),
+      m_intraLatency(MicroSeconds(1)),
+      m_packetPayload(4096),
+      m_headerBytes(62),
+      m_ifgBytes(20),
+      m_storeAndForward(true)
 {
     for (uint32_t d = 0; d < 64; ++d)
     {
@@ -564,8 +564,9 @@ FlowTransport::ComputeRates()
         // current one is stale and skipped. Ties go to the smaller link id (deterministic).
         typedef std::pair<double, uint32_t> Entry;
         std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
-        auto shareOf = [this](uint32_t l)
-        { return std::max(0.0, m_residual[l]) / static_cast<double>(m_count[l]); };
+        auto shareOf = [this](uint32_t l) {
+            return std::max(0.0, m_residual[l]) / static_cast<double>(m_count[l]);
+        };
         for (uint32_t l : links)
         {
             heap.emplace(shareOf(l), l);

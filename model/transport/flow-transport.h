@@ -288,14 +288,14 @@ class FlowTransport : public MessageTransport
     {
         RdmaQpKey key;              //!< connection key
         std::deque<Message> queue;  //!< messages whose transfer has not ended; front = active
-        bool active {false};        //!< front message is in transfer
+        bool active{false};         //!< front message is in transfer
         std::vector<uint32_t> path; //!< links of the active message
-        uint8_t tc {0};             //!< traffic class of the active message
-        uint64_t wireBytes {0};     //!< W(B) of the active message
-        double remaining {0};       //!< wire bytes still to transfer
-        double rate {0};            //!< current rate, bit/s
+        uint8_t tc{0};              //!< traffic class of the active message
+        uint64_t wireBytes{0};      //!< W(B) of the active message
+        double remaining{0};        //!< wire bytes still to transfer
+        double rate{0};             //!< current rate, bit/s
         Time finishAt;              //!< projected transfer end at the current rate
-        bool fixed {false};         //!< scratch flag of the water filling
+        bool fixed{false};          //!< scratch flag of the water filling
     };
 
     /// Check a link id. \param link id \param what caller, for messages
@@ -347,8 +347,8 @@ class FlowTransport : public MessageTransport
     std::vector<std::vector<Time>> m_nvlinkBusy; //!< [host][gpu] NVLink egress busy until
     Time m_lastAdvance;                          //!< time the flows were last advanced
     EventId m_event;                             //!< next Update (completion or coalesced)
-    bool m_updateNow {false};                    //!< m_event is a ScheduleNow update
-    int64_t m_ticksPerSecond {0};                //!< simulator time steps per second
+    bool m_updateNow{false};                     //!< m_event is a ScheduleNow update
+    int64_t m_ticksPerSecond{0};                 //!< simulator time steps per second
 
     // scratch of ComputeRates (sized to the link count)
     std::vector<double> m_residual;                 //!< residual capacity, bit/s
@@ -358,9 +358,9 @@ class FlowTransport : public MessageTransport
 
     // statistics
     std::vector<std::array<uint64_t, N_TC>> m_linkBytes; //!< [link][tc] finished payload bytes
-    uint64_t m_delivered {0};                            //!< network messages delivered
-    uint64_t m_intraMessages {0};                        //!< intra-host messages
-    uint64_t m_rateComputations {0};                     //!< water-filling runs
+    uint64_t m_delivered{0};                             //!< network messages delivered
+    uint64_t m_intraMessages{0};                         //!< intra-host messages
+    uint64_t m_rateComputations{0};                      //!< water-filling runs
 
     TracedCallback<uint32_t, uint32_t, uint64_t, Time, Time> m_messageCompleteTrace; //!< delivery
 };

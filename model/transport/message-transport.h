@@ -41,8 +41,8 @@ namespace ns3
  */
 struct GpuId
 {
-    uint32_t host {0};     //!< host index, 0-based, as numbered by the topology helper
-    uint32_t localGpu {0}; //!< GPU index inside the host, 0-based
+    uint32_t host{0};     //!< host index, 0-based, as numbered by the topology helper
+    uint32_t localGpu{0}; //!< GPU index inside the host, 0-based
 };
 
 /**
@@ -54,13 +54,13 @@ struct GpuId
  */
 struct MessageRequest
 {
-    uint32_t jobId {0};      //!< owning DLT job (used for per-job accounting and scheduling)
-    uint32_t flowId {0};     //!< job-local connection index (identifies the queue pair / flow)
-    GpuId src;               //!< sending GPU
-    GpuId dst;               //!< receiving GPU
-    uint64_t bytes {0};      //!< payload size in bytes (> 0)
-    uint8_t dscp {0};        //!< DSCP (0..63) carried in the IPv4 header; selects the traffic class
-    uint16_t udpSrcPort {0}; //!< RoCEv2 UDP source port (ECMP entropy); 0 = transport default
+    uint32_t jobId{0};      //!< owning DLT job (used for per-job accounting and scheduling)
+    uint32_t flowId{0};     //!< job-local connection index (identifies the queue pair / flow)
+    GpuId src;              //!< sending GPU
+    GpuId dst;              //!< receiving GPU
+    uint64_t bytes{0};      //!< payload size in bytes (> 0)
+    uint8_t dscp{0};        //!< DSCP (0..63) carried in the IPv4 header; selects the traffic class
+    uint16_t udpSrcPort{0}; //!< RoCEv2 UDP source port (ECMP entropy); 0 = transport default
 };
 
 /**

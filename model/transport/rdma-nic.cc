@@ -143,17 +143,17 @@ RdmaNic::GetTypeId()
 }
 
 RdmaNic::RdmaNic()
-    : m_mtu(4096)
-    , m_ackInterval(8)
-    , m_rto(MilliSeconds(1))
-    , m_maxRtoBackoff(16)
-    , m_stallTimeout(Seconds(1))
-    , m_initialPsn(0)
-    , m_ackDscp(56)
-    , m_maxDevQueue(2)
-    , m_cnpEnabled(false)
-    , m_cnpInterval(MicroSeconds(50))
-    , m_ccTypeId(RdmaCongestionControl::GetTypeId())
+    : m_mtu(4096),
+      m_ackInterval(8),
+      m_rto(MilliSeconds(1)),
+      m_maxRtoBackoff(16),
+      m_stallTimeout(Seconds(1)),
+      m_initialPsn(0),
+      m_ackDscp(56),
+      m_maxDevQueue(2),
+      m_cnpEnabled(false),
+      m_cnpInterval(MicroSeconds(50)),
+      m_ccTypeId(RdmaCongestionControl::GetTypeId())
 {
     m_devQueued.fill(0);
 }

@@ -268,16 +268,16 @@ class RdmaNic : public Object
     Ptr<QbbNetDevice> m_dev;                                             //!< the port
     Ipv4Address m_address;                                               //!< own address
     Address m_peerMac;                                                   //!< MAC of the link peer
-    bool m_peerMacKnown {false};                                         //!< m_peerMac resolved
+    bool m_peerMacKnown{false};                                          //!< m_peerMac resolved
     std::vector<Ptr<RdmaQueuePair>> m_qps;                               //!< by QPN − FIRST_QPN
     std::array<std::deque<RdmaQueuePair*>, QbbNetDevice::N_TC> m_active; //!< round robins
     std::array<uint32_t, QbbNetDevice::N_TC> m_devQueued; //!< our frames in the device, per TC
-    bool m_inFill {false};                                //!< Fill() running
-    uint8_t m_refill {0};                                 //!< classes to (re)fill, bit mask
-    uint8_t m_pendingFill {0};                            //!< classes for DeferredFill, bit mask
+    bool m_inFill{false};                                 //!< Fill() running
+    uint8_t m_refill{0};                                  //!< classes to (re)fill, bit mask
+    uint8_t m_pendingFill{0};                             //!< classes for DeferredFill, bit mask
     EventId m_fillEvent;                                  //!< pending DeferredFill
-    uint16_t m_ipId {0};                                  //!< IPv4 identification counter
-    uint64_t m_unknownFrames {0};                         //!< non-RoCE / foreign frames received
+    uint16_t m_ipId{0};                                   //!< IPv4 identification counter
+    uint64_t m_unknownFrames{0};                          //!< non-RoCE / foreign frames received
 
     // traces
     TracedCallback<uint32_t, uint32_t, uint64_t, Time> m_messageCompleteTrace; //!< delivery

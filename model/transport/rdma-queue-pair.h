@@ -41,27 +41,27 @@ class RdmaNic;
 struct RdmaQpStats
 {
     // requester (sending) side
-    uint64_t txDataPackets {0};        //!< data packets handed to the device (retransmissions too)
-    uint64_t txDataBytes {0};          //!< payload bytes of those packets
-    uint64_t retransmittedPackets {0}; //!< data packets sent again after a go-back-N rewind
-    uint64_t nakRewinds {0};           //!< go-back-N rewinds caused by a NAK (PSN sequence error)
-    uint64_t timeouts {0};             //!< retransmission timer expiries (each rewinds to the ACK)
-    uint64_t acksReceived {0};         //!< ACKs received
-    uint64_t naksReceived {0};         //!< NAKs (PSN sequence error) received
-    uint64_t cnpsReceived {0};         //!< congestion notification packets received
-    uint64_t messagesAcked {0};        //!< messages whose every packet was acknowledged
-    uint64_t deviceDrops {0};          //!< frames the local device refused (SendInTc false)
-    uint64_t classChangeWaits {0};     //!< times a message of a new TC waited for in-flight ACKs
+    uint64_t txDataPackets{0};        //!< data packets handed to the device (retransmissions too)
+    uint64_t txDataBytes{0};          //!< payload bytes of those packets
+    uint64_t retransmittedPackets{0}; //!< data packets sent again after a go-back-N rewind
+    uint64_t nakRewinds{0};           //!< go-back-N rewinds caused by a NAK (PSN sequence error)
+    uint64_t timeouts{0};             //!< retransmission timer expiries (each rewinds to the ACK)
+    uint64_t acksReceived{0};         //!< ACKs received
+    uint64_t naksReceived{0};         //!< NAKs (PSN sequence error) received
+    uint64_t cnpsReceived{0};         //!< congestion notification packets received
+    uint64_t messagesAcked{0};        //!< messages whose every packet was acknowledged
+    uint64_t deviceDrops{0};          //!< frames the local device refused (SendInTc false)
+    uint64_t classChangeWaits{0};     //!< times a message of a new TC waited for in-flight ACKs
     // responder (receiving) side
-    uint64_t rxDataPackets {0};     //!< data packets accepted in order
-    uint64_t rxDataBytes {0};       //!< payload bytes accepted in order
-    uint64_t outOfOrderDrops {0};   //!< data packets dropped because their PSN was ahead
-    uint64_t duplicates {0};        //!< data packets received again (PSN behind), re-ACKed
-    uint64_t acksSent {0};          //!< ACKs sent
-    uint64_t naksSent {0};          //!< NAKs sent (one per sequence gap)
-    uint64_t cnpsSent {0};          //!< CNPs sent (attribute RdmaNic::CnpEnabled)
-    uint64_t ceReceived {0};        //!< data packets that arrived with ECN CE
-    uint64_t messagesDelivered {0}; //!< messages whose last byte arrived
+    uint64_t rxDataPackets{0};     //!< data packets accepted in order
+    uint64_t rxDataBytes{0};       //!< payload bytes accepted in order
+    uint64_t outOfOrderDrops{0};   //!< data packets dropped because their PSN was ahead
+    uint64_t duplicates{0};        //!< data packets received again (PSN behind), re-ACKed
+    uint64_t acksSent{0};          //!< ACKs sent
+    uint64_t naksSent{0};          //!< NAKs sent (one per sequence gap)
+    uint64_t cnpsSent{0};          //!< CNPs sent (attribute RdmaNic::CnpEnabled)
+    uint64_t ceReceived{0};        //!< data packets that arrived with ECN CE
+    uint64_t messagesDelivered{0}; //!< messages whose last byte arrived
 
     /**
      * \brief Add another set of counters to this one.
@@ -173,46 +173,46 @@ class RdmaQueuePair : public Object
     void SeekCursor();
 
     // identity
-    RdmaNic* m_nic {nullptr};        //!< owning NIC (it owns this object)
-    RdmaQueuePair* m_peer {nullptr}; //!< connected queue pair (on the remote NIC)
-    uint32_t m_qpn {0};              //!< local QPN
-    uint32_t m_destQpn {0};          //!< remote QPN
-    Ipv4Address m_local;             //!< local NIC address
-    Ipv4Address m_remote;            //!< remote NIC address
-    uint16_t m_srcPort {0};          //!< UDP source port in use
-    uint16_t m_pendingPort {0};      //!< port to switch to when drained (0 = none)
+    RdmaNic* m_nic{nullptr};        //!< owning NIC (it owns this object)
+    RdmaQueuePair* m_peer{nullptr}; //!< connected queue pair (on the remote NIC)
+    uint32_t m_qpn{0};              //!< local QPN
+    uint32_t m_destQpn{0};          //!< remote QPN
+    Ipv4Address m_local;            //!< local NIC address
+    Ipv4Address m_remote;           //!< remote NIC address
+    uint16_t m_srcPort{0};          //!< UDP source port in use
+    uint16_t m_pendingPort{0};      //!< port to switch to when drained (0 = none)
 
     // requester
-    uint32_t m_txPsnBase {0};        //!< PSN of packet counter 0
-    uint64_t m_sndUna {0};           //!< first unacknowledged packet
-    uint64_t m_sndNxt {0};           //!< next packet to send
-    uint64_t m_sndHigh {0};          //!< one past the highest packet ever sent
-    uint64_t m_sndMax {0};           //!< one past the last posted packet
+    uint32_t m_txPsnBase{0};         //!< PSN of packet counter 0
+    uint64_t m_sndUna{0};            //!< first unacknowledged packet
+    uint64_t m_sndNxt{0};            //!< next packet to send
+    uint64_t m_sndHigh{0};           //!< one past the highest packet ever sent
+    uint64_t m_sndMax{0};            //!< one past the last posted packet
     std::deque<TxMessage> m_txMsgs;  //!< posted messages not fully acknowledged
-    std::size_t m_txCur {0};         //!< index in m_txMsgs of the message holding m_sndNxt
-    bool m_inActiveList {false};     //!< queued in the NIC's round robin of its TC
-    bool m_parked {false};           //!< waiting for its pacing time (rate below line rate)
-    bool m_tcWait {false};           //!< waiting for in-flight packets before a class change
-    uint8_t m_txTc {0xFF};           //!< traffic class of the last data packet sent
+    std::size_t m_txCur{0};          //!< index in m_txMsgs of the message holding m_sndNxt
+    bool m_inActiveList{false};      //!< queued in the NIC's round robin of its TC
+    bool m_parked{false};            //!< waiting for its pacing time (rate below line rate)
+    bool m_tcWait{false};            //!< waiting for in-flight packets before a class change
+    uint8_t m_txTc{0xFF};            //!< traffic class of the last data packet sent
     Time m_nextTxTime;               //!< earliest time of the next packet when paced
     EventId m_wakeEvent;             //!< end of pacing wait
     Time m_rtoStart;                 //!< start of the current retransmission-timer period
     Time m_lastProgress;             //!< last ACK progress (or post to an idle queue pair)
-    uint32_t m_rtoBackoff {1};       //!< current RTO multiplier (doubles per timeout)
+    uint32_t m_rtoBackoff{1};        //!< current RTO multiplier (doubles per timeout)
     EventId m_timer;                 //!< retransmission / watchdog timer
     Time m_timerAt;                  //!< expiry time of m_timer
     Ptr<RdmaCongestionControl> m_cc; //!< rate controller
 
     // responder
-    uint32_t m_rxPsnBase {0};       //!< PSN of the peer's packet counter 0
-    uint64_t m_rxEpsn {0};          //!< expected packet counter
-    bool m_nakOutstanding {false};  //!< a NAK was sent for the current gap
-    uint32_t m_unackedRx {0};       //!< packets received since the last ACK
-    uint64_t m_msn {0};             //!< completed messages (MSN, 24 bit on the wire)
+    uint32_t m_rxPsnBase{0};        //!< PSN of the peer's packet counter 0
+    uint64_t m_rxEpsn{0};           //!< expected packet counter
+    bool m_nakOutstanding{false};   //!< a NAK was sent for the current gap
+    uint32_t m_unackedRx{0};        //!< packets received since the last ACK
+    uint64_t m_msn{0};              //!< completed messages (MSN, 24 bit on the wire)
     std::deque<RxMessage> m_rxMsgs; //!< expected messages, in order
-    uint64_t m_rxMsgBytes {0};      //!< bytes received of the head expected message
+    uint64_t m_rxMsgBytes{0};       //!< bytes received of the head expected message
     Time m_lastCnpTime;             //!< last CNP sent (rate limit)
-    bool m_cnpSentOnce {false};     //!< a CNP was sent already
+    bool m_cnpSentOnce{false};      //!< a CNP was sent already
 
     RdmaQpStats m_stats; //!< counters
 };

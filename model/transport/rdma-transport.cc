@@ -83,8 +83,8 @@ RdmaTransport::GetTypeId()
 }
 
 RdmaTransport::RdmaTransport()
-    : m_intraRate(DataRate("2400Gb/s"))
-    , m_intraLatency(MicroSeconds(1))
+    : m_intraRate(DataRate("2400Gb/s")),
+      m_intraLatency(MicroSeconds(1))
 {
 }
 
@@ -171,8 +171,7 @@ uint16_t
 RdmaTransport::DefaultSourcePort(const RdmaQpKey& key)
 {
     // splitmix64 finalizer over the packed fields: a fixed, platform-independent mix
-    auto mix = [](uint64_t z)
-    {
+    auto mix = [](uint64_t z) {
         z += 0x9E3779B97F4A7C15ULL;
         z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
         z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;

@@ -39,10 +39,10 @@ namespace ns3
  */
 struct RdmaQpKey
 {
-    uint32_t jobId {0};  //!< job
-    uint32_t flowId {0}; //!< job-local flow / connection index
-    GpuId src;           //!< sending GPU
-    GpuId dst;           //!< receiving GPU
+    uint32_t jobId{0};  //!< job
+    uint32_t flowId{0}; //!< job-local flow / connection index
+    GpuId src;          //!< sending GPU
+    GpuId dst;          //!< receiving GPU
 
     /// \return the key of a message request \param req the request
     static RdmaQpKey FromRequest(const MessageRequest& req);
@@ -188,7 +188,7 @@ class RdmaTransport : public MessageTransport
     std::vector<std::vector<Time>> m_nvlinkBusy;   //!< [host][gpu] NVLink egress busy until
     std::map<RdmaQpKey, Ptr<RdmaQueuePair>> m_qps; //!< connections
     std::map<RdmaQpKey, uint16_t> m_portOverride;  //!< SetQpSourcePort before creation
-    uint64_t m_intraMessages {0};                  //!< intra-host messages
+    uint64_t m_intraMessages{0};                   //!< intra-host messages
 };
 
 } // namespace ns3

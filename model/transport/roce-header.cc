@@ -41,12 +41,12 @@ RoceBthHeader::GetTypeId()
 }
 
 RoceBthHeader::RoceBthHeader()
-    : m_opcode(roce::RC_SEND_ONLY)
-    , m_flags(0)
-    , m_pkey(0xFFFF)
-    , m_destQp(0)
-    , m_ackReq(false)
-    , m_psn(0)
+    : m_opcode(roce::RC_SEND_ONLY),
+      m_flags(0),
+      m_pkey(0xFFFF),
+      m_destQp(0),
+      m_ackReq(false),
+      m_psn(0)
 {
 }
 
@@ -228,8 +228,8 @@ RoceAethHeader::GetTypeId()
 }
 
 RoceAethHeader::RoceAethHeader()
-    : m_syndrome(SYNDROME_ACK)
-    , m_msn(0)
+    : m_syndrome(SYNDROME_ACK),
+      m_msn(0)
 {
 }
 

@@ -85,10 +85,10 @@ PsnDiff(uint32_t a, uint32_t b)
  */
 struct BthView
 {
-    uint8_t opcode {0};  //!< BTH opcode
-    bool ackReq {false}; //!< AckReq bit
-    uint32_t destQp {0}; //!< 24-bit destination QP
-    uint32_t psn {0};    //!< 24-bit PSN
+    uint8_t opcode{0};  //!< BTH opcode
+    bool ackReq{false}; //!< AckReq bit
+    uint32_t destQp{0}; //!< 24-bit destination QP
+    uint32_t psn{0};    //!< 24-bit PSN
 
     /**
      * \brief Read a BTH laid out as in RoceBthHeader.

@@ -51,12 +51,12 @@ class ScenarioError : public std::runtime_error
  */
 struct ScenarioTopology
 {
-    std::string type{"clos"};          //!< "clos" or "testbed"
-    uint32_t tors{2};                  //!< ToR switches
-    uint32_t aggs{2};                  //!< aggregation switches
-    uint32_t hostsPerTor{4};           //!< hosts under each ToR
-    uint32_t gpusPerHost{8};           //!< GPUs per host
-    uint32_t nicsPerHost{1};           //!< RDMA NICs per host
+    std::string type{"clos"};              //!< "clos" or "testbed"
+    uint32_t tors{2};                      //!< ToR switches
+    uint32_t aggs{2};                      //!< aggregation switches
+    uint32_t hostsPerTor{4};               //!< hosts under each ToR
+    uint32_t gpusPerHost{8};               //!< GPUs per host
+    uint32_t nicsPerHost{1};               //!< RDMA NICs per host
     std::string hostLinkRate{"100Gbps"};   //!< NIC ↔ ToR rate (ns-3 DataRate string)
     std::string fabricLinkRate{"100Gbps"}; //!< ToR ↔ aggregation rate
     std::string linkDelay{"1us"};          //!< propagation delay of every link (ns-3 Time string)
@@ -78,17 +78,17 @@ struct ScenarioTopology
  */
 struct ScenarioJob
 {
-    std::string name;                 //!< label used in result tables (default "job<i>")
-    std::string model;                //!< model zoo name (e.g. "gpt", "bert-large", "resnet50")
-    uint32_t gpus{0};                 //!< number of GPUs (0 = derived from hosts × gpusPerHost)
-    std::vector<uint32_t> hosts;      //!< explicit host indices (empty = automatic placement)
-    uint32_t gpusPerHost{0};          //!< GPUs used on each listed host (0 = all of the host)
-    double start{0};                  //!< start time, seconds
-    uint32_t iterations{5};           //!< iterations to run
+    std::string name;            //!< label used in result tables (default "job<i>")
+    std::string model;           //!< model zoo name (e.g. "gpt", "bert-large", "resnet50")
+    uint32_t gpus{0};            //!< number of GPUs (0 = derived from hosts × gpusPerHost)
+    std::vector<uint32_t> hosts; //!< explicit host indices (empty = automatic placement)
+    uint32_t gpusPerHost{0};     //!< GPUs used on each listed host (0 = all of the host)
+    double start{0};             //!< start time, seconds
+    uint32_t iterations{5};      //!< iterations to run
     /// Override of the compute seconds per iteration (< 0: the zoo's). W_j (FLOPs per iteration)
     /// is scaled by the same factor: the GPUs keep the zoo model's achieved FLOP/s.
     double computeTime{-1};
-    double gradientBytes{-1};         //!< override of gradient bytes per iteration (< 0: zoo)
+    double gradientBytes{-1}; //!< override of gradient bytes per iteration (< 0: zoo)
     /// true: the job runs until every non-background job has finished (iterations is then
     /// ignored); it provides the contention during the measured jobs' whole run.
     bool background{false};
@@ -112,11 +112,11 @@ struct Scenario
     uint64_t seed{1};                 //!< ns-3 RNG seed (RngSeedManager::SetSeed)
     std::string outputDir{"results"}; //!< directory for result files (created if missing)
     std::string pathEnforcement{"source-port"}; //!< "source-port" (ECMP steering) or "pinned"
-    double stopTime{120};             //!< simulated-time limit, seconds (a watchdog)
+    double stopTime{120};                       //!< simulated-time limit, seconds (a watchdog)
     /// Fabric model carrying the messages: "packet" (QbbNetDevice/RDMA NIC, packet level) or
     /// "flow" (FlowTransport: max-min fair fluid flows, strict priority between classes).
     std::string fabric{"packet"};
-    uint32_t profileIterations{2};    //!< iterations each job runs alone to measure t_j (0 = analytic)
+    uint32_t profileIterations{2}; //!< iterations each job runs alone to measure t_j (0 = analytic)
 
     /**
      * \brief Read and validate a scenario file.

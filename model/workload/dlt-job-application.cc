@@ -52,9 +52,9 @@ class DltJobApplication::Relay : public MessageTransport
 
     /// \param inner the real transport \param dscp initial DSCP \param ports initial ports
     Relay(Ptr<MessageTransport> inner, uint8_t dscp, const std::map<uint32_t, uint16_t>& ports)
-        : m_inner(inner)
-        , m_dscp(dscp)
-        , m_ports(ports)
+        : m_inner(inner),
+          m_dscp(dscp),
+          m_ports(ports)
     {
     }
 
@@ -129,8 +129,8 @@ DltJobApplication::GetTypeId()
 }
 
 DltJobApplication::DltJobApplication()
-    : m_computeAttr(Seconds(-1))
-    , m_jct(Seconds(-1))
+    : m_computeAttr(Seconds(-1)),
+      m_jct(Seconds(-1))
 {
     NS_LOG_FUNCTION(this);
 }

@@ -55,8 +55,9 @@ namespace ns3
  * Re-scheduling while running: SetDscp() and SetFlowSourcePort() change the DSCP and a flow's
  * UDP source port of every message the job hands to the transport after the call (the rings send
  * through an internal relay that stamps the current values), so a scheduler's new priority
- * level and path reach the job's next message (LiveClusterFabric::ApplyDecision()). A slow transport only makes iterations longer; a
- * message that is never delivered stalls the job (the transport's watchdog reports that).
+ * level and path reach the job's next message (LiveClusterFabric::ApplyDecision()). A slow
+ * transport only makes iterations longer; a message that is never delivered stalls the job (the
+ * transport's watchdog reports that).
  */
 class DltJobApplication : public Application
 {
@@ -223,30 +224,30 @@ class DltJobApplication : public Application
     class Relay;                       //!< rewrites DSCP / source port of the job's messages
     DltJob m_job;                      //!< the job as given
     DltJob m_run;                      //!< the job as run (overrides applied)
-    bool m_jobSet {false};             //!< SetJob was called
+    bool m_jobSet{false};              //!< SetJob was called
     Ptr<MessageTransport> m_transport; //!< message carrier
     Ptr<Relay> m_relay;                //!< between the rings and m_transport (runtime changes)
-    bool m_stopped {false};            //!< Stop() was called
-    uint32_t m_iterationsAttr {0};     //!< attribute Iterations (0 = job's value)
-    double m_overlapAttr {-1};         //!< attribute OverlapStart (< 0 = job's value)
+    bool m_stopped{false};             //!< Stop() was called
+    uint32_t m_iterationsAttr{0};      //!< attribute Iterations (0 = job's value)
+    double m_overlapAttr{-1};          //!< attribute OverlapStart (< 0 = job's value)
     Time m_computeAttr;                //!< attribute ComputeTime (0 = job's value)
-    uint32_t m_bucketsAttr {0};        //!< attribute NumBuckets (0 = job's value)
+    uint32_t m_bucketsAttr{0};         //!< attribute NumBuckets (0 = job's value)
 
     std::vector<Ptr<RingAllReduce>> m_rings; //!< one ring per rail, reused every bucket
     std::vector<EventId> m_events;           //!< pending compute events of the iteration
-    bool m_running {false};                  //!< between StartApplication and stop/complete
-    uint32_t m_iteration {0};                //!< index of the current iteration
+    bool m_running{false};                   //!< between StartApplication and stop/complete
+    uint32_t m_iteration{0};                 //!< index of the current iteration
     Time m_jobStart;                         //!< time the first iteration started
     Time m_iterStart;                        //!< start time of the current iteration
-    bool m_computeDone {false};              //!< compute of the current iteration finished
-    uint32_t m_released {0};                 //!< buckets released in this iteration
-    uint32_t m_nextBucket {0};               //!< next bucket to all-reduce
-    bool m_bucketBusy {false};               //!< a bucket's all-reduce is running
-    uint32_t m_railsPending {0};             //!< rings of the running bucket not done yet
-    uint64_t m_bucketGen {0};                //!< all-reduce counter (ignores stale callbacks)
+    bool m_computeDone{false};               //!< compute of the current iteration finished
+    uint32_t m_released{0};                  //!< buckets released in this iteration
+    uint32_t m_nextBucket{0};                //!< next bucket to all-reduce
+    bool m_bucketBusy{false};                //!< a bucket's all-reduce is running
+    uint32_t m_railsPending{0};              //!< rings of the running bucket not done yet
+    uint64_t m_bucketGen{0};                 //!< all-reduce counter (ignores stale callbacks)
     Time m_bucketStart;                      //!< start of the running bucket's all-reduce
-    bool m_complete {false};                 //!< all iterations done
-    Time m_jct {-1};                         //!< job completion time
+    bool m_complete{false};                  //!< all iterations done
+    Time m_jct{-1};                          //!< job completion time
     std::vector<double> m_iterTimes;         //!< completed iteration durations, s
     std::vector<double> m_iterStarts;        //!< completed iteration start times, s
 

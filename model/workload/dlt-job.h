@@ -37,12 +37,12 @@ namespace ns3
  */
 struct DltCommFlow
 {
-    uint32_t flowId {0};          //!< job-local flow id (= MessageRequest::flowId)
-    GpuId src;                    //!< sending GPU (ring rank r of its rail)
-    GpuId dst;                    //!< receiving GPU (ring rank r+1 of the same rail)
-    uint32_t rail {0};            //!< ring index = local GPU position g inside each host (TP rank)
-    uint32_t rank {0};            //!< position of src in its ring (= host position in the job)
-    double bytesPerIteration {0}; //!< bytes sent src → dst per iteration (exact integer value)
+    uint32_t flowId{0};          //!< job-local flow id (= MessageRequest::flowId)
+    GpuId src;                   //!< sending GPU (ring rank r of its rail)
+    GpuId dst;                   //!< receiving GPU (ring rank r+1 of the same rail)
+    uint32_t rail{0};            //!< ring index = local GPU position g inside each host (TP rank)
+    uint32_t rank{0};            //!< position of src in its ring (= host position in the job)
+    double bytesPerIteration{0}; //!< bytes sent src → dst per iteration (exact integer value)
 };
 
 /**
@@ -64,18 +64,18 @@ struct DltCommFlow
  */
 struct DltJob
 {
-    uint32_t id {0};                 //!< job id, unique in the run (MessageRequest::jobId)
-    std::string modelName;           //!< model zoo key (informational once model is filled)
-    ModelSpec model;                 //!< the model's numbers
-    std::vector<GpuId> gpus;         //!< the job's GPUs (non-empty, no duplicates)
-    double computeTime {0};          //!< computation per iteration, seconds (>= 0)
-    double flopsPerIteration {0};    //!< W_j: FLOPs the whole job computes per iteration (>= 0)
-    uint64_t gradientBytes {0};      //!< bytes of one replica's gradients all-reduced per iteration
-    double overlapStart {1.0 / 3.0}; //!< forward fraction of computeTime (0..1)
-    uint32_t numBuckets {1};         //!< gradient buckets per iteration (>= 1)
-    double startTime {0};            //!< simulation time of the first iteration, seconds (>= 0)
-    uint32_t iterations {1};         //!< iterations to run (0 = until the application stops)
-    uint8_t dscp {0}; //!< DSCP of all the job's messages (0..63; 8 × priority level)
+    uint32_t id{0};                 //!< job id, unique in the run (MessageRequest::jobId)
+    std::string modelName;          //!< model zoo key (informational once model is filled)
+    ModelSpec model;                //!< the model's numbers
+    std::vector<GpuId> gpus;        //!< the job's GPUs (non-empty, no duplicates)
+    double computeTime{0};          //!< computation per iteration, seconds (>= 0)
+    double flopsPerIteration{0};    //!< W_j: FLOPs the whole job computes per iteration (>= 0)
+    uint64_t gradientBytes{0};      //!< bytes of one replica's gradients all-reduced per iteration
+    double overlapStart{1.0 / 3.0}; //!< forward fraction of computeTime (0..1)
+    uint32_t numBuckets{1};         //!< gradient buckets per iteration (>= 1)
+    double startTime{0};            //!< simulation time of the first iteration, seconds (>= 0)
+    uint32_t iterations{1};         //!< iterations to run (0 = until the application stops)
+    uint8_t dscp{0};                //!< DSCP of all the job's messages (0..63; 8 × priority level)
     /// UDP source port per flow id (ECMP steering), filled by the scheduler helper. Flows not
     /// in the map use 0 = the transport's default.
     std::map<uint32_t, uint16_t> udpSrcPorts;

@@ -248,8 +248,8 @@ BuildZoo()
         ModelSpec m;
         m.name = "ctr-dlrm";
         m.description = "DLRM CTR model (Criteo Terabyte config), dense part 2.37 M parameters";
-        const std::vector<double> bottom {13, 512, 256, 128};
-        const std::vector<double> top {128 + 27 * 26 / 2, 1024, 1024, 512, 256, 1};
+        const std::vector<double> bottom{13, 512, 256, 128};
+        const std::vector<double> top{128 + 27 * 26 / 2, 1024, 1024, 512, 256, 1};
         double weights = 0;
         double biases = 0;
         for (const auto* mlp : {&bottom, &top})

@@ -37,27 +37,27 @@ namespace ns3
  */
 struct ModelSpec
 {
-    std::string name;             //!< zoo key, e.g. "gpt"
-    std::string description;      //!< one line, human-readable
-    double parameters {0};        //!< trainable parameters (count)
-    double bytesPerParameter {2}; //!< bytes of one gradient element on the wire (2 = fp16/bf16)
+    std::string name;            //!< zoo key, e.g. "gpt"
+    std::string description;     //!< one line, human-readable
+    double parameters{0};        //!< trainable parameters (count)
+    double bytesPerParameter{2}; //!< bytes of one gradient element on the wire (2 = fp16/bf16)
     /// Training FLOPs (forward + backward) per sample: 6 × parameters × tokens for transformers
     /// (Kaplan et al. 2020), 3 × forward FLOPs for convolutional nets. Unit: FLOPs.
-    double flopsPerSample {0};
-    uint32_t sequenceLength {1}; //!< tokens per sample (1 for image models)
-    uint32_t globalBatch {0};    //!< samples per iteration of a job of referenceGpus GPUs
-    uint32_t referenceGpus {1};  //!< GPU count the batch and computeTime refer to
+    double flopsPerSample{0};
+    uint32_t sequenceLength{1}; //!< tokens per sample (1 for image models)
+    uint32_t globalBatch{0};    //!< samples per iteration of a job of referenceGpus GPUs
+    uint32_t referenceGpus{1};  //!< GPU count the batch and computeTime refer to
     /// Compute time of one iteration (forward + backward + optimizer) on A100 GPUs, seconds,
     /// communication excluded. The calibrated knob (see model-zoo.cc), overridable per job.
-    double computeTime {0};
+    double computeTime{0};
     /// Fraction of computeTime spent in the forward pass (0..1): gradients exist only after it.
     /// Backward ≈ 2 × forward (Kaplan et al. 2020: 2N forward + 4N backward FLOPs per token), so
     /// 1/3 unless stated otherwise.
-    double overlapStart {1.0 / 3.0};
-    uint32_t tensorParallel {1}; //!< TP degree the model is trained with (stays inside a host)
+    double overlapStart{1.0 / 3.0};
+    uint32_t tensorParallel{1}; //!< TP degree the model is trained with (stays inside a host)
     /// Gradient buckets all-reduced per iteration (>= 1); 1 = one all-reduce after the backward
     /// pass (no overlap of communication with computation).
-    uint32_t numBuckets {1};
+    uint32_t numBuckets{1};
 
     /// \return gradient bytes all-reduced per iteration by a whole replica:
     ///         round(parameters × bytesPerParameter), bytes

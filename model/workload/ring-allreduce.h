@@ -145,21 +145,21 @@ class RingAllReduce : public Object
     void Complete(uint64_t gen);
 
     Ptr<MessageTransport> m_transport;            //!< carrier
-    uint32_t m_jobId {0};                         //!< job id of the messages
+    uint32_t m_jobId{0};                          //!< job id of the messages
     std::vector<GpuId> m_ranks;                   //!< ring members
     std::vector<uint32_t> m_flowIds;              //!< per rank flow id
     std::vector<uint16_t> m_ports;                //!< per rank UDP source port
-    uint8_t m_dscp {0};                           //!< DSCP
-    uint64_t m_bytes {0};                         //!< buffer size of the current run
-    uint64_t m_generation {0};                    //!< run counter (stale deliveries are ignored)
+    uint8_t m_dscp{0};                            //!< DSCP
+    uint64_t m_bytes{0};                          //!< buffer size of the current run
+    uint64_t m_generation{0};                     //!< run counter (stale deliveries are ignored)
     std::vector<uint32_t> m_nextStep;             //!< per rank: next step to send
     std::vector<std::vector<uint8_t>> m_received; //!< [rank][step]: step received by rank
-    uint64_t m_delivered {0};                     //!< messages delivered in the current run
-    uint64_t m_expected {0};                      //!< N × 2(N−1)
-    uint64_t m_messagesSent {0};                  //!< messages handed to the transport
-    uint64_t m_bytesSent {0};                     //!< bytes handed to the transport
-    bool m_running {false};                       //!< a run is pending
-    bool m_complete {false};                      //!< the last run completed
+    uint64_t m_delivered{0};                      //!< messages delivered in the current run
+    uint64_t m_expected{0};                       //!< N × 2(N−1)
+    uint64_t m_messagesSent{0};                   //!< messages handed to the transport
+    uint64_t m_bytesSent{0};                      //!< bytes handed to the transport
+    bool m_running{false};                        //!< a run is pending
+    bool m_complete{false};                       //!< the last run completed
     Time m_start;                                 //!< start time of the last run
     Time m_finish;                                //!< completion time of the last run
     DoneCallback m_done;                          //!< completion callback of the current run

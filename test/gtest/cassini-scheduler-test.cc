@@ -22,10 +22,9 @@
 #include "ns3/cassini-scheduler.h"
 #include "ns3/comm-scheduler.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cmath>
+#include <gtest/gtest.h>
 #include <map>
 #include <stdexcept>
 
@@ -60,8 +59,7 @@ PeriodicJob(uint32_t id, double compute, double commSeconds, std::vector<uint32_
 double
 CommOverlap(const SchedJob& a, const SchedJob& b, const Decision& d, double window)
 {
-    auto intervals = [&d, window](const SchedJob& j)
-    {
+    auto intervals = [&d, window](const SchedJob& j) {
         const JobDecision& jd = d.jobs.at(j.id);
         const double period = StandaloneIterationTime(j, jd.commTime);
         std::vector<std::pair<double, double>> v;
@@ -202,8 +200,8 @@ TEST(CassiniScheduler, UnavoidableOverlapAndUndersubscribedLink)
     // tick 90. However job 2 is rotated, at least 270 + 270 - 360 = 180 ticks overlap with
     // excess B each: score = 1 - 180 B / (360 B) = 0.5. Job 2's arc covers the free ticks
     // [0, 90) for shifts 90..270; the smallest is 90 ticks = 0.5 s.
-    const CassiniPattern p1 {1, 2.0, 0.5, 1.5, 8e9};
-    const CassiniPattern p2 {2, 2.0, 0.5, 1.5, 8e9};
+    const CassiniPattern p1{1, 2.0, 0.5, 1.5, 8e9};
+    const CassiniPattern p2{2, 2.0, 0.5, 1.5, 8e9};
     const CassiniLinkResult r = CassiniLinkCompatibility({p1, p2}, 8e9, CassiniOptions());
     EXPECT_DOUBLE_EQ(r.score, 0.5);
     EXPECT_NEAR(r.shift.at(2), 0.5, 1e-12);
@@ -228,8 +226,8 @@ TEST(CassiniScheduler, PerimeterCoarsening)
 {
     // Periods 1 s and 0.37 s. Tick 1/360: 360 and 133 ticks, lcm 47880 > 5760 -> tick 2/360:
     // 180 and 67, lcm 12060 > 5760 -> tick 4/360: 90 and 33 (33.3 rounded), lcm 990.
-    const CassiniPattern a {1, 1.0, 0.5, 0.5, 8e9};
-    const CassiniPattern b {2, 0.37, 0.1, 0.2, 8e9};
+    const CassiniPattern a{1, 1.0, 0.5, 0.5, 8e9};
+    const CassiniPattern b{2, 0.37, 0.1, 0.2, 8e9};
     const CassiniLinkResult r = CassiniLinkCompatibility({a, b}, 8e9, CassiniOptions());
     EXPECT_EQ(r.perimeterBins, 990u);
     EXPECT_DOUBLE_EQ(r.tick, 4.0 / 360);
@@ -241,10 +239,10 @@ TEST(CassiniScheduler, PerimeterCoarsening)
 TEST(CassiniScheduler, RejectsBadInput)
 {
     ExpectBadInputRejected("cassini");
-    EXPECT_THROW(CassiniScheduler(CassiniOptions {0, 100}), std::invalid_argument);
-    EXPECT_THROW(CassiniScheduler(CassiniOptions {360, 100}), std::invalid_argument);
+    EXPECT_THROW(CassiniScheduler(CassiniOptions{0, 100}), std::invalid_argument);
+    EXPECT_THROW(CassiniScheduler(CassiniOptions{360, 100}), std::invalid_argument);
     EXPECT_THROW(CassiniLinkCompatibility({}, 8e9, CassiniOptions()), std::invalid_argument);
-    const CassiniPattern ok {1, 2.0, 0.5, 1.5, 8e9};
+    const CassiniPattern ok{1, 2.0, 0.5, 1.5, 8e9};
     EXPECT_THROW(CassiniLinkCompatibility({ok}, 0, CassiniOptions()), std::invalid_argument);
     EXPECT_THROW(CassiniLinkCompatibility({ok, ok}, 8e9, CassiniOptions()), std::invalid_argument);
     CassiniPattern bad = ok;

@@ -19,10 +19,9 @@
 #include "ns3/cluster-model.h"
 #include "ns3/comm-scheduler.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cmath>
+#include <gtest/gtest.h>
 #include <limits>
 #include <string>
 

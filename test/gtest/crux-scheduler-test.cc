@@ -19,9 +19,8 @@
 #include "ns3/comm-scheduler.h"
 #include "ns3/crux-scheduler.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <gtest/gtest.h>
 #include <random>
 #include <set>
 
@@ -77,8 +76,7 @@ RandomClosModel(uint32_t numJobs, uint64_t seed)
     const uint32_t hostsPerTor = 4;
     std::mt19937_64 rng(seed);
     ClusterModel m;
-    auto addLink = [&m](double bw, const std::string& name)
-    {
+    auto addLink = [&m](double bw, const std::string& name) {
         m.links.push_back({bw, name});
         return static_cast<uint32_t>(m.links.size() - 1);
     };
@@ -316,7 +314,7 @@ TEST(CruxPriorityAssignment, OrderMatchesLongRunUtilizationOnOneLink)
         {
             const SchedJob& j = m.jobs[x];
             const double t = d.jobs.at(j.id).commTime;
-            tj[x] = TimelineJob {j.computeTime, t, j.overlapStart, j.numGpus, j.flopsPerIteration};
+            tj[x] = TimelineJob{j.computeTime, t, j.overlapStart, j.numGpus, j.flopsPerIteration};
             longest = std::max(longest, StandaloneIterationTime(j, t));
         }
         const TimelineResult a = SimulateSharedLink(tj, 0, 200 * longest);
@@ -375,7 +373,7 @@ TEST(CruxCompression, Figure13Model)
     }
     std::vector<uint32_t> nodeJobs;
     WeightedDag dag = BuildContentionDag(m, d, &nodeJobs);
-    EXPECT_EQ(nodeJobs, (std::vector<uint32_t> {1, 2, 3, 4}));
+    EXPECT_EQ(nodeJobs, (std::vector<uint32_t>{1, 2, 3, 4}));
     ASSERT_EQ(dag.edges.size(), 3u);
     std::set<std::tuple<uint32_t, uint32_t, double>> edges;
     for (const auto& e : dag.edges)
@@ -383,9 +381,9 @@ TEST(CruxCompression, Figure13Model)
         edges.insert({e.from, e.to, e.weight});
     }
     EXPECT_EQ(edges,
-              (std::set<std::tuple<uint32_t, uint32_t, double>> {{0, 1, 4e12},
-                                                                 {1, 3, 3e12},
-                                                                 {2, 3, 2e12}}));
+              (std::set<std::tuple<uint32_t, uint32_t, double>>{{0, 1, 4e12},
+                                                                {1, 3, 3e12},
+                                                                {2, 3, 2e12}}));
 
     CruxCompressPriorities(m, c, d);
     EXPECT_EQ(d.LevelOf(1), 1u);

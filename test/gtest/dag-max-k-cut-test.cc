@@ -18,9 +18,8 @@
 
 #include "ns3/dag-max-k-cut.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <gtest/gtest.h>
 #include <numeric>
 #include <random>
 #include <set>
@@ -102,13 +101,13 @@ TEST(CruxDagMaxKCut, SplitOfOneOrder)
     DagCut cut = BestSplitOfOrder(dag, {0, 1, 2, 3}, 2);
     EXPECT_DOUBLE_EQ(cut.value, 5);
     EXPECT_EQ(cut.numBlocks, 2u);
-    EXPECT_EQ(cut.block, (std::vector<uint32_t> {0, 1, 1, 1})); // first best split
+    EXPECT_EQ(cut.block, (std::vector<uint32_t>{0, 1, 1, 1})); // first best split
     cut = BestSplitOfOrder(dag, {0, 1, 2, 3}, 3);
     EXPECT_DOUBLE_EQ(cut.value, 10);
-    EXPECT_EQ(cut.block, (std::vector<uint32_t> {0, 1, 1, 2}));
+    EXPECT_EQ(cut.block, (std::vector<uint32_t>{0, 1, 1, 2}));
     cut = BestSplitOfOrder(dag, {0, 1, 2, 3}, 9); // n <= K: one node per block
     EXPECT_DOUBLE_EQ(cut.value, 11);
-    EXPECT_EQ(cut.block, (std::vector<uint32_t> {0, 1, 2, 3}));
+    EXPECT_EQ(cut.block, (std::vector<uint32_t>{0, 1, 2, 3}));
     EXPECT_THROW(BestSplitOfOrder(dag, {1, 0, 2, 3}, 2), std::invalid_argument);
     EXPECT_THROW(BestSplitOfOrder(dag, {0, 1, 2, 3}, 0), std::invalid_argument);
 }
@@ -192,7 +191,7 @@ TEST(CruxDagMaxKCut, Figure13Example)
     opts.firstOrder = {0, 1, 2, 3};
     opts.samples = 10;
     DagCut cut = SolveDagMaxKCut(dag, 2, opts);
-    EXPECT_EQ(cut.block, (std::vector<uint32_t> {0, 1, 0, 1}));
+    EXPECT_EQ(cut.block, (std::vector<uint32_t>{0, 1, 0, 1}));
     EXPECT_DOUBLE_EQ(cut.value, 6);
     EXPECT_DOUBLE_EQ(CutValue(dag, {0, 1, 1, 1}), 4); // Sincronia
     EXPECT_DOUBLE_EQ(CutValue(dag, {0, 0, 1, 1}), 3); // balanced (Varys-like)
@@ -214,8 +213,8 @@ TEST(CruxDagMaxKCut, Figure13Example)
     // optimum needs the order 1,3,2,4, which only the sampled orders provide.
     EXPECT_DOUBLE_EQ(BestSplitOfOrder(dag, {0, 1, 2, 3}, 2).value, 5);
     EXPECT_DOUBLE_EQ(BestSplitOfOrder(dag, {0, 2, 1, 3}, 2).value, 6);
-    DagCut exhaustive = SolveDagMaxKCut(dag, 2, DagMaxKCutOptions {0, 1, {}, 10});
-    EXPECT_EQ(exhaustive.block, (std::vector<uint32_t> {0, 1, 0, 1}));
+    DagCut exhaustive = SolveDagMaxKCut(dag, 2, DagMaxKCutOptions{0, 1, {}, 10});
+    EXPECT_EQ(exhaustive.block, (std::vector<uint32_t>{0, 1, 0, 1}));
 }
 
 TEST(CruxDagMaxKCut, RejectsBadGraphs)
@@ -232,7 +231,7 @@ TEST(CruxDagMaxKCut, RejectsBadGraphs)
     EXPECT_THROW(SolveDagMaxKCut(bad, 2, DagMaxKCutOptions()), std::invalid_argument);
     WeightedDag big;
     big.numNodes = 11;
-    EXPECT_THROW(SolveDagMaxKCut(big, 2, DagMaxKCutOptions {0, 1, {}, 10}), std::invalid_argument);
+    EXPECT_THROW(SolveDagMaxKCut(big, 2, DagMaxKCutOptions{0, 1, {}, 10}), std::invalid_argument);
     WeightedDag ok;
     ok.numNodes = 2;
     ok.edges = {{0, 1, 1}};

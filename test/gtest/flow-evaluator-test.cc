@@ -20,9 +20,8 @@
 #include "ns3/flow-evaluator.h"
 #include "ns3/shared-link-timeline.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
+#include <gtest/gtest.h>
 #include <random>
 
 using namespace ns3;
@@ -89,11 +88,11 @@ TEST(FlowEvaluator, OneJobAloneIterationIsMaxOfComputeAndOverlappedComm)
         double c, ov, bytes, expectedT;
     };
 
-    for (const Case& k : {Case {2.0, 1.0, 1e9, 3.0},   // no overlap: c + t
-                          Case {2.0, 0.5, 0.5e9, 2.0}, // hidden: ov c + t = 1.5 < c
-                          Case {2.0, 0.25, 3e9, 3.5},  // exposed: 0.5 + 3
-                          Case {0.0, 1.0, 2e9, 2.0},   // pure communication
-                          Case {1.5, 0.0, 0.0, 1.5}})  // pure computation (no bytes)
+    for (const Case& k : {Case{2.0, 1.0, 1e9, 3.0},   // no overlap: c + t
+                          Case{2.0, 0.5, 0.5e9, 2.0}, // hidden: ov c + t = 1.5 < c
+                          Case{2.0, 0.25, 3e9, 3.5},  // exposed: 0.5 + 3
+                          Case{0.0, 1.0, 2e9, 2.0},   // pure communication
+                          Case{1.5, 0.0, 0.0, 1.5}})  // pure computation (no bytes)
     {
         ClusterModel m;
         m.links = {{8e9, "l"}};
@@ -206,7 +205,7 @@ TEST(FlowEvaluator, TwoJobsOnOneLinkMatchTheSharedLinkTimeline)
             const double c = 0.1 + u(rng);
             const double t = 0.05 + u(rng);
             const double ov = u(rng) < 0.3 ? 1.0 : u(rng);
-            tj[x] = TimelineJob {c, t, ov, 8, 1e12 * (0.5 + u(rng))};
+            tj[x] = TimelineJob{c, t, ov, 8, 1e12 * (0.5 + u(rng))};
             m.jobs.push_back(MakeJob(x + 1, tj[x].flopsPerIteration, c, ov, {{t * 1e9, {0}}}, 8));
         }
         const double h = 20 + 20 * u(rng);

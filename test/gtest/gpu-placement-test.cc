@@ -20,7 +20,6 @@
 #include "ns3/scale-topology.h"
 
 #include <gtest/gtest.h>
-
 #include <map>
 #include <random>
 #include <set>
@@ -88,8 +87,7 @@ CeilPow2(uint32_t k)
 
 TEST(GpuPlacementTest, ShapeForExamples)
 {
-    auto eq = [](JobShape s, uint32_t n, uint32_t g)
-    {
+    auto eq = [](JobShape s, uint32_t n, uint32_t g) {
         EXPECT_EQ(s.numHosts, n);
         EXPECT_EQ(s.gpusPerHost, g);
     };
@@ -123,7 +121,7 @@ TEST(GpuPlacementTest, ParsePolicy)
 
 TEST(GpuPlacementTest, HostsOfTopology)
 {
-    const ScaleTopology t = BuildDoubleSided(DoubleSidedConfig {});
+    const ScaleTopology t = BuildDoubleSided(DoubleSidedConfig{});
     const auto hosts = GpuPlacer::HostsOf(t);
     ASSERT_EQ(hosts.size(), 250U);
     for (uint32_t h = 0; h < hosts.size(); ++h)
@@ -256,7 +254,7 @@ TEST(GpuPlacementTest, LocalityFirst)
     auto r = p.Allocate(101, {1, 4});
     ASSERT_TRUE(r);
     EXPECT_EQ(r->front().host, 0U);
-    EXPECT_EQ(r->front().localGpus, (std::vector<uint32_t> {4, 5, 6, 7}));
+    EXPECT_EQ(r->front().localGpus, (std::vector<uint32_t>{4, 5, 6, 7}));
     // a 2-host job that fits in one ToR gets one ToR: ToR 0 (hosts 1, 2: the fewest
     // eligible hosts that suffice)
     r = p.Allocate(102, {2, 8});
@@ -329,41 +327,40 @@ TEST(GpuPlacementTest, BuddyAlignedCells)
     const auto hosts = SmallHosts(2, 2); // 4 hosts of 8 GPUs
     GpuPlacer b(hosts, PlacementPolicy::BUDDY, 1);
     GpuPlacer l(hosts, PlacementPolicy::LOCALITY_FIRST, 1);
-    auto gpus = [](GpuPlacer& p, uint32_t id, JobShape s)
-    {
+    auto gpus = [](GpuPlacer& p, uint32_t id, JobShape s) {
         auto r = p.Allocate(id, s);
         EXPECT_TRUE(r);
-        return r ? r->front() : HostShare {};
+        return r ? r->front() : HostShare{};
     };
     // 1 GPU, then 2, then 4, then 1: buddy packs one host in aligned cells
     HostShare s = gpus(b, 1, {1, 1});
     EXPECT_EQ(s.host, 0U);
-    EXPECT_EQ(s.localGpus, (std::vector<uint32_t> {0}));
+    EXPECT_EQ(s.localGpus, (std::vector<uint32_t>{0}));
     s = gpus(b, 2, {1, 2});
     EXPECT_EQ(s.host, 0U);
-    EXPECT_EQ(s.localGpus, (std::vector<uint32_t> {2, 3}));
+    EXPECT_EQ(s.localGpus, (std::vector<uint32_t>{2, 3}));
     s = gpus(b, 3, {1, 4});
     EXPECT_EQ(s.host, 0U);
-    EXPECT_EQ(s.localGpus, (std::vector<uint32_t> {4, 5, 6, 7}));
+    EXPECT_EQ(s.localGpus, (std::vector<uint32_t>{4, 5, 6, 7}));
     s = gpus(b, 4, {1, 1});
     EXPECT_EQ(s.host, 0U);
-    EXPECT_EQ(s.localGpus, (std::vector<uint32_t> {1}));
+    EXPECT_EQ(s.localGpus, (std::vector<uint32_t>{1}));
     EXPECT_EQ(b.FreeGpusOnHost(0), 0U);
     // locality-first takes the lowest free GPUs instead (not aligned)
     gpus(l, 1, {1, 1});
     s = gpus(l, 2, {1, 2});
-    EXPECT_EQ(s.localGpus, (std::vector<uint32_t> {1, 2}));
+    EXPECT_EQ(s.localGpus, (std::vector<uint32_t>{1, 2}));
     // 3 GPUs take an aligned 4-cell, leaving its last GPU for a 1-GPU job
     s = gpus(b, 5, {1, 3});
     EXPECT_EQ(s.host, 1U);
-    EXPECT_EQ(s.localGpus, (std::vector<uint32_t> {0, 1, 2}));
+    EXPECT_EQ(s.localGpus, (std::vector<uint32_t>{0, 1, 2}));
     s = gpus(b, 6, {1, 1});
     EXPECT_EQ(s.host, 1U);
-    EXPECT_EQ(s.localGpus, (std::vector<uint32_t> {3}));
+    EXPECT_EQ(s.localGpus, (std::vector<uint32_t>{3}));
     // host 1 has GPUs 4..7 free: a 2-GPU job goes there (partly used cell) at 4
     s = gpus(b, 7, {1, 2});
     EXPECT_EQ(s.host, 1U);
-    EXPECT_EQ(s.localGpus, (std::vector<uint32_t> {4, 5}));
+    EXPECT_EQ(s.localGpus, (std::vector<uint32_t>{4, 5}));
     // a 2-host job of 8 GPUs each: ToR 1 (hosts 2, 3) is the only ToR cell that can hold it
     auto r = b.Allocate(8, {2, 8});
     ASSERT_TRUE(r);

@@ -21,11 +21,10 @@
 #include "ns3/lingjun-trace-generator.h"
 #include "ns3/lingjun-trace.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <map>
 #include <set>
 #include <sstream>
@@ -40,8 +39,7 @@ namespace
 const LingjunTopology&
 RealTopology()
 {
-    static const LingjunTopology topo = []
-    {
+    static const LingjunTopology topo = [] {
         std::vector<TraceWarning> w;
         return ReadLingjunTopology(std::string(CRUX_SOURCE_DIR) + "/data/lingjun-2023/topo.csv", w);
     }();
@@ -310,19 +308,19 @@ TEST(LingjunGenerator, PlacementNeverExceedsAHostsGpusAndKeepsJobsLocal)
 TEST(LingjunGenerator, BadConfigurationIsRejected)
 {
     LingjunGeneratorConfig c;
-    EXPECT_THROW(GenerateLingjunTrace(c, LingjunTopology {}), std::invalid_argument);
+    EXPECT_THROW(GenerateLingjunTrace(c, LingjunTopology{}), std::invalid_argument);
     c.span = 0;
     EXPECT_THROW(GenerateLingjunTrace(c, RealTopology()), std::invalid_argument);
-    c = LingjunGeneratorConfig {};
+    c = LingjunGeneratorConfig{};
     c.podGpuWeights = {{16, 1.0}};
     EXPECT_THROW(GenerateLingjunTrace(c, RealTopology()), std::invalid_argument);
-    c = LingjunGeneratorConfig {};
+    c = LingjunGeneratorConfig{};
     c.statusWeights = {{"Succeeded", 0}};
     EXPECT_THROW(GenerateLingjunTrace(c, RealTopology()), std::invalid_argument);
-    c = LingjunGeneratorConfig {};
+    c = LingjunGeneratorConfig{};
     c.unknownHostFraction = 1;
     EXPECT_THROW(GenerateLingjunTrace(c, RealTopology()), std::invalid_argument);
-    EXPECT_THROW(WriteLingjunTrace(LingjunGeneratorConfig {},
+    EXPECT_THROW(WriteLingjunTrace(LingjunGeneratorConfig{},
                                    RealTopology(),
                                    "/nonexistent-dir/job.csv",
                                    "/nonexistent-dir/worker.csv"),

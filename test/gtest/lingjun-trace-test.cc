@@ -19,9 +19,8 @@
 #include "ns3/csv-reader.h"
 #include "ns3/lingjun-trace.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <gtest/gtest.h>
 #include <map>
 #include <set>
 #include <sstream>
@@ -62,10 +61,9 @@ ReadAll(const std::string& text)
 bool
 HasWarning(const std::vector<TraceWarning>& w, uint64_t line, const std::string& what)
 {
-    return std::any_of(w.begin(),
-                       w.end(),
-                       [&](const TraceWarning& x)
-                       { return x.line == line && x.reason.find(what) != std::string::npos; });
+    return std::any_of(w.begin(), w.end(), [&](const TraceWarning& x) {
+        return x.line == line && x.reason.find(what) != std::string::npos;
+    });
 }
 
 std::string
@@ -131,10 +129,10 @@ TEST(CsvReader, QuotedFieldsWithCommasDoubledQuotesAndLineBreaks)
                      "2,\"two\nlines\",\n"
                      "3,,\"\"");
     ASSERT_EQ(r.size(), 4u);
-    EXPECT_EQ(r[0], (std::vector<std::string> {"a", "b", "c"}));
-    EXPECT_EQ(r[1], (std::vector<std::string> {"1", "x, y", "say \"hi\""}));
-    EXPECT_EQ(r[2], (std::vector<std::string> {"2", "two\nlines", ""}));
-    EXPECT_EQ(r[3], (std::vector<std::string> {"3", "", ""}));
+    EXPECT_EQ(r[0], (std::vector<std::string>{"a", "b", "c"}));
+    EXPECT_EQ(r[1], (std::vector<std::string>{"1", "x, y", "say \"hi\""}));
+    EXPECT_EQ(r[2], (std::vector<std::string>{"2", "two\nlines", ""}));
+    EXPECT_EQ(r[3], (std::vector<std::string>{"3", "", ""}));
 }
 
 TEST(CsvReader, MalformedRecordsAreReportedWithTheirLineAndSkipped)
@@ -150,7 +148,7 @@ TEST(CsvReader, MalformedRecordsAreReportedWithTheirLineAndSkipped)
     EXPECT_NE(r[1][2].find("unquoted field 2"), std::string::npos) << r[1][2];
     EXPECT_EQ(r[2][0], "!MALFORMED");
     EXPECT_EQ(r[2][1], "3");
-    EXPECT_EQ(r[3], (std::vector<std::string> {"3", "fine"}));
+    EXPECT_EQ(r[3], (std::vector<std::string>{"3", "fine"}));
     EXPECT_EQ(r[4][0], "!MALFORMED");
     EXPECT_EQ(r[4][1], "5");
     EXPECT_NE(r[4][2].find("not closed"), std::string::npos);
@@ -165,19 +163,19 @@ TEST(CsvReader, QuoteLeftOpenLosesOnlyItsOwnLine)
                      "3,z\n"
                      "4,w\n");
     ASSERT_EQ(r.size(), 5u);
-    EXPECT_EQ(r[1], (std::vector<std::string> {"1", "x"}));
+    EXPECT_EQ(r[1], (std::vector<std::string>{"1", "x"}));
     EXPECT_EQ(r[2][0], "!MALFORMED");
     EXPECT_EQ(r[2][1], "3");
     EXPECT_NE(r[2][2].find("not closed"), std::string::npos);
-    EXPECT_EQ(r[3], (std::vector<std::string> {"3", "z"}));
-    EXPECT_EQ(r[4], (std::vector<std::string> {"4", "w"}));
+    EXPECT_EQ(r[3], (std::vector<std::string>{"3", "z"}));
+    EXPECT_EQ(r[4], (std::vector<std::string>{"4", "w"}));
 }
 
 TEST(CsvReader, JoinQuotesOnlyWhenNeededAndRoundTrips)
 {
     EXPECT_EQ(CsvQuote("plain"), "plain");
     EXPECT_EQ(CsvQuote("{\"a\": \"1\", \"b\": 2}"), "\"{\"\"a\"\": \"\"1\"\", \"\"b\"\": 2}\"");
-    const std::vector<std::string> rec {"x", "a,b", "q\"q", "", "line\nbreak"};
+    const std::vector<std::string> rec{"x", "a,b", "q\"q", "", "line\nbreak"};
     auto r = ReadAll(CsvJoin(rec) + "\n");
     ASSERT_EQ(r.size(), 1u);
     EXPECT_EQ(r[0], rec);
@@ -245,8 +243,8 @@ TEST(LingjunTopology, RealTopoCsvHas847Hosts119TorsThreePswsOneDsw)
         EXPECT_EQ(t.psws[t.torPsw[r]], t.tors[r].first);
         EXPECT_EQ(t.torDsw[r], 0u);
     }
-    EXPECT_EQ(hostsPerPsw, (std::map<std::string, int> {{"P10", 362}, {"P12", 306}, {"P8", 179}}));
-    EXPECT_EQ(torsPerPsw, (std::map<std::string, int> {{"P10", 48}, {"P12", 42}, {"P8", 29}}));
+    EXPECT_EQ(hostsPerPsw, (std::map<std::string, int>{{"P10", 362}, {"P12", 306}, {"P8", 179}}));
+    EXPECT_EQ(torsPerPsw, (std::map<std::string, int>{{"P10", 48}, {"P12", 42}, {"P8", 29}}));
     // ToR sizes: 68 ToRs of 8 hosts, 23 of 7, 15 of 6, 7 of 5, 2 of 4, 1 of 3, 3 of 2.
     std::map<size_t, int> torSizes;
     size_t total = 0;
@@ -258,7 +256,7 @@ TEST(LingjunTopology, RealTopoCsvHas847Hosts119TorsThreePswsOneDsw)
     }
     EXPECT_EQ(total, 847u);
     EXPECT_EQ(torSizes,
-              (std::map<size_t, int> {{2, 3}, {3, 1}, {4, 2}, {5, 7}, {6, 15}, {7, 23}, {8, 68}}));
+              (std::map<size_t, int>{{2, 3}, {3, 1}, {4, 2}, {5, 7}, {6, 15}, {7, 23}, {8, 68}}));
     // Read as a global name, ASW would give 48 ToRs: labels really are reused across PSWs.
     std::set<std::string> asw;
     for (const auto& tor : t.tors)
@@ -277,13 +275,13 @@ TEST(LingjunTopology, TorIsThePswAswPairAndBadRowsAreSkipped)
                                   "hE,G6,P8\n"    // too few fields (line 8)
                                   "hF,G6,P12,S9\n");
     LingjunTopology t = ParseLingjunTopology(in, "topo.csv", w);
-    EXPECT_EQ(t.hosts, (std::vector<std::string> {"hA", "hB", "hC", "hF"}));
+    EXPECT_EQ(t.hosts, (std::vector<std::string>{"hA", "hB", "hC", "hF"}));
     ASSERT_EQ(t.tors.size(), 3u);
     EXPECT_EQ(t.tors[0], std::make_pair(std::string("P8"), std::string("S1")));
     EXPECT_EQ(t.tors[1], std::make_pair(std::string("P10"), std::string("S1")));
-    EXPECT_EQ(t.hostTor, (std::vector<uint32_t> {0, 0, 1, 2}));
-    EXPECT_EQ(t.HostsOfTor(0), (std::vector<uint32_t> {0, 1}));
-    EXPECT_EQ(t.dsws, (std::vector<std::string> {"G6"}));
+    EXPECT_EQ(t.hostTor, (std::vector<uint32_t>{0, 0, 1, 2}));
+    EXPECT_EQ(t.HostsOfTor(0), (std::vector<uint32_t>{0, 1}));
+    EXPECT_EQ(t.dsws, (std::vector<std::string>{"G6"}));
     ASSERT_EQ(w.size(), 4u) << Dump(w);
     ExpectWarnings(w,
                    {{5, "duplicate ip"},
@@ -435,8 +433,8 @@ TEST(LingjunAssemble, JoinsJobsPodsAndTopologyAndReportsEveryDroppedJob)
     EXPECT_EQ(g.modelLabel, "GPT-7b");
     EXPECT_EQ(g.gpus, 16u);
     EXPECT_EQ(g.pods, 3u);
-    EXPECT_EQ(g.hosts, (std::vector<uint32_t> {0, 2})); // hA, hC
-    EXPECT_EQ(g.gpusPerHost, (std::vector<uint32_t> {8, 8}));
+    EXPECT_EQ(g.hosts, (std::vector<uint32_t>{0, 2})); // hA, hC
+    EXPECT_EQ(g.gpusPerHost, (std::vector<uint32_t>{8, 8}));
     EXPECT_DOUBLE_EQ(g.start - g.submit, 120);
     EXPECT_DOUBLE_EQ(g.Duration(), 3600);
     EXPECT_EQ(g.line, 2u);

@@ -19,9 +19,8 @@
 #include "ns3/model-mapping.h"
 #include "ns3/model-zoo.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
+#include <gtest/gtest.h>
 #include <map>
 #include <string>
 
@@ -29,23 +28,23 @@ using namespace ns3;
 
 TEST(ModelMapping, RealLabelsMapOntoZooFamilies)
 {
-    const std::map<std::string, std::string> expect {{"GPT-13b", "gpt"},
-                                                     {"GPT-13B", "gpt"},
-                                                     {"GPT-3b", "gpt"},
-                                                     {"GPT-7b", "gpt"},
-                                                     {"GPT", "gpt"},
-                                                     {"llama", "gpt"},
-                                                     {"llama_30b", "gpt"},
-                                                     {"65b", "gpt"},
-                                                     {"ResNet", "resnet50"},
-                                                     {"mnist", "resnet50"},
-                                                     {"bert-base", "bert-large"},
-                                                     {"RoBERTa", "bert-large"},
-                                                     {"NMT", "nmt-transformer-big"},
-                                                     {"MIND", "multi-interests"},
-                                                     {"multi_interest", "multi-interests"},
-                                                     {"CTR", "ctr-dlrm"},
-                                                     {"deepfm", "ctr-dlrm"}};
+    const std::map<std::string, std::string> expect{{"GPT-13b", "gpt"},
+                                                    {"GPT-13B", "gpt"},
+                                                    {"GPT-3b", "gpt"},
+                                                    {"GPT-7b", "gpt"},
+                                                    {"GPT", "gpt"},
+                                                    {"llama", "gpt"},
+                                                    {"llama_30b", "gpt"},
+                                                    {"65b", "gpt"},
+                                                    {"ResNet", "resnet50"},
+                                                    {"mnist", "resnet50"},
+                                                    {"bert-base", "bert-large"},
+                                                    {"RoBERTa", "bert-large"},
+                                                    {"NMT", "nmt-transformer-big"},
+                                                    {"MIND", "multi-interests"},
+                                                    {"multi_interest", "multi-interests"},
+                                                    {"CTR", "ctr-dlrm"},
+                                                    {"deepfm", "ctr-dlrm"}};
     ModelMapper mapper(42);
     for (const auto& [label, zoo] : expect)
     {

@@ -22,9 +22,8 @@
 #include "ns3/random-cluster.h"
 #include "ns3/stage-ablation.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <gtest/gtest.h>
 #include <map>
 #include <set>
 
@@ -229,7 +228,7 @@ TEST(OptimalScheduler, Figure13Compression)
             bestBlocks = a;
         }
     }
-    EXPECT_EQ(bestBlocks, (std::vector<uint32_t> {0, 1, 0, 1}));
+    EXPECT_EQ(bestBlocks, (std::vector<uint32_t>{0, 1, 0, 1}));
     SchedulerConfig c;
     c.numLevels = 2;
     Decision crux = MakeDefaultDecision(m, c, "crux");

@@ -19,9 +19,8 @@
 #include "ns3/lingjun-trace.h"
 #include "ns3/scale-topology.h"
 
-#include <gtest/gtest.h>
-
 #include <functional>
+#include <gtest/gtest.h>
 #include <iterator>
 #include <map>
 #include <set>
@@ -157,7 +156,7 @@ FindPair(const ScaleTopology& t, const std::function<bool(uint32_t, uint32_t)>& 
 
 TEST(ScaleTopologyTest, ClosDefaultSizes)
 {
-    const ScaleTopology t = BuildTwoLayerClos(ClosScaleConfig {});
+    const ScaleTopology t = BuildTwoLayerClos(ClosScaleConfig{});
     CheckStructure(t);
     EXPECT_EQ(t.name, "clos");
     // 250 hosts (ASSUMPTION, 2,000 GPUs) + 173 ToRs + 16 aggregation switches = 439 nodes.
@@ -198,7 +197,7 @@ TEST(ScaleTopologyTest, ClosDefaultSizes)
 
 TEST(ScaleTopologyTest, ClosPaths)
 {
-    const ScaleTopology t = BuildTwoLayerClos(ClosScaleConfig {});
+    const ScaleTopology t = BuildTwoLayerClos(ClosScaleConfig{});
     // same host: one empty path
     const auto self = t.EqualCostPaths(3, 0, 3, 7);
     ASSERT_EQ(self.size(), 1U);
@@ -244,7 +243,7 @@ TEST(ScaleTopologyTest, ClosPaths)
 
 TEST(ScaleTopologyTest, DoubleSidedDefaultSizesAndPaths)
 {
-    const ScaleTopology t = BuildDoubleSided(DoubleSidedConfig {});
+    const ScaleTopology t = BuildDoubleSided(DoubleSidedConfig{});
     CheckStructure(t);
     EXPECT_EQ(t.name, "double-sided");
     // 250 hosts + 6 ToRs + 12 aggs + 32 cores = 300 nodes
@@ -312,7 +311,7 @@ TEST(ScaleTopologyTest, ThreeTierLingjun)
     std::vector<TraceWarning> w;
     const LingjunTopology lt =
         ReadLingjunTopology(std::string(CRUX_SOURCE_DIR) + "/data/lingjun-2023/topo.csv", w);
-    const ScaleTopology t = BuildThreeTier(lt.hostTor, lt.torPsw, ThreeTierConfig {});
+    const ScaleTopology t = BuildThreeTier(lt.hostTor, lt.torPsw, ThreeTierConfig{});
     CheckStructure(t);
     EXPECT_EQ(t.name, "lingjun");
     EXPECT_EQ(t.NumHosts(), 847U);
@@ -334,18 +333,16 @@ TEST(ScaleTopologyTest, ThreeTierLingjun)
     ASSERT_EQ(same.size(), 1U);
     EXPECT_EQ(CheckPaths(t, same, a, b), 2U);
 
-    const auto [c, d] = FindPair(t,
-                                 [&](uint32_t x, uint32_t y) {
-                                     return t.hostTor[x] != t.hostTor[y] &&
-                                            t.torGroup[t.hostTor[x]] == t.torGroup[t.hostTor[y]];
-                                 });
+    const auto [c, d] = FindPair(t, [&](uint32_t x, uint32_t y) {
+        return t.hostTor[x] != t.hostTor[y] && t.torGroup[t.hostTor[x]] == t.torGroup[t.hostTor[y]];
+    });
     const auto group = t.EqualCostPaths(c, 0, d, 4);
     ASSERT_EQ(group.size(), 8U);
     EXPECT_EQ(CheckPaths(t, group, c, d), 4U);
 
-    const auto [e, f] = FindPair(t,
-                                 [&](uint32_t x, uint32_t y)
-                                 { return t.torGroup[t.hostTor[x]] != t.torGroup[t.hostTor[y]]; });
+    const auto [e, f] = FindPair(t, [&](uint32_t x, uint32_t y) {
+        return t.torGroup[t.hostTor[x]] != t.torGroup[t.hostTor[y]];
+    });
     const auto cross = t.EqualCostPaths(e, 0, f, 4, 1000);
     ASSERT_EQ(cross.size(), 64U);
     EXPECT_EQ(CheckPaths(t, cross, e, f), 6U);
@@ -402,7 +399,7 @@ TEST(ScaleTopologyTest, EcmpPathIndexDeterministicAndUniform)
 namespace
 {
 
-template<typename F>
+template <typename F>
 void
 ExpectInvalid(F f, const std::string& field)
 {
@@ -492,7 +489,7 @@ TEST(ScaleTopologyTest, BadConfigNamesTheField)
         c.gpusPerHost = 0;
         ExpectInvalid([&] { BuildThreeTier({0}, {0}, c); }, "gpusPerHost");
     }
-    ExpectInvalid([&] { BuildThreeTier({0, 2}, {0, 0}, ThreeTierConfig {}); }, "hostTor");
-    ExpectInvalid([&] { BuildThreeTier({}, {0}, ThreeTierConfig {}); }, "hostTor");
-    ExpectInvalid([&] { BuildThreeTier({0}, {}, ThreeTierConfig {}); }, "torGroup");
+    ExpectInvalid([&] { BuildThreeTier({0, 2}, {0, 0}, ThreeTierConfig{}); }, "hostTor");
+    ExpectInvalid([&] { BuildThreeTier({}, {0}, ThreeTierConfig{}); }, "hostTor");
+    ExpectInvalid([&] { BuildThreeTier({0}, {}, ThreeTierConfig{}); }, "torGroup");
 }

@@ -18,7 +18,6 @@
 #include "ns3/crux-scenario.h"
 
 #include <gtest/gtest.h>
-
 #include <string>
 
 using ns3::Scenario;
@@ -101,11 +100,10 @@ TEST(Scenario, RangeErrorsNameTheField)
     EXPECT_NE(ErrorOf(R"({"priorityLevels":0,"jobs":[{"model":"gpt","gpus":8}]})")
                   .find("priorityLevels: must be 1..8"),
               std::string::npos);
-    EXPECT_NE(ErrorOf(R"({"jobs":[{"model":"gpt","gpus":8,"iterations":0}]})")
-                  .find("jobs[0].iterations"),
-              std::string::npos);
-    EXPECT_NE(ErrorOf(R"({"jobs":[]})").find("jobs: must be a non-empty array"),
-              std::string::npos);
+    EXPECT_NE(
+        ErrorOf(R"({"jobs":[{"model":"gpt","gpus":8,"iterations":0}]})").find("jobs[0].iterations"),
+        std::string::npos);
+    EXPECT_NE(ErrorOf(R"({"jobs":[]})").find("jobs: must be a non-empty array"), std::string::npos);
     EXPECT_NE(ErrorOf(R"({"jobs":[{"gpus":8}]})").find("jobs[0].model: missing"),
               std::string::npos);
     EXPECT_NE(ErrorOf(R"({"topology":{"type":"torus"},"jobs":[{"model":"gpt","gpus":8}]})")

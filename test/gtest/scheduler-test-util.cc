@@ -17,9 +17,8 @@
 
 #include "scheduler-test-util.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <gtest/gtest.h>
 #include <random>
 #include <stdexcept>
 #include <utility>

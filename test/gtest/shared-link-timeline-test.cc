@@ -19,7 +19,6 @@
 #include "ns3/shared-link-timeline.h"
 
 #include <gtest/gtest.h>
-
 #include <random>
 
 using namespace ns3;
@@ -31,21 +30,21 @@ namespace
 TimelineJob
 Example1Job1()
 {
-    return TimelineJob {2.0, 2.0, 1.0, 10, 10e9};
+    return TimelineJob{2.0, 2.0, 1.0, 10, 10e9};
 }
 
 /// Job 2 of Crux Example 1: W = 5 GFLOP, compute 1 s, traffic 1 s, 10 GPUs, no overlap.
 TimelineJob
 Example1Job2()
 {
-    return TimelineJob {1.0, 1.0, 1.0, 10, 5e9};
+    return TimelineJob{1.0, 1.0, 1.0, 10, 5e9};
 }
 
 /// Result of the slotted reference simulation: link slots and completed iterations per job.
 struct SlottedResult
 {
-    std::array<int64_t, 2> sentSlots {};  //!< slots the link sent job x's data
-    std::array<uint64_t, 2> completed {}; //!< completed iterations
+    std::array<int64_t, 2> sentSlots{};  //!< slots the link sent job x's data
+    std::array<uint64_t, 2> completed{}; //!< completed iterations
 };
 
 /**
@@ -60,8 +59,8 @@ SlottedSimulation(std::array<int64_t, 2> c,
                   int64_t horizon)
 {
     SlottedResult r;
-    std::array<int64_t, 2> elapsed {}; // slots since the iteration started
-    std::array<int64_t, 2> sent {};    // slots of comm sent this iteration
+    std::array<int64_t, 2> elapsed{}; // slots since the iteration started
+    std::array<int64_t, 2> sent{};    // slots of comm sent this iteration
     for (int64_t now = 0; now <= horizon; ++now)
     {
         for (int x = 0; x < 2; ++x)
@@ -108,9 +107,9 @@ TEST(CruxSharedLinkTimeline, MatchesSlottedReferenceOnRandomPairs)
     const double slot = 0.25; // seconds
     for (int inst = 0; inst < 300; ++inst)
     {
-        std::array<int64_t, 2> c {};
-        std::array<int64_t, 2> ovc {};
-        std::array<int64_t, 2> t {};
+        std::array<int64_t, 2> c{};
+        std::array<int64_t, 2> ovc{};
+        std::array<int64_t, 2> t{};
         std::array<TimelineJob, 2> jobs;
         for (int x = 0; x < 2; ++x)
         {
@@ -118,7 +117,7 @@ TEST(CruxSharedLinkTimeline, MatchesSlottedReferenceOnRandomPairs)
             t[x] = len(rng);
             const int ov = ovPick(rng); // overlap start 0, 1/2 or 1
             ovc[x] = ov * c[x] / 2;
-            jobs[x] = TimelineJob {c[x] * slot, t[x] * slot, ov / 2.0, 4, 1e9};
+            jobs[x] = TimelineJob{c[x] * slot, t[x] * slot, ov / 2.0, 4, 1e9};
         }
         const int64_t horizon = 40 + len(rng) * 10;
         for (int high = 0; high < 2; ++high)
@@ -192,8 +191,8 @@ TEST(CruxSharedLinkTimeline, PrioritizedJobRunsAsIfAlone)
     // Job 0: compute 3 s, comm 1 s starting after 1 s of compute -> 3 s per iteration alone.
     // Job 1 saturates the link with low priority; job 0 must still finish 10 iterations in
     // 30 s, and the link must never idle while job 1 has data.
-    TimelineJob j0 {3.0, 1.0, 1.0 / 3.0, 4, 1e9};
-    TimelineJob j1 {0.0, 5.0, 0.0, 4, 1e9};
+    TimelineJob j0{3.0, 1.0, 1.0 / 3.0, 4, 1e9};
+    TimelineJob j1{0.0, 5.0, 0.0, 4, 1e9};
     TimelineResult r = SimulateSharedLink({j0, j1}, 0, 30.0);
     EXPECT_EQ(r.completedIterations[0], 10u);
     EXPECT_DOUBLE_EQ(r.sendTime[0], 10.0);
@@ -206,9 +205,9 @@ TEST(CruxSharedLinkTimeline, RejectsBadInput)
     EXPECT_THROW(SimulateSharedLink({Example1Job1(), Example1Job2()}, 2, 12),
                  std::invalid_argument);
     EXPECT_THROW(SimulateSharedLink({Example1Job1(), Example1Job2()}, 0, 0), std::invalid_argument);
-    TimelineJob empty {0, 0, 1, 1, 0};
+    TimelineJob empty{0, 0, 1, 1, 0};
     EXPECT_THROW(SimulateSharedLink({empty, Example1Job2()}, 0, 12), std::invalid_argument);
-    TimelineJob bad {1, 1, 2, 1, 0};
+    TimelineJob bad{1, 1, 2, 1, 0};
     EXPECT_THROW(SimulateSharedLink({bad, Example1Job2()}, 0, 12), std::invalid_argument);
 }
 
@@ -216,15 +215,15 @@ TEST(CruxSharedLinkTimeline, CorrectionGuards)
 {
     // The reference's traffic is fully hidden behind a long computation and the link is
     // otherwise idle most of the time: neither job gains anything from priority -> k = 1.
-    TimelineJob ref {10.0, 1.0, 0.0, 8, 1e12};
-    TimelineJob small {10.0, 0.5, 0.0, 8, 1e12};
+    TimelineJob ref{10.0, 1.0, 0.0, 8, 1e12};
+    TimelineJob small{10.0, 0.5, 0.0, 8, 1e12};
     CorrectionFactor cf = ComputeCorrectionFactor(ref, small, 120.0, 100);
     EXPECT_EQ(cf.method, CorrectionMethod::INDIFFERENT);
     EXPECT_DOUBLE_EQ(cf.k, 1.0);
 
     // Only job j gains: its traffic is exposed and it competes with a reference whose
     // traffic is hidden behind compute (the reference loses nothing when deprioritised).
-    TimelineJob exposed {0.5, 1.0, 1.0, 8, 1e12};
+    TimelineJob exposed{0.5, 1.0, 1.0, 8, 1e12};
     cf = ComputeCorrectionFactor(ref, exposed, 120.0, 100);
     EXPECT_EQ(cf.method, CorrectionMethod::ONLY_JOB_GAINS);
     EXPECT_DOUBLE_EQ(cf.k, 100.0);

@@ -21,9 +21,8 @@
 #include "ns3/comm-scheduler.h"
 #include "ns3/sincronia-scheduler.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <gtest/gtest.h>
 #include <map>
 #include <random>
 #include <set>
@@ -80,7 +79,7 @@ TEST(SincroniaScheduler, FiveJobsBssiByHand)
     c.numLevels = 3;
     const Decision d = CreateCommScheduler("sincronia")->Schedule(m, c);
     EXPECT_EQ(d.scheduler, "sincronia");
-    EXPECT_EQ(d.PriorityOrder(), (std::vector<uint32_t> {5, 1, 4, 2, 3}));
+    EXPECT_EQ(d.PriorityOrder(), (std::vector<uint32_t>{5, 1, 4, 2, 3}));
     // K = 3: the top K-1 = 2 jobs get levels 2 and 1, the other three share level 0.
     EXPECT_EQ(d.LevelOf(5), 2u);
     EXPECT_EQ(d.LevelOf(1), 1u);
@@ -102,8 +101,8 @@ TEST(SincroniaScheduler, FiveJobsBssiByHand)
         ids.push_back(job.id);
         loads.push_back(JobLinkTimes(m, job, DefaultPathChoice(job)));
     }
-    EXPECT_EQ(loads[3], (std::map<uint32_t, double> {{0, 1.0}, {1, 1.0}}));
-    EXPECT_EQ(SincroniaBssiOrder(ids, loads), (std::vector<uint32_t> {5, 1, 4, 2, 3}));
+    EXPECT_EQ(loads[3], (std::map<uint32_t, double>{{0, 1.0}, {1, 1.0}}));
+    EXPECT_EQ(SincroniaBssiOrder(ids, loads), (std::vector<uint32_t>{5, 1, 4, 2, 3}));
 
     // K = 2: only the first job is high (Crux Fig. 13's description of Sincronia).
     c.numLevels = 2;
@@ -121,7 +120,7 @@ TEST(SincroniaScheduler, FiveJobsBssiByHand)
     }
     c.numLevels = 8;
     const Decision eight = CreateCommScheduler("sincronia")->Schedule(m, c);
-    const std::vector<uint32_t> order {5, 1, 4, 2, 3};
+    const std::vector<uint32_t> order{5, 1, 4, 2, 3};
     for (uint32_t r = 0; r < order.size(); ++r)
     {
         EXPECT_EQ(eight.LevelOf(order[r]), 7u - r);
@@ -137,21 +136,21 @@ TEST(SincroniaScheduler, TieBreaksAndIdleJobs)
     // Job 3 sends nothing: it goes first ([S4]).
     m.jobs = {PathJob(2, 1e9, {0}), PathJob(1, 1e9, {1}), PathJob(3, 0, {0})};
     Decision d = CreateCommScheduler("sincronia")->Schedule(m, SchedulerConfig());
-    EXPECT_EQ(d.PriorityOrder(), (std::vector<uint32_t> {3, 1, 2}));
+    EXPECT_EQ(d.PriorityOrder(), (std::vector<uint32_t>{3, 1, 2}));
 
     // Two identical jobs on one link: equal w/d -> the larger id goes last (FIFO by id).
     m.jobs = {PathJob(8, 1e9, {0}), PathJob(6, 1e9, {0})};
     d = CreateCommScheduler("sincronia")->Schedule(m, SchedulerConfig());
-    EXPECT_EQ(d.PriorityOrder(), (std::vector<uint32_t> {6, 8}));
+    EXPECT_EQ(d.PriorityOrder(), (std::vector<uint32_t>{6, 8}));
 }
 
 TEST(SincroniaScheduler, WeightsAndSingleLinkSrpt)
 {
     // One link, loads 1 s and 2 s. Weights 1: w/d = 1 and 1/2 -> the 2 s job goes last
     // (shortest first). Weight 4 on the 2 s job: w/d = 1 and 2 -> the 1 s job goes last.
-    const std::vector<std::map<uint32_t, double>> loads {{{0, 1.0}}, {{0, 2.0}}};
-    EXPECT_EQ(SincroniaBssiOrder({1, 2}, loads), (std::vector<uint32_t> {1, 2}));
-    EXPECT_EQ(SincroniaBssiOrder({1, 2}, loads, {1.0, 4.0}), (std::vector<uint32_t> {2, 1}));
+    const std::vector<std::map<uint32_t, double>> loads{{{0, 1.0}}, {{0, 2.0}}};
+    EXPECT_EQ(SincroniaBssiOrder({1, 2}, loads), (std::vector<uint32_t>{1, 2}));
+    EXPECT_EQ(SincroniaBssiOrder({1, 2}, loads, {1.0, 4.0}), (std::vector<uint32_t>{2, 1}));
 
     // On a single link with unit weights BSSI is shortest-processing-time first: check on
     // 20 random jobs (distinct loads) against a plain sort.

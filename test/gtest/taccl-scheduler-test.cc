@@ -21,9 +21,8 @@
 #include "ns3/comm-scheduler.h"
 #include "ns3/taccl-scheduler.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <gtest/gtest.h>
 #include <map>
 #include <stdexcept>
 
@@ -89,7 +88,7 @@ TEST(TacclScheduler, ArrivalOrderPathsAvoidLoadedLink)
     EXPECT_EQ(crux.PathOf(1, 0), 1u);
 
     // All three jobs cross 2 hops: one distance class; ties by travel cost (equal) then id.
-    EXPECT_EQ(d.PriorityOrder(), (std::vector<uint32_t> {1, 2, 3}));
+    EXPECT_EQ(d.PriorityOrder(), (std::vector<uint32_t>{1, 2, 3}));
     for (uint32_t id : {1u, 2u, 3u})
     {
         EXPECT_EQ(d.LevelOf(id), 7u);
@@ -112,8 +111,9 @@ TEST(TacclScheduler, LongestDistanceFirst)
               OneFlowJob(3, 1e12, 1e8, {{5, 2, 3, 4}}), // 4 hops, slower first hop
               OneFlowJob(4, 1e12, 0, {{0, 2, 3, 4}}),   // sends nothing: distance 0
               OneFlowJob(5, 1e12, 1e8, {{0, 1}})};      // same ToR, same links as job 1
-    const auto dist = [&m](uint32_t index)
-    { return TacclDistance(m.jobs[index], DefaultPathChoice(m.jobs[index])); };
+    const auto dist = [&m](uint32_t index) {
+        return TacclDistance(m.jobs[index], DefaultPathChoice(m.jobs[index]));
+    };
     EXPECT_EQ(dist(0), 2u);
     EXPECT_EQ(dist(1), 4u);
     EXPECT_EQ(dist(2), 4u);
@@ -125,9 +125,9 @@ TEST(TacclScheduler, LongestDistanceFirst)
     // on travel cost -> id), distance 0 (job 4).
     SchedulerConfig c;
     const Decision d = CreateCommScheduler("taccl")->Schedule(m, c);
-    EXPECT_EQ(d.PriorityOrder(), (std::vector<uint32_t> {3, 2, 1, 5, 4}));
+    EXPECT_EQ(d.PriorityOrder(), (std::vector<uint32_t>{3, 2, 1, 5, 4}));
     // Three distance classes {4, 2, 0} on K = 8 levels: 7, 6, 5.
-    const std::map<uint32_t, uint32_t> levels8 {{3, 7}, {2, 7}, {1, 6}, {5, 6}, {4, 5}};
+    const std::map<uint32_t, uint32_t> levels8{{3, 7}, {2, 7}, {1, 6}, {5, 6}, {4, 5}};
     for (const auto& [id, level] : levels8)
     {
         EXPECT_EQ(d.LevelOf(id), level) << id;
@@ -137,7 +137,7 @@ TEST(TacclScheduler, LongestDistanceFirst)
     // distance 0 on level 0.
     c.numLevels = 2;
     const Decision two = CreateCommScheduler("taccl")->Schedule(m, c);
-    const std::map<uint32_t, uint32_t> levels2 {{3, 1}, {2, 1}, {1, 1}, {5, 1}, {4, 0}};
+    const std::map<uint32_t, uint32_t> levels2{{3, 1}, {2, 1}, {1, 1}, {5, 1}, {4, 0}};
     for (const auto& [id, level] : levels2)
     {
         EXPECT_EQ(two.LevelOf(id), level) << id;
@@ -165,17 +165,16 @@ TEST(TacclScheduler, DeterministicAndLeastCongested)
     {
         jobs.push_back(&job);
     }
-    std::sort(jobs.begin(),
-              jobs.end(),
-              [](const SchedJob* a, const SchedJob* b) { return a->id < b->id; });
+    std::sort(jobs.begin(), jobs.end(), [](const SchedJob* a, const SchedJob* b) {
+        return a->id < b->id;
+    });
     std::vector<double> load(m.links.size(), 0.0);
     uint32_t moved = 0;
     for (const SchedJob* job : jobs)
     {
         for (const SchedFlow& f : job->flows)
         {
-            auto cong = [&](uint32_t p)
-            {
+            auto cong = [&](uint32_t p) {
                 double c = 0;
                 for (uint32_t e : f.candidatePaths[p])
                 {

@@ -22,7 +22,6 @@
 #include "ns3/varys-scheduler.h"
 
 #include <gtest/gtest.h>
-
 #include <map>
 #include <stdexcept>
 
@@ -59,7 +58,7 @@ FiveJobModel()
 TEST(VarysScheduler, SebfOrderAndEqualGroupsByHand)
 {
     const ClusterModel m = FiveJobModel();
-    const std::map<uint32_t, double> gamma {{1, 3.0}, {2, 1.0}, {3, 2.0}, {4, 0.5}, {5, 2.0}};
+    const std::map<uint32_t, double> gamma{{1, 3.0}, {2, 1.0}, {3, 2.0}, {4, 0.5}, {5, 2.0}};
     for (const SchedJob& job : m.jobs)
     {
         EXPECT_DOUBLE_EQ(VarysEffectiveBottleneck(m, job, DefaultPathChoice(job)), gamma.at(job.id))
@@ -70,10 +69,10 @@ TEST(VarysScheduler, SebfOrderAndEqualGroupsByHand)
     c.numLevels = 2;
     const Decision two = CreateCommScheduler("varys")->Schedule(m, c);
     EXPECT_EQ(two.scheduler, "varys");
-    EXPECT_EQ(two.PriorityOrder(), (std::vector<uint32_t> {4, 2, 3, 5, 1}));
+    EXPECT_EQ(two.PriorityOrder(), (std::vector<uint32_t>{4, 2, 3, 5, 1}));
     EXPECT_FALSE(two.uniquePriorities);
     // K = 2, n = 5: group floor(2r/5) = 0, 0, 0, 1, 1 -> jobs 4, 2, 3 high, 5, 1 low.
-    const std::map<uint32_t, uint32_t> levels2 {{4, 1}, {2, 1}, {3, 1}, {5, 0}, {1, 0}};
+    const std::map<uint32_t, uint32_t> levels2{{4, 1}, {2, 1}, {3, 1}, {5, 0}, {1, 0}};
     for (const auto& [id, level] : levels2)
     {
         EXPECT_EQ(two.LevelOf(id), level) << id;
@@ -81,7 +80,7 @@ TEST(VarysScheduler, SebfOrderAndEqualGroupsByHand)
     // K = 3: floor(3r/5) = 0, 0, 1, 1, 2 -> levels 2, 2, 1, 1, 0.
     c.numLevels = 3;
     const Decision three = CreateCommScheduler("varys")->Schedule(m, c);
-    const std::map<uint32_t, uint32_t> levels3 {{4, 2}, {2, 2}, {3, 1}, {5, 1}, {1, 0}};
+    const std::map<uint32_t, uint32_t> levels3{{4, 2}, {2, 2}, {3, 1}, {5, 1}, {1, 0}};
     for (const auto& [id, level] : levels3)
     {
         EXPECT_EQ(three.LevelOf(id), level) << id;
@@ -89,7 +88,7 @@ TEST(VarysScheduler, SebfOrderAndEqualGroupsByHand)
     // K = 8 >= n: one level per job, highest first: 7, 6, 5, 4, 3.
     c.numLevels = 8;
     const Decision eight = CreateCommScheduler("varys")->Schedule(m, c);
-    const std::vector<uint32_t> order {4, 2, 3, 5, 1};
+    const std::vector<uint32_t> order{4, 2, 3, 5, 1};
     for (uint32_t r = 0; r < order.size(); ++r)
     {
         EXPECT_EQ(eight.LevelOf(order[r]), 7u - r);
@@ -111,10 +110,10 @@ TEST(VarysScheduler, Figure13FourJobsOnTwoLevels)
     c.numLevels = 2;
     const Decision varys = CreateCommScheduler("varys")->Schedule(m, c);
     const Decision sincronia = CreateCommScheduler("sincronia")->Schedule(m, c);
-    EXPECT_EQ(varys.PriorityOrder(), (std::vector<uint32_t> {1, 2, 3, 4}));
-    EXPECT_EQ(sincronia.PriorityOrder(), (std::vector<uint32_t> {1, 2, 3, 4}));
-    const std::vector<uint32_t> varysLevels {1, 1, 0, 0};
-    const std::vector<uint32_t> sincroniaLevels {1, 0, 0, 0};
+    EXPECT_EQ(varys.PriorityOrder(), (std::vector<uint32_t>{1, 2, 3, 4}));
+    EXPECT_EQ(sincronia.PriorityOrder(), (std::vector<uint32_t>{1, 2, 3, 4}));
+    const std::vector<uint32_t> varysLevels{1, 1, 0, 0};
+    const std::vector<uint32_t> sincroniaLevels{1, 0, 0, 0};
     for (uint32_t id = 1; id <= 4; ++id)
     {
         EXPECT_EQ(varys.LevelOf(id), varysLevels[id - 1]) << id;
@@ -125,7 +124,7 @@ TEST(VarysScheduler, Figure13FourJobsOnTwoLevels)
 TEST(VarysScheduler, EqualGroupLevelTable)
 {
     // n = 10, K = 4: floor(4p/10) = 0,0,0,1,1,2,2,2,3,3 -> group sizes 3,2,3,2.
-    const std::vector<uint32_t> expected {3, 3, 3, 2, 2, 1, 1, 1, 0, 0};
+    const std::vector<uint32_t> expected{3, 3, 3, 2, 2, 1, 1, 1, 0, 0};
     for (uint32_t p = 0; p < 10; ++p)
     {
         EXPECT_EQ(EqualGroupLevel(p, 10, 4), expected[p]) << p;
@@ -173,5 +172,5 @@ TEST(VarysScheduler, DeterministicAndOrdered)
         ++groupSize[prevLevel];
     }
     // 14 jobs on 4 levels: groups of 4, 3, 4, 3 (floor(4r/14)).
-    EXPECT_EQ(groupSize, (std::map<uint32_t, uint32_t> {{3, 4}, {2, 3}, {1, 4}, {0, 3}}));
+    EXPECT_EQ(groupSize, (std::map<uint32_t, uint32_t>{{3, 4}, {2, 3}, {1, 4}, {0, 3}}));
 }

@@ -18,7 +18,7 @@
 
 // Pure C++ (no ns-3 includes): compiled into the crux-scheduling library.
 
-#include "optimal-scheduler.h"
+#include "ns3/optimal-scheduler.h"
 
 #include <string>
 #include <utility>
@@ -65,8 +65,8 @@ namespace ns3
  */
 struct StageAblationOptions
 {
-    uint32_t numLevels {3};      //!< K (Crux §4.4 uses 3)
-    uint64_t seed {1};           //!< SchedulerConfig::seed (Crux's random topological orders)
+    uint32_t numLevels{3};       //!< K (Crux §4.4 uses 3)
+    uint64_t seed{1};            //!< SchedulerConfig::seed (Crux's random topological orders)
     OptimalSearchOptions search; //!< the optimum's evaluator, objective and size limit
 };
 
@@ -76,19 +76,19 @@ struct StageAblationOptions
  */
 struct StageAblationResult
 {
-    double optimum {0};            //!< OPT, objective value (FLOPs/s by default)
-    double optimumUtilization {0}; //!< steady-state GPU utilization of the optimum (0..1)
-    double uniqueOptimum {0};      //!< U(P*, σ*): the optimal order with unique levels
-    uint64_t pathChoices {0};      //!< Π_f |candidates_f|
-    uint64_t levelAssignments {0}; //!< ordered partitions of the jobs onto <= K levels
-    uint64_t simulations {0};      //!< evaluator runs (after memoisation)
+    double optimum{0};            //!< OPT, objective value (FLOPs/s by default)
+    double optimumUtilization{0}; //!< steady-state GPU utilization of the optimum (0..1)
+    double uniqueOptimum{0};      //!< U(P*, σ*): the optimal order with unique levels
+    uint64_t pathChoices{0};      //!< Π_f |candidates_f|
+    uint64_t levelAssignments{0}; //!< ordered partitions of the jobs onto <= K levels
+    uint64_t simulations{0};      //!< evaluator runs (after memoisation)
     /// Jobs whose correction factor k_j (CruxAssignPriorities on P*) is not exactly 1
-    uint32_t kNonUnit {0};
+    uint32_t kNonUnit{0};
     /// The k-corrected order (P = k I) on P* differs from the pure intensity order (I
     /// decreasing, ties by job id), i.e. pa.crux and pa.intensity split different orders
-    bool kReorders {false};
+    bool kReorders{false};
     /// ... and the two orders put different jobs first
-    bool kChangesOrderHead {false};
+    bool kChangesOrderHead{false};
     /// (column, ratio to OPT) in StageAblationColumns() order
     std::vector<std::pair<std::string, double>> ratios;
 };

@@ -229,7 +229,7 @@ class LiveClusterFabric : public Object
     {
         RdmaQpKey key;                            //!< the flow's connection
         std::vector<std::vector<uint32_t>> paths; //!< path table: index = port − base
-        uint32_t current {0};                     //!< installed path index
+        uint32_t current{0};                      //!< installed path index
     };
 
     /// One job started on the fabric.
@@ -238,8 +238,8 @@ class LiveClusterFabric : public Object
         DltJob job;                          //!< the job as run
         Ptr<DltJobApplication> app;          //!< its application
         Callback<void, uint32_t> onFinish;   //!< completion callback
-        bool running {true};                 //!< neither finished nor stopped
-        bool stopped {false};                //!< StopJob() was called
+        bool running{true};                  //!< neither finished nor stopped
+        bool stopped{false};                 //!< StopJob() was called
         std::map<uint32_t, FlowState> flows; //!< flow id -> routing state
     };
 
@@ -259,10 +259,10 @@ class LiveClusterFabric : public Object
     /// \param jobId job \return empty string if valid, else the reason
     std::string CheckPath(const std::vector<uint32_t>& path, const FlowState& flow) const;
 
-    uint64_t m_ecmpSeed {1};  //!< attribute EcmpSeed
-    uint32_t m_maxPaths {64}; //!< attribute MaxPaths
+    uint64_t m_ecmpSeed{1};  //!< attribute EcmpSeed
+    uint32_t m_maxPaths{64}; //!< attribute MaxPaths
 
-    bool m_setup {false};                //!< Setup() was called
+    bool m_setup{false};                 //!< Setup() was called
     ScaleTopology m_topo;                //!< the topology
     Ptr<FlowTransport> m_transport;      //!< the fabric
     Ptr<Node> m_node;                    //!< holds the applications

@@ -18,7 +18,7 @@
 
 // Pure C++ (no ns-3 includes): compiled into the crux-scheduling library.
 
-#include "cluster-model.h"
+#include "ns3/cluster-model.h"
 
 #include <cstdint>
 #include <string>
@@ -70,8 +70,8 @@ std::string ToString(ScaleNodeKind kind);
 /// \brief One node of a ScaleTopology.
 struct ScaleNode
 {
-    ScaleNodeKind kind {ScaleNodeKind::HOST}; //!< tier
-    std::string name;                         //!< unique label, e.g. "h12", "t3", "a0", "c5"
+    ScaleNodeKind kind{ScaleNodeKind::HOST}; //!< tier
+    std::string name;                        //!< unique label, e.g. "h12", "t3", "a0", "c5"
 };
 
 /**
@@ -93,8 +93,8 @@ struct ScaleTopology
     std::vector<SchedLink> links;
     std::vector<std::pair<uint32_t, uint32_t>> linkEnds; //!< link id -> (from node, to node)
     std::vector<double> linkDelay;  //!< link id -> one-way propagation delay, seconds
-    uint32_t gpusPerHost {8};       //!< GPUs per host (every host alike)
-    uint32_t nicsPerHost {8};       //!< NICs per host; NIC of GPU g = g * nicsPerHost / gpusPerHost
+    uint32_t gpusPerHost{8};        //!< GPUs per host (every host alike)
+    uint32_t nicsPerHost{8};        //!< NICs per host; NIC of GPU g = g * nicsPerHost / gpusPerHost
     std::vector<uint32_t> hostNode; //!< host index -> node id
     std::vector<uint32_t> hostTor;  //!< host index -> ToR index (its first ToR)
     std::vector<uint32_t> torNode;  //!< ToR index -> node id
@@ -186,29 +186,29 @@ uint32_t EcmpPathIndex(uint64_t seed, uint32_t jobId, uint32_t flowId, uint32_t 
 struct ClosScaleConfig
 {
     /// ToR switches. Source: Crux §6.3 ("173 ToR").
-    uint32_t tors {173};
+    uint32_t tors{173};
     /// Aggregation switches. Source: Crux §6.3 ("16 aggregation switches").
-    uint32_t aggs {16};
+    uint32_t aggs{16};
     /// Hosts per ToR; if > 0 the Clos has tors * hostsPerTor hosts and numHosts is ignored.
     /// Default 0: use numHosts.
-    uint32_t hostsPerTor {0};
+    uint32_t hostsPerTor{0};
     /// Total hosts (used when hostsPerTor == 0), spread as evenly as possible over the ToRs in
     /// contiguous blocks (ToR t gets hosts [t*H/T, (t+1)*H/T)). ASSUMPTION: the paper gives no
     /// host count, only "2,000+ GPUs" for the trace (§6.3); 250 hosts x 8 GPUs = 2,000 GPUs
     /// (77 ToRs get 2 hosts, 96 ToRs get 1).
-    uint32_t numHosts {250};
+    uint32_t numHosts{250};
     /// GPUs per host. Source: testbed (Crux §6.1: 8 x A100 per host) and Lingjun pods asking for
     /// 8 GPUs (SOURCE.md).
-    uint32_t gpusPerHost {8};
+    uint32_t gpusPerHost{8};
     /// NICs per host, one cable each to the host's ToR. Source: testbed (Crux §6.1, 4 NICs).
-    uint32_t nicsPerHost {4};
+    uint32_t nicsPerHost{4};
     /// Host-ToR link rate per NIC, bit/s. Source: testbed (Crux §6.1, 200 Gbps NICs).
-    double hostLinkBps {200e9};
+    double hostLinkBps{200e9};
     /// ToR-aggregation link rate, bit/s. ASSUMPTION: 200 Gbps (a ToR with 2 hosts has 1.6 Tbit/s
     /// down and 16 x 200 Gbps = 3.2 Tbit/s up, i.e. no oversubscription).
-    double torAggBps {200e9};
+    double torAggBps{200e9};
     /// One-way propagation delay of every link, seconds. ASSUMPTION: 1 us.
-    double delay {1e-6};
+    double delay{1e-6};
 };
 
 /**
@@ -240,29 +240,29 @@ ScaleTopology BuildTwoLayerClos(const ClosScaleConfig& config);
 struct DoubleSidedConfig
 {
     /// ToR switches (even: they pair up). Source: Crux §6.3 ("6 ToR").
-    uint32_t tors {6};
+    uint32_t tors{6};
     /// Aggregation switches; must be a multiple of tors / 2 (pods). Source: Crux §6.3 ("12").
-    uint32_t aggs {12};
+    uint32_t aggs{12};
     /// Core switches; must be a multiple of aggs / pods (planes). Source: Crux §6.3 ("32").
-    uint32_t cores {32};
+    uint32_t cores{32};
     /// Total hosts, spread evenly over the ToR pairs in contiguous blocks. ASSUMPTION: 250 hosts
     /// x 8 GPUs = 2,000 GPUs, the same cluster size as the Clos (paper: "2,000+ GPUs").
-    uint32_t numHosts {250};
+    uint32_t numHosts{250};
     /// GPUs per host. Source: testbed (Crux §6.1).
-    uint32_t gpusPerHost {8};
+    uint32_t gpusPerHost{8};
     /// NICs per host. Source: testbed (Crux §6.1: 4 NICs); x 2 ports = the paper's 8 links.
-    uint32_t nicsPerHost {4};
+    uint32_t nicsPerHost{4};
     /// Ports per NIC, port p cabled to ToR (p % 2) of the pair. ASSUMPTION: 2 (dual-ToR).
-    uint32_t portsPerNic {2};
+    uint32_t portsPerNic{2};
     /// Host-ToR link rate per NIC port, bit/s. ASSUMPTION: 100 Gbps (a 200 Gbps testbed NIC
     /// split over its two ports; 800 Gbit/s per host, as in the Clos).
-    double hostLinkBps {100e9};
+    double hostLinkBps{100e9};
     /// ToR-aggregation link rate, bit/s. ASSUMPTION: 400 Gbps.
-    double torAggBps {400e9};
+    double torAggBps{400e9};
     /// Aggregation-core link rate, bit/s. ASSUMPTION: 400 Gbps.
-    double aggCoreBps {400e9};
+    double aggCoreBps{400e9};
     /// One-way propagation delay of every link, seconds. ASSUMPTION: 1 us.
-    double delay {1e-6};
+    double delay{1e-6};
 };
 
 /**
@@ -291,25 +291,25 @@ ScaleTopology BuildDoubleSided(const DoubleSidedConfig& config);
 struct ThreeTierConfig
 {
     /// Aggregation switches per group. ASSUMPTION: 8 (topo.csv names groups, not switches).
-    uint32_t aggsPerGroup {8};
+    uint32_t aggsPerGroup{8};
     /// Core switches (a multiple of aggsPerGroup). ASSUMPTION: 64 (8 per plane), so hosts in
     /// different groups have 8 x 8 = 64 equal-cost paths.
-    uint32_t cores {64};
+    uint32_t cores{64};
     /// GPUs per host. Source: Lingjun pods mostly ask for 8 GPUs (SOURCE.md), testbed 8 x A100.
-    uint32_t gpusPerHost {8};
+    uint32_t gpusPerHost{8};
     /// NICs per host, one cable each to the host's ToR. ASSUMPTION from the testbed (4 x 200G).
-    uint32_t nicsPerHost {4};
+    uint32_t nicsPerHost{4};
     /// Host-ToR link rate per NIC, bit/s. ASSUMPTION from the testbed (200 Gbps).
-    double hostLinkBps {200e9};
+    double hostLinkBps{200e9};
     /// ToR-aggregation link rate, bit/s. ASSUMPTION: 400 Gbps (a full ToR of 8 hosts has
     /// 6.4 Tbit/s down, 3.2 Tbit/s up: 2:1 oversubscribed).
-    double torAggBps {400e9};
+    double torAggBps{400e9};
     /// Aggregation-core link rate, bit/s. ASSUMPTION: 400 Gbps.
-    double aggCoreBps {400e9};
+    double aggCoreBps{400e9};
     /// One-way propagation delay of every link, seconds. ASSUMPTION: 1 us.
-    double delay {1e-6};
+    double delay{1e-6};
     /// ScaleTopology::name of the result.
-    std::string name {"lingjun"};
+    std::string name{"lingjun"};
 };
 
 /**

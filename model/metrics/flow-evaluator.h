@@ -18,7 +18,7 @@
 
 // Pure C++ (no ns-3 includes): compiled into the crux-scheduling library.
 
-#include "cluster-model.h"
+#include "ns3/cluster-model.h"
 
 #include <cstdint>
 #include <vector>
@@ -93,15 +93,15 @@ struct FlowEvaluatorOptions
     /// iteration time max_j max(c_j, ov_j c_j + t_j), t_j on the ECMP default paths (so the
     /// horizon depends on the model only and every decision on a model is judged over the same
     /// H; time shifts are not added).
-    double horizon {0};
+    double horizon{0};
     /// Multiple of the longest stand-alone iteration time used when horizon = 0 (> 0).
-    double horizonIterations {60};
+    double horizonIterations{60};
     /// The steady-state rate ignores iterations completed before warmupFraction × H ([0, 1)).
-    double warmupFraction {0.25};
+    double warmupFraction{0.25};
     /// Where the priority class of a job comes from.
-    EvaluationPriority priority {EvaluationPriority::LEVEL};
+    EvaluationPriority priority{EvaluationPriority::LEVEL};
     /// Guard against runaway simulations: at most this many events (std::runtime_error).
-    uint64_t maxEvents {50000000};
+    uint64_t maxEvents{50000000};
 };
 
 /**
@@ -110,17 +110,17 @@ struct FlowEvaluatorOptions
  */
 struct JobEvaluation
 {
-    uint32_t jobId {0};               //!< SchedJob::id
-    uint64_t completedIterations {0}; //!< n_j: iterations finished in [0, H]
-    double completedFlops {0};        //!< W_j n_j, FLOPs
-    double gpuBusySeconds {0};        //!< numGpus_j c_j n_j, GPU-seconds
+    uint32_t jobId{0};               //!< SchedJob::id
+    uint64_t completedIterations{0}; //!< n_j: iterations finished in [0, H]
+    double completedFlops{0};        //!< W_j n_j, FLOPs
+    double gpuBusySeconds{0};        //!< numGpus_j c_j n_j, GPU-seconds
     /**
      * Steady-state iterations per second: with t_a the first iteration completion at or after
      * warmupFraction × H and t_b the last one in [0, H], (completions in (t_a, t_b]) / (t_b -
      * t_a); if fewer than two completions fall after the warm-up, n_j / H.
      */
-    double iterationRate {0};
-    double standaloneIterationTime {0}; //!< max(c_j, ov_j c_j + t_j) on the chosen paths, s
+    double iterationRate{0};
+    double standaloneIterationTime{0}; //!< max(c_j, ov_j c_j + t_j) on the chosen paths, s
 };
 
 /**
@@ -129,14 +129,14 @@ struct JobEvaluation
  */
 struct FlowEvaluation
 {
-    double horizon {0};              //!< H, seconds
+    double horizon{0};               //!< H, seconds
     std::vector<JobEvaluation> jobs; //!< per evaluated job, model order
-    double completedFlops {0};       //!< Σ_j W_j n_j, FLOPs (Definition 1)
-    double gpuUtilization {0};       //!< Σ numGpus c n / (Σ numGpus × H), 0..1 (Definition 1)
-    double flopsRate {0};            //!< Σ_j W_j × iterationRate_j, FLOPs/s (steady state)
-    double steadyGpuUtilization {0}; //!< Σ numGpus c iterationRate / Σ numGpus, 0..1
-    uint64_t events {0};             //!< simulation steps taken
-    uint64_t rateComputations {0};   //!< water-filling runs
+    double completedFlops{0};        //!< Σ_j W_j n_j, FLOPs (Definition 1)
+    double gpuUtilization{0};        //!< Σ numGpus c n / (Σ numGpus × H), 0..1 (Definition 1)
+    double flopsRate{0};             //!< Σ_j W_j × iterationRate_j, FLOPs/s (steady state)
+    double steadyGpuUtilization{0};  //!< Σ numGpus c iterationRate / Σ numGpus, 0..1
+    uint64_t events{0};              //!< simulation steps taken
+    uint64_t rateComputations{0};    //!< water-filling runs
 };
 
 /**
@@ -202,13 +202,13 @@ class FlowEvaluator
     /// One flow, flattened.
     struct FlatFlow
     {
-        double bits {0};                               //!< bits per iteration
+        double bits{0};                                //!< bits per iteration
         std::vector<std::vector<uint32_t>> candidates; //!< candidate paths (link ids)
     };
 
     ClusterModel m_model;                       //!< the model
     FlowEvaluatorOptions m_options;             //!< the options
-    double m_horizon {0};                       //!< H, seconds
+    double m_horizon{0};                        //!< H, seconds
     std::vector<std::vector<FlatFlow>> m_flows; //!< [job][flow]
     std::vector<double> m_capacity;             //!< [link] bit/s
 };

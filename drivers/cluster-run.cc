@@ -28,8 +28,6 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -47,6 +45,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <unistd.h>
 #include <unordered_map>
 
 namespace ns3
@@ -166,21 +165,21 @@ struct UnionFind
 /// State of one job during a run.
 struct RunJob
 {
-    const TraceJob* trace {nullptr}; //!< its trace record
+    const TraceJob* trace{nullptr};  //!< its trace record
     ClusterJobResult res;            //!< output row
     JobShape shape;                  //!< requested shape
-    bool running {false};            //!< placed and not finished
-    bool finished {false};           //!< completed its work
-    double rate {0};                 //!< iterations per second in the current epoch
-    double lastUpdate {0};           //!< sim seconds of the last progress update
+    bool running{false};             //!< placed and not finished
+    bool finished{false};            //!< completed its work
+    double rate{0};                  //!< iterations per second in the current epoch
+    double lastUpdate{0};            //!< sim seconds of the last progress update
     EventId completion;              //!< pending completion event
     std::vector<uint32_t> installed; //!< installed path index per flow (empty: none yet)
     PathChoice defaults;             //!< ECMP default choice
     LinkLoad load;                   //!< bytes per iteration per link on the installed paths
-    double intensity {0};            //!< I_j of the installed decision, FLOPs/s
-    uint64_t flowDone {0};           //!< engine "flow": iterations counted at the last Advance
-    double aloneDefaultRate {0};     //!< iterations/s alone on the ECMP default paths
-    double aloneInstalledRate {0};   //!< iterations/s alone on the installed paths
+    double intensity{0};             //!< I_j of the installed decision, FLOPs/s
+    uint64_t flowDone{0};            //!< engine "flow": iterations counted at the last Advance
+    double aloneDefaultRate{0};      //!< iterations/s alone on the ECMP default paths
+    double aloneInstalledRate{0};    //!< iterations/s alone on the installed paths
 };
 
 /**
@@ -200,14 +199,14 @@ class EpochEngine
                 double windowStart,
                 double windowEnd,
                 const std::string& scheduler)
-        : m_config(config)
-        , m_topo(topo)
-        , m_window(window)
-        , m_origin(origin)
-        , m_ws(windowStart)
-        , m_we(windowEnd)
-        , m_scheduler(CreateCommScheduler(scheduler))
-        , m_mapper(config.seed)
+        : m_config(config),
+          m_topo(topo),
+          m_window(window),
+          m_origin(origin),
+          m_ws(windowStart),
+          m_we(windowEnd),
+          m_scheduler(CreateCommScheduler(scheduler)),
+          m_mapper(config.seed)
     {
         m_result.scheduler = scheduler;
         m_model.links = topo.links;
@@ -347,9 +346,9 @@ class EpochEngine
         }
         m_busy -= j.res.gpus;
         m_running.erase(std::find(m_running.begin(), m_running.end(), i));
-        auto it = std::find_if(m_model.jobs.begin(),
-                               m_model.jobs.end(),
-                               [i](const SchedJob& s) { return s.id == i; });
+        auto it = std::find_if(m_model.jobs.begin(), m_model.jobs.end(), [i](const SchedJob& s) {
+            return s.id == i;
+        });
         m_model.jobs.erase(it);
         m_dlt.erase(i);
         PlaceQueued();
@@ -428,7 +427,7 @@ class EpochEngine
         {
             for (uint32_t g : s.localGpus)
             {
-                gpus.push_back(GpuId {s.host, g});
+                gpus.push_back(GpuId{s.host, g});
                 m_hostFree[s.host][g] = false;
             }
         }
@@ -759,8 +758,9 @@ class EpochEngine
             // a component keeps its cache entry when the scheduler shifts all its classes.
             const bool byRank = d.uniquePriorities && m_config.uniquePriorities;
             m_result.rankClasses = m_result.rankClasses || byRank;
-            auto classOf = [byRank](const JobDecision& jd)
-            { return byRank ? std::numeric_limits<uint32_t>::max() - jd.rank : jd.level; };
+            auto classOf = [byRank](const JobDecision& jd) {
+                return byRank ? std::numeric_limits<uint32_t>::max() - jd.rank : jd.level;
+            };
             std::set<uint32_t> levels;
             for (uint32_t k : members)
             {
@@ -935,21 +935,21 @@ class EpochEngine
     FlowEvaluatorOptions m_evalOpt;                           //!< evaluator options
     std::unique_ptr<GpuPlacer> m_placer;                      //!< placer (null for "trace")
     Ptr<LiveClusterFabric> m_fabric;                          //!< engine "flow" only
-    bool m_fixedDuration {false};                             //!< work model "duration"
+    bool m_fixedDuration{false};                              //!< work model "duration"
     std::vector<std::vector<bool>> m_hostFree;                //!< host -> GPU -> free
-    uint32_t m_total {0};                                     //!< GPUs
-    uint32_t m_busy {0};                                      //!< allocated GPUs
+    uint32_t m_total{0};                                      //!< GPUs
+    uint32_t m_busy{0};                                       //!< allocated GPUs
     std::vector<RunJob> m_jobs;                               //!< per window job
     std::deque<uint32_t> m_queue;                             //!< FIFO of waiting jobs
     std::vector<uint32_t> m_running;                          //!< running jobs, start order
     std::map<uint32_t, DltJob> m_dlt;                         //!< running jobs' DltJobs
     ClusterModel m_model;                                     //!< running jobs (scheduler input)
-    double m_lastEvent {0};                                   //!< sim seconds of the last Advance
+    double m_lastEvent{0};                                    //!< sim seconds of the last Advance
     std::map<uint32_t, std::pair<double, double>> m_linkRate; //!< link -> (B/s, B/s × I)
     std::unordered_map<std::string, std::vector<double>> m_cache; //!< component rates
     ClusterRunResult m_result;                                    //!< output
-    double m_wall0 {0};                                           //!< wall clock at Run()
-    double m_nextProgress {0}; //!< wall clock of the next progress line
+    double m_wall0{0};                                            //!< wall clock at Run()
+    double m_nextProgress{0}; //!< wall clock of the next progress line
 };
 
 } // namespace
@@ -1254,8 +1254,8 @@ ClusterRun::LoadTrace()
                                          : m_lingjun;
         if (!m_config.jobCsv.empty())
         {
-            for (const auto& [path, field] : {std::pair {m_config.jobCsv, "jobCsv"},
-                                              std::pair {m_config.workerCsv, "workerCsv"}})
+            for (const auto& [path, field] :
+                 {std::pair{m_config.jobCsv, "jobCsv"}, std::pair{m_config.workerCsv, "workerCsv"}})
             {
                 std::error_code ec;
                 if (!std::filesystem::is_regular_file(path, ec))
@@ -1296,9 +1296,9 @@ ClusterRun::LoadTrace()
                           "the trace has no usable job" + SkippedRowsDigest(m_traceWarnings));
     }
     m_origin = origin;
-    std::stable_sort(all.begin(),
-                     all.end(),
-                     [](const TraceJob& a, const TraceJob& b) { return a.start < b.start; });
+    std::stable_sort(all.begin(), all.end(), [](const TraceJob& a, const TraceJob& b) {
+        return a.start < b.start;
+    });
     const double ws = m_config.windowStart;
     double lastArrival = 0;
     for (const auto& j : all)
@@ -1389,8 +1389,7 @@ ClusterRun::WriteResults(const std::vector<ClusterRunResult>& runs) const
             throw std::runtime_error(tmp.string() + ": cannot create: " + ec.message());
         }
         std::vector<std::string> names;
-        auto open = [&](const std::string& name)
-        {
+        auto open = [&](const std::string& name) {
             names.push_back(name);
             auto f = std::make_unique<std::ofstream>(tmp / name);
             if (!*f)

@@ -15,7 +15,7 @@
 
 #include "random-cluster.h"
 
-#include "optimal-scheduler.h"
+#include "ns3/optimal-scheduler.h"
 
 #include <algorithm>
 #include <cmath>
@@ -117,8 +117,7 @@ DrawCluster(const RandomClusterParams& p, std::mt19937_64& rng)
     const uint32_t numHosts = numTors * p.hostsPerTor;
 
     ClusterModel m;
-    auto addLink = [&m](double bw, std::string name)
-    {
+    auto addLink = [&m](double bw, std::string name) {
         m.links.push_back({bw, std::move(name)});
         return static_cast<uint32_t>(m.links.size() - 1);
     };

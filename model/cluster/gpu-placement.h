@@ -80,16 +80,16 @@ std::string ToString(PlacementPolicy policy);
 /// \brief A host as the placer sees it: capacity and location.
 struct PlacementHost
 {
-    uint32_t gpus {0};  //!< GPUs of the host (capacity)
-    uint32_t tor {0};   //!< ToR index (cluster-wide, not per group)
-    uint32_t group {0}; //!< aggregation group (pod) index
+    uint32_t gpus{0};  //!< GPUs of the host (capacity)
+    uint32_t tor{0};   //!< ToR index (cluster-wide, not per group)
+    uint32_t group{0}; //!< aggregation group (pod) index
 };
 
 /// \ingroup crux-scheduling
 /// \brief The GPUs a job got on one host.
 struct HostShare
 {
-    uint32_t host {0};               //!< host index
+    uint32_t host{0};                //!< host index
     std::vector<uint32_t> localGpus; //!< GPU indices on that host (0..gpus-1), ascending
 };
 
@@ -98,8 +98,8 @@ struct HostShare
 /// host).
 struct JobShape
 {
-    uint32_t numHosts {1};    //!< distinct hosts
-    uint32_t gpusPerHost {1}; //!< GPUs on each of them
+    uint32_t numHosts{1};    //!< distinct hosts
+    uint32_t gpusPerHost{1}; //!< GPUs on each of them
 };
 
 /**
@@ -187,9 +187,9 @@ class GpuPlacer
     std::mt19937_64 m_rng;                             //!< RANDOM's generator
     std::vector<std::vector<bool>> m_busy;             //!< host -> GPU -> in use
     std::vector<uint32_t> m_free;                      //!< host -> free GPUs
-    uint32_t m_totalFree {0};                          //!< sum of m_free
-    uint32_t m_total {0};                              //!< sum of capacities
-    uint32_t m_maxGpus {0};                            //!< largest host capacity
+    uint32_t m_totalFree{0};                           //!< sum of m_free
+    uint32_t m_total{0};                               //!< sum of capacities
+    uint32_t m_maxGpus{0};                             //!< largest host capacity
     std::map<uint32_t, std::vector<HostShare>> m_jobs; //!< placed jobs
 };
 

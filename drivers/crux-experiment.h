@@ -48,9 +48,9 @@ class ExperimentError : public std::runtime_error
      * \param detail what is wrong with its value
      */
     ExperimentError(const std::string& field, const std::string& detail)
-        : std::runtime_error(field + ": " + detail)
-        , m_field(field)
-        , m_detail(detail)
+        : std::runtime_error(field + ": " + detail),
+          m_field(field),
+          m_detail(detail)
     {
     }
 
@@ -77,30 +77,30 @@ class ExperimentError : public std::runtime_error
  */
 struct ExperimentJobResult
 {
-    uint32_t id {0};              //!< job id (index in the scenario's job list)
-    std::string name;             //!< job name from the scenario
-    std::string model;            //!< model zoo key
-    uint32_t gpus {0};            //!< GPUs of the job
-    std::vector<uint32_t> hosts;  //!< hosts of the job, ring order
-    bool background {false};      //!< runs until the measured jobs finish (scenario flag)
-    double flopsPerIteration {0}; //!< W_j, FLOPs per iteration of the whole job
-    uint32_t level {0};           //!< priority level given by the scheduler (K-1 highest)
-    uint32_t dscp {0};            //!< DSCP of the job's data packets (8 × level)
-    double schedulerCommTime {0}; //!< t_j the scheduler used (measured or analytic), seconds
-    double intensity {0};         //!< I_j = W_j / t_j the scheduler used, FLOPs/s
-    double k {1};                 //!< correction factor k_j (Crux §4.2; 1 for other schedulers)
-    uint32_t reroutedFlows {0};   //!< flows steered off their ECMP default path
-    double timeShift {0};         //!< start delay from the scheduler (CASSINI), seconds
+    uint32_t id{0};              //!< job id (index in the scenario's job list)
+    std::string name;            //!< job name from the scenario
+    std::string model;           //!< model zoo key
+    uint32_t gpus{0};            //!< GPUs of the job
+    std::vector<uint32_t> hosts; //!< hosts of the job, ring order
+    bool background{false};      //!< runs until the measured jobs finish (scenario flag)
+    double flopsPerIteration{0}; //!< W_j, FLOPs per iteration of the whole job
+    uint32_t level{0};           //!< priority level given by the scheduler (K-1 highest)
+    uint32_t dscp{0};            //!< DSCP of the job's data packets (8 × level)
+    double schedulerCommTime{0}; //!< t_j the scheduler used (measured or analytic), seconds
+    double intensity{0};         //!< I_j = W_j / t_j the scheduler used, FLOPs/s
+    double k{1};                 //!< correction factor k_j (Crux §4.2; 1 for other schedulers)
+    uint32_t reroutedFlows{0};   //!< flows steered off their ECMP default path
+    double timeShift{0};         //!< start delay from the scheduler (CASSINI), seconds
     /// flow id → the links the flow's packets take ("l3 l17 l9", CruxTopology::PathToString)
     std::map<uint32_t, std::string> flowPaths;
-    std::vector<double> iterStart;   //!< start of every completed iteration, seconds
-    std::vector<double> iterEnd;     //!< end of every completed iteration, seconds
-    std::vector<double> iterComm;    //!< per iteration: sum of its all-reduce durations, seconds
-    uint32_t measuredIterations {0}; //!< iterations inside the measurement window (see doc)
-    double meanIterationTime {0};    //!< mean duration of the measured iterations, seconds
-    double throughput {0};           //!< 1 / meanIterationTime, iterations per second
-    double meanCommTime {0};         //!< mean all-reduce time of the measured iterations, s
-    double jct {-1}; //!< job completion time, seconds (-1: did not finish / background)
+    std::vector<double> iterStart;  //!< start of every completed iteration, seconds
+    std::vector<double> iterEnd;    //!< end of every completed iteration, seconds
+    std::vector<double> iterComm;   //!< per iteration: sum of its all-reduce durations, seconds
+    uint32_t measuredIterations{0}; //!< iterations inside the measurement window (see doc)
+    double meanIterationTime{0};    //!< mean duration of the measured iterations, seconds
+    double throughput{0};           //!< 1 / meanIterationTime, iterations per second
+    double meanCommTime{0};         //!< mean all-reduce time of the measured iterations, s
+    double jct{-1}; //!< job completion time, seconds (-1: did not finish / background)
 };
 
 /**
@@ -112,24 +112,24 @@ struct ExperimentRunResult
     std::string run;                       //!< run label: "alone:<job>", or the scheduler name
     std::string scheduler;                 //!< scheduler used ("ecmp" for alone runs)
     std::vector<ExperimentJobResult> jobs; //!< jobs of this run (one for alone runs)
-    double windowStart {0};                //!< measurement window start: all jobs started, seconds
-    double windowEnd {0};                  //!< window end: first measured job finished, seconds
+    double windowStart{0};                 //!< measurement window start: all jobs started, seconds
+    double windowEnd{0};                   //!< window end: first measured job finished, seconds
     /// Cluster GPU utilization = Σ_j W_j × throughput_j / (cluster GPUs × peak FLOP/s), over the
     /// window (dimensionless). For alone runs it is the job's own contribution.
-    double utilization {0};
+    double utilization{0};
     std::vector<double> utilizationSeries; //!< tracker's FLOP utilization per bin (0..1)
-    double utilizationBin {0};             //!< bin width of utilizationSeries, seconds
+    double utilizationBin{0};              //!< bin width of utilizationSeries, seconds
     /// link id → bytes per TC sent on the link (8 entries): packet fabric = IP packet bytes of
     /// every data/ACK frame (MacTx); flow fabric = payload bytes (FlowTransport::GetLinkBytes)
     std::map<uint32_t, std::vector<uint64_t>> linkTcBytes;
     std::map<uint32_t, uint64_t> linkPauseTx; //!< link id → PAUSE frames sent on it
     std::map<std::string, uint64_t> drops;    //!< drop reason → frames (switches and devices)
-    uint64_t pauseFrames {0};                 //!< PAUSE frames sent by all devices
-    uint64_t retransmittedPackets {0};        //!< RDMA go-back-N retransmissions
-    uint64_t timeouts {0};                    //!< RDMA retransmission-timer expiries
-    bool complete {true};                     //!< every measured job finished before stopTime
-    double simulatedTime {0};                 //!< simulation end time, seconds
-    double wallSeconds {0};                   //!< wall-clock time of Simulator::Run, seconds
+    uint64_t pauseFrames{0};                  //!< PAUSE frames sent by all devices
+    uint64_t retransmittedPackets{0};         //!< RDMA go-back-N retransmissions
+    uint64_t timeouts{0};                     //!< RDMA retransmission-timer expiries
+    bool complete{true};                      //!< every measured job finished before stopTime
+    double simulatedTime{0};                  //!< simulation end time, seconds
+    double wallSeconds{0};                    //!< wall-clock time of Simulator::Run, seconds
 };
 
 /**
@@ -241,8 +241,8 @@ class CruxExperiment
 
     Scenario m_scenario;                       //!< the scenario
     std::vector<DltJob> m_jobs;                //!< placed jobs
-    uint32_t m_nHosts {0};                     //!< hosts of the topology
-    uint32_t m_gpusPerHost {0};                //!< GPUs per host
+    uint32_t m_nHosts{0};                      //!< hosts of the topology
+    uint32_t m_gpusPerHost{0};                 //!< GPUs per host
     std::map<uint32_t, double> m_measuredComm; //!< job id → t_j measured alone, s
     std::map<uint32_t, double> m_aloneIter;    //!< job id → iteration time alone, s
 };

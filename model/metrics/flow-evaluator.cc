@@ -15,7 +15,7 @@
 
 #include "flow-evaluator.h"
 
-#include "comm-scheduler.h"
+#include "ns3/comm-scheduler.h"
 
 #include <algorithm>
 #include <cmath>
@@ -47,36 +47,36 @@ constexpr std::size_t LINEAR_SCAN_MAX = 64;
 /// State of one transfer (one flow of one included job).
 struct FlowState
 {
-    uint32_t job {0};                            //!< index into the job states
-    const std::vector<uint32_t>* path {nullptr}; //!< chosen links
-    uint32_t consBegin {0};                      //!< first constraint in the flat list
-    uint32_t consEnd {0};                        //!< one past the last constraint
-    double bits {0};                             //!< bits per iteration
-    uint32_t cls {0};                            //!< class index, 0 = highest priority
-    double remaining {0};                        //!< bits still to send
-    double rate {0};                             //!< bit/s
-    double finish {0};                           //!< projected end at the current rate
-    bool active {false};                         //!< in transfer
+    uint32_t job{0};                            //!< index into the job states
+    const std::vector<uint32_t>* path{nullptr}; //!< chosen links
+    uint32_t consBegin{0};                      //!< first constraint in the flat list
+    uint32_t consEnd{0};                        //!< one past the last constraint
+    double bits{0};                             //!< bits per iteration
+    uint32_t cls{0};                            //!< class index, 0 = highest priority
+    double remaining{0};                        //!< bits still to send
+    double rate{0};                             //!< bit/s
+    double finish{0};                           //!< projected end at the current rate
+    bool active{false};                         //!< in transfer
 };
 
 /// State of one included job.
 struct JobState
 {
-    uint32_t model {0};          //!< index into ClusterModel::jobs
-    double compute {0};          //!< c_j
-    double ready {0};            //!< ov_j c_j
-    double iterStart {0};        //!< current iteration start
-    double computeEnd {0};       //!< iterStart + c_j
-    double readyAt {0};          //!< iterStart + ov_j c_j
-    bool computeDone {false};    //!< computation of the iteration finished
-    bool commStarted {false};    //!< transfers of the iteration started
-    uint32_t left {0};           //!< transfers of the iteration still running
+    uint32_t model{0};           //!< index into ClusterModel::jobs
+    double compute{0};           //!< c_j
+    double ready{0};             //!< ov_j c_j
+    double iterStart{0};         //!< current iteration start
+    double computeEnd{0};        //!< iterStart + c_j
+    double readyAt{0};           //!< iterStart + ov_j c_j
+    bool computeDone{false};     //!< computation of the iteration finished
+    bool commStarted{false};     //!< transfers of the iteration started
+    uint32_t left{0};            //!< transfers of the iteration still running
     std::vector<uint32_t> flows; //!< indices into the flow states
-    uint64_t completed {0};      //!< iterations completed in [0, H]
-    bool sawWarm {false};        //!< a completion at/after the warm-up was seen
-    double firstWarm {0};        //!< t_a
-    double lastWarm {0};         //!< t_b
-    uint64_t warmCount {0};      //!< completions in (t_a, t_b]
+    uint64_t completed{0};       //!< iterations completed in [0, H]
+    bool sawWarm{false};         //!< a completion at/after the warm-up was seen
+    double firstWarm{0};         //!< t_a
+    double lastWarm{0};          //!< t_b
+    uint64_t warmCount{0};       //!< completions in (t_a, t_b]
 };
 
 /// \return the decimal rendering of x
@@ -89,8 +89,8 @@ Num(double x)
 } // namespace
 
 FlowEvaluator::FlowEvaluator(const ClusterModel& model, const FlowEvaluatorOptions& options)
-    : m_model(model)
-    , m_options(options)
+    : m_model(model),
+      m_options(options)
 {
     SchedulerConfig config;
     config.numLevels = 1;
@@ -313,16 +313,13 @@ FlowEvaluator::Evaluate(const EvaluationInput& input) const
             all.push_back({m_capacity[l], std::move(onLink[l])});
         }
     }
-    std::sort(all.begin(),
-              all.end(),
-              [](const Constraint& a, const Constraint& b)
-              {
-                  if (a.flows.size() != b.flows.size())
-                  {
-                      return a.flows.size() > b.flows.size();
-                  }
-                  return a.cap != b.cap ? a.cap < b.cap : a.flows < b.flows;
-              });
+    std::sort(all.begin(), all.end(), [](const Constraint& a, const Constraint& b) {
+        if (a.flows.size() != b.flows.size())
+        {
+            return a.flows.size() > b.flows.size();
+        }
+        return a.cap != b.cap ? a.cap < b.cap : a.flows < b.flows;
+    });
     std::vector<Constraint> cons;
     for (Constraint& k : all)
     {
@@ -402,8 +399,7 @@ FlowEvaluator::Evaluate(const EvaluationInput& input) const
     };
 
     std::vector<Candidate> heap;
-    auto push = [&](uint32_t k)
-    {
+    auto push = [&](uint32_t k) {
         const double r = residual[k] < threshold[k] ? 0.0 : residual[k];
         heap.push_back({r / count[k], k, version[k]});
         std::push_heap(heap.begin(), heap.end(), std::greater<>());
@@ -414,8 +410,7 @@ FlowEvaluator::Evaluate(const EvaluationInput& input) const
     // to its unfixed flows and take it off the residual of every constraint they cross. Cost
     // O(F c log(F c)) per class for F flows crossing c constraints each, instead of a scan of
     // all constraints and flows per bottleneck.
-    auto computeRates = [&]()
-    {
+    auto computeRates = [&]() {
         ++result.rateComputations;
         std::copy(capacity.begin(), capacity.end(), residual.begin());
         for (auto& bucket : byClass)
@@ -466,7 +461,7 @@ FlowEvaluator::Evaluate(const EvaluationInput& input) const
             std::size_t open = unfixed.size();
             while (open > 0)
             {
-                Candidate top {0, UINT32_MAX, 0};
+                Candidate top{0, UINT32_MAX, 0};
                 if (useHeap)
                 {
                     if (heap.empty())
@@ -493,7 +488,7 @@ FlowEvaluator::Evaluate(const EvaluationInput& input) const
                             continue;
                         }
                         const double r = residual[k] < threshold[k] ? 0.0 : residual[k];
-                        const Candidate c {r / count[k], k, 0};
+                        const Candidate c{r / count[k], k, 0};
                         if (top.k == UINT32_MAX || top > c)
                         {
                             top = c;

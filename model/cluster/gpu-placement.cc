@@ -63,12 +63,12 @@ ToString(PlacementPolicy policy)
 {
     switch (policy)
     {
-        case PlacementPolicy::LOCALITY_FIRST:
-            return "locality";
-        case PlacementPolicy::RANDOM:
-            return "random";
-        case PlacementPolicy::BUDDY:
-            return "buddy";
+    case PlacementPolicy::LOCALITY_FIRST:
+        return "locality";
+    case PlacementPolicy::RANDOM:
+        return "random";
+    case PlacementPolicy::BUDDY:
+        return "buddy";
     }
     return "unknown";
 }
@@ -99,9 +99,9 @@ ShapeFor(uint32_t g, uint32_t G)
 }
 
 GpuPlacer::GpuPlacer(std::vector<PlacementHost> hosts, PlacementPolicy policy, uint64_t seed)
-    : m_hosts(std::move(hosts))
-    , m_policy(policy)
-    , m_rng(seed)
+    : m_hosts(std::move(hosts)),
+      m_policy(policy),
+      m_rng(seed)
 {
     if (m_hosts.empty())
     {
@@ -196,8 +196,7 @@ GpuPlacer::PickGpus(uint32_t h, uint32_t k) const
         return out;
     }
     // Buddy: an aligned free cell of size s = 2^ceil(log2 k) (the whole host if s > cap).
-    auto freeIn = [&](uint32_t lo, uint32_t hi)
-    {
+    auto freeIn = [&](uint32_t lo, uint32_t hi) {
         uint32_t n = 0;
         for (uint32_t g = lo; g < std::min(hi, cap); ++g)
         {
@@ -268,8 +267,9 @@ GpuPlacer::PickLocality(JobShape shape) const
         return {};
     }
     // best fit: fewest free GPUs, then lowest index
-    auto fitLess = [this](uint32_t a, uint32_t b)
-    { return std::tie(m_free[a], a) < std::tie(m_free[b], b); };
+    auto fitLess = [this](uint32_t a, uint32_t b) {
+        return std::tie(m_free[a], a) < std::tie(m_free[b], b);
+    };
     if (n == 1)
     {
         return {*std::min_element(elig.begin(), elig.end(), fitLess)};
@@ -299,11 +299,10 @@ GpuPlacer::PickLocality(JobShape shape) const
         return out;
     }
     // greedy over a set of ToRs: most eligible hosts first (ties: lowest ToR index)
-    auto greedy = [&](std::vector<const std::vector<uint32_t>*> tors)
-    {
-        std::stable_sort(tors.begin(),
-                         tors.end(),
-                         [](auto a, auto b) { return a->size() > b->size(); });
+    auto greedy = [&](std::vector<const std::vector<uint32_t>*> tors) {
+        std::stable_sort(tors.begin(), tors.end(), [](auto a, auto b) {
+            return a->size() > b->size();
+        });
         std::vector<uint32_t> out;
         uint32_t used = 0;
         for (auto hs : tors)
@@ -401,8 +400,7 @@ GpuPlacer::PickBuddy(JobShape shape) const
         groupFree[m_hosts[h].group] += m_free[h];
     }
     // most used first at every level: host, then its ToR, then its group
-    auto usedLess = [&](uint32_t a, uint32_t b)
-    {
+    auto usedLess = [&](uint32_t a, uint32_t b) {
         const PlacementHost& x = m_hosts[a];
         const PlacementHost& y = m_hosts[b];
         return std::make_tuple(m_free[a], torFree[x.tor], groupFree[x.group], a) <
@@ -440,16 +438,11 @@ GpuPlacer::PickBuddy(JobShape shape) const
         return out;
     }
     // fill from ToR cells: fewest cells (most eligible hosts) first, then most used
-    auto fill = [&](std::vector<uint32_t> tors)
-    {
-        std::stable_sort(
-            tors.begin(),
-            tors.end(),
-            [&](uint32_t a, uint32_t b)
-            {
-                return std::make_tuple(-static_cast<int64_t>(byTor[a].size()), torFree[a]) <
-                       std::make_tuple(-static_cast<int64_t>(byTor[b].size()), torFree[b]);
-            });
+    auto fill = [&](std::vector<uint32_t> tors) {
+        std::stable_sort(tors.begin(), tors.end(), [&](uint32_t a, uint32_t b) {
+            return std::make_tuple(-static_cast<int64_t>(byTor[a].size()), torFree[a]) <
+                   std::make_tuple(-static_cast<int64_t>(byTor[b].size()), torFree[b]);
+        });
         std::vector<uint32_t> r;
         for (uint32_t t : tors)
         {
@@ -537,22 +530,22 @@ GpuPlacer::Allocate(uint32_t jobId, JobShape shape)
                                     " hosts with >= " + std::to_string(shape.gpusPerHost) +
                                     " GPUs (job " + std::to_string(jobId) + ")");
     }
-    if (uint64_t {shape.numHosts} * shape.gpusPerHost > m_totalFree)
+    if (uint64_t{shape.numHosts} * shape.gpusPerHost > m_totalFree)
     {
         return std::nullopt;
     }
     std::vector<uint32_t> hosts;
     switch (m_policy)
     {
-        case PlacementPolicy::LOCALITY_FIRST:
-            hosts = PickLocality(shape);
-            break;
-        case PlacementPolicy::RANDOM:
-            hosts = PickRandom(shape);
-            break;
-        case PlacementPolicy::BUDDY:
-            hosts = PickBuddy(shape);
-            break;
+    case PlacementPolicy::LOCALITY_FIRST:
+        hosts = PickLocality(shape);
+        break;
+    case PlacementPolicy::RANDOM:
+        hosts = PickRandom(shape);
+        break;
+    case PlacementPolicy::BUDDY:
+        hosts = PickBuddy(shape);
+        break;
     }
     if (hosts.size() != shape.numHosts)
     {
@@ -562,7 +555,7 @@ GpuPlacer::Allocate(uint32_t jobId, JobShape shape)
     shares.reserve(hosts.size());
     for (uint32_t h : hosts)
     {
-        HostShare s {h, PickGpus(h, shape.gpusPerHost)};
+        HostShare s{h, PickGpus(h, shape.gpusPerHost)};
         if (s.localGpus.size() != shape.gpusPerHost)
         {
             throw std::logic_error("GpuPlacer: internal error, host " + std::to_string(h) +

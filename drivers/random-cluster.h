@@ -18,7 +18,7 @@
 
 // Pure C++ (no ns-3 includes): compiled into the crux-scheduling library.
 
-#include "cluster-model.h"
+#include "ns3/cluster-model.h"
 
 #include <cstdint>
 
@@ -65,33 +65,33 @@ namespace ns3
  */
 struct RandomClusterParams
 {
-    uint32_t minTors {2};     //!< fewest ToR switches (>= 1)
-    uint32_t maxTors {4};     //!< most ToR switches (>= minTors)
-    uint32_t numAggs {2};     //!< aggregation switches (>= 1)
-    uint32_t hostsPerTor {5}; //!< hosts under each ToR (>= 1)
-    uint32_t gpusPerHost {8}; //!< GPUs per host (>= 1)
+    uint32_t minTors{2};     //!< fewest ToR switches (>= 1)
+    uint32_t maxTors{4};     //!< most ToR switches (>= minTors)
+    uint32_t numAggs{2};     //!< aggregation switches (>= 1)
+    uint32_t hostsPerTor{5}; //!< hosts under each ToR (>= 1)
+    uint32_t gpusPerHost{8}; //!< GPUs per host (>= 1)
     /// Jobs are placed in slots of gpusPerHost / slotsPerHost GPUs (must divide); 1 = whole
     /// hosts (a host link carries one job), 2 = half hosts (two jobs may share a host's links).
-    uint32_t slotsPerHost {1};
-    uint32_t numJobs {5};               //!< jobs (>= 1)
-    uint32_t minHostsPerJob {2};        //!< fewest hosts per job (>= 1)
-    uint32_t maxHostsPerJob {4};        //!< most hosts per job (>= minHostsPerJob)
-    double hostLinkBandwidth {100e9};   //!< host <-> ToR, bit/s (> 0)
-    double fabricLinkBandwidth {100e9}; //!< ToR <-> aggregation, bit/s (> 0)
-    double minComputeTime {0.1};        //!< seconds (> 0)
-    double maxComputeTime {0.4};        //!< seconds (>= minComputeTime)
-    double minCommRatio {0.2};          //!< stand-alone comm time / compute time (> 0)
-    double maxCommRatio {1.5};          //!< (>= minCommRatio)
-    double noOverlapProbability {0.3};  //!< probability of overlapStart = 1 ([0, 1])
-    double gpuFlops {100e12};           //!< FLOP/s of one computing GPU (> 0)
+    uint32_t slotsPerHost{1};
+    uint32_t numJobs{5};               //!< jobs (>= 1)
+    uint32_t minHostsPerJob{2};        //!< fewest hosts per job (>= 1)
+    uint32_t maxHostsPerJob{4};        //!< most hosts per job (>= minHostsPerJob)
+    double hostLinkBandwidth{100e9};   //!< host <-> ToR, bit/s (> 0)
+    double fabricLinkBandwidth{100e9}; //!< ToR <-> aggregation, bit/s (> 0)
+    double minComputeTime{0.1};        //!< seconds (> 0)
+    double maxComputeTime{0.4};        //!< seconds (>= minComputeTime)
+    double minCommRatio{0.2};          //!< stand-alone comm time / compute time (> 0)
+    double maxCommRatio{1.5};          //!< (>= minCommRatio)
+    double noOverlapProbability{0.3};  //!< probability of overlapStart = 1 ([0, 1])
+    double gpuFlops{100e12};           //!< FLOP/s of one computing GPU (> 0)
     /// Largest accepted path space Π_f |candidatePaths_f| (0 = no limit). A drawn case with
     /// more path choices is discarded and the next one is drawn from the same generator (so
     /// the result stays a deterministic function of the seed); this keeps the exhaustive
     /// optimum of the §4.4 microbenchmark affordable and biases the cases towards fewer
     /// inter-ToR flows (documented in crux-microbenchmark.cc).
-    double maxPathChoices {0};
+    double maxPathChoices{0};
     /// Most draws before giving up when maxPathChoices rejects them (>= 1).
-    uint32_t maxAttempts {10000};
+    uint32_t maxAttempts{10000};
 };
 
 /**

@@ -34,8 +34,6 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -45,6 +43,7 @@
 #include <iomanip>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <unistd.h>
 
 namespace ns3
 {
@@ -145,8 +144,9 @@ CruxExperiment::CruxExperiment(const Scenario& scenario)
     m_scenario.Validate();
     const Scenario& s = m_scenario;
     const auto& tp = s.topology;
-    auto fail = [&s](const std::string& field, const std::string& what)
-    { throw ExperimentError(s.source + ": " + field + ": " + what); };
+    auto fail = [&s](const std::string& field, const std::string& what) {
+        throw ExperimentError(s.source + ": " + field + ": " + what);
+    };
     if (s.seed == 0)
     {
         fail("seed", "must be >= 1 (ns-3 RNG seeds are positive)");
@@ -196,20 +196,21 @@ void
 CruxExperiment::PlaceJobs()
 {
     const Scenario& s = m_scenario;
-    auto fail = [&s](const std::string& field, const std::string& what)
-    { throw ExperimentError(s.source + ": " + field + ": " + what); };
+    auto fail = [&s](const std::string& field, const std::string& what) {
+        throw ExperimentError(s.source + ": " + field + ": " + what);
+    };
     const uint32_t total = m_nHosts * m_gpusPerHost;
     std::vector<std::vector<bool>> used(m_nHosts, std::vector<bool>(m_gpusPerHost, false));
-    auto freeOn = [&used](uint32_t h)
-    { return static_cast<uint32_t>(std::count(used[h].begin(), used[h].end(), false)); };
-    auto take = [&used](uint32_t h, uint32_t n, std::vector<GpuId>& out)
-    {
+    auto freeOn = [&used](uint32_t h) {
+        return static_cast<uint32_t>(std::count(used[h].begin(), used[h].end(), false));
+    };
+    auto take = [&used](uint32_t h, uint32_t n, std::vector<GpuId>& out) {
         for (uint32_t g = 0; g < used[h].size() && n > 0; ++g)
         {
             if (!used[h][g])
             {
                 used[h][g] = true;
-                out.push_back(GpuId {h, g});
+                out.push_back(GpuId{h, g});
                 --n;
             }
         }
@@ -476,7 +477,7 @@ namespace
 /// Per-run mutable state reached from trace sinks.
 struct RunState
 {
-    uint32_t measuredRemaining {0};                       //!< measured jobs not finished
+    uint32_t measuredRemaining{0};                        //!< measured jobs not finished
     std::map<std::pair<uint32_t, uint32_t>, double> comm; //!< (job, iteration) → all-reduce s
     std::vector<std::array<uint64_t, 8>> linkTcBytes;     //!< per link, per TC IP bytes
     std::map<std::string, uint64_t> deviceDrops;          //!< device drop reason → frames
@@ -539,13 +540,11 @@ CruxExperiment::RunJobs(const std::string& label,
         rdma = RdmaTransportHelper().Install(topo);
         transport = rdma;
     }
-    auto tupleOf = [&](const RdmaQpKey& key)
-    {
+    auto tupleOf = [&](const RdmaQpKey& key) {
         return rdma ? rdma->GetFiveTuple(key)
                     : FlowTransportHelper::MakeFiveTuple(topo, key, flow->GetQpSourcePort(key));
     };
-    auto setPort = [&](const RdmaQpKey& key, uint16_t port)
-    {
+    auto setPort = [&](const RdmaQpKey& key, uint16_t port) {
         if (rdma)
         {
             rdma->SetQpSourcePort(key, port);
@@ -587,7 +586,7 @@ CruxExperiment::RunJobs(const std::string& label,
     {
         RdmaQpKey key;
         std::vector<CruxPath> candidates;
-        uint32_t defaultPath {0};
+        uint32_t defaultPath{0};
     };
 
     std::map<std::pair<uint32_t, uint32_t>, FlowRef> flowRefs;
@@ -596,38 +595,34 @@ CruxExperiment::RunJobs(const std::string& label,
         // The scheduler's view of the job (shared with the cluster runs: MakeSchedJob); the
         // candidate paths are this topology's equal-cost paths, the default one the switches'
         // ECMP choice for the connection's default UDP source port.
-        SchedJob sj = MakeSchedJob(
-            job,
-            [&](const DltCommFlow& f, SchedFlow& sf)
+        SchedJob sj = MakeSchedJob(job, [&](const DltCommFlow& f, SchedFlow& sf) {
+            FlowRef ref;
+            ref.key.jobId = job.id;
+            ref.key.flowId = f.flowId;
+            ref.key.src = f.src;
+            ref.key.dst = f.dst;
+            const uint32_t sn = topo->GpuToNic(f.src.host, f.src.localGpu);
+            const uint32_t dn = topo->GpuToNic(f.dst.host, f.dst.localGpu);
+            ref.candidates = topo->GetEqualCostPaths(f.src.host, sn, f.dst.host, dn);
+            if (ref.candidates.empty())
             {
-                FlowRef ref;
-                ref.key.jobId = job.id;
-                ref.key.flowId = f.flowId;
-                ref.key.src = f.src;
-                ref.key.dst = f.dst;
-                const uint32_t sn = topo->GpuToNic(f.src.host, f.src.localGpu);
-                const uint32_t dn = topo->GpuToNic(f.dst.host, f.dst.localGpu);
-                ref.candidates = topo->GetEqualCostPaths(f.src.host, sn, f.dst.host, dn);
-                if (ref.candidates.empty())
-                {
-                    throw ExperimentError(s.source + ": topology: no path from host " +
-                                          std::to_string(f.src.host) + " to host " +
-                                          std::to_string(f.dst.host));
-                }
-                const CruxPath ecmp = topo->PredictEcmpPath(tupleOf(ref.key));
-                auto it = std::find(ref.candidates.begin(), ref.candidates.end(), ecmp);
-                if (it == ref.candidates.end())
-                {
-                    throw ExperimentError("internal: ECMP path " +
-                                          CruxTopology::PathToString(ecmp) + " of job " +
-                                          std::to_string(job.id) + " flow " +
-                                          std::to_string(f.flowId) + " is not a shortest path");
-                }
-                ref.defaultPath = static_cast<uint32_t>(it - ref.candidates.begin());
-                sf.candidatePaths.assign(ref.candidates.begin(), ref.candidates.end());
-                sf.defaultPath = ref.defaultPath;
-                flowRefs[{job.id, f.flowId}] = ref;
-            });
+                throw ExperimentError(s.source + ": topology: no path from host " +
+                                      std::to_string(f.src.host) + " to host " +
+                                      std::to_string(f.dst.host));
+            }
+            const CruxPath ecmp = topo->PredictEcmpPath(tupleOf(ref.key));
+            auto it = std::find(ref.candidates.begin(), ref.candidates.end(), ecmp);
+            if (it == ref.candidates.end())
+            {
+                throw ExperimentError("internal: ECMP path " + CruxTopology::PathToString(ecmp) +
+                                      " of job " + std::to_string(job.id) + " flow " +
+                                      std::to_string(f.flowId) + " is not a shortest path");
+            }
+            ref.defaultPath = static_cast<uint32_t>(it - ref.candidates.begin());
+            sf.candidatePaths.assign(ref.candidates.begin(), ref.candidates.end());
+            sf.defaultPath = ref.defaultPath;
+            flowRefs[{job.id, f.flowId}] = ref;
+        });
         auto mc = m_measuredComm.find(job.id);
         sj.measuredCommTime = mc != m_measuredComm.end() ? mc->second : 0.0;
         cm.jobs.push_back(sj);
@@ -705,19 +700,21 @@ CruxExperiment::RunJobs(const std::string& label,
 
     // ---------------------------------------------------------------- applications and traces
     RunState state;
-    state.linkTcBytes.assign(topo->GetNLinks(), std::array<uint64_t, 8> {});
+    state.linkTcBytes.assign(topo->GetNLinks(), std::array<uint64_t, 8>{});
     for (uint32_t l = 0; l < topo->GetNLinks() && rdma; ++l)
     {
         std::array<uint64_t, 8>* counters = &state.linkTcBytes[l];
         topo->GetLink(l).txDev->TraceConnectWithoutContext(
             "MacTx",
-            Callback<void, Ptr<const Packet>, uint8_t>([counters](Ptr<const Packet> p, uint8_t tc)
-                                                       { (*counters)[tc & 7] += p->GetSize(); }));
+            Callback<void, Ptr<const Packet>, uint8_t>([counters](Ptr<const Packet> p, uint8_t tc) {
+                (*counters)[tc & 7] += p->GetSize();
+            }));
         topo->GetLink(l).txDev->TraceConnectWithoutContext(
             "Drop",
             Callback<void, Ptr<const Packet>, uint8_t, const std::string&>(
-                [&state](Ptr<const Packet>, uint8_t, const std::string& reason)
-                { ++state.deviceDrops["device:" + reason]; }));
+                [&state](Ptr<const Packet>, uint8_t, const std::string& reason) {
+                    ++state.deviceDrops["device:" + reason];
+                }));
     }
 
     Ptr<GpuIntensityTracker> tracker = CreateObject<GpuIntensityTracker>();
@@ -742,15 +739,14 @@ CruxExperiment::RunJobs(const std::string& label,
         if (job.iterations > 0)
         {
             ++state.measuredRemaining;
-            app->TraceConnectWithoutContext("JobComplete",
-                                            Callback<void, uint32_t, Time>(
-                                                [&state](uint32_t, Time)
-                                                {
-                                                    if (--state.measuredRemaining == 0)
-                                                    {
-                                                        Simulator::Stop();
-                                                    }
-                                                }));
+            app->TraceConnectWithoutContext(
+                "JobComplete",
+                Callback<void, uint32_t, Time>([&state](uint32_t, Time) {
+                    if (--state.measuredRemaining == 0)
+                    {
+                        Simulator::Stop();
+                    }
+                }));
         }
         apps.push_back(app);
     }
@@ -927,8 +923,7 @@ CruxExperiment::FormatTable(const std::vector<ExperimentRunResult>& runs) const
     TypeId::AttributeInformation peakInfo;
     GpuIntensityTracker::GetTypeId().LookupAttributeByName("PeakFlops", &peakInfo);
     const double peakFlops = DynamicCast<const DoubleValue>(peakInfo.initialValue)->Get();
-    auto pct = [](double v)
-    {
+    auto pct = [](double v) {
         std::ostringstream o;
         if (std::isnan(v))
         {
@@ -1011,8 +1006,7 @@ CruxExperiment::WriteResults(const std::vector<ExperimentRunResult>& runs) const
         throw ExperimentError(tmp.string() + ": cannot create: " + ec.message());
     }
     std::vector<std::string> names;
-    auto open = [&](const std::string& name)
-    {
+    auto open = [&](const std::string& name) {
         names.push_back(name);
         auto f = std::make_unique<std::ofstream>(tmp / name);
         if (!*f)

@@ -15,10 +15,9 @@
 
 #include "live-cluster-fabric.h"
 
-#include "sched-job-builder.h"
-
 #include "ns3/data-rate.h"
 #include "ns3/log.h"
+#include "ns3/sched-job-builder.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -206,9 +205,9 @@ LiveClusterFabric::StartJob(const DltJob& jobIn, Callback<void, uint32_t> onFini
     st.onFinish = onFinish;
     for (const auto& f : jobIn.CommunicationPattern())
     {
-        auto sf = std::find_if(sj.flows.begin(),
-                               sj.flows.end(),
-                               [&](const SchedFlow& x) { return x.id == f.flowId; });
+        auto sf = std::find_if(sj.flows.begin(), sj.flows.end(), [&](const SchedFlow& x) {
+            return x.id == f.flowId;
+        });
         FlowState fs;
         fs.key.jobId = jobIn.id;
         fs.key.flowId = f.flowId;
@@ -354,8 +353,7 @@ LiveClusterFabric::CheckPath(const std::vector<uint32_t>& path, const FlowState&
                std::to_string(flow.key.dst.host);
     }
     // the NIC of each end, when the topology has routing tables
-    auto nicLinks = [&](uint32_t host, uint32_t gpu) -> const std::vector<uint32_t>*
-    {
+    auto nicLinks = [&](uint32_t host, uint32_t gpu) -> const std::vector<uint32_t>* {
         if (host >= m_topo.nicUp.size())
         {
             return nullptr;

@@ -58,7 +58,7 @@ RequireDelay(double value, const std::string& field)
 
 /// Check the per-host fields of a topology config: <prefix>.gpusPerHost and
 /// <prefix>.nicsPerHost >= 1, and nicsPerHost <= gpusPerHost; throws std::invalid_argument.
-template<typename Config>
+template <typename Config>
 void
 RequireHostShape(const Config& c, const std::string& prefix)
 {
@@ -72,7 +72,7 @@ RequireHostShape(const Config& c, const std::string& prefix)
 
 /// Check the link fields of a three-tier config (hostLinkBps, torAggBps, aggCoreBps: positive
 /// finite bit/s; delay: finite, >= 0 s), in that order; throws std::invalid_argument.
-template<typename Config>
+template <typename Config>
 void
 RequireThreeTierLinks(const Config& c, const std::string& prefix)
 {
@@ -87,8 +87,8 @@ class Builder
 {
   public:
     Builder(ScaleTopology& topo, double delay)
-        : m_topo(topo)
-        , m_delay(delay)
+        : m_topo(topo),
+          m_delay(delay)
     {
     }
 
@@ -239,7 +239,7 @@ Climb(const ScaleTopology& topo, const std::vector<UpPath>& level)
     {
         for (uint32_t l : topo.nodeUp[p.node])
         {
-            UpPath q {topo.linkEnds[l].second, p.links};
+            UpPath q{topo.linkEnds[l].second, p.links};
             q.links.push_back(l);
             next.push_back(std::move(q));
         }
@@ -276,14 +276,14 @@ ToString(ScaleNodeKind kind)
 {
     switch (kind)
     {
-        case ScaleNodeKind::HOST:
-            return "host";
-        case ScaleNodeKind::TOR:
-            return "tor";
-        case ScaleNodeKind::AGG:
-            return "agg";
-        case ScaleNodeKind::CORE:
-            return "core";
+    case ScaleNodeKind::HOST:
+        return "host";
+    case ScaleNodeKind::TOR:
+        return "tor";
+    case ScaleNodeKind::AGG:
+        return "agg";
+    case ScaleNodeKind::CORE:
+        return "core";
     }
     return "unknown";
 }
@@ -314,7 +314,7 @@ ScaleTopology::NicOfGpu(uint32_t gpu) const
         throw std::out_of_range("ScaleTopology: GPU index " + std::to_string(gpu) +
                                 " >= gpusPerHost " + std::to_string(gpusPerHost));
     }
-    return static_cast<uint32_t>(uint64_t {gpu} * nicsPerHost / gpusPerHost);
+    return static_cast<uint32_t>(uint64_t{gpu} * nicsPerHost / gpusPerHost);
 }
 
 std::vector<std::vector<uint32_t>>
@@ -423,7 +423,7 @@ EcmpPathIndex(uint64_t seed, uint32_t jobId, uint32_t flowId, uint32_t numPaths)
     }
     uint64_t h = Mix64(seed);
     h = Mix64(h ^ jobId);
-    h = Mix64(h ^ (uint64_t {flowId} << 32 | 0x5bd1e995ULL));
+    h = Mix64(h ^ (uint64_t{flowId} << 32 | 0x5bd1e995ULL));
     return static_cast<uint32_t>(h % numPaths);
 }
 
@@ -455,8 +455,8 @@ BuildTwoLayerClos(const ClosScaleConfig& c)
     topo.hostTor.resize(hosts);
     for (uint32_t t = 0; t < c.tors; ++t)
     {
-        const auto lo = static_cast<uint32_t>(uint64_t {t} * hosts / c.tors);
-        const auto hi = static_cast<uint32_t>(uint64_t {t + 1} * hosts / c.tors);
+        const auto lo = static_cast<uint32_t>(uint64_t{t} * hosts / c.tors);
+        const auto hi = static_cast<uint32_t>(uint64_t{t + 1} * hosts / c.tors);
         for (uint32_t h = lo; h < hi; ++h)
         {
             topo.hostTor[h] = t;
@@ -517,8 +517,8 @@ BuildDoubleSided(const DoubleSidedConfig& c)
     topo.hostTor.resize(c.numHosts);
     for (uint32_t p = 0; p < pods; ++p)
     {
-        const auto lo = static_cast<uint32_t>(uint64_t {p} * c.numHosts / pods);
-        const auto hi = static_cast<uint32_t>(uint64_t {p + 1} * c.numHosts / pods);
+        const auto lo = static_cast<uint32_t>(uint64_t{p} * c.numHosts / pods);
+        const auto hi = static_cast<uint32_t>(uint64_t{p + 1} * c.numHosts / pods);
         for (uint32_t h = lo; h < hi; ++h)
         {
             topo.hostTor[h] = 2 * p;

@@ -15,10 +15,10 @@
 
 #include "stage-ablation.h"
 
-#include "crux-scheduler.h"
-#include "sincronia-scheduler.h"
-#include "taccl-scheduler.h"
-#include "varys-scheduler.h"
+#include "ns3/crux-scheduler.h"
+#include "ns3/sincronia-scheduler.h"
+#include "ns3/taccl-scheduler.h"
+#include "ns3/varys-scheduler.h"
 
 #include <algorithm>
 #include <map>
@@ -66,14 +66,11 @@ OrderOf(const ClusterModel& model, const Decision& d)
 {
     std::vector<uint32_t> order(model.jobs.size());
     std::iota(order.begin(), order.end(), 0u);
-    std::sort(order.begin(),
-              order.end(),
-              [&](uint32_t a, uint32_t b)
-              {
-                  const uint32_t ra = d.jobs.at(model.jobs[a].id).rank;
-                  const uint32_t rb = d.jobs.at(model.jobs[b].id).rank;
-                  return ra != rb ? ra < rb : model.jobs[a].id < model.jobs[b].id;
-              });
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        const uint32_t ra = d.jobs.at(model.jobs[a].id).rank;
+        const uint32_t rb = d.jobs.at(model.jobs[b].id).rank;
+        return ra != rb ? ra < rb : model.jobs[a].id < model.jobs[b].id;
+    });
     return order;
 }
 
@@ -89,7 +86,7 @@ Splits(uint32_t n, uint32_t k)
     }
     std::vector<uint32_t> cur(n, 0);
     // Gap i (between positions i and i+1) is cut or not; at most k-1 cuts.
-    for (uint64_t mask = 0; mask < (uint64_t {1} << (n - 1)); ++mask)
+    for (uint64_t mask = 0; mask < (uint64_t{1} << (n - 1)); ++mask)
     {
         if (static_cast<uint32_t>(__builtin_popcountll(mask)) > k - 1)
         {
@@ -188,8 +185,7 @@ RunStageAblation(const ClusterModel& model, const StageAblationOptions& options)
     // ---- priority assignment on the optimum's paths P*, best split of the method's order
     const std::vector<std::vector<uint32_t>> splits = Splits(n, k);
     const Decision atOpt = WithPaths(model, base, opt.paths);
-    auto bestSplit = [&](const std::vector<uint32_t>& order)
-    {
+    auto bestSplit = [&](const std::vector<uint32_t>& order) {
         double best = 0;
         std::vector<uint32_t> blocks(n);
         for (const auto& split : splits)
@@ -219,14 +215,11 @@ RunStageAblation(const ClusterModel& model, const StageAblationOptions& options)
         score["pa.varys"] = ratio(bestSplit(OrderOf(model, c)));
         std::vector<uint32_t> order(n);
         std::iota(order.begin(), order.end(), 0u);
-        std::stable_sort(order.begin(),
-                         order.end(),
-                         [&](uint32_t a, uint32_t b)
-                         {
-                             const double ia = atOpt.jobs.at(model.jobs[a].id).intensity;
-                             const double ib = atOpt.jobs.at(model.jobs[b].id).intensity;
-                             return ia != ib ? ia > ib : model.jobs[a].id < model.jobs[b].id;
-                         });
+        std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+            const double ia = atOpt.jobs.at(model.jobs[a].id).intensity;
+            const double ib = atOpt.jobs.at(model.jobs[b].id).intensity;
+            return ia != ib ? ia > ib : model.jobs[a].id < model.jobs[b].id;
+        });
         score["pa.intensity"] = ratio(bestSplit(order));
         result.kReorders = order != cruxOrder;
         result.kChangesOrderHead = order.front() != cruxOrder.front();
