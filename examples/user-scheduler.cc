@@ -174,13 +174,17 @@ main(int argc, char* argv[])
         std::cout << ClusterRun::FormatTable(traceRuns);
 
         // 3. Microbenchmark (Crux §4.4): ratio to the exhaustive optimum, end to end.
+        // Settings of crux-microbenchmark's defaults (at most 256 path choices, horizon 30).
+        RandomClusterParams params;
+        params.maxPathChoices = 256;
         StageAblationOptions options;
+        options.search.evaluator.horizonIterations = 30;
+        options.search.maxSearchSize = 1e12; // the path cap bounds the space
         options.extraSchedulers = {"intensity"};
-        const auto columns = StageAblationColumns(options);
         for (uint32_t i = 0; i < cases; ++i)
         {
             const StageAblationResult r =
-                RunStageAblation(GenerateRandomCluster(RandomClusterParams(), i + 1), options);
+                RunStageAblation(GenerateRandomCluster(params, i + 1), options);
             std::cout << "microbenchmark case " << i << ":" << std::fixed << std::setprecision(4);
             for (const auto& [column, ratio] : r.ratios)
             {
