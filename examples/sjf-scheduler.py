@@ -137,8 +137,8 @@ def run_microbenchmark(cases, scheduler="sjf"):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scenario", default=os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "..", "scenarios", "smoke.json"),
+    parser.add_argument("--scenario", default=os.path.normpath(os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "scenarios", "smoke.json")),
         help="scenario file of the scenario run (default scenarios/smoke.json)")
     parser.add_argument("--fabric", choices=("flow", "packet"), default="flow",
                         help="fabric of the scenario run (default flow)")
