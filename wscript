@@ -22,7 +22,7 @@
 # Simulator-free C++ (cluster description, scheduling, fluid evaluator, case generator).
 CRUX_PURE_SOURCES = [
     # --- cluster description ---
-    'model/cluster/scale-topology.cc',
+    'model/cluster/cluster-topology.cc',
     'model/cluster/gpu-placement.cc',
     # --- scheduling ---
     'model/scheduling/cluster-model.cc',
@@ -87,7 +87,7 @@ CRUX_SOURCES = CRUX_PURE_SOURCES + [
 
 CRUX_HEADERS = [
     # --- cluster description ---
-    'model/cluster/scale-topology.h',
+    'model/cluster/cluster-topology.h',
     'model/cluster/gpu-placement.h',
     # --- scheduling ---
     'model/scheduling/cluster-model.h',

@@ -7,7 +7,7 @@
 # crux-scheduling for GoogleTest).
 set(CRUX_PURE_SOURCES
     # --- cluster description ---
-    model/cluster/scale-topology.cc
+    model/cluster/cluster-topology.cc
     model/cluster/gpu-placement.cc
     # --- scheduling ---
     model/scheduling/cluster-model.cc
@@ -73,7 +73,7 @@ set(CRUX_SOURCES
 
 set(CRUX_HEADERS
     # --- cluster description ---
-    model/cluster/scale-topology.h
+    model/cluster/cluster-topology.h
     model/cluster/gpu-placement.h
     # --- scheduling ---
     model/scheduling/cluster-model.h
@@ -184,7 +184,7 @@ set(CRUX_GTEST_SOURCES
     test/gtest/cassini-scheduler-test.cc
     test/gtest/flow-evaluator-test.cc
     test/gtest/optimal-scheduler-test.cc
-    test/gtest/scale-topology-test.cc
+    test/gtest/cluster-topology-test.cc
     test/gtest/gpu-placement-test.cc
     test/gtest/scheduler-test-util.cc
     # --- trace ---

@@ -100,9 +100,9 @@ ZooModelFor(const ModelMapper& mapper, const TraceJob& tj)
     return mapper.Map(tj.modelLabel, tj.name).zooModel;
 }
 
-/// A Lingjun-like host list over a ScaleTopology (for the trace generator).
+/// A Lingjun-like host list over a ClusterTopology (for the trace generator).
 LingjunTopology
-LingjunViewOf(const ScaleTopology& topo)
+LingjunViewOf(const ClusterTopology& topo)
 {
     LingjunTopology lt;
     uint32_t groups = 0;
@@ -193,7 +193,7 @@ class EpochEngine
 {
   public:
     EpochEngine(const ClusterRunConfig& config,
-                const ScaleTopology& topo,
+                const ClusterTopology& topo,
                 const std::vector<TraceJob>& window,
                 double origin,
                 double windowStart,
@@ -434,7 +434,7 @@ class EpochEngine
         DltJob dlt = DltJob::FromModel(i, j.res.model, gpus);
         // The shared conversion (ring flows, equal-cost paths, ECMP default, overlapStart =
         // f + (1 - f) / numBuckets), identical to what LiveClusterFabric routes by.
-        SchedJob sj = MakeScaleSchedJob(dlt, m_topo, m_config.seed, m_config.maxPaths);
+        SchedJob sj = MakeClusterSchedJob(dlt, m_topo, m_config.seed, m_config.maxPaths);
         j.defaults = DefaultPathChoice(sj);
         j.res.hosts = static_cast<uint32_t>(alloc.size());
         j.res.start = m_ws + Now();
@@ -924,7 +924,7 @@ class EpochEngine
     }
 
     const ClusterRunConfig& m_config;                         //!< config
-    const ScaleTopology& m_topo;                              //!< topology
+    const ClusterTopology& m_topo;                              //!< topology
     const std::vector<TraceJob>& m_window;                    //!< window jobs
     double m_origin;                                          //!< trace origin
     double m_ws;                                              //!< window start (trace clock)
@@ -1155,7 +1155,7 @@ ClusterRun::GetConfig() const
     return m_config;
 }
 
-const ScaleTopology&
+const ClusterTopology&
 ClusterRun::GetTopology() const
 {
     return m_topo;

@@ -151,35 +151,46 @@ CruxExperiment::CruxExperiment(const Scenario& scenario)
     {
         fail("seed", "must be >= 1 (ns-3 RNG seeds are positive)");
     }
-    if (tp.type == "testbed")
+    if (tp.type != "testbed" && tp.tors % tp.nicsPerHost != 0)
     {
-        CruxClosConfig cfg = CruxTopologyHelper::TestbedConfig();
-        m_nHosts = cfg.numTors / cfg.nicsPerHost * cfg.hostsPerTor;
-        m_gpusPerHost = cfg.gpusPerHost;
-    }
-    else
-    {
-        if (tp.tors % tp.nicsPerHost != 0)
-        {
-            fail("topology.nicsPerHost",
-                 "must divide topology.tors (each NIC of a host goes to another ToR of its group)");
-        }
-        m_nHosts = tp.tors / tp.nicsPerHost * tp.hostsPerTor;
-        m_gpusPerHost = tp.gpusPerHost;
+        fail("topology.nicsPerHost",
+             "must divide topology.tors (each NIC of a host goes to another ToR of its group)");
     }
     try
     {
-        ParseRate(tp.hostLinkRate, "topology.hostLinkRate");
-        ParseRate(tp.fabricLinkRate, "topology.fabricLinkRate");
-        ParseTime(tp.linkDelay, "topology.linkDelay");
         ParseByteSize(tp.switchBuffer, "topology.switchBuffer");
         CheckModes({s.scheduler});
+        // The one cluster description of this scenario: placement, the scheduler's cluster
+        // model and both fabrics are built from it.
+        ClosConfig cc = TestbedClosConfig();
+        if (tp.type != "testbed")
+        {
+            cc.tors = tp.tors;
+            cc.aggs = tp.aggs;
+            cc.hostsPerTor = tp.hostsPerTor;
+            cc.numHosts = 0;
+            cc.nicsPerHost = tp.nicsPerHost;
+            cc.gpusPerHost = tp.gpusPerHost;
+            cc.hostLinkBps = static_cast<double>(
+                ParseRate(tp.hostLinkRate, "topology.hostLinkRate").GetBitRate());
+            cc.torAggBps = static_cast<double>(
+                ParseRate(tp.fabricLinkRate, "topology.fabricLinkRate").GetBitRate());
+            cc.delay = ParseTime(tp.linkDelay, "topology.linkDelay").GetSeconds();
+        }
+        cc.wiring = tp.wiring;
+        m_cluster = BuildTwoLayerClos(cc);
     }
     catch (const ExperimentError& e)
     {
         // The parsers name the field; put the scenario file in front of it.
         fail(e.GetField(), e.GetDetail());
     }
+    catch (const std::invalid_argument& e)
+    {
+        fail("topology", e.what());
+    }
+    m_nHosts = m_cluster.NumHosts();
+    m_gpusPerHost = m_cluster.gpusPerHost;
     for (size_t i = 0; i < s.jobs.size(); ++i)
     {
         if (!ModelZoo::Has(s.jobs[i].model))
@@ -502,28 +513,9 @@ CruxExperiment::RunJobs(const std::string& label,
     th.SetMmuAttribute("BufferSize",
                        UintegerValue(ParseByteSize(tp.switchBuffer, "topology.switchBuffer")));
     th.SetMmuAttribute("PfcEnabled", BooleanValue(tp.pfc));
-    CruxClosConfig cfg;
-    if (tp.type == "testbed")
-    {
-        cfg = CruxTopologyHelper::TestbedConfig();
-    }
-    else
-    {
-        cfg.numTors = tp.tors;
-        cfg.hostsPerTor = tp.hostsPerTor;
-        cfg.numAggs = tp.aggs;
-        cfg.nicsPerHost = tp.nicsPerHost;
-        cfg.gpusPerHost = tp.gpusPerHost;
-        cfg.hostLinkRate = ParseRate(tp.hostLinkRate, "topology.hostLinkRate");
-        cfg.fabricLinkRate = ParseRate(tp.fabricLinkRate, "topology.fabricLinkRate");
-        cfg.hostLinkDelay = ParseTime(tp.linkDelay, "topology.linkDelay");
-        cfg.fabricLinkDelay = cfg.hostLinkDelay;
-    }
-    cfg.rotateNics = tp.wiring == "rotated";
     // The seed salts every switch's ECMP hash: another seed gives other ECMP choices.
-    cfg.assignEcmpSeeds = true;
-    cfg.ecmpSeedBase = static_cast<uint32_t>(s.seed * 2654435761ULL);
-    Ptr<CruxTopology> topo = th.BuildClos(cfg);
+    th.SetEcmpSeedBase(static_cast<uint32_t>(s.seed * 2654435761ULL));
+    Ptr<CruxTopology> topo = th.Install(m_cluster);
 
     // The transport: packet level (RoCEv2 NICs) or flow level. Both give a connection (queue
     // pair) the same default UDP source port, so ECMP places it on the same path.

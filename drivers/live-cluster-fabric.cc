@@ -57,13 +57,13 @@ LiveClusterFabric::GetTypeId()
             .AddAttribute("EcmpSeed",
                           "Seed of the ECMP hash (EcmpPathIndex) that picks a flow's default "
                           "path among its equal-cost candidates before any decision. Use the "
-                          "same seed when building the ClusterModel (MakeScaleSchedJob).",
+                          "same seed when building the ClusterModel (MakeClusterSchedJob).",
                           UintegerValue(1),
                           MakeUintegerAccessor(&LiveClusterFabric::m_ecmpSeed),
                           MakeUintegerChecker<uint64_t>())
             .AddAttribute("MaxPaths",
                           "Cap on the equal-cost candidate paths per flow "
-                          "(ScaleTopology::EqualCostPaths maxPaths), >= 1.",
+                          "(ClusterTopology::EqualCostPaths maxPaths), >= 1.",
                           UintegerValue(64),
                           MakeUintegerAccessor(&LiveClusterFabric::m_maxPaths),
                           MakeUintegerChecker<uint32_t>(1, 16384))
@@ -116,7 +116,7 @@ LiveClusterFabric::PortOfPathIndex(uint32_t index)
 }
 
 void
-LiveClusterFabric::Setup(const ScaleTopology& topo)
+LiveClusterFabric::Setup(const ClusterTopology& topo)
 {
     NS_LOG_FUNCTION(this << topo.name);
     if (m_setup)
@@ -177,7 +177,7 @@ LiveClusterFabric::GetSchedJob(const DltJob& job) const
     {
         throw std::logic_error("LiveClusterFabric::GetSchedJob before Setup");
     }
-    return MakeScaleSchedJob(job, m_topo, m_ecmpSeed, m_maxPaths);
+    return MakeClusterSchedJob(job, m_topo, m_ecmpSeed, m_maxPaths);
 }
 
 void
@@ -371,7 +371,7 @@ LiveClusterFabric::CheckPath(const std::vector<uint32_t>& path, const FlowState&
     }
     if (const auto* up = nicLinks(flow.key.dst.host, flow.key.dst.localGpu))
     {
-        if (std::find(up->begin(), up->end(), ScaleTopology::Reverse(path.back())) == up->end())
+        if (std::find(up->begin(), up->end(), ClusterTopology::Reverse(path.back())) == up->end())
         {
             return "the last link " + std::to_string(path.back()) +
                    " does not enter the NIC of destination GPU " +
@@ -552,7 +552,7 @@ LiveClusterFabric::GetTransport() const
     return m_transport;
 }
 
-const ScaleTopology&
+const ClusterTopology&
 LiveClusterFabric::GetTopology() const
 {
     return m_topo;

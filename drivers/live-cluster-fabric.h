@@ -24,7 +24,7 @@
 #include "ns3/node.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
-#include "ns3/scale-topology.h"
+#include "ns3/cluster-topology.h"
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
@@ -37,26 +37,26 @@ namespace ns3
 
 /**
  * \ingroup crux
- * \brief A running cluster at flow level on a ScaleTopology: DLT jobs start and stop over time
+ * \brief A running cluster at flow level on a ClusterTopology: DLT jobs start and stop over time
  * as DltJobApplications on one FlowTransport, and every scheduler decision is installed on the
  * running fabric (the "flow" engine of the trace-driven cluster runs, issue 4; Crux §4, §6.3:
  * "on every arrival or completion the scheduler recomputes paths and priorities for all running
  * jobs").
  *
- * **Fabric.** Setup() registers every host of the ScaleTopology (gpusPerHost GPUs each) and
- * every directed link (SchedLink::bandwidth bit/s, ScaleTopology::linkDelay seconds) with a
+ * **Fabric.** Setup() registers every host of the ClusterTopology (gpusPerHost GPUs each) and
+ * every directed link (SchedLink::bandwidth bit/s, ClusterTopology::linkDelay seconds) with a
  * FlowTransport (same link ids), and sets its path resolver. Transport knobs (PacketPayload,
  * DSCP → TC map, NVLink rate...) are FlowTransport attributes: set them on GetTransport() or
  * with Config defaults.
  *
  * **Paths.** LiveClusterFabric owns the routing state: for every flow (job id, flow id) of a job
- * a path table, i.e. a list of link-id lists, initially ScaleTopology::EqualCostPaths() of the
+ * a path table, i.e. a list of link-id lists, initially ClusterTopology::EqualCostPaths() of the
  * flow (at most "MaxPaths"), and the index of the installed path. The installed path is encoded
  * in the UDP source port of the flow's messages: **port = 49152 + path-table index**
  * (PortOfPathIndex()); the resolver handed to FlowTransport maps (connection key, port) back
  * through the table. Before any decision a flow uses its ECMP default,
  * EcmpPathIndex("EcmpSeed", job id, flow id, number of candidates) — exactly
- * MakeScaleSchedJob()'s SchedFlow::defaultPath, so a ClusterModel built with MakeSchedJob()
+ * MakeClusterSchedJob()'s SchedFlow::defaultPath, so a ClusterModel built with MakeSchedJob()
  * (or GetSchedJob()) describes the fabric as it is. A decision may install any valid path (it
  * need not be in the table yet: it is appended); table entries are never removed, so messages
  * posted with an old port keep resolving to their old path.
@@ -106,13 +106,13 @@ class LiveClusterFabric : public Object
     /**
      * \brief Build the fabric: a FlowTransport with every host and link of \p topo and this
      * object's path resolver (see the class description). Call once, before StartJob().
-     * \param topo the topology (copied); ScaleTopology::linkDelay must have one entry per link
+     * \param topo the topology (copied); ClusterTopology::linkDelay must have one entry per link
      * \throws std::logic_error if called twice
      * \throws std::invalid_argument naming the field for a topology without hosts, with
      *         gpusPerHost 0, a link count different from linkDelay's / linkEnds' size, a
      *         non-positive bandwidth or a negative delay
      */
-    void Setup(const ScaleTopology& topo);
+    void Setup(const ClusterTopology& topo);
 
     /**
      * \brief Start a job: a DltJobApplication running \p job on the FlowTransport for
@@ -121,7 +121,7 @@ class LiveClusterFabric : public Object
      * The job's DSCP is job.dscp (level job.dscp / 8) until a decision changes it; its flows'
      * paths are the ECMP defaults (class description); job.udpSrcPorts is ignored (replaced by
      * the path encoding).
-     * \param job the job; job.gpus are (host index, local GPU) of the ScaleTopology
+     * \param job the job; job.gpus are (host index, local GPU) of the ClusterTopology
      * \param onFinish called with the job id once, when the last iteration has completed
      *        (scheduled at that simulation instant, after the completion: it may call
      *        StartJob/StopJob/ApplyDecision); never called for a stopped job; may be null
@@ -172,14 +172,14 @@ class LiveClusterFabric : public Object
     Ptr<FlowTransport> GetTransport() const;
 
     /// \return the topology given to Setup()
-    const ScaleTopology& GetTopology() const;
+    const ClusterTopology& GetTopology() const;
 
     /**
-     * \brief The scheduler's view of a job as it would run on this fabric: MakeScaleSchedJob()
+     * \brief The scheduler's view of a job as it would run on this fabric: MakeClusterSchedJob()
      * with this fabric's "EcmpSeed" and "MaxPaths".
      * \param job a job whose GPUs are on the topology
      * \return the SchedJob (candidate paths and ECMP default as the fabric uses them)
-     * \throws std::invalid_argument as MakeScaleSchedJob(), std::logic_error before Setup()
+     * \throws std::invalid_argument as MakeClusterSchedJob(), std::logic_error before Setup()
      */
     SchedJob GetSchedJob(const DltJob& job) const;
 
@@ -263,7 +263,7 @@ class LiveClusterFabric : public Object
     uint32_t m_maxPaths{64}; //!< attribute MaxPaths
 
     bool m_setup{false};                 //!< Setup() was called
-    ScaleTopology m_topo;                //!< the topology
+    ClusterTopology m_topo;                //!< the topology
     Ptr<FlowTransport> m_transport;      //!< the fabric
     Ptr<Node> m_node;                    //!< holds the applications
     std::map<uint32_t, JobState> m_jobs; //!< job id -> state (finished jobs kept)

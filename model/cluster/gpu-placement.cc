@@ -125,7 +125,7 @@ GpuPlacer::GpuPlacer(std::vector<PlacementHost> hosts, PlacementPolicy policy, u
 }
 
 std::vector<PlacementHost>
-GpuPlacer::HostsOf(const ScaleTopology& topo)
+GpuPlacer::HostsOf(const ClusterTopology& topo)
 {
     std::vector<PlacementHost> out;
     out.reserve(topo.NumHosts());

@@ -18,7 +18,7 @@
 
 // Pure C++ (no ns-3 includes): compiled into the crux-scheduling library.
 
-#include "scale-topology.h"
+#include "cluster-topology.h"
 
 #include <cstdint>
 #include <map>
@@ -130,7 +130,7 @@ class GpuPlacer
 
     /// \return the hosts of a topology: gpus = gpusPerHost, tor = hostTor[h],
     ///         group = torGroup[hostTor[h]]
-    static std::vector<PlacementHost> HostsOf(const ScaleTopology& topo);
+    static std::vector<PlacementHost> HostsOf(const ClusterTopology& topo);
 
     /**
      * \brief Place a job.

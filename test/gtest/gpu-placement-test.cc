@@ -17,7 +17,7 @@
 // sequences, locality, random spreading, buddy alignment, full/release, bad input.
 
 #include "ns3/gpu-placement.h"
-#include "ns3/scale-topology.h"
+#include "ns3/cluster-topology.h"
 
 #include <gtest/gtest.h>
 #include <map>
@@ -36,7 +36,7 @@ namespace
 std::vector<PlacementHost>
 SmallHosts(uint32_t tors, uint32_t hostsPerTor)
 {
-    ClosScaleConfig c;
+    ClosConfig c;
     c.tors = tors;
     c.aggs = 2;
     c.hostsPerTor = hostsPerTor;
@@ -121,7 +121,7 @@ TEST(GpuPlacementTest, ParsePolicy)
 
 TEST(GpuPlacementTest, HostsOfTopology)
 {
-    const ScaleTopology t = BuildDoubleSided(DoubleSidedConfig{});
+    const ClusterTopology t = BuildDoubleSided(DoubleSidedConfig{});
     const auto hosts = GpuPlacer::HostsOf(t);
     ASSERT_EQ(hosts.size(), 250U);
     for (uint32_t h = 0; h < hosts.size(); ++h)
