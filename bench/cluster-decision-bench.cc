@@ -23,13 +23,13 @@
  *   cluster-decision-bench --jobs=100 --scheduler=crux --placement=random --repeat=5
  */
 
+#include "ns3/cluster-topology.h"
 #include "ns3/comm-scheduler.h"
 #include "ns3/command-line.h"
 #include "ns3/dlt-job.h"
 #include "ns3/gpu-placement.h"
 #include "ns3/lingjun-trace-generator.h"
 #include "ns3/model-mapping.h"
-#include "ns3/cluster-topology.h"
 #include "ns3/sched-job-builder.h"
 
 #include <algorithm>

@@ -24,6 +24,7 @@
 #include "ns3/flow-transport-helper.h"
 #include "ns3/flow-transport.h"
 #include "ns3/gpu-intensity-tracker.h"
+#include "ns3/gpu-placement.h"
 #include "ns3/log.h"
 #include "ns3/model-zoo.h"
 #include "ns3/nstime.h"
@@ -42,6 +43,7 @@
 #include <fstream>
 #include <iomanip>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <unistd.h>
 
@@ -211,26 +213,14 @@ CruxExperiment::PlaceJobs()
         throw ExperimentError(s.source + ": " + field + ": " + what);
     };
     const uint32_t total = m_nHosts * m_gpusPerHost;
-    std::vector<std::vector<bool>> used(m_nHosts, std::vector<bool>(m_gpusPerHost, false));
-    auto freeOn = [&used](uint32_t h) {
-        return static_cast<uint32_t>(std::count(used[h].begin(), used[h].end(), false));
-    };
-    auto take = [&used](uint32_t h, uint32_t n, std::vector<GpuId>& out) {
-        for (uint32_t g = 0; g < used[h].size() && n > 0; ++g)
-        {
-            if (!used[h][g])
-            {
-                used[h][g] = true;
-                out.push_back(GpuId{h, g});
-                --n;
-            }
-        }
-    };
+    // The one GPU allocator (model/cluster/gpu-placement.h): listed hosts as given, other jobs
+    // locality-first (same ToR, then same group), in scenario order.
+    GpuPlacer placer(GpuPlacer::HostsOf(m_cluster), PlacementPolicy::LOCALITY_FIRST, s.seed);
     for (uint32_t i = 0; i < s.jobs.size(); ++i)
     {
         const ScenarioJob& sj = s.jobs[i];
         const std::string f = "jobs[" + std::to_string(i) + "]";
-        std::vector<GpuId> gpus;
+        std::optional<std::vector<HostShare>> shares;
         if (!sj.hosts.empty())
         {
             const uint32_t per = sj.gpusPerHost > 0 ? sj.gpusPerHost : m_gpusPerHost;
@@ -261,55 +251,57 @@ CruxExperiment::PlaceJobs()
                 {
                     fail(f + ".hosts", "host " + std::to_string(h) + " is listed twice");
                 }
-                if (freeOn(h) < per)
+                if (placer.FreeGpusOnHost(h) < per)
                 {
                     fail(f + ".hosts",
-                         "host " + std::to_string(h) + " has only " + std::to_string(freeOn(h)) +
+                         "host " + std::to_string(h) + " has only " +
+                             std::to_string(placer.FreeGpusOnHost(h)) +
                              " free GPUs, the job needs " + std::to_string(per));
                 }
-                take(h, per, gpus);
             }
+            shares = placer.AllocateOn(i, sj.hosts, per);
         }
         else
         {
             const uint32_t n = sj.gpus;
-            uint32_t freeTotal = 0;
-            for (uint32_t h = 0; h < m_nHosts; ++h)
-            {
-                freeTotal += freeOn(h);
-            }
-            if (n > freeTotal)
+            if (n > placer.FreeGpus())
             {
                 fail(f + ".gpus",
                      "job asks for " + std::to_string(n) + " GPUs but only " +
-                         std::to_string(freeTotal) + " of the cluster's " + std::to_string(total) +
-                         " GPUs are free");
+                         std::to_string(placer.FreeGpus()) + " of the cluster's " +
+                         std::to_string(total) + " GPUs are free");
             }
             const uint32_t per = sj.gpusPerHost > 0 ? sj.gpusPerHost : std::min(n, m_gpusPerHost);
-            if (per > m_gpusPerHost || n % per != 0)
+            if (per == 0 || per > m_gpusPerHost || n % per != 0)
             {
                 fail(f + ".gpus",
                      std::to_string(n) + " GPUs cannot be split into equal groups of " +
                          std::to_string(per) + " per host (hosts have " +
                          std::to_string(m_gpusPerHost) + " GPUs)");
             }
-            uint32_t hostsNeeded = n / per;
-            // Locality first: hosts in index order (hosts under one ToR are consecutive).
-            for (uint32_t h = 0; h < m_nHosts && hostsNeeded > 0; ++h)
+            try
             {
-                if (freeOn(h) >= per)
-                {
-                    take(h, per, gpus);
-                    --hostsNeeded;
-                }
+                shares = placer.Allocate(i, JobShape{n / per, per});
             }
-            if (hostsNeeded > 0)
+            catch (const std::invalid_argument&)
+            {
+                shares.reset(); // can never fit: reported below
+            }
+            if (!shares)
             {
                 fail(f + ".gpus",
                      "no room for " + std::to_string(n / per) + " hosts with " +
                          std::to_string(per) +
                          " free GPUs each (cluster: " + std::to_string(m_nHosts) + " hosts x " +
                          std::to_string(m_gpusPerHost) + " GPUs)");
+            }
+        }
+        std::vector<GpuId> gpus;
+        for (const HostShare& hs : *shares)
+        {
+            for (uint32_t g : hs.localGpus)
+            {
+                gpus.push_back(GpuId{hs.host, g});
             }
         }
         try

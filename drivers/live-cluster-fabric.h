@@ -18,13 +18,13 @@
 
 #include "ns3/callback.h"
 #include "ns3/cluster-model.h"
+#include "ns3/cluster-topology.h"
 #include "ns3/dlt-job-application.h"
 #include "ns3/dlt-job.h"
 #include "ns3/flow-transport.h"
 #include "ns3/node.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
-#include "ns3/cluster-topology.h"
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
@@ -263,7 +263,7 @@ class LiveClusterFabric : public Object
     uint32_t m_maxPaths{64}; //!< attribute MaxPaths
 
     bool m_setup{false};                 //!< Setup() was called
-    ClusterTopology m_topo;                //!< the topology
+    ClusterTopology m_topo;              //!< the topology
     Ptr<FlowTransport> m_transport;      //!< the fabric
     Ptr<Node> m_node;                    //!< holds the applications
     std::map<uint32_t, JobState> m_jobs; //!< job id -> state (finished jobs kept)

@@ -75,9 +75,9 @@ CheckJobOnClusterTopology(const DltJob& job, const ClusterTopology& topo)
 
 SchedJob
 MakeClusterSchedJob(const DltJob& job,
-                  const ClusterTopology& topo,
-                  uint64_t ecmpSeed,
-                  uint32_t maxPaths)
+                    const ClusterTopology& topo,
+                    uint64_t ecmpSeed,
+                    uint32_t maxPaths)
 {
     if (maxPaths == 0)
     {

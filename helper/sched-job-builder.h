@@ -17,8 +17,8 @@
 #define CRUX_SCHED_JOB_BUILDER_H
 
 #include "ns3/cluster-model.h"
-#include "ns3/dlt-job.h"
 #include "ns3/cluster-topology.h"
+#include "ns3/dlt-job.h"
 
 #include <cstdint>
 #include <functional>
@@ -78,9 +78,9 @@ SchedJob MakeSchedJob(const DltJob& job, const SchedFlowPathFiller& fillPaths);
  *         connected, if maxPaths is 0 or the job is invalid
  */
 SchedJob MakeClusterSchedJob(const DltJob& job,
-                           const ClusterTopology& topo,
-                           uint64_t ecmpSeed,
-                           uint32_t maxPaths = 64);
+                             const ClusterTopology& topo,
+                             uint64_t ecmpSeed,
+                             uint32_t maxPaths = 64);
 
 /**
  * \ingroup crux

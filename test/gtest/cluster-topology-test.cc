@@ -16,8 +16,8 @@
 // Production-scale topologies (cluster-topology.h): sizes of each builder, equal-cost path counts
 // and shapes, ECMP hash, bad configurations.
 
-#include "ns3/lingjun-trace.h"
 #include "ns3/cluster-topology.h"
+#include "ns3/lingjun-trace.h"
 
 #include <functional>
 #include <gtest/gtest.h>
