@@ -76,6 +76,7 @@ CRUX_SOURCES = CRUX_PURE_SOURCES + [
     # --- helper (build and install) ---
     'helper/qbb-helper.cc',
     'helper/crux-topology-helper.cc',
+    'helper/crux-helper.cc',
     'helper/rdma-transport-helper.cc',
     'helper/flow-transport-helper.cc',
     'helper/sched-job-builder.cc',
@@ -134,6 +135,7 @@ CRUX_HEADERS = [
     # --- helper (build and install) ---
     'helper/qbb-helper.h',
     'helper/crux-topology-helper.h',
+    'helper/crux-helper.h',
     'helper/rdma-transport-helper.h',
     'helper/flow-transport-helper.h',
     'helper/sched-job-builder.h',
@@ -159,6 +161,7 @@ CRUX_TEST_SOURCES = [
     'test/crux-experiment-test-suite.cc',
     # helper
     'test/live-cluster-fabric-test-suite.cc',
+    'test/crux-helper-test-suite.cc',
     'test/cluster-run-test-suite.cc',
     # scheduling
     'test/flow-evaluator-crosscheck-test-suite.cc',

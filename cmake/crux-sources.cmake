@@ -62,6 +62,7 @@ set(CRUX_SOURCES
     # --- helper (build and install) ---
     helper/qbb-helper.cc
     helper/crux-topology-helper.cc
+    helper/crux-helper.cc
     helper/rdma-transport-helper.cc
     helper/flow-transport-helper.cc
     helper/sched-job-builder.cc
@@ -120,6 +121,7 @@ set(CRUX_HEADERS
     # --- helper (build and install) ---
     helper/qbb-helper.h
     helper/crux-topology-helper.h
+    helper/crux-helper.h
     helper/rdma-transport-helper.h
     helper/flow-transport-helper.h
     helper/sched-job-builder.h
@@ -145,6 +147,7 @@ set(CRUX_TEST_SOURCES
     test/crux-experiment-test-suite.cc
     # --- helper ---
     test/live-cluster-fabric-test-suite.cc
+    test/crux-helper-test-suite.cc
     test/cluster-run-test-suite.cc
     # --- scheduling ---
     test/flow-evaluator-crosscheck-test-suite.cc
@@ -165,6 +168,7 @@ set(CRUX_TEST_SUITES
     crux-sec22
     # --- helper ---
     crux-live-fabric
+    crux-helper
     crux-cluster-run
     # --- scheduling ---
     crux-evaluator-crosscheck

@@ -17,6 +17,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/comm-scheduler.h"
+#include "ns3/crux-helper.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/data-rate.h"
 #include "ns3/dlt-job-application.h"
@@ -524,20 +525,8 @@ CruxExperiment::RunJobs(const std::string& label,
         rdma = RdmaTransportHelper().Install(topo);
         transport = rdma;
     }
-    auto tupleOf = [&](const RdmaQpKey& key) {
-        return rdma ? rdma->GetFiveTuple(key)
-                    : FlowTransportHelper::MakeFiveTuple(topo, key, flow->GetQpSourcePort(key));
-    };
-    auto setPort = [&](const RdmaQpKey& key, uint16_t port) {
-        if (rdma)
-        {
-            rdma->SetQpSourcePort(key, port);
-        }
-        else
-        {
-            flow->SetQpSourcePort(key, port);
-        }
-    };
+    // The fabric's path services (the switches' ECMP hash; both fabrics use the same switches).
+    CruxTopologySteering steering(topo);
 
     // ---------------------------------------------------------------- jobs and scheduler input
     const bool multi = jobIds.size() > 1;
@@ -566,46 +555,31 @@ CruxExperiment::RunJobs(const std::string& label,
         cm.links.push_back(sl);
     }
 
-    struct FlowRef
-    {
-        RdmaQpKey key;
-        std::vector<CruxPath> candidates;
-        uint32_t defaultPath{0};
-    };
-
-    std::map<std::pair<uint32_t, uint32_t>, FlowRef> flowRefs;
     for (const auto& job : jobs)
     {
         // The scheduler's view of the job (shared with the cluster runs: MakeSchedJob); the
-        // candidate paths are this topology's equal-cost paths, the default one the switches'
-        // ECMP choice for the connection's default UDP source port.
+        // candidate paths are the cluster description's equal-cost paths, the default one the
+        // switches' ECMP choice for the connection's default UDP source port.
         SchedJob sj = MakeSchedJob(job, [&](const DltCommFlow& f, SchedFlow& sf) {
-            FlowRef ref;
-            ref.key.jobId = job.id;
-            ref.key.flowId = f.flowId;
-            ref.key.src = f.src;
-            ref.key.dst = f.dst;
+            const RdmaQpKey key{job.id, f.flowId, f.src, f.dst};
             const uint32_t sn = topo->GpuToNic(f.src.host, f.src.localGpu);
             const uint32_t dn = topo->GpuToNic(f.dst.host, f.dst.localGpu);
-            ref.candidates = topo->GetEqualCostPaths(f.src.host, sn, f.dst.host, dn);
-            if (ref.candidates.empty())
+            sf.candidatePaths = topo->GetEqualCostPaths(f.src.host, sn, f.dst.host, dn);
+            if (sf.candidatePaths.empty())
             {
                 throw ExperimentError(s.source + ": topology: no path from host " +
                                       std::to_string(f.src.host) + " to host " +
                                       std::to_string(f.dst.host));
             }
-            const CruxPath ecmp = topo->PredictEcmpPath(tupleOf(ref.key));
-            auto it = std::find(ref.candidates.begin(), ref.candidates.end(), ecmp);
-            if (it == ref.candidates.end())
+            const CruxPath ecmp = steering.PathOf(key, 0);
+            auto it = std::find(sf.candidatePaths.begin(), sf.candidatePaths.end(), ecmp);
+            if (it == sf.candidatePaths.end())
             {
                 throw ExperimentError("internal: ECMP path " + CruxTopology::PathToString(ecmp) +
                                       " of job " + std::to_string(job.id) + " flow " +
                                       std::to_string(f.flowId) + " is not a shortest path");
             }
-            ref.defaultPath = static_cast<uint32_t>(it - ref.candidates.begin());
-            sf.candidatePaths.assign(ref.candidates.begin(), ref.candidates.end());
-            sf.defaultPath = ref.defaultPath;
-            flowRefs[{job.id, f.flowId}] = ref;
+            sf.defaultPath = static_cast<uint32_t>(it - sf.candidatePaths.begin());
         });
         auto mc = m_measuredComm.find(job.id);
         sj.measuredCommTime = mc != m_measuredComm.end() ? mc->second : 0.0;
@@ -626,59 +600,25 @@ CruxExperiment::RunJobs(const std::string& label,
     }
 
     // ---------------------------------------------------------------- install the decision
+    CruxHelper crux;
+    crux.SetPathEnforcement(s.pathEnforcement);
+    std::map<uint32_t, CruxJobInstall> installed;
+    try
+    {
+        installed = crux.Install(cm, decision, jobs, steering);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw ExperimentError(e.what());
+    }
     std::map<uint32_t, uint32_t> rerouted;
     std::map<std::pair<uint32_t, uint32_t>, std::string> flowPaths;
-    for (auto& job : jobs)
+    for (const auto& [jobId, in] : installed)
     {
-        const JobDecision& jd = decision.jobs.at(job.id);
-        job.dscp = static_cast<uint8_t>(8 * jd.level);
-        // CASSINI-style decisions shift the job's iterations in time: applied once, by delaying
-        // the job's start (the variant documented in cassini-scheduler.h).
-        job.startTime += std::max(0.0, jd.timeShift);
-        rerouted[job.id] = 0;
-        for (auto& [key, ref] : flowRefs)
+        rerouted[jobId] = in.rerouted;
+        for (const auto& [flowId, path] : in.paths)
         {
-            if (key.first != job.id)
-            {
-                continue;
-            }
-            const uint32_t p = decision.PathOf(job.id, key.second);
-            const CruxPath& want = ref.candidates.at(p);
-            if (p != ref.defaultPath)
-            {
-                ++rerouted[job.id];
-                const FiveTuple t = tupleOf(ref.key);
-                if (s.pathEnforcement == "pinned")
-                {
-                    topo->InstallPinnedRoute(t, want);
-                }
-                else
-                {
-                    auto port =
-                        topo->TryFindUdpSourcePort(t.srcIp,
-                                                   t.dstIp,
-                                                   want,
-                                                   RdmaTransport::DefaultSourcePort(ref.key));
-                    if (!port)
-                    {
-                        throw ExperimentError("no UDP source port steers job " +
-                                              std::to_string(job.id) + " flow " +
-                                              std::to_string(key.second) + " onto path " +
-                                              CruxTopology::PathToString(want) +
-                                              "; use \"pathEnforcement\": \"pinned\"");
-                    }
-                    setPort(ref.key, *port);
-                }
-            }
-            const CruxPath got = topo->PredictPath(tupleOf(ref.key));
-            flowPaths[{job.id, key.second}] = CruxTopology::PathToString(got);
-            if (got != want)
-            {
-                throw ExperimentError("internal: job " + std::to_string(job.id) + " flow " +
-                                      std::to_string(key.second) + " would take " +
-                                      CruxTopology::PathToString(got) + " instead of " +
-                                      CruxTopology::PathToString(want));
-            }
+            flowPaths[{jobId, flowId}] = CruxTopology::PathToString(path);
         }
     }
 

@@ -19,6 +19,7 @@
 #include "ns3/callback.h"
 #include "ns3/cluster-model.h"
 #include "ns3/cluster-topology.h"
+#include "ns3/crux-helper.h"
 #include "ns3/dlt-job-application.h"
 #include "ns3/dlt-job.h"
 #include "ns3/flow-transport.h"
@@ -29,6 +30,8 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -57,11 +60,13 @@ namespace ns3
  * through the table. Before any decision a flow uses its ECMP default,
  * EcmpPathIndex("EcmpSeed", job id, flow id, number of candidates) — exactly
  * MakeClusterSchedJob()'s SchedFlow::defaultPath, so a ClusterModel built with MakeSchedJob()
- * (or GetSchedJob()) describes the fabric as it is. A decision may install any valid path (it
- * need not be in the table yet: it is appended); table entries are never removed, so messages
- * posted with an old port keep resolving to their old path.
+ * (or GetSchedJob()) describes the fabric as it is. A decision installs one of the flow's table
+ * paths (the candidates the model was built with); the table never changes, so messages posted
+ * with an old port keep resolving to their old path. This is the fabric's PathSteering: the
+ * port of a path is PortOfPathIndex(its index), a path outside the table has no port.
  *
- * **Decisions** (ApplyDecision()): for every running job of the decision, DSCP = 8 × level
+ * **Decisions** (ApplyDecision()): installed by CruxHelper (the one decision installer of crux,
+ * "source-port" enforcement) on the running jobs' applications: DSCP = 8 × level
  * (traffic class = level with FlowTransport's default map; TC 7 highest) and every flow's path =
  * the model's candidatePaths[decision.PathOf(job, flow)]. Both take effect from the job's next
  * message: DltJobApplication::SetDscp() / SetFlowSourcePort() rewrite the messages the job hands
@@ -75,7 +80,7 @@ namespace ns3
  * messages already handed to the transport are not recalled (they finish their transfer);
  * CASSINI-style time shifts (JobDecision::timeShift) are not applied (only paths and levels).
  */
-class LiveClusterFabric : public Object
+class LiveClusterFabric : public Object, public PathSteering
 {
   public:
     /// First UDP source port of the path encoding: port = PATH_PORT_BASE + path-table index.
@@ -220,6 +225,19 @@ class LiveClusterFabric : public Object
     ///         std::out_of_range)
     static uint16_t PortOfPathIndex(uint32_t index);
 
+    // ---------------------------------------------------------------- PathSteering
+
+    /// \return the path of the flow's table that \p port encodes; port 0 = its ECMP default
+    /// \param key a started job's flow \param port UDP source port (NS_FATAL_ERROR if it
+    /// encodes no table path)
+    std::vector<uint32_t> PathOf(const RdmaQpKey& key, uint16_t port) const override;
+    /// \return PortOfPathIndex(index of \p path in the flow's table), std::nullopt if absent
+    /// \param key a started job's flow \param path a path
+    std::optional<uint16_t> PortFor(const RdmaQpKey& key,
+                                    const std::vector<uint32_t>& path) const override;
+    /// \return ClusterTopology::CheckPath of the flow's GPUs \param key a flow \param path path
+    std::string CheckPath(const RdmaQpKey& key, const std::vector<uint32_t>& path) const override;
+
   protected:
     void DoDispose() override;
 
@@ -229,13 +247,13 @@ class LiveClusterFabric : public Object
     {
         RdmaQpKey key;                            //!< the flow's connection
         std::vector<std::vector<uint32_t>> paths; //!< path table: index = port − base
-        uint32_t current{0};                      //!< installed path index
+        uint32_t ecmp{0};                         //!< table index of the ECMP default
     };
 
     /// One job started on the fabric.
     struct JobState
     {
-        DltJob job;                          //!< the job as run
+        DltJob job;                          //!< the job as started (before any decision)
         Ptr<DltJobApplication> app;          //!< its application
         Callback<void, uint32_t> onFinish;   //!< completion callback
         bool running{true};                  //!< neither finished nor stopped
@@ -255,10 +273,6 @@ class LiveClusterFabric : public Object
     /// \return a flow's routing state \param jobId job \param flowId flow \param what caller
     /// for the error \throws std::invalid_argument if the job or the flow does not exist
     const FlowState& GetFlowState(uint32_t jobId, uint32_t flowId, const char* what) const;
-    /// Check that a path is valid for a flow. \param path link ids \param flow the flow
-    /// \param jobId job \return empty string if valid, else the reason
-    std::string CheckPath(const std::vector<uint32_t>& path, const FlowState& flow) const;
-
     uint64_t m_ecmpSeed{1};  //!< attribute EcmpSeed
     uint32_t m_maxPaths{64}; //!< attribute MaxPaths
 

@@ -45,6 +45,7 @@
 
 #include "crux-test-util.h"
 
+#include "ns3/crux-helper.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/crux-topology.h"
 #include "ns3/dlt-job-application.h"
@@ -199,8 +200,7 @@ RunCase(const std::vector<CrossJob>& jobs, uint32_t payload, Time delay, double 
             const uint32_t dn = topo->GpuToNic(f.dst.host, f.dst.localGpu);
             const std::vector<CruxPath> cands =
                 topo->GetEqualCostPaths(f.src.host, sn, f.dst.host, dn);
-            const CruxPath ecmp = topo->PredictEcmpPath(
-                FlowTransportHelper::MakeFiveTuple(topo, key, flow->GetQpSourcePort(key)));
+            const CruxPath ecmp = CruxTopologySteering(topo).PathOf(key, 0);
             SchedFlow sf;
             sf.id = f.flowId;
             sf.bytesPerIteration = f.bytesPerIteration;

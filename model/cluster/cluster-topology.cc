@@ -22,6 +22,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 namespace ns3
@@ -512,6 +513,83 @@ ClusterTopology::EqualCostNicPaths(uint32_t srcHost,
         dst = Climb(*this, dst);
     }
     return out; // not connected
+}
+
+std::string
+ClusterTopology::CheckPath(const std::vector<uint32_t>& path,
+                           uint32_t srcHost,
+                           uint32_t srcGpu,
+                           uint32_t dstHost,
+                           uint32_t dstGpu) const
+{
+    if (path.empty())
+    {
+        return "the path is empty (hosts " + std::to_string(srcHost) + " and " +
+               std::to_string(dstHost) + " differ)";
+    }
+    std::set<uint32_t> seen;
+    for (uint32_t l : path)
+    {
+        if (l >= links.size())
+        {
+            return "link id " + std::to_string(l) + " is not in the topology (" +
+                   std::to_string(links.size()) + " links)";
+        }
+        if (!seen.insert(l).second)
+        {
+            return "link " + std::to_string(l) + " appears twice";
+        }
+    }
+    if (srcHost >= NumHosts() || dstHost >= NumHosts())
+    {
+        return "host " + std::to_string(std::max(srcHost, dstHost)) + " is not in the topology";
+    }
+    const uint32_t srcNode = hostNode[srcHost];
+    const uint32_t dstNode = hostNode[dstHost];
+    if (linkEnds[path.front()].first != srcNode)
+    {
+        return "the first link " + std::to_string(path.front()) + " (" + links[path.front()].name +
+               ") does not leave source host " + std::to_string(srcHost);
+    }
+    for (size_t i = 0; i + 1 < path.size(); ++i)
+    {
+        if (linkEnds[path[i]].second != linkEnds[path[i + 1]].first)
+        {
+            return "links " + std::to_string(path[i]) + " and " + std::to_string(path[i + 1]) +
+                   " are not consecutive";
+        }
+    }
+    if (linkEnds[path.back()].second != dstNode)
+    {
+        return "the last link " + std::to_string(path.back()) + " (" + links[path.back()].name +
+               ") does not enter destination host " + std::to_string(dstHost);
+    }
+    // the NIC of each end, when the topology has routing tables
+    auto nicLinks = [&](uint32_t host, uint32_t gpu) -> const std::vector<uint32_t>* {
+        if (host >= nicUp.size())
+        {
+            return nullptr;
+        }
+        const uint32_t nic = NicOfGpu(gpu);
+        return nic < nicUp[host].size() ? &nicUp[host][nic] : nullptr;
+    };
+    if (const auto* up = nicLinks(srcHost, srcGpu))
+    {
+        if (std::find(up->begin(), up->end(), path.front()) == up->end())
+        {
+            return "the first link " + std::to_string(path.front()) +
+                   " does not leave the NIC of source GPU " + std::to_string(srcGpu);
+        }
+    }
+    if (const auto* up = nicLinks(dstHost, dstGpu))
+    {
+        if (std::find(up->begin(), up->end(), Reverse(path.back())) == up->end())
+        {
+            return "the last link " + std::to_string(path.back()) +
+                   " does not enter the NIC of destination GPU " + std::to_string(dstGpu);
+        }
+    }
+    return "";
 }
 
 uint32_t

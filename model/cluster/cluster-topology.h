@@ -154,6 +154,20 @@ struct ClusterTopology
     std::vector<int32_t> ShortestPathHops(uint32_t target) const;
 
     /**
+     * \brief Why a path is not a route between two GPUs' NICs ("" if it is): link ids known
+     * and not repeated, consecutive, leaving the source GPU's NIC and entering the
+     * destination GPU's NIC.
+     * \param path directed link ids \param srcHost source host \param srcGpu its GPU
+     * \param dstHost destination host (!= srcHost) \param dstGpu its GPU
+     * \return "" or one sentence naming the first problem
+     */
+    std::string CheckPath(const std::vector<uint32_t>& path,
+                          uint32_t srcHost,
+                          uint32_t srcGpu,
+                          uint32_t dstHost,
+                          uint32_t dstGpu) const;
+
+    /**
      * \brief Equal-cost shortest paths between two NICs (EqualCostPaths() of their GPUs).
      * \param srcHost source host index
      * \param srcNic NIC index on srcHost (0..nicsPerHost-1)
