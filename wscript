@@ -22,7 +22,7 @@
 # Simulator-free C++ (cluster description, scheduling, fluid evaluator, case generator).
 CRUX_PURE_SOURCES = [
     # --- cluster description ---
-    'model/cluster/scale-topology.cc',
+    'model/cluster/cluster-topology.cc',
     'model/cluster/gpu-placement.cc',
     # --- scheduling ---
     'model/scheduling/cluster-model.cc',
@@ -76,6 +76,7 @@ CRUX_SOURCES = CRUX_PURE_SOURCES + [
     # --- helper (build and install) ---
     'helper/qbb-helper.cc',
     'helper/crux-topology-helper.cc',
+    'helper/crux-helper.cc',
     'helper/rdma-transport-helper.cc',
     'helper/flow-transport-helper.cc',
     'helper/sched-job-builder.cc',
@@ -87,7 +88,7 @@ CRUX_SOURCES = CRUX_PURE_SOURCES + [
 
 CRUX_HEADERS = [
     # --- cluster description ---
-    'model/cluster/scale-topology.h',
+    'model/cluster/cluster-topology.h',
     'model/cluster/gpu-placement.h',
     # --- scheduling ---
     'model/scheduling/cluster-model.h',
@@ -134,6 +135,7 @@ CRUX_HEADERS = [
     # --- helper (build and install) ---
     'helper/qbb-helper.h',
     'helper/crux-topology-helper.h',
+    'helper/crux-helper.h',
     'helper/rdma-transport-helper.h',
     'helper/flow-transport-helper.h',
     'helper/sched-job-builder.h',
@@ -159,6 +161,7 @@ CRUX_TEST_SOURCES = [
     'test/crux-experiment-test-suite.cc',
     # helper
     'test/live-cluster-fabric-test-suite.cc',
+    'test/crux-helper-test-suite.cc',
     'test/cluster-run-test-suite.cc',
     # scheduling
     'test/flow-evaluator-crosscheck-test-suite.cc',

@@ -7,7 +7,7 @@
 # crux-scheduling for GoogleTest).
 set(CRUX_PURE_SOURCES
     # --- cluster description ---
-    model/cluster/scale-topology.cc
+    model/cluster/cluster-topology.cc
     model/cluster/gpu-placement.cc
     # --- scheduling ---
     model/scheduling/cluster-model.cc
@@ -62,6 +62,7 @@ set(CRUX_SOURCES
     # --- helper (build and install) ---
     helper/qbb-helper.cc
     helper/crux-topology-helper.cc
+    helper/crux-helper.cc
     helper/rdma-transport-helper.cc
     helper/flow-transport-helper.cc
     helper/sched-job-builder.cc
@@ -73,7 +74,7 @@ set(CRUX_SOURCES
 
 set(CRUX_HEADERS
     # --- cluster description ---
-    model/cluster/scale-topology.h
+    model/cluster/cluster-topology.h
     model/cluster/gpu-placement.h
     # --- scheduling ---
     model/scheduling/cluster-model.h
@@ -120,6 +121,7 @@ set(CRUX_HEADERS
     # --- helper (build and install) ---
     helper/qbb-helper.h
     helper/crux-topology-helper.h
+    helper/crux-helper.h
     helper/rdma-transport-helper.h
     helper/flow-transport-helper.h
     helper/sched-job-builder.h
@@ -145,6 +147,7 @@ set(CRUX_TEST_SOURCES
     test/crux-experiment-test-suite.cc
     # --- helper ---
     test/live-cluster-fabric-test-suite.cc
+    test/crux-helper-test-suite.cc
     test/cluster-run-test-suite.cc
     # --- scheduling ---
     test/flow-evaluator-crosscheck-test-suite.cc
@@ -165,6 +168,7 @@ set(CRUX_TEST_SUITES
     crux-sec22
     # --- helper ---
     crux-live-fabric
+    crux-helper
     crux-cluster-run
     # --- scheduling ---
     crux-evaluator-crosscheck
@@ -184,7 +188,7 @@ set(CRUX_GTEST_SOURCES
     test/gtest/cassini-scheduler-test.cc
     test/gtest/flow-evaluator-test.cc
     test/gtest/optimal-scheduler-test.cc
-    test/gtest/scale-topology-test.cc
+    test/gtest/cluster-topology-test.cc
     test/gtest/gpu-placement-test.cc
     test/gtest/scheduler-test-util.cc
     test/gtest/user-scheduler-test.cc

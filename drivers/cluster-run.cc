@@ -100,9 +100,9 @@ ZooModelFor(const ModelMapper& mapper, const TraceJob& tj)
     return mapper.Map(tj.modelLabel, tj.name).zooModel;
 }
 
-/// A Lingjun-like host list over a ScaleTopology (for the trace generator).
+/// A Lingjun-like host list over a ClusterTopology (for the trace generator).
 LingjunTopology
-LingjunViewOf(const ScaleTopology& topo)
+LingjunViewOf(const ClusterTopology& topo)
 {
     LingjunTopology lt;
     uint32_t groups = 0;
@@ -193,7 +193,7 @@ class EpochEngine
 {
   public:
     EpochEngine(const ClusterRunConfig& config,
-                const ScaleTopology& topo,
+                const ClusterTopology& topo,
                 const std::vector<TraceJob>& window,
                 double origin,
                 double windowStart,
@@ -214,13 +214,14 @@ class EpochEngine
         m_sc.seed = config.seed;
         m_evalOpt.horizonIterations = config.horizonIterations;
         m_evalOpt.warmupFraction = config.warmupFraction;
-        if (config.placement != "trace")
-        {
-            m_placer = std::make_unique<GpuPlacer>(GpuPlacer::HostsOf(topo),
-                                                   ParsePlacementPolicy(config.placement),
-                                                   config.placementSeed);
-        }
-        m_hostFree.assign(topo.NumHosts(), std::vector<bool>(topo.gpusPerHost, true));
+        // "trace" placement puts each job on its recorded hosts (GpuPlacer::AllocateOn); the
+        // policy is then unused.
+        m_tracePlacement = config.placement == "trace";
+        m_placer =
+            std::make_unique<GpuPlacer>(GpuPlacer::HostsOf(topo),
+                                        m_tracePlacement ? PlacementPolicy::LOCALITY_FIRST
+                                                         : ParsePlacementPolicy(config.placement),
+                                        config.placementSeed);
         m_total = topo.NumGpus();
         m_fixedDuration = config.workModel == "duration";
         if (config.engine == "flow")
@@ -336,14 +337,7 @@ class EpochEngine
         j.running = false;
         j.finished = true;
         j.rate = 0;
-        if (m_placer)
-        {
-            m_placer->Release(i);
-        }
-        for (const GpuId& g : m_dlt.at(i).gpus)
-        {
-            m_hostFree[g.host][g.localGpu] = true;
-        }
+        m_placer->Release(i);
         m_busy -= j.res.gpus;
         m_running.erase(std::find(m_running.begin(), m_running.end(), i));
         auto it = std::find_if(m_model.jobs.begin(), m_model.jobs.end(), [i](const SchedJob& s) {
@@ -357,38 +351,20 @@ class EpochEngine
 
     /// Allocation with the trace's recorded hosts; nullopt if busy now; throws
     /// std::invalid_argument if it can never fit.
-    std::optional<std::vector<HostShare>> AllocateTrace(const TraceJob& tj)
+    std::optional<std::vector<HostShare>> AllocateTrace(uint32_t i, const TraceJob& tj)
     {
         if (tj.hosts.empty())
         {
             throw std::invalid_argument("no recorded hosts");
         }
-        std::vector<HostShare> shares;
-        for (size_t k = 0; k < tj.hosts.size(); ++k)
+        for (uint32_t need : tj.gpusPerHost)
         {
-            const uint32_t h = tj.hosts[k];
-            const uint32_t need = tj.gpusPerHost.at(k);
-            if (h >= m_topo.NumHosts() || need > m_topo.gpusPerHost ||
-                need != tj.gpusPerHost.front())
+            if (need != tj.gpusPerHost.front())
             {
                 throw std::invalid_argument("recorded hosts do not fit the topology");
             }
-            HostShare s;
-            s.host = h;
-            for (uint32_t g = 0; g < m_topo.gpusPerHost && s.localGpus.size() < need; ++g)
-            {
-                if (m_hostFree[h][g])
-                {
-                    s.localGpus.push_back(g);
-                }
-            }
-            if (s.localGpus.size() < need)
-            {
-                return std::nullopt;
-            }
-            shares.push_back(s);
         }
-        return shares;
+        return m_placer->AllocateOn(i, tj.hosts, tj.gpusPerHost.front());
     }
 
     /// Place queued jobs in FIFO order while the head fits (strict FIFO: the head blocks).
@@ -401,7 +377,8 @@ class EpochEngine
             std::optional<std::vector<HostShare>> alloc;
             try
             {
-                alloc = m_placer ? m_placer->Allocate(i, j.shape) : AllocateTrace(*j.trace);
+                alloc =
+                    m_tracePlacement ? AllocateTrace(i, *j.trace) : m_placer->Allocate(i, j.shape);
             }
             catch (const std::invalid_argument& e)
             {
@@ -428,13 +405,12 @@ class EpochEngine
             for (uint32_t g : s.localGpus)
             {
                 gpus.push_back(GpuId{s.host, g});
-                m_hostFree[s.host][g] = false;
             }
         }
         DltJob dlt = DltJob::FromModel(i, j.res.model, gpus);
         // The shared conversion (ring flows, equal-cost paths, ECMP default, overlapStart =
         // f + (1 - f) / numBuckets), identical to what LiveClusterFabric routes by.
-        SchedJob sj = MakeScaleSchedJob(dlt, m_topo, m_config.seed, m_config.maxPaths);
+        SchedJob sj = MakeClusterSchedJob(dlt, m_topo, m_config.seed, m_config.maxPaths);
         j.defaults = DefaultPathChoice(sj);
         j.res.hosts = static_cast<uint32_t>(alloc.size());
         j.res.start = m_ws + Now();
@@ -924,7 +900,7 @@ class EpochEngine
     }
 
     const ClusterRunConfig& m_config;                         //!< config
-    const ScaleTopology& m_topo;                              //!< topology
+    const ClusterTopology& m_topo;                            //!< topology
     const std::vector<TraceJob>& m_window;                    //!< window jobs
     double m_origin;                                          //!< trace origin
     double m_ws;                                              //!< window start (trace clock)
@@ -933,10 +909,10 @@ class EpochEngine
     ModelMapper m_mapper;                                     //!< label -> zoo model
     SchedulerConfig m_sc;                                     //!< scheduler config
     FlowEvaluatorOptions m_evalOpt;                           //!< evaluator options
-    std::unique_ptr<GpuPlacer> m_placer;                      //!< placer (null for "trace")
+    std::unique_ptr<GpuPlacer> m_placer;                      //!< the GPU allocator
+    bool m_tracePlacement{false};                             //!< placement "trace"
     Ptr<LiveClusterFabric> m_fabric;                          //!< engine "flow" only
     bool m_fixedDuration{false};                              //!< work model "duration"
-    std::vector<std::vector<bool>> m_hostFree;                //!< host -> GPU -> free
     uint32_t m_total{0};                                      //!< GPUs
     uint32_t m_busy{0};                                       //!< allocated GPUs
     std::vector<RunJob> m_jobs;                               //!< per window job
@@ -1155,7 +1131,7 @@ ClusterRun::GetConfig() const
     return m_config;
 }
 
-const ScaleTopology&
+const ClusterTopology&
 ClusterRun::GetTopology() const
 {
     return m_topo;

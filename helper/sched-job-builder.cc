@@ -50,7 +50,7 @@ MakeSchedJob(const DltJob& job, const SchedFlowPathFiller& fillPaths)
 }
 
 void
-CheckJobOnScaleTopology(const DltJob& job, const ScaleTopology& topo)
+CheckJobOnClusterTopology(const DltJob& job, const ClusterTopology& topo)
 {
     for (size_t i = 0; i < job.gpus.size(); ++i)
     {
@@ -74,16 +74,16 @@ CheckJobOnScaleTopology(const DltJob& job, const ScaleTopology& topo)
 }
 
 SchedJob
-MakeScaleSchedJob(const DltJob& job,
-                  const ScaleTopology& topo,
-                  uint64_t ecmpSeed,
-                  uint32_t maxPaths)
+MakeClusterSchedJob(const DltJob& job,
+                    const ClusterTopology& topo,
+                    uint64_t ecmpSeed,
+                    uint32_t maxPaths)
 {
     if (maxPaths == 0)
     {
-        throw std::invalid_argument("MakeScaleSchedJob: maxPaths must be >= 1");
+        throw std::invalid_argument("MakeClusterSchedJob: maxPaths must be >= 1");
     }
-    CheckJobOnScaleTopology(job, topo);
+    CheckJobOnClusterTopology(job, topo);
     return MakeSchedJob(job, [&](const DltCommFlow& f, SchedFlow& sf) {
         sf.candidatePaths =
             topo.EqualCostPaths(f.src.host, f.src.localGpu, f.dst.host, f.dst.localGpu, maxPaths);

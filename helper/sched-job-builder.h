@@ -17,8 +17,8 @@
 #define CRUX_SCHED_JOB_BUILDER_H
 
 #include "ns3/cluster-model.h"
+#include "ns3/cluster-topology.h"
 #include "ns3/dlt-job.h"
-#include "ns3/scale-topology.h"
 
 #include <cstdint>
 #include <functional>
@@ -39,7 +39,7 @@ typedef std::function<void(const DltCommFlow& flow, SchedFlow& sf)> SchedFlowPat
 /**
  * \ingroup crux
  * \brief The scheduler's view (SchedJob, Crux §3 job model) of a DLT job: the one conversion used
- * by every driver (CruxExperiment on a CruxTopology, the cluster runs on a ScaleTopology), so
+ * by every driver (CruxExperiment on a CruxTopology, the cluster runs on a ClusterTopology), so
  * that the scheduler's flow ids are exactly the transport's MessageRequest::flowId values.
  *
  * Fields: id, flopsPerIteration (W_j), computeTime (c_j), numGpus from the job;
@@ -61,8 +61,8 @@ SchedJob MakeSchedJob(const DltJob& job, const SchedFlowPathFiller& fillPaths);
 
 /**
  * \ingroup crux
- * \brief MakeSchedJob() on a ScaleTopology: candidate paths =
- * ScaleTopology::EqualCostPaths(src host, src GPU, dst host, dst GPU, maxPaths) of each flow,
+ * \brief MakeSchedJob() on a ClusterTopology: candidate paths =
+ * ClusterTopology::EqualCostPaths(src host, src GPU, dst host, dst GPU, maxPaths) of each flow,
  * default path = EcmpPathIndex(ecmpSeed, job.id, flowId, number of candidates).
  *
  * LiveClusterFabric routes a job's flows by exactly these lists before any decision is applied,
@@ -77,19 +77,19 @@ SchedJob MakeSchedJob(const DltJob& job, const SchedFlowPathFiller& fillPaths);
  *         (host >= NumHosts() or localGpu >= gpusPerHost), if two hosts of the job are not
  *         connected, if maxPaths is 0 or the job is invalid
  */
-SchedJob MakeScaleSchedJob(const DltJob& job,
-                           const ScaleTopology& topo,
-                           uint64_t ecmpSeed,
-                           uint32_t maxPaths = 64);
+SchedJob MakeClusterSchedJob(const DltJob& job,
+                             const ClusterTopology& topo,
+                             uint64_t ecmpSeed,
+                             uint32_t maxPaths = 64);
 
 /**
  * \ingroup crux
- * \brief Check that every GPU of a job exists in a ScaleTopology.
+ * \brief Check that every GPU of a job exists in a ClusterTopology.
  * \param job the job
  * \param topo the topology
  * \throws std::invalid_argument naming the job id and the first bad gpus[i] entry
  */
-void CheckJobOnScaleTopology(const DltJob& job, const ScaleTopology& topo);
+void CheckJobOnClusterTopology(const DltJob& job, const ClusterTopology& topo);
 
 } // namespace ns3
 
