@@ -666,7 +666,8 @@ OptimalScheduler::GetTypeId()
             .AddConstructor<OptimalScheduler>()
             .AddAttribute("MaxSearchSize",
                           "Largest accepted nominal search space, path choices x level "
-                          "assignments (> 0); larger cases are refused (a cost bound).",
+                          "assignments (> 0); larger cases are refused. 10^6: a cost bound "
+                          "(assumption), far above the §4.4 cases (<= 256 x 181).",
                           DoubleValue(defaults.maxSearchSize),
                           MakeDoubleAccessor(&OptimalScheduler::m_maxSearchSize),
                           MakeDoubleChecker<double>(std::numeric_limits<double>::min()))
@@ -682,13 +683,17 @@ OptimalScheduler::GetTypeId()
                                           "CompletedFlops"))
             .AddAttribute("HorizonIterations",
                           "Evaluation horizon of the flow-level evaluator, in longest "
-                          "stand-alone iterations of the case (> 0; FlowEvaluatorOptions).",
+                          "stand-alone iterations of the case (> 0). Default: the evaluator's "
+                          "(FlowEvaluatorOptions, an assumption: many iterations of every job; "
+                          "crux-microbenchmark uses 30).",
                           DoubleValue(defaults.evaluator.horizonIterations),
                           MakeDoubleAccessor(&OptimalScheduler::m_horizonIterations),
                           MakeDoubleChecker<double>(std::numeric_limits<double>::min()))
             .AddAttribute("WarmupFraction",
                           "Fraction [0, 1) of the horizon whose completed iterations the "
-                          "steady-state rate ignores (FlowEvaluatorOptions).",
+                          "steady-state rate ignores. Default: the evaluator's "
+                          "(FlowEvaluatorOptions, an assumption: the start-up transient of "
+                          "jobs that all start at t = 0).",
                           DoubleValue(defaults.evaluator.warmupFraction),
                           MakeDoubleAccessor(&OptimalScheduler::m_warmupFraction),
                           MakeDoubleChecker<double>(0, std::nextafter(1.0, 0.0)));
