@@ -81,6 +81,7 @@ CRUX_SOURCES = CRUX_PURE_SOURCES + [
     'helper/flow-transport-helper.cc',
     'helper/sched-job-builder.cc',
     # --- experiment drivers ---
+    'drivers/result-directory.cc',
     'drivers/crux-experiment.cc',
     'drivers/live-cluster-fabric.cc',
     'drivers/cluster-run.cc',
@@ -142,6 +143,7 @@ CRUX_HEADERS = [
     # --- experiment drivers ---
     'drivers/random-cluster.h',
     'drivers/stage-ablation.h',
+    'drivers/result-directory.h',
     'drivers/crux-experiment.h',
     'drivers/live-cluster-fabric.h',
     'drivers/cluster-run.h',

@@ -67,6 +67,7 @@ set(CRUX_SOURCES
     helper/flow-transport-helper.cc
     helper/sched-job-builder.cc
     # --- experiment drivers ---
+    drivers/result-directory.cc
     drivers/crux-experiment.cc
     drivers/live-cluster-fabric.cc
     drivers/cluster-run.cc
@@ -128,6 +129,7 @@ set(CRUX_HEADERS
     # --- experiment drivers ---
     drivers/random-cluster.h
     drivers/stage-ablation.h
+    drivers/result-directory.h
     drivers/crux-experiment.h
     drivers/live-cluster-fabric.h
     drivers/cluster-run.h

@@ -15,6 +15,8 @@
 
 #include "cluster-run.h"
 
+#include "result-directory.h"
+
 #include "ns3/comm-scheduler.h"
 #include "ns3/flow-evaluator.h"
 #include "ns3/gpu-placement.h"
@@ -1078,50 +1080,14 @@ ClusterRun::ClusterRun(const ClusterRunConfig& config)
 void
 ClusterRun::CheckOutputDir() const
 {
-    namespace fs = std::filesystem;
     if (m_config.outputDir.empty())
     {
         return;
     }
-    std::error_code ec;
-    const fs::path out(m_config.outputDir);
-    if (fs::exists(out, ec))
+    const std::string why = ResultDirectory::Problem(m_config.outputDir, m_config.schedulers);
+    if (!why.empty())
     {
-        if (!fs::is_directory(out, ec))
-        {
-            throw ConfigError("outputDir", "'" + out.string() + "' exists and is not a directory");
-        }
-        if (::access(out.c_str(), W_OK | X_OK) != 0)
-        {
-            throw ConfigError("outputDir", "'" + out.string() + "' is not writable");
-        }
-        for (const std::string& s : m_config.schedulers)
-        {
-            const fs::path dir = out / s;
-            if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-            {
-                throw ConfigError("outputDir",
-                                  "'" + dir.string() + "' (the directory of scheduler " + s +
-                                      ") exists and is not a directory");
-            }
-        }
-        return;
-    }
-    // Not there yet: the nearest existing ancestor must be a writable directory.
-    fs::path p = out.has_parent_path() ? out.parent_path() : fs::path(".");
-    while (!p.empty() && !fs::exists(p, ec))
-    {
-        p = p.has_parent_path() && p.parent_path() != p ? p.parent_path() : fs::path();
-    }
-    if (p.empty())
-    {
-        p = ".";
-    }
-    if (!fs::is_directory(p, ec) || ::access(p.c_str(), W_OK | X_OK) != 0)
-    {
-        throw ConfigError("outputDir",
-                          "cannot create '" + out.string() + "': '" + p.string() +
-                              "' is not a writable directory");
+        throw ConfigError("outputDir", why);
     }
 }
 
@@ -1333,49 +1299,19 @@ ClusterRun::WriteResults(const std::vector<ClusterRunResult>& runs) const
     {
         return;
     }
-    // Create (or check) every scheduler's directory before writing any result, so a bad
-    // output location fails before earlier results are replaced.
+    // Create every scheduler's directory before writing any result, so a bad output location
+    // fails before earlier results are replaced.
+    std::vector<std::unique_ptr<ResultDirectory>> outs;
     for (const auto& r : runs)
     {
-        const fs::path dir = fs::path(m_config.outputDir) / r.scheduler;
-        std::error_code ec;
-        fs::create_directories(dir, ec);
-        if (ec || !fs::is_directory(dir, ec))
-        {
-            throw std::runtime_error(
-                dir.string() + ": cannot create output directory" +
-                (ec ? ": " + ec.message() : std::string(" (not a directory)")));
-        }
+        outs.push_back(std::make_unique<ResultDirectory>(
+            (fs::path(m_config.outputDir) / r.scheduler).string()));
     }
-    for (const auto& r : runs)
+    for (size_t run = 0; run < runs.size(); ++run)
     {
-        const fs::path dir = fs::path(m_config.outputDir) / r.scheduler;
-        std::error_code ec;
-        fs::create_directories(dir, ec);
-        if (ec)
-        {
-            throw std::runtime_error(dir.string() +
-                                     ": cannot create output directory: " + ec.message());
-        }
-        const fs::path tmp = dir / (".partial-" + std::to_string(::getpid()));
-        fs::remove_all(tmp, ec);
-        fs::create_directories(tmp, ec);
-        if (ec)
-        {
-            throw std::runtime_error(tmp.string() + ": cannot create: " + ec.message());
-        }
-        std::vector<std::string> names;
-        auto open = [&](const std::string& name) {
-            names.push_back(name);
-            auto f = std::make_unique<std::ofstream>(tmp / name);
-            if (!*f)
-            {
-                fs::remove_all(tmp, ec);
-                throw std::runtime_error((tmp / name).string() + ": cannot write");
-            }
-            *f << std::setprecision(9);
-            return f;
-        };
+        const ClusterRunResult& r = runs[run];
+        ResultDirectory& out = *outs[run];
+        auto open = [&out](const std::string& name) { return &out.Open(name); };
         {
             auto f = open("jobs.csv");
             *f << "job,name,model,gpus,hosts,submit_s,start_s,end_s,jct_s,iterations,"
@@ -1480,15 +1416,7 @@ ClusterRun::WriteResults(const std::vector<ClusterRunResult>& runs) const
             auto f = open("summary.json");
             *f << j.dump(2) << "\n";
         }
-        for (const auto& name : names)
-        {
-            fs::rename(tmp / name, dir / name, ec);
-            if (ec)
-            {
-                throw std::runtime_error((dir / name).string() + ": cannot write: " + ec.message());
-            }
-        }
-        fs::remove_all(tmp, ec);
+        out.Commit();
     }
 }
 

@@ -15,6 +15,8 @@
 
 #include "crux-experiment.h"
 
+#include "result-directory.h"
+
 #include "ns3/boolean.h"
 #include "ns3/comm-scheduler.h"
 #include "ns3/crux-helper.h"
@@ -384,6 +386,12 @@ std::vector<ExperimentRunResult>
 CruxExperiment::Run(const std::vector<std::string>& modes)
 {
     CheckModes(modes);
+    // A bad output location is reported before the simulations, not after them.
+    const std::string why = ResultDirectory::Problem(m_scenario.outputDir);
+    if (!why.empty())
+    {
+        throw ExperimentError(m_scenario.source + ": outputDir: " + why);
+    }
     std::vector<std::string> ordered;
     if (std::find(modes.begin(), modes.end(), "alone") != modes.end())
     {
@@ -913,34 +921,8 @@ CruxExperiment::FormatTable(const std::vector<ExperimentRunResult>& runs) const
 void
 CruxExperiment::WriteResults(const std::vector<ExperimentRunResult>& runs) const
 {
-    namespace fs = std::filesystem;
-    const fs::path dir(m_scenario.outputDir);
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec)
-    {
-        throw ExperimentError(m_scenario.outputDir +
-                              ": cannot create output directory: " + ec.message());
-    }
-    const fs::path tmp = dir / (".partial-" + std::to_string(::getpid()));
-    fs::remove_all(tmp, ec);
-    fs::create_directories(tmp, ec);
-    if (ec)
-    {
-        throw ExperimentError(tmp.string() + ": cannot create: " + ec.message());
-    }
-    std::vector<std::string> names;
-    auto open = [&](const std::string& name) {
-        names.push_back(name);
-        auto f = std::make_unique<std::ofstream>(tmp / name);
-        if (!*f)
-        {
-            fs::remove_all(tmp, ec);
-            throw ExperimentError((tmp / name).string() + ": cannot write");
-        }
-        *f << std::setprecision(9);
-        return f;
-    };
+    ResultDirectory out(m_scenario.outputDir);
+    auto open = [&out](const std::string& name) { return &out.Open(name); };
     {
         auto f = open("jobs.csv");
         *f << "run,scheduler,job,model,gpus,background,level,dscp,flops_per_iteration,"
@@ -1102,15 +1084,7 @@ CruxExperiment::WriteResults(const std::vector<ExperimentRunResult>& runs) const
             *f << r.run << "," << r.wallSeconds << "," << r.simulatedTime << "\n";
         }
     }
-    for (const auto& name : names)
-    {
-        fs::rename(tmp / name, dir / name, ec);
-        if (ec)
-        {
-            throw ExperimentError((dir / name).string() + ": cannot write: " + ec.message());
-        }
-    }
-    fs::remove_all(tmp, ec);
+    out.Commit();
 }
 
 std::vector<std::string>
