@@ -63,6 +63,7 @@ set(CRUX_SOURCES
     helper/qbb-helper.cc
     helper/crux-topology-helper.cc
     helper/crux-helper.cc
+    helper/dlt-job-helper.cc
     helper/rdma-transport-helper.cc
     helper/flow-transport-helper.cc
     helper/sched-job-builder.cc
@@ -123,6 +124,7 @@ set(CRUX_HEADERS
     helper/qbb-helper.h
     helper/crux-topology-helper.h
     helper/crux-helper.h
+    helper/dlt-job-helper.h
     helper/rdma-transport-helper.h
     helper/flow-transport-helper.h
     helper/sched-job-builder.h

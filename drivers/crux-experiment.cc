@@ -23,6 +23,7 @@
 #include "ns3/crux-topology-helper.h"
 #include "ns3/data-rate.h"
 #include "ns3/dlt-job-application.h"
+#include "ns3/dlt-job-helper.h"
 #include "ns3/double.h"
 #include "ns3/flow-transport-helper.h"
 #include "ns3/flow-transport.h"
@@ -655,10 +656,8 @@ CruxExperiment::RunJobs(const std::string& label,
     for (const auto& job : jobs)
     {
         tracker->RegisterJob(job.id, job.flopsPerIteration, job.NumGpus(), job.computeTime);
-        Ptr<DltJobApplication> app = CreateObject<DltJobApplication>();
-        app->SetJob(job);
-        app->SetTransport(transport);
-        topo->GetHost(job.Hosts().front()).node->AddApplication(app);
+        Ptr<DltJobApplication> app =
+            DltJobHelper().Install(job, transport, topo->GetHost(job.Hosts().front()).node);
         app->TraceConnectWithoutContext(
             "IterationComplete",
             MakeCallback(&GpuIntensityTracker::NotifyIterationComplete, tracker));
