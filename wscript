@@ -86,6 +86,7 @@ CRUX_SOURCES = CRUX_PURE_SOURCES + [
     'drivers/crux-experiment.cc',
     'drivers/live-cluster-fabric.cc',
     'drivers/cluster-run.cc',
+    'drivers/cluster-run-engine.cc',
 ]
 
 CRUX_HEADERS = [
@@ -149,6 +150,7 @@ CRUX_HEADERS = [
     'drivers/crux-experiment.h',
     'drivers/live-cluster-fabric.h',
     'drivers/cluster-run.h',
+    'drivers/cluster-run-engine.h',
 ]
 
 # ns-3 TestSuites (compiled into the crux test library, run by ns-3's test.py / test-runner).

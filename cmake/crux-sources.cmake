@@ -72,6 +72,7 @@ set(CRUX_SOURCES
     drivers/crux-experiment.cc
     drivers/live-cluster-fabric.cc
     drivers/cluster-run.cc
+    drivers/cluster-run-engine.cc
 )
 
 set(CRUX_HEADERS
@@ -135,6 +136,7 @@ set(CRUX_HEADERS
     drivers/crux-experiment.h
     drivers/live-cluster-fabric.h
     drivers/cluster-run.h
+    drivers/cluster-run-engine.h
 )
 
 # ns-3 TestSuites (simulations), compiled into the crux test library.
