@@ -205,6 +205,7 @@ set(CRUX_GTEST_SOURCES
 
 # Example programs: examples/<name>.cc
 set(CRUX_EXAMPLES
+    crux-minimal
     crux-experiment
     crux-microbenchmark
     lingjun-trace-stats
