@@ -554,45 +554,21 @@ CruxExperiment::RunJobs(const std::string& label,
         jobs.push_back(job);
     }
 
+    // The scheduler's view (candidate paths from the cluster description, ECMP defaults from
+    // the switches' hash of the default ports).
     ClusterModel cm;
-    for (uint32_t l = 0; l < topo->GetNLinks(); ++l)
+    try
     {
-        const CruxLinkInfo& li = topo->GetLink(l);
-        SchedLink sl;
-        sl.bandwidth = static_cast<double>(li.rate.GetBitRate());
-        sl.name = "l" + std::to_string(l);
-        cm.links.push_back(sl);
+        cm = MakeClusterModel(topo, jobs);
     }
-
-    for (const auto& job : jobs)
+    catch (const std::invalid_argument& e)
     {
-        // The scheduler's view of the job (shared with the cluster runs: MakeSchedJob); the
-        // candidate paths are the cluster description's equal-cost paths, the default one the
-        // switches' ECMP choice for the connection's default UDP source port.
-        SchedJob sj = MakeSchedJob(job, [&](const DltCommFlow& f, SchedFlow& sf) {
-            const RdmaQpKey key{job.id, f.flowId, f.src, f.dst};
-            const uint32_t sn = topo->GpuToNic(f.src.host, f.src.localGpu);
-            const uint32_t dn = topo->GpuToNic(f.dst.host, f.dst.localGpu);
-            sf.candidatePaths = topo->GetEqualCostPaths(f.src.host, sn, f.dst.host, dn);
-            if (sf.candidatePaths.empty())
-            {
-                throw ExperimentError(s.source + ": topology: no path from host " +
-                                      std::to_string(f.src.host) + " to host " +
-                                      std::to_string(f.dst.host));
-            }
-            const CruxPath ecmp = steering.PathOf(key, 0);
-            auto it = std::find(sf.candidatePaths.begin(), sf.candidatePaths.end(), ecmp);
-            if (it == sf.candidatePaths.end())
-            {
-                throw ExperimentError("internal: ECMP path " + CruxTopology::PathToString(ecmp) +
-                                      " of job " + std::to_string(job.id) + " flow " +
-                                      std::to_string(f.flowId) + " is not a shortest path");
-            }
-            sf.defaultPath = static_cast<uint32_t>(it - sf.candidatePaths.begin());
-        });
-        auto mc = m_measuredComm.find(job.id);
+        throw ExperimentError(s.source + ": " + e.what());
+    }
+    for (SchedJob& sj : cm.jobs)
+    {
+        auto mc = m_measuredComm.find(sj.id);
         sj.measuredCommTime = mc != m_measuredComm.end() ? mc->second : 0.0;
-        cm.jobs.push_back(sj);
     }
 
     SchedulerConfig sc;
