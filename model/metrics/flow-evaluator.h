@@ -199,6 +199,10 @@ class FlowEvaluator
     FlowEvaluation Evaluate(const Decision& decision) const;
 
   private:
+    /// One evaluation in progress: the included jobs' and transfers' state, the link
+    /// constraints and the steps of the event loop (defined in flow-evaluator.cc).
+    class Run;
+
     /// One flow, flattened.
     struct FlatFlow
     {
