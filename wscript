@@ -71,6 +71,7 @@ CRUX_SOURCES = CRUX_PURE_SOURCES + [
     # --- trace ---
     'model/trace/csv-reader.cc',
     'model/trace/lingjun-trace.cc',
+    'model/trace/lingjun-trace-statistics.cc',
     'model/trace/model-mapping.cc',
     'model/trace/lingjun-trace-generator.cc',
     # --- helper (build and install) ---

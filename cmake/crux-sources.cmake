@@ -57,6 +57,7 @@ set(CRUX_SOURCES
     # --- trace ---
     model/trace/csv-reader.cc
     model/trace/lingjun-trace.cc
+    model/trace/lingjun-trace-statistics.cc
     model/trace/model-mapping.cc
     model/trace/lingjun-trace-generator.cc
     # --- helper (build and install) ---
