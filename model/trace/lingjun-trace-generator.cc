@@ -103,6 +103,12 @@ struct GenJob
     bool inJobCsv{true};
     std::vector<uint32_t> podHost;  // index into the generator's host list
     std::vector<uint32_t> podTaken; // GPUs each pod holds while the job runs
+
+    /// \return finished if set, else stopped, else std::nullopt (as LingjunJobRecord::End())
+    std::optional<double> End() const
+    {
+        return finished ? finished : stopped;
+    }
 };
 
 std::string
@@ -451,7 +457,7 @@ class Generator
             PlacePods(j);
             if (j.running)
             {
-                const auto e = j.finished ? j.finished : j.stopped;
+                const auto e = j.End();
                 releases.push({e ? *e : std::numeric_limits<double>::infinity(), i});
             }
         }
@@ -542,7 +548,7 @@ class Generator
     {
         const Tenant& tn = m_tenants[j.tenant];
         const auto [reason, reasonCode] = ReasonOf(j.status);
-        const std::optional<double> last = j.finished ? j.finished : j.stopped;
+        const std::optional<double> last = j.End();
         std::vector<std::string> row{std::to_string(id),
                                      j.uid,
                                      j.name,
@@ -592,7 +598,7 @@ class Generator
                 continue;
             }
             m_out.orphanJobs += j.inJobCsv ? 0 : 1;
-            const std::optional<double> last = j.finished ? j.finished : j.stopped;
+            const std::optional<double> last = j.End();
             const std::string res = ResourceRequest(j.gpusPerPod);
             for (uint32_t p = 0; p < j.pods; ++p)
             {
