@@ -78,13 +78,16 @@ CRUX_SOURCES = CRUX_PURE_SOURCES + [
     'helper/qbb-helper.cc',
     'helper/crux-topology-helper.cc',
     'helper/crux-helper.cc',
+    'helper/dlt-job-helper.cc',
     'helper/rdma-transport-helper.cc',
     'helper/flow-transport-helper.cc',
     'helper/sched-job-builder.cc',
     # --- experiment drivers ---
+    'drivers/result-directory.cc',
     'drivers/crux-experiment.cc',
     'drivers/live-cluster-fabric.cc',
     'drivers/cluster-run.cc',
+    'drivers/cluster-run-engine.cc',
 ]
 
 CRUX_HEADERS = [
@@ -137,15 +140,18 @@ CRUX_HEADERS = [
     'helper/qbb-helper.h',
     'helper/crux-topology-helper.h',
     'helper/crux-helper.h',
+    'helper/dlt-job-helper.h',
     'helper/rdma-transport-helper.h',
     'helper/flow-transport-helper.h',
     'helper/sched-job-builder.h',
     # --- experiment drivers ---
     'drivers/random-cluster.h',
     'drivers/stage-ablation.h',
+    'drivers/result-directory.h',
     'drivers/crux-experiment.h',
     'drivers/live-cluster-fabric.h',
     'drivers/cluster-run.h',
+    'drivers/cluster-run-engine.h',
 ]
 
 # ns-3 TestSuites (compiled into the crux test library, run by ns-3's test.py / test-runner).

@@ -15,12 +15,15 @@
 
 #include "crux-experiment.h"
 
+#include "result-directory.h"
+
 #include "ns3/boolean.h"
 #include "ns3/comm-scheduler.h"
 #include "ns3/crux-helper.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/data-rate.h"
 #include "ns3/dlt-job-application.h"
+#include "ns3/dlt-job-helper.h"
 #include "ns3/double.h"
 #include "ns3/flow-transport-helper.h"
 #include "ns3/flow-transport.h"
@@ -384,6 +387,12 @@ std::vector<ExperimentRunResult>
 CruxExperiment::Run(const std::vector<std::string>& modes)
 {
     CheckModes(modes);
+    // A bad output location is reported before the simulations, not after them.
+    const std::string why = ResultDirectory::Problem(m_scenario.outputDir);
+    if (!why.empty())
+    {
+        throw ExperimentError(m_scenario.source + ": outputDir: " + why);
+    }
     std::vector<std::string> ordered;
     if (std::find(modes.begin(), modes.end(), "alone") != modes.end())
     {
@@ -545,45 +554,21 @@ CruxExperiment::RunJobs(const std::string& label,
         jobs.push_back(job);
     }
 
+    // The scheduler's view (candidate paths from the cluster description, ECMP defaults from
+    // the switches' hash of the default ports).
     ClusterModel cm;
-    for (uint32_t l = 0; l < topo->GetNLinks(); ++l)
+    try
     {
-        const CruxLinkInfo& li = topo->GetLink(l);
-        SchedLink sl;
-        sl.bandwidth = static_cast<double>(li.rate.GetBitRate());
-        sl.name = "l" + std::to_string(l);
-        cm.links.push_back(sl);
+        cm = MakeClusterModel(topo, jobs);
     }
-
-    for (const auto& job : jobs)
+    catch (const std::invalid_argument& e)
     {
-        // The scheduler's view of the job (shared with the cluster runs: MakeSchedJob); the
-        // candidate paths are the cluster description's equal-cost paths, the default one the
-        // switches' ECMP choice for the connection's default UDP source port.
-        SchedJob sj = MakeSchedJob(job, [&](const DltCommFlow& f, SchedFlow& sf) {
-            const RdmaQpKey key{job.id, f.flowId, f.src, f.dst};
-            const uint32_t sn = topo->GpuToNic(f.src.host, f.src.localGpu);
-            const uint32_t dn = topo->GpuToNic(f.dst.host, f.dst.localGpu);
-            sf.candidatePaths = topo->GetEqualCostPaths(f.src.host, sn, f.dst.host, dn);
-            if (sf.candidatePaths.empty())
-            {
-                throw ExperimentError(s.source + ": topology: no path from host " +
-                                      std::to_string(f.src.host) + " to host " +
-                                      std::to_string(f.dst.host));
-            }
-            const CruxPath ecmp = steering.PathOf(key, 0);
-            auto it = std::find(sf.candidatePaths.begin(), sf.candidatePaths.end(), ecmp);
-            if (it == sf.candidatePaths.end())
-            {
-                throw ExperimentError("internal: ECMP path " + CruxTopology::PathToString(ecmp) +
-                                      " of job " + std::to_string(job.id) + " flow " +
-                                      std::to_string(f.flowId) + " is not a shortest path");
-            }
-            sf.defaultPath = static_cast<uint32_t>(it - sf.candidatePaths.begin());
-        });
-        auto mc = m_measuredComm.find(job.id);
+        throw ExperimentError(s.source + ": " + e.what());
+    }
+    for (SchedJob& sj : cm.jobs)
+    {
+        auto mc = m_measuredComm.find(sj.id);
         sj.measuredCommTime = mc != m_measuredComm.end() ? mc->second : 0.0;
-        cm.jobs.push_back(sj);
     }
 
     SchedulerConfig sc;
@@ -647,10 +632,8 @@ CruxExperiment::RunJobs(const std::string& label,
     for (const auto& job : jobs)
     {
         tracker->RegisterJob(job.id, job.flopsPerIteration, job.NumGpus(), job.computeTime);
-        Ptr<DltJobApplication> app = CreateObject<DltJobApplication>();
-        app->SetJob(job);
-        app->SetTransport(transport);
-        topo->GetHost(job.Hosts().front()).node->AddApplication(app);
+        Ptr<DltJobApplication> app =
+            DltJobHelper().Install(job, transport, topo->GetHost(job.Hosts().front()).node);
         app->TraceConnectWithoutContext(
             "IterationComplete",
             MakeCallback(&GpuIntensityTracker::NotifyIterationComplete, tracker));
@@ -913,34 +896,8 @@ CruxExperiment::FormatTable(const std::vector<ExperimentRunResult>& runs) const
 void
 CruxExperiment::WriteResults(const std::vector<ExperimentRunResult>& runs) const
 {
-    namespace fs = std::filesystem;
-    const fs::path dir(m_scenario.outputDir);
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec)
-    {
-        throw ExperimentError(m_scenario.outputDir +
-                              ": cannot create output directory: " + ec.message());
-    }
-    const fs::path tmp = dir / (".partial-" + std::to_string(::getpid()));
-    fs::remove_all(tmp, ec);
-    fs::create_directories(tmp, ec);
-    if (ec)
-    {
-        throw ExperimentError(tmp.string() + ": cannot create: " + ec.message());
-    }
-    std::vector<std::string> names;
-    auto open = [&](const std::string& name) {
-        names.push_back(name);
-        auto f = std::make_unique<std::ofstream>(tmp / name);
-        if (!*f)
-        {
-            fs::remove_all(tmp, ec);
-            throw ExperimentError((tmp / name).string() + ": cannot write");
-        }
-        *f << std::setprecision(9);
-        return f;
-    };
+    ResultDirectory out(m_scenario.outputDir);
+    auto open = [&out](const std::string& name) { return &out.Open(name); };
     {
         auto f = open("jobs.csv");
         *f << "run,scheduler,job,model,gpus,background,level,dscp,flops_per_iteration,"
@@ -1102,15 +1059,7 @@ CruxExperiment::WriteResults(const std::vector<ExperimentRunResult>& runs) const
             *f << r.run << "," << r.wallSeconds << "," << r.simulatedTime << "\n";
         }
     }
-    for (const auto& name : names)
-    {
-        fs::rename(tmp / name, dir / name, ec);
-        if (ec)
-        {
-            throw ExperimentError((dir / name).string() + ": cannot write: " + ec.message());
-        }
-    }
-    fs::remove_all(tmp, ec);
+    out.Commit();
 }
 
 std::vector<std::string>

@@ -16,6 +16,7 @@
 #include "live-cluster-fabric.h"
 
 #include "ns3/data-rate.h"
+#include "ns3/dlt-job-helper.h"
 #include "ns3/log.h"
 #include "ns3/sched-job-builder.h"
 #include "ns3/simulator.h"
@@ -229,17 +230,12 @@ LiveClusterFabric::StartJob(const DltJob& jobIn, Callback<void, uint32_t> onFini
         st.flows[f.flowId] = fs;
     }
 
-    Ptr<DltJobApplication> app = CreateObject<DltJobApplication>();
-    app->SetJob(st.job);
-    app->SetTransport(m_transport);
     const double now = Simulator::Now().GetSeconds();
-    // Application start times are relative to its initialization (now)
-    app->SetStartTime(Seconds(std::max(0.0, st.job.startTime - now)));
+    Ptr<DltJobApplication> app = DltJobHelper().Install(st.job, m_transport, m_node);
     app->TraceConnectWithoutContext("JobComplete",
                                     MakeCallback(&LiveClusterFabric::OnJobComplete, this));
     st.app = app;
     m_jobs[jobIn.id] = st;
-    m_node->AddApplication(app);
     NS_LOG_INFO("t=" << now << " s: job " << jobIn.id << " started on " << jobIn.Hosts().size()
                      << " hosts, " << st.flows.size() << " flows, DSCP " << unsigned(st.job.dscp));
 }

@@ -15,6 +15,9 @@
 
 #include "sched-job-builder.h"
 
+#include "crux-helper.h"
+
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -99,6 +102,49 @@ MakeClusterSchedJob(const DltJob& job,
                                        f.flowId,
                                        static_cast<uint32_t>(sf.candidatePaths.size()));
     });
+}
+
+ClusterModel
+MakeClusterModel(Ptr<CruxTopology> topo, const std::vector<DltJob>& jobs)
+{
+    if (!topo)
+    {
+        throw std::invalid_argument("MakeClusterModel: topology is null");
+    }
+    ClusterModel cm;
+    for (uint32_t l = 0; l < topo->GetNLinks(); ++l)
+    {
+        SchedLink sl;
+        sl.bandwidth = static_cast<double>(topo->GetLink(l).rate.GetBitRate());
+        sl.name = "l" + std::to_string(l);
+        cm.links.push_back(sl);
+    }
+    const CruxTopologySteering steering(topo);
+    for (const DltJob& job : jobs)
+    {
+        cm.jobs.push_back(MakeSchedJob(job, [&](const DltCommFlow& f, SchedFlow& sf) {
+            const RdmaQpKey key{job.id, f.flowId, f.src, f.dst};
+            const uint32_t sn = topo->GpuToNic(f.src.host, f.src.localGpu);
+            const uint32_t dn = topo->GpuToNic(f.dst.host, f.dst.localGpu);
+            sf.candidatePaths = topo->GetEqualCostPaths(f.src.host, sn, f.dst.host, dn);
+            if (sf.candidatePaths.empty())
+            {
+                throw std::invalid_argument("topology: no path from host " +
+                                            std::to_string(f.src.host) + " to host " +
+                                            std::to_string(f.dst.host));
+            }
+            const CruxPath ecmp = steering.PathOf(key, 0);
+            auto it = std::find(sf.candidatePaths.begin(), sf.candidatePaths.end(), ecmp);
+            if (it == sf.candidatePaths.end())
+            {
+                throw std::logic_error("internal: ECMP path " + CruxTopology::PathToString(ecmp) +
+                                       " of job " + std::to_string(job.id) + " flow " +
+                                       std::to_string(f.flowId) + " is not a shortest path");
+            }
+            sf.defaultPath = static_cast<uint32_t>(it - sf.candidatePaths.begin());
+        }));
+    }
+    return cm;
 }
 
 } // namespace ns3

@@ -18,10 +18,12 @@
 
 #include "ns3/cluster-model.h"
 #include "ns3/cluster-topology.h"
+#include "ns3/crux-topology.h"
 #include "ns3/dlt-job.h"
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 namespace ns3
 {
@@ -90,6 +92,22 @@ SchedJob MakeClusterSchedJob(const DltJob& job,
  * \throws std::invalid_argument naming the job id and the first bad gpus[i] entry
  */
 void CheckJobOnClusterTopology(const DltJob& job, const ClusterTopology& topo);
+
+/**
+ * \ingroup crux
+ * \brief The scheduler's view of jobs on a built packet fabric (scenario runs, both fabrics):
+ * one SchedLink per directed link of \p topo (bandwidth bit/s, name "l<id>"), and per job
+ * MakeSchedJob() with each inter-host flow's candidate paths = the cluster description's
+ * equal-cost paths between the flow's NICs (uncapped) and its default path = the one the
+ * switches' ECMP hash gives the connection's default UDP source port
+ * (CruxTopologySteering::PathOf(key, 0)).
+ * \param topo the fabric (non-null)
+ * \param jobs the jobs (GPUs on the fabric's hosts)
+ * \return the model (measuredCommTime 0: the caller fills profiled t_j)
+ * Throws std::invalid_argument if two hosts of a job are not connected, std::logic_error if
+ * the switches' ECMP path is not one of the equal-cost paths (a routing bug).
+ */
+ClusterModel MakeClusterModel(Ptr<CruxTopology> topo, const std::vector<DltJob>& jobs);
 
 } // namespace ns3
 

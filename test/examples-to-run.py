@@ -1,0 +1,19 @@
+#! /usr/bin/env python3
+## -*- Mode: python; py-indent-offset: 4; indent-tabs-mode: nil; coding: utf-8; -*-
+
+# Examples ns-3's ./test.py runs for this module (in an ns-3 source tree, with examples
+# enabled): a list of (example_name_with_arguments, do_run, do_valgrind_run) tuples, each
+# condition evaluated by test.py. Paths are relative to the ns-3 top directory (test.py's
+# working directory); output goes to the system's temporary directory.
+
+cpp_examples = [
+    ("crux-minimal", "True", "False"),
+    ("crux-experiment --scenario=contrib/crux/scenarios/smoke.json --fabric=flow --quiet "
+     "--outputDir=/tmp/crux-examples-to-run/smoke-flow", "True", "False"),
+    ("crux-trace-run --topology=clos --days=0.25 --schedulers=crux,ecmp --quiet "
+     "--outputDir=/tmp/crux-examples-to-run/trace", "True", "False"),
+    ("lingjun-trace-stats --days=1", "True", "False"),
+]
+
+# The Python examples need ns-3's Python bindings (--enable-python-bindings) and cppyy.
+python_examples = []
