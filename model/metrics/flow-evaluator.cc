@@ -212,8 +212,8 @@ class FlowEvaluator::Run
 
     /**
      * Settles every state change of job s due at 'now': computation end, start of the transfers,
-     * and completion of the iteration (possibly several in a row if an iteration takes no time
-     * to settle, e.g. no transfers and computation already over).
+     * and completion of the iteration; after a completion it looks again, since the next
+     * iteration's changes can be due at once (its transfers start at 'now' if ov_j = 0).
      */
     void SettleJob(JobState& s, double now);
     /// Starts the transfers of s's current iteration (all bits remaining, rate 0).
