@@ -39,6 +39,7 @@ CRUX_PURE_SOURCES = [
     'model/scheduling/optimal-scheduler.cc',
     # --- metrics ---
     'model/metrics/flow-evaluator.cc',
+    'model/metrics/water-filling.cc',
     # --- experiment drivers ---
     'drivers/random-cluster.cc',
     'drivers/stage-ablation.cc',
@@ -130,6 +131,7 @@ CRUX_HEADERS = [
     'model/workload/dlt-job-application.h',
     # --- metrics ---
     'model/metrics/flow-evaluator.h',
+    'model/metrics/water-filling.h',
     'model/metrics/gpu-intensity-tracker.h',
     # --- trace ---
     'model/trace/csv-reader.h',

@@ -15,12 +15,15 @@
 
 #include "flow-evaluator.h"
 
+#include "water-filling.h"
+
 #include "ns3/comm-scheduler.h"
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -30,8 +33,6 @@ namespace ns3
 namespace
 {
 
-/// Residual capacity below this fraction of a link's capacity counts as zero.
-constexpr double STARVED_FRACTION = 1e-9;
 /// Iterations finishing within this relative tolerance of H still count.
 constexpr double HORIZON_TOLERANCE = 1e-9;
 /// A transfer whose projected end lies within this fraction of H after the next event ends at
@@ -39,24 +40,15 @@ constexpr double HORIZON_TOLERANCE = 1e-9;
 /// exactly when another job's transfers start (a tie, common with round numbers) would
 /// otherwise be left with a rounding remainder and be preempted by them for a whole period.
 constexpr double TIE_FRACTION = 1e-12;
-/// Up to this many constraints in a class, the water filling finds each bottleneck by a linear
-/// scan; above it, by a binary heap with lazy deletion (measured: the heap costs ~20 % more on
-/// the §4.4 microbenchmark's 5-job cases and saves ~3x on 2,000-GPU trace runs).
-constexpr std::size_t LINEAR_SCAN_MAX = 64;
 
 /// State of one transfer (one flow of one included job that crosses at least one link).
 struct FlowState
 {
-    uint32_t job{0};                            //!< index into the job states
-    const std::vector<uint32_t>* path{nullptr}; //!< chosen links
-    uint32_t consBegin{0};                      //!< first constraint in the flat list
-    uint32_t consEnd{0};                        //!< one past the last constraint
-    double bits{0};                             //!< bits per iteration
-    uint32_t cls{0};                            //!< class index, 0 = highest priority
-    double remaining{0};                        //!< bits still to send
-    double rate{0};                             //!< bit/s
-    double finish{0};                           //!< projected end at the current rate, s
-    bool active{false};                         //!< in transfer
+    uint32_t job{0};     //!< index into the job states
+    double bits{0};      //!< bits per iteration
+    double remaining{0}; //!< bits still to send
+    double finish{0};    //!< projected end at the current rate, s
+    bool active{false};  //!< in transfer
 };
 
 /// State of one included job. Times are seconds from the start of the evaluation.
@@ -79,73 +71,6 @@ struct JobState
     uint64_t warmCount{0};       //!< completions in (t_a, t_b]
 };
 
-/// Capacity constraint of one link on the transfers that cross it.
-struct Constraint
-{
-    double cap;                  //!< bit/s
-    std::vector<uint32_t> flows; //!< flow-state indices, ascending
-};
-
-/**
- * Candidate bottleneck of the water filling: the fair share (residual / unfixed flows) of a
- * constraint when it was computed. The smallest share is the next bottleneck, ties go to the
- * lower constraint index (deterministic); in the heap an entry whose version is out of date is
- * skipped (lazy deletion).
- */
-struct Candidate
-{
-    double share;     //!< bit/s
-    uint32_t k;       //!< constraint index
-    uint32_t version; //!< the constraint's version when the share was computed
-
-    /// \return true if o is the better bottleneck (smaller share, then lower index)
-    bool operator>(const Candidate& o) const
-    {
-        return share != o.share ? share > o.share : k > o.k;
-    }
-};
-
-/**
- * Reduces link constraints to the non-dominated ones: a link whose flow set is a subset of
- * another link's and whose capacity is at least the other's can never be the strict bottleneck (for
- * any active subset and any higher-class load its residual share is at least the other link's), so
- * progressive filling gives the same rates without it (up to the 1e-9 starvation threshold);
- * duplicates are kept once.
- * \param all every link's constraint (consumed)
- * \return the kept constraints, ordered by flow count (descending), capacity (ascending), flow
- *         set (lexicographic)
- */
-std::vector<Constraint>
-NonDominated(std::vector<Constraint> all)
-{
-    std::sort(all.begin(), all.end(), [](const Constraint& a, const Constraint& b) {
-        if (a.flows.size() != b.flows.size())
-        {
-            return a.flows.size() > b.flows.size();
-        }
-        return a.cap != b.cap ? a.cap < b.cap : a.flows < b.flows;
-    });
-    std::vector<Constraint> cons;
-    for (Constraint& k : all)
-    {
-        bool dominated = false;
-        for (const Constraint& d : cons)
-        {
-            if (d.cap <= k.cap &&
-                std::includes(d.flows.begin(), d.flows.end(), k.flows.begin(), k.flows.end()))
-            {
-                dominated = true;
-                break;
-            }
-        }
-        if (!dominated)
-        {
-            cons.push_back(std::move(k));
-        }
-    }
-    return cons;
-}
-
 /// \return the decimal rendering of x
 std::string
 Num(double x)
@@ -160,12 +85,12 @@ Num(double x)
  * the top of flow-evaluator.h.
  *
  * The constructor checks the per-job input and builds the state: the distinct priority classes,
- * one JobState per included job, one FlowState per transfer that crosses a link, and the link
- * constraints (non-dominated ones only). Simulate() runs the event loop over [0, H]: settle the
- * state changes due now (SettleJob), recompute the rates when the set of active transfers changed
- * (UpdateRates; water filling in ComputeRates), find the next event (NextEvent), end the
- * transfers due by then (FinishTransfers), advance. Times are seconds from the start of the
- * evaluation, sizes bits, rates bit/s.
+ * one JobState per included job, one FlowState per transfer that crosses a link, and the rate
+ * allocation over their links (PriorityWaterFilling). Simulate() runs the event loop over
+ * [0, H]: settle the state changes due now (SettleJob), recompute the rates when the set of
+ * active transfers changed (UpdateRates), find the next event (NextEvent), end the transfers due
+ * by then (FinishTransfers), advance. Times are seconds from the start of the evaluation, sizes
+ * bits, rates bit/s.
  *
  * The results depend on the order of the floating-point operations (rates, remaining bits,
  * projected ends): a change to a step must keep it, or regenerate the check-golden digests and
@@ -190,25 +115,28 @@ class FlowEvaluator::Run
     bool Included(std::size_t j) const;
     /// Fills m_classes: the distinct classes of the included jobs, highest first.
     void BuildClasses();
-    /// Fills m_jobs and m_transfers (included jobs in model order, their flows in order; a flow
-    /// of 0 bits or on an empty path gets no FlowState: it ends the moment it starts) and
-    /// m_links. \throws std::invalid_argument for a bad path choice or time shift
-    void BuildStates();
     /**
-     * Adds job j's transfers to m_transfers and to s.flows, and their links to m_links.
+     * Fills m_jobs and m_transfers: the included jobs in model order, their flows in order; a
+     * flow of 0 bits or on an empty path gets no FlowState (it ends the moment it starts).
+     * \param[out] paths [transfer] its links
+     * \param[out] classes [transfer] its class index (0 = highest)
+     * \throws std::invalid_argument for a bad path choice or time shift
+     */
+    void BuildStates(std::vector<std::vector<uint32_t>>& paths, std::vector<uint32_t>& classes);
+    /**
+     * Adds job j's transfers to m_transfers and to s.flows.
      * \param j model index of the job
      * \param cls the job's class index (0 = highest)
      * \param s the job's state (s.flows is appended to)
-     * \param usedLink [link] true once the link is in m_links
+     * \param[out] paths [transfer] appended to
+     * \param[out] classes [transfer] appended to
      * \throws std::invalid_argument if a path index is out of range
      */
-    void AddTransfers(std::size_t j, uint32_t cls, JobState& s, std::vector<bool>& usedLink);
-    /// Fills m_cons (the non-dominated link constraints, see NonDominated), m_consOfFlow (each
-    /// transfer's constraints, in constraint order), m_capacity and m_threshold.
-    void BuildConstraints();
-    /// Sizes the water-filling scratch and the per-class buckets, sets m_end, m_warm and
-    /// m_tieSlack.
-    void PrepareSimulation();
+    void AddTransfers(std::size_t j,
+                      uint32_t cls,
+                      JobState& s,
+                      std::vector<std::vector<uint32_t>>& paths,
+                      std::vector<uint32_t>& classes);
 
     /**
      * Settles every state change of job s due at 'now': computation end, start of the transfers,
@@ -225,8 +153,8 @@ class FlowEvaluator::Run
     void CompleteIteration(JobState& s, double now);
     /**
      * After a change of the active set: brings every active transfer's remaining bits to 'now'
-     * at its old rate, computes the new rates and the projected ends (both stay valid until the
-     * next change of the active set).
+     * at its old rate, computes the new rates (water filling) and the projected ends (both stay
+     * valid until the next change of the active set).
      */
     void UpdateRates(double now);
     /// \return the earliest of H(1 + tolerance), the pending computation ends and transfer
@@ -237,57 +165,15 @@ class FlowEvaluator::Run
     /// Fills m_result's per-job and total results from the job states.
     void CollectResults();
 
-    /**
-     * Water filling: max-min fair rates of the active transfers, one class after the other
-     * (strict priority) on the capacity the higher classes left.
-     */
-    void ComputeRates();
-    /**
-     * Progressive filling of one class: repeatedly take the constraint with the smallest fair
-     * share among the class's unfixed flows, give that share to its unfixed flows and take it
-     * off the residual of every constraint they cross. Cost O(F c log(F c)) for F flows crossing
-     * c constraints each (heap), instead of a scan of all constraints and flows per bottleneck.
-     * \param unfixed the active transfers of the class
-     */
-    void FillClass(const std::vector<uint32_t>& unfixed);
-    /// \param k constraint whose current fair share is queued in the heap
-    void PushCandidate(uint32_t k);
-    /// \param[out] top the valid candidate with the smallest share \return false if none is left
-    bool PopBottleneck(Candidate& top);
-    /// \param[out] top the constraint of the class with the smallest share (linear scan; drops
-    /// constraints without unfixed flows from m_classCons) \return false if none is left
-    bool ScanBottleneck(Candidate& top);
-    /**
-     * Gives top.share to every unfixed flow of constraint top.k and takes it off the residual of
-     * each constraint those flows cross (whose versions are bumped; re-queued if useHeap).
-     * \return the number of flows fixed
-     */
-    std::size_t FixBottleneck(const Candidate& top, bool useHeap);
-
     const FlowEvaluator& m_evaluator; //!< model, flattened flows, capacities, options
     const EvaluationInput& m_input;   //!< the input being evaluated
 
-    std::vector<int64_t> m_classes;     //!< distinct classes, highest first
-    std::vector<JobState> m_jobs;       //!< included jobs, model order
-    std::vector<FlowState> m_transfers; //!< transfers crossing a link, job by job
-    std::vector<uint32_t> m_links;      //!< links on some chosen path, first-use order
-    std::vector<Constraint> m_cons;     //!< non-dominated link constraints
-    std::vector<uint32_t> m_consOfFlow; //!< flat: constraints of transfer 0, of transfer 1, ...
-    std::vector<double> m_capacity;     //!< [constraint] bit/s
-    std::vector<double> m_threshold;    //!< [constraint] residual below this counts as 0, bit/s
-
-    // Scratch of the water filling (indexed by constraint or transfer).
-    std::vector<double> m_residual;      //!< [constraint] capacity left, bit/s
-    std::vector<uint32_t> m_count;       //!< [constraint] unfixed flows of the class
-    std::vector<uint32_t> m_version;     //!< [constraint] bumped when residual or count change
-    std::vector<uint32_t> m_touchedMark; //!< [constraint] == m_stamp: in m_touched
-    std::vector<uint32_t> m_classCons;   //!< constraints crossed by the class's flows
-    std::vector<uint32_t> m_touched;     //!< constraints changed by one bottleneck
-    std::vector<uint32_t> m_pendingMark; //!< [transfer] == m_stamp: unfixed flow of the class
-    uint32_t m_stamp{0};                 //!< generation of the marks
-    std::vector<std::vector<uint32_t>> m_byClass; //!< [class] active transfers
-    std::vector<uint32_t> m_active;               //!< active transfers
-    std::vector<Candidate> m_heap;                //!< min-heap of candidate bottlenecks
+    std::vector<int64_t> m_classes;                //!< distinct classes, highest first
+    std::vector<JobState> m_jobs;                  //!< included jobs, model order
+    std::vector<FlowState> m_transfers;            //!< transfers crossing a link, job by job
+    std::vector<double> m_rate;                    //!< [transfer] current rate, bit/s
+    std::vector<uint32_t> m_active;                //!< active transfers
+    std::optional<PriorityWaterFilling> m_filling; //!< rates of the active transfers
 
     FlowEvaluation m_result; //!< the evaluation being built (events, rate computations, ...)
     double m_end{0};         //!< H (1 + HORIZON_TOLERANCE), s
@@ -302,9 +188,18 @@ FlowEvaluator::Run::Run(const FlowEvaluator& evaluator, const EvaluationInput& i
       m_input(input)
 {
     BuildClasses();
-    BuildStates();
-    BuildConstraints();
-    PrepareSimulation();
+    std::vector<std::vector<uint32_t>> paths;
+    std::vector<uint32_t> classes;
+    BuildStates(paths, classes);
+    m_filling.emplace(m_evaluator.m_capacity, paths, classes, m_classes.size());
+    m_rate.assign(m_transfers.size(), 0.0);
+    m_active.reserve(m_transfers.size());
+
+    const double horizon = m_evaluator.m_horizon;
+    m_result.horizon = horizon;
+    m_end = horizon * (1 + HORIZON_TOLERANCE);
+    m_warm = m_evaluator.m_options.warmupFraction * horizon;
+    m_tieSlack = TIE_FRACTION * horizon;
 }
 
 bool
@@ -328,9 +223,9 @@ FlowEvaluator::Run::BuildClasses()
 }
 
 void
-FlowEvaluator::Run::BuildStates()
+FlowEvaluator::Run::BuildStates(std::vector<std::vector<uint32_t>>& paths,
+                                std::vector<uint32_t>& classes)
 {
-    std::vector<bool> usedLink(m_evaluator.m_capacity.size(), false);
     for (std::size_t j = 0; j < m_evaluator.m_model.jobs.size(); ++j)
     {
         if (!Included(j))
@@ -362,7 +257,7 @@ FlowEvaluator::Run::BuildStates()
         s.readyAt = shift + s.ready;
         const uint32_t cls = static_cast<uint32_t>(
             std::find(m_classes.begin(), m_classes.end(), m_input.priority[j]) - m_classes.begin());
-        AddTransfers(j, cls, s, usedLink);
+        AddTransfers(j, cls, s, paths, classes);
         m_jobs.push_back(std::move(s));
     }
 }
@@ -371,7 +266,8 @@ void
 FlowEvaluator::Run::AddTransfers(std::size_t j,
                                  uint32_t cls,
                                  JobState& s,
-                                 std::vector<bool>& usedLink)
+                                 std::vector<std::vector<uint32_t>>& paths,
+                                 std::vector<uint32_t>& classes)
 {
     const SchedJob& job = m_evaluator.m_model.jobs[j];
     const PathChoice& choice = m_input.paths[j];
@@ -392,87 +288,12 @@ FlowEvaluator::Run::AddTransfers(std::size_t j,
         }
         FlowState st;
         st.job = static_cast<uint32_t>(m_jobs.size());
-        st.path = &path;
         st.bits = flat.bits;
-        st.cls = cls;
         s.flows.push_back(static_cast<uint32_t>(m_transfers.size()));
         m_transfers.push_back(st);
-        for (uint32_t l : path)
-        {
-            if (!usedLink[l])
-            {
-                usedLink[l] = true;
-                m_links.push_back(l);
-            }
-        }
+        paths.push_back(path);
+        classes.push_back(cls);
     }
-}
-
-void
-FlowEvaluator::Run::BuildConstraints()
-{
-    std::vector<Constraint> all;
-    {
-        std::vector<std::vector<uint32_t>> onLink(m_evaluator.m_capacity.size());
-        for (uint32_t f = 0; f < m_transfers.size(); ++f)
-        {
-            for (uint32_t l : *m_transfers[f].path)
-            {
-                if (onLink[l].empty() || onLink[l].back() != f)
-                {
-                    onLink[l].push_back(f);
-                }
-            }
-        }
-        for (uint32_t l : m_links)
-        {
-            all.push_back({m_evaluator.m_capacity[l], std::move(onLink[l])});
-        }
-    }
-    m_cons = NonDominated(std::move(all));
-    {
-        std::vector<std::vector<uint32_t>> per(m_transfers.size());
-        for (uint32_t k = 0; k < m_cons.size(); ++k)
-        {
-            for (uint32_t f : m_cons[k].flows)
-            {
-                per[f].push_back(k);
-            }
-        }
-        for (uint32_t f = 0; f < m_transfers.size(); ++f)
-        {
-            m_transfers[f].consBegin = static_cast<uint32_t>(m_consOfFlow.size());
-            m_consOfFlow.insert(m_consOfFlow.end(), per[f].begin(), per[f].end());
-            m_transfers[f].consEnd = static_cast<uint32_t>(m_consOfFlow.size());
-        }
-    }
-    const std::size_t nCons = m_cons.size();
-    m_capacity.resize(nCons);
-    m_threshold.resize(nCons);
-    for (std::size_t k = 0; k < nCons; ++k)
-    {
-        m_capacity[k] = m_cons[k].cap;
-        m_threshold[k] = STARVED_FRACTION * m_cons[k].cap;
-    }
-}
-
-void
-FlowEvaluator::Run::PrepareSimulation()
-{
-    const double horizon = m_evaluator.m_horizon;
-    m_result.horizon = horizon;
-    m_end = horizon * (1 + HORIZON_TOLERANCE);
-    m_warm = m_evaluator.m_options.warmupFraction * horizon;
-    m_tieSlack = TIE_FRACTION * horizon;
-
-    const std::size_t nCons = m_cons.size();
-    m_residual.assign(nCons, 0.0);
-    m_count.assign(nCons, 0);
-    m_version.assign(nCons, 0);
-    m_touchedMark.assign(nCons, 0);
-    m_pendingMark.assign(m_transfers.size(), 0);
-    m_byClass.resize(m_classes.size());
-    m_active.reserve(m_transfers.size());
 }
 
 FlowEvaluation
@@ -536,7 +357,7 @@ FlowEvaluator::Run::StartTransfers(JobState& s)
     {
         m_transfers[f].active = true;
         m_transfers[f].remaining = m_transfers[f].bits;
-        m_transfers[f].rate = 0;
+        m_rate[f] = 0;
         m_active.push_back(f);
         ++s.left;
         m_changed = true;
@@ -575,15 +396,17 @@ FlowEvaluator::Run::UpdateRates(double now)
 {
     for (uint32_t f : m_active)
     {
-        m_transfers[f].remaining -= m_transfers[f].rate * (now - m_lastUpdate);
+        m_transfers[f].remaining -= m_rate[f] * (now - m_lastUpdate);
     }
     m_lastUpdate = now;
-    ComputeRates();
+    ++m_result.rateComputations;
+    m_filling->Compute(m_active, m_rate);
     for (uint32_t f : m_active)
     {
         FlowState& st = m_transfers[f];
-        st.finish = st.rate > 0 ? now + std::max(0.0, st.remaining) / st.rate
-                                : std::numeric_limits<double>::infinity();
+        const double rate = m_rate[f];
+        st.finish = rate > 0 ? now + std::max(0.0, st.remaining) / rate
+                             : std::numeric_limits<double>::infinity();
     }
     m_changed = false;
 }
@@ -619,7 +442,7 @@ FlowEvaluator::Run::FinishTransfers(double next)
         if (st.finish <= next + m_tieSlack)
         {
             st.remaining = 0;
-            st.rate = 0;
+            m_rate[m_active[i]] = 0;
             st.active = false;
             --m_jobs[st.job].left;
             m_active[i] = m_active.back();
@@ -661,155 +484,6 @@ FlowEvaluator::Run::CollectResults()
     }
     m_result.gpuUtilization = gpus > 0 ? busy / (gpus * horizon) : 0;
     m_result.steadyGpuUtilization = gpus > 0 ? steadyBusy / gpus : 0;
-}
-
-void
-FlowEvaluator::Run::ComputeRates()
-{
-    ++m_result.rateComputations;
-    std::copy(m_capacity.begin(), m_capacity.end(), m_residual.begin());
-    for (auto& bucket : m_byClass)
-    {
-        bucket.clear();
-    }
-    for (uint32_t f : m_active)
-    {
-        m_byClass[m_transfers[f].cls].push_back(f);
-    }
-    for (const auto& unfixed : m_byClass)
-    {
-        if (!unfixed.empty())
-        {
-            FillClass(unfixed);
-        }
-    }
-}
-
-void
-FlowEvaluator::Run::FillClass(const std::vector<uint32_t>& unfixed)
-{
-    if (++m_stamp == 0)
-    {
-        std::fill(m_pendingMark.begin(), m_pendingMark.end(), 0);
-        std::fill(m_touchedMark.begin(), m_touchedMark.end(), 0);
-        m_stamp = 1;
-    }
-    m_classCons.clear();
-    for (uint32_t f : unfixed)
-    {
-        m_pendingMark[f] = m_stamp;
-        for (uint32_t i = m_transfers[f].consBegin; i < m_transfers[f].consEnd; ++i)
-        {
-            if (m_count[m_consOfFlow[i]]++ == 0)
-            {
-                m_classCons.push_back(m_consOfFlow[i]);
-            }
-        }
-    }
-    // Few constraints: a linear scan for the bottleneck is cheaper than heap upkeep. Both pick
-    // the smallest share, ties to the lower constraint index, so they give bit-identical rates.
-    const bool useHeap = m_classCons.size() > LINEAR_SCAN_MAX;
-    m_heap.clear();
-    if (useHeap)
-    {
-        for (uint32_t k : m_classCons)
-        {
-            ++m_version[k];
-            PushCandidate(k);
-        }
-    }
-    std::size_t open = unfixed.size();
-    Candidate top{0, UINT32_MAX, 0};
-    while (open > 0 && (useHeap ? PopBottleneck(top) : ScanBottleneck(top)))
-    {
-        open -= FixBottleneck(top, useHeap);
-    }
-}
-
-void
-FlowEvaluator::Run::PushCandidate(uint32_t k)
-{
-    const double r = m_residual[k] < m_threshold[k] ? 0.0 : m_residual[k];
-    m_heap.push_back({r / m_count[k], k, m_version[k]});
-    std::push_heap(m_heap.begin(), m_heap.end(), std::greater<>());
-}
-
-bool
-FlowEvaluator::Run::PopBottleneck(Candidate& top)
-{
-    while (!m_heap.empty())
-    {
-        std::pop_heap(m_heap.begin(), m_heap.end(), std::greater<>());
-        top = m_heap.back();
-        m_heap.pop_back();
-        if (top.version == m_version[top.k] && m_count[top.k] != 0)
-        {
-            return true;
-        }
-    }
-    return false;
-}
-
-bool
-FlowEvaluator::Run::ScanBottleneck(Candidate& top)
-{
-    top = {0, UINT32_MAX, 0};
-    for (std::size_t i = 0; i < m_classCons.size();)
-    {
-        const uint32_t k = m_classCons[i];
-        if (m_count[k] == 0)
-        {
-            m_classCons[i] = m_classCons.back();
-            m_classCons.pop_back();
-            continue;
-        }
-        const double r = m_residual[k] < m_threshold[k] ? 0.0 : m_residual[k];
-        const Candidate c{r / m_count[k], k, 0};
-        if (top.k == UINT32_MAX || top > c)
-        {
-            top = c;
-        }
-        ++i;
-    }
-    return top.k != UINT32_MAX;
-}
-
-std::size_t
-FlowEvaluator::Run::FixBottleneck(const Candidate& top, bool useHeap)
-{
-    std::size_t fixed = 0;
-    m_touched.clear();
-    for (uint32_t f : m_cons[top.k].flows)
-    {
-        if (m_pendingMark[f] != m_stamp)
-        {
-            continue;
-        }
-        m_pendingMark[f] = 0;
-        m_transfers[f].rate = top.share;
-        for (uint32_t i = m_transfers[f].consBegin; i < m_transfers[f].consEnd; ++i)
-        {
-            const uint32_t k = m_consOfFlow[i];
-            m_residual[k] = std::max(0.0, m_residual[k] - top.share);
-            --m_count[k];
-            if (m_touchedMark[k] != m_stamp)
-            {
-                m_touchedMark[k] = m_stamp;
-                m_touched.push_back(k);
-            }
-        }
-        ++fixed;
-    }
-    for (uint32_t k : m_touched)
-    {
-        m_touchedMark[k] = 0;
-        ++m_version[k];
-        if (useHeap && m_count[k] > 0)
-        {
-            PushCandidate(k);
-        }
-    }
-    return fixed;
 }
 
 FlowEvaluator::FlowEvaluator(const ClusterModel& model, const FlowEvaluatorOptions& options)
