@@ -39,6 +39,7 @@ CRUX_PURE_SOURCES = [
     'model/scheduling/optimal-scheduler.cc',
     # --- metrics ---
     'model/metrics/flow-evaluator.cc',
+    'model/metrics/water-filling.cc',
     # --- experiment drivers ---
     'drivers/random-cluster.cc',
     'drivers/stage-ablation.cc',
@@ -71,6 +72,7 @@ CRUX_SOURCES = CRUX_PURE_SOURCES + [
     # --- trace ---
     'model/trace/csv-reader.cc',
     'model/trace/lingjun-trace.cc',
+    'model/trace/lingjun-trace-statistics.cc',
     'model/trace/model-mapping.cc',
     'model/trace/lingjun-trace-generator.cc',
     # --- helper (build and install) ---
@@ -129,6 +131,7 @@ CRUX_HEADERS = [
     'model/workload/dlt-job-application.h',
     # --- metrics ---
     'model/metrics/flow-evaluator.h',
+    'model/metrics/water-filling.h',
     'model/metrics/gpu-intensity-tracker.h',
     # --- trace ---
     'model/trace/csv-reader.h',

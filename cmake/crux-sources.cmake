@@ -24,6 +24,7 @@ set(CRUX_PURE_SOURCES
     model/scheduling/optimal-scheduler.cc
     # --- metrics ---
     model/metrics/flow-evaluator.cc
+    model/metrics/water-filling.cc
     # --- experiment drivers ---
     drivers/random-cluster.cc
     drivers/stage-ablation.cc
@@ -57,6 +58,7 @@ set(CRUX_SOURCES
     # --- trace ---
     model/trace/csv-reader.cc
     model/trace/lingjun-trace.cc
+    model/trace/lingjun-trace-statistics.cc
     model/trace/model-mapping.cc
     model/trace/lingjun-trace-generator.cc
     # --- helper (build and install) ---
@@ -115,6 +117,7 @@ set(CRUX_HEADERS
     model/workload/dlt-job-application.h
     # --- metrics ---
     model/metrics/flow-evaluator.h
+    model/metrics/water-filling.h
     model/metrics/gpu-intensity-tracker.h
     # --- trace ---
     model/trace/csv-reader.h
@@ -193,6 +196,7 @@ set(CRUX_GTEST_SOURCES
     test/gtest/taccl-scheduler-test.cc
     test/gtest/cassini-scheduler-test.cc
     test/gtest/flow-evaluator-test.cc
+    test/gtest/water-filling-test.cc
     test/gtest/optimal-scheduler-test.cc
     test/gtest/cluster-topology-test.cc
     test/gtest/gpu-placement-test.cc
