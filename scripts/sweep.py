@@ -834,8 +834,9 @@ def main(argv=None):
         return 0
 
     out = os.path.abspath(args.out)
-    for d in ("logs", "scenarios"):
-        os.makedirs(os.path.join(out, d), exist_ok=True)
+    os.makedirs(os.path.join(out, "logs"), exist_ok=True)
+    if any(r.scenario_doc is not None for r in runs):
+        os.makedirs(os.path.join(out, "scenarios"), exist_ok=True)
     tasks = []
     for r in runs:
         if r.scenario_doc is not None:
