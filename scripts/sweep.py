@@ -130,9 +130,11 @@ TRACE_COLUMNS = [
 LEAD_COLUMNS = ["run_id", "program"]
 RUN_COLUMNS = ["run", "output_dir", "status", "error"]
 
+#: --cluster choices: dask-jobqueue cluster classes. "local-jobs" is dask-jobqueue's own test
+#: cluster: the same job scripts and scaling, the "batch jobs" started as local processes.
 JOBQUEUE_CLUSTERS = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "sge": "SGECluster",
                      "lsf": "LSFCluster", "htcondor": "HTCondorCluster", "oar": "OARCluster",
-                     "moab": "MoabCluster"}
+                     "moab": "MoabCluster", "local-jobs": "local.LocalCluster"}
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 
@@ -563,9 +565,12 @@ def make_cluster(args):
                 f"Dask scheduler of {args.scheduler_file}")
     if args.cluster:
         cluster = make_jobqueue_cluster(args)
-        cluster.scale(jobs=args.cluster_jobs)
+        # Adaptive: jobs are submitted while runs wait (at most --cluster-jobs at a time),
+        # replaced when they end (e.g. at their walltime), released when nothing is left.
+        cluster.adapt(minimum_jobs=0, maximum_jobs=args.cluster_jobs)
         return (Client(cluster), cluster,
-                f"{JOBQUEUE_CLUSTERS[args.cluster]}, {args.cluster_jobs} batch job(s) submitted")
+                f"dask-jobqueue {JOBQUEUE_CLUSTERS[args.cluster]}, at most "
+                f"{args.cluster_jobs} batch job(s)")
     cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
                            dashboard_address=None, silence_logs=logging.ERROR, memory_limit=0)
     return Client(cluster), cluster, f"local Dask cluster, {args.workers} worker(s)"
@@ -586,7 +591,12 @@ def make_jobqueue_cluster(args):
             raise SweepError(f"--cluster-option: '{opt}' is not KEY=VALUE")
         k, v = opt.split("=", 1)
         kwargs[k.strip()] = yaml.safe_load(v)
-    cls = getattr(dask_jobqueue, JOBQUEUE_CLUSTERS[args.cluster])
+    import importlib
+    import warnings
+    # The scheduler's HTTP server moves to a free port when 8787 is taken; say nothing about it.
+    warnings.filterwarnings("ignore", message="Port .* is already in use")
+    module, _, name = ("dask_jobqueue." + JOBQUEUE_CLUSTERS[args.cluster]).rpartition(".")
+    cls = getattr(importlib.import_module(module), name)
     try:
         return cls(**kwargs)
     except (ValueError, TypeError) as e:
@@ -759,8 +769,8 @@ def parse_args(argv):
                    help="run on a batch system through dask-jobqueue, configured by Dask's "
                    "configuration (~/.config/dask/jobqueue.yaml) and --cluster-option")
     p.add_argument("--cluster-jobs", type=int, default=1,
-                   help="--cluster: batch jobs to submit (each holds the workers of one job "
-                   "script; default 1)")
+                   help="--cluster: at most this many batch jobs at a time (each runs the "
+                   "workers of one job script; submitted while runs wait; default 1)")
     p.add_argument("--cluster-option", action="append", default=[], metavar="KEY=VALUE",
                    help="--cluster: keyword of the dask-jobqueue cluster class (repeatable), "
                    "e.g. queue=compute, cores=32, memory=64GB, walltime=04:00:00")

@@ -20,7 +20,9 @@
    summary.json of the same run made here by calling the program directly (its own command
    line, its own scenario file with the link rate set), with this file's own column mapping;
    the plots and their value tables are written.
-2. The same sweep on 1 worker: table.csv byte-identical to the 2-worker table.
+2. The same sweep on 1 worker, and through dask-jobqueue (--cluster=local-jobs: its job scripts
+   and adaptive scaling, the batch jobs started as local processes): table.csv byte-identical
+   to the 2-worker table.
 3. --resume on the 2-worker output reuses every run and rewrites the same table.
 4. A sweep with a failing run (unknown scheduler): exit 1, the failing run named on stderr with
    its error line, a row with status 'failed' and that error, the other run's row intact.
@@ -196,6 +198,20 @@ try:
                 fail("table.csv differs between 1 and 2 workers")
             else:
                 print("table.csv byte-identical on 1 and 2 workers")
+
+    # 2b. the dask-jobqueue path (job scripts, adaptive scaling) with dask-jobqueue's local
+    # "batch system": the same table
+    jq = os.path.join(work, "jobqueue")
+    rcj, _, errj = run_sweep(smoke_flow, f"--out={jq}", "--cluster=local-jobs",
+                             "--cluster-jobs=2", "--cluster-option=cores=1",
+                             "--cluster-option=memory=2GB", "--cluster-option=processes=1")
+    if rcj != 0 or "dask-jobqueue local.LocalCluster" not in errj:
+        fail(f"smoke-flow on --cluster=local-jobs: exit {rcj}\n{errj}")
+    elif open(os.path.join(jq, "table.csv"), "rb").read() != \
+            open(os.path.join(two, "table.csv"), "rb").read():
+        fail("table.csv differs between the local cluster and dask-jobqueue's batch jobs")
+    else:
+        print("table.csv byte-identical on dask-jobqueue batch jobs")
 
     # 3. --resume reuses every run
     before = open(os.path.join(two, "table.csv"), "rb").read() if rc == 0 else b""
