@@ -156,8 +156,10 @@ def cell(value):
         return "true" if value else "false"
     if isinstance(value, float):
         return repr(value)
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple)) and all(not isinstance(v, (list, dict)) for v in value):
         return ",".join(cell(v) for v in value)
+    if isinstance(value, (list, tuple, dict)):
+        return json.dumps(value, sort_keys=True)  # a structured scenario field
     return str(value)
 
 
@@ -488,6 +490,18 @@ def error_line(stderr_text, returncode):
     return (line[:400] + f" ({status})") if line else status
 
 
+def _die_with_parent():
+    """In the child, before exec: on Linux, ask for SIGTERM when the worker thread that started
+    it goes away (e.g. the sweep is stopped and its worker processes end), so that no
+    simulation is left running on its own. The thread waits for the child, so it outlives it
+    otherwise."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, 15)  # PR_SET_PDEATHSIG, SIGTERM
+    except (OSError, AttributeError):
+        pass
+
+
 def execute(task):
     """Run one program invocation (on a worker) and read its summary.json files.
 
@@ -501,7 +515,8 @@ def execute(task):
     with open(task["stdout"], "wb") as so, open(task["stderr"], "wb") as se:
         try:
             returncode = subprocess.run(task["argv"], cwd=task["cwd"], stdout=so, stderr=se,
-                                        stdin=subprocess.DEVNULL).returncode
+                                        stdin=subprocess.DEVNULL,
+                                        preexec_fn=_die_with_parent).returncode
         except OSError as e:
             error = f"cannot start {task['argv'][0]}: {e.strerror}"
     wall = time.monotonic() - t0

@@ -26,7 +26,8 @@
 3. --resume on the 2-worker output reuses every run and rewrites the same table.
 4. A sweep with a failing run (unknown scheduler): exit 1, the failing run named on stderr with
    its error line, a row with status 'failed' and that error, the other run's row intact.
-5. A bad sweep file (unknown option) and a reserved option: exit 2 naming it, nothing written.
+5. Bad sweep files (unknown option, reserved option, empty grid, missing scenario field): exit 2
+   naming it, nothing written; the Python sweep sweeps/trace-load.py lists its 9 runs.
 6. --cluster=slurm --print-job-script: the SLURM job script dask-jobqueue would submit.
 
 Exit 77 (ctest SKIP_RETURN_CODE) if this python cannot import Dask (distributed, dask_jobqueue).
@@ -265,6 +266,14 @@ try:
         if rc5 != 2 or needle not in err5 or os.path.exists(bo):
             fail(f"bad sweep file: exit {rc5}, expected 2 with '{needle}' and nothing "
                  f"written:\n{err5}")
+
+    # 5b. a sweep written in Python: its runs listed (--list runs nothing)
+    rc7, out7, err7 = run_sweep(os.path.join(root, "sweeps", "trace-load.py"),
+                                f"--out={os.path.join(work, 'py')}", "--list")
+    listed = [ln for ln in out7.splitlines() if ln.startswith("load-")]
+    if rc7 != 0 or len(listed) != 9 or "--jobsPerDay=1110 --seed=3" not in listed[-1] or \
+            os.path.exists(os.path.join(work, "py")):
+        fail(f"sweeps/trace-load.py --list: exit {rc7}:\n{out7}\n{err7}")
 
     # 6. the SLURM job script (nothing is submitted)
     rc6, out6, err6 = run_sweep(smoke_flow, f"--out={os.path.join(work, 'slurm')}",
