@@ -197,6 +197,7 @@ set(CRUX_GTEST_SOURCES
     test/gtest/cluster-topology-test.cc
     test/gtest/gpu-placement-test.cc
     test/gtest/scheduler-test-util.cc
+    test/gtest/user-scheduler-test.cc
     # --- trace ---
     test/gtest/lingjun-trace-test.cc
     test/gtest/lingjun-trace-generator-test.cc
@@ -210,6 +211,7 @@ set(CRUX_EXAMPLES
     crux-microbenchmark
     lingjun-trace-stats
     crux-trace-run
+    user-scheduler
 )
 
 # Benchmark programs: bench/<name>.cc

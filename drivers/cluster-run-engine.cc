@@ -848,7 +848,7 @@ class EpochEngine
     double m_origin;                                          //!< trace origin
     double m_ws;                                              //!< window start (trace clock)
     double m_we;                                              //!< window end (trace clock)
-    std::unique_ptr<CommScheduler> m_scheduler;               //!< scheduler
+    Ptr<CommScheduler> m_scheduler;                           //!< scheduler
     ModelMapper m_mapper;                                     //!< label -> zoo model
     SchedulerConfig m_sc;                                     //!< scheduler config
     FlowEvaluatorOptions m_evalOpt;                           //!< evaluator options
