@@ -275,8 +275,8 @@ class ModelZooTestCase : public TestCase
         NS_TEST_ASSERT_MSG_NE(msg.find("gpt"), std::string::npos, "message lists known names");
         NS_TEST_ASSERT_MSG_NE(msg.find("bert-large"), std::string::npos, msg);
         NS_TEST_ASSERT_MSG_EQ(ModelZoo::Names().size(),
-                              6,
-                              "six models (three added for the trace runs)");
+                              19,
+                              "19 models (three added for the trace runs, 13 LLMs)");
 
         const ModelSpec gpt = ModelZoo::Get("gpt");
         const double expect = 12.0 * 24 * 1024 * 1024 + 50257.0 * 1024;

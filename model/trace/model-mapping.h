@@ -58,7 +58,8 @@ struct ModelAssignment
  *  - contains "ctr", "dlrm", "deepfm" or "recommend" -> "ctr-dlrm".
  * Every other label (unknown, cognitive, rl, preprocess, DLM, dota, empty, ...) gets a seeded
  * draw, as the paper assigned models to trace jobs at random (§6.3 lists the models but not the
- * rule): uniform over the candidate list (default: every zoo entry), using a std::mt19937_64
+ * rule): uniform over the candidate list (default: DefaultCandidates(), the six models of the
+ * paper's §6.3), using a std::mt19937_64
  * seeded by std::seed_seq{seed (2 × 32 bit), FNV-1a-64(job name) (2 × 32 bit)} and
  * std::uniform_int_distribution. The draw depends only on (seed, job name), not on the order of
  * calls; it is reproducible with the same standard library (the distribution's algorithm is
@@ -68,8 +69,15 @@ class ModelMapper
 {
   public:
     /**
+     * \return the default candidates of the draw: the models Crux §6.3 lists, as zoo keys
+     *         ("bert-large", "ctr-dlrm", "gpt", "multi-interests", "nmt-transformer-big",
+     *         "resnet50")
+     */
+    static std::vector<std::string> DefaultCandidates();
+
+    /**
      * \param seed seed of the draws for unmatched labels
-     * \param candidates zoo keys the draw chooses from; empty = ModelZoo::Names()
+     * \param candidates zoo keys the draw chooses from; empty = DefaultCandidates()
      * \throws std::invalid_argument if a candidate is not a zoo key
      */
     explicit ModelMapper(uint64_t seed, std::vector<std::string> candidates = {});
