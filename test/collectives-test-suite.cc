@@ -821,7 +821,9 @@ class PlannedPatternTestCase : public TestCase
                     (f.src.host + 2 == f.dst.host || f.dst.host + 2 == f.src.host))
                 {
                     ++ppFlows;
-                    NS_TEST_ASSERT_MSG_EQ(f.bytesPerIteration, 4.0 * act, "PP: m activations");
+                    NS_TEST_ASSERT_MSG_EQ(f.bytesPerIteration,
+                                          4.0 * std::ceil(act / 8.0),
+                                          "PP: m activation shards of 1/tp");
                 }
                 else
                 {

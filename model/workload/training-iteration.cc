@@ -498,7 +498,11 @@ PlanBuilder::Build()
                      ? static_cast<uint64_t>(std::llround(m_tokensPerMicro * m_model.hidden *
                                                           m_model.bytesPerActivation))
                      : 0;
-    const uint64_t ppBytes = m_plan.sequenceParallel ? m_actBytes / tp : m_actBytes;
+    // Each TP rank sends its 1/tp share of the boundary tensor: the sequence shard with sequence
+    // parallelism, else Megatron's scatter/gather optimization (Narayanan et al. SC'21 §4.1:
+    // send 1/t over the network, all-gather over NVLink at the receiving stage).
+    const uint64_t ppBytes = (m_actBytes + tp - 1) / tp;
+    const bool ppGather = tp > 1 && !m_plan.sequenceParallel;
 
     // 1F1B op sequence per stage
     std::vector<std::vector<Op>> ops(pp);
@@ -560,7 +564,21 @@ PlanBuilder::Build()
                 {
                     start[d] = last[s][d];
                     const NodeList& in = op.forward ? act[s][op.micro][d] : grad[s][op.micro][d];
-                    start[d].insert(start[d].end(), in.begin(), in.end());
+                    if (ppGather && !in.empty())
+                    {
+                        // all-gather the received shards inside the TP group (NVLink)
+                        std::vector<uint32_t> members;
+                        for (uint32_t t = 0; t < tp; ++t)
+                        {
+                            members.push_back(Rank(t, d, s));
+                        }
+                        const auto ag = Collectives::RingAllGather(m_dag, members, m_actBytes, in);
+                        start[d].insert(start[d].end(), ag.rankDone.begin(), ag.rankDone.end());
+                    }
+                    else
+                    {
+                        start[d].insert(start[d].end(), in.begin(), in.end());
+                    }
                 }
                 const auto end = Pass(s, op, start);
                 for (uint32_t d = 0; d < dp; ++d)

@@ -71,11 +71,13 @@ enum TrainingIterationLabel : uint32_t
  *    mappings.py); with sequenceParallel, an all-gather before and a reduce-scatter after each
  *    of the two parts instead (the same ring volume); on NVLink within a host, over the network
  *    when the TP group spans hosts;
- *  - PP (p > 1): after a micro-batch's forward on stage s each TP rank sends its activations to
- *    the same TP rank of stage s+1 (tokens × hidden × bytes, / tp with sequence parallelism:
- *    Megatron's tensor shape), which starts that micro-batch's forward when all TP ranks'
- *    tensors have arrived; gradients go back alike after the backward; sends are asynchronous
- *    (the sender goes on computing);
+ *  - PP (p > 1): after a micro-batch's forward on stage s each TP rank sends its 1/tp share of
+ *    the boundary activations (tokens × hidden × bytes / tp: the sequence shard with sequence
+ *    parallelism; without it Megatron's scatter/gather optimization, Narayanan et al. SC'21
+ *    §4.1, followed by an all-gather of the full tensor inside the receiving TP group) to the
+ *    same TP rank of stage s+1, which starts that micro-batch's forward when all shards have
+ *    arrived (and been gathered); gradients go back alike after the backward; sends are
+ *    asynchronous (the sender goes on computing);
  *  - EP (MoE, ep > 1): in every block of every micro-batch, between the attention and the
  *    experts, a dispatch all-to-all and after the experts a combine all-to-all among the ep
  *    replicas of the expert-parallel group (per TP rank, tokens / tp × topK × hidden × bytes per
