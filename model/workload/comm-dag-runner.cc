@@ -200,7 +200,7 @@ CommDagRunner::Ready(CommDag::NodeId n)
         }
         break;
     case CommDag::Kind::DELAY:
-        m_events.push_back(Simulator::Schedule(node.duration,
+        m_events.push_back(Simulator::Schedule(TimeStep(node.duration),
                                                &CommDagRunner::DelayDone,
                                                Ptr<CommDagRunner>(this),
                                                n,

@@ -15,6 +15,7 @@
 
 #include "comm-dag.h"
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -127,10 +128,6 @@ CommDag::AddDeps(NodeId node, const NodeId* begin, const NodeId* end)
 CommDag::NodeId
 CommDag::Push(Node n, const NodeId* begin, const NodeId* end)
 {
-    if (m_countOnly)
-    {
-        return m_dummy++;
-    }
     const NodeId id = static_cast<NodeId>(m_nodes.size());
     if (id == NONE)
     {
@@ -143,12 +140,13 @@ CommDag::Push(Node n, const NodeId* begin, const NodeId* end)
 }
 
 CommDag::NodeId
-CommDag::AddMessage(uint32_t src,
-                    uint32_t dst,
-                    uint64_t bytes,
-                    uint32_t stream,
-                    const NodeList& deps,
-                    uint32_t channel)
+CommDag::Message(uint32_t src,
+                 uint32_t dst,
+                 uint64_t bytes,
+                 uint32_t stream,
+                 const NodeId* begin,
+                 const NodeId* end,
+                 uint32_t channel)
 {
     CheckOpen();
     const uint32_t conn = RegisterConnection(src, dst, channel);
@@ -159,6 +157,10 @@ CommDag::AddMessage(uint32_t src,
     m_conns[conn].bytes += bytes;
     ++m_conns[conn].messages;
     ++m_messages;
+    if (m_countOnly)
+    {
+        return m_dummy++;
+    }
     Node n;
     n.kind = Kind::MESSAGE;
     n.src = src;
@@ -166,7 +168,18 @@ CommDag::AddMessage(uint32_t src,
     n.flow = conn;
     n.stream = stream;
     n.bytes = bytes;
-    return Push(n, deps.data(), deps.data() + deps.size());
+    return Push(n, begin, end);
+}
+
+CommDag::NodeId
+CommDag::AddMessage(uint32_t src,
+                    uint32_t dst,
+                    uint64_t bytes,
+                    uint32_t stream,
+                    const NodeList& deps,
+                    uint32_t channel)
+{
+    return Message(src, dst, bytes, stream, deps.data(), deps.data() + deps.size(), channel);
 }
 
 CommDag::NodeId
@@ -177,47 +190,80 @@ CommDag::AddMessage(uint32_t src,
                     std::initializer_list<NodeId> deps,
                     uint32_t channel)
 {
-    return AddMessage(src, dst, bytes, stream, NodeList(deps), channel);
+    return Message(src, dst, bytes, stream, deps.begin(), deps.end(), channel);
+}
+
+int64_t
+CommDag::SecondsToSteps(double seconds)
+{
+    static const double stepsPerSecond = static_cast<double>(Seconds(1).GetTimeStep());
+    return static_cast<int64_t>(std::llround(seconds * stepsPerSecond));
+}
+
+CommDag::NodeId
+CommDag::Delay(int64_t steps, const NodeId* begin, const NodeId* end)
+{
+    CheckOpen();
+    if (steps < 0)
+    {
+        throw std::invalid_argument("CommDag: negative delay");
+    }
+    if (m_countOnly)
+    {
+        return m_dummy++;
+    }
+    Node n;
+    n.kind = Kind::DELAY;
+    n.duration = steps;
+    return Push(n, begin, end);
 }
 
 CommDag::NodeId
 CommDag::AddDelay(Time duration, const NodeList& deps)
 {
-    CheckOpen();
-    if (duration.IsStrictlyNegative())
-    {
-        throw std::invalid_argument("CommDag: negative delay");
-    }
-    Node n;
-    n.kind = Kind::DELAY;
-    n.duration = duration;
-    return Push(n, deps.data(), deps.data() + deps.size());
+    return Delay(duration.GetTimeStep(), deps.data(), deps.data() + deps.size());
 }
 
 CommDag::NodeId
 CommDag::AddDelay(Time duration, std::initializer_list<NodeId> deps)
 {
-    return AddDelay(duration, NodeList(deps));
+    return Delay(duration.GetTimeStep(), deps.begin(), deps.end());
+}
+
+CommDag::NodeId
+CommDag::AddDelaySteps(int64_t steps, const NodeList& deps)
+{
+    return Delay(steps, deps.data(), deps.data() + deps.size());
+}
+
+CommDag::NodeId
+CommDag::Barrier(const NodeId* begin, const NodeId* end, CommDagLabel label)
+{
+    CheckOpen();
+    if (m_countOnly)
+    {
+        return m_dummy++;
+    }
+    Node n;
+    n.kind = Kind::BARRIER;
+    if (label.kind != 0)
+    {
+        m_labels.push_back(label);
+        n.label = static_cast<uint32_t>(m_labels.size());
+    }
+    return Push(n, begin, end);
 }
 
 CommDag::NodeId
 CommDag::AddBarrier(const NodeList& deps, CommDagLabel label)
 {
-    CheckOpen();
-    Node n;
-    n.kind = Kind::BARRIER;
-    if (label.kind != 0 && !m_countOnly)
-    {
-        m_labels.push_back(label);
-        n.label = static_cast<uint32_t>(m_labels.size());
-    }
-    return Push(n, deps.data(), deps.data() + deps.size());
+    return Barrier(deps.data(), deps.data() + deps.size(), label);
 }
 
 CommDag::NodeId
 CommDag::AddBarrier(std::initializer_list<NodeId> deps, CommDagLabel label)
 {
-    return AddBarrier(NodeList(deps), label);
+    return Barrier(deps.begin(), deps.end(), label);
 }
 
 void

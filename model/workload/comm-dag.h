@@ -104,7 +104,8 @@ class CommDag
         uint32_t flow{0};           //!< MESSAGE: connection number (flow id after Finalize)
         uint32_t stream{NO_STREAM}; //!< MESSAGE: issue stream
         uint64_t bytes{0};          //!< MESSAGE: payload bytes
-        Time duration;              //!< DELAY: duration
+        int64_t duration{0};        //!< DELAY: duration in Time steps (Time::GetTimeStep();
+                                    //!< no ns3::Time member: millions of nodes stay cheap)
         uint32_t label{0};          //!< BARRIER: index into Labels() + 1 (0 = unlabelled)
     };
 
@@ -182,6 +183,21 @@ class CommDag
     NodeId AddDelay(Time duration, std::initializer_list<NodeId> deps);
 
     /**
+     * \brief Add a fixed delay given in Time steps (Time::GetTimeStep() units of the current
+     * resolution), without constructing ns3::Time objects (fast for large DAGs).
+     * \param steps delay (>= 0)
+     * \param deps nodes it waits for
+     * \return the node id
+     */
+    NodeId AddDelaySteps(int64_t steps, const NodeList& deps);
+
+    /**
+     * \param seconds a duration
+     * \return it in Time steps of the current resolution, rounded to the nearest step
+     */
+    static int64_t SecondsToSteps(double seconds);
+
+    /**
      * \brief Add a barrier (join).
      * \param deps nodes it waits for (none: complete at the start)
      * \param label optional label (kind 0 = none)
@@ -222,6 +238,18 @@ class CommDag
     std::vector<uint64_t> BytesSentByRank() const;
 
   private:
+    /// AddMessage on a dependency range.
+    NodeId Message(uint32_t src,
+                   uint32_t dst,
+                   uint64_t bytes,
+                   uint32_t stream,
+                   const NodeId* begin,
+                   const NodeId* end,
+                   uint32_t channel);
+    /// AddDelay on a dependency range.
+    NodeId Delay(int64_t steps, const NodeId* begin, const NodeId* end);
+    /// AddBarrier on a dependency range.
+    NodeId Barrier(const NodeId* begin, const NodeId* end, CommDagLabel label);
     /// Check and record the dependencies of the node about to be added.
     void AddDeps(NodeId node, const NodeId* begin, const NodeId* end);
     /// Append a node (not in count-only mode) \return its id

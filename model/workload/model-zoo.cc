@@ -201,10 +201,11 @@ namespace ns3
  *   parameters + the V·h output projection) + 12·l·s·h for the attention scores (QKᵀ and AV,
  *   full s×s, Megatron's SC'21 count). A sample is one sequence of s tokens.
  * Achieved FLOP/s (model FLOPs per GPU-second, A100): LLaMA / Llama 2: tokens per GPU-second
- *   from the GPU-hours (tokens / (GPU-hours × 3600)) × FLOPs per token: LLaMA 7B 46 %, 13B
- *   42 %, 33B 46 %, 65B 50 % of peak; Llama 2 7B 45 %, 13B 42 %, 70B 46 %. GPT-3 1.3B-13B: the
- *   [MEG21] row nearest in size, converted from the recomputation-counting formula to model
- *   FLOPs (× F_model / F_96 of that row, about 0.76): 33-34 % of peak. GPT-3 175B: [MEGMFU]
+ *   from the GPU-hours (tokens / (GPU-hours × 3600)) × FLOPs per token: LLaMA 7B 46.3 %, 13B
+ *   54.1 %, 33B 47.9 %, 65B 49.5 % of peak; Llama 2 7B 44.5 %, 13B 42.1 %, 70B 46.0 %. GPT-3
+ *   1.3B-13B: the [MEG21] row nearest in size, converted from the recomputation-counting
+ *   formula to model FLOPs (× F_model / F_96 of that row, about 0.76): 32.6-34.4 % of peak
+ *   (1.3B 33.5 %, 2.7B 33.5 %, 6.7B 34.4 %, 13B 32.6 %). GPT-3 175B: [MEGMFU]
  *   51.4 %. Mixtral: no public training throughput found; ASSUMPTION 35 % of peak on active
  *   FLOPs. These are end-to-end figures (they include the bubble and the exposed communication
  *   of the published runs); using them as the compute-only rate is an ASSUMPTION that makes

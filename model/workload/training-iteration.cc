@@ -157,8 +157,8 @@ class PlanBuilder
     uint64_t m_actBytes{0};              //!< activations of one layer, one micro-batch
     // bucket release tracking (last backward of a stage)
     std::vector<std::vector<NodeId>> m_release; //!< [replica][bucket]
-    Time m_trackTotal;                          //!< backward compute of the tracked pass
-    Time m_trackDone;                           //!< backward compute emitted so far
+    int64_t m_trackTotal{0};                    //!< backward compute of the tracked pass, steps
+    int64_t m_trackDone{0};                     //!< backward compute emitted so far, steps
     uint32_t m_nextBucket{0};                   //!< next bucket to release
     NodeList m_lastCompute;                     //!< last compute node per replica (tracked)
 };
@@ -167,26 +167,26 @@ NodeList
 PlanBuilder::Compute(const std::vector<NodeList>& deps, double seconds, bool track)
 {
     const uint32_t dp = m_plan.dp;
-    const Time duration = Seconds(seconds);
+    const int64_t duration = CommDag::SecondsToSteps(seconds);
     NodeList out(dp, NONE);
     if (!track)
     {
         for (uint32_t d = 0; d < dp; ++d)
         {
-            out[d] = m_dag.AddDelay(duration, deps[d]);
+            out[d] = m_dag.AddDelaySteps(duration, deps[d]);
         }
         return out;
     }
     // Last backward pass: split the piece at the bucket boundaries (b+1)/B of the pass's
     // compute, b < B−1 (the last bucket is released after the pass's last compute, Pass()).
     const uint32_t buckets = m_job.numBuckets;
-    const Time end = m_trackDone + duration;
-    Time at = m_trackDone;
+    const int64_t end = m_trackDone + duration;
+    int64_t at = m_trackDone;
     std::vector<NodeList> cur = deps;
     bool emitted = false;
     while (m_nextBucket + 1 < buckets)
     {
-        const Time boundary = m_trackTotal * (m_nextBucket + 1) / buckets;
+        const int64_t boundary = m_trackTotal * (m_nextBucket + 1) / buckets;
         if (boundary > end)
         {
             break;
@@ -195,7 +195,7 @@ PlanBuilder::Compute(const std::vector<NodeList>& deps, double seconds, bool tra
         {
             for (uint32_t d = 0; d < dp; ++d)
             {
-                out[d] = m_dag.AddDelay(std::max(boundary - at, Time(0)), cur[d]);
+                out[d] = m_dag.AddDelaySteps(std::max<int64_t>(boundary - at, 0), cur[d]);
                 cur[d] = {out[d]};
             }
             at = std::max(at, boundary);
@@ -211,7 +211,7 @@ PlanBuilder::Compute(const std::vector<NodeList>& deps, double seconds, bool tra
     {
         for (uint32_t d = 0; d < dp; ++d)
         {
-            out[d] = m_dag.AddDelay(end - at, cur[d]);
+            out[d] = m_dag.AddDelaySteps(end - at, cur[d]);
         }
     }
     m_trackDone = end;
@@ -303,8 +303,8 @@ PlanBuilder::Pass(uint32_t s, const Op& op, const std::vector<NodeList>& start)
     if (track)
     {
         m_release.assign(m_plan.dp, std::vector<NodeId>(m_job.numBuckets, NONE));
-        m_trackTotal = Seconds(passTime);
-        m_trackDone = Time(0);
+        m_trackTotal = CommDag::SecondsToSteps(passTime);
+        m_trackDone = 0;
         m_nextBucket = 0;
     }
     std::vector<NodeList> cur = start;
