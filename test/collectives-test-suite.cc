@@ -838,6 +838,25 @@ class PlannedPatternTestCase : public TestCase
                                       8 * group,
                                       8.0 * job.numBuckets,
                                       "DP bytes host 0 -> 1");
+            // the count-only pattern = the inter-host connections of the full DAG (ids, bytes)
+            CommDag full(TrainingIteration::RankGpus(job));
+            TrainingIteration::Build(job, full);
+            full.Finalize();
+            const auto pattern = job.CommunicationPattern();
+            uint32_t inter = 0;
+            for (const auto& c : full.Connections())
+            {
+                inter += c.interHost ? 1 : 0;
+            }
+            NS_TEST_ASSERT_MSG_EQ(pattern.size(), inter, "pattern = full DAG's inter-host set");
+            for (const auto& f : pattern)
+            {
+                const auto& c = full.Connections().at(f.flowId);
+                NS_TEST_ASSERT_MSG_EQ(c.interHost, true, "inter-host ids first");
+                NS_TEST_ASSERT_MSG_EQ(static_cast<double>(c.bytes),
+                                      f.bytesPerIteration,
+                                      "same bytes, flow " << f.flowId);
+            }
             SchedJob sj = MakeSchedJob(job, [](const DltCommFlow&, SchedFlow& sf) {
                 sf.candidatePaths = {{}};
                 sf.defaultPath = 0;

@@ -81,6 +81,25 @@ ReadyOf(const NodeList& ready, size_t i)
     return ready.size() == 1 ? ready[0] : ready[i];
 }
 
+/// Count-only DAGs keep inter-host bytes only: a collective inside one host adds nothing.
+bool
+SkipInCountOnly(const CommDag& dag, const std::vector<uint32_t>& members)
+{
+    if (!dag.IsCountOnly())
+    {
+        return false;
+    }
+    const uint32_t host = dag.Gpu(members.front()).host;
+    for (uint32_t m : members)
+    {
+        if (dag.Gpu(m).host != host)
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
 /// N = 1 or S = 0: nothing to send; complete one event after the members are ready.
 CollectiveNodes
 Trivial(CommDag& dag, const std::vector<uint32_t>& members, const NodeList& ready)
@@ -291,6 +310,10 @@ Collectives::RingAllReduce(CommDag& dag,
                            const NodeList& ready)
 {
     Check(dag, members, ready, "RingAllReduce");
+    if (SkipInCountOnly(dag, members))
+    {
+        return Trivial(dag, members, ready);
+    }
     const uint32_t n = members.size();
     if (n == 1 || bytes == 0)
     {
@@ -308,6 +331,10 @@ Collectives::RingReduceScatter(CommDag& dag,
                                const NodeList& ready)
 {
     Check(dag, members, ready, "RingReduceScatter");
+    if (SkipInCountOnly(dag, members))
+    {
+        return Trivial(dag, members, ready);
+    }
     const uint32_t n = members.size();
     if (n == 1 || bytes == 0)
     {
@@ -326,6 +353,10 @@ Collectives::RingAllGather(CommDag& dag,
                            uint32_t offset)
 {
     Check(dag, members, ready, "RingAllGather");
+    if (SkipInCountOnly(dag, members))
+    {
+        return Trivial(dag, members, ready);
+    }
     const uint32_t n = members.size();
     if (n == 1 || bytes == 0)
     {
@@ -344,6 +375,10 @@ Collectives::HierarchicalAllReduce(CommDag& dag,
                                    const NodeList& ready)
 {
     Check(dag, members, ready, "HierarchicalAllReduce");
+    if (SkipInCountOnly(dag, members))
+    {
+        return Trivial(dag, members, ready);
+    }
     const auto groups = ByHost(dag, members);
     const size_t k = groups.front().size();
     const bool even =
@@ -414,6 +449,10 @@ Collectives::TreeAllReduce(CommDag& dag,
                            uint32_t chunks)
 {
     Check(dag, members, ready, "TreeAllReduce");
+    if (SkipInCountOnly(dag, members))
+    {
+        return Trivial(dag, members, ready);
+    }
     const size_t n = members.size();
     if (n == 1 || bytes == 0)
     {
@@ -543,6 +582,10 @@ Collectives::HalvingDoublingAllReduce(CommDag& dag,
                                       const NodeList& ready)
 {
     Check(dag, members, ready, "HalvingDoublingAllReduce");
+    if (SkipInCountOnly(dag, members))
+    {
+        return Trivial(dag, members, ready);
+    }
     const uint32_t n = members.size();
     if (n == 1 || bytes == 0)
     {
@@ -649,6 +692,10 @@ Collectives::Broadcast(CommDag& dag,
                        uint32_t chunks)
 {
     Check(dag, members, ready, "Broadcast");
+    if (SkipInCountOnly(dag, members))
+    {
+        return Trivial(dag, members, ready);
+    }
     const uint32_t n = members.size();
     if (n == 1 || bytes == 0)
     {
@@ -687,6 +734,10 @@ Collectives::AllToAll(CommDag& dag,
                       const NodeList& ready)
 {
     Check(dag, members, ready, "AllToAll");
+    if (SkipInCountOnly(dag, members))
+    {
+        return Trivial(dag, members, ready);
+    }
     const uint32_t n = members.size();
     if (n == 1 || bytes == 0)
     {

@@ -60,7 +60,8 @@ struct CollectiveNodes
  * completes one event after its members are ready (a zero-length delay).
  *
  * Every algorithm throws std::invalid_argument for an empty or duplicate member list, a member
- * out of range or a ready list of another size.
+ * out of range or a ready list of another size. On a count-only CommDag a collective whose
+ * members are all on one host adds no message (only inter-host bytes are counted there).
  */
 class Collectives
 {

@@ -73,8 +73,10 @@ struct CommDagLabel
  * were added: the runner processes them in that order.
  *
  * In **count-only** mode (constructor flag) the DAG stores no nodes or edges, only the bytes per
- * connection: the builders run unchanged and ConnectionBytes() gives what one run would send,
- * in O(connections) memory (DltJob::CommunicationPattern()).
+ * connection: the builders run unchanged and Connections() gives what one run would send on
+ * every inter-host connection, in O(connections) memory (DltJob::CommunicationPattern()). The
+ * collectives skip their work when all members are on one host (Collectives), so intra-host
+ * connections may be missing; the inter-host ones get the same numbers as in a full DAG.
  */
 class CommDag
 {
