@@ -880,14 +880,29 @@ class PlannedPatternTestCase : public TestCase
             const auto flows = job.CommunicationPattern();
             NS_TEST_ASSERT_MSG_EQ(flows.size(), 8 * 7, "EP all-to-all: every ordered pair");
         }
-        // 3D-parallel job on the flow fabric: link counters = scheduler flows on their paths
+        // Planned jobs on the flow fabric: link counters = scheduler flows on their paths, for a
+        // 3D-parallel job, every DP all-reduce algorithm, and TP across hosts
+        struct Variant
+        {
+            const char* what;
+            uint32_t tp;
+            uint32_t pp;
+            uint32_t dp;
+            const char* allReduce;
+        };
+        for (const Variant& v : {Variant{"TP2 x PP2 x DP2, NCCL's choice", 2, 2, 2, ""},
+                                 Variant{"DP 8, hierarchical", 1, 1, 8, "hierarchical"},
+                                 Variant{"DP 8, double binary tree", 1, 1, 8, "tree"},
+                                 Variant{"DP 8, halving-doubling", 1, 1, 8, "halving-doubling"},
+                                 Variant{"TP 4 across 2 hosts x DP 2, ring", 4, 1, 2, "ring"}})
         {
             ParallelismRequest req;
-            req.tp = 2;
-            req.pp = 2;
-            req.dp = 2;
+            req.tp = v.tp;
+            req.pp = v.pp;
+            req.dp = v.dp;
             req.microBatches = 2;
             req.layersPerBlock = 12;
+            req.allReduce = v.allReduce;
             DltJob job = PlannedJob("gpt3-1.3b", 4, 2, req, 2);
             job.gradientBytes = 40000000; // keep the run short
             job.computeTime = 0.01;
@@ -901,7 +916,7 @@ class PlannedPatternTestCase : public TestCase
             app->SetTransport(t);
             node->AddApplication(app);
             Simulator::Run();
-            NS_TEST_ASSERT_MSG_EQ(app->GetCompletedIterations(), 2, "job completed");
+            NS_TEST_ASSERT_MSG_EQ(app->GetCompletedIterations(), 2, v.what << ": completed");
             std::vector<double> want(topo->GetNLinks(), 0);
             for (const auto& f : flows)
             {
@@ -921,11 +936,13 @@ class PlannedPatternTestCase : public TestCase
                     worst = std::max(worst, std::abs(got - want[l]) / std::max(want[l], 1.0));
                 }
             }
-            std::cout << "[crux-collectives] 3D job TP2 x PP2 x DP2 on the flow fabric: " << used
-                      << " links used, worst per-link gap scheduler view vs counters "
-                      << 100 * worst << " %" << std::endl;
-            NS_TEST_ASSERT_MSG_GT(used, 0, "links used");
-            NS_TEST_ASSERT_MSG_LT(worst, 0.01, "per-link bytes within 1 %");
+            std::cout << "[crux-collectives] planned job on the flow fabric, " << v.what << ": "
+                      << flows.size() << " inter-host flows on " << used
+                      << " links, iteration " << app->GetIterationTimes()[0] * 1e3
+                      << " ms, worst per-link gap scheduler view vs counters " << 100 * worst
+                      << " %" << std::endl;
+            NS_TEST_ASSERT_MSG_GT(used, 0, v.what << ": links used");
+            NS_TEST_ASSERT_MSG_LT(worst, 0.01, v.what << ": per-link bytes within 1 %");
             app->Dispose();
             Simulator::Destroy();
         }
