@@ -64,8 +64,12 @@ CRUX_SOURCES = CRUX_PURE_SOURCES + [
     # --- workload ---
     'model/workload/crux-scenario.cc',
     'model/workload/model-zoo.cc',
+    'model/workload/parallel-plan.cc',
     'model/workload/dlt-job.cc',
-    'model/workload/ring-allreduce.cc',
+    'model/workload/comm-dag.cc',
+    'model/workload/comm-dag-runner.cc',
+    'model/workload/collectives.cc',
+    'model/workload/training-iteration.cc',
     'model/workload/dlt-job-application.cc',
     # --- metrics ---
     'model/metrics/gpu-intensity-tracker.cc',
@@ -126,8 +130,12 @@ CRUX_HEADERS = [
     # --- workload ---
     'model/workload/crux-scenario.h',
     'model/workload/model-zoo.h',
+    'model/workload/parallel-plan.h',
     'model/workload/dlt-job.h',
-    'model/workload/ring-allreduce.h',
+    'model/workload/comm-dag.h',
+    'model/workload/comm-dag-runner.h',
+    'model/workload/collectives.h',
+    'model/workload/training-iteration.h',
     'model/workload/dlt-job-application.h',
     # --- metrics ---
     'model/metrics/flow-evaluator.h',
@@ -166,6 +174,7 @@ CRUX_TEST_SOURCES = [
     'test/flow-transport-test-suite.cc',
     # workload
     'test/dlt-workload-test-suite.cc',
+    'test/collectives-test-suite.cc',
     # experiment
     'test/crux-experiment-test-suite.cc',
     # helper

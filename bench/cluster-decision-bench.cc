@@ -117,8 +117,12 @@ main(int argc, char* argv[])
                     ids.push_back(GpuId{s.host, gg});
                 }
             }
-            const DltJob job =
-                DltJob::FromModel(id, mapper.Map(tj.modelLabel, tj.name).zooModel, ids);
+            const ModelAssignment a = mapper.Map(tj.modelLabel, tj.name);
+            DltJob job = DltJob::FromModel(id, a.zooModel, ids);
+            if (a.withPlan)
+            {
+                job.ApplyPlan(ModelMapper::TracePlanRequest()); // as the cluster runs
+            }
             model.jobs.push_back(MakeClusterSchedJob(job, topo, seed));
             gpus += job.NumGpus();
             flows += model.jobs.back().flows.size();

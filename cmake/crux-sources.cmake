@@ -50,8 +50,12 @@ set(CRUX_SOURCES
     # --- workload ---
     model/workload/crux-scenario.cc
     model/workload/model-zoo.cc
+    model/workload/parallel-plan.cc
     model/workload/dlt-job.cc
-    model/workload/ring-allreduce.cc
+    model/workload/comm-dag.cc
+    model/workload/comm-dag-runner.cc
+    model/workload/collectives.cc
+    model/workload/training-iteration.cc
     model/workload/dlt-job-application.cc
     # --- metrics ---
     model/metrics/gpu-intensity-tracker.cc
@@ -112,8 +116,12 @@ set(CRUX_HEADERS
     # --- workload ---
     model/workload/crux-scenario.h
     model/workload/model-zoo.h
+    model/workload/parallel-plan.h
     model/workload/dlt-job.h
-    model/workload/ring-allreduce.h
+    model/workload/comm-dag.h
+    model/workload/comm-dag-runner.h
+    model/workload/collectives.h
+    model/workload/training-iteration.h
     model/workload/dlt-job-application.h
     # --- metrics ---
     model/metrics/flow-evaluator.h
@@ -152,6 +160,7 @@ set(CRUX_TEST_SOURCES
     test/flow-transport-test-suite.cc
     # --- workload ---
     test/dlt-workload-test-suite.cc
+    test/collectives-test-suite.cc
     # --- experiment ---
     test/crux-experiment-test-suite.cc
     # --- helper ---
@@ -172,6 +181,7 @@ set(CRUX_TEST_SUITES
     crux-flow
     # --- workload ---
     crux-workload
+    crux-collectives
     # --- experiment ---
     crux-experiment
     crux-sec22
@@ -186,6 +196,7 @@ set(CRUX_TEST_SUITES
 # GoogleTest sources for the pure scheduling layer.
 set(CRUX_GTEST_SOURCES
     test/gtest/scenario-test.cc
+    test/gtest/parallel-plan-test.cc
     # --- scheduling ---
     test/gtest/cluster-model-test.cc
     test/gtest/shared-link-timeline-test.cc

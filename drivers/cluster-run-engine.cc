@@ -351,6 +351,10 @@ class EpochEngine
             }
         }
         DltJob dlt = DltJob::FromModel(i, j.res.model, gpus);
+        if (ModelMapper::IsLlm(j.res.model))
+        {
+            dlt.ApplyPlan(ModelMapper::TracePlanRequest()); // trace LLMs: real size, default plan
+        }
         // The shared conversion (ring flows, equal-cost paths, ECMP default, overlapStart =
         // f + (1 - f) / numBuckets), identical to what LiveClusterFabric routes by.
         SchedJob sj = MakeClusterSchedJob(dlt, m_topo, m_config.seed, m_config.maxPaths);

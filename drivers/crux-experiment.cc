@@ -328,8 +328,16 @@ CruxExperiment::PlaceJobs()
             }
             job.startTime = sj.start;
             job.iterations = sj.iterations;
+            if (sj.hasPlan)
+            {
+                job.ApplyPlan(sj.parallelism);
+            }
             job.Validate();
             m_jobs.push_back(job);
+        }
+        catch (const PlanError& e)
+        {
+            fail(f + "." + e.Field(), e.Detail());
         }
         catch (const std::invalid_argument& e)
         {

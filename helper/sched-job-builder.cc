@@ -35,11 +35,26 @@ MakeSchedJob(const DltJob& job, const SchedFlowPathFiller& fillPaths)
     SchedJob sj;
     sj.id = job.id;
     sj.flopsPerIteration = job.flopsPerIteration;
-    sj.computeTime = job.computeTime;
+    sj.computeTime = job.ComputeSpan();
     // The scheduler's iteration model lets communication start after overlapStart × c. The
     // application releases the first gradient bucket at f + (c − f)/B (f = forward part):
     // that is when communication can really start (1 for a single bucket: no overlap).
     sj.overlapStart = job.overlapStart + (1.0 - job.overlapStart) / job.numBuckets;
+    if (job.plan)
+    {
+        // Interim view of a planned job (its full timeline is later work): its first
+        // inter-host traffic can start after the first micro-batch's forward pass when it has
+        // pipeline, expert or cross-host tensor traffic; else (data parallelism only) when the
+        // first bucket of the last micro-batch's backward pass is released.
+        const double m = job.plan->microBatches;
+        const double p = job.plan->pp;
+        const double o = job.overlapStart;
+        const double b = job.numBuckets;
+        const bool early =
+            job.plan->pp > 1 || job.plan->ep > 1 || job.plan->tp > job.TensorParallel();
+        const double first = early ? o / m : (m - 1 + o + (1 - o) / b) / m;
+        sj.overlapStart = std::min(1.0, first * m / (m + p - 1));
+    }
     sj.numGpus = job.NumGpus();
     for (const auto& f : job.CommunicationPattern())
     {

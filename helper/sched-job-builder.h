@@ -44,13 +44,19 @@ typedef std::function<void(const DltCommFlow& flow, SchedFlow& sf)> SchedFlowPat
  * by every driver (CruxExperiment on a CruxTopology, the cluster runs on a ClusterTopology), so
  * that the scheduler's flow ids are exactly the transport's MessageRequest::flowId values.
  *
- * Fields: id, flopsPerIteration (W_j), computeTime (c_j), numGpus from the job;
+ * Fields: id, flopsPerIteration (W_j), computeTime (c_j = DltJob::ComputeSpan(): the compute
+ * time, with a plan × (m + p − 1)/m for the 1F1B bubble), numGpus from the job;
  * overlapStart = o + (1 − o)/B with o = DltJob::overlapStart and B = DltJob::numBuckets: the
  * scheduler lets communication start after overlapStart × c, and DltJobApplication releases the
  * first gradient bucket at f + (c − f)/B (f = o × c, the forward part), which is when the
- * communication can really start (1 for a single bucket: no overlap). One SchedFlow per
- * DltJob::CommunicationPattern() flow, in flow-id order: id = DltCommFlow::flowId,
- * bytesPerIteration = DltCommFlow::bytesPerIteration, paths by \p fillPaths.
+ * communication can really start (1 for a single bucket: no overlap). With a plan (interim, until
+ * the scheduler sees the job's communication timeline): the first micro-batch's forward pass
+ * o/m of the compute when the job has pipeline, expert or cross-host tensor traffic, else the
+ * first bucket release of the last micro-batch's backward, (m − 1 + o + (1 − o)/B)/m, both
+ * rescaled to the compute span. One SchedFlow per DltJob::CommunicationPattern() flow (every
+ * inter-host connection of the job: DP, and with a plan PP, EP and cross-host TP too), in
+ * flow-id order: id = DltCommFlow::flowId, bytesPerIteration = DltCommFlow::bytesPerIteration,
+ * paths by \p fillPaths.
  * measuredCommTime is left 0 (the caller sets a profiled value).
  *
  * \param job the job (validated by CommunicationPattern())
