@@ -310,6 +310,22 @@ class ChakraMicrobenchmarkTestCase : public ChakraTimedCase
                           run.seconds,
                           steps * (ALPHA + static_cast<double>(MIB) / n * BETA),
                           0.01);
+                // the scheduler's view (DltJob::CommunicationPattern, as for zoo jobs): one
+                // flow per inter-host connection with the bytes the run sends on it
+                if (kind != "all_to_all")
+                {
+                    auto shared = std::make_shared<ChakraTrace>(t);
+                    DltJob job = DltJob::FromChakra(1, shared, Gpus(n, 1));
+                    const auto flows = job.CommunicationPattern();
+                    NS_TEST_ASSERT_MSG_EQ(flows.size(), n, what << ": ring flows r -> r+1");
+                    for (const auto& f : flows)
+                    {
+                        NS_TEST_ASSERT_MSG_EQ(f.dst.host, (f.src.host + 1) % n, what << ": ring");
+                        NS_TEST_ASSERT_MSG_EQ(f.bytesPerIteration,
+                                              static_cast<double>(MIB / n * steps),
+                                              what << ": flow bytes = closed form");
+                    }
+                }
                 if (kind == "all_reduce")
                 {
                     // AUTO: NCCL's choice; one GPU per host on n hosts
