@@ -358,13 +358,8 @@ CruxExperiment::MakeChakraJob(uint32_t i, const std::vector<GpuId>& gpus) const
     const Scenario& s = m_scenario;
     const ScenarioJob& sj = s.jobs[i];
     const std::string f = s.source + ": jobs[" + std::to_string(i) + "].chakra: ";
-    // a relative prefix is relative to the scenario file's directory
-    std::filesystem::path prefix(sj.chakra);
-    std::error_code ec;
-    if (prefix.is_relative() && std::filesystem::is_regular_file(s.source, ec))
-    {
-        prefix = std::filesystem::path(s.source).parent_path() / prefix;
-    }
+    // (Scenario::Load made a relative prefix relative to the scenario file's directory)
+    const std::filesystem::path prefix(sj.chakra);
     try
     {
         auto trace = std::make_shared<ChakraTrace>(ChakraTrace::Load(prefix.string(), gpus.size()));

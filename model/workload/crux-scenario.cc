@@ -15,6 +15,7 @@
 
 #include "crux-scenario.h"
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -142,7 +143,17 @@ Scenario::Load(const std::string& path)
     }
     std::stringstream ss;
     ss << in.rdbuf();
-    return Parse(ss.str(), path);
+    Scenario s = Parse(ss.str(), path);
+    // a relative Chakra trace prefix is relative to the scenario file's directory
+    for (auto& job : s.jobs)
+    {
+        const std::filesystem::path prefix(job.chakra);
+        if (!job.chakra.empty() && prefix.is_relative())
+        {
+            job.chakra = (std::filesystem::path(path).parent_path() / prefix).lexically_normal();
+        }
+    }
+    return s;
 }
 
 Scenario
