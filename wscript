@@ -159,6 +159,7 @@ CRUX_TEST_SOURCES = [
     'test/crux-switch-test-suite.cc',
     # transport
     'test/rdma-transport-test-suite.cc',
+    'test/rdma-cc-test-suite.cc',
     'test/flow-transport-test-suite.cc',
     # workload
     'test/dlt-workload-test-suite.cc',

@@ -145,6 +145,7 @@ set(CRUX_TEST_SOURCES
     test/crux-switch-test-suite.cc
     # --- transport ---
     test/rdma-transport-test-suite.cc
+    test/rdma-cc-test-suite.cc
     test/flow-transport-test-suite.cc
     # --- workload ---
     test/dlt-workload-test-suite.cc
@@ -164,6 +165,7 @@ set(CRUX_TEST_SUITES
     crux-switch
     # --- transport ---
     crux-rdma
+    crux-cc
     crux-flow
     # --- workload ---
     crux-workload

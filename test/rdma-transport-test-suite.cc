@@ -28,11 +28,13 @@
 #include "ns3/ethernet-header.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/node.h"
+#include "ns3/pointer.h"
 #include "ns3/qbb-helper.h"
 #include "ns3/qbb-net-device.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rdma-transport-helper.h"
 #include "ns3/rdma-transport.h"
+#include "ns3/ring-allreduce.h"
 #include "ns3/roce-header.h"
 #include "ns3/simulator.h"
 #include "ns3/switch-mmu.h"
@@ -40,6 +42,7 @@
 #include "ns3/udp-header.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <filesystem>
@@ -246,6 +249,104 @@ DropFirst(Ptr<QbbNetDevice> dev,
         }
         return false;
     });
+}
+
+/// What a forked child wrote on stderr and how it ended.
+struct ChildResult
+{
+    std::string err;    //!< everything written on stderr
+    bool exited{false}; //!< ended by exit() (not a signal)
+    int status{-1};     //!< exit status when exited
+};
+
+/**
+ * Run \p body in a forked child whose stderr is captured. The child does what a crux program
+ * does with an error that leaves the simulation: catches it as std::exception, prints what()
+ * as one line and exits with status 1 (crux-experiment's main); status 0 if \p body returns.
+ */
+ChildResult
+RunChild(std::function<void()> body)
+{
+    int fds[2];
+    ChildResult r;
+    if (::pipe(fds) != 0)
+    {
+        return r;
+    }
+    std::cout.flush();
+    std::cerr.flush();
+    const pid_t pid = ::fork();
+    if (pid == 0)
+    {
+        ::close(fds[0]);
+        ::dup2(fds[1], 2);
+        try
+        {
+            body();
+        }
+        catch (const std::exception& e)
+        {
+            std::cerr << "error: " << e.what() << std::endl;
+            ::_exit(1);
+        }
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    char buf[4096];
+    ssize_t n;
+    while ((n = ::read(fds[0], buf, sizeof(buf))) > 0)
+    {
+        r.err.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(fds[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    r.exited = WIFEXITED(status);
+    r.status = r.exited ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+/// A small Clos: 2 ToRs x 2 hosts (one 100 Gbit/s NIC each), one aggregation switch, so that
+/// cross-ToR traffic takes the ToR 0 - agg cable.
+Ptr<CruxTopology>
+MakeSmallClos()
+{
+    CruxClosConfig cfg;
+    cfg.numTors = 2;
+    cfg.hostsPerTor = 2;
+    cfg.numAggs = 1;
+    cfg.nicsPerHost = 1;
+    cfg.gpusPerHost = 1;
+    CruxTopologyHelper th;
+    return th.BuildClos(cfg);
+}
+
+/// Both directed links of the cable between ToR 0 and the aggregation switch.
+std::vector<uint32_t>
+Tor0AggLinks(Ptr<CruxTopology> topo)
+{
+    std::vector<uint32_t> ids;
+    for (uint32_t id = 0; id < topo->GetNLinks(); ++id)
+    {
+        const CruxLinkInfo& l = topo->GetLink(id);
+        if (!l.from.isHost && !l.to.isHost &&
+            ((l.from.index == 0 && topo->GetSwitch(l.to.index).layer == CruxSwitchLayer::AGG) ||
+             (l.to.index == 0 && topo->GetSwitch(l.from.index).layer == CruxSwitchLayer::AGG)))
+        {
+            ids.push_back(id);
+        }
+    }
+    return ids;
+}
+
+/// A ring all-reduce of \p bytes over the 4 hosts of MakeSmallClos (job 7, flow = rank).
+Ptr<RingAllReduce>
+StartRing(Ptr<RdmaTransport> t, uint64_t bytes, std::function<void()> done)
+{
+    Ptr<RingAllReduce> ring = CreateObject<RingAllReduce>();
+    ring->Setup(t, 7, {Gpu(0, 0), Gpu(1, 0), Gpu(2, 0), Gpu(3, 0)}, {0, 1, 2, 3}, {}, 24);
+    ring->Start(bytes, Callback<void>(done));
+    return ring;
 }
 
 } // namespace
@@ -893,53 +994,208 @@ class IncastTestCase : public TestCase
 
 // ================================================================================== watchdog
 
-/// A queue pair that can never progress ends the run with a fatal error naming it.
+/// A queue pair that can never progress ends the run with one error line naming it.
 class WatchdogTestCase : public TestCase
 {
   public:
     WatchdogTestCase()
-        : TestCase("watchdog: a black-holed queue pair aborts with a message naming it")
+        : TestCase("watchdog: a black-holed queue pair ends the run with one line naming the "
+                   "job, flow, GPUs and queue pair")
     {
     }
 
   private:
     void DoRun() override
     {
-        int fds[2];
-        NS_TEST_ASSERT_MSG_EQ(::pipe(fds), 0, "pipe");
-        std::cout.flush();
-        std::cerr.flush();
-        const pid_t pid = ::fork();
-        NS_TEST_ASSERT_MSG_NE(pid, -1, "fork");
-        if (pid == 0)
-        {
-            ::close(fds[0]);
-            ::dup2(fds[1], 2);
+        const ChildResult r = RunChild([]() {
             RdmaTransportHelper rdma;
             rdma.SetNicAttribute("StallTimeout", TimeValue(MilliSeconds(20)));
             auto h = MakeTwoHosts(rdma);
             InterposeDrop(h->db, h->nicB, [](Ptr<const Packet>) { return true; });
             h->transport->Send(Req(1, 0, Gpu(0, 0), Gpu(1, 0), 100000), Callback<void>());
             Simulator::Stop(Seconds(1));
-            Simulator::Run();
-            ::_exit(0); // not reached if the watchdog works
-        }
-        ::close(fds[1]);
-        std::string err;
-        char buf[4096];
-        ssize_t n;
-        while ((n = ::read(fds[0], buf, sizeof(buf))) > 0)
+            Simulator::Run(); // the CruxRunError leaves Run()
+        });
+        std::cout << "[crux-rdma] watchdog child (exit " << r.status << "): " << r.err;
+        NS_TEST_ASSERT_MSG_EQ(r.exited, true, "the run ended by exit, not by an abort");
+        NS_TEST_ASSERT_MSG_EQ(r.status, 1, "exit status 1");
+        NS_TEST_ASSERT_MSG_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1, "one line");
+        for (const char* s : {"watchdog",
+                              "job 1 flow 0",
+                              "GPU 0.0 (host.GPU) -> GPU 1.0",
+                              "QPN 0x100",
+                              "10.0.0.1",
+                              "0 of 25 packets acknowledged"})
         {
-            err.append(buf, static_cast<std::size_t>(n));
+            NS_TEST_ASSERT_MSG_NE(r.err.find(s), std::string::npos, "names " << s);
         }
-        ::close(fds[0]);
-        int status = 0;
-        ::waitpid(pid, &status, 0);
-        std::cout << "[crux-rdma] watchdog child: " << err.substr(0, err.find('\n')) << std::endl;
-        NS_TEST_ASSERT_MSG_EQ(WIFSIGNALED(status), true, "the run was aborted, not finished");
-        NS_TEST_ASSERT_MSG_NE(err.find("watchdog"), std::string::npos, "watchdog message");
-        NS_TEST_ASSERT_MSG_NE(err.find("QPN 0x100"), std::string::npos, "names the QP");
-        NS_TEST_ASSERT_MSG_NE(err.find("10.0.0.1"), std::string::npos, "names the NIC");
+    }
+};
+
+/// A link cut in the middle of a ring all-reduce: the watchdog names the stuck job.
+class LinkCutTestCase : public TestCase
+{
+  public:
+    LinkCutTestCase()
+        : TestCase("link cut mid-transfer: exit 1 with one line naming the job and its flow")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        double cutAt = 0;
+        const ChildResult r = RunChild([&cutAt]() {
+            Ptr<CruxTopology> topo = MakeSmallClos();
+            Ptr<RdmaTransport> t = RdmaTransportHelper().Install(topo);
+            t->SetJobLabel(7, "gpt-ring");
+            Ptr<RingAllReduce> ring = StartRing(t, 64 * 1000 * 1000, []() {});
+            // 200 us in, the ToR 0 - agg cable fails: every frame on it is lost from then on
+            Simulator::Schedule(MicroSeconds(200), [topo]() {
+                for (uint32_t id : Tor0AggLinks(topo))
+                {
+                    Ptr<RateErrorModel> cut = CreateObject<RateErrorModel>();
+                    cut->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+                    cut->SetRate(1.0);
+                    topo->GetLink(id).rxDev->SetAttribute("ReceiveErrorModel", PointerValue(cut));
+                }
+            });
+            Simulator::Stop(Seconds(100));
+            Simulator::Run();
+        });
+        std::cout << "[crux-rdma] link cut child (exit " << r.status << "): " << r.err;
+        NS_TEST_ASSERT_MSG_EQ(r.exited, true, "no abort");
+        NS_TEST_ASSERT_MSG_EQ(r.status, 1, "exit status 1");
+        NS_TEST_ASSERT_MSG_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1, "one line");
+        NS_TEST_ASSERT_MSG_NE(r.err.find("job 7 (gpt-ring) flow "), std::string::npos, "job");
+        NS_TEST_ASSERT_MSG_NE(r.err.find(" is stuck: GPU "), std::string::npos, "GPUs");
+        NS_TEST_ASSERT_MSG_NE(r.err.find("queue pair QPN 0x"), std::string::npos, "queue pair");
+        NS_TEST_ASSERT_MSG_NE(r.err.find("34.36"), std::string::npos, "after 8 x the IB timeout");
+    }
+};
+
+/// ErrorModel loss on a switch-to-switch link under a ring all-reduce.
+class ErrorModelTestCase : public TestCase
+{
+  public:
+    ErrorModelTestCase()
+        : TestCase("ErrorModel 1e-3 on a switch-to-switch link during a ring all-reduce: every "
+                   "message completes, drops traced with their reason, retransmissions counted")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<CruxTopology> topo = MakeSmallClos();
+        Ptr<RdmaTransport> t = RdmaTransportHelper().Install(topo);
+        std::map<std::string, uint64_t> drops;
+        int64_t stream = 100;
+        for (uint32_t id : Tor0AggLinks(topo))
+        {
+            Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+            em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+            em->SetRate(1e-3);
+            em->AssignStreams(stream++);
+            topo->GetLink(id).rxDev->SetAttribute("ReceiveErrorModel", PointerValue(em));
+        }
+        for (uint32_t id = 0; id < topo->GetNLinks(); ++id)
+        {
+            topo->GetLink(id).rxDev->TraceConnectWithoutContext(
+                "Drop",
+                Callback<void, Ptr<const Packet>, uint8_t, const std::string&>(
+                    [&drops](Ptr<const Packet>, uint8_t, const std::string& why) {
+                        ++drops[why];
+                    }));
+        }
+        const uint64_t bytes = 64 * 1000 * 1000;
+        Time done;
+        Ptr<RingAllReduce> ring = StartRing(t, bytes, [&done]() { done = Simulator::Now(); });
+        Simulator::Run();
+        RdmaQpStats st = t->GetStats();
+        uint64_t switchDrops = 0;
+        for (uint32_t sw = 0; sw < topo->GetNSwitches(); ++sw)
+        {
+            switchDrops += topo->GetSwitch(sw).sw->GetTotalDrops();
+        }
+        std::cout << "[crux-rdma] ErrorModel 1e-3: all-reduce done at " << done.As(Time::MS) << ", "
+                  << ring->GetMessagesSent() << " messages, drops " << drops["receive-error-model"]
+                  << " (receive-error-model), retransmitted " << st.retransmittedPackets
+                  << " packets, " << st.nakRewinds << " NAK rewinds, " << st.timeouts
+                  << " timeouts, " << st.duplicates << " duplicates" << std::endl;
+        NS_TEST_ASSERT_MSG_EQ(ring->IsComplete(), true, "the all-reduce completed");
+        NS_TEST_ASSERT_MSG_EQ(ring->GetMessagesSent(), 4 * 6, "N x 2(N-1) messages");
+        NS_TEST_ASSERT_MSG_EQ(st.messagesDelivered, 4 * 6, "every message delivered once");
+        NS_TEST_ASSERT_MSG_EQ(st.rxDataBytes, ring->GetBytesSent(), "exact bytes accepted");
+        NS_TEST_ASSERT_MSG_GT(drops["receive-error-model"], 0, "the ErrorModel dropped frames");
+        NS_TEST_ASSERT_MSG_EQ(drops.size(), 1, "no drop for another reason");
+        NS_TEST_ASSERT_MSG_EQ(switchDrops, 0, "no switch drop");
+        NS_TEST_ASSERT_MSG_GT(st.retransmittedPackets, 0, "losses were repaired by go-back-N");
+        NS_TEST_ASSERT_MSG_GT(st.nakRewinds, 0, "NAKs drove the repair");
+        Simulator::Destroy();
+    }
+};
+
+/// Many queue pairs on one NIC without loss: the retransmission timer never fires.
+class ManyQueuePairsTestCase : public TestCase
+{
+  public:
+    ManyQueuePairsTestCase()
+        : TestCase("10,000 queue pairs per NIC, no loss: zero timeouts (a 1 ms timer: spurious "
+                   "timeouts and retransmissions)")
+    {
+    }
+
+  private:
+    /// Send \p perQp bytes on each of \p qps queue pairs from host 0 to host 1.
+    RdmaQpStats Run(uint32_t qps, uint64_t perQp, Time rto, Time* done)
+    {
+        RdmaTransportHelper rdma;
+        if (rto.IsStrictlyPositive())
+        {
+            rdma.SetNicAttribute("RetransmitTimeout", TimeValue(rto));
+        }
+        auto h = MakeTwoHosts(rdma);
+        uint32_t left = qps;
+        for (uint32_t q = 0; q < qps; ++q)
+        {
+            h->transport->Send(Req(1, q, Gpu(0, 0), Gpu(1, 0), perQp), Callback<void>([&]() {
+                                   if (--left == 0)
+                                   {
+                                       *done = Simulator::Now();
+                                   }
+                               }));
+        }
+        Simulator::Run();
+        RdmaQpStats st = h->transport->GetStats();
+        NS_TEST_EXPECT_MSG_EQ(left, 0, "every message delivered");
+        NS_TEST_EXPECT_MSG_EQ(st.rxDataBytes, qps * perQp, "exact bytes");
+        NS_TEST_EXPECT_MSG_EQ(h->nicA->GetNQueuePairs(), qps, "one queue pair per flow");
+        Simulator::Destroy();
+        return st;
+    }
+
+    void DoRun() override
+    {
+        Time done;
+        const RdmaQpStats big = Run(10000, 64 * 1024, Time(0), &done);
+        // round robin over 10,000 queue pairs: a queue pair sends one packet per 10,000 packet
+        // times (3.3 ms at 100 Gbit/s) and its first packet waits 8 of them for its ACK
+        std::cout << "[crux-rdma] 10,000 QPs x 64 KiB: done at " << done.As(Time::MS) << ", "
+                  << big.timeouts << " timeouts, " << big.retransmittedPackets << " retransmitted"
+                  << std::endl;
+        NS_TEST_ASSERT_MSG_EQ(big.timeouts, 0, "no timeout without loss");
+        NS_TEST_ASSERT_MSG_EQ(big.retransmittedPackets, 0, "no retransmission without loss");
+        NS_TEST_ASSERT_MSG_EQ(big.outOfOrderDrops + big.duplicates, 0, "nothing resent");
+        // The case (1,000 queue pairs x 1 MB) with the former 1 ms timer: the timer
+        // runs while a queue pair waits for its turn and for a coalesced ACK, and fires
+        // although nothing is lost.
+        const RdmaQpStats old = Run(1000, 1000000, MilliSeconds(1), &done);
+        std::cout << "[crux-rdma] 1,000 QPs x 1 MB with a 1 ms timer: " << old.timeouts
+                  << " timeouts, " << old.retransmittedPackets << " retransmitted, done at "
+                  << done.As(Time::MS) << std::endl;
+        NS_TEST_ASSERT_MSG_GT(old.timeouts, 1000, "a 1 ms timer fires without loss");
+        NS_TEST_ASSERT_MSG_GT(old.retransmittedPackets, 0, "and resends");
     }
 };
 
@@ -1156,6 +1412,9 @@ class RdmaTransportTestSuite : public TestSuite
         AddTestCase(new PacingTestCase, TestCase::QUICK);
         AddTestCase(new IncastTestCase, TestCase::QUICK);
         AddTestCase(new WatchdogTestCase, TestCase::QUICK);
+        AddTestCase(new LinkCutTestCase, TestCase::QUICK);
+        AddTestCase(new ErrorModelTestCase, TestCase::QUICK);
+        AddTestCase(new ManyQueuePairsTestCase, TestCase::QUICK);
         AddTestCase(new TransportApiTestCase, TestCase::QUICK);
         AddTestCase(new TsharkTestCase, TestCase::QUICK);
     }

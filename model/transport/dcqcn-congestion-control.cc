@@ -15,6 +15,7 @@
 
 #include "dcqcn-congestion-control.h"
 
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -29,6 +30,15 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("CruxDcqcnCongestionControl");
 
 NS_OBJECT_ENSURE_REGISTERED(DcqcnCongestionControl);
+
+namespace
+{
+const std::string g_eventCnp = "cnp";                    //!< Rate trace event
+const std::string g_eventFastRecovery = "fast-recovery"; //!< Rate trace event
+const std::string g_eventAdditive = "additive";          //!< Rate trace event
+const std::string g_eventHyper = "hyper";                //!< Rate trace event
+const std::string g_eventLineRate = "line-rate";         //!< Rate trace event
+} // namespace
 
 // Parameter sources (workloads-fabric-facts.md §1.2): "paper" = Zhu et al. SIGCOMM'15 as quoted
 // by third-party notes and the authors' sample configuration (the paper's full text was not
@@ -90,12 +100,26 @@ DcqcnCongestionControl::GetTypeId()
                           DataRateValue(DataRate("200Mb/s")),
                           MakeDataRateAccessor(&DcqcnCongestionControl::m_rhai),
                           MakeDataRateChecker())
+            .AddAttribute("ClampTargetRate",
+                          "On every CNP, Rt <- Rc (the DCQCN paper's pseudo-code; ns3-rdma's "
+                          "ClampTargetRate, true in its sample config). False (default): Rt "
+                          "<- Rc only if a rate-increase event happened since the previous CNP "
+                          "(NVIDIA NIC defaults clamp_tgt_rate = 0, "
+                          "clamp_tgt_rate_after_time_inc = 1), so that a burst of CNPs does not "
+                          "also drag the target rate down.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&DcqcnCongestionControl::m_clampAlways),
+                          MakeBooleanChecker())
             .AddAttribute("MinRate",
                           "Lowest rate a CNP can cut to (100 Mb/s: ns3-rdma and the HPCC "
                           "simulator; NVIDIA rpg_min_rate 1 Mb/s).",
                           DataRateValue(DataRate("100Mb/s")),
                           MakeDataRateAccessor(&DcqcnCongestionControl::m_minRate),
-                          MakeDataRateChecker());
+                          MakeDataRateChecker())
+            .AddTraceSource("Rate",
+                            "The rates after a CNP or an increase event: (Rc, Rt, event).",
+                            MakeTraceSourceAccessor(&DcqcnCongestionControl::m_rateTrace),
+                            "ns3::DcqcnCongestionControl::RateTracedCallback");
     return tid;
 }
 
@@ -108,7 +132,8 @@ DcqcnCongestionControl::DcqcnCongestionControl()
       m_fastSteps(5),
       m_rai(DataRate("40Mb/s")),
       m_rhai(DataRate("200Mb/s")),
-      m_minRate(DataRate("100Mb/s"))
+      m_minRate(DataRate("100Mb/s")),
+      m_clampAlways(false)
 {
 }
 
@@ -184,7 +209,10 @@ DcqcnCongestionControl::OnCnp()
     DecayAlpha();
     ++m_cnps;
     const double line = static_cast<double>(m_lineRate.GetBitRate());
-    m_rt = m_rc;
+    if (m_clampAlways || m_cnps == 1 || m_timerEvents > 0 || m_byteEvents > 0)
+    {
+        m_rt = m_rc; // the target: the rate before this cut
+    }
     m_rc = std::max(static_cast<double>(m_minRate.GetBitRate()), m_rc * (1.0 - m_alpha / 2.0));
     m_rc = std::min(m_rc, line);
     m_alpha = (1.0 - m_g) * m_alpha + m_g;
@@ -197,6 +225,7 @@ DcqcnCongestionControl::OnCnp()
     m_timer = Simulator::Schedule(m_timerPeriod, &DcqcnCongestionControl::TimerExpired, this);
     NS_LOG_LOGIC("CNP: Rc " << m_rc / 1e9 << " Gb/s, Rt " << m_rt / 1e9 << " Gb/s, alpha "
                             << m_alpha);
+    m_rateTrace(GetRate(), GetTargetRate(), g_eventCnp);
 }
 
 void
@@ -232,6 +261,7 @@ DcqcnCongestionControl::Increase()
     const double line = static_cast<double>(m_lineRate.GetBitRate());
     const uint32_t lo = std::min(m_timerEvents, m_byteEvents);
     const uint32_t hi = std::max(m_timerEvents, m_byteEvents);
+    const std::string* event = &g_eventFastRecovery;
     if (hi < m_fastSteps)
     {
         m_rc = (m_rt + m_rc) / 2.0; // fast recovery towards the rate before the cut
@@ -242,10 +272,12 @@ DcqcnCongestionControl::Increase()
         {
             const double i = static_cast<double>(lo - m_fastSteps + 1);
             m_rt += i * static_cast<double>(m_rhai.GetBitRate()); // hyper increase
+            event = &g_eventHyper;
         }
         else
         {
             m_rt += static_cast<double>(m_rai.GetBitRate()); // additive increase
+            event = &g_eventAdditive;
         }
         m_rt = std::min(m_rt, line);
         m_rc = (m_rt + m_rc) / 2.0;
@@ -256,7 +288,9 @@ DcqcnCongestionControl::Increase()
         m_rc = line;
         m_recovering = false;
         m_timer.Cancel();
+        event = &g_eventLineRate;
     }
+    m_rateTrace(GetRate(), GetTargetRate(), *event);
 }
 
 } // namespace ns3

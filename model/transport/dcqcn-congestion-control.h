@@ -19,6 +19,9 @@
 #include "rdma-congestion-control.h"
 
 #include "ns3/event-id.h"
+#include "ns3/traced-callback.h"
+
+#include <string>
 
 namespace ns3
 {
@@ -37,9 +40,12 @@ namespace ns3
  *
  * State: current rate Rc, target rate Rt, α, timer events T and byte-counter events BC since
  * the last CNP. Rc starts at line rate, α at InitialAlpha.
- *  - **CNP** (OnCnp): Rt ← Rc; Rc ← max(MinRate, Rc·(1 − α/2)); α ← (1 − g)·α + g; T, BC and
- *    the byte count are reset and the increase timer restarts. (The authors' code raises α
- *    before the cut; the paper's pseudo-code cuts with the old α, as here.)
+ *  - **CNP** (OnCnp): Rt ← Rc if ClampTargetRate, or on the first CNP, or if an increase
+ *    event (timer or byte counter) happened since the previous CNP (the default, as NVIDIA
+ *    NICs: clamp_tgt_rate 0, clamp_tgt_rate_after_time_inc 1; the paper clamps always); then
+ *    Rc ← max(MinRate, Rc·(1 − α/2)); α ← (1 − g)·α + g; T, BC and the byte count are reset
+ *    and the increase timer restarts. (The authors' code raises α before the cut; the paper's
+ *    pseudo-code cuts with the old α, as here.)
  *  - **α decay**: every AlphaUpdatePeriod K after the last CNP without a new one,
  *    α ← (1 − g)·α (applied lazily when α is next used: no event).
  *  - **Increase events**: the timer (period T after the last CNP or timer event) and the byte
@@ -57,6 +63,14 @@ namespace ns3
 class DcqcnCongestionControl : public RdmaCongestionControl
 {
   public:
+    /**
+     * \brief Signature of the "Rate" trace: the rates after a CNP or an increase event.
+     * \param rc current rate Rc \param rt target rate Rt
+     * \param event "cnp", "fast-recovery", "additive", "hyper" or "line-rate" (the increase that
+     *        brought Rc back to line rate and ended the increase process)
+     */
+    typedef void (*RateTracedCallback)(DataRate rc, DataRate rt, const std::string& event);
+
     /**
      * \brief Get the TypeId.
      * \return the object TypeId
@@ -101,6 +115,7 @@ class DcqcnCongestionControl : public RdmaCongestionControl
     DataRate m_rai;         //!< R_AI
     DataRate m_rhai;        //!< R_HAI
     DataRate m_minRate;     //!< lowest rate
+    bool m_clampAlways;     //!< Rt <- Rc on every CNP
 
     // state
     double m_rc{0};            //!< current rate, bit/s
@@ -113,6 +128,7 @@ class DcqcnCongestionControl : public RdmaCongestionControl
     bool m_recovering{false};  //!< increase process running
     EventId m_timer;           //!< increase timer
     uint64_t m_cnps{0};        //!< CNPs received
+    TracedCallback<DataRate, DataRate, const std::string&> m_rateTrace; //!< "Rate"
 };
 
 } // namespace ns3

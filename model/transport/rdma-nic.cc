@@ -30,6 +30,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <iomanip>
 #include <sstream>
 
 namespace ns3
@@ -47,10 +48,22 @@ constexpr uint16_t IPV4_ETHERTYPE = 0x0800;    //!< EtherType of IPv4
 constexpr uint32_t IPV4_HEADER_BYTES = 20;     //!< IPv4 header without options
 constexpr uint32_t UDP_HEADER_BYTES = 8;       //!< UDP header
 constexpr uint32_t INT_BYTES = InbandTelemetryHeader::SERIALIZED_SIZE; //!< INT stack
+
 /// IB local ACK timeout with the exponent NCCL sets: 4.096 us x 2^20 (NCCL_IB_TIMEOUT = 20).
-const Time g_ibTimeout = NanoSeconds(4096ULL << 20);
+/// (Functions, not namespace-scope Time constants: GetTypeId() runs during static
+/// initialisation, possibly before such constants are initialised.)
+Time
+IbTimeout()
+{
+    return NanoSeconds(4096ULL << 20);
+}
+
 /// NCCL_IB_RETRY_CNT = 7: a ConnectX NIC reports "retry exceeded" after 1 + 7 timeouts.
-const Time g_stallTimeout = g_ibTimeout * 8;
+Time
+IbRetryExceeded()
+{
+    return IbTimeout() * 8;
+}
 } // namespace
 
 TypeId
@@ -83,7 +96,7 @@ RdmaNic::GetTypeId()
                           "(NCCL_IB_TIMEOUT, default 20 since NCCL 2.23). It is what a RoCE NIC "
                           "times; a short timer fires without loss while a queue pair waits for "
                           "its turn among many or for a coalesced ACK.",
-                          TimeValue(g_ibTimeout),
+                          TimeValue(IbTimeout()),
                           MakeTimeAccessor(&RdmaNic::m_rto),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("MaxRtoBackoff",
@@ -99,7 +112,7 @@ RdmaNic::GetTypeId()
                           "the job, flow, GPUs and queue pair. Default 8 x 4.29 s = 34.4 s: when "
                           "a ConnectX NIC with NCCL's defaults (timeout 20, NCCL_IB_RETRY_CNT 7) "
                           "reports a retry-exceeded error. 0 disables the watchdog.",
-                          TimeValue(g_stallTimeout),
+                          TimeValue(IbRetryExceeded()),
                           MakeTimeAccessor(&RdmaNic::m_stallTimeout),
                           MakeTimeChecker(Seconds(0)))
             .AddAttribute("InitialPsn",
@@ -170,9 +183,9 @@ RdmaNic::GetTypeId()
 RdmaNic::RdmaNic()
     : m_mtu(4096),
       m_ackInterval(8),
-      m_rto(g_ibTimeout),
+      m_rto(IbTimeout()),
       m_maxRtoBackoff(1),
-      m_stallTimeout(g_stallTimeout),
+      m_stallTimeout(IbRetryExceeded()),
       m_initialPsn(0),
       m_ackDscp(46),
       m_maxDevQueue(2),
@@ -489,9 +502,9 @@ RdmaNic::DescribeStall(const RdmaQueuePair* qp) const
         os << "message of " << m.bytes << " bytes with " << done << " of " << m.nPkts
            << " packets acknowledged, ";
     }
-    os << "queue pair " << Describe(qp) << " made no progress for " << m_stallTimeout.As(Time::S)
-       << " (" << qp->m_stats.timeouts << " timeouts, " << qp->m_stats.nakRewinds
-       << " NAK rewinds; a lost link or a PFC deadlock; attribute "
+    os << "queue pair " << Describe(qp) << " made no progress for " << std::setprecision(4)
+       << m_stallTimeout.GetSeconds() << " s (" << qp->m_stats.timeouts << " timeouts, "
+       << qp->m_stats.nakRewinds << " NAK rewinds; a lost link or a PFC deadlock; attribute "
        << "ns3::RdmaNic::StallTimeout)";
     return os.str();
 }
