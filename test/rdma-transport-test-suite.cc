@@ -1337,7 +1337,8 @@ class TsharkTestCase : public TestCase
 {
   public:
     TsharkTestCase()
-        : TestCase("PCAP of a 2-host run decodes in tshark as RRoCE RC SEND + Acknowledge")
+        : TestCase("PCAP of a 2-host run decodes in tshark as RRoCE RC SEND + Acknowledge, "
+                   "with and without HPCC's INT stack")
     {
     }
 
@@ -1356,6 +1357,20 @@ class TsharkTestCase : public TestCase
                                Callback<void>());
             Simulator::Run();
             Simulator::Destroy(); // closes the PCAP file
+        }
+        // HPCC frames: an INT stack after the BTH of data packets (INT flag in the BTH), after
+        // the AETH of ACKs (the echo)
+        std::string hpccFile;
+        {
+            RdmaTransportHelper rdma;
+            rdma.SetCongestionControl("hpcc");
+            auto h = MakeTwoHosts(rdma);
+            h->qbb.EnablePcap((dir / "hpcc").string(), h->da);
+            hpccFile = PcapFileName(dir, "hpcc", h->da);
+            h->transport->Send(Req(1, 0, Gpu(0, 0), Gpu(1, 0), 2 * 4096 + 100, 24),
+                               Callback<void>());
+            Simulator::Run();
+            Simulator::Destroy();
         }
         NS_TEST_ASSERT_MSG_EQ(fs::exists(file), true, "PCAP written: " << file);
         if (!HaveTshark())
@@ -1392,6 +1407,23 @@ class TsharkTestCase : public TestCase
         {
             NS_TEST_EXPECT_MSG_NE(verbose.find(s), std::string::npos, "tshark -V has " << s);
         }
+        // HPCC: still RoCE for tshark; the INT flag shows as the BTH's reserved bits, the INT
+        // stack as the first 52 bytes of the SEND payload, and the ACK's echo is not displayed
+        const std::string hpccSummary =
+            RunCommand(std::string(TSHARK) + " -r '" + hpccFile + "' 2>/dev/null");
+        const std::string hpccVerbose =
+            RunCommand(std::string(TSHARK) + " -r '" + hpccFile + "' -V 2>/dev/null");
+        std::cout << "[crux-rdma] tshark, HPCC:\n" << hpccSummary;
+        for (const char* s :
+             {"RRoCE 4206 RC Send First", "RC Send Last", "RRoCE 114 RC Acknowledge"})
+        {
+            NS_TEST_EXPECT_MSG_NE(hpccSummary.find(s), std::string::npos, "HPCC summary has " << s);
+        }
+        for (const char* s : {"Reserved (7 bits): 64", "Data (4148 bytes)", "AETH - ACK"})
+        {
+            NS_TEST_EXPECT_MSG_NE(hpccVerbose.find(s), std::string::npos, "HPCC -V has " << s);
+        }
+        NS_TEST_EXPECT_MSG_EQ(hpccVerbose.find("Malformed"), std::string::npos, "not malformed");
         fs::remove_all(dir);
     }
 };
