@@ -66,6 +66,14 @@ expect missing "$work/none.json: cannot open scenario file" --scenario="$work/no
 make_variant unknown-key 'd["topology"]["speed"] = 1'
 expect unknown-key "topology.speed: unknown key" --scenario="$work/unknown-key.json"
 
+make_variant cc 'd["congestionControl"] = "cubic"'
+expect cc "congestionControl: unknown value 'cubic' (known: dcqcn, hpcc, none)" --scenario="$work/cc.json"
+make_variant cc-cli 'pass'
+expect cc-cli "congestionControl: unknown value 'reno'" --scenario="$work/cc-cli.json" --congestionControl=reno
+# found during the simulation (when the first frame reaches a switch): still one line, exit 1
+make_variant headroom 'd["topology"]["switchBuffer"] = "100KB"'
+expect headroom "does not fit in its buffer (100000 bytes); raise the buffer" --scenario="$work/headroom.json" --modes=ecmp
+
 if [ "$fails" -ne 0 ]; then
   echo "$fails bad-input case(s) failed"
   exit 1

@@ -811,7 +811,7 @@ QbbNetDevice::StartTransmission()
         m_txBusy = true;
         ++m_pauseTxCount;
         m_pfcTxTrace(this, item.tc, item.quanta);
-        TransmitFrame(item.frame, true);
+        TransmitFrame(item.frame, true, CONTROL_CLASS);
         return;
     }
     const int sel = SelectTc();
@@ -836,7 +836,7 @@ QbbNetDevice::StartTransmission()
     }
     if (item.stampInt)
     {
-        StampInt(item.packet);
+        StampInt(item.packet, tc);
     }
     // Busy before the callbacks: they may enqueue more frames on this device.
     m_txBusy = true;
@@ -850,11 +850,11 @@ QbbNetDevice::StartTransmission()
     eth.SetDestination(item.dest);
     eth.SetLengthType(item.protocol);
     item.packet->AddHeader(eth);
-    TransmitFrame(item.packet, false);
+    TransmitFrame(item.packet, false, tc);
 }
 
 void
-QbbNetDevice::StampInt(Ptr<Packet> packet)
+QbbNetDevice::StampInt(Ptr<Packet> packet, uint8_t cls)
 {
     // In place: the IPv4/UDP/BTH prefix and the INT stack come out as raw bytes, get one hop,
     // and go back as one header (no header object is deserialized).
@@ -864,11 +864,17 @@ QbbNetDevice::StampInt(Ptr<Packet> packet)
     {
         return; // not the layout RdmaNic sends (IPv4 without options): leave it
     }
-    const uint64_t dataQueued = m_totalQueueBytes - m_queueBytes[CONTROL_CLASS];
-    const IntHop hop = IntHop::Make(m_bps,
-                                    static_cast<uint64_t>(Simulator::Now().GetNanoSeconds()),
-                                    m_txWireBytes,
-                                    dataQueued);
+    // The port as the packet's class sees it under strict priority: what is queued in its class
+    // and in the classes served before it, and what those sent.
+    uint64_t queued = 0;
+    uint64_t sent = 0;
+    for (uint8_t c = cls; c < N_CLASSES; ++c)
+    {
+        queued += m_queueBytes[c];
+        sent += m_txWireBytesClass[c];
+    }
+    const IntHop hop =
+        IntHop::Make(m_bps, static_cast<uint64_t>(Simulator::Now().GetNanoSeconds()), sent, queued);
     if (!InbandTelemetryHeader::PushHopRaw(b + INT_OFFSET, hop))
     {
         return; // all hop slots used
@@ -878,11 +884,12 @@ QbbNetDevice::StampInt(Ptr<Packet> packet)
 }
 
 void
-QbbNetDevice::TransmitFrame(Ptr<Packet> frame, bool macControl)
+QbbNetDevice::TransmitFrame(Ptr<Packet> frame, bool macControl, uint8_t cls)
 {
     m_snifferTrace(frame);
     const uint32_t onWire = std::max(frame->GetSize() + ETH_FCS_BYTES, ETH_MIN_FRAME_BYTES);
     m_txWireBytes += onWire + m_ifgBytes;
+    m_txWireBytesClass[cls] += onWire + m_ifgBytes;
     const Time txTime = BitsToTime(static_cast<uint64_t>(onWire + m_ifgBytes) * 8, true);
     m_txCompleteEvent = Simulator::Schedule(txTime, &QbbNetDevice::TransmitComplete, this);
     if (!m_channel->TransmitStart(frame, this, txTime, macControl))

@@ -60,10 +60,13 @@ class QbbChannel;
  * wire; a corrupted frame is dropped and traced on "Drop" with reason "receive-error-model".
  *
  * In-band network telemetry (HPCC, Li et al., SIGCOMM'19): a frame enqueued with stampInt (a
- * CruxSwitch does it for RoCEv2 data and ACK packets whose BTH carries the INT flag) gets one
+ * CruxSwitch does it for RoCEv2 data packets whose BTH carries the INT flag) gets one
  * InbandTelemetryHeader hop pushed when it leaves its queue: this port's line rate, the
- * current time, the wire bytes it has transmitted before the frame and the data bytes still
- * queued on it (all traffic classes).
+ * current time, and the port as the frame's class c sees it under strict priority: the wire
+ * bytes transmitted before the frame and the bytes still queued, both counted over class c,
+ * the higher classes and the control class (PAUSE frames included), i.e. the traffic served
+ * before or with class c. With one class in use this is the whole port, as in the HPCC
+ * simulator; with several, a flow does not yield to lower-priority traffic it preempts.
  *
  * ECN: when a data frame of TC c is enqueued and that TC's egress queue holds more than
  * EcnKmin bytes, the IPv4 ECN field is set to CE with probability rising linearly from 0 at
@@ -305,7 +308,8 @@ class QbbNetDevice : public NetDevice
     /// Put a complete frame on the wire: trace it, compute its time, hand it to the channel.
     /// \param frame the frame with Ethernet header
     /// \param macControl a PAUSE frame (the peer acts on it without its IngressLatency)
-    void TransmitFrame(Ptr<Packet> frame, bool macControl);
+    /// \param cls class the frame left (PAUSE frames: CONTROL_CLASS), for the INT counters
+    void TransmitFrame(Ptr<Packet> frame, bool macControl, uint8_t cls);
     /// End of serialization of the current frame (including the interframe gap).
     void TransmitComplete();
     /// \return the traffic class to serve next (data only), or -1 if none is eligible
@@ -316,7 +320,8 @@ class QbbNetDevice : public NetDevice
     /// Apply a received PAUSE frame. \param frame the frame without Ethernet header
     void ReceivePause(Ptr<Packet> frame);
     /// Push this port's INT hop into a frame leaving its queue. \param packet L3 packet
-    void StampInt(Ptr<Packet> packet);
+    /// \param cls the class it left
+    void StampInt(Ptr<Packet> packet, uint8_t cls);
     /// \return the class of a frame (for drop traces) \param packet L3 packet
     /// \param protocol its EtherType
     uint8_t ClassOf(Ptr<const Packet> packet, uint16_t protocol) const;
@@ -389,20 +394,21 @@ class QbbNetDevice : public NetDevice
     // state
     std::array<std::deque<TxItem>, N_CLASSES> m_queues; //!< per-class egress FIFOs
     std::array<uint64_t, N_CLASSES> m_queueBytes; //!< bytes per class (frames incl. Ethernet hdr)
-    std::array<uint64_t, N_CLASSES> m_peakQueueBytes; //!< largest m_queueBytes so far
-    uint64_t m_totalQueueBytes = 0;                   //!< sum of m_queueBytes
-    uint64_t m_txWireBytes = 0;                       //!< wire bytes transmitted (INT txBytes)
-    std::deque<CtrlItem> m_ctrlQueue;                 //!< PAUSE frames, served first
-    uint16_t m_nonEmptyMask = 0;                      //!< bit c set = class c has frames
-    uint8_t m_pausedMask = 0;                         //!< bit c set = TC c paused by the peer
-    std::array<EventId, N_TC> m_resumeEvent;          //!< pause expiry per TC
-    bool m_txBusy = false;                            //!< a frame is being serialized
-    EventId m_txCompleteEvent;                        //!< end of the current serialization
-    std::array<int64_t, N_TC> m_deficit;              //!< DWRR deficit counters, bytes
-    uint8_t m_drrCurrent = 0;                         //!< DWRR: TC whose turn it is
-    bool m_drrTurnStarted = false;                    //!< DWRR: quantum already granted this turn
-    uint64_t m_pauseRxCount = 0;                      //!< PAUSE frames received
-    uint64_t m_pauseTxCount = 0;                      //!< PAUSE frames sent
+    std::array<uint64_t, N_CLASSES> m_peakQueueBytes;     //!< largest m_queueBytes so far
+    uint64_t m_totalQueueBytes = 0;                       //!< sum of m_queueBytes
+    uint64_t m_txWireBytes = 0;                           //!< wire bytes transmitted
+    std::array<uint64_t, N_CLASSES> m_txWireBytesClass{}; //!< wire bytes per class (PAUSE: control)
+    std::deque<CtrlItem> m_ctrlQueue;                     //!< PAUSE frames, served first
+    uint16_t m_nonEmptyMask = 0;                          //!< bit c set = class c has frames
+    uint8_t m_pausedMask = 0;                             //!< bit c set = TC c paused by the peer
+    std::array<EventId, N_TC> m_resumeEvent;              //!< pause expiry per TC
+    bool m_txBusy = false;                                //!< a frame is being serialized
+    EventId m_txCompleteEvent;                            //!< end of the current serialization
+    std::array<int64_t, N_TC> m_deficit;                  //!< DWRR deficit counters, bytes
+    uint8_t m_drrCurrent = 0;                             //!< DWRR: TC whose turn it is
+    bool m_drrTurnStarted = false; //!< DWRR: quantum already granted this turn
+    uint64_t m_pauseRxCount = 0;   //!< PAUSE frames received
+    uint64_t m_pauseTxCount = 0;   //!< PAUSE frames sent
 
     // traces
     TracedCallback<Ptr<const Packet>, uint8_t> m_macTxTrace;                    //!< "MacTx"
