@@ -849,9 +849,10 @@ RdmaNic::ReceiveFrame(Ptr<QbbNetDevice> /* dev */, Ptr<Packet> packet, uint16_t 
         ++m_unknownFrames;
         return;
     }
-    // room for an INT stack after the BTH (data) or after the AETH (ACK echo)
+    // room for an INT stack after the BTH (data) or after the AETH (ACK echo); only copied when
+    // present (below)
     uint8_t b[aethAt + RoceAethHeader::SERIALIZED_SIZE + INT_BYTES];
-    packet->CopyData(b, std::min<uint32_t>(size, sizeof(b)));
+    packet->CopyData(b, std::min<uint32_t>(size, aethAt + RoceAethHeader::SERIALIZED_SIZE));
     const uint32_t dst = (static_cast<uint32_t>(b[16]) << 24) |
                          (static_cast<uint32_t>(b[17]) << 16) |
                          (static_cast<uint32_t>(b[18]) << 8) | b[19];
@@ -880,6 +881,10 @@ RdmaNic::ReceiveFrame(Ptr<QbbNetDevice> /* dev */, Ptr<Packet> packet, uint16_t 
             ++m_unknownFrames;
             return;
         }
+        if (bth.intFlag)
+        {
+            packet->CopyData(b, aethAt + INT_BYTES);
+        }
         HandleData(qp,
                    bth,
                    ce,
@@ -896,6 +901,10 @@ RdmaNic::ReceiveFrame(Ptr<QbbNetDevice> /* dev */, Ptr<Packet> packet, uint16_t 
         }
         // an ACK longer than BTH + AETH + ICRC carries an INT echo after the AETH (HPCC)
         const bool echo = size >= ackLen + INT_BYTES;
+        if (echo)
+        {
+            packet->CopyData(b, sizeof(b));
+        }
         HandleAck(qp,
                   bth,
                   b[aethAt],
