@@ -221,7 +221,8 @@ class DcqcnFairnessTestCase : public TestCase
 {
   public:
     DcqcnFairnessTestCase()
-        : TestCase("DCQCN: two flows on one bottleneck within 10 % of fair share after 2 K/g")
+        : TestCase(
+              "DCQCN: two flows on one bottleneck within 10 % of fair share after twice K over g")
     {
     }
 
@@ -281,7 +282,7 @@ class DcqcnRecoveryTestCase : public TestCase
   public:
     DcqcnRecoveryTestCase()
         : TestCase("DCQCN: after the congestion ends the rate returns to line rate when its "
-                   "timer/byte-counter recurrence says")
+                   "timer and byte-counter recurrence says")
     {
     }
 

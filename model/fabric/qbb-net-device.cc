@@ -252,8 +252,11 @@ QbbNetDevice::GetTypeId()
                           MakeDoubleAccessor(&QbbNetDevice::m_ecnPmax),
                           MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("EcnRandomStream",
-                          "RNG stream number of the ECN marking draws (-1 = ns-3's automatic "
-                          "assignment).",
+                          "RNG stream number of the ECN marking draws. -1 (default): stream "
+                          "2^40 + 256 x node id + interface index, set at the first draw, so that "
+                          "a run's marks do not depend on what ran before in the process (ns-3's "
+                          "automatic stream numbers keep counting across runs; DCQCN reacts to "
+                          "every mark).",
                           IntegerValue(-1),
                           MakeIntegerAccessor(&QbbNetDevice::SetEcnStream),
                           MakeIntegerChecker<int64_t>(-1))
@@ -684,6 +687,12 @@ QbbNetDevice::MaybeMarkEcn(Ptr<Packet> packet, uint64_t queued)
     {
         const double p = m_ecnPmax * static_cast<double>(queued - m_ecnKmin) /
                          static_cast<double>(m_ecnKmax - m_ecnKmin);
+        if (m_ecnStream < 0)
+        {
+            // deterministic per device and run (node ids restart with every simulation)
+            SetEcnStream((int64_t(1) << 40) + 256 * int64_t(m_node ? m_node->GetId() : 0) +
+                         int64_t(m_ifIndex));
+        }
         if (m_ecnRng->GetValue() >= p)
         {
             return;
