@@ -21,6 +21,7 @@
 
 #include "crux-test-util.h"
 
+#include "ns3/boolean.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/crux-topology.h"
 #include "ns3/dcqcn-congestion-control.h"
@@ -56,7 +57,8 @@ struct Star
     Ptr<QbbNetDevice> bottleneck; //!< switch port towards the receiver
 };
 
-/// Build the star with congestion control \p cc ("dcqcn", "hpcc", "none").
+/// Build the star with congestion control \p cc ("dcqcn", "hpcc", "none"; "dcqcn-clamp":
+/// DCQCN with ClampTargetRate, the paper's pseudo-code).
 Star
 MakeStar(uint32_t senders, const std::string& cc)
 {
@@ -64,7 +66,11 @@ MakeStar(uint32_t senders, const std::string& cc)
     CruxTopologyHelper th;
     s.topo = th.BuildStar(senders + 1, DataRate("100Gb/s"), MicroSeconds(1), 1);
     RdmaTransportHelper rdma;
-    rdma.SetCongestionControl(cc);
+    rdma.SetCongestionControl(cc == "dcqcn-clamp" ? "dcqcn" : cc);
+    if (cc == "dcqcn-clamp")
+    {
+        rdma.SetCongestionControlAttribute("ClampTargetRate", BooleanValue(true));
+    }
     s.transport = rdma.Install(s.topo);
     s.bottleneck = s.topo->GetLink(s.topo->GetHost(0).nics[0].downlink).txDev;
     return s;
@@ -186,6 +192,12 @@ class IncastCcTestCase : public TestCase
         const IncastResult none = RunIncast("none", 16, bytes, t0, t1);
         const IncastResult dcqcn = RunIncast("dcqcn", 16, bytes, t0, t1);
         const IncastResult hpcc = RunIncast("hpcc", 16, bytes, t0, t1);
+        // The paper's pseudo-code (Rt <- Rc on every CNP): a burst of CNPs drags the target
+        // down with the rate, and fast recovery returns to the collapsed target.
+        const IncastResult clamp = RunIncast("dcqcn-clamp", 16, bytes, t0, t1);
+        NS_TEST_ASSERT_MSG_LT(clamp.steadyGbps,
+                              0.5 * dcqcn.steadyGbps,
+                              "clamping on every CNP collapses the rates (why it is off)");
         for (const IncastResult* r : {&none, &dcqcn, &hpcc})
         {
             NS_TEST_ASSERT_MSG_EQ(r->delivered, 16 * bytes, "every byte delivered");
