@@ -17,19 +17,19 @@
  * Decision-time benchmark (issue 4): one scheduler decision for N concurrent jobs on the
  * 173-ToR Clos (BuildTwoLayerClos defaults). The jobs are the first trace jobs (generated
  * Lingjun trace, --seed) that fit, placed with --placement, turned into SchedJobs exactly as the
- * cluster runs do (DltJob::FromModel on the job's GPUs, MakeScaleSchedJob). Prints the model
+ * cluster runs do (DltJob::FromModel on the job's GPUs, MakeClusterSchedJob). Prints the model
  * size and the mean / best milliseconds per Schedule() call over --repeat calls.
  *
  *   cluster-decision-bench --jobs=100 --scheduler=crux --placement=random --repeat=5
  */
 
+#include "ns3/cluster-topology.h"
 #include "ns3/comm-scheduler.h"
 #include "ns3/command-line.h"
 #include "ns3/dlt-job.h"
 #include "ns3/gpu-placement.h"
 #include "ns3/lingjun-trace-generator.h"
 #include "ns3/model-mapping.h"
-#include "ns3/scale-topology.h"
 #include "ns3/sched-job-builder.h"
 
 #include <algorithm>
@@ -56,7 +56,7 @@ main(int argc, char* argv[])
     cmd.Parse(argc, argv);
     try
     {
-        const ScaleTopology topo = BuildTwoLayerClos(ClosScaleConfig());
+        const ClusterTopology topo = BuildTwoLayerClos(ClosConfig());
         // Trace jobs (sizes and models) from a generated trace on the Clos' own host list.
         LingjunTopology lt;
         lt.psws = {"psw0"};
@@ -117,9 +117,13 @@ main(int argc, char* argv[])
                     ids.push_back(GpuId{s.host, gg});
                 }
             }
-            const DltJob job =
-                DltJob::FromModel(id, mapper.Map(tj.modelLabel, tj.name).zooModel, ids);
-            model.jobs.push_back(MakeScaleSchedJob(job, topo, seed));
+            const ModelAssignment a = mapper.Map(tj.modelLabel, tj.name);
+            DltJob job = DltJob::FromModel(id, a.zooModel, ids);
+            if (a.withPlan)
+            {
+                job.ApplyPlan(ModelMapper::TracePlanRequest()); // as the cluster runs
+            }
+            model.jobs.push_back(MakeClusterSchedJob(job, topo, seed));
             gpus += job.NumGpus();
             flows += model.jobs.back().flows.size();
         }

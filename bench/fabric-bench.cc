@@ -18,7 +18,7 @@
  * \ingroup crux
  * Fabric speed benchmark (issue 2): packet-hops simulated per wall-clock second on the Crux
  * testbed topology (SIGCOMM'24 §6.1: 12 hosts, 4 × 200 Gbit/s NICs per host, NIC n on ToR n,
- * 2 aggregation switches; CruxTopologyHelper::TestbedConfig()) with every NIC sending at line
+ * 2 aggregation switches; TestbedClosConfig()) with every NIC sending at line
  * rate, for one of two fabrics:
  *
  *  - `--fabric=crux`: this module's packet fabric (QbbNetDevice + CruxSwitch + SwitchMmu with
@@ -228,9 +228,9 @@ RunCrux(const Params& prm)
 {
     Result r;
     const auto t0 = std::chrono::steady_clock::now();
-    CruxClosConfig cfg = CruxTopologyHelper::TestbedConfig();
-    cfg.ecmpSeedBase = prm.seed;
+    const ClosConfig cfg = TestbedClosConfig();
     CruxTopologyHelper th;
+    th.SetEcmpSeedBase(prm.seed);
     Ptr<CruxTopology> topo = th.BuildClos(cfg);
     RdmaTransportHelper rdma;
     rdma.SetCongestionControl(prm.cc);
@@ -251,11 +251,10 @@ RunCrux(const Params& prm)
     }
 
     const std::vector<Flow> flows =
-        MakeFlows(prm.pattern, prm.shift, topo->GetNHosts(), cfg.nicsPerHost, cfg.numAggs);
+        MakeFlows(prm.pattern, prm.shift, topo->GetNHosts(), cfg.nicsPerHost, cfg.aggs);
     const uint32_t gpusPerNic = cfg.gpusPerHost / cfg.nicsPerHost;
     // More bytes than a NIC can send in simTime: every queue pair stays backlogged.
-    const auto bytes =
-        static_cast<uint64_t>(cfg.hostLinkRate.GetBitRate() / 8.0 * prm.simTime) + (1u << 20);
+    const auto bytes = static_cast<uint64_t>(cfg.hostLinkBps / 8.0 * prm.simTime) + (1u << 20);
     uint32_t flowId = 0;
     for (const Flow& f : flows)
     {
@@ -299,10 +298,10 @@ RunP2p(const Params& prm)
 {
     Result r;
     const auto t0 = std::chrono::steady_clock::now();
-    const CruxClosConfig cfg = CruxTopologyHelper::TestbedConfig();
-    const uint32_t nHosts = (cfg.numTors / cfg.nicsPerHost) * cfg.hostsPerTor;
+    const ClosConfig cfg = TestbedClosConfig();
+    const uint32_t nHosts = (cfg.tors / cfg.nicsPerHost) * cfg.hostsPerTor;
     const uint32_t nNics = cfg.nicsPerHost;
-    if (cfg.numTors != nNics || cfg.linksPerTorAgg != 1)
+    if (cfg.tors != nNics || cfg.linksPerTorAgg != 1)
     {
         NS_ABORT_MSG("fabric-bench: the p2p twin assumes one ToR group and single ToR-agg cables");
     }
@@ -317,9 +316,9 @@ RunP2p(const Params& prm)
     NodeContainer nics; // node h * nNics + n = NIC n of host h
     nics.Create(nHosts * nNics);
     NodeContainer tors;
-    tors.Create(cfg.numTors);
+    tors.Create(cfg.tors);
     NodeContainer aggs;
-    aggs.Create(cfg.numAggs);
+    aggs.Create(cfg.aggs);
     InternetStackHelper stack; // list routing: static + global
     stack.Install(nics);
     stack.Install(tors);
@@ -331,8 +330,9 @@ RunP2p(const Params& prm)
     NetDeviceContainer all;
     NetDeviceContainer nicDevs;
     std::vector<Ipv4Address> nicAddr;
-    p2p.SetDeviceAttribute("DataRate", DataRateValue(cfg.hostLinkRate));
-    p2p.SetChannelAttribute("Delay", TimeValue(cfg.hostLinkDelay));
+    p2p.SetDeviceAttribute("DataRate",
+                           DataRateValue(DataRate(static_cast<uint64_t>(cfg.hostLinkBps))));
+    p2p.SetChannelAttribute("Delay", TimeValue(Seconds(cfg.delay)));
     for (uint32_t h = 0; h < nHosts; ++h)
     {
         for (uint32_t n = 0; n < nNics; ++n)
@@ -345,11 +345,12 @@ RunP2p(const Params& prm)
             nicAddr.push_back(ifc.GetAddress(0));
         }
     }
-    p2p.SetDeviceAttribute("DataRate", DataRateValue(cfg.fabricLinkRate));
-    p2p.SetChannelAttribute("Delay", TimeValue(cfg.fabricLinkDelay));
-    for (uint32_t t = 0; t < cfg.numTors; ++t)
+    p2p.SetDeviceAttribute("DataRate",
+                           DataRateValue(DataRate(static_cast<uint64_t>(cfg.torAggBps))));
+    p2p.SetChannelAttribute("Delay", TimeValue(Seconds(cfg.delay)));
+    for (uint32_t t = 0; t < cfg.tors; ++t)
     {
-        for (uint32_t a = 0; a < cfg.numAggs; ++a)
+        for (uint32_t a = 0; a < cfg.aggs; ++a)
         {
             NetDeviceContainer d = p2p.Install(tors.Get(t), aggs.Get(a));
             addr.Assign(d);
@@ -367,10 +368,10 @@ RunP2p(const Params& prm)
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
-    const std::vector<Flow> flows = MakeFlows(prm.pattern, prm.shift, nHosts, nNics, cfg.numAggs);
+    const std::vector<Flow> flows = MakeFlows(prm.pattern, prm.shift, nHosts, nNics, cfg.aggs);
     // The application rate that spaces UDP_PAYLOAD_BYTES packets by one frame time.
-    const DataRate appRate(static_cast<uint64_t>(
-        static_cast<double>(cfg.hostLinkRate.GetBitRate()) * UDP_PAYLOAD_BYTES / WIRE_FRAME_BYTES));
+    const DataRate appRate(
+        static_cast<uint64_t>(cfg.hostLinkBps * UDP_PAYLOAD_BYTES / WIRE_FRAME_BYTES));
     PacketSinkHelper sink("ns3::UdpSocketFactory",
                           InetSocketAddress(Ipv4Address::GetAny(), SINK_PORT));
     ApplicationContainer sinkApps = sink.Install(nics);

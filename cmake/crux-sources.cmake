@@ -7,7 +7,7 @@
 # crux-scheduling for GoogleTest).
 set(CRUX_PURE_SOURCES
     # --- cluster description ---
-    model/cluster/scale-topology.cc
+    model/cluster/cluster-topology.cc
     model/cluster/gpu-placement.cc
     # --- scheduling ---
     model/scheduling/cluster-model.cc
@@ -24,6 +24,7 @@ set(CRUX_PURE_SOURCES
     model/scheduling/optimal-scheduler.cc
     # --- metrics ---
     model/metrics/flow-evaluator.cc
+    model/metrics/water-filling.cc
     # --- experiment drivers ---
     drivers/random-cluster.cc
     drivers/stage-ablation.cc
@@ -52,31 +53,40 @@ set(CRUX_SOURCES
     # --- workload ---
     model/workload/crux-scenario.cc
     model/workload/model-zoo.cc
+    model/workload/parallel-plan.cc
     model/workload/dlt-job.cc
-    model/workload/ring-allreduce.cc
+    model/workload/comm-dag.cc
+    model/workload/comm-dag-runner.cc
+    model/workload/collectives.cc
+    model/workload/training-iteration.cc
     model/workload/dlt-job-application.cc
     # --- metrics ---
     model/metrics/gpu-intensity-tracker.cc
     # --- trace ---
     model/trace/csv-reader.cc
     model/trace/lingjun-trace.cc
+    model/trace/lingjun-trace-statistics.cc
     model/trace/model-mapping.cc
     model/trace/lingjun-trace-generator.cc
     # --- helper (build and install) ---
     helper/qbb-helper.cc
     helper/crux-topology-helper.cc
+    helper/crux-helper.cc
+    helper/dlt-job-helper.cc
     helper/rdma-transport-helper.cc
     helper/flow-transport-helper.cc
     helper/sched-job-builder.cc
     # --- experiment drivers ---
+    drivers/result-directory.cc
     drivers/crux-experiment.cc
     drivers/live-cluster-fabric.cc
     drivers/cluster-run.cc
+    drivers/cluster-run-engine.cc
 )
 
 set(CRUX_HEADERS
     # --- cluster description ---
-    model/cluster/scale-topology.h
+    model/cluster/cluster-topology.h
     model/cluster/gpu-placement.h
     # --- scheduling ---
     model/scheduling/cluster-model.h
@@ -113,11 +123,16 @@ set(CRUX_HEADERS
     # --- workload ---
     model/workload/crux-scenario.h
     model/workload/model-zoo.h
+    model/workload/parallel-plan.h
     model/workload/dlt-job.h
-    model/workload/ring-allreduce.h
+    model/workload/comm-dag.h
+    model/workload/comm-dag-runner.h
+    model/workload/collectives.h
+    model/workload/training-iteration.h
     model/workload/dlt-job-application.h
     # --- metrics ---
     model/metrics/flow-evaluator.h
+    model/metrics/water-filling.h
     model/metrics/gpu-intensity-tracker.h
     # --- trace ---
     model/trace/csv-reader.h
@@ -127,15 +142,19 @@ set(CRUX_HEADERS
     # --- helper (build and install) ---
     helper/qbb-helper.h
     helper/crux-topology-helper.h
+    helper/crux-helper.h
+    helper/dlt-job-helper.h
     helper/rdma-transport-helper.h
     helper/flow-transport-helper.h
     helper/sched-job-builder.h
     # --- experiment drivers ---
     drivers/random-cluster.h
     drivers/stage-ablation.h
+    drivers/result-directory.h
     drivers/crux-experiment.h
     drivers/live-cluster-fabric.h
     drivers/cluster-run.h
+    drivers/cluster-run-engine.h
 )
 
 # ns-3 TestSuites (simulations), compiled into the crux test library.
@@ -149,10 +168,12 @@ set(CRUX_TEST_SOURCES
     test/flow-transport-test-suite.cc
     # --- workload ---
     test/dlt-workload-test-suite.cc
+    test/collectives-test-suite.cc
     # --- experiment ---
     test/crux-experiment-test-suite.cc
     # --- helper ---
     test/live-cluster-fabric-test-suite.cc
+    test/crux-helper-test-suite.cc
     test/cluster-run-test-suite.cc
     # --- scheduling ---
     test/flow-evaluator-crosscheck-test-suite.cc
@@ -169,11 +190,13 @@ set(CRUX_TEST_SUITES
     crux-flow
     # --- workload ---
     crux-workload
+    crux-collectives
     # --- experiment ---
     crux-experiment
     crux-sec22
     # --- helper ---
     crux-live-fabric
+    crux-helper
     crux-cluster-run
     # --- scheduling ---
     crux-evaluator-crosscheck
@@ -182,6 +205,7 @@ set(CRUX_TEST_SUITES
 # GoogleTest sources for the pure scheduling layer.
 set(CRUX_GTEST_SOURCES
     test/gtest/scenario-test.cc
+    test/gtest/parallel-plan-test.cc
     # --- scheduling ---
     test/gtest/cluster-model-test.cc
     test/gtest/shared-link-timeline-test.cc
@@ -192,10 +216,12 @@ set(CRUX_GTEST_SOURCES
     test/gtest/taccl-scheduler-test.cc
     test/gtest/cassini-scheduler-test.cc
     test/gtest/flow-evaluator-test.cc
+    test/gtest/water-filling-test.cc
     test/gtest/optimal-scheduler-test.cc
-    test/gtest/scale-topology-test.cc
+    test/gtest/cluster-topology-test.cc
     test/gtest/gpu-placement-test.cc
     test/gtest/scheduler-test-util.cc
+    test/gtest/user-scheduler-test.cc
     # --- trace ---
     test/gtest/lingjun-trace-test.cc
     test/gtest/lingjun-trace-generator-test.cc
@@ -204,10 +230,12 @@ set(CRUX_GTEST_SOURCES
 
 # Example programs: examples/<name>.cc
 set(CRUX_EXAMPLES
+    crux-minimal
     crux-experiment
     crux-microbenchmark
     lingjun-trace-stats
     crux-trace-run
+    user-scheduler
 )
 
 # Benchmark programs: bench/<name>.cc

@@ -17,9 +17,9 @@
 #define CRUX_CLUSTER_RUN_H
 
 #include "ns3/cluster-model.h"
+#include "ns3/cluster-topology.h"
 #include "ns3/dlt-job.h"
 #include "ns3/lingjun-trace.h"
-#include "ns3/scale-topology.h"
 
 #include <cstdint>
 #include <limits>
@@ -46,10 +46,10 @@ struct ClusterRunConfig
     /// topo.csv of the Lingjun trace; required for topology "lingjun" (and for reading a real
     /// trace, whose worker.csv names the hosts of this file).
     std::string topoCsv;
-    ClosScaleConfig clos;          //!< builder config of "clos"
+    ClosConfig clos;               //!< builder config of "clos"
     DoubleSidedConfig doubleSided; //!< builder config of "double-sided"
     ThreeTierConfig threeTier;     //!< builder config of "lingjun"
-    /// Cap on the equal-cost candidate paths of one flow (ScaleTopology::EqualCostPaths).
+    /// Cap on the equal-cost candidate paths of one flow (ClusterTopology::EqualCostPaths).
     uint32_t maxPaths{64};
 
     // ------------------------------------------------------------------ placement
@@ -268,7 +268,7 @@ class ClusterRun
     /// \return the configuration
     const ClusterRunConfig& GetConfig() const;
     /// \return the topology
-    const ScaleTopology& GetTopology() const;
+    const ClusterTopology& GetTopology() const;
     /// \return the window's trace jobs (arrival order) that the runs use
     const std::vector<TraceJob>& GetWindowJobs() const;
     /**
@@ -330,7 +330,7 @@ class ClusterRun
     void BuildTopology(); //!< fill m_topo from the config
 
     ClusterRunConfig m_config;                 //!< the config
-    ScaleTopology m_topo;                      //!< the topology
+    ClusterTopology m_topo;                    //!< the topology
     LingjunTopology m_lingjun;                 //!< topo.csv (if read)
     std::vector<TraceJob> m_window;            //!< window jobs, arrival order
     uint32_t m_zeroDuration{0};                //!< window jobs left out: zero run time

@@ -15,15 +15,20 @@
 
 #include "crux-experiment.h"
 
+#include "result-directory.h"
+
 #include "ns3/boolean.h"
 #include "ns3/comm-scheduler.h"
+#include "ns3/crux-helper.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/data-rate.h"
 #include "ns3/dlt-job-application.h"
+#include "ns3/dlt-job-helper.h"
 #include "ns3/double.h"
 #include "ns3/flow-transport-helper.h"
 #include "ns3/flow-transport.h"
 #include "ns3/gpu-intensity-tracker.h"
+#include "ns3/gpu-placement.h"
 #include "ns3/log.h"
 #include "ns3/model-zoo.h"
 #include "ns3/nstime.h"
@@ -42,6 +47,7 @@
 #include <fstream>
 #include <iomanip>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <unistd.h>
 
@@ -151,35 +157,46 @@ CruxExperiment::CruxExperiment(const Scenario& scenario)
     {
         fail("seed", "must be >= 1 (ns-3 RNG seeds are positive)");
     }
-    if (tp.type == "testbed")
+    if (tp.type != "testbed" && tp.tors % tp.nicsPerHost != 0)
     {
-        CruxClosConfig cfg = CruxTopologyHelper::TestbedConfig();
-        m_nHosts = cfg.numTors / cfg.nicsPerHost * cfg.hostsPerTor;
-        m_gpusPerHost = cfg.gpusPerHost;
-    }
-    else
-    {
-        if (tp.tors % tp.nicsPerHost != 0)
-        {
-            fail("topology.nicsPerHost",
-                 "must divide topology.tors (each NIC of a host goes to another ToR of its group)");
-        }
-        m_nHosts = tp.tors / tp.nicsPerHost * tp.hostsPerTor;
-        m_gpusPerHost = tp.gpusPerHost;
+        fail("topology.nicsPerHost",
+             "must divide topology.tors (each NIC of a host goes to another ToR of its group)");
     }
     try
     {
-        ParseRate(tp.hostLinkRate, "topology.hostLinkRate");
-        ParseRate(tp.fabricLinkRate, "topology.fabricLinkRate");
-        ParseTime(tp.linkDelay, "topology.linkDelay");
         ParseByteSize(tp.switchBuffer, "topology.switchBuffer");
         CheckModes({s.scheduler});
+        // The one cluster description of this scenario: placement, the scheduler's cluster
+        // model and both fabrics are built from it.
+        ClosConfig cc = TestbedClosConfig();
+        if (tp.type != "testbed")
+        {
+            cc.tors = tp.tors;
+            cc.aggs = tp.aggs;
+            cc.hostsPerTor = tp.hostsPerTor;
+            cc.numHosts = 0;
+            cc.nicsPerHost = tp.nicsPerHost;
+            cc.gpusPerHost = tp.gpusPerHost;
+            cc.hostLinkBps = static_cast<double>(
+                ParseRate(tp.hostLinkRate, "topology.hostLinkRate").GetBitRate());
+            cc.torAggBps = static_cast<double>(
+                ParseRate(tp.fabricLinkRate, "topology.fabricLinkRate").GetBitRate());
+            cc.delay = ParseTime(tp.linkDelay, "topology.linkDelay").GetSeconds();
+        }
+        cc.wiring = tp.wiring;
+        m_cluster = BuildTwoLayerClos(cc);
     }
     catch (const ExperimentError& e)
     {
         // The parsers name the field; put the scenario file in front of it.
         fail(e.GetField(), e.GetDetail());
     }
+    catch (const std::invalid_argument& e)
+    {
+        fail("topology", e.what());
+    }
+    m_nHosts = m_cluster.NumHosts();
+    m_gpusPerHost = m_cluster.gpusPerHost;
     for (size_t i = 0; i < s.jobs.size(); ++i)
     {
         if (!ModelZoo::Has(s.jobs[i].model))
@@ -200,26 +217,14 @@ CruxExperiment::PlaceJobs()
         throw ExperimentError(s.source + ": " + field + ": " + what);
     };
     const uint32_t total = m_nHosts * m_gpusPerHost;
-    std::vector<std::vector<bool>> used(m_nHosts, std::vector<bool>(m_gpusPerHost, false));
-    auto freeOn = [&used](uint32_t h) {
-        return static_cast<uint32_t>(std::count(used[h].begin(), used[h].end(), false));
-    };
-    auto take = [&used](uint32_t h, uint32_t n, std::vector<GpuId>& out) {
-        for (uint32_t g = 0; g < used[h].size() && n > 0; ++g)
-        {
-            if (!used[h][g])
-            {
-                used[h][g] = true;
-                out.push_back(GpuId{h, g});
-                --n;
-            }
-        }
-    };
+    // The one GPU allocator (model/cluster/gpu-placement.h): listed hosts as given, other jobs
+    // locality-first (same ToR, then same group), in scenario order.
+    GpuPlacer placer(GpuPlacer::HostsOf(m_cluster), PlacementPolicy::LOCALITY_FIRST, s.seed);
     for (uint32_t i = 0; i < s.jobs.size(); ++i)
     {
         const ScenarioJob& sj = s.jobs[i];
         const std::string f = "jobs[" + std::to_string(i) + "]";
-        std::vector<GpuId> gpus;
+        std::optional<std::vector<HostShare>> shares;
         if (!sj.hosts.empty())
         {
             const uint32_t per = sj.gpusPerHost > 0 ? sj.gpusPerHost : m_gpusPerHost;
@@ -250,55 +255,57 @@ CruxExperiment::PlaceJobs()
                 {
                     fail(f + ".hosts", "host " + std::to_string(h) + " is listed twice");
                 }
-                if (freeOn(h) < per)
+                if (placer.FreeGpusOnHost(h) < per)
                 {
                     fail(f + ".hosts",
-                         "host " + std::to_string(h) + " has only " + std::to_string(freeOn(h)) +
+                         "host " + std::to_string(h) + " has only " +
+                             std::to_string(placer.FreeGpusOnHost(h)) +
                              " free GPUs, the job needs " + std::to_string(per));
                 }
-                take(h, per, gpus);
             }
+            shares = placer.AllocateOn(i, sj.hosts, per);
         }
         else
         {
             const uint32_t n = sj.gpus;
-            uint32_t freeTotal = 0;
-            for (uint32_t h = 0; h < m_nHosts; ++h)
-            {
-                freeTotal += freeOn(h);
-            }
-            if (n > freeTotal)
+            if (n > placer.FreeGpus())
             {
                 fail(f + ".gpus",
                      "job asks for " + std::to_string(n) + " GPUs but only " +
-                         std::to_string(freeTotal) + " of the cluster's " + std::to_string(total) +
-                         " GPUs are free");
+                         std::to_string(placer.FreeGpus()) + " of the cluster's " +
+                         std::to_string(total) + " GPUs are free");
             }
             const uint32_t per = sj.gpusPerHost > 0 ? sj.gpusPerHost : std::min(n, m_gpusPerHost);
-            if (per > m_gpusPerHost || n % per != 0)
+            if (per == 0 || per > m_gpusPerHost || n % per != 0)
             {
                 fail(f + ".gpus",
                      std::to_string(n) + " GPUs cannot be split into equal groups of " +
                          std::to_string(per) + " per host (hosts have " +
                          std::to_string(m_gpusPerHost) + " GPUs)");
             }
-            uint32_t hostsNeeded = n / per;
-            // Locality first: hosts in index order (hosts under one ToR are consecutive).
-            for (uint32_t h = 0; h < m_nHosts && hostsNeeded > 0; ++h)
+            try
             {
-                if (freeOn(h) >= per)
-                {
-                    take(h, per, gpus);
-                    --hostsNeeded;
-                }
+                shares = placer.Allocate(i, JobShape{n / per, per});
             }
-            if (hostsNeeded > 0)
+            catch (const std::invalid_argument&)
+            {
+                shares.reset(); // can never fit: reported below
+            }
+            if (!shares)
             {
                 fail(f + ".gpus",
                      "no room for " + std::to_string(n / per) + " hosts with " +
                          std::to_string(per) +
                          " free GPUs each (cluster: " + std::to_string(m_nHosts) + " hosts x " +
                          std::to_string(m_gpusPerHost) + " GPUs)");
+            }
+        }
+        std::vector<GpuId> gpus;
+        for (const HostShare& hs : *shares)
+        {
+            for (uint32_t g : hs.localGpus)
+            {
+                gpus.push_back(GpuId{hs.host, g});
             }
         }
         try
@@ -321,8 +328,16 @@ CruxExperiment::PlaceJobs()
             }
             job.startTime = sj.start;
             job.iterations = sj.iterations;
+            if (sj.hasPlan)
+            {
+                job.ApplyPlan(sj.parallelism);
+            }
             job.Validate();
             m_jobs.push_back(job);
+        }
+        catch (const PlanError& e)
+        {
+            fail(f + "." + e.Field(), e.Detail());
         }
         catch (const std::invalid_argument& e)
         {
@@ -380,6 +395,12 @@ std::vector<ExperimentRunResult>
 CruxExperiment::Run(const std::vector<std::string>& modes)
 {
     CheckModes(modes);
+    // A bad output location is reported before the simulations, not after them.
+    const std::string why = ResultDirectory::Problem(m_scenario.outputDir);
+    if (!why.empty())
+    {
+        throw ExperimentError(m_scenario.source + ": outputDir: " + why);
+    }
     std::vector<std::string> ordered;
     if (std::find(modes.begin(), modes.end(), "alone") != modes.end())
     {
@@ -502,28 +523,9 @@ CruxExperiment::RunJobs(const std::string& label,
     th.SetMmuAttribute("BufferSize",
                        UintegerValue(ParseByteSize(tp.switchBuffer, "topology.switchBuffer")));
     th.SetMmuAttribute("PfcEnabled", BooleanValue(tp.pfc));
-    CruxClosConfig cfg;
-    if (tp.type == "testbed")
-    {
-        cfg = CruxTopologyHelper::TestbedConfig();
-    }
-    else
-    {
-        cfg.numTors = tp.tors;
-        cfg.hostsPerTor = tp.hostsPerTor;
-        cfg.numAggs = tp.aggs;
-        cfg.nicsPerHost = tp.nicsPerHost;
-        cfg.gpusPerHost = tp.gpusPerHost;
-        cfg.hostLinkRate = ParseRate(tp.hostLinkRate, "topology.hostLinkRate");
-        cfg.fabricLinkRate = ParseRate(tp.fabricLinkRate, "topology.fabricLinkRate");
-        cfg.hostLinkDelay = ParseTime(tp.linkDelay, "topology.linkDelay");
-        cfg.fabricLinkDelay = cfg.hostLinkDelay;
-    }
-    cfg.rotateNics = tp.wiring == "rotated";
     // The seed salts every switch's ECMP hash: another seed gives other ECMP choices.
-    cfg.assignEcmpSeeds = true;
-    cfg.ecmpSeedBase = static_cast<uint32_t>(s.seed * 2654435761ULL);
-    Ptr<CruxTopology> topo = th.BuildClos(cfg);
+    th.SetEcmpSeedBase(static_cast<uint32_t>(s.seed * 2654435761ULL));
+    Ptr<CruxTopology> topo = th.Install(m_cluster);
 
     // The transport: packet level (RoCEv2 NICs) or flow level. Both give a connection (queue
     // pair) the same default UDP source port, so ECMP places it on the same path.
@@ -546,20 +548,8 @@ CruxExperiment::RunJobs(const std::string& label,
         }
         transport = rdma;
     }
-    auto tupleOf = [&](const RdmaQpKey& key) {
-        return rdma ? rdma->GetFiveTuple(key)
-                    : FlowTransportHelper::MakeFiveTuple(topo, key, flow->GetQpSourcePort(key));
-    };
-    auto setPort = [&](const RdmaQpKey& key, uint16_t port) {
-        if (rdma)
-        {
-            rdma->SetQpSourcePort(key, port);
-        }
-        else
-        {
-            flow->SetQpSourcePort(key, port);
-        }
-    };
+    // The fabric's path services (the switches' ECMP hash; both fabrics use the same switches).
+    CruxTopologySteering steering(topo);
 
     // ---------------------------------------------------------------- jobs and scheduler input
     const bool multi = jobIds.size() > 1;
@@ -578,60 +568,21 @@ CruxExperiment::RunJobs(const std::string& label,
         jobs.push_back(job);
     }
 
+    // The scheduler's view (candidate paths from the cluster description, ECMP defaults from
+    // the switches' hash of the default ports).
     ClusterModel cm;
-    for (uint32_t l = 0; l < topo->GetNLinks(); ++l)
+    try
     {
-        const CruxLinkInfo& li = topo->GetLink(l);
-        SchedLink sl;
-        sl.bandwidth = static_cast<double>(li.rate.GetBitRate());
-        sl.name = "l" + std::to_string(l);
-        cm.links.push_back(sl);
+        cm = MakeClusterModel(topo, jobs);
     }
-
-    struct FlowRef
+    catch (const std::invalid_argument& e)
     {
-        RdmaQpKey key;
-        std::vector<CruxPath> candidates;
-        uint32_t defaultPath{0};
-    };
-
-    std::map<std::pair<uint32_t, uint32_t>, FlowRef> flowRefs;
-    for (const auto& job : jobs)
+        throw ExperimentError(s.source + ": " + e.what());
+    }
+    for (SchedJob& sj : cm.jobs)
     {
-        // The scheduler's view of the job (shared with the cluster runs: MakeSchedJob); the
-        // candidate paths are this topology's equal-cost paths, the default one the switches'
-        // ECMP choice for the connection's default UDP source port.
-        SchedJob sj = MakeSchedJob(job, [&](const DltCommFlow& f, SchedFlow& sf) {
-            FlowRef ref;
-            ref.key.jobId = job.id;
-            ref.key.flowId = f.flowId;
-            ref.key.src = f.src;
-            ref.key.dst = f.dst;
-            const uint32_t sn = topo->GpuToNic(f.src.host, f.src.localGpu);
-            const uint32_t dn = topo->GpuToNic(f.dst.host, f.dst.localGpu);
-            ref.candidates = topo->GetEqualCostPaths(f.src.host, sn, f.dst.host, dn);
-            if (ref.candidates.empty())
-            {
-                throw ExperimentError(s.source + ": topology: no path from host " +
-                                      std::to_string(f.src.host) + " to host " +
-                                      std::to_string(f.dst.host));
-            }
-            const CruxPath ecmp = topo->PredictEcmpPath(tupleOf(ref.key));
-            auto it = std::find(ref.candidates.begin(), ref.candidates.end(), ecmp);
-            if (it == ref.candidates.end())
-            {
-                throw ExperimentError("internal: ECMP path " + CruxTopology::PathToString(ecmp) +
-                                      " of job " + std::to_string(job.id) + " flow " +
-                                      std::to_string(f.flowId) + " is not a shortest path");
-            }
-            ref.defaultPath = static_cast<uint32_t>(it - ref.candidates.begin());
-            sf.candidatePaths.assign(ref.candidates.begin(), ref.candidates.end());
-            sf.defaultPath = ref.defaultPath;
-            flowRefs[{job.id, f.flowId}] = ref;
-        });
-        auto mc = m_measuredComm.find(job.id);
+        auto mc = m_measuredComm.find(sj.id);
         sj.measuredCommTime = mc != m_measuredComm.end() ? mc->second : 0.0;
-        cm.jobs.push_back(sj);
     }
 
     SchedulerConfig sc;
@@ -648,59 +599,25 @@ CruxExperiment::RunJobs(const std::string& label,
     }
 
     // ---------------------------------------------------------------- install the decision
+    CruxHelper crux;
+    crux.SetPathEnforcement(s.pathEnforcement);
+    std::map<uint32_t, CruxJobInstall> installed;
+    try
+    {
+        installed = crux.Install(cm, decision, jobs, steering);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw ExperimentError(e.what());
+    }
     std::map<uint32_t, uint32_t> rerouted;
     std::map<std::pair<uint32_t, uint32_t>, std::string> flowPaths;
-    for (auto& job : jobs)
+    for (const auto& [jobId, in] : installed)
     {
-        const JobDecision& jd = decision.jobs.at(job.id);
-        job.dscp = static_cast<uint8_t>(8 * jd.level);
-        // CASSINI-style decisions shift the job's iterations in time: applied once, by delaying
-        // the job's start (the variant documented in cassini-scheduler.h).
-        job.startTime += std::max(0.0, jd.timeShift);
-        rerouted[job.id] = 0;
-        for (auto& [key, ref] : flowRefs)
+        rerouted[jobId] = in.rerouted;
+        for (const auto& [flowId, path] : in.paths)
         {
-            if (key.first != job.id)
-            {
-                continue;
-            }
-            const uint32_t p = decision.PathOf(job.id, key.second);
-            const CruxPath& want = ref.candidates.at(p);
-            if (p != ref.defaultPath)
-            {
-                ++rerouted[job.id];
-                const FiveTuple t = tupleOf(ref.key);
-                if (s.pathEnforcement == "pinned")
-                {
-                    topo->InstallPinnedRoute(t, want);
-                }
-                else
-                {
-                    auto port =
-                        topo->TryFindUdpSourcePort(t.srcIp,
-                                                   t.dstIp,
-                                                   want,
-                                                   RdmaTransport::DefaultSourcePort(ref.key));
-                    if (!port)
-                    {
-                        throw ExperimentError("no UDP source port steers job " +
-                                              std::to_string(job.id) + " flow " +
-                                              std::to_string(key.second) + " onto path " +
-                                              CruxTopology::PathToString(want) +
-                                              "; use \"pathEnforcement\": \"pinned\"");
-                    }
-                    setPort(ref.key, *port);
-                }
-            }
-            const CruxPath got = topo->PredictPath(tupleOf(ref.key));
-            flowPaths[{job.id, key.second}] = CruxTopology::PathToString(got);
-            if (got != want)
-            {
-                throw ExperimentError("internal: job " + std::to_string(job.id) + " flow " +
-                                      std::to_string(key.second) + " would take " +
-                                      CruxTopology::PathToString(got) + " instead of " +
-                                      CruxTopology::PathToString(want));
-            }
+            flowPaths[{jobId, flowId}] = CruxTopology::PathToString(path);
         }
     }
 
@@ -732,10 +649,8 @@ CruxExperiment::RunJobs(const std::string& label,
     for (const auto& job : jobs)
     {
         tracker->RegisterJob(job.id, job.flopsPerIteration, job.NumGpus(), job.computeTime);
-        Ptr<DltJobApplication> app = CreateObject<DltJobApplication>();
-        app->SetJob(job);
-        app->SetTransport(transport);
-        topo->GetHost(job.Hosts().front()).node->AddApplication(app);
+        Ptr<DltJobApplication> app =
+            DltJobHelper().Install(job, transport, topo->GetHost(job.Hosts().front()).node);
         app->TraceConnectWithoutContext(
             "IterationComplete",
             MakeCallback(&GpuIntensityTracker::NotifyIterationComplete, tracker));
@@ -1024,34 +939,8 @@ CruxExperiment::FormatTable(const std::vector<ExperimentRunResult>& runs) const
 void
 CruxExperiment::WriteResults(const std::vector<ExperimentRunResult>& runs) const
 {
-    namespace fs = std::filesystem;
-    const fs::path dir(m_scenario.outputDir);
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec)
-    {
-        throw ExperimentError(m_scenario.outputDir +
-                              ": cannot create output directory: " + ec.message());
-    }
-    const fs::path tmp = dir / (".partial-" + std::to_string(::getpid()));
-    fs::remove_all(tmp, ec);
-    fs::create_directories(tmp, ec);
-    if (ec)
-    {
-        throw ExperimentError(tmp.string() + ": cannot create: " + ec.message());
-    }
-    std::vector<std::string> names;
-    auto open = [&](const std::string& name) {
-        names.push_back(name);
-        auto f = std::make_unique<std::ofstream>(tmp / name);
-        if (!*f)
-        {
-            fs::remove_all(tmp, ec);
-            throw ExperimentError((tmp / name).string() + ": cannot write");
-        }
-        *f << std::setprecision(9);
-        return f;
-    };
+    ResultDirectory out(m_scenario.outputDir);
+    auto open = [&out](const std::string& name) { return &out.Open(name); };
     {
         auto f = open("jobs.csv");
         *f << "run,scheduler,job,model,gpus,background,level,dscp,flops_per_iteration,"
@@ -1217,15 +1106,7 @@ CruxExperiment::WriteResults(const std::vector<ExperimentRunResult>& runs) const
             *f << r.run << "," << r.wallSeconds << "," << r.simulatedTime << "\n";
         }
     }
-    for (const auto& name : names)
-    {
-        fs::rename(tmp / name, dir / name, ec);
-        if (ec)
-        {
-            throw ExperimentError((dir / name).string() + ": cannot write: " + ec.message());
-        }
-    }
-    fs::remove_all(tmp, ec);
+    out.Commit();
 }
 
 std::vector<std::string>

@@ -16,6 +16,7 @@
 #ifndef CRUX_EXPERIMENT_H
 #define CRUX_EXPERIMENT_H
 
+#include "ns3/cluster-topology.h"
 #include "ns3/crux-scenario.h"
 #include "ns3/dlt-job.h"
 
@@ -245,6 +246,7 @@ class CruxExperiment
 
     Scenario m_scenario;                       //!< the scenario
     std::vector<DltJob> m_jobs;                //!< placed jobs
+    ClusterTopology m_cluster;                 //!< the scenario's cluster description
     uint32_t m_nHosts{0};                      //!< hosts of the topology
     uint32_t m_gpusPerHost{0};                 //!< GPUs per host
     std::map<uint32_t, double> m_measuredComm; //!< job id → t_j measured alone, s

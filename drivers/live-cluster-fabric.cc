@@ -16,6 +16,7 @@
 #include "live-cluster-fabric.h"
 
 #include "ns3/data-rate.h"
+#include "ns3/dlt-job-helper.h"
 #include "ns3/log.h"
 #include "ns3/sched-job-builder.h"
 #include "ns3/simulator.h"
@@ -57,13 +58,13 @@ LiveClusterFabric::GetTypeId()
             .AddAttribute("EcmpSeed",
                           "Seed of the ECMP hash (EcmpPathIndex) that picks a flow's default "
                           "path among its equal-cost candidates before any decision. Use the "
-                          "same seed when building the ClusterModel (MakeScaleSchedJob).",
+                          "same seed when building the ClusterModel (MakeClusterSchedJob).",
                           UintegerValue(1),
                           MakeUintegerAccessor(&LiveClusterFabric::m_ecmpSeed),
                           MakeUintegerChecker<uint64_t>())
             .AddAttribute("MaxPaths",
                           "Cap on the equal-cost candidate paths per flow "
-                          "(ScaleTopology::EqualCostPaths maxPaths), >= 1.",
+                          "(ClusterTopology::EqualCostPaths maxPaths), >= 1.",
                           UintegerValue(64),
                           MakeUintegerAccessor(&LiveClusterFabric::m_maxPaths),
                           MakeUintegerChecker<uint32_t>(1, 16384))
@@ -116,7 +117,7 @@ LiveClusterFabric::PortOfPathIndex(uint32_t index)
 }
 
 void
-LiveClusterFabric::Setup(const ScaleTopology& topo)
+LiveClusterFabric::Setup(const ClusterTopology& topo)
 {
     NS_LOG_FUNCTION(this << topo.name);
     if (m_setup)
@@ -177,7 +178,7 @@ LiveClusterFabric::GetSchedJob(const DltJob& job) const
     {
         throw std::logic_error("LiveClusterFabric::GetSchedJob before Setup");
     }
-    return MakeScaleSchedJob(job, m_topo, m_ecmpSeed, m_maxPaths);
+    return MakeClusterSchedJob(job, m_topo, m_ecmpSeed, m_maxPaths);
 }
 
 void
@@ -214,10 +215,10 @@ LiveClusterFabric::StartJob(const DltJob& jobIn, Callback<void, uint32_t> onFini
         fs.key.src = f.src;
         fs.key.dst = f.dst;
         fs.paths = sf->candidatePaths;
-        fs.current = sf->defaultPath;
+        fs.ecmp = sf->defaultPath;
         for (const auto& p : fs.paths)
         {
-            const std::string bad = CheckPath(p, fs);
+            const std::string bad = CheckPath(fs.key, p);
             if (!bad.empty())
             {
                 throw std::invalid_argument(
@@ -225,21 +226,16 @@ LiveClusterFabric::StartJob(const DltJob& jobIn, Callback<void, uint32_t> onFini
                     ": candidate path invalid: " + bad);
             }
         }
-        st.job.udpSrcPorts[f.flowId] = PortOfPathIndex(fs.current);
+        st.job.udpSrcPorts[f.flowId] = PortOfPathIndex(fs.ecmp);
         st.flows[f.flowId] = fs;
     }
 
-    Ptr<DltJobApplication> app = CreateObject<DltJobApplication>();
-    app->SetJob(st.job);
-    app->SetTransport(m_transport);
     const double now = Simulator::Now().GetSeconds();
-    // Application start times are relative to its initialization (now)
-    app->SetStartTime(Seconds(std::max(0.0, st.job.startTime - now)));
+    Ptr<DltJobApplication> app = DltJobHelper().Install(st.job, m_transport, m_node);
     app->TraceConnectWithoutContext("JobComplete",
                                     MakeCallback(&LiveClusterFabric::OnJobComplete, this));
     st.app = app;
     m_jobs[jobIn.id] = st;
-    m_node->AddApplication(app);
     NS_LOG_INFO("t=" << now << " s: job " << jobIn.id << " started on " << jobIn.Hosts().size()
                      << " hosts, " << st.flows.size() << " flows, DSCP " << unsigned(st.job.dscp));
 }
@@ -309,211 +305,64 @@ LiveClusterFabric::GetFlowState(uint32_t jobId, uint32_t flowId, const char* wha
     return it->second;
 }
 
-std::string
-LiveClusterFabric::CheckPath(const std::vector<uint32_t>& path, const FlowState& flow) const
-{
-    if (path.empty())
-    {
-        return "the path is empty (hosts " + std::to_string(flow.key.src.host) + " and " +
-               std::to_string(flow.key.dst.host) + " differ)";
-    }
-    std::set<uint32_t> seen;
-    for (uint32_t l : path)
-    {
-        if (l >= m_topo.links.size())
-        {
-            return "link id " + std::to_string(l) + " is not in the topology (" +
-                   std::to_string(m_topo.links.size()) + " links)";
-        }
-        if (!seen.insert(l).second)
-        {
-            return "link " + std::to_string(l) + " appears twice";
-        }
-    }
-    const uint32_t srcNode = m_topo.hostNode[flow.key.src.host];
-    const uint32_t dstNode = m_topo.hostNode[flow.key.dst.host];
-    if (m_topo.linkEnds[path.front()].first != srcNode)
-    {
-        return "the first link " + std::to_string(path.front()) + " (" +
-               m_topo.links[path.front()].name + ") does not leave source host " +
-               std::to_string(flow.key.src.host);
-    }
-    for (size_t i = 0; i + 1 < path.size(); ++i)
-    {
-        if (m_topo.linkEnds[path[i]].second != m_topo.linkEnds[path[i + 1]].first)
-        {
-            return "links " + std::to_string(path[i]) + " and " + std::to_string(path[i + 1]) +
-                   " are not consecutive";
-        }
-    }
-    if (m_topo.linkEnds[path.back()].second != dstNode)
-    {
-        return "the last link " + std::to_string(path.back()) + " (" +
-               m_topo.links[path.back()].name + ") does not enter destination host " +
-               std::to_string(flow.key.dst.host);
-    }
-    // the NIC of each end, when the topology has routing tables
-    auto nicLinks = [&](uint32_t host, uint32_t gpu) -> const std::vector<uint32_t>* {
-        if (host >= m_topo.nicUp.size())
-        {
-            return nullptr;
-        }
-        const uint32_t nic = m_topo.NicOfGpu(gpu);
-        return nic < m_topo.nicUp[host].size() ? &m_topo.nicUp[host][nic] : nullptr;
-    };
-    if (const auto* up = nicLinks(flow.key.src.host, flow.key.src.localGpu))
-    {
-        if (std::find(up->begin(), up->end(), path.front()) == up->end())
-        {
-            return "the first link " + std::to_string(path.front()) +
-                   " does not leave the NIC of source GPU " + std::to_string(flow.key.src.localGpu);
-        }
-    }
-    if (const auto* up = nicLinks(flow.key.dst.host, flow.key.dst.localGpu))
-    {
-        if (std::find(up->begin(), up->end(), ScaleTopology::Reverse(path.back())) == up->end())
-        {
-            return "the last link " + std::to_string(path.back()) +
-                   " does not enter the NIC of destination GPU " +
-                   std::to_string(flow.key.dst.localGpu);
-        }
-    }
-    return "";
-}
-
 void
 LiveClusterFabric::ApplyDecision(const ClusterModel& model, const Decision& decision)
 {
     NS_LOG_FUNCTION(this << decision.scheduler << decision.jobs.size());
-    const std::string where = "LiveClusterFabric::ApplyDecision (" + decision.scheduler + "): ";
-    std::map<uint32_t, const SchedJob*> modelJobs;
-    for (const auto& sj : model.jobs)
-    {
-        modelJobs[sj.id] = &sj;
-    }
-
-    // one planned installation per running job: level and, per flow, the path
-    struct Plan
-    {
-        uint32_t jobId;
-        uint32_t level;
-        std::map<uint32_t, const std::vector<uint32_t>*> paths;
-    };
-
-    std::vector<Plan> plans;
+    std::map<uint32_t, Ptr<DltJobApplication>> running;
     for (const auto& [jobId, jd] : decision.jobs)
     {
         auto it = m_jobs.find(jobId);
         if (it == m_jobs.end())
         {
-            throw std::invalid_argument(where + "job " + std::to_string(jobId) +
+            throw std::invalid_argument("LiveClusterFabric::ApplyDecision (" + decision.scheduler +
+                                        "): job " + std::to_string(jobId) +
                                         " was never started on this fabric");
         }
-        const JobState& st = it->second;
-        if (!st.running)
+        if (it->second.running)
         {
-            NS_LOG_LOGIC("job " << jobId << " is not running: decision skipped");
-            continue;
+            running[jobId] = it->second.app;
         }
-        auto mj = modelJobs.find(jobId);
-        if (mj == modelJobs.end())
-        {
-            throw std::invalid_argument(where + "job " + std::to_string(jobId) +
-                                        " is not in the model");
-        }
-        if (jd.level > 7)
-        {
-            throw std::invalid_argument(where + "job " + std::to_string(jobId) + ": level " +
-                                        std::to_string(jd.level) +
-                                        " > 7 (DSCP 8 x level must be <= 63)");
-        }
-        for (const auto& fp : jd.flowPath)
-        {
-            if (!st.flows.count(fp.first))
-            {
-                throw std::invalid_argument(where + "decision names " + FlowName(jobId, fp.first) +
-                                            ", which the job does not have (it has " +
-                                            std::to_string(st.flows.size()) + " flows)");
-            }
-        }
-        std::map<uint32_t, const SchedFlow*> modelFlows;
-        for (const auto& sf : mj->second->flows)
-        {
-            if (!st.flows.count(sf.id))
-            {
-                throw std::invalid_argument(where + "model has " + FlowName(jobId, sf.id) +
-                                            ", which the job does not have (it has " +
-                                            std::to_string(st.flows.size()) + " flows)");
-            }
-            modelFlows[sf.id] = &sf;
-        }
-        Plan plan;
-        plan.jobId = jobId;
-        plan.level = jd.level;
-        for (const auto& [flowId, fs] : st.flows)
-        {
-            auto mf = modelFlows.find(flowId);
-            if (mf == modelFlows.end())
-            {
-                throw std::invalid_argument(where + "model has no " + FlowName(jobId, flowId));
-            }
-            auto dp = jd.flowPath.find(flowId);
-            if (dp == jd.flowPath.end())
-            {
-                throw std::invalid_argument(where + "decision has no path for " +
-                                            FlowName(jobId, flowId));
-            }
-            const auto& cands = mf->second->candidatePaths;
-            if (dp->second >= cands.size())
-            {
-                throw std::invalid_argument(where + FlowName(jobId, flowId) + ": path index " +
-                                            std::to_string(dp->second) + " but the model has " +
-                                            std::to_string(cands.size()) + " candidatePaths");
-            }
-            const std::vector<uint32_t>& path = cands[dp->second];
-            const std::string bad = CheckPath(path, fs);
-            if (!bad.empty())
-            {
-                throw std::invalid_argument(where + FlowName(jobId, flowId) + ": candidatePaths[" +
-                                            std::to_string(dp->second) + "]: " + bad);
-            }
-            plan.paths[flowId] = &path;
-        }
-        plans.push_back(plan);
     }
-
-    // everything checked: install
+    // The one decision installer; it checks the whole decision before changing anything.
+    const auto installed = CruxHelper().Install(model, decision, running, *this);
     const Time now = Simulator::Now();
-    for (const auto& plan : plans)
+    for (const auto& [jobId, in] : installed)
     {
-        JobState& st = m_jobs.at(plan.jobId);
-        uint32_t changed = 0;
-        for (const auto& [flowId, path] : plan.paths)
-        {
-            FlowState& fs = st.flows.at(flowId);
-            auto pit = std::find(fs.paths.begin(), fs.paths.end(), *path);
-            const uint32_t index = static_cast<uint32_t>(pit - fs.paths.begin());
-            const uint16_t port = PortOfPathIndex(index); // throws before any change of fs
-            if (pit == fs.paths.end())
-            {
-                fs.paths.push_back(*path);
-            }
-            if (index != fs.current)
-            {
-                ++changed;
-                fs.current = index;
-                st.app->SetFlowSourcePort(flowId, port);
-                st.job.udpSrcPorts[flowId] = port;
-            }
-        }
-        const uint8_t dscp = static_cast<uint8_t>(8 * plan.level);
-        st.app->SetDscp(dscp);
-        st.job.dscp = dscp;
-        NS_LOG_INFO("t=" << now.GetSeconds() << " s: job " << plan.jobId << " level " << plan.level
-                         << " (DSCP " << unsigned(dscp) << "), " << changed << " of "
-                         << st.flows.size() << " flows rerouted");
-        m_decisionAppliedTrace(now, plan.jobId, plan.level, changed);
+        NS_LOG_INFO("t=" << now.GetSeconds() << " s: job " << jobId << " level " << in.level
+                         << " (DSCP " << unsigned(in.dscp) << "), " << in.pathsChanged << " of "
+                         << in.paths.size() << " flows rerouted");
+        m_decisionAppliedTrace(now, jobId, in.level, in.pathsChanged);
     }
+}
+
+std::vector<uint32_t>
+LiveClusterFabric::PathOf(const RdmaQpKey& key, uint16_t port) const
+{
+    if (port == 0)
+    {
+        const FlowState& fs = GetFlowState(key.jobId, key.flowId, "PathOf");
+        return fs.paths[fs.ecmp];
+    }
+    return Resolve(key, port);
+}
+
+std::optional<uint16_t>
+LiveClusterFabric::PortFor(const RdmaQpKey& key, const std::vector<uint32_t>& path) const
+{
+    const FlowState& fs = GetFlowState(key.jobId, key.flowId, "PortFor");
+    auto it = std::find(fs.paths.begin(), fs.paths.end(), path);
+    if (it == fs.paths.end() || it - fs.paths.begin() >= 65536 - PATH_PORT_BASE)
+    {
+        return std::nullopt;
+    }
+    return PortOfPathIndex(static_cast<uint32_t>(it - fs.paths.begin()));
+}
+
+std::string
+LiveClusterFabric::CheckPath(const RdmaQpKey& key, const std::vector<uint32_t>& path) const
+{
+    return m_topo.CheckPath(path, key.src.host, key.src.localGpu, key.dst.host, key.dst.localGpu);
 }
 
 std::vector<uint32_t>
@@ -552,7 +401,7 @@ LiveClusterFabric::GetTransport() const
     return m_transport;
 }
 
-const ScaleTopology&
+const ClusterTopology&
 LiveClusterFabric::GetTopology() const
 {
     return m_topo;
@@ -588,26 +437,27 @@ LiveClusterFabric::GetApplication(uint32_t jobId) const
 uint32_t
 LiveClusterFabric::GetInstalledLevel(uint32_t jobId) const
 {
-    return GetJobState(jobId, "GetInstalledLevel").job.dscp / 8;
+    return CruxHelper::LevelOfDscp(GetInstalledDscp(jobId));
 }
 
 uint8_t
 LiveClusterFabric::GetInstalledDscp(uint32_t jobId) const
 {
-    return GetJobState(jobId, "GetInstalledDscp").job.dscp;
+    return GetJobState(jobId, "GetInstalledDscp").app->GetJob().dscp;
 }
 
 std::vector<uint32_t>
 LiveClusterFabric::GetInstalledPath(uint32_t jobId, uint32_t flowId) const
 {
     const FlowState& fs = GetFlowState(jobId, flowId, "GetInstalledPath");
-    return fs.paths[fs.current];
+    return Resolve(fs.key, GetInstalledPort(jobId, flowId));
 }
 
 uint16_t
 LiveClusterFabric::GetInstalledPort(uint32_t jobId, uint32_t flowId) const
 {
-    return PortOfPathIndex(GetFlowState(jobId, flowId, "GetInstalledPort").current);
+    GetFlowState(jobId, flowId, "GetInstalledPort");
+    return GetJobState(jobId, "GetInstalledPort").app->GetJob().UdpSrcPortOf(flowId);
 }
 
 std::vector<uint32_t>

@@ -18,17 +18,20 @@
 
 #include "ns3/callback.h"
 #include "ns3/cluster-model.h"
+#include "ns3/cluster-topology.h"
+#include "ns3/crux-helper.h"
 #include "ns3/dlt-job-application.h"
 #include "ns3/dlt-job.h"
 #include "ns3/flow-transport.h"
 #include "ns3/node.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
-#include "ns3/scale-topology.h"
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -37,31 +40,33 @@ namespace ns3
 
 /**
  * \ingroup crux
- * \brief A running cluster at flow level on a ScaleTopology: DLT jobs start and stop over time
+ * \brief A running cluster at flow level on a ClusterTopology: DLT jobs start and stop over time
  * as DltJobApplications on one FlowTransport, and every scheduler decision is installed on the
  * running fabric (the "flow" engine of the trace-driven cluster runs, issue 4; Crux §4, §6.3:
  * "on every arrival or completion the scheduler recomputes paths and priorities for all running
  * jobs").
  *
- * **Fabric.** Setup() registers every host of the ScaleTopology (gpusPerHost GPUs each) and
- * every directed link (SchedLink::bandwidth bit/s, ScaleTopology::linkDelay seconds) with a
+ * **Fabric.** Setup() registers every host of the ClusterTopology (gpusPerHost GPUs each) and
+ * every directed link (SchedLink::bandwidth bit/s, ClusterTopology::linkDelay seconds) with a
  * FlowTransport (same link ids), and sets its path resolver. Transport knobs (PacketPayload,
  * DSCP → TC map, NVLink rate...) are FlowTransport attributes: set them on GetTransport() or
  * with Config defaults.
  *
  * **Paths.** LiveClusterFabric owns the routing state: for every flow (job id, flow id) of a job
- * a path table, i.e. a list of link-id lists, initially ScaleTopology::EqualCostPaths() of the
+ * a path table, i.e. a list of link-id lists, initially ClusterTopology::EqualCostPaths() of the
  * flow (at most "MaxPaths"), and the index of the installed path. The installed path is encoded
  * in the UDP source port of the flow's messages: **port = 49152 + path-table index**
  * (PortOfPathIndex()); the resolver handed to FlowTransport maps (connection key, port) back
  * through the table. Before any decision a flow uses its ECMP default,
  * EcmpPathIndex("EcmpSeed", job id, flow id, number of candidates) — exactly
- * MakeScaleSchedJob()'s SchedFlow::defaultPath, so a ClusterModel built with MakeSchedJob()
- * (or GetSchedJob()) describes the fabric as it is. A decision may install any valid path (it
- * need not be in the table yet: it is appended); table entries are never removed, so messages
- * posted with an old port keep resolving to their old path.
+ * MakeClusterSchedJob()'s SchedFlow::defaultPath, so a ClusterModel built with MakeSchedJob()
+ * (or GetSchedJob()) describes the fabric as it is. A decision installs one of the flow's table
+ * paths (the candidates the model was built with); the table never changes, so messages posted
+ * with an old port keep resolving to their old path. This is the fabric's PathSteering: the
+ * port of a path is PortOfPathIndex(its index), a path outside the table has no port.
  *
- * **Decisions** (ApplyDecision()): for every running job of the decision, DSCP = 8 × level
+ * **Decisions** (ApplyDecision()): installed by CruxHelper (the one decision installer of crux,
+ * "source-port" enforcement) on the running jobs' applications: DSCP = 8 × level
  * (traffic class = level with FlowTransport's default map; TC 7 highest) and every flow's path =
  * the model's candidatePaths[decision.PathOf(job, flow)]. Both take effect from the job's next
  * message: DltJobApplication::SetDscp() / SetFlowSourcePort() rewrite the messages the job hands
@@ -75,7 +80,7 @@ namespace ns3
  * messages already handed to the transport are not recalled (they finish their transfer);
  * CASSINI-style time shifts (JobDecision::timeShift) are not applied (only paths and levels).
  */
-class LiveClusterFabric : public Object
+class LiveClusterFabric : public Object, public PathSteering
 {
   public:
     /// First UDP source port of the path encoding: port = PATH_PORT_BASE + path-table index.
@@ -106,13 +111,13 @@ class LiveClusterFabric : public Object
     /**
      * \brief Build the fabric: a FlowTransport with every host and link of \p topo and this
      * object's path resolver (see the class description). Call once, before StartJob().
-     * \param topo the topology (copied); ScaleTopology::linkDelay must have one entry per link
+     * \param topo the topology (copied); ClusterTopology::linkDelay must have one entry per link
      * \throws std::logic_error if called twice
      * \throws std::invalid_argument naming the field for a topology without hosts, with
      *         gpusPerHost 0, a link count different from linkDelay's / linkEnds' size, a
      *         non-positive bandwidth or a negative delay
      */
-    void Setup(const ScaleTopology& topo);
+    void Setup(const ClusterTopology& topo);
 
     /**
      * \brief Start a job: a DltJobApplication running \p job on the FlowTransport for
@@ -121,7 +126,7 @@ class LiveClusterFabric : public Object
      * The job's DSCP is job.dscp (level job.dscp / 8) until a decision changes it; its flows'
      * paths are the ECMP defaults (class description); job.udpSrcPorts is ignored (replaced by
      * the path encoding).
-     * \param job the job; job.gpus are (host index, local GPU) of the ScaleTopology
+     * \param job the job; job.gpus are (host index, local GPU) of the ClusterTopology
      * \param onFinish called with the job id once, when the last iteration has completed
      *        (scheduled at that simulation instant, after the completion: it may call
      *        StartJob/StopJob/ApplyDecision); never called for a stopped job; may be null
@@ -172,14 +177,14 @@ class LiveClusterFabric : public Object
     Ptr<FlowTransport> GetTransport() const;
 
     /// \return the topology given to Setup()
-    const ScaleTopology& GetTopology() const;
+    const ClusterTopology& GetTopology() const;
 
     /**
-     * \brief The scheduler's view of a job as it would run on this fabric: MakeScaleSchedJob()
+     * \brief The scheduler's view of a job as it would run on this fabric: MakeClusterSchedJob()
      * with this fabric's "EcmpSeed" and "MaxPaths".
      * \param job a job whose GPUs are on the topology
      * \return the SchedJob (candidate paths and ECMP default as the fabric uses them)
-     * \throws std::invalid_argument as MakeScaleSchedJob(), std::logic_error before Setup()
+     * \throws std::invalid_argument as MakeClusterSchedJob(), std::logic_error before Setup()
      */
     SchedJob GetSchedJob(const DltJob& job) const;
 
@@ -220,6 +225,19 @@ class LiveClusterFabric : public Object
     ///         std::out_of_range)
     static uint16_t PortOfPathIndex(uint32_t index);
 
+    // ---------------------------------------------------------------- PathSteering
+
+    /// \return the path of the flow's table that \p port encodes; port 0 = its ECMP default
+    /// \param key a started job's flow \param port UDP source port (NS_FATAL_ERROR if it
+    /// encodes no table path)
+    std::vector<uint32_t> PathOf(const RdmaQpKey& key, uint16_t port) const override;
+    /// \return PortOfPathIndex(index of \p path in the flow's table), std::nullopt if absent
+    /// \param key a started job's flow \param path a path
+    std::optional<uint16_t> PortFor(const RdmaQpKey& key,
+                                    const std::vector<uint32_t>& path) const override;
+    /// \return ClusterTopology::CheckPath of the flow's GPUs \param key a flow \param path path
+    std::string CheckPath(const RdmaQpKey& key, const std::vector<uint32_t>& path) const override;
+
   protected:
     void DoDispose() override;
 
@@ -229,13 +247,13 @@ class LiveClusterFabric : public Object
     {
         RdmaQpKey key;                            //!< the flow's connection
         std::vector<std::vector<uint32_t>> paths; //!< path table: index = port − base
-        uint32_t current{0};                      //!< installed path index
+        uint32_t ecmp{0};                         //!< table index of the ECMP default
     };
 
     /// One job started on the fabric.
     struct JobState
     {
-        DltJob job;                          //!< the job as run
+        DltJob job;                          //!< the job as started (before any decision)
         Ptr<DltJobApplication> app;          //!< its application
         Callback<void, uint32_t> onFinish;   //!< completion callback
         bool running{true};                  //!< neither finished nor stopped
@@ -255,15 +273,11 @@ class LiveClusterFabric : public Object
     /// \return a flow's routing state \param jobId job \param flowId flow \param what caller
     /// for the error \throws std::invalid_argument if the job or the flow does not exist
     const FlowState& GetFlowState(uint32_t jobId, uint32_t flowId, const char* what) const;
-    /// Check that a path is valid for a flow. \param path link ids \param flow the flow
-    /// \param jobId job \return empty string if valid, else the reason
-    std::string CheckPath(const std::vector<uint32_t>& path, const FlowState& flow) const;
-
     uint64_t m_ecmpSeed{1};  //!< attribute EcmpSeed
     uint32_t m_maxPaths{64}; //!< attribute MaxPaths
 
     bool m_setup{false};                 //!< Setup() was called
-    ScaleTopology m_topo;                //!< the topology
+    ClusterTopology m_topo;              //!< the topology
     Ptr<FlowTransport> m_transport;      //!< the fabric
     Ptr<Node> m_node;                    //!< holds the applications
     std::map<uint32_t, JobState> m_jobs; //!< job id -> state (finished jobs kept)

@@ -118,29 +118,53 @@ WithPaths(const ClusterModel& model, const Decision& base, const std::vector<Pat
     return d;
 }
 
+/// The complete schedulers every ablation scores end to end (columns "e2e.<name>").
+const std::vector<std::string> BUILT_IN_END_TO_END =
+    {"crux", "crux-ps-pa", "crux-pa", "sincronia", "varys", "taccl", "ecmp"};
+
 } // namespace
 
 std::vector<std::string>
-StageAblationColumns()
+StageAblationColumns(const StageAblationOptions& options)
 {
-    return {"ps.crux",
-            "ps.taccl",
-            "ps.ecmp",
-            "pa.crux",
-            "pa.sincronia",
-            "pa.varys",
-            "pa.intensity",
-            "comp.crux",
-            "comp.sincronia",
-            "comp.varys",
-            "comp.best-split",
-            "e2e.crux",
-            "e2e.crux-ps-pa",
-            "e2e.crux-pa",
-            "e2e.sincronia",
-            "e2e.varys",
-            "e2e.taccl",
-            "e2e.ecmp"};
+    std::vector<std::string> columns = {"ps.crux",
+                                        "ps.taccl",
+                                        "ps.ecmp",
+                                        "pa.crux",
+                                        "pa.sincronia",
+                                        "pa.varys",
+                                        "pa.intensity",
+                                        "comp.crux",
+                                        "comp.sincronia",
+                                        "comp.varys",
+                                        "comp.best-split"};
+    for (const auto& list : {BUILT_IN_END_TO_END, options.extraSchedulers})
+    {
+        for (const std::string& name : list)
+        {
+            columns.push_back("e2e." + name);
+        }
+    }
+    return columns;
+}
+
+void
+CheckStageAblationOptions(const StageAblationOptions& options)
+{
+    const auto known = KnownCommSchedulers();
+    const auto columns = StageAblationColumns(options);
+    for (const std::string& name : options.extraSchedulers)
+    {
+        if (std::find(known.begin(), known.end(), name) == known.end())
+        {
+            CreateCommScheduler(name); // throws "unknown scheduler 'x' (known: ...)"
+        }
+        if (std::count(columns.begin(), columns.end(), "e2e." + name) > 1)
+        {
+            throw std::invalid_argument("stage ablation: scheduler '" + name +
+                                        "' is already a column (e2e." + name + ")");
+        }
+    }
 }
 
 StageAblationResult
@@ -151,6 +175,7 @@ RunStageAblation(const ClusterModel& model, const StageAblationOptions& options)
         throw std::invalid_argument("RunStageAblation: at most " + std::to_string(MAX_JOBS) +
                                     " jobs (got " + std::to_string(model.jobs.size()) + ")");
     }
+    CheckStageAblationOptions(options);
     const uint32_t k = options.numLevels;
     SchedulerConfig config;
     config.numLevels = k;
@@ -168,6 +193,9 @@ RunStageAblation(const ClusterModel& model, const StageAblationOptions& options)
     std::map<std::string, double> score;
     auto ratio = [&opt](double v) { return opt.value > 0 ? v / opt.value : 1.0; };
 
+    // Crux's knobs as the "crux" scheduler has them (its Attributes, incl. Config::SetDefault).
+    const CruxOptions cruxOptions =
+        DynamicCast<CruxScheduler>(CreateCommScheduler("crux"))->GetOptions();
     const Decision base = MakeDefaultDecision(model, config, "ablation");
     const uint32_t n = static_cast<uint32_t>(model.jobs.size());
 
@@ -200,7 +228,7 @@ RunStageAblation(const ClusterModel& model, const StageAblationOptions& options)
     };
     {
         Decision c = atOpt;
-        CruxAssignPriorities(model, config, c);
+        CruxAssignPriorities(model, cruxOptions, c);
         const std::vector<uint32_t> cruxOrder = OrderOf(model, c);
         score["pa.crux"] = ratio(bestSplit(cruxOrder));
         for (const SchedJob& job : model.jobs)
@@ -254,7 +282,7 @@ RunStageAblation(const ClusterModel& model, const StageAblationOptions& options)
             ranked.jobs.at(model.jobs[sigmaStar[r]].id).rank = r;
         }
         Decision c = ranked;
-        CruxCompressPriorities(model, config, c);
+        CruxCompressPriorities(model, cruxOptions, config.seed, c);
         score["comp.crux"] = ratio(search.Value(opt.paths, BlocksOf(model, c)));
         c = ranked;
         SincroniaCompressPriorities(c);
@@ -266,15 +294,16 @@ RunStageAblation(const ClusterModel& model, const StageAblationOptions& options)
     }
 
     // ---- end to end
-    for (const char* name :
-         {"crux", "crux-ps-pa", "crux-pa", "sincronia", "varys", "taccl", "ecmp"})
+    for (const auto& list : {BUILT_IN_END_TO_END, options.extraSchedulers})
     {
-        const Decision d = CreateCommScheduler(name)->Schedule(model, config);
-        score[std::string("e2e.") + name] =
-            ratio(search.Value(PathsOf(model, d), BlocksOf(model, d)));
+        for (const std::string& name : list)
+        {
+            const Decision d = CreateCommScheduler(name)->Schedule(model, config);
+            score["e2e." + name] = ratio(search.Value(PathsOf(model, d), BlocksOf(model, d)));
+        }
     }
 
-    for (const std::string& column : StageAblationColumns())
+    for (const std::string& column : StageAblationColumns(options))
     {
         result.ratios.emplace_back(column, score.at(column));
     }

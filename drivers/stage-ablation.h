@@ -46,14 +46,17 @@
  *    CruxAssignPriorities (P = k I, §4.2); sincronia = BSSI order; varys = SEBF order;
  *    intensity = I_j decreasing (ties: job id), i.e. Crux without the correction factor k.
  *  Compression (comp.*): the method's mapping of σ* onto K levels on P*: U(P*, C_m(σ*)) / OPT.
- *    crux = CruxCompressPriorities (DAG max K-cut, §4.3, SchedulerConfig defaults: m = 10
- *    sampled orders plus the priority order, the given seed); sincronia = the top K-1 jobs on
+ *    crux = CruxCompressPriorities (DAG max K-cut, §4.3, with the Attributes of the
+ *    registry's "crux" scheduler: by default m = 10 sampled orders plus the priority order, the
+ *    given seed); sincronia = the top K-1 jobs on
  *    their own levels, the rest on the lowest; varys = K equal contiguous groups; best-split =
  *    the optimal compression of σ* (the ceiling of this stage: OPT need not be a compression of
  *    σ*, so it can be < 1).
  *  End to end (e2e.*): the complete scheduler (CreateCommScheduler) on the case, U(P_s, L_s) /
  *    OPT, for context: crux, crux-ps-pa, crux-pa, sincronia, varys, taccl, ecmp (unique ranks
- *    of crux-pa / crux-ps-pa are rendered on the K levels by AssignLevelsByRank).
+ *    of crux-pa / crux-ps-pa are rendered on the K levels by AssignLevelsByRank), then every
+ *    scheduler of StageAblationOptions::extraSchedulers (e.g. a researcher's own, registered by
+ *    RegisterCommScheduler in C++ or Python).
  */
 
 namespace ns3
@@ -68,6 +71,9 @@ struct StageAblationOptions
     uint32_t numLevels{3};       //!< K (Crux §4.4 uses 3)
     uint64_t seed{1};            //!< SchedulerConfig::seed (Crux's random topological orders)
     OptimalSearchOptions search; //!< the optimum's evaluator, objective and size limit
+    /// More schedulers scored end to end (registered names, CreateCommScheduler), one column
+    /// "e2e.<name>" each after the built-in columns; empty by default.
+    std::vector<std::string> extraSchedulers;
 };
 
 /**
@@ -93,9 +99,23 @@ struct StageAblationResult
     std::vector<std::pair<std::string, double>> ratios;
 };
 
-/// \ingroup crux-scheduling
-/// \return the ratio columns of StageAblationResult, e.g. "ps.crux", "pa.sincronia", in order
-std::vector<std::string> StageAblationColumns();
+/**
+ * \ingroup crux-scheduling
+ * \param options the knobs (extraSchedulers add columns)
+ * \return the ratio columns of StageAblationResult, e.g. "ps.crux", "pa.sincronia", in order
+ */
+std::vector<std::string> StageAblationColumns(
+    const StageAblationOptions& options = StageAblationOptions());
+
+/**
+ * \ingroup crux-scheduling
+ * \brief Checks the knobs before any work: every extra scheduler is registered and not
+ * already a column.
+ * \param options the knobs
+ * \throws std::invalid_argument "unknown scheduler 'x' (known: ...)" or "... is already a
+ *         column"
+ */
+void CheckStageAblationOptions(const StageAblationOptions& options);
 
 /**
  * \ingroup crux-scheduling
@@ -105,7 +125,8 @@ std::vector<std::string> StageAblationColumns();
  * \return OPT and the ratios
  * \throws std::invalid_argument from Validate or when the search space exceeds
  *         options.search.maxSearchSize; std::invalid_argument if the model has more than 8 jobs
- *         (the compression stage enumerates all n! orders)
+ *         (the compression stage enumerates all n! orders), if an extra scheduler is unknown or
+ *         already a column, or if a scheduler rejects the case
  */
 StageAblationResult RunStageAblation(const ClusterModel& model,
                                      const StageAblationOptions& options);

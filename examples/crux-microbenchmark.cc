@@ -24,6 +24,7 @@
  *
  *   crux-microbenchmark                      # 1500 cases, seed 1, crux-microbenchmark.csv
  *   crux-microbenchmark --cases=20 --seed=7 --output=/tmp/mb.csv
+ *   crux-microbenchmark --cases=20 --schedulers=crux-full   # more e2e.<name> columns
  *
  * What "optimal" means here (decisions, see also optimal-scheduler.h and random-cluster.h):
  *  - the optimum is exact over every path choice x every assignment of the 5 jobs to at most 3
@@ -48,6 +49,7 @@
  */
 
 #include "ns3/command-line.h"
+#include "ns3/crux-experiment.h"
 #include "ns3/random-cluster.h"
 #include "ns3/stage-ablation.h"
 
@@ -127,6 +129,7 @@ main(int argc, char* argv[])
     double maxPathChoices = 256;
     uint32_t slotsPerHost = 2;
     bool quiet = false;
+    std::string schedulers;
 
     CommandLine cmd(__FILE__);
     cmd.Usage("Crux §4.4 microbenchmark: per-stage ratios of Crux and its baselines to the "
@@ -145,6 +148,10 @@ main(int argc, char* argv[])
                  maxPathChoices);
     cmd.AddValue("slotsPerHost", "Job slots per 8-GPU host (1, 2, 4 or 8)", slotsPerHost);
     cmd.AddValue("quiet", "Print only the summary table", quiet);
+    cmd.AddValue("schedulers",
+                 "More registered schedulers scored end to end, comma-separated (one "
+                 "e2e.<name> column each; default none)",
+                 schedulers);
     cmd.Parse(argc, argv);
 
     try
@@ -181,7 +188,16 @@ main(int argc, char* argv[])
         options.numLevels = levels;
         options.seed = seed;
         options.search.evaluator.horizonIterations = horizonIterations;
-        options.search.maxSearchSize = 1e12;              // the path cap bounds the space
+        options.search.maxSearchSize = 1e12; // the path cap bounds the space
+        options.extraSchedulers = SplitCommaList(schedulers, "--schedulers");
+        try
+        {
+            CheckStageAblationOptions(options);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw std::invalid_argument(std::string("--schedulers: ") + e.what());
+        }
         GenerateRandomCluster(params, CaseSeed(seed, 0)); // checks params before any work
 
         const std::string tmp = output + ".tmp";
@@ -265,7 +281,7 @@ main(int argc, char* argv[])
         const double wall =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-        const std::vector<std::string> columns = StageAblationColumns();
+        const std::vector<std::string> columns = StageAblationColumns(options);
         csv << "case,seed,draws,tors,multipath_flows,path_choices,level_assignments,simulations,"
                "opt_flops_rate,opt_utilization,unique_order_ratio,k_non_unit,k_reorders";
         for (const auto& c : columns)

@@ -20,6 +20,9 @@
 #include "ns3/qbb-net-device.h"
 #include "ns3/uinteger.h"
 
+#include <cmath>
+#include <stdexcept>
+
 namespace ns3
 {
 
@@ -55,126 +58,85 @@ CruxTopologyHelper::SetMmuAttribute(const std::string& name, const AttributeValu
     m_mmuAttributes.emplace_back(name, value.Copy());
 }
 
-uint32_t
-CruxTopologyHelper::CreateSwitch(Ptr<CruxTopology> topo, CruxSwitchLayer layer)
-{
-    Ptr<Node> node = CreateObject<Node>();
-    Ptr<CruxSwitch> sw = m_switchFactory.Create<CruxSwitch>();
-    for (const auto& [name, value] : m_mmuAttributes)
-    {
-        sw->GetMmu()->SetAttribute(name, *value);
-    }
-    node->AggregateObject(sw);
-    return topo->AddSwitch(node, sw, layer);
-}
-
-uint32_t
-CruxTopologyHelper::ConnectSwitches(Ptr<CruxTopology> topo,
-                                    uint32_t a,
-                                    uint32_t b,
-                                    DataRate rate,
-                                    Time delay)
-{
-    m_qbb.SetDeviceAttribute("DataRate", DataRateValue(rate));
-    m_qbb.SetChannelAttribute("Delay", TimeValue(delay));
-    const CruxSwitchInfo& sa = topo->GetSwitch(a);
-    const CruxSwitchInfo& sb = topo->GetSwitch(b);
-    NetDeviceContainer d = m_qbb.Install(sa.node, sb.node);
-    const uint32_t pa = sa.sw->AddPort(DynamicCast<QbbNetDevice>(d.Get(0)));
-    const uint32_t pb = sb.sw->AddPort(DynamicCast<QbbNetDevice>(d.Get(1)));
-    return topo->AddSwitchLink(a, pa, b, pb, rate, delay);
-}
-
 void
-CruxTopologyHelper::ConnectHost(Ptr<CruxTopology> topo,
-                                uint32_t host,
-                                uint32_t sw,
-                                DataRate rate,
-                                Time delay)
+CruxTopologyHelper::SetEcmpSeedBase(uint32_t base)
 {
-    m_qbb.SetDeviceAttribute("DataRate", DataRateValue(rate));
-    m_qbb.SetChannelAttribute("Delay", TimeValue(delay));
-    const CruxSwitchInfo& s = topo->GetSwitch(sw);
-    NetDeviceContainer d = m_qbb.Install(topo->GetHost(host).node, s.node);
-    const uint32_t port = s.sw->AddPort(DynamicCast<QbbNetDevice>(d.Get(1)));
-    topo->AddHostLink(host, DynamicCast<QbbNetDevice>(d.Get(0)), sw, port, rate, delay);
+    m_ecmpSeedBase = base;
 }
 
 Ptr<CruxTopology>
-CruxTopologyHelper::BuildClos(const CruxClosConfig& cfg)
+CruxTopologyHelper::Install(const ClusterTopology& desc)
 {
-    NS_LOG_FUNCTION(this);
-    if (cfg.numTors == 0 || cfg.hostsPerTor == 0 || cfg.nicsPerHost == 0 || cfg.gpusPerHost == 0 ||
-        cfg.linksPerTorAgg == 0)
+    NS_LOG_FUNCTION(this << desc.name);
+    const uint32_t nHosts = desc.NumHosts();
+    if (nHosts == 0)
     {
-        NS_FATAL_ERROR("CruxClosConfig: numTors, hostsPerTor, nicsPerHost, gpusPerHost and "
-                       "linksPerTorAgg must all be > 0");
+        NS_FATAL_ERROR("CruxTopologyHelper::Install: topology '" << desc.name << "' has no hosts");
     }
-    if (cfg.numTors % cfg.nicsPerHost != 0)
+    if (desc.PortsPerNic() != 1)
     {
-        NS_FATAL_ERROR("CruxClosConfig: numTors ("
-                       << cfg.numTors << ") must be a multiple of nicsPerHost (" << cfg.nicsPerHost
-                       << ")");
+        NS_FATAL_ERROR("CruxTopologyHelper::Install: topology '"
+                       << desc.name << "' has " << desc.PortsPerNic()
+                       << " ports per NIC; the packet fabric models one device per NIC");
     }
-    if (cfg.numAggs == 0 && cfg.numTors > 1)
+    for (uint32_t h = 0; h < nHosts; ++h)
     {
-        NS_FATAL_ERROR("CruxClosConfig: numAggs = 0 needs numTors = 1 (got " << cfg.numTors
-                                                                             << " ToRs)");
+        if (desc.hostNode[h] != h)
+        {
+            NS_FATAL_ERROR("CruxTopologyHelper::Install: hosts must be the first nodes");
+        }
     }
-    if (cfg.hostLinkRate.GetBitRate() == 0 || cfg.fabricLinkRate.GetBitRate() == 0)
-    {
-        NS_FATAL_ERROR("CruxClosConfig: hostLinkRate and fabricLinkRate must be > 0");
-    }
-    const uint32_t groups = cfg.numTors / cfg.nicsPerHost;
-    const uint32_t nHosts = groups * cfg.hostsPerTor;
-    if (nHosts > 65536)
-    {
-        NS_FATAL_ERROR("CruxClosConfig: " << nHosts << " hosts exceed the 65536 addressable");
-    }
-
     Ptr<CruxTopology> topo = CreateObject<CruxTopology>();
+    topo->SetDescription(desc);
     for (uint32_t h = 0; h < nHosts; ++h)
     {
-        topo->AddHost(CreateObject<Node>(), cfg.gpusPerHost);
+        topo->AddHost(CreateObject<Node>(), desc.gpusPerHost);
     }
-    std::vector<uint32_t> tors;
-    std::vector<uint32_t> aggs;
-    for (uint32_t t = 0; t < cfg.numTors; ++t)
+    for (uint32_t n = nHosts; n < desc.nodes.size(); ++n)
     {
-        tors.push_back(CreateSwitch(topo, CruxSwitchLayer::TOR));
-    }
-    for (uint32_t a = 0; a < cfg.numAggs; ++a)
-    {
-        aggs.push_back(CreateSwitch(topo, CruxSwitchLayer::AGG));
-    }
-    for (uint32_t h = 0; h < nHosts; ++h)
-    {
-        const uint32_t group = h / cfg.hostsPerTor;
-        for (uint32_t n = 0; n < cfg.nicsPerHost; ++n)
+        const ClusterNodeKind kind = desc.nodes[n].kind;
+        const CruxSwitchLayer layer = kind == ClusterNodeKind::TOR   ? CruxSwitchLayer::TOR
+                                      : kind == ClusterNodeKind::AGG ? CruxSwitchLayer::AGG
+                                                                     : CruxSwitchLayer::CORE;
+        Ptr<Node> node = CreateObject<Node>();
+        Ptr<CruxSwitch> sw = m_switchFactory.Create<CruxSwitch>();
+        for (const auto& [name, value] : m_mmuAttributes)
         {
-            ConnectHost(
-                topo,
-                h,
-                tors[group * cfg.nicsPerHost + (cfg.rotateNics ? (n + h) % cfg.nicsPerHost : n)],
-                cfg.hostLinkRate,
-                cfg.hostLinkDelay);
+            sw->GetMmu()->SetAttribute(name, *value);
         }
+        node->AggregateObject(sw);
+        const uint32_t s = topo->AddSwitch(node, sw, layer);
+        sw->SetAttribute("EcmpSeed", UintegerValue(m_ecmpSeedBase + s));
     }
-    for (uint32_t t : tors)
+    // One device pair per cable (links 2k up, 2k + 1 down), in link order: switch ports are
+    // numbered in cabling order, as ClusterTopology::nodePorts lists them.
+    for (uint32_t l = 0; l + 1 < desc.links.size(); l += 2)
     {
-        for (uint32_t a : aggs)
+        const auto [lower, upper] = desc.linkEnds[l];
+        const DataRate rate(static_cast<uint64_t>(std::llround(desc.links[l].bandwidth)));
+        // the description keeps seconds; devices use ns-3 Time (ns resolution)
+        const Time delay = NanoSeconds(std::llround(desc.linkDelay[l] * 1e9));
+        m_qbb.SetDeviceAttribute("DataRate", DataRateValue(rate));
+        m_qbb.SetChannelAttribute("Delay", TimeValue(delay));
+        const CruxSwitchInfo& up = topo->GetSwitch(upper - nHosts);
+        if (!desc.IsSwitch(lower))
         {
-            for (uint32_t k = 0; k < cfg.linksPerTorAgg; ++k)
-            {
-                ConnectSwitches(topo, t, a, cfg.fabricLinkRate, cfg.fabricLinkDelay);
-            }
+            NetDeviceContainer d = m_qbb.Install(topo->GetHost(lower).node, up.node);
+            const uint32_t port = up.sw->AddPort(DynamicCast<QbbNetDevice>(d.Get(1)));
+            topo->AddHostLink(lower,
+                              DynamicCast<QbbNetDevice>(d.Get(0)),
+                              upper - nHosts,
+                              port,
+                              rate,
+                              delay);
         }
-    }
-    if (cfg.assignEcmpSeeds)
-    {
-        for (uint32_t s = 0; s < topo->GetNSwitches(); ++s)
+        else
         {
-            topo->GetSwitch(s).sw->SetAttribute("EcmpSeed", UintegerValue(cfg.ecmpSeedBase + s));
+            const CruxSwitchInfo& lo = topo->GetSwitch(lower - nHosts);
+            NetDeviceContainer d = m_qbb.Install(lo.node, up.node);
+            const uint32_t pa = lo.sw->AddPort(DynamicCast<QbbNetDevice>(d.Get(0)));
+            const uint32_t pb = up.sw->AddPort(DynamicCast<QbbNetDevice>(d.Get(1)));
+            topo->AddSwitchLink(lower - nHosts, pa, upper - nHosts, pb, rate, delay);
         }
     }
     topo->Finalize();
@@ -182,59 +144,41 @@ CruxTopologyHelper::BuildClos(const CruxClosConfig& cfg)
 }
 
 Ptr<CruxTopology>
+CruxTopologyHelper::BuildClos(const ClosConfig& cfg)
+{
+    NS_LOG_FUNCTION(this);
+    try
+    {
+        return Install(BuildTwoLayerClos(cfg));
+    }
+    catch (const std::invalid_argument& e)
+    {
+        NS_FATAL_ERROR("CruxTopologyHelper::BuildClos: " << e.what());
+    }
+    return nullptr;
+}
+
+Ptr<CruxTopology>
 CruxTopologyHelper::BuildTestbed()
 {
-    return BuildClos(TestbedConfig());
+    return BuildClos(TestbedClosConfig());
 }
 
 Ptr<CruxTopology>
 CruxTopologyHelper::BuildStar(uint32_t nHosts, DataRate rate, Time delay, uint32_t gpusPerHost)
 {
-    CruxClosConfig cfg;
-    cfg.numTors = 1;
+    ClosConfig cfg;
+    cfg.tors = 1;
+    cfg.aggs = 0;
     cfg.hostsPerTor = nHosts;
-    cfg.numAggs = 0;
+    cfg.numHosts = 0;
     cfg.nicsPerHost = 1;
     cfg.gpusPerHost = gpusPerHost;
-    cfg.hostLinkRate = rate;
-    cfg.hostLinkDelay = delay;
-    cfg.fabricLinkRate = rate;
-    cfg.fabricLinkDelay = delay;
+    cfg.hostLinkBps = static_cast<double>(rate.GetBitRate());
+    cfg.torAggBps = cfg.hostLinkBps;
+    cfg.delay = delay.GetSeconds();
+    cfg.wiring = "rail";
     return BuildClos(cfg);
-}
-
-CruxClosConfig
-CruxTopologyHelper::TestbedConfig()
-{
-    CruxClosConfig cfg;
-    cfg.numTors = 4;
-    cfg.hostsPerTor = 12;
-    cfg.numAggs = 2;
-    cfg.linksPerTorAgg = 1;
-    cfg.nicsPerHost = 4;
-    cfg.gpusPerHost = 8;
-    cfg.hostLinkRate = DataRate("200Gb/s");
-    cfg.hostLinkDelay = MicroSeconds(1);
-    cfg.fabricLinkRate = DataRate("200Gb/s");
-    cfg.fabricLinkDelay = MicroSeconds(1);
-    return cfg;
-}
-
-CruxClosConfig
-CruxTopologyHelper::Sec22Config()
-{
-    CruxClosConfig cfg;
-    cfg.numTors = 2;
-    cfg.hostsPerTor = 6;
-    cfg.numAggs = 2;
-    cfg.linksPerTorAgg = 1;
-    cfg.nicsPerHost = 1;
-    cfg.gpusPerHost = 8;
-    cfg.hostLinkRate = DataRate("100Gb/s");
-    cfg.hostLinkDelay = MicroSeconds(1);
-    cfg.fabricLinkRate = DataRate("100Gb/s");
-    cfg.fabricLinkDelay = MicroSeconds(1);
-    return cfg;
 }
 
 void

@@ -15,6 +15,8 @@
 
 #include "flow-transport-helper.h"
 
+#include "crux-helper.h"
+
 #include "ns3/fatal-error.h"
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
@@ -41,22 +43,6 @@ FlowTransportHelper::SetTransportAttribute(const std::string& name, const Attrib
     }
 }
 
-FiveTuple
-FlowTransportHelper::MakeFiveTuple(Ptr<CruxTopology> topo, const RdmaQpKey& key, uint16_t srcPort)
-{
-    if (!topo)
-    {
-        NS_FATAL_ERROR("FlowTransportHelper::MakeFiveTuple: topology is null");
-    }
-    FiveTuple t;
-    t.srcIp = topo->GetNicAddress(key.src.host, topo->GpuToNic(key.src.host, key.src.localGpu));
-    t.dstIp = topo->GetNicAddress(key.dst.host, topo->GpuToNic(key.dst.host, key.dst.localGpu));
-    t.protocol = 17;
-    t.srcPort = srcPort;
-    t.dstPort = CruxTopology::ROCEV2_PORT;
-    return t;
-}
-
 FlowTransport::PathResolver
 FlowTransportHelper::MakePathResolver(Ptr<CruxTopology> topo)
 {
@@ -66,7 +52,7 @@ FlowTransportHelper::MakePathResolver(Ptr<CruxTopology> topo)
     }
     return FlowTransport::PathResolver(
         [topo](const RdmaQpKey& key, uint16_t port) -> std::vector<uint32_t> {
-            return topo->PredictPath(MakeFiveTuple(topo, key, port));
+            return CruxTopologySteering(topo).PathOf(key, port);
         });
 }
 

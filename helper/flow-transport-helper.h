@@ -70,22 +70,13 @@ class FlowTransportHelper
     Ptr<FlowTransport> Install(Ptr<CruxTopology> topo) const;
 
     /**
-     * \brief The path resolver Install() uses: CruxTopology::PredictPath() of the connection's
-     * RoCEv2 5-tuple.
+     * \brief The path resolver Install() uses: the packet fabric's path for the connection and
+     * port (CruxTopologySteering::PathOf, the switches' ECMP hash and pinned routes), so both
+     * fabrics route a flow alike.
      * \param topo the topology (non-null; NS_FATAL_ERROR otherwise)
      * \return the resolver (keeps a reference to \p topo)
      */
     static FlowTransport::PathResolver MakePathResolver(Ptr<CruxTopology> topo);
-
-    /**
-     * \brief The RoCEv2 5-tuple of a connection's data packets on a CruxTopology, as
-     * RdmaTransport::GetFiveTuple() builds it.
-     * \param topo the topology
-     * \param key connection between GPUs of different hosts
-     * \param srcPort UDP source port
-     * \return (source NIC address, destination NIC address, 17, srcPort, 4791)
-     */
-    static FiveTuple MakeFiveTuple(Ptr<CruxTopology> topo, const RdmaQpKey& key, uint16_t srcPort);
 
   private:
     ObjectFactory m_transportFactory; //!< creates the FlowTransport

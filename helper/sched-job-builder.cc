@@ -15,6 +15,9 @@
 
 #include "sched-job-builder.h"
 
+#include "crux-helper.h"
+
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -32,11 +35,26 @@ MakeSchedJob(const DltJob& job, const SchedFlowPathFiller& fillPaths)
     SchedJob sj;
     sj.id = job.id;
     sj.flopsPerIteration = job.flopsPerIteration;
-    sj.computeTime = job.computeTime;
+    sj.computeTime = job.ComputeSpan();
     // The scheduler's iteration model lets communication start after overlapStart × c. The
     // application releases the first gradient bucket at f + (c − f)/B (f = forward part):
     // that is when communication can really start (1 for a single bucket: no overlap).
     sj.overlapStart = job.overlapStart + (1.0 - job.overlapStart) / job.numBuckets;
+    if (job.plan)
+    {
+        // Interim view of a planned job (its full timeline is later work): its first
+        // inter-host traffic can start after the first micro-batch's forward pass when it has
+        // pipeline, expert or cross-host tensor traffic; else (data parallelism only) when the
+        // first bucket of the last micro-batch's backward pass is released.
+        const double m = job.plan->microBatches;
+        const double p = job.plan->pp;
+        const double o = job.overlapStart;
+        const double b = job.numBuckets;
+        const bool early =
+            job.plan->pp > 1 || job.plan->ep > 1 || job.plan->tp > job.TensorParallel();
+        const double first = early ? o / m : (m - 1 + o + (1 - o) / b) / m;
+        sj.overlapStart = std::min(1.0, first * m / (m + p - 1));
+    }
     sj.numGpus = job.NumGpus();
     for (const auto& f : job.CommunicationPattern())
     {
@@ -50,7 +68,7 @@ MakeSchedJob(const DltJob& job, const SchedFlowPathFiller& fillPaths)
 }
 
 void
-CheckJobOnScaleTopology(const DltJob& job, const ScaleTopology& topo)
+CheckJobOnClusterTopology(const DltJob& job, const ClusterTopology& topo)
 {
     for (size_t i = 0; i < job.gpus.size(); ++i)
     {
@@ -74,16 +92,16 @@ CheckJobOnScaleTopology(const DltJob& job, const ScaleTopology& topo)
 }
 
 SchedJob
-MakeScaleSchedJob(const DltJob& job,
-                  const ScaleTopology& topo,
-                  uint64_t ecmpSeed,
-                  uint32_t maxPaths)
+MakeClusterSchedJob(const DltJob& job,
+                    const ClusterTopology& topo,
+                    uint64_t ecmpSeed,
+                    uint32_t maxPaths)
 {
     if (maxPaths == 0)
     {
-        throw std::invalid_argument("MakeScaleSchedJob: maxPaths must be >= 1");
+        throw std::invalid_argument("MakeClusterSchedJob: maxPaths must be >= 1");
     }
-    CheckJobOnScaleTopology(job, topo);
+    CheckJobOnClusterTopology(job, topo);
     return MakeSchedJob(job, [&](const DltCommFlow& f, SchedFlow& sf) {
         sf.candidatePaths =
             topo.EqualCostPaths(f.src.host, f.src.localGpu, f.dst.host, f.dst.localGpu, maxPaths);
@@ -99,6 +117,49 @@ MakeScaleSchedJob(const DltJob& job,
                                        f.flowId,
                                        static_cast<uint32_t>(sf.candidatePaths.size()));
     });
+}
+
+ClusterModel
+MakeClusterModel(Ptr<CruxTopology> topo, const std::vector<DltJob>& jobs)
+{
+    if (!topo)
+    {
+        throw std::invalid_argument("MakeClusterModel: topology is null");
+    }
+    ClusterModel cm;
+    for (uint32_t l = 0; l < topo->GetNLinks(); ++l)
+    {
+        SchedLink sl;
+        sl.bandwidth = static_cast<double>(topo->GetLink(l).rate.GetBitRate());
+        sl.name = "l" + std::to_string(l);
+        cm.links.push_back(sl);
+    }
+    const CruxTopologySteering steering(topo);
+    for (const DltJob& job : jobs)
+    {
+        cm.jobs.push_back(MakeSchedJob(job, [&](const DltCommFlow& f, SchedFlow& sf) {
+            const RdmaQpKey key{job.id, f.flowId, f.src, f.dst};
+            const uint32_t sn = topo->GpuToNic(f.src.host, f.src.localGpu);
+            const uint32_t dn = topo->GpuToNic(f.dst.host, f.dst.localGpu);
+            sf.candidatePaths = topo->GetEqualCostPaths(f.src.host, sn, f.dst.host, dn);
+            if (sf.candidatePaths.empty())
+            {
+                throw std::invalid_argument("topology: no path from host " +
+                                            std::to_string(f.src.host) + " to host " +
+                                            std::to_string(f.dst.host));
+            }
+            const CruxPath ecmp = steering.PathOf(key, 0);
+            auto it = std::find(sf.candidatePaths.begin(), sf.candidatePaths.end(), ecmp);
+            if (it == sf.candidatePaths.end())
+            {
+                throw std::logic_error("internal: ECMP path " + CruxTopology::PathToString(ecmp) +
+                                       " of job " + std::to_string(job.id) + " flow " +
+                                       std::to_string(f.flowId) + " is not a shortest path");
+            }
+            sf.defaultPath = static_cast<uint32_t>(it - sf.candidatePaths.begin());
+        }));
+    }
+    return cm;
 }
 
 } // namespace ns3

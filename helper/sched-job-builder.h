@@ -17,11 +17,13 @@
 #define CRUX_SCHED_JOB_BUILDER_H
 
 #include "ns3/cluster-model.h"
+#include "ns3/cluster-topology.h"
+#include "ns3/crux-topology.h"
 #include "ns3/dlt-job.h"
-#include "ns3/scale-topology.h"
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 namespace ns3
 {
@@ -39,16 +41,22 @@ typedef std::function<void(const DltCommFlow& flow, SchedFlow& sf)> SchedFlowPat
 /**
  * \ingroup crux
  * \brief The scheduler's view (SchedJob, Crux §3 job model) of a DLT job: the one conversion used
- * by every driver (CruxExperiment on a CruxTopology, the cluster runs on a ScaleTopology), so
+ * by every driver (CruxExperiment on a CruxTopology, the cluster runs on a ClusterTopology), so
  * that the scheduler's flow ids are exactly the transport's MessageRequest::flowId values.
  *
- * Fields: id, flopsPerIteration (W_j), computeTime (c_j), numGpus from the job;
+ * Fields: id, flopsPerIteration (W_j), computeTime (c_j = DltJob::ComputeSpan(): the compute
+ * time, with a plan × (m + p − 1)/m for the 1F1B bubble), numGpus from the job;
  * overlapStart = o + (1 − o)/B with o = DltJob::overlapStart and B = DltJob::numBuckets: the
  * scheduler lets communication start after overlapStart × c, and DltJobApplication releases the
  * first gradient bucket at f + (c − f)/B (f = o × c, the forward part), which is when the
- * communication can really start (1 for a single bucket: no overlap). One SchedFlow per
- * DltJob::CommunicationPattern() flow, in flow-id order: id = DltCommFlow::flowId,
- * bytesPerIteration = DltCommFlow::bytesPerIteration, paths by \p fillPaths.
+ * communication can really start (1 for a single bucket: no overlap). With a plan (interim, until
+ * the scheduler sees the job's communication timeline): the first micro-batch's forward pass
+ * o/m of the compute when the job has pipeline, expert or cross-host tensor traffic, else the
+ * first bucket release of the last micro-batch's backward, (m − 1 + o + (1 − o)/B)/m, both
+ * rescaled to the compute span. One SchedFlow per DltJob::CommunicationPattern() flow (every
+ * inter-host connection of the job: DP, and with a plan PP, EP and cross-host TP too), in
+ * flow-id order: id = DltCommFlow::flowId, bytesPerIteration = DltCommFlow::bytesPerIteration,
+ * paths by \p fillPaths.
  * measuredCommTime is left 0 (the caller sets a profiled value).
  *
  * \param job the job (validated by CommunicationPattern())
@@ -61,8 +69,8 @@ SchedJob MakeSchedJob(const DltJob& job, const SchedFlowPathFiller& fillPaths);
 
 /**
  * \ingroup crux
- * \brief MakeSchedJob() on a ScaleTopology: candidate paths =
- * ScaleTopology::EqualCostPaths(src host, src GPU, dst host, dst GPU, maxPaths) of each flow,
+ * \brief MakeSchedJob() on a ClusterTopology: candidate paths =
+ * ClusterTopology::EqualCostPaths(src host, src GPU, dst host, dst GPU, maxPaths) of each flow,
  * default path = EcmpPathIndex(ecmpSeed, job.id, flowId, number of candidates).
  *
  * LiveClusterFabric routes a job's flows by exactly these lists before any decision is applied,
@@ -77,19 +85,35 @@ SchedJob MakeSchedJob(const DltJob& job, const SchedFlowPathFiller& fillPaths);
  *         (host >= NumHosts() or localGpu >= gpusPerHost), if two hosts of the job are not
  *         connected, if maxPaths is 0 or the job is invalid
  */
-SchedJob MakeScaleSchedJob(const DltJob& job,
-                           const ScaleTopology& topo,
-                           uint64_t ecmpSeed,
-                           uint32_t maxPaths = 64);
+SchedJob MakeClusterSchedJob(const DltJob& job,
+                             const ClusterTopology& topo,
+                             uint64_t ecmpSeed,
+                             uint32_t maxPaths = 64);
 
 /**
  * \ingroup crux
- * \brief Check that every GPU of a job exists in a ScaleTopology.
+ * \brief Check that every GPU of a job exists in a ClusterTopology.
  * \param job the job
  * \param topo the topology
  * \throws std::invalid_argument naming the job id and the first bad gpus[i] entry
  */
-void CheckJobOnScaleTopology(const DltJob& job, const ScaleTopology& topo);
+void CheckJobOnClusterTopology(const DltJob& job, const ClusterTopology& topo);
+
+/**
+ * \ingroup crux
+ * \brief The scheduler's view of jobs on a built packet fabric (scenario runs, both fabrics):
+ * one SchedLink per directed link of \p topo (bandwidth bit/s, name "l<id>"), and per job
+ * MakeSchedJob() with each inter-host flow's candidate paths = the cluster description's
+ * equal-cost paths between the flow's NICs (uncapped) and its default path = the one the
+ * switches' ECMP hash gives the connection's default UDP source port
+ * (CruxTopologySteering::PathOf(key, 0)).
+ * \param topo the fabric (non-null)
+ * \param jobs the jobs (GPUs on the fabric's hosts)
+ * \return the model (measuredCommTime 0: the caller fills profiled t_j)
+ * Throws std::invalid_argument if two hosts of a job are not connected, std::logic_error if
+ * the switches' ECMP path is not one of the equal-cost paths (a routing bug).
+ */
+ClusterModel MakeClusterModel(Ptr<CruxTopology> topo, const std::vector<DltJob>& jobs);
 
 } // namespace ns3
 

@@ -14,7 +14,8 @@
 #              (the build step re-runs CMake by itself when a CMake file of crux changes).
 #   build      what `./ns3 build` runs, with -j $CRUX_NS3_JOBS (incremental: the build tree stays
 #              in the cache).
-#   run        the crux examples (CRUX_EXAMPLES in cmake/crux-sources.cmake) via `./ns3 run`.
+#   run        the examples of test/examples-to-run.py via `./test.py --constrain=example` (each
+#              must PASS) and the smoke scenario via `./ns3 run`.
 #   tests      `./test.py -s <suite>` for every suite in CRUX_TEST_SUITES; each must PASS.
 #   python     the pytest tests of the cppyy bindings (test/python) with the bindings loading
 #              this tree's libraries (CRUX_NS3_DIR), compared against the tree's crux-experiment
@@ -237,29 +238,28 @@ end
 
 # -------------------------------------------------------------------------------------- run
 begin run
-run_examples() {
-  local ex out
-  if [ ${#examples[@]} -eq 0 ]; then
-    echo "intree: CRUX_EXAMPLES is empty, nothing to run"
-    return 0
-  fi
-  if [[ " ${examples[*]} " == *" crux-experiment "* ]]; then
-    [ -f "$here/scenarios/smoke.json" ] || die "crux-experiment is listed but scenarios/smoke.json is missing"
-    out=$(mktemp -d "${TMPDIR:-/tmp}/crux-intree-run.XXXXXX")
-    ns3 run --no-build \
-      "crux-experiment --scenario=contrib/crux/scenarios/smoke.json --outputDir=$out" ||
-      die "crux-experiment --scenario=contrib/crux/scenarios/smoke.json failed"
-    [ -n "$(ls -A "$out")" ] || die "crux-experiment wrote nothing to --outputDir=$out"
-    echo "intree: crux-experiment wrote to $out:"
-    ls -l "$out"
-  else
-    for ex in "${examples[@]}"; do
-      ns3 run --no-build "$ex" || die "example $ex failed"
-    done
-  fi
-}
-run_examples
-end
+# ns-3's own way: ./test.py runs the examples listed in test/examples-to-run.py (each must PASS),
+# then the scenario program once more by ./ns3 run, checking its output directory.
+[ -f "$here/test/examples-to-run.py" ] || die "test/examples-to-run.py is missing"
+want=$(grep -c '^    ("' "$here/test/examples-to-run.py")
+exlog=$(mktemp "${TMPDIR:-/tmp}/crux-intree-examples.XXXXXX")
+(cd "$ns3dir" && ./test.py --nocolor --no-build --constrain=example) >"$exlog" 2>&1 ||
+  { cat "$exlog"; die "./test.py --constrain=example failed"; }
+cat "$exlog"
+passed=$(grep -c "PASS: Example contrib/crux/" "$exlog" || true)
+[ "$passed" -eq "$want" ] || die "$passed of the $want examples of test/examples-to-run.py passed"
+rm -f "$exlog"
+if [[ " ${examples[*]} " == *" crux-experiment "* ]]; then
+  [ -f "$here/scenarios/smoke.json" ] || die "crux-experiment is listed but scenarios/smoke.json is missing"
+  out=$(mktemp -d "${TMPDIR:-/tmp}/crux-intree-run.XXXXXX")
+  ns3 run --no-build \
+    "crux-experiment --scenario=contrib/crux/scenarios/smoke.json --outputDir=$out" ||
+    die "crux-experiment --scenario=contrib/crux/scenarios/smoke.json failed"
+  [ -n "$(ls -A "$out")" ] || die "crux-experiment wrote nothing to --outputDir=$out"
+  echo "intree: crux-experiment wrote to $out:"
+  ls -l "$out"
+fi
+end "($passed examples)"
 
 # ------------------------------------------------------------------------------------ tests
 begin tests

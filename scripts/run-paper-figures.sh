@@ -5,21 +5,29 @@
 #   Fig. 25  utilization with job schedulers (placements random / locality / buddy, ECMP and Crux).
 # Every number comes from crux-trace-run (engine "epoch", generated Lingjun trace, seed --seed);
 # the plot scripts only read its files and print the plotted values next to the source file.
+# The runs (one per topology or placement and scheduler) are independent: they run as one sweep
+# (scripts/sweep.py, a local Dask cluster of --jobs workers); each run's files do not depend on
+# --jobs, the order the runs finish in, or the other schedulers.
 #
 # Usage: scripts/run-paper-figures.sh [--out=DIR] [--days=D] [--seed=N] [--workModel=M]
 #            [--torAggRate=R] [--figures=23,24,25] [--topologies=clos,double-sided,lingjun]
-#            [--schedulers=LIST] [--build-dir=DIR] [--python=PY]
-#   --out         output directory (default paper-figures); runs in <out>/fig23/<topology>,
-#                 <out>/fig25/<placement>, figures and tables in <out>
+#            [--schedulers=LIST] [--jobs=N] [--build-dir=DIR] [--python=PY] [--sweep-python=PY]
+#   --out         output directory (default paper-figures); runs in <out>/fig23/<topology>/<sched>,
+#                 <out>/fig25/<placement>/<sched>, their logs in <out>/logs, all their summary
+#                 numbers in <out>/table.csv, figures and tables in <out>
 #   --days        submission span of the generated trace (default 14)
 #   --workModel   duration (default; a scheduler's effect shows as utilization) or iterations
 #   --torAggRate  ToR-aggregation rate for every topology (default: each topology's default)
 #   --schedulers  Fig. 23 schedulers (default: ecmp,crux,crux-ps-pa,crux-pa,cassini,taccl,
 #                 sincronia,varys)
+#   --jobs        runs at a time (default: all cores); 1 = one after another
 #   --build-dir   directory holding crux-trace-run (default <clone>/build, built if missing)
 #   --python      python with matplotlib for the plot scripts (default /usr/bin/python3,
 #                 Debian's python3-matplotlib, which scripts/setup.sh installs)
-# Exit status: non-zero if a run or a plot fails (its log is printed).
+#   --sweep-python  python with Dask for scripts/sweep.py (default <build-dir>/venv/bin/python,
+#                 which scripts/setup.sh creates; without Dask the runs go one after another)
+# Exit status: non-zero if a run or a plot fails (the run's error line is printed; its log is
+# in <out>/logs).
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -33,6 +41,8 @@ TOPOLOGIES=clos,double-sided,lingjun
 SCHEDULERS=ecmp,crux,crux-ps-pa,crux-pa,cassini,taccl,sincronia,varys
 BUILD_DIR="$REPO/build"
 PY=/usr/bin/python3
+SWEEP_PY=""
+JOBS=""
 for arg in "$@"; do
     case "$arg" in
         --out=*) OUT="${arg#*=}" ;;
@@ -45,6 +55,8 @@ for arg in "$@"; do
         --schedulers=*) SCHEDULERS="${arg#*=}" ;;
         --build-dir=*) BUILD_DIR="${arg#*=}" ;;
         --python=*) PY="${arg#*=}" ;;
+        --sweep-python=*) SWEEP_PY="${arg#*=}" ;;
+        --jobs=*) JOBS="${arg#*=}" ;;
         -h | --help)
             sed -n '2,/^set /{/^#/p}' "$0"
             exit 0
@@ -77,7 +89,13 @@ done
 [[ "$SEED" =~ ^[0-9]+$ ]] || die "--seed: '$SEED' is not a non-negative integer"
 [[ "$WORK" == duration || "$WORK" == iterations ]] ||
     die "--workModel: '$WORK' (expected duration or iterations)"
-[[ -n "$SCHEDULERS" ]] || die "--schedulers: empty"
+[[ -n "$SCHEDULERS" && "$SCHEDULERS" != ,* && "$SCHEDULERS" != *, && "$SCHEDULERS" != *,,* ]] ||
+    die "--schedulers: '$SCHEDULERS' has an empty item"
+IFS=, read -ra SCHEDS <<<"$SCHEDULERS"
+for s in "${SCHEDS[@]}"; do
+    [[ "$s" =~ ^[A-Za-z0-9_-]+$ ]] || die "--schedulers: '$s' is not a scheduler name"
+done
+[[ -z "$JOBS" || "$JOBS" =~ ^[1-9][0-9]*$ ]] || die "--jobs: '$JOBS' is not a positive integer"
 [[ ! -e "$OUT" || -d "$OUT" ]] || die "--out: '$OUT' exists and is not a directory"
 
 RUN="$BUILD_DIR/crux-trace-run"
@@ -90,34 +108,68 @@ if [[ ! -x "$RUN" ]]; then
 fi
 PLOT="$REPO/scripts/plot"
 mkdir -p "$OUT"
-
-COMMON=(--days="$DAYS" --seed="$SEED" --workModel="$WORK" --quiet)
-[[ -n "$TORAGG" ]] && COMMON+=(--torAggRate="$TORAGG")
-
-run() { # run <log> <args...>: crux-trace-run, its log printed if it fails
-    local log="$1"
-    shift
-    local t0=$SECONDS
-    if ! "$RUN" "$@" >"$log" 2>&1; then
-        echo "run-paper-figures.sh: crux-trace-run failed ($log):" >&2
-        tail -20 "$log" >&2
-        exit 1
-    fi
-    echo "   done in $((SECONDS - t0)) s ($log)"
-}
-
 has() { [[ ",$FIGURES," == *",$1,"* ]]; }
+
+# Every run as one sweep: a block per topology (Fig. 23/24) and per placement (Fig. 25), one
+# run per scheduler, each writing <dir>/<scheduler> as a call with all schedulers would.
+[[ -n "$SWEEP_PY" ]] || SWEEP_PY="$BUILD_DIR/venv/bin/python"
+[[ -x "$SWEEP_PY" ]] || SWEEP_PY=/usr/bin/python3
+if [[ -z "$JOBS" ]]; then
+    JOBS=$(nproc)
+    if ((JOBS > 1)) && ! "$SWEEP_PY" -c 'import distributed' 2>/dev/null; then
+        echo "run-paper-figures.sh: $SWEEP_PY has no Dask (bash scripts/setup.sh installs it):" \
+            "the runs go one after another"
+        JOBS=1
+    fi
+fi
+quote_list() { # "a,b" -> "a", "b"
+    local out="" x
+    IFS=, read -ra xs <<<"$1"
+    for x in "${xs[@]}"; do out="${out:+$out, }\"$x\""; done
+    echo "$out"
+}
+block() { # block <name> <output dir> <schedulers> <option JSON pairs>
+    local opts="\"days\": \"$DAYS\", \"seed\": \"$SEED\", \"workModel\": \"$WORK\", \"quiet\": true"
+    [[ -n "$TORAGG" ]] && opts+=", \"torAggRate\": \"$TORAGG\""
+    echo "    {\"name\": \"$1\", \"program\": \"crux-trace-run\", \"output\": \"$2\","
+    echo "     \"options\": {$4, $opts},"
+    echo "     \"grid\": {\"schedulers\": [$(quote_list "$3")]}}"
+}
+blocks=()
+if has 23 || has 24; then
+    for t in "${TOPOS[@]}"; do
+        extra="\"topology\": \"$t\", \"placement\": \"random\""
+        [[ "$t" == lingjun ]] && extra+=", \"topoCsv\": \"$REPO/data/lingjun-2023/topo.csv\""
+        blocks+=("$(block "fig23-$t" "fig23/$t" "$SCHEDULERS" "$extra")")
+    done
+fi
+if has 25; then
+    for p in random locality buddy; do
+        blocks+=("$(block "fig25-$p" "fig25/$p" ecmp,crux \
+            "\"topology\": \"clos\", \"placement\": \"$p\"")")
+    done
+fi
+SWEEP_FILE="$OUT/paper-figures-sweep.json"
+{
+    echo '{"name": "paper-figures", "runs": ['
+    for ((i = 0; i < ${#blocks[@]}; i++)); do
+        ((i > 0)) && echo "    ,"
+        echo "${blocks[$i]}"
+    done
+    echo ']}'
+} >"$SWEEP_FILE"
+echo "== ${#blocks[@]} run directories (${SWEEP_FILE}), $JOBS run(s) at a time"
+t0=$SECONDS
+if ! "$SWEEP_PY" "$REPO/scripts/sweep.py" "$SWEEP_FILE" --out="$OUT" --bin="$BUILD_DIR" \
+    --workers="$JOBS"; then
+    echo "run-paper-figures.sh: crux-trace-run failed (see above; logs in $OUT/logs)" >&2
+    exit 1
+fi
+echo "   all runs done in $((SECONDS - t0)) s"
 
 if has 23 || has 24; then
     dirs=()
-    for t in "${TOPOS[@]}"; do
-        extra=()
-        [[ "$t" == lingjun ]] && extra=(--topoCsv="$REPO/data/lingjun-2023/topo.csv")
-        echo "== Fig. 23: $t, random placement, schedulers $SCHEDULERS"
-        run "$OUT/fig23-$t.log" --topology="$t" --placement=random --schedulers="$SCHEDULERS" \
-            "${extra[@]}" "${COMMON[@]}" --outputDir="$OUT/fig23/$t"
-        dirs+=("$OUT/fig23/$t")
-    done
+    for t in "${TOPOS[@]}"; do dirs+=("$OUT/fig23/$t"); done
     if has 23; then
         "$PY" "$PLOT/fig23_utilization.py" "${dirs[@]}" --schedulers "$SCHEDULERS" \
             --baseline "${SCHEDULERS%%,*}" \
@@ -134,12 +186,7 @@ fi
 
 if has 25; then
     dirs=()
-    for p in random locality buddy; do
-        echo "== Fig. 25: clos, $p placement, ecmp and crux"
-        run "$OUT/fig25-$p.log" --topology=clos --placement="$p" --schedulers=ecmp,crux \
-            "${COMMON[@]}" --outputDir="$OUT/fig25/$p"
-        dirs+=("$OUT/fig25/$p")
-    done
+    for p in random locality buddy; do dirs+=("$OUT/fig25/$p"); done
     "$PY" "$PLOT/fig25_job_schedulers.py" "${dirs[@]}" --baseline ecmp \
         --baseline-placement random --output "$OUT/fig25.png" | tee "$OUT/fig25.txt"
 fi

@@ -65,6 +65,23 @@ expect malformed "$work/malformed.json: malformed JSON" --scenario="$work/malfor
 expect missing "$work/none.json: cannot open scenario file" --scenario="$work/none.json"
 make_variant unknown-key 'd["topology"]["speed"] = 1'
 expect unknown-key "topology.speed: unknown key" --scenario="$work/unknown-key.json"
+# parallelism plans (sec22: job 0 = gpt on 8 hosts x 8 GPUs)
+make_variant plan-product 'd["jobs"][0]["parallelism"] = {"tp": 8, "pp": 2, "dp": 2}'
+expect plan-product "jobs[0].parallelism: tp x pp x dp = 8 x 2 x 2 = 32, but the job has 64 GPUs" --scenario="$work/plan-product.json"
+make_variant plan-tp 'd["jobs"][0]["parallelism"] = {"tp": 3}'
+expect plan-tp "jobs[0].parallelism.tp: tp = 3 neither divides the job's 8 GPUs per host" --scenario="$work/plan-tp.json"
+make_variant plan-pp 'd["jobs"][0]["parallelism"] = {"tp": 1, "pp": 32}'
+expect plan-pp "jobs[0].parallelism.pp: pp = 32 is larger than the model's 24 layers" --scenario="$work/plan-pp.json"
+make_variant plan-ep-experts 'd["jobs"][0]["model"] = "mixtral-8x7b"; d["jobs"][0]["parallelism"] = {"ep": 3}'
+expect plan-ep-experts "jobs[0].parallelism.ep: ep = 3 does not divide the model's 8 experts" --scenario="$work/plan-ep-experts.json"
+make_variant plan-ep-dp 'd["jobs"][0]["model"] = "mixtral-8x7b"; d["jobs"][0]["parallelism"] = {"pp": 32, "ep": 4, "dp": 2}'
+expect plan-ep-dp "jobs[0].parallelism.ep: ep = 4 does not divide dp = 2" --scenario="$work/plan-ep-dp.json"
+make_variant plan-algo 'd["jobs"][1]["collectives"] = {"allReduce": "butterfly"}'
+expect plan-algo "jobs[1].collectives.allReduce: unknown algorithm 'butterfly'" --scenario="$work/plan-algo.json"
+make_variant plan-a2a 'd["jobs"][1]["collectives"] = {"allToAll": "bruck"}'
+expect plan-a2a "jobs[1].collectives.allToAll: unknown algorithm 'bruck'" --scenario="$work/plan-a2a.json"
+make_variant plan-zero 'd["jobs"][0]["parallelism"] = {"dp": 0}'
+expect plan-zero "jobs[0].parallelism.dp: must be >= 1" --scenario="$work/plan-zero.json"
 
 make_variant cc 'd["congestionControl"] = "cubic"'
 expect cc "congestionControl: unknown value 'cubic' (known: dcqcn, hpcc, none)" --scenario="$work/cc.json"

@@ -420,7 +420,8 @@ class CruxSec22TestSuite : public TestSuite
     CruxSec22TestSuite()
         : TestSuite("crux-sec22", SYSTEM)
     {
-        AddTestCase(new Sec22ScenarioTestCase, TestCase::QUICK);
+        // the §2.2 scenario at packet level: minutes (ns-3's grading: TAKES_FOREVER)
+        AddTestCase(new Sec22ScenarioTestCase, TestCase::TAKES_FOREVER);
     }
 };
 
@@ -435,9 +436,10 @@ class CruxExperimentTestSuite : public TestSuite
         : TestSuite("crux-experiment", SYSTEM)
     {
         AddTestCase(new ExperimentBadInputTestCase, TestCase::QUICK);
-        AddTestCase(new ExperimentContentionTestCase, TestCase::QUICK);
-        AddTestCase(new ExperimentDeterminismTestCase, TestCase::QUICK);
-        AddTestCase(new ExperimentFlowVsPacketTestCase, TestCase::QUICK);
+        // packet-level scenario runs: tens of seconds each (ns-3's grading: EXTENSIVE)
+        AddTestCase(new ExperimentContentionTestCase, TestCase::EXTENSIVE);
+        AddTestCase(new ExperimentDeterminismTestCase, TestCase::EXTENSIVE);
+        AddTestCase(new ExperimentFlowVsPacketTestCase, TestCase::EXTENSIVE);
     }
 };
 

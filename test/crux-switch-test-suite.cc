@@ -19,6 +19,8 @@
 // Traffic comes from a minimal raw RoCEv2-like frame generator (Ethernet/IPv4/UDP 4791 +
 // payload) written here, independent of the RDMA transport.
 
+#include "crux-test-util.h"
+
 #include "ns3/boolean.h"
 #include "ns3/crux-switch.h"
 #include "ns3/crux-topology-helper.h"
@@ -564,12 +566,12 @@ class HeadroomTestCase : public TestCase
 Ptr<CruxTopology>
 BuildSmallClos(uint32_t seedBase = 0)
 {
-    CruxClosConfig cfg;
-    cfg.numTors = 2;
+    ClosConfig cfg = SmallClosConfig();
+    cfg.tors = 2;
     cfg.hostsPerTor = 4;
-    cfg.numAggs = 4;
-    cfg.ecmpSeedBase = seedBase;
+    cfg.aggs = 4;
     CruxTopologyHelper helper;
+    helper.SetEcmpSeedBase(seedBase);
     return helper.BuildClos(cfg);
 }
 
@@ -849,7 +851,11 @@ class TopologyBuilderTestCase : public TestCase
         }
         {
             CruxTopologyHelper helper;
-            Ptr<CruxTopology> t = helper.BuildClos(CruxTopologyHelper::Sec22Config());
+            Ptr<CruxTopology> t = helper.BuildClos([] {
+                ClosConfig c = SmallClosConfig();
+                c.hostsPerTor = 6; // the §2.2 shape: 2 ToRs x 6 hosts
+                return c;
+            }());
             NS_TEST_ASSERT_MSG_EQ(t->GetNHosts(), 12, "2.2: hosts");
             NS_TEST_ASSERT_MSG_EQ(t->GetNSwitches(), 4, "2.2: switches");
             NS_TEST_ASSERT_MSG_EQ(t->GetNLinks(), 2 * (12 + 2 * 2), "2.2: links");
@@ -859,10 +865,10 @@ class TopologyBuilderTestCase : public TestCase
         }
         {
             // parallel ToR-agg cables and a single-NIC star
-            CruxClosConfig cfg;
-            cfg.numTors = 3;
+            ClosConfig cfg = SmallClosConfig();
+            cfg.tors = 3;
             cfg.hostsPerTor = 2;
-            cfg.numAggs = 2;
+            cfg.aggs = 2;
             cfg.linksPerTorAgg = 2;
             CruxTopologyHelper helper;
             Ptr<CruxTopology> t = helper.BuildClos(cfg);
@@ -965,10 +971,10 @@ class MultiHopLosslessTestCase : public TestCase
     void DoRun() override
     {
         WallTimer timer("multi-hop");
-        CruxClosConfig cfg;
-        cfg.numTors = 2;
+        ClosConfig cfg = SmallClosConfig();
+        cfg.tors = 2;
         cfg.hostsPerTor = 4;
-        cfg.numAggs = 2;
+        cfg.aggs = 2;
         CruxTopologyHelper helper;
         helper.SetMmuAttribute("BufferSize", UintegerValue(1000000));
         helper.SetMmuAttribute("LosslessTcMask", UintegerValue(0x08));
@@ -1035,10 +1041,10 @@ class TtlTestCase : public TestCase
   private:
     void DoRun() override
     {
-        CruxClosConfig cfg;
-        cfg.numTors = 2;
+        ClosConfig cfg = SmallClosConfig();
+        cfg.tors = 2;
         cfg.hostsPerTor = 2;
-        cfg.numAggs = 2;
+        cfg.aggs = 2;
         CruxTopologyHelper helper;
         helper.SetSwitchAttribute("DecrementTtl", BooleanValue(true));
         Ptr<CruxTopology> topo = helper.BuildClos(cfg);

@@ -21,6 +21,7 @@
 // write a capture to a private directory and decode it with tshark. Header-only (every function is
 // inline), so it needs no entry in the file lists of cmake/crux-sources.cmake and wscript.
 
+#include "ns3/cluster-topology.h"
 #include "ns3/message-transport.h"
 #include "ns3/net-device.h"
 #include "ns3/node.h"
@@ -35,6 +36,28 @@
 
 namespace ns3
 {
+
+/**
+ * \return the small rail-wired Clos most fabric tests start from: 2 ToRs with 4 hosts each,
+ *         2 aggregation switches, one 100 Gbit/s NIC and 8 GPUs per host, 1 us links
+ */
+inline ClosConfig
+SmallClosConfig()
+{
+    ClosConfig c;
+    c.tors = 2;
+    c.aggs = 2;
+    c.hostsPerTor = 4;
+    c.numHosts = 0;
+    c.nicsPerHost = 1;
+    c.gpusPerHost = 8;
+    c.hostLinkBps = 100e9;
+    c.torAggBps = 100e9;
+    c.delay = 1e-6;
+    c.wiring = "rail";
+    return c;
+}
+
 namespace test
 {
 

@@ -17,13 +17,14 @@
 // all-reduce over a test-double transport, DltJobApplication iteration timing and the
 // GpuIntensityTracker (t_j, utilization, Theorem 1 of the Crux paper).
 
+#include "ns3/collectives.h"
+#include "ns3/comm-dag-runner.h"
 #include "ns3/dlt-job-application.h"
 #include "ns3/dlt-job.h"
 #include "ns3/gpu-intensity-tracker.h"
 #include "ns3/message-transport.h"
 #include "ns3/model-zoo.h"
 #include "ns3/node.h"
-#include "ns3/ring-allreduce.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
@@ -275,8 +276,8 @@ class ModelZooTestCase : public TestCase
         NS_TEST_ASSERT_MSG_NE(msg.find("gpt"), std::string::npos, "message lists known names");
         NS_TEST_ASSERT_MSG_NE(msg.find("bert-large"), std::string::npos, msg);
         NS_TEST_ASSERT_MSG_EQ(ModelZoo::Names().size(),
-                              6,
-                              "six models (three added for the trace runs)");
+                              19,
+                              "19 models (three added for the trace runs, 13 LLMs)");
 
         const ModelSpec gpt = ModelZoo::Get("gpt");
         const double expect = 12.0 * 24 * 1024 * 1024 + 50257.0 * 1024;
@@ -382,26 +383,28 @@ class RingAllReduceTestCase : public TestCase
         ++m_doneCount;
     }
 
-    /// Run one ring of n ranks over the transport; returns completion time.
-    Time Run(Ptr<IdealTransport> t, uint32_t n, uint64_t bytes, Ptr<RingAllReduce>* out)
+    /// Run one ring of n ranks (one per host; flow r = rank r -> r+1) over the transport with
+    /// the collectives library and the DAG runner; returns completion time.
+    Time Run(Ptr<IdealTransport> t, uint32_t n, uint64_t bytes, Ptr<CommDagRunner>* out)
     {
         m_done = Seconds(-1);
         m_doneCount = 0;
-        auto ring = CreateObject<RingAllReduce>();
         std::vector<GpuId> ranks;
-        std::vector<uint32_t> flows;
+        std::vector<uint32_t> members;
         for (uint32_t r = 0; r < n; ++r)
         {
             GpuId g;
             g.host = r;
             ranks.push_back(g);
-            flows.push_back(r);
+            members.push_back(r);
         }
-        ring->Setup(t, 1, ranks, flows, {}, 8);
+        auto dag = std::make_shared<CommDag>(ranks);
+        Collectives::RingAllReduce(*dag, members, bytes, {});
+        auto ring = CreateObject<CommDagRunner>();
+        ring->Setup(t, 1, dag, 8);
         Simulator::Schedule(Seconds(1),
-                            &RingAllReduce::Start,
+                            &CommDagRunner::Start,
                             ring,
-                            bytes,
                             MakeCallback(&RingAllReduceTestCase::Done, this));
         Simulator::Run();
         Simulator::Destroy();
@@ -415,7 +418,7 @@ class RingAllReduceTestCase : public TestCase
         const double rate = 1e9;
         const uint32_t n = 4;
         const uint64_t bytes = 4000000;
-        Ptr<RingAllReduce> ring;
+        Ptr<CommDagRunner> ring;
 
         auto t = CreateObject<IdealTransport>(lat, rate);
         const Time took = Run(t, n, bytes, &ring);
@@ -463,9 +466,9 @@ class RingAllReduceTestCase : public TestCase
         uint64_t expectSent = 0;
         for (uint32_t r = 0; r < n; ++r)
         {
-            expectSent += RingAllReduce::BytesSentByRank(10, n, r);
+            expectSent += Collectives::RingAllReduceBytesSent(10, n, r);
         }
-        NS_TEST_ASSERT_MSG_EQ(sent, expectSent, "bytes sent = sum of BytesSentByRank");
+        NS_TEST_ASSERT_MSG_EQ(sent, expectSent, "bytes sent = sum of RingAllReduceBytesSent");
         NS_TEST_ASSERT_MSG_EQ(sent, 60, "ring total = 2(N-1) x B = 60 bytes");
 
         // N = 1: completes at once, no messages

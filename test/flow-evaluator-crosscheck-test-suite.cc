@@ -43,6 +43,9 @@
 //  Measured when this was written: exact max |gap| 7e-9; default 0.5-3.0 % (payload-only
 //  evaluator faster), 0.07 % with framing and alpha.
 
+#include "crux-test-util.h"
+
+#include "ns3/crux-helper.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/crux-topology.h"
 #include "ns3/dlt-job-application.h"
@@ -135,14 +138,13 @@ CrossResult
 RunCase(const std::vector<CrossJob>& jobs, uint32_t payload, Time delay, double horizon)
 {
     const double warmFraction = 0.25;
-    CruxClosConfig cfg;
-    cfg.numTors = 2;
+    ClosConfig cfg = SmallClosConfig();
+    cfg.tors = 2;
     cfg.hostsPerTor = 3;
-    cfg.numAggs = 1;
+    cfg.aggs = 1;
     cfg.nicsPerHost = 1;
     cfg.gpusPerHost = 1;
-    cfg.hostLinkDelay = delay;
-    cfg.fabricLinkDelay = delay;
+    cfg.delay = delay.GetSeconds();
     CruxTopologyHelper th;
     Ptr<CruxTopology> topo = th.BuildClos(cfg);
     FlowTransportHelper fh;
@@ -198,8 +200,7 @@ RunCase(const std::vector<CrossJob>& jobs, uint32_t payload, Time delay, double 
             const uint32_t dn = topo->GpuToNic(f.dst.host, f.dst.localGpu);
             const std::vector<CruxPath> cands =
                 topo->GetEqualCostPaths(f.src.host, sn, f.dst.host, dn);
-            const CruxPath ecmp = topo->PredictEcmpPath(
-                FlowTransportHelper::MakeFiveTuple(topo, key, flow->GetQpSourcePort(key)));
+            const CruxPath ecmp = CruxTopologySteering(topo).PathOf(key, 0);
             SchedFlow sf;
             sf.id = f.flowId;
             sf.bytesPerIteration = f.bytesPerIteration;

@@ -321,12 +321,12 @@ class MaxMinPropertyTestCase : public TestCase
   private:
     void DoRun() override
     {
-        CruxClosConfig cfg;
-        cfg.numTors = 4;
-        cfg.numAggs = 2;
+        ClosConfig cfg = SmallClosConfig();
+        cfg.tors = 4;
+        cfg.aggs = 2;
         cfg.hostsPerTor = 4;
         cfg.gpusPerHost = 2;
-        cfg.fabricLinkRate = DataRate("50Gb/s"); // oversubscribed: fabric bottlenecks too
+        cfg.torAggBps = 50e9; // oversubscribed: fabric bottlenecks too
         Ptr<UniformRandomVariable> rv = CreateObject<UniformRandomVariable>();
         rv->SetStream(42);
         for (uint32_t round = 0; round < 5; ++round)
@@ -494,12 +494,12 @@ namespace
 {
 
 /// Small Clos of test (d): 2 ToRs, 2 aggs, 2 one-NIC hosts per ToR, 100 Gbit/s, 1 µs.
-CruxClosConfig
+ClosConfig
 SmallClos()
 {
-    CruxClosConfig cfg;
-    cfg.numTors = 2;
-    cfg.numAggs = 2;
+    ClosConfig cfg = SmallClosConfig();
+    cfg.tors = 2;
+    cfg.aggs = 2;
     cfg.hostsPerTor = 2;
     cfg.nicsPerHost = 1;
     cfg.gpusPerHost = 1;

@@ -13,17 +13,17 @@
  * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
  */
 
-// Tests of LiveClusterFabric: DLT jobs on a FlowTransport built from a ScaleTopology, with
+// Tests of LiveClusterFabric: DLT jobs on a FlowTransport built from a ClusterTopology, with
 // scheduler decisions installed while the jobs run (the "flow" engine of the cluster runs).
 // Every number below comes from a real flow-level simulation.
 
 #include "ns3/cluster-model.h"
+#include "ns3/cluster-topology.h"
 #include "ns3/comm-scheduler.h"
 #include "ns3/dlt-job-application.h"
 #include "ns3/dlt-job.h"
 #include "ns3/flow-transport.h"
 #include "ns3/live-cluster-fabric.h"
-#include "ns3/scale-topology.h"
 #include "ns3/sched-job-builder.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
@@ -46,10 +46,10 @@ constexpr uint64_t GRAD_BYTES = 12500000;
 
 /// 2 ToRs x 2 hosts (1 GPU, 1 NIC each), 2 aggregation switches: hosts 0, 1 on ToR 0 and 2, 3
 /// on ToR 1; 100 Gbit/s host links, 10 Gbit/s ToR-agg links (the bottleneck), 1 us delays.
-ScaleTopology
+ClusterTopology
 SmallClos()
 {
-    ClosScaleConfig c;
+    ClosConfig c;
     c.tors = 2;
     c.aggs = 2;
     c.hostsPerTor = 2;
@@ -80,12 +80,12 @@ TestJob(uint32_t id, uint32_t h0, uint32_t h1, uint32_t iterations)
 
 /// Node id of the k-th aggregation switch.
 uint32_t
-AggNode(const ScaleTopology& t, uint32_t k)
+AggNode(const ClusterTopology& t, uint32_t k)
 {
     uint32_t seen = 0;
     for (uint32_t n = 0; n < t.nodes.size(); ++n)
     {
-        if (t.nodes[n].kind == ScaleNodeKind::AGG && seen++ == k)
+        if (t.nodes[n].kind == ClusterNodeKind::AGG && seen++ == k)
         {
             return n;
         }
@@ -95,7 +95,7 @@ AggNode(const ScaleTopology& t, uint32_t k)
 
 /// Index of the candidate path of a flow that crosses aggregation switch k.
 uint32_t
-PathVia(const ScaleTopology& t, const SchedFlow& f, uint32_t k)
+PathVia(const ClusterTopology& t, const SchedFlow& f, uint32_t k)
 {
     for (uint32_t p = 0; p < f.candidatePaths.size(); ++p)
     {

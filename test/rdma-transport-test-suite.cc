@@ -1213,10 +1213,10 @@ class TransportApiTestCase : public TestCase
   private:
     void DoRun() override
     {
-        CruxClosConfig cfg;
-        cfg.numTors = 4;
+        ClosConfig cfg = SmallClosConfig();
+        cfg.tors = 4;
         cfg.hostsPerTor = 2;
-        cfg.numAggs = 2;
+        cfg.aggs = 2;
         cfg.nicsPerHost = 2;
         cfg.gpusPerHost = 8;
         CruxTopologyHelper topoHelper;

@@ -125,7 +125,7 @@ GpuPlacer::GpuPlacer(std::vector<PlacementHost> hosts, PlacementPolicy policy, u
 }
 
 std::vector<PlacementHost>
-GpuPlacer::HostsOf(const ScaleTopology& topo)
+GpuPlacer::HostsOf(const ClusterTopology& topo)
 {
     std::vector<PlacementHost> out;
     out.reserve(topo.NumHosts());
@@ -561,16 +561,87 @@ GpuPlacer::Allocate(uint32_t jobId, JobShape shape)
             throw std::logic_error("GpuPlacer: internal error, host " + std::to_string(h) +
                                    " lost its eligibility");
         }
-        for (uint32_t g : s.localGpus)
-        {
-            m_busy[h][g] = true;
-        }
-        m_free[h] -= shape.gpusPerHost;
-        m_totalFree -= shape.gpusPerHost;
         shares.push_back(std::move(s));
     }
-    m_jobs[jobId] = shares;
+    Commit(jobId, shares);
     return shares;
+}
+
+std::optional<std::vector<HostShare>>
+GpuPlacer::AllocateOn(uint32_t jobId, const std::vector<uint32_t>& hosts, uint32_t gpusPerHost)
+{
+    const std::string job = " (job " + std::to_string(jobId) + ")";
+    if (m_jobs.count(jobId) != 0)
+    {
+        throw std::invalid_argument("GpuPlacer::AllocateOn: jobId " + std::to_string(jobId) +
+                                    " is already placed");
+    }
+    if (hosts.empty())
+    {
+        throw std::invalid_argument("GpuPlacer::AllocateOn: no hosts given" + job);
+    }
+    if (gpusPerHost == 0)
+    {
+        throw std::invalid_argument("GpuPlacer::AllocateOn: gpusPerHost must be >= 1" + job);
+    }
+    for (size_t k = 0; k < hosts.size(); ++k)
+    {
+        const uint32_t h = hosts[k];
+        if (h >= m_hosts.size())
+        {
+            throw std::invalid_argument("GpuPlacer::AllocateOn: host " + std::to_string(h) +
+                                        " does not exist (" + std::to_string(m_hosts.size()) +
+                                        " hosts)" + job);
+        }
+        if (std::find(hosts.begin(), hosts.begin() + k, h) != hosts.begin() + k)
+        {
+            throw std::invalid_argument("GpuPlacer::AllocateOn: host " + std::to_string(h) +
+                                        " is listed twice" + job);
+        }
+        if (gpusPerHost > m_hosts[h].gpus)
+        {
+            throw std::invalid_argument("GpuPlacer::AllocateOn: host " + std::to_string(h) +
+                                        " has " + std::to_string(m_hosts[h].gpus) +
+                                        " GPUs, the job asks for " + std::to_string(gpusPerHost) +
+                                        job);
+        }
+    }
+    std::vector<HostShare> shares;
+    shares.reserve(hosts.size());
+    for (uint32_t h : hosts)
+    {
+        if (m_free[h] < gpusPerHost)
+        {
+            return std::nullopt;
+        }
+        HostShare s{h, {}};
+        for (uint32_t g = 0; g < m_hosts[h].gpus && s.localGpus.size() < gpusPerHost; ++g)
+        {
+            if (!m_busy[h][g])
+            {
+                s.localGpus.push_back(g);
+            }
+        }
+        shares.push_back(std::move(s));
+    }
+    Commit(jobId, shares);
+    return shares;
+}
+
+void
+GpuPlacer::Commit(uint32_t jobId, const std::vector<HostShare>& shares)
+{
+    for (const HostShare& s : shares)
+    {
+        for (uint32_t g : s.localGpus)
+        {
+            m_busy[s.host][g] = true;
+        }
+        const auto n = static_cast<uint32_t>(s.localGpus.size());
+        m_free[s.host] -= n;
+        m_totalFree -= n;
+    }
+    m_jobs[jobId] = shares;
 }
 
 void

@@ -18,7 +18,7 @@
 
 // Pure C++ (no ns-3 includes): compiled into the crux-scheduling library.
 
-#include "scale-topology.h"
+#include "cluster-topology.h"
 
 #include <cstdint>
 #include <map>
@@ -130,7 +130,7 @@ class GpuPlacer
 
     /// \return the hosts of a topology: gpus = gpusPerHost, tor = hostTor[h],
     ///         group = torGroup[hostTor[h]]
-    static std::vector<PlacementHost> HostsOf(const ScaleTopology& topo);
+    static std::vector<PlacementHost> HostsOf(const ClusterTopology& topo);
 
     /**
      * \brief Place a job.
@@ -143,6 +143,21 @@ class GpuPlacer
      *         hosts than there are hosts with that many GPUs).
      */
     std::optional<std::vector<HostShare>> Allocate(uint32_t jobId, JobShape shape);
+
+    /**
+     * \brief Place a job on given hosts (a scenario's "hosts" list, a trace's recorded hosts):
+     * the lowest free GPU indices of each host, whatever the policy.
+     * \param jobId job id (must not be placed already)
+     * \param hosts host indices in the job's order (kept: the ring order of a scenario)
+     * \param gpusPerHost GPUs the job uses on each of them (>= 1)
+     * \return one share per listed host, in the given order; std::nullopt if some host has
+     *         fewer than gpusPerHost free GPUs now (nothing changes). Throws
+     *         std::invalid_argument for a duplicate jobId, an empty list, gpusPerHost == 0, a
+     *         host index out of range or listed twice, or more GPUs per host than it has.
+     */
+    std::optional<std::vector<HostShare>> AllocateOn(uint32_t jobId,
+                                                     const std::vector<uint32_t>& hosts,
+                                                     uint32_t gpusPerHost);
 
     /// \brief Free the GPUs of a job. Throws std::out_of_range for an unknown jobId.
     void Release(uint32_t jobId);
@@ -173,6 +188,8 @@ class GpuPlacer
     }
 
   private:
+    /// Mark the shares' GPUs busy and record them as job jobId.
+    void Commit(uint32_t jobId, const std::vector<HostShare>& shares);
     /// GPU indices for k GPUs on host h under the current policy, empty if impossible
     std::vector<uint32_t> PickGpus(uint32_t h, uint32_t k) const;
     /// hosts (ascending) for the job, empty if it does not fit now

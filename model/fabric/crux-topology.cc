@@ -19,10 +19,8 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/breadth_first_search.hpp>
-#include <boost/graph/reverse_graph.hpp>
-#include <functional>
+#include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -35,17 +33,6 @@ NS_OBJECT_ENSURE_REGISTERED(CruxTopology);
 
 namespace
 {
-/// Edge bundle of the switch graph: the directed link it stands for.
-struct SwitchEdge
-{
-    uint32_t link{0}; //!< directed link id
-};
-
-/// Switch graph: vertex = switch index, edge = directed switch-to-switch link.
-typedef boost::
-    adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, boost::no_property, SwitchEdge>
-        SwitchGraph;
-
 /// Hop limit of path following (detects forwarding loops).
 constexpr uint32_t MAX_HOPS = 64;
 } // namespace
@@ -230,42 +217,46 @@ CruxTopology::AddSwitchLink(uint32_t a,
 }
 
 void
+CruxTopology::SetDescription(const ClusterTopology& desc)
+{
+    m_desc = desc;
+    m_finalized = false;
+}
+
+const ClusterTopology&
+CruxTopology::GetDescription() const
+{
+    return m_desc;
+}
+
+void
 CruxTopology::Finalize()
 {
     NS_LOG_FUNCTION(this);
     const auto nSw = static_cast<uint32_t>(m_switches.size());
-    SwitchGraph g(nSw);
-    for (const CruxLinkInfo& l : m_links)
+    const uint32_t nHosts = GetNHosts();
+    if (m_desc.NumHosts() != nHosts || m_desc.NumSwitches() != nSw ||
+        m_desc.links.size() != m_links.size())
     {
-        if (!l.from.isHost && !l.to.isHost)
-        {
-            boost::add_edge(l.from.index, l.to.index, SwitchEdge{l.id}, g);
-        }
+        NS_FATAL_ERROR("CruxTopology::Finalize: the devices ("
+                       << nHosts << " hosts, " << nSw << " switches, " << m_links.size()
+                       << " links) do not match the cluster description '" << m_desc.name << "' ("
+                       << m_desc.NumHosts() << ", " << m_desc.NumSwitches() << ", "
+                       << m_desc.links.size() << "); build with CruxTopologyHelper::Install");
     }
-
-    // Hop distances towards every switch that has hosts attached (BFS on the reversed graph).
-    m_dist.assign(nSw, std::vector<int32_t>());
-    auto rg = boost::make_reverse_graph(g);
+    // ECMP groups: for every NIC address, the ports towards its ToR on a shortest path (the
+    // cluster description's hop counts), in the switch's port order.
+    std::map<uint32_t, std::vector<int32_t>> hops; // ToR switch index -> hops per node id
     for (const CruxHostInfo& h : m_hosts)
     {
         for (const CruxNicInfo& n : h.nics)
         {
-            std::vector<int32_t>& d = m_dist[n.tor];
-            if (!d.empty())
+            if (hops.count(n.tor) == 0)
             {
-                continue;
+                hops[n.tor] = m_desc.ShortestPathHops(nHosts + n.tor);
             }
-            d.assign(nSw, -1);
-            d[n.tor] = 0;
-            boost::breadth_first_search(
-                rg,
-                boost::vertex(n.tor, rg),
-                boost::visitor(boost::make_bfs_visitor(
-                    boost::record_distances(d.data(), boost::on_tree_edge()))));
         }
     }
-
-    // Destination tables: for every NIC address, the ports towards its switch on a shortest path.
     for (uint32_t s = 0; s < nSw; ++s)
     {
         Ptr<CruxSwitch> sw = m_switches[s].sw;
@@ -281,17 +272,20 @@ CruxTopology::Finalize()
                 }
                 else
                 {
-                    const std::vector<int32_t>& d = m_dist[n.tor];
-                    if (d[s] <= 0)
+                    const std::vector<int32_t>& d = hops.at(n.tor);
+                    if (d[nHosts + s] <= 0)
                     {
                         continue; // unreachable
                     }
-                    for (auto [e, end] = boost::out_edges(s, g); e != end; ++e)
+                    for (uint32_t id : m_swPortLink[s])
                     {
-                        const uint32_t v = boost::target(*e, g);
-                        if (d[v] == d[s] - 1)
+                        if (id == UINT32_MAX || m_links[id].to.isHost)
                         {
-                            ports.push_back(m_links[g[*e].link].from.port);
+                            continue;
+                        }
+                        if (d[nHosts + m_links[id].to.index] == d[nHosts + s] - 1)
+                        {
+                            ports.push_back(m_links[id].from.port);
                         }
                     }
                 }
@@ -302,7 +296,6 @@ CruxTopology::Finalize()
             }
         }
     }
-
     m_finalized = true;
 }
 
@@ -487,41 +480,11 @@ CruxTopology::GetEqualCostPaths(uint32_t srcHost,
         NS_FATAL_ERROR("CruxTopology::GetEqualCostPaths: source and destination are the same NIC"
                        << " (host " << srcHost << " nic " << srcNic << ")");
     }
-    const CruxNicInfo& s = m_hosts[srcHost].nics[srcNic];
-    const CruxNicInfo& d = m_hosts[dstHost].nics[dstNic];
-    const std::vector<int32_t>& dist = m_dist[d.tor];
-    std::vector<CruxPath> paths;
-    if (dist[s.tor] < 0)
-    {
-        return paths;
-    }
-    CruxPath cur{s.uplink};
-    std::function<void(uint32_t)> walk = [&](uint32_t u) {
-        if (u == d.tor)
-        {
-            cur.push_back(d.downlink);
-            paths.push_back(cur);
-            cur.pop_back();
-            return;
-        }
-        for (uint32_t id : m_swPortLink[u])
-        {
-            if (id == UINT32_MAX)
-            {
-                continue;
-            }
-            const CruxLinkInfo& l = m_links[id];
-            if (l.to.isHost || dist[l.to.index] != dist[u] - 1)
-            {
-                continue;
-            }
-            cur.push_back(id);
-            walk(l.to.index);
-            cur.pop_back();
-        }
-    };
-    walk(s.tor);
-    return paths;
+    return m_desc.EqualCostNicPaths(srcHost,
+                                    srcNic,
+                                    dstHost,
+                                    dstNic,
+                                    std::numeric_limits<uint32_t>::max());
 }
 
 CruxPath

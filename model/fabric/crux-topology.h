@@ -19,6 +19,7 @@
 #include "crux-switch.h"
 #include "qbb-net-device.h"
 
+#include "ns3/cluster-topology.h"
 #include "ns3/data-rate.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/node.h"
@@ -126,13 +127,18 @@ struct CruxLinkInfo
 
 /**
  * \ingroup crux
- * \brief Description of a built fabric: hosts, switches, directed links, addressing, and path
- * services (equal-cost paths, ECMP prediction, UDP source-port steering, pinned routes).
+ * \brief The packet fabric built from a cluster description: the ns-3 nodes, QbbNetDevices and
+ * CruxSwitches of every host, switch and directed link of a ClusterTopology, their addressing,
+ * and the path services that need the built switches (ECMP prediction by the switches' own
+ * hash, UDP source-port steering, pinned routes).
  *
- * Built by CruxTopologyHelper (which calls the Add* methods and then Finalize()); the transport,
- * scheduler and experiment layers read it. Addressing convention: NIC n of host h has
- * address 10.(h>>8).(h&255).(n+1); GPU g of a host with G GPUs and N NICs uses NIC floor(g·N/G).
- * Paths are computed with the Boost Graph Library on the switch graph (hosts never forward).
+ * Built by CruxTopologyHelper::Install() from a ClusterTopology (one device pair per cable, in
+ * the description's link order, so link ids, host, NIC and switch indices are the
+ * description's: switch index s = description node NumHosts() + s). The equal-cost paths and
+ * the switches' ECMP groups come from the description (EqualCostNicPaths(),
+ * ShortestPathHops()): the topology and its path search exist once. Addressing convention:
+ * NIC n of host h has address 10.(h>>8).(h&255).(n+1); GPU g of a host with G GPUs and N NICs
+ * uses NIC floor(g·N/G).
  */
 class CruxTopology : public Object
 {
@@ -203,8 +209,19 @@ class CruxTopology : public Object
                            Time delay);
 
     /**
-     * \brief Compute hop-count distances (BFS) and program every switch's destination table
-     * with its equal-cost egress ports towards every NIC address. Call after the last Add*.
+     * \brief Set the cluster description the devices are (being) built from; called by
+     * CruxTopologyHelper::Install() before the Add* calls.
+     * \param desc the description (copied)
+     */
+    void SetDescription(const ClusterTopology& desc);
+
+    /// \return the cluster description this fabric was built from
+    const ClusterTopology& GetDescription() const;
+
+    /**
+     * \brief Program every switch's destination table with its equal-cost egress ports towards
+     * every NIC address (the description's shortest-path hop counts, in port order). Call after
+     * the last Add*; NS_FATAL_ERROR if the devices do not match the description.
      */
     void Finalize();
 
@@ -269,7 +286,8 @@ class CruxTopology : public Object
     // ---------------------------------------------------------------- paths
 
     /**
-     * \brief All shortest (hop-count) paths between two NICs, in a deterministic order.
+     * \brief All shortest (hop-count) paths between two NICs, in a deterministic order: the
+     * description's ClusterTopology::EqualCostNicPaths() without a cap.
      * \param srcHost source host \param srcNic source NIC
      * \param dstHost destination host \param dstNic destination NIC
      * \return the paths (each: uplink, switch-to-switch links, downlink); empty if unreachable;
@@ -372,8 +390,7 @@ class CruxTopology : public Object
     std::vector<std::vector<uint32_t>> m_swPortLink; //!< [switch][port] → outgoing link id
     std::unordered_map<const NetDevice*, uint32_t> m_txDevLink; //!< tx device → link id
     std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> m_addrNic; //!< addr → (h, n)
-    /// m_dist[s][v]: hops from switch v to switch s (only for switches with hosts attached)
-    std::vector<std::vector<int32_t>> m_dist;
+    ClusterTopology m_desc;  //!< the cluster description the devices were built from
     bool m_finalized{false}; //!< Finalize() done
 };
 

@@ -15,12 +15,15 @@
 
 #include "flow-evaluator.h"
 
+#include "water-filling.h"
+
 #include "ns3/comm-scheduler.h"
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -30,8 +33,6 @@ namespace ns3
 namespace
 {
 
-/// Residual capacity below this fraction of a link's capacity counts as zero.
-constexpr double STARVED_FRACTION = 1e-9;
 /// Iterations finishing within this relative tolerance of H still count.
 constexpr double HORIZON_TOLERANCE = 1e-9;
 /// A transfer whose projected end lies within this fraction of H after the next event ends at
@@ -39,27 +40,18 @@ constexpr double HORIZON_TOLERANCE = 1e-9;
 /// exactly when another job's transfers start (a tie, common with round numbers) would
 /// otherwise be left with a rounding remainder and be preempted by them for a whole period.
 constexpr double TIE_FRACTION = 1e-12;
-/// Up to this many constraints in a class, the water filling finds each bottleneck by a linear
-/// scan; above it, by a binary heap with lazy deletion (measured: the heap costs ~20 % more on
-/// the §4.4 microbenchmark's 5-job cases and saves ~3x on 2,000-GPU trace runs).
-constexpr std::size_t LINEAR_SCAN_MAX = 64;
 
-/// State of one transfer (one flow of one included job).
+/// State of one transfer (one flow of one included job that crosses at least one link).
 struct FlowState
 {
-    uint32_t job{0};                            //!< index into the job states
-    const std::vector<uint32_t>* path{nullptr}; //!< chosen links
-    uint32_t consBegin{0};                      //!< first constraint in the flat list
-    uint32_t consEnd{0};                        //!< one past the last constraint
-    double bits{0};                             //!< bits per iteration
-    uint32_t cls{0};                            //!< class index, 0 = highest priority
-    double remaining{0};                        //!< bits still to send
-    double rate{0};                             //!< bit/s
-    double finish{0};                           //!< projected end at the current rate
-    bool active{false};                         //!< in transfer
+    uint32_t job{0};     //!< index into the job states
+    double bits{0};      //!< bits per iteration
+    double remaining{0}; //!< bits still to send
+    double finish{0};    //!< projected end at the current rate, s
+    bool active{false};  //!< in transfer
 };
 
-/// State of one included job.
+/// State of one included job. Times are seconds from the start of the evaluation.
 struct JobState
 {
     uint32_t model{0};           //!< index into ClusterModel::jobs
@@ -87,6 +79,412 @@ Num(double x)
 }
 
 } // namespace
+
+/**
+ * \brief One run of FlowEvaluator::Evaluate(const EvaluationInput&); the model is described at
+ * the top of flow-evaluator.h.
+ *
+ * The constructor checks the per-job input and builds the state: the distinct priority classes,
+ * one JobState per included job, one FlowState per transfer that crosses a link, and the rate
+ * allocation over their links (PriorityWaterFilling). Simulate() runs the event loop over
+ * [0, H]: settle the state changes due now (SettleJob), recompute the rates when the set of
+ * active transfers changed (UpdateRates), find the next event (NextEvent), end the transfers due
+ * by then (FinishTransfers), advance. Times are seconds from the start of the evaluation, sizes
+ * bits, rates bit/s.
+ *
+ * The results depend on the order of the floating-point operations (rates, remaining bits,
+ * projected ends): a change to a step must keep it, or regenerate the check-golden digests and
+ * say why numbers moved.
+ */
+class FlowEvaluator::Run
+{
+  public:
+    /**
+     * \param evaluator the evaluator (model, flattened flows, link capacities, options)
+     * \param input per-job paths, classes, shifts, inclusion (vector sizes already checked)
+     * \throws std::invalid_argument as FlowEvaluator::Evaluate (path choice size, path index,
+     *         time shift)
+     */
+    Run(const FlowEvaluator& evaluator, const EvaluationInput& input);
+
+    /// \return the evaluation over [0, H] \throws std::runtime_error after maxEvents events
+    FlowEvaluation Simulate();
+
+  private:
+    /// \return true if job j (model index) is simulated
+    bool Included(std::size_t j) const;
+    /// Fills m_classes: the distinct classes of the included jobs, highest first.
+    void BuildClasses();
+    /**
+     * Fills m_jobs and m_transfers: the included jobs in model order, their flows in order; a
+     * flow of 0 bits or on an empty path gets no FlowState (it ends the moment it starts).
+     * \param[out] paths [transfer] its links
+     * \param[out] classes [transfer] its class index (0 = highest)
+     * \throws std::invalid_argument for a bad path choice or time shift
+     */
+    void BuildStates(std::vector<std::vector<uint32_t>>& paths, std::vector<uint32_t>& classes);
+    /**
+     * Adds job j's transfers to m_transfers and to s.flows.
+     * \param j model index of the job
+     * \param cls the job's class index (0 = highest)
+     * \param s the job's state (s.flows is appended to)
+     * \param[out] paths [transfer] appended to
+     * \param[out] classes [transfer] appended to
+     * \throws std::invalid_argument if a path index is out of range
+     */
+    void AddTransfers(std::size_t j,
+                      uint32_t cls,
+                      JobState& s,
+                      std::vector<std::vector<uint32_t>>& paths,
+                      std::vector<uint32_t>& classes);
+
+    /**
+     * Settles every state change of job s due at 'now': computation end, start of the transfers,
+     * and completion of the iteration; after a completion it looks again, since the next
+     * iteration's changes can be due at once (its transfers start at 'now' if ov_j = 0).
+     */
+    void SettleJob(JobState& s, double now);
+    /// Starts the transfers of s's current iteration (all bits remaining, rate 0).
+    void StartTransfers(JobState& s);
+    /**
+     * Counts the iteration of s that completes at 'now' (if now <= end: n_j, and t_a, t_b and
+     * the warm count once now >= warm-up) and starts the next iteration at 'now'.
+     */
+    void CompleteIteration(JobState& s, double now);
+    /**
+     * After a change of the active set: brings every active transfer's remaining bits to 'now'
+     * at its old rate, computes the new rates (water filling) and the projected ends (both stay
+     * valid until the next change of the active set).
+     */
+    void UpdateRates(double now);
+    /// \return the earliest of H(1 + tolerance), the pending computation ends and transfer
+    ///         starts, and the projected transfer ends, s
+    double NextEvent() const;
+    /// Ends every active transfer whose projected end is at most next + tie slack.
+    void FinishTransfers(double next);
+    /// Fills m_result's per-job and total results from the job states.
+    void CollectResults();
+
+    const FlowEvaluator& m_evaluator; //!< model, flattened flows, capacities, options
+    const EvaluationInput& m_input;   //!< the input being evaluated
+
+    std::vector<int64_t> m_classes;                //!< distinct classes, highest first
+    std::vector<JobState> m_jobs;                  //!< included jobs, model order
+    std::vector<FlowState> m_transfers;            //!< transfers crossing a link, job by job
+    std::vector<double> m_rate;                    //!< [transfer] current rate, bit/s
+    std::vector<uint32_t> m_active;                //!< active transfers
+    std::optional<PriorityWaterFilling> m_filling; //!< rates of the active transfers
+
+    FlowEvaluation m_result; //!< the evaluation being built (events, rate computations, ...)
+    double m_end{0};         //!< H (1 + HORIZON_TOLERANCE), s
+    double m_warm{0};        //!< warm-up end, warmupFraction H, s
+    double m_tieSlack{0};    //!< TIE_FRACTION H, s
+    double m_lastUpdate{0};  //!< time the remaining bits of the active transfers refer to, s
+    bool m_changed{false};   //!< the active set changed since the rates were computed
+};
+
+FlowEvaluator::Run::Run(const FlowEvaluator& evaluator, const EvaluationInput& input)
+    : m_evaluator(evaluator),
+      m_input(input)
+{
+    BuildClasses();
+    std::vector<std::vector<uint32_t>> paths;
+    std::vector<uint32_t> classes;
+    BuildStates(paths, classes);
+    m_filling.emplace(m_evaluator.m_capacity, paths, classes, m_classes.size());
+    m_rate.assign(m_transfers.size(), 0.0);
+    m_active.reserve(m_transfers.size());
+
+    const double horizon = m_evaluator.m_horizon;
+    m_result.horizon = horizon;
+    m_end = horizon * (1 + HORIZON_TOLERANCE);
+    m_warm = m_evaluator.m_options.warmupFraction * horizon;
+    m_tieSlack = TIE_FRACTION * horizon;
+}
+
+bool
+FlowEvaluator::Run::Included(std::size_t j) const
+{
+    return m_input.include.empty() || m_input.include[j];
+}
+
+void
+FlowEvaluator::Run::BuildClasses()
+{
+    for (std::size_t j = 0; j < m_evaluator.m_model.jobs.size(); ++j)
+    {
+        if (Included(j))
+        {
+            m_classes.push_back(m_input.priority[j]);
+        }
+    }
+    std::sort(m_classes.begin(), m_classes.end(), std::greater<>());
+    m_classes.erase(std::unique(m_classes.begin(), m_classes.end()), m_classes.end());
+}
+
+void
+FlowEvaluator::Run::BuildStates(std::vector<std::vector<uint32_t>>& paths,
+                                std::vector<uint32_t>& classes)
+{
+    for (std::size_t j = 0; j < m_evaluator.m_model.jobs.size(); ++j)
+    {
+        if (!Included(j))
+        {
+            continue;
+        }
+        const SchedJob& job = m_evaluator.m_model.jobs[j];
+        const PathChoice& choice = m_input.paths[j];
+        if (choice.size() != job.flows.size())
+        {
+            throw std::invalid_argument(
+                "FlowEvaluator::Evaluate: job id " + std::to_string(job.id) + " has " +
+                std::to_string(job.flows.size()) + " flows but the path choice has " +
+                std::to_string(choice.size()) + " entries");
+        }
+        const double shift = m_input.timeShift.empty() ? 0.0 : m_input.timeShift[j];
+        if (!(std::isfinite(shift) && shift >= 0))
+        {
+            throw std::invalid_argument("FlowEvaluator::Evaluate: job id " +
+                                        std::to_string(job.id) + " has a time shift of " +
+                                        Num(shift) + " s (must be finite, >= 0)");
+        }
+        JobState s;
+        s.model = static_cast<uint32_t>(j);
+        s.compute = job.computeTime;
+        s.ready = job.overlapStart * job.computeTime;
+        s.iterStart = shift;
+        s.computeEnd = shift + s.compute;
+        s.readyAt = shift + s.ready;
+        const uint32_t cls = static_cast<uint32_t>(
+            std::find(m_classes.begin(), m_classes.end(), m_input.priority[j]) - m_classes.begin());
+        AddTransfers(j, cls, s, paths, classes);
+        m_jobs.push_back(std::move(s));
+    }
+}
+
+void
+FlowEvaluator::Run::AddTransfers(std::size_t j,
+                                 uint32_t cls,
+                                 JobState& s,
+                                 std::vector<std::vector<uint32_t>>& paths,
+                                 std::vector<uint32_t>& classes)
+{
+    const SchedJob& job = m_evaluator.m_model.jobs[j];
+    const PathChoice& choice = m_input.paths[j];
+    for (std::size_t f = 0; f < job.flows.size(); ++f)
+    {
+        const FlatFlow& flat = m_evaluator.m_flows[j][f];
+        if (choice[f] >= flat.candidates.size())
+        {
+            throw std::invalid_argument("FlowEvaluator::Evaluate: job id " +
+                                        std::to_string(job.id) + " flow id " +
+                                        std::to_string(job.flows[f].id) + ": path index " +
+                                        std::to_string(choice[f]) + " out of range");
+        }
+        const std::vector<uint32_t>& path = flat.candidates[choice[f]];
+        if (flat.bits <= 0 || path.empty())
+        {
+            continue; // finishes the moment it starts
+        }
+        FlowState st;
+        st.job = static_cast<uint32_t>(m_jobs.size());
+        st.bits = flat.bits;
+        s.flows.push_back(static_cast<uint32_t>(m_transfers.size()));
+        m_transfers.push_back(st);
+        paths.push_back(path);
+        classes.push_back(cls);
+    }
+}
+
+FlowEvaluation
+FlowEvaluator::Run::Simulate()
+{
+    double now = 0;
+    while (true)
+    {
+        for (JobState& s : m_jobs)
+        {
+            SettleJob(s, now);
+        }
+        if (now >= m_end)
+        {
+            break;
+        }
+        if (++m_result.events > m_evaluator.m_options.maxEvents)
+        {
+            throw std::runtime_error("FlowEvaluator::Evaluate: more than " +
+                                     std::to_string(m_evaluator.m_options.maxEvents) +
+                                     " events; horizon too long for the iteration times");
+        }
+        if (m_changed)
+        {
+            UpdateRates(now);
+        }
+        const double next = NextEvent();
+        FinishTransfers(next);
+        now = next;
+    }
+    CollectResults();
+    return std::move(m_result);
+}
+
+void
+FlowEvaluator::Run::SettleJob(JobState& s, double now)
+{
+    while (true)
+    {
+        if (!s.computeDone && now >= s.computeEnd)
+        {
+            s.computeDone = true;
+        }
+        if (!s.commStarted && now >= s.readyAt)
+        {
+            StartTransfers(s);
+        }
+        if (!(s.computeDone && s.commStarted && s.left == 0))
+        {
+            return;
+        }
+        CompleteIteration(s, now);
+    }
+}
+
+void
+FlowEvaluator::Run::StartTransfers(JobState& s)
+{
+    s.commStarted = true;
+    for (uint32_t f : s.flows)
+    {
+        m_transfers[f].active = true;
+        m_transfers[f].remaining = m_transfers[f].bits;
+        m_rate[f] = 0;
+        m_active.push_back(f);
+        ++s.left;
+        m_changed = true;
+    }
+}
+
+void
+FlowEvaluator::Run::CompleteIteration(JobState& s, double now)
+{
+    if (now <= m_end)
+    {
+        ++s.completed;
+        if (now >= m_warm)
+        {
+            if (!s.sawWarm)
+            {
+                s.sawWarm = true;
+                s.firstWarm = now;
+            }
+            else
+            {
+                ++s.warmCount;
+            }
+            s.lastWarm = now;
+        }
+    }
+    s.iterStart = now;
+    s.computeEnd = now + s.compute;
+    s.readyAt = now + s.ready;
+    s.computeDone = false;
+    s.commStarted = false;
+}
+
+void
+FlowEvaluator::Run::UpdateRates(double now)
+{
+    for (uint32_t f : m_active)
+    {
+        m_transfers[f].remaining -= m_rate[f] * (now - m_lastUpdate);
+    }
+    m_lastUpdate = now;
+    ++m_result.rateComputations;
+    m_filling->Compute(m_active, m_rate);
+    for (uint32_t f : m_active)
+    {
+        FlowState& st = m_transfers[f];
+        const double rate = m_rate[f];
+        st.finish = rate > 0 ? now + std::max(0.0, st.remaining) / rate
+                             : std::numeric_limits<double>::infinity();
+    }
+    m_changed = false;
+}
+
+double
+FlowEvaluator::Run::NextEvent() const
+{
+    double next = m_end;
+    for (const JobState& s : m_jobs)
+    {
+        if (!s.computeDone)
+        {
+            next = std::min(next, s.computeEnd);
+        }
+        if (!s.commStarted)
+        {
+            next = std::min(next, s.readyAt);
+        }
+    }
+    for (uint32_t f : m_active)
+    {
+        next = std::min(next, m_transfers[f].finish);
+    }
+    return next;
+}
+
+void
+FlowEvaluator::Run::FinishTransfers(double next)
+{
+    for (std::size_t i = 0; i < m_active.size();)
+    {
+        FlowState& st = m_transfers[m_active[i]];
+        if (st.finish <= next + m_tieSlack)
+        {
+            st.remaining = 0;
+            m_rate[m_active[i]] = 0;
+            st.active = false;
+            --m_jobs[st.job].left;
+            m_active[i] = m_active.back();
+            m_active.pop_back();
+            m_changed = true;
+            continue;
+        }
+        ++i;
+    }
+}
+
+void
+FlowEvaluator::Run::CollectResults()
+{
+    const ClusterModel& model = m_evaluator.m_model;
+    const double horizon = m_evaluator.m_horizon;
+    double gpus = 0;
+    double busy = 0;
+    double steadyBusy = 0;
+    for (const JobState& s : m_jobs)
+    {
+        const SchedJob& job = model.jobs[s.model];
+        JobEvaluation e;
+        e.jobId = job.id;
+        e.completedIterations = s.completed;
+        e.completedFlops = job.flopsPerIteration * static_cast<double>(s.completed);
+        e.gpuBusySeconds = job.numGpus * job.computeTime * static_cast<double>(s.completed);
+        e.iterationRate = (s.warmCount > 0 && s.lastWarm > s.firstWarm)
+                              ? static_cast<double>(s.warmCount) / (s.lastWarm - s.firstWarm)
+                              : static_cast<double>(s.completed) / horizon;
+        e.standaloneIterationTime =
+            StandaloneIterationTime(job, JobCommTime(model, job, m_input.paths[s.model]));
+        m_result.completedFlops += e.completedFlops;
+        m_result.flopsRate += job.flopsPerIteration * e.iterationRate;
+        gpus += job.numGpus;
+        busy += e.gpuBusySeconds;
+        steadyBusy += job.numGpus * job.computeTime * e.iterationRate;
+        m_result.jobs.push_back(e);
+    }
+    m_result.gpuUtilization = gpus > 0 ? busy / (gpus * horizon) : 0;
+    m_result.steadyGpuUtilization = gpus > 0 ? steadyBusy / gpus : 0;
+}
 
 FlowEvaluator::FlowEvaluator(const ClusterModel& model, const FlowEvaluatorOptions& options)
     : m_model(model),
@@ -202,485 +600,8 @@ FlowEvaluator::Evaluate(const EvaluationInput& input) const
                                     "one entry per job (" +
                                     std::to_string(nJobs) + ")");
     }
-
-    // Distinct classes of the included jobs, highest first.
-    std::vector<int64_t> classes;
-    for (std::size_t j = 0; j < nJobs; ++j)
-    {
-        if (input.include.empty() || input.include[j])
-        {
-            classes.push_back(input.priority[j]);
-        }
-    }
-    std::sort(classes.begin(), classes.end(), std::greater<>());
-    classes.erase(std::unique(classes.begin(), classes.end()), classes.end());
-
-    std::vector<JobState> js;
-    std::vector<FlowState> fs;
-    std::vector<bool> usedLink(m_capacity.size(), false);
-    std::vector<uint32_t> links; // links on some chosen path
-    for (std::size_t j = 0; j < nJobs; ++j)
-    {
-        if (!(input.include.empty() || input.include[j]))
-        {
-            continue;
-        }
-        const SchedJob& job = m_model.jobs[j];
-        const PathChoice& choice = input.paths[j];
-        if (choice.size() != job.flows.size())
-        {
-            throw std::invalid_argument(
-                "FlowEvaluator::Evaluate: job id " + std::to_string(job.id) + " has " +
-                std::to_string(job.flows.size()) + " flows but the path choice has " +
-                std::to_string(choice.size()) + " entries");
-        }
-        const double shift = input.timeShift.empty() ? 0.0 : input.timeShift[j];
-        if (!(std::isfinite(shift) && shift >= 0))
-        {
-            throw std::invalid_argument("FlowEvaluator::Evaluate: job id " +
-                                        std::to_string(job.id) + " has a time shift of " +
-                                        Num(shift) + " s (must be finite, >= 0)");
-        }
-        JobState s;
-        s.model = static_cast<uint32_t>(j);
-        s.compute = job.computeTime;
-        s.ready = job.overlapStart * job.computeTime;
-        s.iterStart = shift;
-        s.computeEnd = shift + s.compute;
-        s.readyAt = shift + s.ready;
-        const uint32_t cls = static_cast<uint32_t>(
-            std::find(classes.begin(), classes.end(), input.priority[j]) - classes.begin());
-        for (std::size_t f = 0; f < job.flows.size(); ++f)
-        {
-            const FlatFlow& flat = m_flows[j][f];
-            if (choice[f] >= flat.candidates.size())
-            {
-                throw std::invalid_argument("FlowEvaluator::Evaluate: job id " +
-                                            std::to_string(job.id) + " flow id " +
-                                            std::to_string(job.flows[f].id) + ": path index " +
-                                            std::to_string(choice[f]) + " out of range");
-            }
-            const std::vector<uint32_t>& path = flat.candidates[choice[f]];
-            if (flat.bits <= 0 || path.empty())
-            {
-                continue; // finishes the moment it starts
-            }
-            FlowState st;
-            st.job = static_cast<uint32_t>(js.size());
-            st.path = &path;
-            st.bits = flat.bits;
-            st.cls = cls;
-            s.flows.push_back(static_cast<uint32_t>(fs.size()));
-            fs.push_back(st);
-            for (uint32_t l : path)
-            {
-                if (!usedLink[l])
-                {
-                    usedLink[l] = true;
-                    links.push_back(l);
-                }
-            }
-        }
-        js.push_back(std::move(s));
-    }
-
-    // Link constraints (capacity, flows crossing the link), reduced to the non-dominated ones:
-    // a link whose flow set is a subset of another link's with at least that capacity can
-    // never be the strict bottleneck (for any active subset and any higher-class load its
-    // residual share is at least the other link's), so progressive filling gives the same
-    // rates without it (up to the 1e-9 starvation threshold); duplicates are kept once.
-    struct Constraint
-    {
-        double cap;                  //!< bit/s
-        std::vector<uint32_t> flows; //!< flow-state indices, ascending
-    };
-
-    std::vector<Constraint> all;
-    {
-        std::vector<std::vector<uint32_t>> onLink(m_capacity.size());
-        for (uint32_t f = 0; f < fs.size(); ++f)
-        {
-            for (uint32_t l : *fs[f].path)
-            {
-                if (onLink[l].empty() || onLink[l].back() != f)
-                {
-                    onLink[l].push_back(f);
-                }
-            }
-        }
-        for (uint32_t l : links)
-        {
-            all.push_back({m_capacity[l], std::move(onLink[l])});
-        }
-    }
-    std::sort(all.begin(), all.end(), [](const Constraint& a, const Constraint& b) {
-        if (a.flows.size() != b.flows.size())
-        {
-            return a.flows.size() > b.flows.size();
-        }
-        return a.cap != b.cap ? a.cap < b.cap : a.flows < b.flows;
-    });
-    std::vector<Constraint> cons;
-    for (Constraint& k : all)
-    {
-        bool dominated = false;
-        for (const Constraint& d : cons)
-        {
-            if (d.cap <= k.cap &&
-                std::includes(d.flows.begin(), d.flows.end(), k.flows.begin(), k.flows.end()))
-            {
-                dominated = true;
-                break;
-            }
-        }
-        if (!dominated)
-        {
-            cons.push_back(std::move(k));
-        }
-    }
-    std::vector<uint32_t> consOfFlow; // flat: constraints of flow 0, of flow 1, ...
-    {
-        std::vector<std::vector<uint32_t>> per(fs.size());
-        for (uint32_t k = 0; k < cons.size(); ++k)
-        {
-            for (uint32_t f : cons[k].flows)
-            {
-                per[f].push_back(k);
-            }
-        }
-        for (uint32_t f = 0; f < fs.size(); ++f)
-        {
-            fs[f].consBegin = static_cast<uint32_t>(consOfFlow.size());
-            consOfFlow.insert(consOfFlow.end(), per[f].begin(), per[f].end());
-            fs[f].consEnd = static_cast<uint32_t>(consOfFlow.size());
-        }
-    }
-    const std::size_t nCons = cons.size();
-    std::vector<double> capacity(nCons);
-    std::vector<double> threshold(nCons);
-    for (std::size_t k = 0; k < nCons; ++k)
-    {
-        capacity[k] = cons[k].cap;
-        threshold[k] = STARVED_FRACTION * cons[k].cap;
-    }
-
-    FlowEvaluation result;
-    result.horizon = m_horizon;
-    const double end = m_horizon * (1 + HORIZON_TOLERANCE);
-    const double warm = m_options.warmupFraction * m_horizon;
-    const double tieSlack = TIE_FRACTION * m_horizon;
-
-    // Scratch of the water filling (indexed by constraint or flow state).
-    std::vector<double> residual(nCons, 0.0);
-    std::vector<uint32_t> count(nCons, 0);
-    std::vector<uint32_t> version(nCons, 0); // bumped whenever residual or count changes
-    std::vector<uint32_t> touchedMark(nCons, 0);
-    std::vector<uint32_t> classCons;
-    std::vector<uint32_t> touched;
-    std::vector<uint32_t> pendingMark(fs.size(), 0); // == stamp: unfixed flow of this class
-    uint32_t stamp = 0;
-    std::vector<std::vector<uint32_t>> byClass(classes.size()); // active flows per class
-    std::vector<uint32_t> active;
-    active.reserve(fs.size());
-
-    // Candidate bottlenecks: (fair share residual / count, constraint, version). The smallest
-    // share is the next bottleneck; an entry whose version is out of date is skipped (lazy
-    // deletion), ties go to the lower constraint index (deterministic).
-    struct Candidate
-    {
-        double share;
-        uint32_t k;
-        uint32_t version;
-
-        bool operator>(const Candidate& o) const
-        {
-            return share != o.share ? share > o.share : k > o.k;
-        }
-    };
-
-    std::vector<Candidate> heap;
-    auto push = [&](uint32_t k) {
-        const double r = residual[k] < threshold[k] ? 0.0 : residual[k];
-        heap.push_back({r / count[k], k, version[k]});
-        std::push_heap(heap.begin(), heap.end(), std::greater<>());
-    };
-
-    // Progressive filling, one class after the other (strict priority): repeatedly take the
-    // constraint with the smallest fair share among the class's unfixed flows, give that share
-    // to its unfixed flows and take it off the residual of every constraint they cross. Cost
-    // O(F c log(F c)) per class for F flows crossing c constraints each, instead of a scan of
-    // all constraints and flows per bottleneck.
-    auto computeRates = [&]() {
-        ++result.rateComputations;
-        std::copy(capacity.begin(), capacity.end(), residual.begin());
-        for (auto& bucket : byClass)
-        {
-            bucket.clear();
-        }
-        for (uint32_t f : active)
-        {
-            byClass[fs[f].cls].push_back(f);
-        }
-        for (auto& unfixed : byClass)
-        {
-            if (unfixed.empty())
-            {
-                continue;
-            }
-            if (++stamp == 0)
-            {
-                std::fill(pendingMark.begin(), pendingMark.end(), 0);
-                std::fill(touchedMark.begin(), touchedMark.end(), 0);
-                stamp = 1;
-            }
-            classCons.clear();
-            for (uint32_t f : unfixed)
-            {
-                pendingMark[f] = stamp;
-                for (uint32_t i = fs[f].consBegin; i < fs[f].consEnd; ++i)
-                {
-                    if (count[consOfFlow[i]]++ == 0)
-                    {
-                        classCons.push_back(consOfFlow[i]);
-                    }
-                }
-            }
-            // Few constraints: a linear scan for the bottleneck is cheaper than heap upkeep.
-            // Both pick the smallest share, ties to the lower constraint index, so they give
-            // bit-identical rates.
-            const bool useHeap = classCons.size() > LINEAR_SCAN_MAX;
-            heap.clear();
-            if (useHeap)
-            {
-                for (uint32_t k : classCons)
-                {
-                    ++version[k];
-                    push(k);
-                }
-            }
-            std::size_t open = unfixed.size();
-            while (open > 0)
-            {
-                Candidate top{0, UINT32_MAX, 0};
-                if (useHeap)
-                {
-                    if (heap.empty())
-                    {
-                        break;
-                    }
-                    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
-                    top = heap.back();
-                    heap.pop_back();
-                    if (top.version != version[top.k] || count[top.k] == 0)
-                    {
-                        continue;
-                    }
-                }
-                else
-                {
-                    for (std::size_t i = 0; i < classCons.size();)
-                    {
-                        const uint32_t k = classCons[i];
-                        if (count[k] == 0)
-                        {
-                            classCons[i] = classCons.back();
-                            classCons.pop_back();
-                            continue;
-                        }
-                        const double r = residual[k] < threshold[k] ? 0.0 : residual[k];
-                        const Candidate c{r / count[k], k, 0};
-                        if (top.k == UINT32_MAX || top > c)
-                        {
-                            top = c;
-                        }
-                        ++i;
-                    }
-                    if (top.k == UINT32_MAX)
-                    {
-                        break;
-                    }
-                }
-                touched.clear();
-                for (uint32_t f : cons[top.k].flows)
-                {
-                    if (pendingMark[f] != stamp)
-                    {
-                        continue;
-                    }
-                    pendingMark[f] = 0;
-                    fs[f].rate = top.share;
-                    for (uint32_t i = fs[f].consBegin; i < fs[f].consEnd; ++i)
-                    {
-                        const uint32_t k = consOfFlow[i];
-                        residual[k] = std::max(0.0, residual[k] - top.share);
-                        --count[k];
-                        if (touchedMark[k] != stamp)
-                        {
-                            touchedMark[k] = stamp;
-                            touched.push_back(k);
-                        }
-                    }
-                    --open;
-                }
-                for (uint32_t k : touched)
-                {
-                    touchedMark[k] = 0;
-                    ++version[k];
-                    if (useHeap && count[k] > 0)
-                    {
-                        push(k);
-                    }
-                }
-            }
-        }
-    };
-
-    double now = 0;
-    double lastUpdate = 0; // time the remaining bytes of the active transfers refer to
-    bool changed = false;
-    while (true)
-    {
-        // Settle every state change due at 'now'.
-        for (JobState& s : js)
-        {
-            while (true)
-            {
-                if (!s.computeDone && now >= s.computeEnd)
-                {
-                    s.computeDone = true;
-                }
-                if (!s.commStarted && now >= s.readyAt)
-                {
-                    s.commStarted = true;
-                    for (uint32_t f : s.flows)
-                    {
-                        fs[f].active = true;
-                        fs[f].remaining = fs[f].bits;
-                        fs[f].rate = 0;
-                        active.push_back(f);
-                        ++s.left;
-                        changed = true;
-                    }
-                }
-                if (s.computeDone && s.commStarted && s.left == 0)
-                {
-                    if (now <= end)
-                    {
-                        ++s.completed;
-                        if (now >= warm)
-                        {
-                            if (!s.sawWarm)
-                            {
-                                s.sawWarm = true;
-                                s.firstWarm = now;
-                            }
-                            else
-                            {
-                                ++s.warmCount;
-                            }
-                            s.lastWarm = now;
-                        }
-                    }
-                    s.iterStart = now;
-                    s.computeEnd = now + s.compute;
-                    s.readyAt = now + s.ready;
-                    s.computeDone = false;
-                    s.commStarted = false;
-                    continue;
-                }
-                break;
-            }
-        }
-        if (now >= end)
-        {
-            break;
-        }
-        if (++result.events > m_options.maxEvents)
-        {
-            throw std::runtime_error("FlowEvaluator::Evaluate: more than " +
-                                     std::to_string(m_options.maxEvents) +
-                                     " events; horizon too long for the iteration times");
-        }
-        if (changed)
-        {
-            // Bring every transfer to 'now' at its old rate, then new rates and projected ends
-            // (both stay valid until the next change of the active set).
-            for (uint32_t f : active)
-            {
-                fs[f].remaining -= fs[f].rate * (now - lastUpdate);
-            }
-            lastUpdate = now;
-            computeRates();
-            for (uint32_t f : active)
-            {
-                FlowState& st = fs[f];
-                st.finish = st.rate > 0 ? now + std::max(0.0, st.remaining) / st.rate
-                                        : std::numeric_limits<double>::infinity();
-            }
-            changed = false;
-        }
-
-        double next = end;
-        for (const JobState& s : js)
-        {
-            if (!s.computeDone)
-            {
-                next = std::min(next, s.computeEnd);
-            }
-            if (!s.commStarted)
-            {
-                next = std::min(next, s.readyAt);
-            }
-        }
-        for (uint32_t f : active)
-        {
-            next = std::min(next, fs[f].finish);
-        }
-        for (std::size_t i = 0; i < active.size();)
-        {
-            FlowState& st = fs[active[i]];
-            if (st.finish <= next + tieSlack)
-            {
-                st.remaining = 0;
-                st.rate = 0;
-                st.active = false;
-                --js[st.job].left;
-                active[i] = active.back();
-                active.pop_back();
-                changed = true;
-                continue;
-            }
-            ++i;
-        }
-        now = next;
-    }
-
-    double gpus = 0;
-    double busy = 0;
-    double steadyBusy = 0;
-    for (const JobState& s : js)
-    {
-        const SchedJob& job = m_model.jobs[s.model];
-        JobEvaluation e;
-        e.jobId = job.id;
-        e.completedIterations = s.completed;
-        e.completedFlops = job.flopsPerIteration * static_cast<double>(s.completed);
-        e.gpuBusySeconds = job.numGpus * job.computeTime * static_cast<double>(s.completed);
-        e.iterationRate = (s.warmCount > 0 && s.lastWarm > s.firstWarm)
-                              ? static_cast<double>(s.warmCount) / (s.lastWarm - s.firstWarm)
-                              : static_cast<double>(s.completed) / m_horizon;
-        e.standaloneIterationTime =
-            StandaloneIterationTime(job, JobCommTime(m_model, job, input.paths[s.model]));
-        result.completedFlops += e.completedFlops;
-        result.flopsRate += job.flopsPerIteration * e.iterationRate;
-        gpus += job.numGpus;
-        busy += e.gpuBusySeconds;
-        steadyBusy += job.numGpus * job.computeTime * e.iterationRate;
-        result.jobs.push_back(e);
-    }
-    result.gpuUtilization = gpus > 0 ? busy / (gpus * m_horizon) : 0;
-    result.steadyGpuUtilization = gpus > 0 ? steadyBusy / gpus : 0;
-    return result;
+    Run run(*this, input);
+    return run.Simulate();
 }
 
 FlowEvaluation

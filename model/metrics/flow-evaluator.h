@@ -35,13 +35,13 @@
  * between priority classes (a job's class is its level, or its rank, see EvaluationPriority),
  * max-min fair rates inside a class (progressive filling / water filling on the capacity the
  * higher classes left; residual capacity below 1e-9 of a link's capacity counts as zero, so a
- * starved flow waits at rate 0). Rates are recomputed only when the set of active transfers
- * changes (a transfer starts or finishes); between such events every rate is constant, so the
- * simulation is exact up to floating-point rounding (event-driven, no time step). A transfer
- * whose projected end lies within 1e-12 H after the next event ends at that event, so an exact
- * tie (a transfer ending when another job's transfers start) is not turned into a preemption by
- * rounding. A transfer on an empty path (no modelled link) or of 0 bytes finishes the moment it
- * starts.
+ * starved flow waits at rate 0; PriorityWaterFilling, water-filling.h). Rates are recomputed only
+ * when the set of active transfers changes (a transfer starts or finishes); between such events
+ * every rate is constant, so the simulation is exact up to floating-point rounding (event-driven,
+ * no time step). A transfer whose projected end lies within 1e-12 H after the next event ends at
+ * that event, so an exact tie (a transfer ending when another job's transfers start) is not turned
+ * into a preemption by rounding. A transfer on an empty path (no modelled link) or of 0 bytes
+ * finishes the moment it starts.
  *
  * Relation to the ns-3 FlowTransport (model/transport/flow-transport.h). Same sharing model:
  * strict priority between traffic classes, max-min fair water filling inside a class, the same
@@ -199,6 +199,10 @@ class FlowEvaluator
     FlowEvaluation Evaluate(const Decision& decision) const;
 
   private:
+    /// One evaluation in progress: the included jobs' and transfers' state, their rate
+    /// allocation and the steps of the event loop (defined in flow-evaluator.cc).
+    class Run;
+
     /// One flow, flattened.
     struct FlatFlow
     {

@@ -15,6 +15,8 @@
 
 #include "cassini-scheduler.h"
 
+#include "ns3/uinteger.h"
+
 #include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
@@ -464,23 +466,61 @@ CassiniAssignTimeShifts(const ClusterModel& model,
     }
 }
 
-CassiniScheduler::CassiniScheduler(CassiniOptions options)
-    : m_options(options)
+NS_OBJECT_ENSURE_REGISTERED(CassiniScheduler);
+
+TypeId
+CassiniScheduler::GetTypeId()
 {
-    CheckOptions(m_options);
+    const CassiniOptions defaults;
+    static TypeId tid =
+        TypeId("ns3::CassiniScheduler")
+            .SetParent<CommScheduler>()
+            .SetGroupName("Crux")
+            .AddConstructor<CassiniScheduler>()
+            .AddAttribute("BinsPerIteration",
+                          "Ticks per iteration of the longest-iteration job of a link on its "
+                          "unified circle (>= 1; 360 = one tick per degree, [C3] in "
+                          "cassini-scheduler.h).",
+                          UintegerValue(defaults.binsPerIteration),
+                          MakeUintegerAccessor(&CassiniScheduler::m_binsPerIteration),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("MaxPerimeterBins",
+                          "Largest unified-circle perimeter in ticks (>= BinsPerIteration); the "
+                          "tick is doubled until the lcm of the periods fits. Cost per link "
+                          "O(jobs^2 x perimeter); 16 circles of 360 ticks by default (a cost "
+                          "bound, assumption).",
+                          UintegerValue(defaults.maxPerimeterBins),
+                          MakeUintegerAccessor(&CassiniScheduler::m_maxPerimeterBins),
+                          MakeUintegerChecker<uint32_t>(1));
+    return tid;
 }
 
-std::string
-CassiniScheduler::Name() const
+CassiniScheduler::CassiniScheduler()
 {
-    return "cassini";
+    SetName("cassini");
+}
+
+CassiniOptions
+CassiniScheduler::GetOptions() const
+{
+    CassiniOptions options;
+    options.binsPerIteration = m_binsPerIteration;
+    options.maxPerimeterBins = m_maxPerimeterBins;
+    return options;
+}
+
+void
+CassiniScheduler::DoInitialize()
+{
+    CheckOptions(GetOptions());
+    CommScheduler::DoInitialize();
 }
 
 Decision
-CassiniScheduler::Schedule(const ClusterModel& model, const SchedulerConfig& config) const
+CassiniScheduler::DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const
 {
-    Decision d = MakeDefaultDecision(model, config, Name());
-    CassiniAssignTimeShifts(model, m_options, d);
+    Decision d = MakeDefaultDecision(model, config, GetName());
+    CassiniAssignTimeShifts(model, GetOptions(), d);
     return d;
 }
 

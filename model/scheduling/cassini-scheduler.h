@@ -16,7 +16,8 @@
 #ifndef CRUX_CASSINI_SCHEDULER_H
 #define CRUX_CASSINI_SCHEDULER_H
 
-// Pure C++ (no ns-3 includes): compiled into the crux-scheduling library.
+// Scheduling layer: ns-3 core only (Object, TypeId, Attributes), never the Simulator; compiled
+// into the crux-scheduling library.
 
 #include "comm-scheduler.h"
 
@@ -83,12 +84,13 @@ namespace ns3
 struct CassiniOptions
 {
     /// Ticks per iteration of the longest-iteration job on a link (>= 1); 360 = one tick per
-    /// degree of its circle.
+    /// degree of its circle (CASSINI draws each job's traffic pattern on a circle, [C3]).
     uint32_t binsPerIteration{360};
     /// Largest unified-circle perimeter in ticks (>= binsPerIteration); the tick is coarsened
     /// by factors of 2 until lcm(p_j) fits. Cost per link is O(jobs^2 × perimeter). With many
     /// jobs of unrelated iteration times on one link the tick gets coarse (e.g. 5 jobs with
-    /// 0.1-0.6 s iterations: tick ≈ 47 ms); raise this bound for finer shifts.
+    /// 0.1-0.6 s iterations: tick ≈ 47 ms); raise this bound for finer shifts. Default 16
+    /// circles of 360 ticks: a cost bound (assumption), not a value from CASSINI.
     uint32_t maxPerimeterBins{360 * 16};
 };
 
@@ -151,24 +153,31 @@ void CassiniAssignTimeShifts(const ClusterModel& model,
 /**
  * \ingroup crux-scheduling
  * \brief CASSINI: ECMP default paths, one traffic class, per-job time shifts (Crux's CASSINI
- * baseline, §6.3).
+ * baseline, §6.3). Attributes BinsPerIteration and MaxPerimeterBins are the CassiniOptions.
  */
 class CassiniScheduler : public CommScheduler
 {
   public:
     /**
-     * \param options discretisation of the unified circle
-     * \throws std::invalid_argument if binsPerIteration is 0 or maxPerimeterBins is smaller
-     *         than binsPerIteration
+     * \brief Get the type ID.
+     * \return the object TypeId (ns3::CassiniScheduler)
      */
-    explicit CassiniScheduler(CassiniOptions options = CassiniOptions());
-    /// \return "cassini"
-    std::string Name() const override;
-    /// \copydoc CommScheduler::Schedule
-    Decision Schedule(const ClusterModel& model, const SchedulerConfig& config) const override;
+    static TypeId GetTypeId();
+
+    /// Named "cassini"
+    CassiniScheduler();
+
+    /// \return the discretisation as set by the attributes
+    CassiniOptions GetOptions() const;
+
+  protected:
+    /// \throws std::invalid_argument if MaxPerimeterBins < BinsPerIteration
+    void DoInitialize() override;
+    Decision DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const override;
 
   private:
-    CassiniOptions m_options; //!< discretisation
+    uint32_t m_binsPerIteration{CassiniOptions().binsPerIteration}; //!< see CassiniOptions
+    uint32_t m_maxPerimeterBins{CassiniOptions().maxPerimeterBins}; //!< see CassiniOptions
 };
 
 } // namespace ns3

@@ -207,15 +207,6 @@ Validate(const ClusterModel& model, const SchedulerConfig& config)
     {
         Fail("SchedulerConfig.numLevels must be >= 1 (got 0)");
     }
-    if (!(std::isfinite(config.kHorizonIterations) && config.kHorizonIterations > 0))
-    {
-        Fail("SchedulerConfig.kHorizonIterations must be > 0 (got " +
-             Num(config.kHorizonIterations) + ")");
-    }
-    if (!(std::isfinite(config.kBound) && config.kBound >= 1))
-    {
-        Fail("SchedulerConfig.kBound must be >= 1 (got " + Num(config.kBound) + ")");
-    }
     if (model.jobs.empty())
     {
         Fail("ClusterModel.jobs is empty (nothing to schedule)");

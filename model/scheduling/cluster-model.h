@@ -105,25 +105,18 @@ struct ClusterModel
 
 /**
  * \ingroup crux-scheduling
- * \brief Knobs shared by all schedulers.
+ * \brief The per-call input of a scheduler besides the model: properties of the cluster and of
+ * the run, the same for every scheduler. A scheduler's own knobs are its Attributes
+ * (e.g. ns3::CruxScheduler::TopoOrderSamples), not fields here.
  */
 struct SchedulerConfig
 {
     /// K: number of priority levels (traffic classes) available; levels are 0..K-1 and K-1 is
     /// the highest priority. Crux's simulator uses 8 (Crux §6.1), the §4.4 microbenchmark 3.
     uint32_t numLevels{8};
-    /// Seed of every random choice (the random topological orders of Crux §4.3).
+    /// Seed of every random choice of the run (e.g. the random topological orders of Crux
+    /// §4.3); schedulers without randomness ignore it.
     uint64_t seed{1};
-    /// m: number of random topological orders sampled by the compression (Crux §4.3 uses 10).
-    /// 0 = exhaustive: every topological order is evaluated (exact; at most 10 jobs).
-    uint32_t topoOrderSamples{10};
-    /// Also evaluate the priority-sorted order (always topological) in the compression.
-    bool includePriorityOrder{true};
-    /// Horizon of the two-timeline comparison of Crux §4.2, as a multiple of the longer of the
-    /// two jobs' stand-alone iteration times (dimensionless, > 0). See crux-scheduler.h [D3].
-    double kHorizonIterations{48};
-    /// Bound on the correction factor: k_j is clamped to [1/kBound, kBound] (>= 1).
-    double kBound{100};
 };
 
 /**
@@ -266,7 +259,7 @@ double StandaloneIterationTime(const SchedJob& job, double commTime);
 /**
  * \brief Checks a model and a configuration before scheduling.
  *
- * Rejects: numLevels = 0; kHorizonIterations <= 0; kBound < 1; an empty job set; a link
+ * Rejects: numLevels = 0; an empty job set; a link
  * bandwidth that is not a finite positive number; duplicate job ids; a negative or non-finite
  * flopsPerIteration, computeTime or measuredCommTime; overlapStart outside [0, 1]; numGpus = 0;
  * duplicate flow ids within a job; a negative or non-finite bytesPerIteration; a flow without

@@ -23,69 +23,418 @@
 #include "taccl-scheduler.h"
 #include "varys-scheduler.h"
 
+#include "ns3/log.h"
+#include "ns3/object-factory.h"
+#include "ns3/string.h"
+
 #include <algorithm>
-#include <functional>
+#include <cmath>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <utility>
 
 namespace ns3
 {
 
+NS_LOG_COMPONENT_DEFINE("CommScheduler");
+
+NS_OBJECT_ENSURE_REGISTERED(CommScheduler);
+
+TypeId
+CommScheduler::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::CommScheduler").SetParent<Object>().SetGroupName("Crux");
+    return tid;
+}
+
+CommScheduler::CommScheduler()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+CommScheduler::~CommScheduler()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+std::string
+CommScheduler::GetName() const
+{
+    return m_name.empty() ? GetInstanceTypeId().GetName() : m_name;
+}
+
+void
+CommScheduler::SetName(const std::string& name)
+{
+    m_name = name;
+}
+
+Decision
+CommScheduler::Schedule(const ClusterModel& model, const SchedulerConfig& config) const
+{
+    NS_LOG_FUNCTION(this << model.jobs.size() << config.numLevels << config.seed);
+    Validate(model, config);
+    Decision decision = DoSchedule(model, config);
+    const std::string name = GetName();
+    ValidateDecision(model, config, decision, name);
+    decision.scheduler = name;
+    NS_LOG_LOGIC(name << ": " << decision.jobs.size() << " jobs on " << decision.numLevels
+                      << " levels");
+    return decision;
+}
+
+void
+ValidateDecision(const ClusterModel& model,
+                 const SchedulerConfig& config,
+                 const Decision& decision,
+                 const std::string& scheduler)
+{
+    auto fail = [&scheduler](const std::string& what) {
+        throw std::invalid_argument("scheduler '" + scheduler +
+                                    "' returned an invalid decision: " + what);
+    };
+    if (decision.numLevels != config.numLevels)
+    {
+        fail("Decision.numLevels = " + std::to_string(decision.numLevels) +
+             " but K = " + std::to_string(config.numLevels));
+    }
+    const auto n = static_cast<uint32_t>(model.jobs.size());
+    std::set<uint32_t> ranks;
+    for (const SchedJob& job : model.jobs)
+    {
+        const std::string jname = "job " + std::to_string(job.id);
+        auto it = decision.jobs.find(job.id);
+        if (it == decision.jobs.end())
+        {
+            fail(jname + " has no decision");
+        }
+        const JobDecision& jd = it->second;
+        if (jd.level >= config.numLevels)
+        {
+            fail(jname + ": level " + std::to_string(jd.level) +
+                 " >= K = " + std::to_string(config.numLevels));
+        }
+        if (jd.rank >= n)
+        {
+            fail(jname + ": rank " + std::to_string(jd.rank) + " >= the number of jobs (" +
+                 std::to_string(n) + ")");
+        }
+        ranks.insert(jd.rank);
+        if (!(std::isfinite(jd.commTime) && jd.commTime >= 0))
+        {
+            fail(jname + ": commTime must be finite and >= 0 s");
+        }
+        if (!(std::isfinite(jd.timeShift) && jd.timeShift >= 0))
+        {
+            fail(jname + ": timeShift must be finite and >= 0 s");
+        }
+        if (jd.flowPath.size() != job.flows.size())
+        {
+            fail(jname + ": " + std::to_string(jd.flowPath.size()) + " flow paths for " +
+                 std::to_string(job.flows.size()) + " flows");
+        }
+        for (const SchedFlow& flow : job.flows)
+        {
+            auto f = jd.flowPath.find(flow.id);
+            if (f == jd.flowPath.end())
+            {
+                fail(jname + ": flow " + std::to_string(flow.id) + " has no path");
+            }
+            if (f->second >= flow.candidatePaths.size())
+            {
+                fail(jname + " flow " + std::to_string(flow.id) + ": path index " +
+                     std::to_string(f->second) + " >= its " +
+                     std::to_string(flow.candidatePaths.size()) + " candidate paths");
+            }
+        }
+    }
+    if (decision.jobs.size() != model.jobs.size())
+    {
+        for (const auto& [id, jd] : decision.jobs)
+        {
+            const bool known = std::any_of(model.jobs.begin(),
+                                           model.jobs.end(),
+                                           [id = id](const SchedJob& j) { return j.id == id; });
+            if (!known)
+            {
+                fail("job " + std::to_string(id) + " is not in the model");
+            }
+        }
+    }
+    if (decision.uniquePriorities && ranks.size() != n)
+    {
+        fail("uniquePriorities is set but the ranks are not 0.." + std::to_string(n - 1) +
+             " (one per job)");
+    }
+}
+
+// ------------------------------------------------------------------------------- registry
+
 namespace
 {
 
-/// One entry of the factory table: name and constructor.
-using SchedulerEntry = std::pair<std::string, std::function<std::unique_ptr<CommScheduler>()>>;
-
-/// The factory table (explicit, so that a static library never drops a registration).
-const std::vector<SchedulerEntry>&
-Registry()
+/// One registered scheduler: by TypeId (with presets) or by factory.
+struct RegistryEntry
 {
-    static const std::vector<SchedulerEntry> registry = {
-        {"ecmp", [] { return std::make_unique<EcmpScheduler>(); }},
-        {"crux", [] { return std::make_unique<CruxScheduler>("crux"); }},
-        {"crux-full", [] { return std::make_unique<CruxScheduler>("crux-full"); }},
-        {"crux-pa", [] { return std::make_unique<CruxPaScheduler>(); }},
-        {"crux-ps-pa", [] { return std::make_unique<CruxPsPaScheduler>(); }},
-        {"sincronia", [] { return std::make_unique<SincroniaScheduler>(); }},
-        {"varys", [] { return std::make_unique<VarysScheduler>(); }},
-        {"taccl", [] { return std::make_unique<TacclScheduler>(); }},
-        {"cassini", [] { return std::make_unique<CassiniScheduler>(); }},
-        {"optimal", [] { return std::make_unique<OptimalScheduler>(); }},
+    std::string name;                //!< short name
+    TypeId tid;                      //!< TypeId (if no factory)
+    CommSchedulerAttributes presets; //!< attribute presets (TypeId entries)
+    CommSchedulerFactory factory;    //!< factory (empty for TypeId entries)
+};
+
+/// The registry: entries in registration order, and the lock that serialises registration and
+/// creation (ns-3's TypeId tables and attribute values are not thread-safe).
+struct Registry
+{
+    std::recursive_mutex mutex;         //!< lock
+    std::vector<RegistryEntry> entries; //!< entries
+};
+
+/// \return the short name rule's violation in \p name, or "" if it is fine
+std::string
+NameProblem(const std::string& name)
+{
+    if (name.empty())
+    {
+        return "the name is empty";
+    }
+    if (!std::isalnum(static_cast<unsigned char>(name[0])))
+    {
+        return "it must start with a letter or digit";
+    }
+    for (char c : name)
+    {
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-'))
+        {
+            return "it may only hold letters, digits, '.', '_' and '-'";
+        }
+    }
+    if (name == "alone")
+    {
+        return "'alone' is the scenario runs' stand-alone mode";
+    }
+    return "";
+}
+
+/// \return the names of the settable attributes of \p tid and its parents, comma-separated
+std::string
+AttributeNames(TypeId tid)
+{
+    std::string names;
+    for (TypeId t = tid;; t = t.GetParent())
+    {
+        for (std::size_t i = 0; i < t.GetAttributeN(); ++i)
+        {
+            const TypeId::AttributeInformation info = t.GetAttribute(i);
+            if (info.flags & TypeId::ATTR_SET)
+            {
+                names += (names.empty() ? "" : ", ") + info.name;
+            }
+        }
+        if (t == t.GetParent())
+        {
+            break;
+        }
+    }
+    return names.empty() ? "none" : names;
+}
+
+/**
+ * \brief Parses one attribute value with the attribute's checker.
+ * \param scheduler short name (for the message)
+ * \param tid the TypeId holding the attribute
+ * \param attribute attribute name
+ * \param value text
+ * \return the checked value
+ * \throws std::invalid_argument naming the scheduler, the attribute and the expected type
+ */
+Ptr<AttributeValue>
+CheckedValue(const std::string& scheduler,
+             TypeId tid,
+             const std::string& attribute,
+             const std::string& value)
+{
+    TypeId::AttributeInformation info;
+    if (!tid.LookupAttributeByName(attribute, &info) || !(info.flags & TypeId::ATTR_SET))
+    {
+        throw std::invalid_argument("scheduler '" + scheduler + "': " + tid.GetName() +
+                                    " has no attribute '" + attribute +
+                                    "' (attributes: " + AttributeNames(tid) + ")");
+    }
+    Ptr<AttributeValue> v = info.checker->CreateValidValue(StringValue(value));
+    if (!v)
+    {
+        std::string expected = info.checker->GetValueTypeName();
+        if (info.checker->HasUnderlyingTypeInformation())
+        {
+            expected = info.checker->GetUnderlyingTypeInformation();
+        }
+        throw std::invalid_argument("scheduler '" + scheduler + "': invalid value '" + value +
+                                    "' for attribute " + attribute + " (expected " + expected +
+                                    "; " + info.help + ")");
+    }
+    return v;
+}
+
+/// Registers the built-in schedulers (explicit GetTypeId() calls, so that a static library
+/// never drops one).
+void
+AddBuiltIns(std::vector<RegistryEntry>& entries)
+{
+    const CommSchedulerAttributes noStages = {{"PathSelection", "false"}, {"Compression", "false"}};
+    entries = {
+        {"ecmp", EcmpScheduler::GetTypeId(), {}, {}},
+        {"crux", CruxScheduler::GetTypeId(), {}, {}},
+        {"crux-full", CruxScheduler::GetTypeId(), {}, {}},
+        {"crux-pa", CruxScheduler::GetTypeId(), noStages, {}},
+        {"crux-ps-pa", CruxScheduler::GetTypeId(), {{"Compression", "false"}}, {}},
+        {"sincronia", SincroniaScheduler::GetTypeId(), {}, {}},
+        {"varys", VarysScheduler::GetTypeId(), {}, {}},
+        {"taccl", TacclScheduler::GetTypeId(), {}, {}},
+        {"cassini", CassiniScheduler::GetTypeId(), {}, {}},
+        {"optimal", OptimalScheduler::GetTypeId(), {}, {}},
     };
+}
+
+/// \return the registry (built-ins added on first use)
+Registry&
+GetRegistry()
+{
+    static Registry registry;
+    static std::once_flag once;
+    std::call_once(once, [] {
+        std::lock_guard<std::recursive_mutex> lock(registry.mutex);
+        AddBuiltIns(registry.entries);
+    });
     return registry;
+}
+
+/// \throws std::invalid_argument if \p name is malformed or taken (registry locked)
+void
+CheckNewName(const Registry& registry, const std::string& name)
+{
+    const std::string problem = NameProblem(name);
+    if (!problem.empty())
+    {
+        throw std::invalid_argument("RegisterCommScheduler: bad scheduler name '" + name +
+                                    "': " + problem);
+    }
+    for (const auto& e : registry.entries)
+    {
+        if (e.name == name)
+        {
+            throw std::invalid_argument("RegisterCommScheduler: scheduler '" + name +
+                                        "' is already registered");
+        }
+    }
 }
 
 } // namespace
 
+void
+RegisterCommScheduler(const std::string& name, TypeId tid, const CommSchedulerAttributes& presets)
+{
+    Registry& registry = GetRegistry();
+    std::lock_guard<std::recursive_mutex> lock(registry.mutex);
+    CheckNewName(registry, name);
+    if (tid != CommScheduler::GetTypeId() && !tid.IsChildOf(CommScheduler::GetTypeId()))
+    {
+        throw std::invalid_argument("RegisterCommScheduler: '" + name + "': " + tid.GetName() +
+                                    " is not derived from ns3::CommScheduler");
+    }
+    if (!tid.HasConstructor())
+    {
+        throw std::invalid_argument("RegisterCommScheduler: '" + name + "': " + tid.GetName() +
+                                    " has no constructor (AddConstructor in its GetTypeId)");
+    }
+    for (const auto& [attribute, value] : presets)
+    {
+        CheckedValue(name, tid, attribute, value);
+    }
+    registry.entries.push_back({name, tid, presets, {}});
+}
+
+void
+RegisterCommScheduler(const std::string& name, CommSchedulerFactory factory)
+{
+    Registry& registry = GetRegistry();
+    std::lock_guard<std::recursive_mutex> lock(registry.mutex);
+    CheckNewName(registry, name);
+    if (!factory)
+    {
+        throw std::invalid_argument("RegisterCommScheduler: '" + name + "': empty factory");
+    }
+    registry.entries.push_back({name, CommScheduler::GetTypeId(), {}, std::move(factory)});
+}
+
 std::vector<std::string>
 KnownCommSchedulers()
 {
+    Registry& registry = GetRegistry();
+    std::lock_guard<std::recursive_mutex> lock(registry.mutex);
     std::vector<std::string> names;
-    for (const auto& entry : Registry())
+    for (const auto& entry : registry.entries)
     {
-        names.push_back(entry.first);
+        names.push_back(entry.name);
     }
     return names;
 }
 
-std::unique_ptr<CommScheduler>
-CreateCommScheduler(const std::string& name)
+Ptr<CommScheduler>
+CreateCommScheduler(const std::string& name, const CommSchedulerAttributes& attributes)
 {
-    for (const auto& entry : Registry())
+    Registry& registry = GetRegistry();
+    std::lock_guard<std::recursive_mutex> lock(registry.mutex);
+    auto it = std::find_if(registry.entries.begin(),
+                           registry.entries.end(),
+                           [&name](const RegistryEntry& e) { return e.name == name; });
+    if (it == registry.entries.end())
     {
-        if (entry.first == name)
+        std::string known;
+        for (const auto& entry : registry.entries)
         {
-            return entry.second();
+            known += (known.empty() ? "" : ", ") + entry.name;
+        }
+        throw std::invalid_argument("unknown scheduler '" + name + "' (known: " + known + ")");
+    }
+    const RegistryEntry entry = *it; // the factory may register more schedulers
+    Ptr<CommScheduler> scheduler;
+    if (entry.factory)
+    {
+        scheduler = entry.factory();
+        if (!scheduler)
+        {
+            throw std::invalid_argument("scheduler '" + name + "': its factory returned null");
         }
     }
-    std::string known;
-    for (const auto& entry : Registry())
+    else
     {
-        known += (known.empty() ? "" : ", ") + entry.first;
+        ObjectFactory factory(entry.tid.GetName());
+        for (const auto& [attribute, value] : entry.presets)
+        {
+            factory.Set(attribute, *CheckedValue(name, entry.tid, attribute, value));
+        }
+        scheduler = factory.Create<CommScheduler>();
     }
-    throw std::invalid_argument("unknown scheduler '" + name + "' (known: " + known + ")");
+    const TypeId tid = scheduler->GetInstanceTypeId();
+    for (const auto& [attribute, value] : attributes)
+    {
+        scheduler->SetAttribute(attribute, *CheckedValue(name, tid, attribute, value));
+    }
+    scheduler->SetName(name);
+    try
+    {
+        scheduler->Initialize(); // DoInitialize checks attribute combinations
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw std::invalid_argument("scheduler '" + name + "': " + e.what());
+    }
+    return scheduler;
 }
+
+// ------------------------------------------------------------------------------- building blocks
 
 Decision
 MakeDefaultDecision(const ClusterModel& model,

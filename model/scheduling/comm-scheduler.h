@@ -16,11 +16,16 @@
 #ifndef CRUX_COMM_SCHEDULER_H
 #define CRUX_COMM_SCHEDULER_H
 
-// Pure C++ (no ns-3 includes): compiled into the crux-scheduling library.
+// Scheduling layer: ns-3 core only (Object, TypeId, Attributes), never the Simulator; compiled
+// into the crux-scheduling library (ctest check-scheduling-purity).
 
 #include "cluster-model.h"
 
-#include <memory>
+#include "ns3/object.h"
+#include "ns3/type-id.h"
+
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,53 +35,180 @@ namespace ns3
 /**
  * \ingroup crux-scheduling
  * \brief A communication scheduler: maps the running jobs to one path per flow and one
- * priority level per job (algorithms.md §1).
+ * priority level per job (algorithms.md §1). Base class of every scheduler, in the style of
+ * ns-3's QueueDisc (DoEnqueue) and TcpCongestionOps (algorithms chosen by TypeId, each with its
+ * own Attributes).
  *
- * Implementations are stateless and deterministic: the same model and configuration (incl.
- * SchedulerConfig::seed) always give the same Decision. They never call the ns-3 Simulator; the
- * caller re-runs Schedule() whenever a job arrives or finishes (Crux §4.1, §5).
+ * Template method: the public, non-virtual Schedule() validates the input (Validate: the
+ * cluster model and SchedulerConfig::numLevels), calls the scheduler's own DoSchedule(), checks
+ * the decision it returns (ValidateDecision: every job decided, every flow on one of its
+ * candidate paths, levels < K, ...), records the scheduler's name in it and returns it. A
+ * scheduler therefore only implements DoSchedule() and can rely on a valid model.
+ *
+ * Implementations are deterministic: the same model, configuration (incl. SchedulerConfig::seed)
+ * and attribute values always give the same Decision. They keep no state between calls (the
+ * caller re-runs Schedule() whenever a job arrives or finishes, Crux §4.1, §5) and never call
+ * the ns-3 Simulator. Algorithm knobs are the scheduler's own Attributes; the per-call
+ * SchedulerConfig carries only properties of the cluster and the run (K, seed).
+ *
+ * Schedulers are usually created by short name through the registry (CreateCommScheduler,
+ * RegisterCommScheduler); CreateObject<T>() works as well (the name is then the one the class
+ * gives itself, see GetName()).
  */
-class CommScheduler
+class CommScheduler : public Object
 {
   public:
-    virtual ~CommScheduler() = default;
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
 
-    /// \return the scheduler's registered name (as accepted by CreateCommScheduler)
-    virtual std::string Name() const = 0;
+    CommScheduler();
+    ~CommScheduler() override;
 
     /**
-     * \brief Computes a decision for all jobs of the model.
-     * \param model the cluster (links and running jobs)
-     * \param config levels, seed and algorithm knobs
-     * \return one JobDecision per job (keyed by job id) with one path per flow
-     * \throws std::invalid_argument if Validate(model, config) rejects the input
+     * \brief The short name recorded in every Decision (Decision::scheduler) and used for
+     * result files.
+     * \return the name set by SetName() (the registry sets the name the scheduler was created
+     *         under); if none was set, the TypeId name of the instance
      */
-    virtual Decision Schedule(const ClusterModel& model, const SchedulerConfig& config) const = 0;
+    std::string GetName() const;
+
+    /**
+     * \param name the short name (see GetName())
+     */
+    void SetName(const std::string& name);
+
+    /**
+     * \brief Computes a decision for all jobs of the model (template method).
+     *
+     * Validate(model, config), then DoSchedule(model, config), then
+     * ValidateDecision(model, config, decision, GetName()); Decision::scheduler is set to
+     * GetName().
+     * \param model the cluster (links and running jobs)
+     * \param config K (numLevels) and the seed of the run
+     * \return one JobDecision per job (keyed by job id) with one path per flow
+     * \throws std::invalid_argument if Validate rejects the input, if DoSchedule throws it
+     *         (e.g. a scheduler's own size limit), or if the decision is malformed (the
+     *         message names the scheduler, the job and the field)
+     */
+    Decision Schedule(const ClusterModel& model, const SchedulerConfig& config) const;
+
+  protected:
+    /**
+     * \brief The scheduler's own step: called by Schedule() with a validated input.
+     * \param model the cluster (Validate passed)
+     * \param config K (numLevels >= 1) and the seed
+     * \return the decision; it must decide every job of the model and every flow of each job
+     *         (MakeDefaultDecision is the usual starting point). Decision::scheduler need not be
+     *         set (Schedule() sets it).
+     */
+    virtual Decision DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const = 0;
+
+  private:
+    std::string m_name; //!< short name (empty: the TypeId name)
 };
 
 /**
  * \ingroup crux-scheduling
- * \brief Creates a scheduler by name.
+ * \brief Checks that a decision is complete and consistent with the model it was made for.
  *
- * Known names: "ecmp" (default paths, one class), "crux" (= "crux-full": path selection +
- * priority assignment + compression, Crux §4), "crux-pa" (priority assignment only, default
- * paths, unique priorities), "crux-ps-pa" (path selection + priority assignment, unique
- * priorities), and the baselines of Crux §4.4 / §6.3: "sincronia" (BSSI order on default
- * paths, top K-1 jobs on their own levels; sincronia-scheduler.h), "varys" (SEBF order on
- * default paths, K equal contiguous groups; varys-scheduler.h), "taccl" (TACCL*: least
- * congested paths in arrival order, longest distance first; taccl-scheduler.h), "cassini"
- * (default paths, one class, per-job iteration time shifts; cassini-scheduler.h), and
- * "optimal" (exhaustive search over path choices x level assignments judged by the flow-level
- * evaluator, small cases only: it throws std::invalid_argument when the space exceeds 10^6;
- * optimal-scheduler.h). See KnownCommSchedulers().
- * \param name the scheduler name (case-sensitive)
- * \return a new scheduler
- * \throws std::invalid_argument "unknown scheduler 'x' (known: ...)" for an unknown name
+ * Rejects: numLevels different from config.numLevels; a missing or unknown job; a job whose
+ * flowPath misses a flow of the job or names an unknown flow; a path index >= the flow's number
+ * of candidate paths; a level >= K; a rank >= the number of jobs, or (with uniquePriorities)
+ * ranks that are not a permutation of 0..n-1; a commTime or timeShift that is negative or not
+ * finite.
+ * \param model the cluster the decision was made for
+ * \param config the configuration it was made for
+ * \param decision the decision
+ * \param scheduler name put in front of the message
+ * \throws std::invalid_argument "scheduler '<name>' returned an invalid decision: <what>"
  */
-std::unique_ptr<CommScheduler> CreateCommScheduler(const std::string& name);
+void ValidateDecision(const ClusterModel& model,
+                      const SchedulerConfig& config,
+                      const Decision& decision,
+                      const std::string& scheduler);
 
-/// \return the names CreateCommScheduler accepts, in registration order
+// ---------------------------------------------------------------------------------------------
+// The registry: short names ("crux", "ecmp", ...) -> schedulers.
+
+/**
+ * \ingroup crux-scheduling
+ * \brief Attribute values by attribute name, as text (parsed by each attribute's checker, e.g.
+ * {"TopoOrderSamples", "20"}).
+ */
+using CommSchedulerAttributes = std::map<std::string, std::string>;
+
+/**
+ * \ingroup crux-scheduling
+ * \brief Makes a new scheduler instance (RegisterCommScheduler for schedulers that are not
+ * created by TypeId, e.g. Python subclasses).
+ */
+using CommSchedulerFactory = std::function<Ptr<CommScheduler>()>;
+
+/**
+ * \ingroup crux-scheduling
+ * \brief Registers a scheduler by short name: created by TypeId with preset attribute values.
+ *
+ * Built in (registration order; KnownCommSchedulers()):
+ *  - "ecmp": ns3::EcmpScheduler (default paths, one class);
+ *  - "crux", "crux-full": ns3::CruxScheduler (path selection + priority assignment +
+ *    compression, Crux §4);
+ *  - "crux-pa": ns3::CruxScheduler with PathSelection=false, Compression=false (priority
+ *    assignment only, default paths, unique priorities);
+ *  - "crux-ps-pa": ns3::CruxScheduler with Compression=false (path selection + priority
+ *    assignment, unique priorities);
+ *  - the baselines of Crux §4.4 / §6.3: "sincronia" (ns3::SincroniaScheduler), "varys"
+ *    (ns3::VarysScheduler), "taccl" (ns3::TacclScheduler), "cassini" (ns3::CassiniScheduler),
+ *    and "optimal" (ns3::OptimalScheduler, exhaustive, small cases only).
+ *
+ * Attribute values are taken from, in increasing precedence: the TypeId's defaults (changed by
+ * Config::SetDefault or --ns3::CruxScheduler::TopoOrderSamples=20 on an ns-3 command line), the
+ * presets given here, the overrides given to CreateCommScheduler.
+ * \param name short name: letters, digits, '.', '_', '-', starting with a letter or digit; not
+ *        "alone" (the scenario runs' stand-alone mode)
+ * \param tid a TypeId derived from ns3::CommScheduler with a constructor
+ * \param presets attribute values applied to every instance created under this name
+ * \throws std::invalid_argument for a malformed or already registered name, a TypeId that is
+ *         not a CommScheduler or has no constructor, or an unknown attribute / invalid value in
+ *         presets
+ */
+void RegisterCommScheduler(const std::string& name,
+                           TypeId tid,
+                           const CommSchedulerAttributes& presets = {});
+
+/**
+ * \ingroup crux-scheduling
+ * \brief Registers a scheduler by short name: created by calling a factory.
+ * \param name short name (rules as above)
+ * \param factory called once per CreateCommScheduler(name); must return a new, non-null
+ *        scheduler (it is renamed to \p name)
+ * \throws std::invalid_argument for a malformed or already registered name or an empty
+ *         factory
+ */
+void RegisterCommScheduler(const std::string& name, CommSchedulerFactory factory);
+
+/// \ingroup crux-scheduling
+/// \return the registered short names, in registration order (built-ins first)
 std::vector<std::string> KnownCommSchedulers();
+
+/**
+ * \ingroup crux-scheduling
+ * \brief Creates a scheduler by short name.
+ *
+ * Thread-safe (the microbenchmark creates schedulers in worker threads): creation is serialised
+ * by a lock; the returned instance is the caller's own.
+ * \param name a registered short name (case-sensitive)
+ * \param attributes attribute overrides, applied after the presets; each value is checked by
+ *        the attribute's checker
+ * \return a new scheduler; GetName() returns \p name
+ * \throws std::invalid_argument "unknown scheduler 'x' (known: ...)" for an unknown name;
+ *         "scheduler 'x': ..." for an unknown attribute, an invalid value, or attribute values
+ *         the scheduler rejects together (checked by its DoInitialize)
+ */
+Ptr<CommScheduler> CreateCommScheduler(const std::string& name,
+                                       const CommSchedulerAttributes& attributes = {});
 
 // ---------------------------------------------------------------------------------------------
 // Building blocks shared by the scheduler implementations.

@@ -17,6 +17,10 @@
 
 #include "path-selection.h"
 
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/uinteger.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -172,7 +176,7 @@ SelectReferenceJob(const ClusterModel& model, const Decision& decision)
 }
 
 void
-CruxAssignPriorities(const ClusterModel& model, const SchedulerConfig& config, Decision& decision)
+CruxAssignPriorities(const ClusterModel& model, const CruxOptions& options, Decision& decision)
 {
     const uint32_t refId = SelectReferenceJob(model, decision);
     decision.referenceJob = refId;
@@ -194,8 +198,8 @@ CruxAssignPriorities(const ClusterModel& model, const SchedulerConfig& config, D
         if (job.id != refId && refComm > 0 && jd.commTime > 0)
         {
             const TimelineJob jt = ToTimelineJob(job, jd.commTime);
-            const double h = CorrectionHorizon(refTimeline, jt, config.kHorizonIterations);
-            jd.k = ComputeCorrectionFactor(refTimeline, jt, h, config.kBound).k;
+            const double h = CorrectionHorizon(refTimeline, jt, options.horizonIterations);
+            jd.k = ComputeCorrectionFactor(refTimeline, jt, h, options.kBound).k;
         }
         jd.priorityScore = jd.k * jd.intensity;
     }
@@ -273,83 +277,126 @@ BuildContentionDag(const ClusterModel& model,
 }
 
 void
-CruxCompressPriorities(const ClusterModel& model, const SchedulerConfig& config, Decision& decision)
+CruxCompressPriorities(const ClusterModel& model,
+                       const CruxOptions& options,
+                       uint64_t seed,
+                       Decision& decision)
 {
     std::vector<uint32_t> nodeJobs;
     const WeightedDag dag = BuildContentionDag(model, decision, &nodeJobs);
-    DagMaxKCutOptions options;
-    if (config.topoOrderSamples == 0 && dag.numNodes > options.maxExhaustiveNodes)
+    DagMaxKCutOptions cutOptions;
+    if (options.topoOrderSamples == 0 && dag.numNodes > cutOptions.maxExhaustiveNodes)
     {
         throw std::invalid_argument(
-            "SchedulerConfig.topoOrderSamples = 0 (exhaustive compression) supports at most " +
-            std::to_string(options.maxExhaustiveNodes) + " jobs (got " +
+            "CruxOptions.topoOrderSamples (attribute TopoOrderSamples) = 0 (exhaustive "
+            "compression) supports at most " +
+            std::to_string(cutOptions.maxExhaustiveNodes) + " jobs (got " +
             std::to_string(dag.numNodes) + ")");
     }
-    options.samples = config.topoOrderSamples;
-    options.seed = config.seed;
-    if (config.includePriorityOrder)
+    cutOptions.samples = options.topoOrderSamples;
+    cutOptions.seed = seed;
+    if (options.includePriorityOrder)
     {
-        options.firstOrder.resize(dag.numNodes);
-        std::iota(options.firstOrder.begin(), options.firstOrder.end(), 0u);
+        cutOptions.firstOrder.resize(dag.numNodes);
+        std::iota(cutOptions.firstOrder.begin(), cutOptions.firstOrder.end(), 0u);
     }
-    const DagCut cut = SolveDagMaxKCut(dag, config.numLevels, options);
+    const uint32_t k = decision.numLevels;
+    const DagCut cut = SolveDagMaxKCut(dag, k, cutOptions);
     for (uint32_t v = 0; v < dag.numNodes; ++v)
     {
-        decision.jobs.at(nodeJobs[v]).level = config.numLevels - 1 - cut.block[v];
+        decision.jobs.at(nodeJobs[v]).level = k - 1 - cut.block[v];
     }
     decision.compressionCut = cut.value;
     decision.uniquePriorities = false;
 }
 
-CruxScheduler::CruxScheduler(std::string name)
-    : m_name(std::move(name))
+NS_OBJECT_ENSURE_REGISTERED(CruxScheduler);
+
+TypeId
+CruxScheduler::GetTypeId()
 {
+    const CruxOptions defaults;
+    static TypeId tid =
+        TypeId("ns3::CruxScheduler")
+            .SetParent<CommScheduler>()
+            .SetGroupName("Crux")
+            .AddConstructor<CruxScheduler>()
+            .AddAttribute("PathSelection",
+                          "Run the path selection of Crux §4.1 (most GPU-intensive job first, "
+                          "least congested candidate per flow). false: every flow keeps its "
+                          "ECMP default path (Crux-PA of §6.3).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&CruxScheduler::m_pathSelection),
+                          MakeBooleanChecker())
+            .AddAttribute("Compression",
+                          "Compress the unique priorities onto the K levels by the DAG max "
+                          "K-cut of Crux §4.3. false: unique priorities, rank r on level "
+                          "K-1-r while r < K, else 0 (Crux-PA / Crux-PS-PA of §6.3, [D9]).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&CruxScheduler::m_compression),
+                          MakeBooleanChecker())
+            .AddAttribute("TopoOrderSamples",
+                          "m: random topological orders sampled by the compression (Crux §4.3 "
+                          "uses m = 10); 0 = every topological order (exact, at most 10 jobs).",
+                          UintegerValue(defaults.topoOrderSamples),
+                          MakeUintegerAccessor(&CruxScheduler::m_topoOrderSamples),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("IncludePriorityOrder",
+                          "Also evaluate the priority-sorted order (always topological) in the "
+                          "compression ([D8] in crux-scheduler.h).",
+                          BooleanValue(defaults.includePriorityOrder),
+                          MakeBooleanAccessor(&CruxScheduler::m_includePriorityOrder),
+                          MakeBooleanChecker())
+            .AddAttribute("HorizonIterations",
+                          "Horizon of the two-timeline comparison of Crux §4.2 as a multiple of "
+                          "the longer stand-alone iteration time of the two jobs (> 0). 48: "
+                          "measured on 2,000 random job pairs ([D3] in crux-scheduler.h).",
+                          DoubleValue(defaults.horizonIterations),
+                          MakeDoubleAccessor(&CruxScheduler::m_horizonIterations),
+                          MakeDoubleChecker<double>(std::numeric_limits<double>::min()))
+            .AddAttribute("KBound",
+                          "Bound of the correction factor of Crux §4.2: k_j is clamped to "
+                          "[1/KBound, KBound] (>= 1; assumption [D5] in crux-scheduler.h).",
+                          DoubleValue(defaults.kBound),
+                          MakeDoubleAccessor(&CruxScheduler::m_kBound),
+                          MakeDoubleChecker<double>(1.0));
+    return tid;
 }
 
-std::string
-CruxScheduler::Name() const
+CruxScheduler::CruxScheduler()
 {
-    return m_name;
+    SetName("crux");
+}
+
+CruxOptions
+CruxScheduler::GetOptions() const
+{
+    CruxOptions options;
+    options.topoOrderSamples = m_topoOrderSamples;
+    options.includePriorityOrder = m_includePriorityOrder;
+    options.horizonIterations = m_horizonIterations;
+    options.kBound = m_kBound;
+    return options;
 }
 
 Decision
-CruxScheduler::Schedule(const ClusterModel& model, const SchedulerConfig& config) const
+CruxScheduler::DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const
 {
-    Decision d = MakeDefaultDecision(model, config, Name());
-    CruxSelectPaths(model, d);
-    CruxAssignPriorities(model, config, d);
-    CruxCompressPriorities(model, config, d);
-    return d;
-}
-
-std::string
-CruxPaScheduler::Name() const
-{
-    return "crux-pa";
-}
-
-Decision
-CruxPaScheduler::Schedule(const ClusterModel& model, const SchedulerConfig& config) const
-{
-    Decision d = MakeDefaultDecision(model, config, Name());
-    CruxAssignPriorities(model, config, d);
-    AssignLevelsByRank(d);
-    return d;
-}
-
-std::string
-CruxPsPaScheduler::Name() const
-{
-    return "crux-ps-pa";
-}
-
-Decision
-CruxPsPaScheduler::Schedule(const ClusterModel& model, const SchedulerConfig& config) const
-{
-    Decision d = MakeDefaultDecision(model, config, Name());
-    CruxSelectPaths(model, d);
-    CruxAssignPriorities(model, config, d);
-    AssignLevelsByRank(d);
+    const CruxOptions options = GetOptions();
+    Decision d = MakeDefaultDecision(model, config, GetName());
+    if (m_pathSelection)
+    {
+        CruxSelectPaths(model, d);
+    }
+    CruxAssignPriorities(model, options, d);
+    if (m_compression)
+    {
+        CruxCompressPriorities(model, options, config.seed, d);
+    }
+    else
+    {
+        AssignLevelsByRank(d);
+    }
     return d;
 }
 

@@ -16,7 +16,8 @@
 #ifndef CRUX_CRUX_SCHEDULER_H
 #define CRUX_CRUX_SCHEDULER_H
 
-// Pure C++ (no ns-3 includes): compiled into the crux-scheduling library.
+// Scheduling layer: ns-3 core only (Object, TypeId, Attributes), never the Simulator; compiled
+// into the crux-scheduling library.
 
 #include "comm-scheduler.h"
 #include "dag-max-k-cut.h"
@@ -38,6 +39,11 @@
  *   crux-ps-pa         = default -> select paths -> assign priorities -> levels by rank
  *   crux-pa            = default ->                 assign priorities -> levels by rank
  *
+ * One class, ns3::CruxScheduler, runs all three: its Attributes PathSelection and Compression
+ * select the stages (the registry's "crux-pa" / "crux-ps-pa" presets), and its knobs
+ * (TopoOrderSamples, IncludePriorityOrder, HorizonIterations, KBound) are Attributes with the
+ * defaults of CruxOptions.
+ *
  * Design decisions on points the paper leaves open (algorithms.md labels them [D]):
  *
  * [D1] Path selection (§4.1). Jobs in decreasing I_j computed on the ECMP default paths (or from
@@ -50,7 +56,7 @@
  *      measuredCommTime > 0 keeps it (it was profiled alone, where equal-cost paths are
  *      equivalent).
  * [D3] Two-timeline horizon (§4.2): both jobs start an iteration at t = 0 and
- *      H = kHorizonIterations × max(T_ref, T_j), T_x = max(c_x, ov_x c_x + t_x) the stand-alone
+ *      H = horizonIterations × max(T_ref, T_j), T_x = max(c_x, ov_x c_x + t_x) the stand-alone
  *      iteration time, capped at 10^5 iterations of the shorter job to bound the cost. Default
  *      48 iterations of the longer job: on 2,000 random job pairs on one link the resulting
  *      order picked the order with more completed FLOPs over 200 iterations in 99.6 % of the
@@ -124,6 +130,29 @@ struct CorrectionFactor
 
 /**
  * \ingroup crux-scheduling
+ * \brief Crux's own knobs (the Attributes of ns3::CruxScheduler hold these defaults).
+ */
+struct CruxOptions
+{
+    /// m: number of random topological orders sampled by the compression; Crux §4.3 uses 10.
+    /// 0 = exhaustive: every topological order is evaluated (exact; at most 10 jobs).
+    uint32_t topoOrderSamples{10};
+    /// Also evaluate the priority-sorted order (always topological) in the compression ([D8]:
+    /// the order Crux's priorities give is a candidate for free, so the compression is never
+    /// worse than cutting that order).
+    bool includePriorityOrder{true};
+    /// Horizon of the two-timeline comparison of Crux §4.2, as a multiple of the longer of the
+    /// two jobs' stand-alone iteration times (dimensionless, > 0). Default 48: measured on
+    /// 2,000 random job pairs ([D3]).
+    double horizonIterations{48};
+    /// Bound on the correction factor: k_j is clamped to [1/kBound, kBound] (>= 1). Assumption
+    /// ([D5]): 100 lets k reorder jobs whose intensities differ by up to two orders of
+    /// magnitude; it is also the value used when only one of the two jobs gains.
+    double kBound{100};
+};
+
+/**
+ * \ingroup crux-scheduling
  * \brief The horizon of the two-timeline comparison ([D3]).
  * \param ref the reference job on the shared link
  * \param job the other job
@@ -176,11 +205,11 @@ uint32_t SelectReferenceJob(const ClusterModel& model, const Decision& decision)
  * Sets referenceJob, and per job k, priorityScore and a unique rank (0 = highest P). Levels
  * are left untouched (see CruxCompressPriorities / AssignLevelsByRank).
  * \param model the cluster
- * \param config kHorizonIterations and kBound are used
+ * \param options horizonIterations and kBound are used
  * \param decision updated in place; commTime and intensity must be current
  */
 void CruxAssignPriorities(const ClusterModel& model,
-                          const SchedulerConfig& config,
+                          const CruxOptions& options,
                           Decision& decision);
 
 /**
@@ -200,61 +229,56 @@ WeightedDag BuildContentionDag(const ClusterModel& model,
  * \ingroup crux-scheduling
  * \brief Stage §4.3: compresses the unique priorities onto numLevels levels ([D8]).
  *
- * Sets every job's level, compressionCut, and uniquePriorities = false.
+ * Sets every job's level, compressionCut, and uniquePriorities = false. K is
+ * decision.numLevels.
  * \param model the cluster
- * \param config numLevels, topoOrderSamples, includePriorityOrder and seed are used
+ * \param options topoOrderSamples and includePriorityOrder are used
+ * \param seed seed of the random topological orders (SchedulerConfig::seed)
  * \param decision updated in place; ranks must be set (CruxAssignPriorities or any other
  *        priority order with unique ranks)
  * \throws std::invalid_argument for exhaustive mode (topoOrderSamples = 0) with > 10 jobs
  */
 void CruxCompressPriorities(const ClusterModel& model,
-                            const SchedulerConfig& config,
+                            const CruxOptions& options,
+                            uint64_t seed,
                             Decision& decision);
 
 /**
  * \ingroup crux-scheduling
- * \brief Crux-full: path selection + priority assignment + compression (Crux §4).
+ * \brief Crux (Cao et al., SIGCOMM'24, §4): path selection + priority assignment + compression,
+ * with Attributes selecting the stages of the §6.3 ablation (Crux-PA, Crux-PS-PA).
+ *
+ * Stages: MakeDefaultDecision; CruxSelectPaths if PathSelection; CruxAssignPriorities; then
+ * CruxCompressPriorities if Compression, else AssignLevelsByRank (unique priorities, [D9]).
+ * Registered as "crux" / "crux-full" (every stage), "crux-ps-pa" (Compression=false) and
+ * "crux-pa" (PathSelection=false, Compression=false).
  */
 class CruxScheduler : public CommScheduler
 {
   public:
-    /// \param name the name reported by Name() ("crux" or "crux-full")
-    explicit CruxScheduler(std::string name = "crux");
-    /// \return the name given at construction
-    std::string Name() const override;
-    /// \copydoc CommScheduler::Schedule
-    Decision Schedule(const ClusterModel& model, const SchedulerConfig& config) const override;
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId (ns3::CruxScheduler)
+     */
+    static TypeId GetTypeId();
+
+    /// Named "crux"
+    CruxScheduler();
+
+    /// \return the knobs as set by the attributes
+    CruxOptions GetOptions() const;
+
+  protected:
+    Decision DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const override;
 
   private:
-    std::string m_name; //!< reported name
-};
-
-/**
- * \ingroup crux-scheduling
- * \brief Crux-PA: priority assignment only (ECMP default paths, unique priorities, no
- * compression; Crux §6.3).
- */
-class CruxPaScheduler : public CommScheduler
-{
-  public:
-    /// \return "crux-pa"
-    std::string Name() const override;
-    /// \copydoc CommScheduler::Schedule
-    Decision Schedule(const ClusterModel& model, const SchedulerConfig& config) const override;
-};
-
-/**
- * \ingroup crux-scheduling
- * \brief Crux-PS-PA: path selection + priority assignment (unique priorities, no compression;
- * Crux §6.3).
- */
-class CruxPsPaScheduler : public CommScheduler
-{
-  public:
-    /// \return "crux-ps-pa"
-    std::string Name() const override;
-    /// \copydoc CommScheduler::Schedule
-    Decision Schedule(const ClusterModel& model, const SchedulerConfig& config) const override;
+    // Initialised to the defaults also for instances not made by CreateObject (e.g. Python).
+    bool m_pathSelection{true}; //!< run §4.1 path selection
+    bool m_compression{true};   //!< run §4.3 compression (else levels by rank)
+    uint32_t m_topoOrderSamples{CruxOptions().topoOrderSamples};     //!< see CruxOptions
+    bool m_includePriorityOrder{CruxOptions().includePriorityOrder}; //!< see CruxOptions
+    double m_horizonIterations{CruxOptions().horizonIterations};     //!< see CruxOptions
+    double m_kBound{CruxOptions().kBound};                           //!< see CruxOptions
 };
 
 } // namespace ns3

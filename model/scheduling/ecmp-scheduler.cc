@@ -18,16 +18,27 @@
 namespace ns3
 {
 
-std::string
-EcmpScheduler::Name() const
+NS_OBJECT_ENSURE_REGISTERED(EcmpScheduler);
+
+TypeId
+EcmpScheduler::GetTypeId()
 {
-    return "ecmp";
+    static TypeId tid = TypeId("ns3::EcmpScheduler")
+                            .SetParent<CommScheduler>()
+                            .SetGroupName("Crux")
+                            .AddConstructor<EcmpScheduler>();
+    return tid;
+}
+
+EcmpScheduler::EcmpScheduler()
+{
+    SetName("ecmp");
 }
 
 Decision
-EcmpScheduler::Schedule(const ClusterModel& model, const SchedulerConfig& config) const
+EcmpScheduler::DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const
 {
-    return MakeDefaultDecision(model, config, Name());
+    return MakeDefaultDecision(model, config, GetName());
 }
 
 } // namespace ns3

@@ -16,7 +16,8 @@
 #ifndef CRUX_ECMP_SCHEDULER_H
 #define CRUX_ECMP_SCHEDULER_H
 
-// Pure C++ (no ns-3 includes): compiled into the crux-scheduling library.
+// Scheduling layer: ns-3 core only (Object, TypeId, Attributes), never the Simulator; compiled
+// into the crux-scheduling library.
 
 #include "comm-scheduler.h"
 
@@ -32,15 +33,22 @@ namespace ns3
 class EcmpScheduler : public CommScheduler
 {
   public:
-    /// \return "ecmp"
-    std::string Name() const override;
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId (ns3::EcmpScheduler; no attributes)
+     */
+    static TypeId GetTypeId();
+
+    /// Named "ecmp"
+    EcmpScheduler();
+
+  protected:
     /**
      * \param model the cluster
      * \param config only numLevels is used (copied into the decision)
      * \return default paths, level 0 for every job
-     * \throws std::invalid_argument from Validate
      */
-    Decision Schedule(const ClusterModel& model, const SchedulerConfig& config) const override;
+    Decision DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const override;
 };
 
 } // namespace ns3

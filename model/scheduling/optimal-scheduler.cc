@@ -15,6 +15,9 @@
 
 #include "optimal-scheduler.h"
 
+#include "ns3/double.h"
+#include "ns3/enum.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -497,7 +500,8 @@ OptimalSearch::OptimalSearch(const ClusterModel& model,
             Count(assignments) + " level assignments (" + std::to_string(model.jobs.size()) +
             " jobs, " + std::to_string(numLevels) + " levels) = " + Num(size) +
             " exceeds the limit of " + Num(options.maxSearchSize) +
-            " (OptimalSearchOptions.maxSearchSize)");
+            " (OptimalSearchOptions.maxSearchSize; attribute "
+            "ns3::OptimalScheduler::MaxSearchSize)");
     }
     m_impl = std::make_unique<Impl>(model, numLevels, options);
     Impl& s = *m_impl;
@@ -649,23 +653,74 @@ SolutionToDecision(const ClusterModel& model,
     return d;
 }
 
-OptimalScheduler::OptimalScheduler(OptimalSearchOptions options)
-    : m_options(options)
+NS_OBJECT_ENSURE_REGISTERED(OptimalScheduler);
+
+TypeId
+OptimalScheduler::GetTypeId()
 {
+    const OptimalSearchOptions defaults;
+    static TypeId tid =
+        TypeId("ns3::OptimalScheduler")
+            .SetParent<CommScheduler>()
+            .SetGroupName("Crux")
+            .AddConstructor<OptimalScheduler>()
+            .AddAttribute("MaxSearchSize",
+                          "Largest accepted nominal search space, path choices x level "
+                          "assignments (> 0); larger cases are refused. 10^6: a cost bound "
+                          "(assumption), far above the §4.4 cases (<= 256 x 181).",
+                          DoubleValue(defaults.maxSearchSize),
+                          MakeDoubleAccessor(&OptimalScheduler::m_maxSearchSize),
+                          MakeDoubleChecker<double>(std::numeric_limits<double>::min()))
+            .AddAttribute("Objective",
+                          "What the search maximises: SteadyFlopsRate (sum of W_j x steady "
+                          "iteration rate, FLOPs/s; GPU utilization per unit time) or "
+                          "CompletedFlops (sum of W_j n_j over the horizon).",
+                          EnumValue(static_cast<int>(defaults.objective)),
+                          MakeEnumAccessor(&OptimalScheduler::m_objective),
+                          MakeEnumChecker(static_cast<int>(OptimalObjective::STEADY_FLOPS_RATE),
+                                          "SteadyFlopsRate",
+                                          static_cast<int>(OptimalObjective::COMPLETED_FLOPS),
+                                          "CompletedFlops"))
+            .AddAttribute("HorizonIterations",
+                          "Evaluation horizon of the flow-level evaluator, in longest "
+                          "stand-alone iterations of the case (> 0). Default: the evaluator's "
+                          "(FlowEvaluatorOptions, an assumption: many iterations of every job; "
+                          "crux-microbenchmark uses 30).",
+                          DoubleValue(defaults.evaluator.horizonIterations),
+                          MakeDoubleAccessor(&OptimalScheduler::m_horizonIterations),
+                          MakeDoubleChecker<double>(std::numeric_limits<double>::min()))
+            .AddAttribute("WarmupFraction",
+                          "Fraction [0, 1) of the horizon whose completed iterations the "
+                          "steady-state rate ignores. Default: the evaluator's "
+                          "(FlowEvaluatorOptions, an assumption: the start-up transient of "
+                          "jobs that all start at t = 0).",
+                          DoubleValue(defaults.evaluator.warmupFraction),
+                          MakeDoubleAccessor(&OptimalScheduler::m_warmupFraction),
+                          MakeDoubleChecker<double>(0, std::nextafter(1.0, 0.0)));
+    return tid;
 }
 
-std::string
-OptimalScheduler::Name() const
+OptimalScheduler::OptimalScheduler()
 {
-    return "optimal";
+    SetName("optimal");
+}
+
+OptimalSearchOptions
+OptimalScheduler::GetOptions() const
+{
+    OptimalSearchOptions options;
+    options.maxSearchSize = m_maxSearchSize;
+    options.objective = static_cast<OptimalObjective>(m_objective);
+    options.evaluator.horizonIterations = m_horizonIterations;
+    options.evaluator.warmupFraction = m_warmupFraction;
+    return options;
 }
 
 Decision
-OptimalScheduler::Schedule(const ClusterModel& model, const SchedulerConfig& config) const
+OptimalScheduler::DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const
 {
-    Validate(model, config);
-    OptimalSearch search(model, config.numLevels, m_options);
-    return SolutionToDecision(model, config.numLevels, search.Solve(), Name());
+    OptimalSearch search(model, config.numLevels, GetOptions());
+    return SolutionToDecision(model, config.numLevels, search.Solve(), GetName());
 }
 
 } // namespace ns3

@@ -16,7 +16,8 @@
 #ifndef CRUX_OPTIMAL_SCHEDULER_H
 #define CRUX_OPTIMAL_SCHEDULER_H
 
-// Pure C++ (no ns-3 includes): compiled into the crux-scheduling library.
+// Scheduling layer: ns-3 core only (Object, TypeId, Attributes), never the Simulator; compiled
+// into the crux-scheduling library.
 
 #include "comm-scheduler.h"
 
@@ -91,7 +92,10 @@ struct OptimalSearchOptions
 {
     FlowEvaluatorOptions evaluator; //!< the evaluation (horizon, warm-up; priority must be LEVEL)
     OptimalObjective objective{OptimalObjective::STEADY_FLOPS_RATE}; //!< the objective
-    /// Largest accepted nominal space, path choices × level assignments (> 0).
+    /// Largest accepted nominal space, path choices × level assignments (> 0). A cost bound
+    /// (assumption): 10^6 pairs are far more than the §4.4 cases need (5 jobs, K = 3: 181
+    /// assignments × at most 256 path choices in crux-microbenchmark), and memoisation ([O1],
+    /// [O2]) keeps the simulations run well below it.
     double maxSearchSize{1e6};
 };
 
@@ -221,26 +225,36 @@ Decision SolutionToDecision(const ClusterModel& model,
 /**
  * \ingroup crux-scheduling
  * \brief "optimal": the exhaustive optimum of OptimalSearch as a CommScheduler (for small
- * cases; Crux §4.4).
+ * cases; Crux §4.4). Its Attributes are the OptimalSearchOptions: MaxSearchSize, Objective,
+ * HorizonIterations and WarmupFraction (the flow-level evaluator's; priorities are always the
+ * levels). DoSchedule throws std::invalid_argument if the space exceeds MaxSearchSize.
  */
 class OptimalScheduler : public CommScheduler
 {
   public:
-    /// \param options the search knobs (default: automatic horizon, steady-state objective)
-    explicit OptimalScheduler(OptimalSearchOptions options = OptimalSearchOptions());
-    /// \return "optimal"
-    std::string Name() const override;
     /**
-     * \param model the cluster
-     * \param config numLevels is used (seed and the Crux knobs are not)
-     * \return the best decision found by OptimalSearch::Solve()
-     * \throws std::invalid_argument from Validate (e.g. empty job set, numLevels = 0) or if the
-     *         space exceeds OptimalSearchOptions::maxSearchSize
+     * \brief Get the type ID.
+     * \return the object TypeId (ns3::OptimalScheduler)
      */
-    Decision Schedule(const ClusterModel& model, const SchedulerConfig& config) const override;
+    static TypeId GetTypeId();
+
+    /// Named "optimal"
+    OptimalScheduler();
+
+    /// \return the search knobs as set by the attributes
+    OptimalSearchOptions GetOptions() const;
+
+  protected:
+    Decision DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const override;
 
   private:
-    OptimalSearchOptions m_options; //!< search knobs
+    double m_maxSearchSize{OptimalSearchOptions().maxSearchSize}; //!< see OptimalSearchOptions
+    /// OptimalSearchOptions::objective as int (ns-3.37's EnumValue accessors need an int-like type)
+    int m_objective{static_cast<int>(OptimalSearchOptions().objective)};
+    /// FlowEvaluatorOptions::horizonIterations of the evaluation
+    double m_horizonIterations{FlowEvaluatorOptions().horizonIterations};
+    /// FlowEvaluatorOptions::warmupFraction of the evaluation
+    double m_warmupFraction{FlowEvaluatorOptions().warmupFraction};
 };
 
 } // namespace ns3

@@ -229,16 +229,27 @@ SincroniaCompressPriorities(Decision& decision)
     CompressRanksToLevels(decision, RankLevelRule::TOP_RANKS, "SincroniaCompressPriorities");
 }
 
-std::string
-SincroniaScheduler::Name() const
+NS_OBJECT_ENSURE_REGISTERED(SincroniaScheduler);
+
+TypeId
+SincroniaScheduler::GetTypeId()
 {
-    return "sincronia";
+    static TypeId tid = TypeId("ns3::SincroniaScheduler")
+                            .SetParent<CommScheduler>()
+                            .SetGroupName("Crux")
+                            .AddConstructor<SincroniaScheduler>();
+    return tid;
+}
+
+SincroniaScheduler::SincroniaScheduler()
+{
+    SetName("sincronia");
 }
 
 Decision
-SincroniaScheduler::Schedule(const ClusterModel& model, const SchedulerConfig& config) const
+SincroniaScheduler::DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const
 {
-    Decision d = MakeDefaultDecision(model, config, Name());
+    Decision d = MakeDefaultDecision(model, config, GetName());
     SincroniaAssignPriorities(model, d);
     SincroniaCompressPriorities(d);
     return d;

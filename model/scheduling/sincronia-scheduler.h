@@ -16,7 +16,8 @@
 #ifndef CRUX_SINCRONIA_SCHEDULER_H
 #define CRUX_SINCRONIA_SCHEDULER_H
 
-// Pure C++ (no ns-3 includes): compiled into the crux-scheduling library.
+// Scheduling layer: ns-3 core only (Object, TypeId, Attributes), never the Simulator; compiled
+// into the crux-scheduling library.
 
 #include "comm-scheduler.h"
 
@@ -120,10 +121,18 @@ void SincroniaCompressPriorities(Decision& decision);
 class SincroniaScheduler : public CommScheduler
 {
   public:
-    /// \return "sincronia"
-    std::string Name() const override;
-    /// \copydoc CommScheduler::Schedule
-    Decision Schedule(const ClusterModel& model, const SchedulerConfig& config) const override;
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId (ns3::SincroniaScheduler; no attributes: the algorithm has no
+     * knobs)
+     */
+    static TypeId GetTypeId();
+
+    /// Named "sincronia"
+    SincroniaScheduler();
+
+  protected:
+    Decision DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const override;
 };
 
 } // namespace ns3

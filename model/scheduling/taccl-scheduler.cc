@@ -135,16 +135,27 @@ TacclAssignPriorities(const ClusterModel& model, Decision& decision)
     decision.uniquePriorities = false;
 }
 
-std::string
-TacclScheduler::Name() const
+NS_OBJECT_ENSURE_REGISTERED(TacclScheduler);
+
+TypeId
+TacclScheduler::GetTypeId()
 {
-    return "taccl";
+    static TypeId tid = TypeId("ns3::TacclScheduler")
+                            .SetParent<CommScheduler>()
+                            .SetGroupName("Crux")
+                            .AddConstructor<TacclScheduler>();
+    return tid;
+}
+
+TacclScheduler::TacclScheduler()
+{
+    SetName("taccl");
 }
 
 Decision
-TacclScheduler::Schedule(const ClusterModel& model, const SchedulerConfig& config) const
+TacclScheduler::DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const
 {
-    Decision d = MakeDefaultDecision(model, config, Name());
+    Decision d = MakeDefaultDecision(model, config, GetName());
     TacclSelectPaths(model, d);
     TacclAssignPriorities(model, d);
     return d;

@@ -16,7 +16,8 @@
 #ifndef CRUX_TACCL_SCHEDULER_H
 #define CRUX_TACCL_SCHEDULER_H
 
-// Pure C++ (no ns-3 includes): compiled into the crux-scheduling library.
+// Scheduling layer: ns-3 core only (Object, TypeId, Attributes), never the Simulator; compiled
+// into the crux-scheduling library.
 
 #include "comm-scheduler.h"
 
@@ -113,10 +114,17 @@ void TacclAssignPriorities(const ClusterModel& model, Decision& decision);
 class TacclScheduler : public CommScheduler
 {
   public:
-    /// \return "taccl"
-    std::string Name() const override;
-    /// \copydoc CommScheduler::Schedule
-    Decision Schedule(const ClusterModel& model, const SchedulerConfig& config) const override;
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId (ns3::TacclScheduler; no attributes: the algorithm has no knobs)
+     */
+    static TypeId GetTypeId();
+
+    /// Named "taccl"
+    TacclScheduler();
+
+  protected:
+    Decision DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const override;
 };
 
 } // namespace ns3

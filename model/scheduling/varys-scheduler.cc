@@ -52,16 +52,27 @@ VarysCompressPriorities(Decision& decision)
     CompressRanksToLevels(decision, RankLevelRule::EQUAL_GROUPS, "VarysCompressPriorities");
 }
 
-std::string
-VarysScheduler::Name() const
+NS_OBJECT_ENSURE_REGISTERED(VarysScheduler);
+
+TypeId
+VarysScheduler::GetTypeId()
 {
-    return "varys";
+    static TypeId tid = TypeId("ns3::VarysScheduler")
+                            .SetParent<CommScheduler>()
+                            .SetGroupName("Crux")
+                            .AddConstructor<VarysScheduler>();
+    return tid;
+}
+
+VarysScheduler::VarysScheduler()
+{
+    SetName("varys");
 }
 
 Decision
-VarysScheduler::Schedule(const ClusterModel& model, const SchedulerConfig& config) const
+VarysScheduler::DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const
 {
-    Decision d = MakeDefaultDecision(model, config, Name());
+    Decision d = MakeDefaultDecision(model, config, GetName());
     VarysAssignPriorities(model, d);
     VarysCompressPriorities(d);
     return d;

@@ -16,7 +16,8 @@
 #ifndef CRUX_VARYS_SCHEDULER_H
 #define CRUX_VARYS_SCHEDULER_H
 
-// Pure C++ (no ns-3 includes): compiled into the crux-scheduling library.
+// Scheduling layer: ns-3 core only (Object, TypeId, Attributes), never the Simulator; compiled
+// into the crux-scheduling library.
 
 #include "comm-scheduler.h"
 
@@ -92,10 +93,17 @@ void VarysCompressPriorities(Decision& decision);
 class VarysScheduler : public CommScheduler
 {
   public:
-    /// \return "varys"
-    std::string Name() const override;
-    /// \copydoc CommScheduler::Schedule
-    Decision Schedule(const ClusterModel& model, const SchedulerConfig& config) const override;
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId (ns3::VarysScheduler; no attributes: the algorithm has no knobs)
+     */
+    static TypeId GetTypeId();
+
+    /// Named "varys"
+    VarysScheduler();
+
+  protected:
+    Decision DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const override;
 };
 
 } // namespace ns3

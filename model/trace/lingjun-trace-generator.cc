@@ -103,6 +103,12 @@ struct GenJob
     bool inJobCsv{true};
     std::vector<uint32_t> podHost;  // index into the generator's host list
     std::vector<uint32_t> podTaken; // GPUs each pod holds while the job runs
+
+    /// \return finished if set, else stopped, else std::nullopt (as LingjunJobRecord::End())
+    std::optional<double> End() const
+    {
+        return finished ? finished : stopped;
+    }
 };
 
 std::string
@@ -170,10 +176,9 @@ Check(bool ok, const char* what)
     }
 }
 
-} // namespace
-
-GeneratedLingjunTrace
-GenerateLingjunTrace(const LingjunGeneratorConfig& c, const LingjunTopology& topology)
+/// Checks the knobs and the topology. \throws std::invalid_argument naming the first bad one
+void
+CheckConfig(const LingjunGeneratorConfig& c, const LingjunTopology& topology)
 {
     if (topology.hosts.empty())
     {
@@ -195,69 +200,163 @@ GenerateLingjunTrace(const LingjunGeneratorConfig& c, const LingjunTopology& top
         Check(g.first >= 1 && g.first <= c.gpusPerHost,
               "podGpuWeights: GPUs per pod must be in [1, gpusPerHost]");
     }
+}
 
-    std::mt19937_64 rng(c.seed);
-    auto status = Weights(c.statusWeights, "statusWeights");
-    auto model = Weights(c.modelWeights, "modelWeights");
-    auto podGpus = Weights(c.podGpuWeights, "podGpuWeights");
-    std::exponential_distribution<double> interArrival(c.jobsPerDay / 86400.0);
-    std::exponential_distribution<double> queueDelay(1.0 / c.queueDelayMean);
-    std::lognormal_distribution<double> duration(std::log(c.durationMedian), c.durationSigma);
-    std::geometric_distribution<uint32_t> extraPods(1.0 / c.podsPerJobMean);
-    std::bernoulli_distribution neverRan(c.neverRanShare);
-    std::bernoulli_distribution noPods(c.noPodsShare);
-    std::bernoulli_distribution orphan(c.orphanJobsPerJob);
-
-    // Anonymised identifiers: one cluster, a pool of 40 tenants (ASSUMPTION; the real counts of
-    // users and workspaces are not published and play no role in a simulation).
-    const std::string clusterId = Hex(rng, 32);
-    std::vector<Tenant> tenants(40);
-    for (auto& t : tenants)
+/// \return job.csv's (reason, reason_code) for a final status; empty for Running
+std::pair<std::string, std::string>
+ReasonOf(const std::string& status)
+{
+    if (status == "Succeeded")
     {
-        t = {Hex(rng, 32),
-             Hex(rng, 32),
-             Hex(rng, 32),
-             Hex(rng, 32),
-             Hex(rng, 32),
-             Hex(rng, 32),
-             Hex(rng, 16)};
+        return {"Job succeeded", "JobSucceeded"};
     }
-    std::uniform_int_distribution<size_t> tenantOf(0, tenants.size() - 1);
+    if (status == "Failed")
+    {
+        return {"Job failed", "JobFailed"};
+    }
+    if (status == "Stopped")
+    {
+        return {"Job stopped by user", "StoppedByUser"};
+    }
+    return {};
+}
 
-    std::set<std::string> names;
-    auto uniqueName = [&]() {
+/**
+ * \return worker.csv's RES for a pod of g GPUs: Kubernetes resource requests in the style of the
+ * real column; CPU, memory and storage scale with the GPUs (96 CPUs, 1600Gi, 4800Gi for 8 GPUs
+ * as in SOURCE.md's example)
+ */
+std::string
+ResourceRequest(uint32_t g)
+{
+    return "{\"cpu\": \"" + std::to_string(12 * g) + "\", \"memory\": \"" +
+           std::to_string(200 * g) + "Gi\", \"nvidia.com/gpu\": \"" + std::to_string(g) +
+           "\", \"ephemeral-storage\": \"" + std::to_string(600 * g) +
+           "Gi\", \"koordinator.sh/rdma\": \"1\"}";
+}
+
+/**
+ * One generation (see GenerateLingjunTrace()). The steps run in a fixed order and every draw
+ * comes from the one std::mt19937_64 m_rng: DrawTenants(), DrawJobs() (arrivals, and per job its
+ * status, model, tenant, name, uid, queueing delay, run time, never-ran and no-pods draws, pods,
+ * then the orphan draw), AddUnknownHosts(), PlaceJobs(); writing the files draws nothing.
+ * Changing the order of any draw changes every file generated after it.
+ */
+class Generator
+{
+  public:
+    /**
+     * \param c the knobs (checked by CheckConfig())
+     * \param topology the hosts to place pods on (not empty)
+     * \throws std::invalid_argument for a negative weight or a zero weight sum
+     */
+    Generator(const LingjunGeneratorConfig& c, const LingjunTopology& topology)
+        : m_c(c),
+          m_topology(topology),
+          m_rng(c.seed),
+          m_status(Weights(c.statusWeights, "statusWeights")),
+          m_model(Weights(c.modelWeights, "modelWeights")),
+          m_podGpus(Weights(c.podGpuWeights, "podGpuWeights")),
+          m_interArrival(c.jobsPerDay / 86400.0),
+          m_queueDelay(1.0 / c.queueDelayMean),
+          m_duration(std::log(c.durationMedian), c.durationSigma),
+          m_extraPods(1.0 / c.podsPerJobMean),
+          m_neverRan(c.neverRanShare),
+          m_noPods(c.noPodsShare),
+          m_orphan(c.orphanJobsPerJob)
+    {
+    }
+
+    /// \return the two files and the counts
+    GeneratedLingjunTrace Generate()
+    {
+        DrawTenants();
+        DrawJobs();
+        AddUnknownHosts();
+        PlaceJobs();
+        m_out.jobCsv = JobCsv();
+        m_out.workerCsv = WorkerCsv();
+        return std::move(m_out);
+    }
+
+  private:
+    /// Anonymised identifiers: one cluster, a pool of 40 tenants (ASSUMPTION; the real counts
+    /// of users and workspaces are not published and play no role in a simulation).
+    void DrawTenants()
+    {
+        m_clusterId = Hex(m_rng, 32);
+        m_tenants.resize(40);
+        for (auto& t : m_tenants)
+        {
+            t = {Hex(m_rng, 32),
+                 Hex(m_rng, 32),
+                 Hex(m_rng, 32),
+                 Hex(m_rng, 32),
+                 Hex(m_rng, 32),
+                 Hex(m_rng, 32),
+                 Hex(m_rng, 16)};
+        }
+    }
+
+    /// \return a job name not drawn before
+    std::string UniqueName()
+    {
         std::string n;
         do
         {
-            n = JobName(rng);
-        } while (!names.insert(n).second);
+            n = JobName(m_rng);
+        } while (!m_names.insert(n).second);
         return n;
-    };
-    auto drawPods = [&](GenJob& j) {
-        j.pods = 1 + extraPods(rng);
-        j.gpusPerPod = c.podGpuWeights[podGpus(rng)].first;
-    };
+    }
 
-    std::vector<GenJob> jobs;
-    const double end = c.start + c.span;
-    double t = c.start + interArrival(rng);
-    while (t < end)
+    /// Draws j's pod count and GPUs per pod.
+    void DrawPods(GenJob& j)
+    {
+        j.pods = 1 + m_extraPods(m_rng);
+        j.gpusPerPod = m_c.podGpuWeights[m_podGpus(m_rng)].first;
+    }
+
+    /// Poisson arrivals over [start, start + span): each a job.csv job, sometimes followed by
+    /// an orphan job (only in worker.csv) submitted at the same time.
+    void DrawJobs()
+    {
+        std::uniform_int_distribution<size_t> tenantOf(0, m_tenants.size() - 1);
+        const double end = m_c.start + m_c.span;
+        double t = m_c.start + m_interArrival(m_rng);
+        while (t < end)
+        {
+            m_jobs.push_back(DrawJob(t, tenantOf));
+            if (m_orphan(m_rng))
+            {
+                m_jobs.push_back(DrawOrphan(t));
+            }
+            t += m_interArrival(m_rng);
+        }
+    }
+
+    /**
+     * \param t submission time, s
+     * \param tenantOf the tenant draw
+     * \return a job.csv job: status, model, tenant, identifiers, running/end times (a Stopped
+     *         or Failed job may never have run and then may have no pods)
+     */
+    GenJob DrawJob(double t, std::uniform_int_distribution<size_t>& tenantOf)
     {
         GenJob j;
         j.submit = t;
-        j.status = c.statusWeights[status(rng)].first;
-        j.model = c.modelWeights[model(rng)].first;
-        j.tenant = tenantOf(rng);
-        j.name = uniqueName();
-        j.uid = Hex(rng, 32);
-        const double delay = queueDelay(rng);
-        const double run = duration(rng);
+        j.status = m_c.statusWeights[m_status(m_rng)].first;
+        j.model = m_c.modelWeights[m_model(m_rng)].first;
+        j.tenant = tenantOf(m_rng);
+        j.name = UniqueName();
+        j.uid = Hex(m_rng, 32);
+        const double delay = m_queueDelay(m_rng);
+        const double run = m_duration(m_rng);
         const bool stopOrFail = j.status == "Stopped" || j.status == "Failed";
-        const bool never = stopOrFail && neverRan(rng);
+        const bool never = stopOrFail && m_neverRan(m_rng);
         bool pods = true;
         if (never)
         {
-            pods = !noPods(rng);
+            pods = !m_noPods(m_rng);
             // Never ran: ends (stopped or failed) after the queueing delay.
             (j.status == "Stopped" ? j.stopped : j.finished) = t + delay;
         }
@@ -275,177 +374,194 @@ GenerateLingjunTrace(const LingjunGeneratorConfig& c, const LingjunTopology& top
         }
         if (pods)
         {
-            drawPods(j);
+            DrawPods(j);
         }
-        jobs.push_back(j);
-        if (orphan(rng))
-        {
-            // A job that is only in worker.csv: ran and succeeded, same distributions.
-            GenJob o;
-            o.inJobCsv = false;
-            o.submit = t;
-            o.status = "Succeeded";
-            o.name = uniqueName();
-            o.running = t + queueDelay(rng);
-            o.finished = *o.running + duration(rng);
-            drawPods(o);
-            jobs.push_back(o);
-        }
-        t += interArrival(rng);
+        return j;
     }
 
-    // ---- placement
-    const uint32_t topoHosts = static_cast<uint32_t>(topology.hosts.size());
-    const auto extra = static_cast<uint32_t>(
-        std::lround(c.unknownHostFraction / (1 - c.unknownHostFraction) * topoHosts));
-    std::vector<std::string> hostIp = topology.hosts;
-    for (uint32_t i = 0; i < extra; ++i)
+    /// \param t submission time, s \return a job that is only in worker.csv: ran and
+    /// succeeded, same distributions
+    GenJob DrawOrphan(double t)
     {
-        hostIp.push_back(Hex(rng, 64));
+        GenJob o;
+        o.inJobCsv = false;
+        o.submit = t;
+        o.status = "Succeeded";
+        o.name = UniqueName();
+        o.running = t + m_queueDelay(m_rng);
+        o.finished = *o.running + m_duration(m_rng);
+        DrawPods(o);
+        return o;
     }
-    const uint32_t nHosts = static_cast<uint32_t>(hostIp.size());
-    const uint32_t unknownTor = static_cast<uint32_t>(topology.tors.size());
-    const uint32_t unknownPsw = static_cast<uint32_t>(topology.psws.size());
-    std::vector<uint32_t> torOf(nHosts, unknownTor);
-    std::vector<uint32_t> pswOf(nHosts, unknownPsw);
-    for (uint32_t h = 0; h < topoHosts; ++h)
-    {
-        torOf[h] = topology.hostTor[h];
-        pswOf[h] = topology.torPsw[topology.hostTor[h]];
-    }
-    std::vector<uint32_t> freeGpus(nHosts, c.gpusPerHost);
 
-    std::vector<size_t> order;
-    for (size_t i = 0; i < jobs.size(); ++i)
+    /// The hosts pods go on: the topology's, then round(f / (1 - f) × hosts) hosts with fresh
+    /// hashes that form one extra ToR and PSW; all start with every GPU free.
+    void AddUnknownHosts()
     {
-        if (jobs[i].pods > 0)
+        const uint32_t topoHosts = static_cast<uint32_t>(m_topology.hosts.size());
+        const auto extra = static_cast<uint32_t>(
+            std::lround(m_c.unknownHostFraction / (1 - m_c.unknownHostFraction) * topoHosts));
+        m_hostIp = m_topology.hosts;
+        for (uint32_t i = 0; i < extra; ++i)
         {
-            order.push_back(i);
+            m_hostIp.push_back(Hex(m_rng, 64));
         }
-    }
-    auto placeTime = [&](size_t i) { return jobs[i].running ? *jobs[i].running : jobs[i].submit; };
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        return placeTime(a) < placeTime(b);
-    });
-    using Release = std::pair<double, size_t>;
-    std::priority_queue<Release, std::vector<Release>, std::greater<Release>> releases;
-
-    GeneratedLingjunTrace out;
-    out.extraHosts = extra;
-    std::vector<uint32_t> candidates;
-    for (size_t i : order)
-    {
-        GenJob& j = jobs[i];
-        const double now = placeTime(i);
-        while (!releases.empty() && releases.top().first <= now)
+        const uint32_t nHosts = static_cast<uint32_t>(m_hostIp.size());
+        m_torOf.assign(nHosts, static_cast<uint32_t>(m_topology.tors.size()));
+        m_pswOf.assign(nHosts, static_cast<uint32_t>(m_topology.psws.size()));
+        for (uint32_t h = 0; h < topoHosts; ++h)
         {
-            const GenJob& done = jobs[releases.top().second];
-            for (size_t p = 0; p < done.podHost.size(); ++p)
+            m_torOf[h] = m_topology.hostTor[h];
+            m_pswOf[h] = m_topology.torPsw[m_topology.hostTor[h]];
+        }
+        m_freeGpus.assign(nHosts, m_c.gpusPerHost);
+        m_out.extraHosts = extra;
+    }
+
+    /// \return when job i takes its GPUs: its start, or its submission if it never ran, s
+    double PlaceTime(size_t i) const
+    {
+        return m_jobs[i].running ? *m_jobs[i].running : m_jobs[i].submit;
+    }
+
+    /// Places the pods of every job that has pods, in order of PlaceTime() (stable), giving
+    /// back the GPUs of the jobs that ended by then first.
+    void PlaceJobs()
+    {
+        std::vector<size_t> order;
+        for (size_t i = 0; i < m_jobs.size(); ++i)
+        {
+            if (m_jobs[i].pods > 0)
             {
-                freeGpus[done.podHost[p]] += done.podTaken[p];
+                order.push_back(i);
             }
-            releases.pop();
         }
+        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+            return PlaceTime(a) < PlaceTime(b);
+        });
+        using Release = std::pair<double, size_t>; // (end time, job index)
+        std::priority_queue<Release, std::vector<Release>, std::greater<Release>> releases;
+        for (size_t i : order)
+        {
+            GenJob& j = m_jobs[i];
+            const double now = PlaceTime(i);
+            while (!releases.empty() && releases.top().first <= now)
+            {
+                const GenJob& done = m_jobs[releases.top().second];
+                for (size_t p = 0; p < done.podHost.size(); ++p)
+                {
+                    m_freeGpus[done.podHost[p]] += done.podTaken[p];
+                }
+                releases.pop();
+            }
+            PlacePods(j);
+            if (j.running)
+            {
+                const auto e = j.End();
+                releases.push({e ? *e : std::numeric_limits<double>::infinity(), i});
+            }
+        }
+        // An oversubscribed pod holds only the GPUs that were free; capacity is ample for the
+        // defaults (oversubscribedPods is 0 with the real topology; see the tests).
+    }
+
+    /// Places j's pods one after the other (PickHost()); a job that runs takes their GPUs.
+    void PlacePods(GenJob& j)
+    {
         const uint32_t g = j.gpusPerPod;
         std::set<uint32_t> used;
         for (uint32_t p = 0; p < j.pods; ++p)
         {
-            uint32_t host = 0;
-            bool placed = false;
-            // Preference classes: 0 used by the job, 1 same ToR, 2 same PSW, 3 any.
-            const int firstClass = p == 0 ? 3 : 0;
-            for (int cls = firstClass; cls <= 3 && !placed; ++cls)
-            {
-                candidates.clear();
-                const uint32_t first = j.podHost.empty() ? 0 : j.podHost.front();
-                for (uint32_t h = 0; h < nHosts; ++h)
-                {
-                    if (freeGpus[h] < g)
-                    {
-                        continue;
-                    }
-                    if ((cls == 0 && used.count(h) == 0) ||
-                        (cls == 1 && torOf[h] != torOf[first]) ||
-                        (cls == 2 && pswOf[h] != pswOf[first]))
-                    {
-                        continue;
-                    }
-                    candidates.push_back(h);
-                }
-                if (!candidates.empty())
-                {
-                    std::uniform_int_distribution<size_t> pick(0, candidates.size() - 1);
-                    host = candidates[pick(rng)];
-                    placed = true;
-                }
-            }
-            if (!placed)
-            {
-                std::uniform_int_distribution<uint32_t> pick(0, nHosts - 1);
-                host = pick(rng);
-                ++out.oversubscribedPods;
-            }
+            const uint32_t host = PickHost(j, p, used);
             j.podHost.push_back(host);
             used.insert(host);
-            const uint32_t taken = j.running ? std::min(freeGpus[host], g) : 0;
-            freeGpus[host] -= taken;
+            const uint32_t taken = j.running ? std::min(m_freeGpus[host], g) : 0;
+            m_freeGpus[host] -= taken;
             j.podTaken.push_back(taken);
         }
-        if (j.running)
-        {
-            const auto e = j.finished ? j.finished : j.stopped;
-            releases.push({e ? *e : std::numeric_limits<double>::infinity(), i});
-        }
     }
-    // An oversubscribed pod holds only the GPUs that were free; capacity is ample for the
-    // defaults (oversubscribedPods is 0 with the real topology; see the tests).
 
-    // ---- job.csv
-    std::string jobCsv;
+    /**
+     * \param j the job, with its pods 0..p-1 placed
+     * \param p the pod to place
+     * \param used the hosts of pods 0..p-1
+     * \return a host with j.gpusPerPod free GPUs drawn uniformly from the first non-empty
+     *         preference class (pod 0: any host; further pods: a host the job uses, the first
+     *         pod's ToR, its PSW, any host); with none, a uniformly drawn host (oversubscribed,
+     *         counted)
+     */
+    uint32_t PickHost(const GenJob& j, uint32_t p, const std::set<uint32_t>& used)
+    {
+        const uint32_t nHosts = static_cast<uint32_t>(m_hostIp.size());
+        const uint32_t g = j.gpusPerPod;
+        // Preference classes: 0 used by the job, 1 same ToR, 2 same PSW, 3 any.
+        const int firstClass = p == 0 ? 3 : 0;
+        for (int cls = firstClass; cls <= 3; ++cls)
+        {
+            m_candidates.clear();
+            const uint32_t first = j.podHost.empty() ? 0 : j.podHost.front();
+            for (uint32_t h = 0; h < nHosts; ++h)
+            {
+                if (m_freeGpus[h] < g)
+                {
+                    continue;
+                }
+                if ((cls == 0 && used.count(h) == 0) ||
+                    (cls == 1 && m_torOf[h] != m_torOf[first]) ||
+                    (cls == 2 && m_pswOf[h] != m_pswOf[first]))
+                {
+                    continue;
+                }
+                m_candidates.push_back(h);
+            }
+            if (!m_candidates.empty())
+            {
+                std::uniform_int_distribution<size_t> pick(0, m_candidates.size() - 1);
+                return m_candidates[pick(m_rng)];
+            }
+        }
+        std::uniform_int_distribution<uint32_t> pick(0, nHosts - 1);
+        ++m_out.oversubscribedPods;
+        return pick(m_rng);
+    }
+
+    /// \return job.csv: the header (32 named and 98 unnamed columns) and one row per job.csv job
+    std::string JobCsv()
     {
         std::vector<std::string> header = kJobColumns;
         header.resize(kJobColumns.size() + kJobUnnamedColumns);
-        jobCsv += CsvJoin(header) + "\n";
+        std::string csv = CsvJoin(header) + "\n";
+        uint64_t id = 1;
+        for (const auto& j : m_jobs)
+        {
+            if (j.inJobCsv)
+            {
+                csv += CsvJoin(JobRow(j, id++)) + "\n";
+                ++m_out.jobs;
+            }
+        }
+        return csv;
     }
-    uint64_t id = 1;
-    for (const auto& j : jobs)
+
+    /// \param j a job.csv job \param id its row id (1, 2, ...) \return its job.csv fields
+    std::vector<std::string> JobRow(const GenJob& j, uint64_t id) const
     {
-        if (!j.inJobCsv)
-        {
-            continue;
-        }
-        const Tenant& tn = tenants[j.tenant];
-        std::string reason;
-        std::string reasonCode;
-        if (j.status == "Succeeded")
-        {
-            reason = "Job succeeded";
-            reasonCode = "JobSucceeded";
-        }
-        else if (j.status == "Failed")
-        {
-            reason = "Job failed";
-            reasonCode = "JobFailed";
-        }
-        else if (j.status == "Stopped")
-        {
-            reason = "Job stopped by user";
-            reasonCode = "StoppedByUser";
-        }
-        const std::optional<double> last = j.finished ? j.finished : j.stopped;
-        std::vector<std::string> row{std::to_string(id++),
+        const Tenant& tn = m_tenants[j.tenant];
+        const auto [reason, reasonCode] = ReasonOf(j.status);
+        const std::optional<double> last = j.End();
+        std::vector<std::string> row{std::to_string(id),
                                      j.uid,
                                      j.name,
                                      "PyTorchJob",
                                      tn.ns,
-                                     clusterId,
+                                     m_clusterId,
                                      tn.tenant,
                                      tn.group,
                                      tn.user,
                                      tn.workspace,
                                      tn.resource,
                                      tn.workspaceName,
-                                     std::to_string(1000000 + id),
+                                     std::to_string(1000001 + id), // etcd_version
                                      j.model,
                                      j.status,
                                      reason,
@@ -466,49 +582,77 @@ GenerateLingjunTrace(const LingjunGeneratorConfig& c, const LingjunTopology& top
                                      "",
                                      ""};
         row.resize(kJobColumns.size() + kJobUnnamedColumns);
-        jobCsv += CsvJoin(row) + "\n";
-        ++out.jobs;
+        return row;
     }
 
-    // ---- worker.csv
-    std::string workerCsv = CsvJoin(kWorkerColumns) + "\n";
-    uint64_t wid = 1;
-    for (const auto& j : jobs)
+    /// \return worker.csv: the header and one row per pod (pod 0 the master, the others
+    /// workers), jobs in generation order
+    std::string WorkerCsv()
     {
-        if (j.pods == 0)
+        std::string csv = CsvJoin(kWorkerColumns) + "\n";
+        uint64_t wid = 1;
+        for (const auto& j : m_jobs)
         {
-            continue;
+            if (j.pods == 0)
+            {
+                continue;
+            }
+            m_out.orphanJobs += j.inJobCsv ? 0 : 1;
+            const std::optional<double> last = j.End();
+            const std::string res = ResourceRequest(j.gpusPerPod);
+            for (uint32_t p = 0; p < j.pods; ++p)
+            {
+                const bool master = p == 0;
+                std::vector<std::string> row{
+                    std::to_string(wid++),
+                    j.name,
+                    j.name + (master ? "-master-0" : "-worker-" + std::to_string(p - 1)),
+                    master ? "master" : "worker",
+                    m_hostIp[j.podHost[p]],
+                    LingjunTime::Format(j.submit),
+                    Time(j.running),
+                    Time(j.running ? last : std::nullopt),
+                    res};
+                csv += CsvJoin(row) + "\n";
+                ++m_out.pods;
+            }
         }
-        out.orphanJobs += j.inJobCsv ? 0 : 1;
-        const std::optional<double> last = j.finished ? j.finished : j.stopped;
-        const uint32_t g = j.gpusPerPod;
-        // Kubernetes resource requests, in the style of the real RES column; CPU, memory and
-        // storage scale with the GPUs (96 CPUs, 1600Gi, 4800Gi for 8 GPUs as in SOURCE.md's
-        // example).
-        const std::string res = "{\"cpu\": \"" + std::to_string(12 * g) + "\", \"memory\": \"" +
-                                std::to_string(200 * g) + "Gi\", \"nvidia.com/gpu\": \"" +
-                                std::to_string(g) + "\", \"ephemeral-storage\": \"" +
-                                std::to_string(600 * g) + "Gi\", \"koordinator.sh/rdma\": \"1\"}";
-        for (uint32_t p = 0; p < j.pods; ++p)
-        {
-            const bool master = p == 0;
-            std::vector<std::string> row{
-                std::to_string(wid++),
-                j.name,
-                j.name + (master ? "-master-0" : "-worker-" + std::to_string(p - 1)),
-                master ? "master" : "worker",
-                hostIp[j.podHost[p]],
-                LingjunTime::Format(j.submit),
-                Time(j.running),
-                Time(j.running ? last : std::nullopt),
-                res};
-            workerCsv += CsvJoin(row) + "\n";
-            ++out.pods;
-        }
+        return csv;
     }
-    out.jobCsv = std::move(jobCsv);
-    out.workerCsv = std::move(workerCsv);
-    return out;
+
+    const LingjunGeneratorConfig& m_c;                    //!< the knobs
+    const LingjunTopology& m_topology;                    //!< the topology's hosts
+    std::mt19937_64 m_rng;                                //!< the one source of every draw
+    std::discrete_distribution<size_t> m_status;          //!< index into statusWeights
+    std::discrete_distribution<size_t> m_model;           //!< index into modelWeights
+    std::discrete_distribution<size_t> m_podGpus;         //!< index into podGpuWeights
+    std::exponential_distribution<double> m_interArrival; //!< s between submissions
+    std::exponential_distribution<double> m_queueDelay;   //!< s from submission to running
+    std::lognormal_distribution<double> m_duration;       //!< run time, s
+    std::geometric_distribution<uint32_t> m_extraPods;    //!< pods after the first
+    std::bernoulli_distribution m_neverRan;               //!< a Stopped/Failed job never ran
+    std::bernoulli_distribution m_noPods;                 //!< a never-ran job has no pods
+    std::bernoulli_distribution m_orphan;                 //!< an orphan job follows
+
+    std::string m_clusterId;            //!< cluster_id hash
+    std::vector<Tenant> m_tenants;      //!< tenant pool
+    std::set<std::string> m_names;      //!< job names drawn so far
+    std::vector<GenJob> m_jobs;         //!< jobs in generation order
+    std::vector<std::string> m_hostIp;  //!< host_ip per host (topology first, then extra)
+    std::vector<uint32_t> m_torOf;      //!< ToR per host (tors.size(): the extra hosts)
+    std::vector<uint32_t> m_pswOf;      //!< PSW per host (psws.size(): the extra hosts)
+    std::vector<uint32_t> m_freeGpus;   //!< free GPUs per host
+    std::vector<uint32_t> m_candidates; //!< scratch of PickHost()
+    GeneratedLingjunTrace m_out;        //!< the counts
+};
+
+} // namespace
+
+GeneratedLingjunTrace
+GenerateLingjunTrace(const LingjunGeneratorConfig& c, const LingjunTopology& topology)
+{
+    CheckConfig(c, topology);
+    return Generator(c, topology).Generate();
 }
 
 GeneratedLingjunTrace

@@ -18,6 +18,8 @@
 
 // Pure C++ (no ns-3 includes).
 
+#include "ns3/parallel-plan.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,8 +38,11 @@ struct ModelAssignment
     /// true if the label matched a rule; false if zooModel was drawn at random
     bool fromLabel{false};
     /// Parameter count written in the label ("GPT-13b" -> 13e9, "llama_30b" -> 30e9, "65b" ->
-    /// 65e9), for reference only: the zoo entry's own size is what a run uses.
+    /// 65e9); the zoo entry nearest to it is zooModel.
     std::optional<double> labelParameters;
+    /// true for the zoo's large language models (ModelMapper::IsLlm): the job runs with the
+    /// default parallelism plan for its GPUs (DltJob::ApplyPlan with an empty request).
+    bool withPlan{false};
 };
 
 /**
@@ -47,10 +52,16 @@ struct ModelAssignment
  * The labels are free text with inconsistent case (SOURCE.md: unknown 2793, cognitive 1067,
  * llama 266, GPT-13b 205, ResNet 118, GPT-3b 98, rl 93, GPT-7b 83, preprocess 66, 65b 57,
  * mnist 39, GPT-13B 33, llama_30b 32, DLM 30, GPT 28, dota 28, ...). Rules, on the label
- * lower-cased, first match wins:
- *  - contains "gpt" or "llama", or is a bare size such as "65b" / "7B" -> "gpt" (decoder-only
- *    LLMs; the zoo has one GPT entry, the paper's §2.2 GPT — sized LLM variants are not in the
- *    zoo, labelParameters keeps the label's size);
+ * lower-cased, first match wins (the size is LabelParameters(); "nearest" = the family member
+ * whose parameter count is nearest by ratio):
+ *  - contains "mixtral" -> "mixtral-8x7b";
+ *  - contains "llama": "llama2" / "llama-2" / "llama_2" / "llama 2" -> the Llama 2 entry nearest
+ *    to the size, else the LLaMA entry nearest to it (7B, 13B, 33B, 65B; 70B -> "llama2-70b");
+ *    no size -> 7B (an assumption: the label does not say);
+ *  - contains "gpt": with a size, the nearest GPT-3 entry (1.3B, 2.7B, 6.7B, 13B, 175B: "GPT-3b"
+ *    -> "gpt3-2.7b", "GPT-7b" -> "gpt3-6.7b", "GPT-13b" -> "gpt3-13b"); without one "gpt" (the
+ *    paper's §2.2 GPT);
+ *  - a bare size such as "65b" / "7B" -> the nearest LLaMA entry;
  *  - contains "bert" or "electra" -> "bert-large";
  *  - contains "resnet", "mnist" or "vision" -> "resnet50" (image classification);
  *  - contains "nmt", "translat" or "transformer" -> "nmt-transformer-big";
@@ -58,7 +69,8 @@ struct ModelAssignment
  *  - contains "ctr", "dlrm", "deepfm" or "recommend" -> "ctr-dlrm".
  * Every other label (unknown, cognitive, rl, preprocess, DLM, dota, empty, ...) gets a seeded
  * draw, as the paper assigned models to trace jobs at random (§6.3 lists the models but not the
- * rule): uniform over the candidate list (default: every zoo entry), using a std::mt19937_64
+ * rule): uniform over the candidate list (default: DefaultCandidates(), the six models of the
+ * paper's §6.3), using a std::mt19937_64
  * seeded by std::seed_seq{seed (2 × 32 bit), FNV-1a-64(job name) (2 × 32 bit)} and
  * std::uniform_int_distribution. The draw depends only on (seed, job name), not on the order of
  * calls; it is reproducible with the same standard library (the distribution's algorithm is
@@ -68,8 +80,15 @@ class ModelMapper
 {
   public:
     /**
+     * \return the default candidates of the draw: the models Crux §6.3 lists, as zoo keys
+     *         ("bert-large", "ctr-dlrm", "gpt", "multi-interests", "nmt-transformer-big",
+     *         "resnet50")
+     */
+    static std::vector<std::string> DefaultCandidates();
+
+    /**
      * \param seed seed of the draws for unmatched labels
-     * \param candidates zoo keys the draw chooses from; empty = ModelZoo::Names()
+     * \param candidates zoo keys the draw chooses from; empty = DefaultCandidates()
      * \throws std::invalid_argument if a candidate is not a zoo key
      */
     explicit ModelMapper(uint64_t seed, std::vector<std::string> candidates = {});
@@ -86,6 +105,22 @@ class ModelMapper
      * \return the zoo key its rule gives, or std::nullopt if no rule matches
      */
     static std::optional<std::string> MatchLabel(const std::string& label);
+
+    /**
+     * \param zooModel a zoo key
+     * \return true for the large language models (the GPT-3, LLaMA, Llama 2 entries and
+     *         Mixtral): trace jobs of these run with their default parallelism plan
+     */
+    static bool IsLlm(const std::string& zooModel);
+
+    /**
+     * \return the plan request of a trace job of an LLM (ModelAssignment::withPlan): every
+     *         degree, the micro-batches and the algorithms at their defaults for the job's
+     *         GPUs (ResolvePlan()); layersPerBlock = 1000, i.e. one block per pipeline stage
+     *         (the same bytes per iteration as per-layer blocks, with a DAG small enough for the
+     *         trace-driven flow engine)
+     */
+    static ParallelismRequest TracePlanRequest();
 
     /**
      * \param label a model label

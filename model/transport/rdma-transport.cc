@@ -203,7 +203,7 @@ RdmaTransport::GetQueuePair(const RdmaQpKey& key) const
 }
 
 Ptr<RdmaQueuePair>
-RdmaTransport::GetOrCreateQueuePair(const RdmaQpKey& key)
+RdmaTransport::GetOrCreateQueuePair(const RdmaQpKey& key, uint16_t initialPort)
 {
     auto it = m_qps.find(key);
     if (it != m_qps.end())
@@ -219,7 +219,7 @@ RdmaTransport::GetOrCreateQueuePair(const RdmaQpKey& key)
     }
     Ptr<RdmaNic> a = GpuToNic(key.src);
     Ptr<RdmaNic> b = GpuToNic(key.dst);
-    uint16_t port = DefaultSourcePort(key);
+    uint16_t port = initialPort != 0 ? initialPort : DefaultSourcePort(key);
     auto ov = m_portOverride.find(key);
     if (ov != m_portOverride.end())
     {
@@ -326,7 +326,7 @@ RdmaTransport::Send(const MessageRequest& req, CompletionCallback done)
         return;
     }
     const RdmaQpKey key = RdmaQpKey::FromRequest(req);
-    Ptr<RdmaQueuePair> qp = GetOrCreateQueuePair(key);
+    Ptr<RdmaQueuePair> qp = GetOrCreateQueuePair(key, req.udpSrcPort);
     if (req.udpSrcPort != 0)
     {
         qp->SetSourcePort(req.udpSrcPort);

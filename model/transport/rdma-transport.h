@@ -171,9 +171,13 @@ class RdmaTransport : public MessageTransport
     /**
      * \brief Get or create the queue pair of a connection (creating connects the two NICs).
      * \param key connection between GPUs of different hosts (NS_FATAL_ERROR otherwise)
+     * \param port UDP source port of a new connection (both directions) when no
+     *        SetQpSourcePort() override exists; 0 = DefaultSourcePort(key). Send() passes the
+     *        first message's udpSrcPort, so a port chosen before the run (CruxHelper, a job's
+     *        udpSrcPorts) is the connection's port, as SetQpSourcePort() would make it.
      * \return the requester queue pair on the source NIC
      */
-    Ptr<RdmaQueuePair> GetOrCreateQueuePair(const RdmaQpKey& key);
+    Ptr<RdmaQueuePair> GetOrCreateQueuePair(const RdmaQpKey& key, uint16_t port = 0);
 
     /// \return the queue pair of \p key, or null if not created yet \param key connection
     Ptr<RdmaQueuePair> GetQueuePair(const RdmaQpKey& key) const;

@@ -208,6 +208,55 @@ Scenario::Parse(const std::string& text, const std::string& source)
         r.Read("computeTime", job.computeTime);
         r.Read("gradientBytes", job.gradientBytes);
         r.Read("background", job.background);
+        if (const json* pj = r.Get("parallelism"))
+        {
+            ObjectReader pr(*pj, r.Field("parallelism"), source);
+            auto& q = job.parallelism;
+            for (auto [key, out] : {std::make_pair("tp", &q.tp),
+                                    std::make_pair("pp", &q.pp),
+                                    std::make_pair("dp", &q.dp),
+                                    std::make_pair("ep", &q.ep),
+                                    std::make_pair("microBatches", &q.microBatches),
+                                    std::make_pair("layersPerBlock", &q.layersPerBlock)})
+            {
+                pr.Read(key, *out);
+                if (pj->contains(key) && *out == 0)
+                {
+                    pr.Fail(pr.Field(key), "must be >= 1 (omit it for the default)");
+                }
+            }
+            pr.Read("sequenceParallel", q.sequenceParallel);
+            pr.RejectUnknown();
+            job.hasPlan = true;
+        }
+        if (const json* cj = r.Get("collectives"))
+        {
+            ObjectReader cr(*cj, r.Field("collectives"), source);
+            cr.Read("allReduce", job.parallelism.allReduce);
+            cr.Read("allToAll", job.parallelism.allToAll);
+            cr.RejectUnknown();
+            AllReduceAlgorithm ar;
+            if (!ParseAllReduceAlgorithm(job.parallelism.allReduce, ar) ||
+                (cj->contains("allReduce") && job.parallelism.allReduce.empty()))
+            {
+                std::string known;
+                for (const auto& n : AllReduceAlgorithmNames())
+                {
+                    known += (known.empty() ? "" : ", ") + n;
+                }
+                cr.Fail(cr.Field("allReduce"),
+                        "unknown algorithm '" + job.parallelism.allReduce + "' (known: " + known +
+                            "; omit it for NCCL's choice)");
+            }
+            AllToAllAlgorithm aa;
+            if (!ParseAllToAllAlgorithm(job.parallelism.allToAll, aa) ||
+                (cj->contains("allToAll") && job.parallelism.allToAll.empty()))
+            {
+                cr.Fail(cr.Field("allToAll"),
+                        "unknown algorithm '" + job.parallelism.allToAll + "' (known: pairwise)");
+            }
+            job.hasPlan = true;
+        }
         r.RejectUnknown();
         if (job.model.empty())
         {
@@ -350,6 +399,41 @@ Scenario::ToJson() const
                              {"computeTime", jb.computeTime},
                              {"gradientBytes", jb.gradientBytes},
                              {"background", jb.background}});
+        if (jb.hasPlan)
+        {
+            // as given (0 / "" = default); only for planned jobs, so that the scenario copy of
+            // a job without a plan stays as it has always been
+            // (fields left to their default are omitted: the copy reads back the same)
+            const auto& q = jb.parallelism;
+            json par = json::object();
+            for (const auto& [key, v] : {std::make_pair("tp", q.tp),
+                                         std::make_pair("pp", q.pp),
+                                         std::make_pair("dp", q.dp),
+                                         std::make_pair("ep", q.ep),
+                                         std::make_pair("microBatches", q.microBatches),
+                                         std::make_pair("layersPerBlock", q.layersPerBlock)})
+            {
+                if (v > 0)
+                {
+                    par[key] = v;
+                }
+            }
+            if (q.sequenceParallel)
+            {
+                par["sequenceParallel"] = true;
+            }
+            json coll = json::object();
+            if (!q.allReduce.empty())
+            {
+                coll["allReduce"] = q.allReduce;
+            }
+            if (!q.allToAll.empty())
+            {
+                coll["allToAll"] = q.allToAll;
+            }
+            j["jobs"].back()["parallelism"] = par;
+            j["jobs"].back()["collectives"] = coll;
+        }
     }
     return j.dump(2);
 }

@@ -16,6 +16,8 @@
 #ifndef CRUX_SCENARIO_H
 #define CRUX_SCENARIO_H
 
+#include "parallel-plan.h"
+
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -92,6 +94,12 @@ struct ScenarioJob
     /// true: the job runs until every non-background job has finished (iterations is then
     /// ignored); it provides the contention during the measured jobs' whole run.
     bool background{false};
+    /// true if the job has a "parallelism" or a "collectives" object: it then runs a
+    /// parallelism plan (DltJob::ApplyPlan) instead of crux's data-parallel ring per rail.
+    bool hasPlan{false};
+    /// The "parallelism" ({tp, pp, dp, ep, microBatches, layersPerBlock, sequenceParallel}) and
+    /// "collectives" ({allReduce, allToAll}) fields; 0 / "" = the documented default.
+    ParallelismRequest parallelism;
 };
 
 /**
@@ -127,7 +135,8 @@ struct Scenario
      * \param path JSON file
      * \return the scenario
      * \throws ScenarioError naming the file and field: missing file, malformed JSON, unknown
-     *         key, wrong type, out-of-range value (zero priority levels, zero iterations...).
+     *         key, wrong type, out-of-range value (zero priority levels, zero iterations, a zero
+     *         parallelism degree, an unknown collective algorithm...).
      */
     static Scenario Load(const std::string& path);
 

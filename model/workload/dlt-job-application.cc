@@ -15,6 +15,8 @@
 
 #include "dlt-job-application.h"
 
+#include "training-iteration.h"
+
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -32,10 +34,10 @@ NS_LOG_COMPONENT_DEFINE("CruxDltJobApplication");
 NS_OBJECT_ENSURE_REGISTERED(DltJobApplication);
 
 /**
- * \brief The transport the job's rings talk to: forwards every message to the real transport
- * with the job's current DSCP and the flow's current UDP source port (SetDscp(),
+ * \brief The transport the job's DAG runner talks to: forwards every message to the real
+ * transport with the job's current DSCP and the flow's current UDP source port (SetDscp(),
  * SetFlowSourcePort()), so runtime changes reach the next message of a running all-reduce.
- * Without runtime changes it forwards the values the rings were set up with (identical
+ * Without runtime changes it forwards the values the runner was set up with (identical
  * messages).
  */
 class DltJobApplication::Relay : public MessageTransport
@@ -121,8 +123,9 @@ DltJobApplication::GetTypeId()
                             MakeTraceSourceAccessor(&DltJobApplication::m_jobCompleteTrace),
                             "ns3::DltJobApplication::JobCompleteTracedCallback")
             .AddTraceSource("AllReduceComplete",
-                            "A gradient bucket's all-reduce finished on every rail: "
-                            "(jobId, iteration, bucket, start, end).",
+                            "A gradient bucket's all-reduce finished on every rail (every "
+                            "data-parallel group with a plan): (jobId, iteration, bucket, start, "
+                            "end).",
                             MakeTraceSourceAccessor(&DltJobApplication::m_allReduceTrace),
                             "ns3::DltJobApplication::AllReduceTracedCallback");
     return tid;
@@ -141,16 +144,11 @@ void
 DltJobApplication::DoDispose()
 {
     NS_LOG_FUNCTION(this);
-    for (auto& e : m_events)
+    if (m_runner)
     {
-        e.Cancel();
+        m_runner->Dispose();
+        m_runner = nullptr;
     }
-    m_events.clear();
-    for (auto& r : m_rings)
-    {
-        r->Dispose();
-    }
-    m_rings.clear();
     if (m_relay)
     {
         m_relay->Dispose();
@@ -167,6 +165,11 @@ DltJobApplication::SetJob(const DltJob& job)
     job.Validate();
     m_job = job;
     m_jobSet = true;
+    m_flows.clear();
+    for (const auto& f : job.CommunicationPattern())
+    {
+        m_flows.insert(f.flowId);
+    }
     SetStartTime(Seconds(job.startTime));
 }
 
@@ -279,14 +282,12 @@ DltJobApplication::SetFlowSourcePort(uint32_t flowId, uint16_t port)
     {
         throw std::invalid_argument("DltJobApplication::SetFlowSourcePort: SetJob was not called");
     }
-    const uint32_t flows =
-        m_job.DataParallel() > 1 ? m_job.TensorParallel() * m_job.DataParallel() : 0;
-    if (flowId >= flows)
+    if (m_flows.count(flowId) == 0)
     {
         throw std::invalid_argument("DltJobApplication::SetFlowSourcePort (job " +
                                     std::to_string(m_job.id) + "): flowId " +
                                     std::to_string(flowId) + " is not a flow of the job (it has " +
-                                    std::to_string(flows) + " inter-host flows)");
+                                    std::to_string(m_flows.size()) + " inter-host flows)");
     }
     if (port == 0)
     {
@@ -346,26 +347,25 @@ DltJobApplication::StartApplication()
     m_run.numBuckets = GetNumBuckets();
     m_run.iterations = GetIterations();
     m_run.Validate();
-    m_rings.clear();
     m_relay = CreateObject<Relay>(m_transport, m_run.dscp, m_run.udpSrcPorts);
-    const uint32_t dp = m_run.DataParallel();
-    const uint32_t tp = m_run.TensorParallel();
-    if (dp > 1)
+    auto dag = std::make_shared<CommDag>(TrainingIteration::RankGpus(m_run));
+    TrainingIteration::Build(m_run, *dag);
+    dag->Finalize();
+    m_bucketEnds.assign(m_run.numBuckets, 0);
+    for (const CommDagLabel& l : dag->Labels())
     {
-        for (uint32_t rail = 0; rail < tp; ++rail)
+        if (l.kind == BUCKET_END && l.index < m_bucketEnds.size())
         {
-            std::vector<uint32_t> flows;
-            std::vector<uint16_t> ports;
-            for (uint32_t r = 0; r < dp; ++r)
-            {
-                flows.push_back(m_run.FlowId(rail, r));
-                ports.push_back(m_run.UdpSrcPortOf(flows.back()));
-            }
-            auto ring = CreateObject<RingAllReduce>();
-            ring->Setup(m_relay, m_run.id, m_run.RailGpus(rail), flows, ports, m_run.dscp);
-            m_rings.push_back(ring);
+            ++m_bucketEnds[l.index];
         }
     }
+    m_runner = CreateObject<CommDagRunner>();
+    m_runner->Setup(m_relay, m_run.id, dag, m_run.dscp, m_run.udpSrcPorts);
+    m_runner->SetLabelCallback(MakeCallback(&DltJobApplication::OnLabel, this));
+    NS_LOG_INFO("job " << m_run.id << ": iteration DAG of " << dag->NumNodes() << " nodes, "
+                       << dag->NumMessages() << " messages, " << dag->Connections().size()
+                       << " connections"
+                       << (m_run.plan ? ", plan " + m_run.plan->ToString() : std::string()));
     m_running = true;
     m_complete = false;
     m_iteration = 0;
@@ -380,16 +380,10 @@ DltJobApplication::StopApplication()
 {
     NS_LOG_FUNCTION(this);
     m_running = false;
-    for (auto& e : m_events)
+    if (m_runner)
     {
-        e.Cancel();
+        m_runner->Abort();
     }
-    m_events.clear();
-    for (auto& r : m_rings)
-    {
-        r->Abort();
-    }
-    ++m_bucketGen;
 }
 
 void
@@ -397,103 +391,36 @@ DltJobApplication::StartIteration()
 {
     NS_LOG_FUNCTION(this << m_job.id << m_iteration);
     m_iterStart = Simulator::Now();
-    m_computeDone = false;
-    m_released = 0;
-    m_nextBucket = 0;
-    m_bucketBusy = false;
-    m_railsPending = 0;
-    m_events.clear();
-
-    const Time c = Seconds(GetComputeTime());
-    const Time f = Seconds(GetComputeTime() * GetOverlapStart());
-    const uint32_t buckets = GetNumBuckets();
-    for (uint32_t b = 0; b < buckets; ++b)
-    {
-        const Time release = (b + 1 == buckets) ? c : f + (c - f) * (b + 1) / buckets;
-        m_events.push_back(
-            Simulator::Schedule(release, &DltJobApplication::ReleaseBucket, this, b));
-    }
-    m_events.push_back(Simulator::Schedule(c, &DltJobApplication::ComputeDone, this));
+    m_bucketStart.assign(m_bucketEnds.size(), Time::Max());
+    m_bucketEndsSeen.assign(m_bucketEnds.size(), 0);
+    m_runner->Start(MakeCallback(&DltJobApplication::IterationDone, this));
 }
 
 void
-DltJobApplication::ReleaseBucket(uint32_t b)
+DltJobApplication::OnLabel(CommDagLabel label, Time at)
 {
-    NS_LOG_FUNCTION(this << m_job.id << b);
+    if (!m_running || label.index >= m_bucketEnds.size())
+    {
+        return;
+    }
+    if (label.kind == BUCKET_START)
+    {
+        m_bucketStart[label.index] = std::min(m_bucketStart[label.index], at);
+    }
+    else if (label.kind == BUCKET_END &&
+             ++m_bucketEndsSeen[label.index] == m_bucketEnds[label.index])
+    {
+        NS_LOG_LOGIC("job " << m_job.id << " iteration " << m_iteration << " bucket " << label.index
+                            << " all-reduced in " << (at - m_bucketStart[label.index]).GetSeconds()
+                            << " s");
+        m_allReduceTrace(m_job.id, m_iteration, label.index, m_bucketStart[label.index], at);
+    }
+}
+
+void
+DltJobApplication::IterationDone()
+{
     if (!m_running)
-    {
-        return;
-    }
-    ++m_released;
-    TryStartBucket();
-}
-
-void
-DltJobApplication::ComputeDone()
-{
-    NS_LOG_FUNCTION(this << m_job.id);
-    if (!m_running)
-    {
-        return;
-    }
-    m_computeDone = true;
-    CheckIterationEnd();
-}
-
-void
-DltJobApplication::TryStartBucket()
-{
-    if (!m_running || m_bucketBusy || m_nextBucket >= m_released)
-    {
-        return;
-    }
-    m_bucketBusy = true;
-    m_bucketStart = Simulator::Now();
-    ++m_bucketGen;
-    const uint32_t b = m_nextBucket;
-    if (m_rings.empty())
-    {
-        // single-host job: gradients are reduced over NVLink, no network traffic
-        m_railsPending = 1;
-        Simulator::ScheduleNow(&DltJobApplication::RailDone, this, m_bucketGen);
-        return;
-    }
-    m_railsPending = m_rings.size();
-    for (uint32_t rail = 0; rail < m_rings.size(); ++rail)
-    {
-        m_rings[rail]->Start(m_run.BucketBytes(rail, b),
-                             MakeCallback(&DltJobApplication::RailDone, this, m_bucketGen));
-    }
-}
-
-void
-DltJobApplication::RailDone(uint64_t gen)
-{
-    if (!m_running || gen != m_bucketGen)
-    {
-        return;
-    }
-    if (--m_railsPending > 0)
-    {
-        return;
-    }
-    NS_LOG_LOGIC("job " << m_job.id << " iteration " << m_iteration << " bucket " << m_nextBucket
-                        << " all-reduced in " << (Simulator::Now() - m_bucketStart).GetSeconds()
-                        << " s");
-    m_allReduceTrace(m_job.id, m_iteration, m_nextBucket, m_bucketStart, Simulator::Now());
-    m_bucketBusy = false;
-    ++m_nextBucket;
-    if (m_nextBucket < GetNumBuckets())
-    {
-        TryStartBucket();
-    }
-    CheckIterationEnd();
-}
-
-void
-DltJobApplication::CheckIterationEnd()
-{
-    if (!m_running || !m_computeDone || m_nextBucket < GetNumBuckets())
     {
         return;
     }

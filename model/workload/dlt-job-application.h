@@ -16,8 +16,8 @@
 #ifndef CRUX_DLT_JOB_APPLICATION_H
 #define CRUX_DLT_JOB_APPLICATION_H
 
+#include "comm-dag-runner.h"
 #include "dlt-job.h"
-#include "ring-allreduce.h"
 
 #include "ns3/application.h"
 #include "ns3/event-id.h"
@@ -26,6 +26,8 @@
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
+#include <memory>
+#include <set>
 #include <vector>
 
 namespace ns3
@@ -37,17 +39,20 @@ namespace ns3
  * gradient all-reduce as real messages (DESIGN.md "Workload", Crux §3 iteration model).
  *
  * Install it on any node (e.g. the job's first host); it talks only to the transport.
- * One iteration, c = compute time, f = overlapStart × c, B = buckets:
+ * At the start it builds one iteration of the job as a CommDag (TrainingIteration::Build) and
+ * runs it with a CommDagRunner, once per iteration. Without a parallelism plan, c = compute
+ * time, f = overlapStart × c, B = buckets:
  *  - forward: [0, f]; no gradients yet;
  *  - backward: bucket b (0..B−1) is released at f + (b+1)(c − f)/B (the last one at c);
- *  - bucket b's all-reduce (TensorParallel() rings, one per rail, in parallel, each a
- *    RingAllReduce over the DataParallel() hosts) starts when the bucket is released AND
- *    bucket b−1's all-reduce has finished: buckets are reduced one at a time, in order, as
- *    NCCL does on one communicator stream;
+ *  - bucket b's all-reduce (TensorParallel() rings, one per rail, in parallel, each a ring
+ *    all-reduce (Collectives::RingAllReduce) over the DataParallel() hosts) starts when the
+ *    bucket is released AND bucket b−1's all-reduce has finished: buckets are reduced one at a
+ *    time, in order, as NCCL does on one communicator stream;
  *  - the iteration ends when the compute (c) and every bucket's all-reduce have finished; the
  *    next iteration starts at once.
  * Hence with all-reduce time A per bucket and no contention, iteration = max(c, finish_{B−1})
- * with finish_b = max(release_b, finish_{b−1}) + A.
+ * with finish_b = max(release_b, finish_{b−1}) + A. With a plan (DltJob::plan) the iteration is
+ * the 1F1B pipeline with TP, PP, DP and EP traffic described at TrainingIteration.
  *
  * The job starts at its StartTime (SetJob sets it from DltJob::startTime) and stops after the
  * configured iterations, at StopTime or at Stop().
@@ -97,8 +102,8 @@ class DltJobApplication : public Application
      * \param jobId job id
      * \param iteration iteration index
      * \param bucket bucket index
-     * \param start time the bucket's all-reduce started
-     * \param end time it finished
+     * \param start time the bucket's all-reduce started (with a plan: at its first member)
+     * \param end time it finished (with a plan: in every data-parallel group)
      */
     typedef void (*AllReduceTracedCallback)(uint32_t jobId,
                                             uint32_t iteration,
@@ -178,7 +183,7 @@ class DltJobApplication : public Application
      * new path (a message in transfer never changes path).
      * Updates GetJob().udpSrcPorts (and GetEffectiveJob().udpSrcPorts).
      * \param flowId a flow id of the job's CommunicationPattern() (0 .. TensorParallel() ×
-     *        DataParallel() − 1 for a multi-host job)
+     *        DataParallel() − 1 for a multi-host job without a plan)
      * \param port UDP source port, non-zero
      * \throws std::invalid_argument if SetJob was not called, the job has no such flow or
      *         port is 0
@@ -210,46 +215,36 @@ class DltJobApplication : public Application
 
     /// Begin iteration m_iteration.
     void StartIteration();
-    /// Bucket b of the current iteration has been produced by the backward pass.
-    void ReleaseBucket(uint32_t b);
-    /// The compute of the current iteration has finished.
-    void ComputeDone();
-    /// Start the next bucket's all-reduce if allowed.
-    void TryStartBucket();
-    /// One rail's ring of the current bucket finished.
-    void RailDone(uint64_t gen);
-    /// End the iteration if compute and communication are done.
-    void CheckIterationEnd();
+    /// The iteration's DAG has completed.
+    void IterationDone();
+    /// A labelled node of the iteration's DAG completed (bucket timing).
+    void OnLabel(CommDagLabel label, Time at);
 
     class Relay;                       //!< rewrites DSCP / source port of the job's messages
     DltJob m_job;                      //!< the job as given
     DltJob m_run;                      //!< the job as run (overrides applied)
     bool m_jobSet{false};              //!< SetJob was called
+    std::set<uint32_t> m_flows;        //!< the job's inter-host flow ids
     Ptr<MessageTransport> m_transport; //!< message carrier
-    Ptr<Relay> m_relay;                //!< between the rings and m_transport (runtime changes)
+    Ptr<Relay> m_relay;                //!< between the runner and m_transport (runtime changes)
     bool m_stopped{false};             //!< Stop() was called
     uint32_t m_iterationsAttr{0};      //!< attribute Iterations (0 = job's value)
     double m_overlapAttr{-1};          //!< attribute OverlapStart (< 0 = job's value)
     Time m_computeAttr;                //!< attribute ComputeTime (0 = job's value)
     uint32_t m_bucketsAttr{0};         //!< attribute NumBuckets (0 = job's value)
 
-    std::vector<Ptr<RingAllReduce>> m_rings; //!< one ring per rail, reused every bucket
-    std::vector<EventId> m_events;           //!< pending compute events of the iteration
-    bool m_running{false};                   //!< between StartApplication and stop/complete
-    uint32_t m_iteration{0};                 //!< index of the current iteration
-    Time m_jobStart;                         //!< time the first iteration started
-    Time m_iterStart;                        //!< start time of the current iteration
-    bool m_computeDone{false};               //!< compute of the current iteration finished
-    uint32_t m_released{0};                  //!< buckets released in this iteration
-    uint32_t m_nextBucket{0};                //!< next bucket to all-reduce
-    bool m_bucketBusy{false};                //!< a bucket's all-reduce is running
-    uint32_t m_railsPending{0};              //!< rings of the running bucket not done yet
-    uint64_t m_bucketGen{0};                 //!< all-reduce counter (ignores stale callbacks)
-    Time m_bucketStart;                      //!< start of the running bucket's all-reduce
-    bool m_complete{false};                  //!< all iterations done
-    Time m_jct{-1};                          //!< job completion time
-    std::vector<double> m_iterTimes;         //!< completed iteration durations, s
-    std::vector<double> m_iterStarts;        //!< completed iteration start times, s
+    Ptr<CommDagRunner> m_runner;            //!< runs one iteration's DAG
+    std::vector<uint32_t> m_bucketEnds;     //!< per bucket: BUCKET_END labels in the DAG
+    std::vector<Time> m_bucketStart;        //!< per bucket: earliest start this iteration
+    std::vector<uint32_t> m_bucketEndsSeen; //!< per bucket: BUCKET_END labels seen
+    bool m_running{false};                  //!< between StartApplication and stop/complete
+    uint32_t m_iteration{0};                //!< index of the current iteration
+    Time m_jobStart;                        //!< time the first iteration started
+    Time m_iterStart;                       //!< start time of the current iteration
+    bool m_complete{false};                 //!< all iterations done
+    Time m_jct{-1};                         //!< job completion time
+    std::vector<double> m_iterTimes;        //!< completed iteration durations, s
+    std::vector<double> m_iterStarts;       //!< completed iteration start times, s
 
     /// Fired at the end of each iteration.
     TracedCallback<uint32_t, uint32_t, Time, Time, double> m_iterationTrace;

@@ -15,9 +15,11 @@
 
 #include "dlt-job.h"
 
-#include "ring-allreduce.h"
+#include "comm-dag.h"
+#include "training-iteration.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -114,6 +116,65 @@ DltJob::Validate() const
     {
         throw std::invalid_argument(who + "dscp " + std::to_string(dscp) + " > 63");
     }
+    if (plan)
+    {
+        const uint64_t product = static_cast<uint64_t>(plan->tp) * plan->pp * plan->dp;
+        if (product != gpus.size())
+        {
+            throw std::invalid_argument(who + "plan: tp x pp x dp = " + std::to_string(product) +
+                                        ", but the job has " + std::to_string(gpus.size()) +
+                                        " GPUs");
+        }
+        const uint32_t g = first;
+        if (plan->tp == 0 || !(g % plan->tp == 0 || plan->tp % g == 0))
+        {
+            throw std::invalid_argument(who + "plan: tp = " + std::to_string(plan->tp) +
+                                        " does not fit " + std::to_string(g) + " GPUs per host");
+        }
+        if (plan->ep == 0 || plan->dp % plan->ep != 0 || plan->microBatches == 0 ||
+            plan->layersPerBlock == 0)
+        {
+            throw std::invalid_argument(who + "plan: ep must divide dp; microBatches and "
+                                              "layersPerBlock must be >= 1");
+        }
+        if (model.IsTransformer() ? plan->pp > model.layers
+                                  : (plan->tp > 1 || plan->pp > 1 || plan->ep > 1))
+        {
+            throw std::invalid_argument(who + "plan: " + plan->ToString() +
+                                        " does not fit model '" + model.name + "'");
+        }
+    }
+}
+
+void
+DltJob::ApplyPlan(const ParallelismRequest& request)
+{
+    if (gpus.empty())
+    {
+        throw PlanError("parallelism", "the job has no GPUs");
+    }
+    const uint32_t perHost = TensorParallel();
+    const ParallelPlan p = ResolvePlan(request, model, NumGpus(), perHost);
+    // buckets of one data-parallel group: the largest (first) stage's gradient share
+    const double layers = model.IsTransformer() ? model.layers : 1;
+    const double stageLayers = std::ceil(layers / p.pp);
+    const double groupBytes = static_cast<double>(gradientBytes) * stageLayers / layers / p.tp;
+    const double bucket = model.BucketSize();
+    numBuckets =
+        bucket > 0 ? static_cast<uint32_t>(std::max(1.0, std::ceil(groupBytes / bucket))) : 1;
+    plan = p;
+    Validate();
+}
+
+double
+DltJob::ComputeSpan() const
+{
+    if (!plan)
+    {
+        return computeTime;
+    }
+    const double m = plan->microBatches;
+    return computeTime * (m + plan->pp - 1) / m;
 }
 
 std::vector<uint32_t>
@@ -217,32 +278,23 @@ std::vector<DltCommFlow>
 DltJob::CommunicationPattern() const
 {
     Validate();
+    const std::vector<GpuId> ranks = TrainingIteration::RankGpus(*this);
+    CommDag dag(ranks, true);
+    TrainingIteration::Build(*this, dag);
+    dag.Finalize();
+    const uint32_t perHost = TensorParallel();
     std::vector<DltCommFlow> flows;
-    const uint32_t dp = DataParallel();
-    const uint32_t tp = TensorParallel();
-    if (dp <= 1)
+    const auto& conns = dag.Connections();
+    for (uint32_t id = 0; id < conns.size() && conns[id].interHost; ++id)
     {
-        return flows;
-    }
-    for (uint32_t rail = 0; rail < tp; ++rail)
-    {
-        const auto ring = RailGpus(rail);
-        for (uint32_t r = 0; r < dp; ++r)
-        {
-            uint64_t bytes = 0;
-            for (uint32_t b = 0; b < numBuckets; ++b)
-            {
-                bytes += RingAllReduce::BytesSentByRank(BucketBytes(rail, b), dp, r);
-            }
-            DltCommFlow f;
-            f.flowId = FlowId(rail, r);
-            f.src = ring[r];
-            f.dst = ring[(r + 1) % dp];
-            f.rail = rail;
-            f.rank = r;
-            f.bytesPerIteration = static_cast<double>(bytes);
-            flows.push_back(f);
-        }
+        DltCommFlow f;
+        f.flowId = id;
+        f.src = ranks[conns[id].src];
+        f.dst = ranks[conns[id].dst];
+        f.rail = conns[id].src % perHost;
+        f.rank = conns[id].src / perHost;
+        f.bytesPerIteration = static_cast<double>(conns[id].bytes);
+        flows.push_back(f);
     }
     return flows;
 }

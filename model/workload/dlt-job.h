@@ -17,11 +17,13 @@
 #define CRUX_DLT_JOB_H
 
 #include "model-zoo.h"
+#include "parallel-plan.h"
 
 #include "ns3/message-transport.h"
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,16 +34,17 @@ namespace ns3
  * \ingroup crux
  * \brief One inter-host connection of a job's per-iteration communication pattern.
  *
- * Produced by DltJob::CommunicationPattern(); the lead turns it into the scheduler's SchedFlow
- * list (ClusterModel) and uses it to predict per-link bytes.
+ * Produced by DltJob::CommunicationPattern(); MakeSchedJob() turns it into the scheduler's
+ * SchedFlow list (ClusterModel), which also predicts per-link bytes.
  */
 struct DltCommFlow
 {
     uint32_t flowId{0};          //!< job-local flow id (= MessageRequest::flowId)
-    GpuId src;                   //!< sending GPU (ring rank r of its rail)
-    GpuId dst;                   //!< receiving GPU (ring rank r+1 of the same rail)
-    uint32_t rail{0};            //!< ring index = local GPU position g inside each host (TP rank)
-    uint32_t rank{0};            //!< position of src in its ring (= host position in the job)
+    GpuId src;                   //!< sending GPU
+    GpuId dst;                   //!< receiving GPU
+    uint32_t rail{0};            //!< position of src among its host's GPUs of the job (by index)
+    uint32_t rank{0};            //!< position of src's host in the job (= its ring rank without
+                                 //!< a plan)
     double bytesPerIteration{0}; //!< bytes sent src → dst per iteration (exact integer value)
 };
 
@@ -61,6 +64,12 @@ struct DltCommFlow
  * Iteration timeline (DltJobApplication): forward overlapStart × computeTime; backward releases
  * numBuckets gradient buckets evenly over the rest of the compute; bucket all-reduces run one
  * after the other; the iteration ends when compute and every bucket's all-reduce are done.
+ *
+ * With a parallelism **plan** (ApplyPlan(), ParallelPlan) the job instead runs tensor, pipeline,
+ * data and expert parallelism with the collectives the plan names (TrainingIteration);
+ * numBuckets is then the number of gradient buckets of each data-parallel group, and
+ * computeTime stays the compute one GPU does per iteration (the pipeline bubble comes on top).
+ * Without a plan the job behaves exactly as described above.
  */
 struct DltJob
 {
@@ -79,6 +88,8 @@ struct DltJob
     /// UDP source port per flow id (ECMP steering), filled by the scheduler helper. Flows not
     /// in the map use 0 = the transport's default.
     std::map<uint32_t, uint16_t> udpSrcPorts;
+    /// The parallelism plan; empty = crux's data-parallel ring per rail (see above).
+    std::optional<ParallelPlan> plan;
 
     /**
      * \brief Build a job from a zoo model with the zoo's defaults (weak scaling, see ModelSpec).
@@ -94,12 +105,27 @@ struct DltJob
                             const std::vector<GpuId>& gpus);
 
     /**
+     * \brief Give the job a parallelism plan: ResolvePlan() on the job's model, GPUs and GPUs per
+     * host; numBuckets becomes the gradient buckets of one data-parallel group: ceil(the largest
+     * group's gradient bytes / ModelSpec::BucketSize()), at least 1.
+     * \param request the plan as requested (0 / "" fields take their defaults)
+     * \throws PlanError naming the field if the plan is inconsistent with the model or the GPUs
+     */
+    void ApplyPlan(const ParallelismRequest& request);
+
+    /**
      * \brief Check the description.
      * \throws std::invalid_argument naming the job id and the field: empty or duplicate gpus,
      *         unequal GPU counts per host, negative times or FLOPs, overlapStart outside [0,1],
-     *         numBuckets 0, dscp > 63
+     *         numBuckets 0, dscp > 63, a plan whose tp × pp × dp is not the GPU count
      */
     void Validate() const;
+
+    /**
+     * \return the compute span of one iteration without communication, seconds: computeTime,
+     *         × (m + p − 1) / m with a plan of p stages and m micro-batches (the 1F1B bubble)
+     */
+    double ComputeSpan() const;
 
     /// \return the job's hosts in ring order (order of first appearance in gpus)
     std::vector<uint32_t> Hosts() const;
@@ -139,11 +165,14 @@ struct DltJob
     uint64_t BucketBytes(uint32_t rail, uint32_t bucket) const;
 
     /**
-     * \brief The job's per-iteration inter-host traffic.
+     * \brief The job's per-iteration inter-host traffic: every inter-host connection of the
+     * iteration TrainingIteration builds, with exactly the bytes it sends on it.
      *
-     * One flow per (rail, rank): TensorParallel() × DataParallel() flows when DataParallel() > 1,
-     * none otherwise (single-host jobs use NVLink only). bytesPerIteration is exactly what the
-     * ring all-reduces of all buckets send on the flow, ≈ 2(N−1)/N × gradientBytes / G.
+     * Without a plan: one flow per (rail, rank), flow id rail × DataParallel() + rank:
+     * TensorParallel() × DataParallel() flows when DataParallel() > 1, none otherwise
+     * (single-host jobs use NVLink only), each ≈ 2(N−1)/N × gradientBytes / G per iteration.
+     * With a plan: every inter-host connection of its TP, PP, DP and EP traffic (flow ids 0, 1,
+     * ... in order of first use; intra-host connections, NVLink, are not listed).
      * \return flows ordered by flow id
      * \throws std::invalid_argument if Validate() fails
      */

@@ -15,6 +15,7 @@
 
 #include "model-zoo.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <stdexcept>
@@ -145,8 +146,181 @@ namespace ns3
  * of peak). numBuckets 1 (9.5 MB < one 25 MiB DDP bucket).
  */
 
+/*
+ * ---- Transformer shapes of "gpt" and "bert-large" (used only by parallelism plans; their
+ *      parameters, FLOPs and compute times above are unchanged) ----
+ * "gpt": 24 layers, h 1024, 16 heads, FFN 4h, vocabulary 50257, context 2048 [GPT3].
+ * "bert-large": 24 layers, h 1024, 16 heads, FFN 4096, vocabulary 30522, sequence 512 [BERT]
+ * (workloads-fabric-facts.md §8). Micro-batch of the default plan: 16 sequences for both
+ * (assumption: fits an 80 GB A100 for a 350 M model; for "bert-large" it is the reference
+ * batch per GPU, 256 / 16).
+ *
+ * ---- Large language models (parallelism plans; workloads-fabric-facts.md §6-§8) ----
+ *  [GPT3T]  T. Brown et al. 2020, Table 2.1, as transcribed in facts §8: GPT-3 XL 1.3B (24
+ *           layers, d 2048, 24 heads), 2.7B (32, 2560, 32), 6.7B (32, 4096, 32), 13B (40, 5140
+ *           (sic) -> 5120 = 40 x 128 as every implementation, facts §9.10, 40 heads), 175B (96,
+ *           12288, 96); FFN 4d, vocabulary 50257, context 2048; batch 1M tokens for 1.3B/2.7B,
+ *           2M for 6.7B/13B, 3.2M for 175B.
+ *  [MEG21]  Narayanan et al., SC'21, and Megatron-LM images/cases_april2021.png (facts §6):
+ *           per-GPU throughput on A100 80GB, seq 2048, V 51200, counted with the FLOP formula
+ *           96·B·s·l·h²·(1 + s/6h + V/(16·l·h)) that includes full activation recomputation:
+ *           1.7B (h 2304, l 24, 32 GPUs, batch 512, MP 1): 137 TFLOP/s; 3.6B (3072, 30, 64,
+ *           512, MP 2): 138; 7.5B (4096, 36, 128, 512, MP 4): 142; 18B (6144, 40, 256, 1024,
+ *           MP 8): 135.
+ *  [MEGEX]  Megatron-LM examples/gpt3/train_gpt3_175b_distributed.sh (facts §8): 1536
+ *           sequences, TP 8, PP 16.
+ *  [MEGMFU] Megatron-LM README @2e90a342f5 (facts §6): GPT-3 175B with sequence parallelism and
+ *           selective recomputation: MFU 51.4 % (A100).
+ *  [LLAMA]  Touvron et al. 2023 (LLaMA), model card and Table 2 as in facts §8: 7B (32 layers,
+ *           d 4096, 32 heads), 13B (40, 5120, 40), 33B (60, 6656, 52), 65B (80, 8192, 64); FFN
+ *           11008 / 13824 / 17920 / 22016 (2/3·4d rounded up to a multiple of 256); vocabulary
+ *           32000, context 2048, batch 4M tokens; SwiGLU, RMSNorm, rotary positions, untied
+ *           embeddings; trained on 1.0T (7B, 13B) and 1.4T (33B, 65B) tokens.
+ *  [LLAMAHW] The LLaMA paper's carbon table as quoted by secondary sources [S]: 82,432 /
+ *           135,168 / 530,432 / 1,022,362 A100-80GB GPU-hours for 7B / 13B / 33B / 65B; and
+ *           §2.4: "around 380 tokens/sec/GPU on 2048 A100 GPU with 80GB" for 65B (the GPU
+ *           hours give 380.4 for 65B, consistent).
+ *  [LLAMA2] Touvron et al. 2023 (Llama 2), Table 1 and §2.2 (facts §8, [S]): 7B, 13B as
+ *           LLaMA-1 shapes, 70B: 80 layers, d 8192, 64 heads with 8 KV heads (GQA), FFN 28672;
+ *           context 4096, batch 4M tokens, 2T tokens; A100-80GB GPU-hours 184,320 / 368,640 /
+ *           1,720,320 for 7B / 13B / 70B.
+ *  [MEGH100] Megatron-LM images/model_table.png @f2e5db402c (facts §6): 70B trained TP 8 x PP 2.
+ *  [MIXTRAL] Megatron-LM examples/mixtral (facts §7): 32 layers, d 4096, 32 heads with 8 KV
+ *           heads, FFN 14336 per expert (SwiGLU), 8 experts, top-2, vocabulary 32000, untied
+ *           embeddings, trained at seq 4096; recommended TP 1, EP 8, PP 4; 46.7 B parameters,
+ *           12.9 B active (arXiv 2401.04088 abstract: 47 B / 13 B).
+ *
+ * Parameters (computed, not copied): GPT-3 family with Megatron's count 12·l·h² + 13·l·h +
+ *   (V + s)·h (facts §6: attention + MLP, biases and layer norms, tied embedding, learned
+ *   positions; reproduces 1.3 / 2.7 / 6.7 / 12.9 / 174.6 B). LLaMA family and Mixtral:
+ *   per layer 2h² + 2·h·h_kv (Q, O, K, V) + 3·h·ffn (SwiGLU; × experts for MoE, plus the
+ *   h × experts router) + 2h (RMSNorm), a final norm h and untied input/output embeddings
+ *   2·V·h (6.74 / 13.02 / 32.53 / 65.29 / 68.98 B; Mixtral 46.70 B, 12.88 B active).
+ * FLOPs per token (training = 3 × forward, no recomputation, as Megatron's formula without
+ *   recomputation, facts §6): 6 × (matmul parameters a token passes through: the layers' active
+ *   parameters + the V·h output projection) + 12·l·s·h for the attention scores (QKᵀ and AV,
+ *   full s×s, Megatron's SC'21 count). A sample is one sequence of s tokens.
+ * Achieved FLOP/s (model FLOPs per GPU-second, A100): LLaMA / Llama 2: tokens per GPU-second
+ *   from the GPU-hours (tokens / (GPU-hours × 3600)) × FLOPs per token: LLaMA 7B 46.3 %, 13B
+ *   54.1 %, 33B 47.9 %, 65B 49.5 % of peak; Llama 2 7B 44.5 %, 13B 42.1 %, 70B 46.0 %. GPT-3
+ *   1.3B-13B: the [MEG21] row nearest in size, converted from the recomputation-counting
+ *   formula to model FLOPs (× F_model / F_96 of that row, about 0.76): 32.6-34.4 % of peak
+ *   (1.3B 33.5 %, 2.7B 33.5 %, 6.7B 34.4 %, 13B 32.6 %). GPT-3 175B: [MEGMFU]
+ *   51.4 %. Mixtral: no public training throughput found; ASSUMPTION 35 % of peak on active
+ *   FLOPs. These are end-to-end figures (they include the bubble and the exposed communication
+ *   of the published runs); using them as the compute-only rate is an ASSUMPTION that makes
+ *   simulated iterations slightly longer than the published ones.
+ * computeTime = FLOPs per sample × globalBatch / referenceGpus / achieved FLOP/s (weak scaling
+ *   as every zoo entry). Batch at the reference GPU count: GPT-3 1.3B-13B: the [MEG21] row's
+ *   (GPUs, batch); 175B: 1536 sequences at 1024 GPUs ([MEGEX]; 1024 GPUs: ASSUMPTION, the
+ *   GPU count of Narayanan et al.'s 175B estimate [R]); LLaMA: 2048 sequences (4M tokens) at
+ *   2048 GPUs ([LLAMAHW]; 2048 GPUs given for 65B only: ASSUMPTION for the others); Llama 2:
+ *   1024 sequences (4M tokens) at 2048 GPUs (GPU count: ASSUMPTION); Mixtral: 1024 sequences
+ *   at 2048 GPUs (ASSUMPTION, as Llama 2).
+ * Default plans: GPT-3 tp = the [MEG21] row's model-parallel size (1 / 2 / 4 / 8), 175B TP 8 x
+ *   PP 16 [MEGEX]; Llama 2 70B TP 8 x PP 2 [MEGH100]; Mixtral TP 1, EP 8, PP 4 [MIXTRAL];
+ *   LLaMA 7B TP 1, 13B TP 2, 33B TP 4 x PP 2, 65B TP 8 x PP 4, Llama 2 7B TP 1, 13B TP 2
+ *   (ASSUMPTIONS in Megatron's usual range). Micro-batch 1 sequence ([MEGEX], MLPerf GPT-3
+ *   mbs 1, facts §6; ASSUMPTION for the smaller models). Gradient buckets of 40 M parameters
+ *   (Megatron's DDP bucket, max(40 M, 1 M × dp) parameters, facts §6), bf16 gradients and
+ *   activations (2 bytes, ASSUMPTION: Megatron can reduce in fp32), overlapStart 1/3.
+ */
+
 namespace
 {
+
+/// A decoder transformer's shape, for Transformer().
+struct Shape
+{
+    uint32_t layers{0};  //!< l
+    uint32_t hidden{0};  //!< h
+    uint32_t heads{0};   //!< attention heads
+    uint32_t kvHeads{0}; //!< key/value heads
+    uint32_t ffn{0};     //!< MLP inner size (per expert)
+    uint32_t vocab{0};   //!< V
+    uint32_t seq{0};     //!< s, tokens per sample
+    bool gpt3{false};    //!< GPT-3 style (biases, LayerNorm, learned positions, tied, FFN 4h)
+    uint32_t experts{0}; //!< MoE experts (0 = dense)
+    uint32_t topK{0};    //!< MoE top-k
+};
+
+/// Fill a ModelSpec's shape, parameters, FLOPs per sample and attention share (see the block
+/// comment above for the formulas).
+void
+Transformer(ModelSpec& m, const Shape& t)
+{
+    const double l = t.layers;
+    const double h = t.hidden;
+    const double v = t.vocab;
+    const double s = t.seq;
+    m.layers = t.layers;
+    m.hidden = t.hidden;
+    m.heads = t.heads;
+    m.kvHeads = t.kvHeads;
+    m.ffnHidden = t.ffn;
+    m.vocab = t.vocab;
+    m.sequenceLength = t.seq;
+    m.experts = t.experts;
+    m.topK = t.topK;
+    const double hkv = h / t.heads * t.kvHeads;
+    const double attn = 2 * h * h + 2 * h * hkv;
+    const double mlpOne = (t.gpt3 ? 2.0 : 3.0) * h * t.ffn;
+    double mlpActive = mlpOne;
+    if (t.gpt3)
+    {
+        m.parameters = 12 * l * h * h + 13 * l * h + (v + s) * h;
+    }
+    else
+    {
+        double perLayer = attn + 2 * h;
+        if (t.experts > 0)
+        {
+            perLayer += t.experts * mlpOne + h * t.experts;
+            mlpActive = t.topK * mlpOne + h * t.experts;
+            m.expertParameters = l * t.experts * mlpOne;
+        }
+        else
+        {
+            perLayer += mlpOne;
+        }
+        m.parameters = l * perLayer + h + 2 * v * h;
+    }
+    const double active = l * (attn + mlpActive) + v * h;
+    m.flopsPerSample = (6 * active + 12 * l * s * h) * s;
+    const double attnFlops = 2 * attn + 4 * s * h;
+    m.attentionFraction = attnFlops / (attnFlops + 2 * mlpActive);
+    m.bytesPerParameter = 2;
+    m.bytesPerActivation = 2;
+    m.overlapStart = 1.0 / 3.0;
+    m.microBatchSize = 1;
+    m.bucketBytes = 40e6 * m.bytesPerParameter;
+    m.numBuckets = static_cast<uint32_t>(std::ceil(m.parameters / 40e6));
+}
+
+/// Model FLOPs / the recomputation-counting FLOPs of [MEG21] for a row's configuration.
+double
+Meg21ModelFlopsRatio(double l, double h)
+{
+    const double s = 2048;
+    const double v = 51200;
+    const double f96 = 96 * l * h * h * s * (1 + s / (6 * h) + v / (16 * l * h));
+    const double f72 = 72 * l * h * h * s * (1 + s / (6 * h)) + 6 * s * h * v;
+    return f72 / f96;
+}
+
+/// Set computeTime from the achieved model FLOP/s per GPU (weak scaling at referenceGpus).
+void
+SetAchieved(ModelSpec& m, double flopsPerGpuSecond)
+{
+    m.computeTime = m.flopsPerSample * m.globalBatch / m.referenceGpus / flopsPerGpuSecond;
+}
+
+/// Tokens per GPU-second of a run of `tokens` tokens that took `gpuHours` GPU-hours.
+double
+TokensPerGpuSecond(double tokens, double gpuHours)
+{
+    return tokens / (gpuHours * 3600.0);
+}
 
 std::map<std::string, ModelSpec>
 BuildZoo()
@@ -170,6 +344,15 @@ BuildZoo()
         m.overlapStart = 1.0 / 3.0;
         m.tensorParallel = 8;
         m.numBuckets = 1;
+        m.layers = 24;
+        m.hidden = 1024;
+        m.heads = 16;
+        m.kvHeads = 16;
+        m.ffnHidden = 4096;
+        m.vocab = 50257;
+        m.attentionFraction = (8 * hidden * hidden + 4 * 2048 * hidden) /
+                              (8 * hidden * hidden + 4 * 2048 * hidden + 16 * hidden * hidden);
+        m.microBatchSize = 16;
         zoo[m.name] = m;
     }
     {
@@ -186,6 +369,15 @@ BuildZoo()
         m.overlapStart = 1.0 / 3.0;
         m.tensorParallel = 1;
         m.numBuckets = 26;
+        m.layers = 24;
+        m.hidden = 1024;
+        m.heads = 16;
+        m.kvHeads = 16;
+        m.ffnHidden = 4096;
+        m.vocab = 30522;
+        m.attentionFraction = (8.0 * 1024 * 1024 + 4.0 * 512 * 1024) /
+                              (8.0 * 1024 * 1024 + 4.0 * 512 * 1024 + 16.0 * 1024 * 1024);
+        m.microBatchSize = 16;
         zoo[m.name] = m;
     }
     {
@@ -272,6 +464,242 @@ BuildZoo()
         m.numBuckets = 1;
         zoo[m.name] = m;
     }
+
+    // ---- GPT-3 family [GPT3T], efficiency and batch of the nearest [MEG21] row ----
+    struct Gpt3
+    {
+        const char* name;        //!< zoo key
+        const char* description; //!< description
+        uint32_t layers;         //!< l
+        uint32_t hidden;         //!< h
+        uint32_t heads;          //!< heads
+        double rowL;             //!< [MEG21] row: layers
+        double rowH;             //!< [MEG21] row: hidden
+        double rowTflops;        //!< [MEG21] row: TFLOP/s per GPU
+        uint32_t rowGpus;        //!< [MEG21] row: GPUs
+        uint32_t rowBatch;       //!< [MEG21] row: batch (sequences)
+        uint32_t tp;             //!< default TP (the row's model-parallel size)
+    };
+
+    for (
+        const Gpt3& g : {
+            Gpt3{"gpt3-1.3b",
+                 "GPT-3 XL 1.3B (Brown et al.)",
+                 24,
+                 2048,
+                 24,
+                 24,
+                 2304,
+                 137,
+                 32,
+                 512,
+                 1},
+            Gpt3{"gpt3-2.7b", "GPT-3 2.7B (Brown et al.)", 32, 2560, 32, 30, 3072, 138, 64, 512, 2},
+            Gpt3{"gpt3-6.7b",
+                 "GPT-3 6.7B (Brown et al.)",
+                 32,
+                 4096,
+                 32,
+                 36,
+                 4096,
+                 142,
+                 128,
+                 512,
+                 4},
+            Gpt3{"gpt3-13b", "GPT-3 13B (Brown et al.)", 40, 5120, 40, 40, 6144, 135, 256, 1024, 8},
+        })
+    {
+        ModelSpec m;
+        m.name = g.name;
+        m.description = g.description;
+        Shape t;
+        t.layers = g.layers;
+        t.hidden = g.hidden;
+        t.heads = g.heads;
+        t.kvHeads = g.heads;
+        t.ffn = 4 * g.hidden;
+        t.vocab = 50257;
+        t.seq = 2048;
+        t.gpt3 = true;
+        Transformer(m, t);
+        m.globalBatch = g.rowBatch;
+        m.referenceGpus = g.rowGpus;
+        m.tensorParallel = g.tp;
+        m.pipelineParallel = 1;
+        SetAchieved(m, g.rowTflops * 1e12 * Meg21ModelFlopsRatio(g.rowL, g.rowH));
+        zoo[m.name] = m;
+    }
+    {
+        ModelSpec m;
+        m.name = "gpt3-175b";
+        m.description = "GPT-3 175B (Brown et al.)";
+        Shape t;
+        t.layers = 96;
+        t.hidden = 12288;
+        t.heads = 96;
+        t.kvHeads = 96;
+        t.ffn = 4 * 12288;
+        t.vocab = 50257;
+        t.seq = 2048;
+        t.gpt3 = true;
+        Transformer(m, t);
+        m.globalBatch = 1536;
+        m.referenceGpus = 1024;
+        m.tensorParallel = 8;
+        m.pipelineParallel = 16;
+        SetAchieved(m, 0.514 * ModelZoo::A100_PEAK_FLOPS);
+        zoo[m.name] = m;
+    }
+
+    // ---- LLaMA [LLAMA] [LLAMAHW] and Llama 2 [LLAMA2] [MEGH100] ----
+    struct Llama
+    {
+        const char* name;        //!< zoo key
+        const char* description; //!< description
+        uint32_t layers;         //!< l
+        uint32_t hidden;         //!< h
+        uint32_t heads;          //!< heads
+        uint32_t kvHeads;        //!< KV heads
+        uint32_t ffn;            //!< FFN
+        uint32_t seq;            //!< context
+        double tokens;           //!< training tokens
+        double gpuHours;         //!< A100 GPU-hours
+        uint32_t tp;             //!< default TP
+        uint32_t pp;             //!< default PP
+    };
+
+    for (const Llama& g : {
+             Llama{"llama-7b",
+                   "LLaMA 7B (Touvron et al. 2023)",
+                   32,
+                   4096,
+                   32,
+                   32,
+                   11008,
+                   2048,
+                   1.0e12,
+                   82432,
+                   1,
+                   1},
+             Llama{"llama-13b",
+                   "LLaMA 13B (Touvron et al. 2023)",
+                   40,
+                   5120,
+                   40,
+                   40,
+                   13824,
+                   2048,
+                   1.0e12,
+                   135168,
+                   2,
+                   1},
+             Llama{"llama-33b",
+                   "LLaMA 33B ('30B', Touvron et al. 2023)",
+                   60,
+                   6656,
+                   52,
+                   52,
+                   17920,
+                   2048,
+                   1.4e12,
+                   530432,
+                   4,
+                   2},
+             Llama{"llama-65b",
+                   "LLaMA 65B (Touvron et al. 2023)",
+                   80,
+                   8192,
+                   64,
+                   64,
+                   22016,
+                   2048,
+                   1.4e12,
+                   1022362,
+                   8,
+                   4},
+             Llama{"llama2-7b",
+                   "Llama 2 7B (Touvron et al. 2023)",
+                   32,
+                   4096,
+                   32,
+                   32,
+                   11008,
+                   4096,
+                   2.0e12,
+                   184320,
+                   1,
+                   1},
+             Llama{"llama2-13b",
+                   "Llama 2 13B (Touvron et al. 2023)",
+                   40,
+                   5120,
+                   40,
+                   40,
+                   13824,
+                   4096,
+                   2.0e12,
+                   368640,
+                   2,
+                   1},
+             Llama{"llama2-70b",
+                   "Llama 2 70B, GQA (Touvron et al. 2023)",
+                   80,
+                   8192,
+                   64,
+                   8,
+                   28672,
+                   4096,
+                   2.0e12,
+                   1720320,
+                   8,
+                   2},
+         })
+    {
+        ModelSpec m;
+        m.name = g.name;
+        m.description = g.description;
+        Shape t;
+        t.layers = g.layers;
+        t.hidden = g.hidden;
+        t.heads = g.heads;
+        t.kvHeads = g.kvHeads;
+        t.ffn = g.ffn;
+        t.vocab = 32000;
+        t.seq = g.seq;
+        Transformer(m, t);
+        m.globalBatch = static_cast<uint32_t>(4194304 / g.seq); // 4M tokens
+        m.referenceGpus = 2048;
+        m.tensorParallel = g.tp;
+        m.pipelineParallel = g.pp;
+        SetAchieved(m,
+                    TokensPerGpuSecond(g.tokens, g.gpuHours) * m.flopsPerSample / m.sequenceLength);
+        zoo[m.name] = m;
+    }
+
+    // ---- Mixtral-8x7B [MIXTRAL] (MoE) ----
+    {
+        ModelSpec m;
+        m.name = "mixtral-8x7b";
+        m.description = "Mixtral-8x7B MoE, 8 experts top-2 (Jiang et al. 2024)";
+        Shape t;
+        t.layers = 32;
+        t.hidden = 4096;
+        t.heads = 32;
+        t.kvHeads = 8;
+        t.ffn = 14336;
+        t.vocab = 32000;
+        t.seq = 4096;
+        t.experts = 8;
+        t.topK = 2;
+        Transformer(m, t);
+        m.globalBatch = 1024;
+        m.referenceGpus = 2048;
+        m.tensorParallel = 1;
+        m.pipelineParallel = 4;
+        m.expertParallel = 8;
+        SetAchieved(m, 0.35 * ModelZoo::A100_PEAK_FLOPS); // ASSUMPTION, see above
+        zoo[m.name] = m;
+    }
     return zoo;
 }
 
@@ -313,6 +741,38 @@ ModelSpec::AchievedFlopsPerGpu() const
         return 0;
     }
     return flopsPerSample * globalBatch / referenceGpus / computeTime;
+}
+
+double
+ModelSpec::SamplesPerIteration(uint32_t numGpus) const
+{
+    if (referenceGpus == 0)
+    {
+        throw std::invalid_argument("ModelSpec '" + name + "': referenceGpus must be >= 1");
+    }
+    return static_cast<double>(globalBatch) * numGpus / referenceGpus;
+}
+
+double
+ModelSpec::BucketSize() const
+{
+    if (bucketBytes > 0)
+    {
+        return bucketBytes;
+    }
+    return static_cast<double>(GradientBytes()) / std::max<uint32_t>(1, numBuckets);
+}
+
+bool
+ModelSpec::IsTransformer() const
+{
+    return layers > 0 && hidden > 0;
+}
+
+bool
+ModelSpec::IsMoe() const
+{
+    return experts > 0;
 }
 
 ModelSpec

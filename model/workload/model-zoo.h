@@ -59,6 +59,27 @@ struct ModelSpec
     /// pass (no overlap of communication with computation).
     uint32_t numBuckets{1};
 
+    // ---- transformer shape, for parallelism plans (parallel-plan.h); layers 0 = the model
+    // ---- has no transformer layers and runs data-parallel only
+    uint32_t layers{0};         //!< transformer layers (decoder blocks)
+    uint32_t hidden{0};         //!< hidden size h (d_model)
+    uint32_t heads{0};          //!< attention heads (TP must divide it)
+    uint32_t kvHeads{0};        //!< key/value heads (grouped-query attention; = heads if MHA)
+    uint32_t ffnHidden{0};      //!< MLP (one expert's) inner size
+    uint32_t vocab{0};          //!< vocabulary size
+    uint32_t experts{0};        //!< MoE experts per layer (0 = dense)
+    uint32_t topK{0};           //!< experts each token is routed to (MoE)
+    double expertParameters{0}; //!< parameters inside the experts, all layers (MoE)
+    /// Share of a layer's FLOPs spent before its MLP (QKV/output projections and attention
+    /// scores); the rest is the MLP (the routed experts for MoE).
+    double attentionFraction{0.5};
+    double bytesPerActivation{2}; //!< bytes of one activation element on the wire (bf16)
+    uint32_t microBatchSize{1};   //!< sequences per micro-batch of the default plan
+    uint32_t pipelineParallel{1}; //!< PP degree of the default plan
+    uint32_t expertParallel{1};   //!< EP degree of the default plan (MoE)
+    /// Gradient bucket size in bytes for parallelism plans (0 = GradientBytes() / numBuckets).
+    double bucketBytes{0};
+
     /// \return gradient bytes all-reduced per iteration by a whole replica:
     ///         round(parameters × bytesPerParameter), bytes
     uint64_t GradientBytes() const;
@@ -72,13 +93,31 @@ struct ModelSpec
 
     /// \return achieved FLOP/s of one GPU while computing: W_j(n) / (n × computeTime), FLOP/s
     double AchievedFlopsPerGpu() const;
+
+    /**
+     * \param numGpus GPUs of the job (>= 1)
+     * \return samples (sequences) the whole job processes per iteration: globalBatch × numGpus
+     *         / referenceGpus (weak scaling)
+     */
+    double SamplesPerIteration(uint32_t numGpus) const;
+
+    /// \return the gradient bucket size in bytes: bucketBytes, or GradientBytes() / numBuckets
+    double BucketSize() const;
+
+    /// \return true if the model has transformer layers (parallelism plans beyond DP apply)
+    bool IsTransformer() const;
+
+    /// \return true for a mixture-of-experts model (experts > 0)
+    bool IsMoe() const;
 };
 
 /**
  * \ingroup crux
  * \brief The model zoo: named ModelSpecs with documented sources ("gpt", "bert-large",
- * "resnet50", and for the trace-driven runs "nmt-transformer-big", "multi-interests",
- * "ctr-dlrm").
+ * "resnet50", for the trace-driven runs "nmt-transformer-big", "multi-interests", "ctr-dlrm",
+ * and the LLMs "gpt3-1.3b", "gpt3-2.7b", "gpt3-6.7b", "gpt3-13b", "gpt3-175b", "llama-7b",
+ * "llama-13b", "llama-33b", "llama-65b", "llama2-7b", "llama2-13b", "llama2-70b",
+ * "mixtral-8x7b").
  */
 class ModelZoo
 {

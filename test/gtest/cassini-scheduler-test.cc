@@ -239,8 +239,12 @@ TEST(CassiniScheduler, PerimeterCoarsening)
 TEST(CassiniScheduler, RejectsBadInput)
 {
     ExpectBadInputRejected("cassini");
-    EXPECT_THROW(CassiniScheduler(CassiniOptions{0, 100}), std::invalid_argument);
-    EXPECT_THROW(CassiniScheduler(CassiniOptions{360, 100}), std::invalid_argument);
+    EXPECT_THROW(
+        CreateCommScheduler("cassini", {{"BinsPerIteration", "0"}, {"MaxPerimeterBins", "100"}}),
+        std::invalid_argument);
+    EXPECT_THROW(
+        CreateCommScheduler("cassini", {{"BinsPerIteration", "360"}, {"MaxPerimeterBins", "100"}}),
+        std::invalid_argument);
     EXPECT_THROW(CassiniLinkCompatibility({}, 8e9, CassiniOptions()), std::invalid_argument);
     const CassiniPattern ok{1, 2.0, 0.5, 1.5, 8e9};
     EXPECT_THROW(CassiniLinkCompatibility({ok}, 0, CassiniOptions()), std::invalid_argument);

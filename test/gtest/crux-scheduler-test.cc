@@ -272,11 +272,12 @@ TEST(CruxPriorityAssignment, PaperExample1)
     EXPECT_EQ(d.LevelOf(2), 7u);
     EXPECT_EQ(d.LevelOf(1), 6u);
 
-    c.kHorizonIterations = 3; // the paper's 12 s horizon
-    EXPECT_DOUBLE_EQ(CreateCommScheduler("crux-pa")->Schedule(m, c).jobs.at(2).k, 1.5);
+    const CommSchedulerAttributes paperHorizon = {{"HorizonIterations", "3"}}; // 12 s
+    EXPECT_DOUBLE_EQ(CreateCommScheduler("crux-pa", paperHorizon)->Schedule(m, c).jobs.at(2).k,
+                     1.5);
 
     c.numLevels = 2;
-    Decision full = CreateCommScheduler("crux")->Schedule(m, c);
+    Decision full = CreateCommScheduler("crux", paperHorizon)->Schedule(m, c);
     EXPECT_EQ(full.LevelOf(2), 1u);
     EXPECT_EQ(full.LevelOf(1), 0u);
     EXPECT_DOUBLE_EQ(full.compressionCut, 7.5e9 / 1.5); // edge weight I_2 = 5e9
@@ -385,7 +386,7 @@ TEST(CruxCompression, Figure13Model)
                                                                 {1, 3, 3e12},
                                                                 {2, 3, 2e12}}));
 
-    CruxCompressPriorities(m, c, d);
+    CruxCompressPriorities(m, CruxOptions(), c.seed, d);
     EXPECT_EQ(d.LevelOf(1), 1u);
     EXPECT_EQ(d.LevelOf(3), 1u);
     EXPECT_EQ(d.LevelOf(2), 0u);
@@ -439,19 +440,18 @@ TEST(CruxScheduler, ExhaustiveCompressionAtLeastSampled)
         SchedulerConfig c;
         c.numLevels = 3;
         const Decision sampled = CreateCommScheduler("crux")->Schedule(m, c);
-        c.topoOrderSamples = 0;
-        const Decision exact = CreateCommScheduler("crux")->Schedule(m, c);
+        const Decision exact =
+            CreateCommScheduler("crux", {{"TopoOrderSamples", "0"}})->Schedule(m, c);
         EXPECT_GE(exact.compressionCut, sampled.compressionCut * (1 - 1e-12));
         EXPECT_GE(sampled.compressionCut, 0.99 * exact.compressionCut);
         ExpectValidCompression(m, exact, 3);
     }
     const ClusterModel big = RandomClosModel(11, 3);
     SchedulerConfig c;
-    c.topoOrderSamples = 0;
     c.numLevels = 3;
     try
     {
-        CreateCommScheduler("crux")->Schedule(big, c);
+        CreateCommScheduler("crux", {{"TopoOrderSamples", "0"}})->Schedule(big, c);
         FAIL() << "exhaustive compression accepted 11 jobs";
     }
     catch (const std::invalid_argument& e)

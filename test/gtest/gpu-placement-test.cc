@@ -16,8 +16,8 @@
 // GPU placement (gpu-placement.h): job shapes, capacity under random allocate/release
 // sequences, locality, random spreading, buddy alignment, full/release, bad input.
 
+#include "ns3/cluster-topology.h"
 #include "ns3/gpu-placement.h"
-#include "ns3/scale-topology.h"
 
 #include <gtest/gtest.h>
 #include <map>
@@ -36,7 +36,7 @@ namespace
 std::vector<PlacementHost>
 SmallHosts(uint32_t tors, uint32_t hostsPerTor)
 {
-    ClosScaleConfig c;
+    ClosConfig c;
     c.tors = tors;
     c.aggs = 2;
     c.hostsPerTor = hostsPerTor;
@@ -121,7 +121,7 @@ TEST(GpuPlacementTest, ParsePolicy)
 
 TEST(GpuPlacementTest, HostsOfTopology)
 {
-    const ScaleTopology t = BuildDoubleSided(DoubleSidedConfig{});
+    const ClusterTopology t = BuildDoubleSided(DoubleSidedConfig{});
     const auto hosts = GpuPlacer::HostsOf(t);
     ASSERT_EQ(hosts.size(), 250U);
     for (uint32_t h = 0; h < hosts.size(); ++h)
@@ -393,6 +393,40 @@ TEST(GpuPlacementTest, FullThenRelease)
         ASSERT_TRUE(r);
         EXPECT_EQ(r->front().host, freedHost);
         EXPECT_EQ(p.FreeGpus(), 0U);
+    }
+}
+
+// Explicit hosts (a scenario's "hosts", a trace's recorded hosts): the listed order is kept,
+// each host gives its lowest free GPUs, a busy host means "not now", and impossible requests
+// are errors; the placer's other policies see those GPUs as taken.
+TEST(GpuPlacementTest, AllocateOnListedHosts)
+{
+    for (PlacementPolicy policy :
+         {PlacementPolicy::LOCALITY_FIRST, PlacementPolicy::RANDOM, PlacementPolicy::BUDDY})
+    {
+        GpuPlacer p(SmallHosts(2, 2), policy, 3); // 4 hosts x 8 GPUs
+        auto a = p.AllocateOn(1, {3, 0}, 4);
+        ASSERT_TRUE(a) << ToString(policy);
+        ASSERT_EQ(a->size(), 2U);
+        EXPECT_EQ((*a)[0].host, 3U);
+        EXPECT_EQ((*a)[1].host, 0U);
+        EXPECT_EQ((*a)[0].localGpus, (std::vector<uint32_t>{0, 1, 2, 3}));
+        auto b = p.AllocateOn(2, {0}, 3);
+        ASSERT_TRUE(b);
+        EXPECT_EQ(b->front().localGpus, (std::vector<uint32_t>{4, 5, 6}));
+        EXPECT_EQ(p.FreeGpusOnHost(0), 1U);
+        EXPECT_FALSE(p.AllocateOn(3, {1, 0}, 2)); // host 0 has 1 free GPU: not now
+        EXPECT_EQ(p.FreeGpusOnHost(1), 8U);       // nothing taken by the failed call
+        EXPECT_EQ(p.Find(3), nullptr);
+        EXPECT_THROW(p.AllocateOn(4, {4}, 1), std::invalid_argument);    // no such host
+        EXPECT_THROW(p.AllocateOn(4, {1, 1}, 1), std::invalid_argument); // listed twice
+        EXPECT_THROW(p.AllocateOn(4, {1}, 9), std::invalid_argument);    // more than it has
+        EXPECT_THROW(p.AllocateOn(4, {}, 1), std::invalid_argument);
+        EXPECT_THROW(p.AllocateOn(1, {2}, 1), std::invalid_argument); // job 1 already placed
+        EXPECT_EQ(p.FreeGpus(), 32U - 11U);
+        p.Release(1);
+        EXPECT_EQ(p.FreeGpusOnHost(3), 8U);
+        EXPECT_EQ(p.FreeGpus(), 32U - 3U);
     }
 }
 

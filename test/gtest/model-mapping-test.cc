@@ -28,14 +28,21 @@ using namespace ns3;
 
 TEST(ModelMapping, RealLabelsMapOntoZooFamilies)
 {
-    const std::map<std::string, std::string> expect{{"GPT-13b", "gpt"},
-                                                    {"GPT-13B", "gpt"},
-                                                    {"GPT-3b", "gpt"},
-                                                    {"GPT-7b", "gpt"},
+    const std::map<std::string, std::string> expect{{"GPT-13b", "gpt3-13b"},
+                                                    {"GPT-13B", "gpt3-13b"},
+                                                    {"GPT-3b", "gpt3-2.7b"},
+                                                    {"GPT-7b", "gpt3-6.7b"},
+                                                    {"gpt-175b", "gpt3-175b"},
                                                     {"GPT", "gpt"},
-                                                    {"llama", "gpt"},
-                                                    {"llama_30b", "gpt"},
-                                                    {"65b", "gpt"},
+                                                    {"llama", "llama-7b"},
+                                                    {"llama_30b", "llama-33b"},
+                                                    {"llama-65B", "llama-65b"},
+                                                    {"llama2-13b", "llama2-13b"},
+                                                    {"Llama-2-70b", "llama2-70b"},
+                                                    {"llama_70b", "llama2-70b"},
+                                                    {"65b", "llama-65b"},
+                                                    {"7B", "llama-7b"},
+                                                    {"mixtral-8x7b", "mixtral-8x7b"},
                                                     {"ResNet", "resnet50"},
                                                     {"mnist", "resnet50"},
                                                     {"bert-base", "bert-large"},
@@ -52,6 +59,10 @@ TEST(ModelMapping, RealLabelsMapOntoZooFamilies)
         EXPECT_EQ(a.zooModel, zoo) << label;
         EXPECT_TRUE(a.fromLabel) << label;
         EXPECT_TRUE(ModelZoo::Has(a.zooModel)) << label;
+        // the LLMs run with their default plan; "GPT" (the §2.2 model) and the rest do not
+        EXPECT_EQ(a.withPlan,
+                  zoo != "gpt" && ModelZoo::Get(zoo).IsTransformer() && zoo != "bert-large")
+            << label;
     }
     for (const char* label : {"unknown", "cognitive", "rl", "preprocess", "DLM", "dota", "", "7"})
     {
@@ -73,7 +84,11 @@ TEST(ModelMapping, UnknownLabelsGetASeededDrawKeyedByJobName)
     ModelMapper a(7);
     ModelMapper b(7);
     ModelMapper c(8);
-    ASSERT_EQ(a.Candidates(), ModelZoo::Names());
+    ASSERT_EQ(a.Candidates(), ModelMapper::DefaultCandidates());
+    for (const auto& name : a.Candidates())
+    {
+        EXPECT_TRUE(ModelZoo::Has(name)) << name;
+    }
     std::map<std::string, int> counts;
     int differs = 0;
     const int n = 6000;
@@ -89,7 +104,7 @@ TEST(ModelMapping, UnknownLabelsGetASeededDrawKeyedByJobName)
     // Independent of call order: the 100th job maps alike after other calls.
     EXPECT_EQ(ModelMapper(7).Map("rl", "dlc100").zooModel, a.Map("rl", "dlc100").zooModel);
     // Uniform over the 6 zoo entries: each within 5 standard deviations of n / 6.
-    ASSERT_EQ(counts.size(), ModelZoo::Names().size());
+    ASSERT_EQ(counts.size(), ModelMapper::DefaultCandidates().size());
     const double mean = static_cast<double>(n) / counts.size();
     const double sd = std::sqrt(n * (1.0 / counts.size()) * (1 - 1.0 / counts.size()));
     for (const auto& [name, k] : counts)

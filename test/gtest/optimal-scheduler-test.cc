@@ -129,7 +129,7 @@ TEST(OptimalScheduler, RegisteredAndEqualsBruteForceOnTinyCases)
 {
     auto known = KnownCommSchedulers();
     EXPECT_NE(std::find(known.begin(), known.end(), "optimal"), known.end());
-    EXPECT_EQ(CreateCommScheduler("optimal")->Name(), "optimal");
+    EXPECT_EQ(CreateCommScheduler("optimal")->GetName(), "optimal");
 
     for (uint64_t seed = 1; seed <= 4; ++seed)
     {
@@ -167,7 +167,10 @@ TEST(OptimalScheduler, RegisteredAndEqualsBruteForceOnTinyCases)
         // The scheduler's decision reproduces that value when evaluated as a whole.
         SchedulerConfig c;
         c.numLevels = 2;
-        const Decision d = OptimalScheduler(o).Schedule(m, c);
+        const Decision d = CreateCommScheduler("optimal",
+                                               {{"HorizonIterations",
+                                                 std::to_string(o.evaluator.horizonIterations)}})
+                               ->Schedule(m, c);
         EXPECT_EQ(d.scheduler, "optimal");
         EXPECT_NEAR(ev.Evaluate(d).flopsRate, brute, 1e-9 * brute);
         for (const SchedJob& j : m.jobs)
@@ -236,7 +239,7 @@ TEST(OptimalScheduler, Figure13Compression)
     {
         jd.rank = id - 1;
     }
-    CruxCompressPriorities(m, c, crux);
+    CruxCompressPriorities(m, CruxOptions(), c.seed, crux);
     EXPECT_EQ(BlocksOf(m, crux), bestBlocks);
 
     // Without the order constraint the optimum separates every contending pair ({1, 4} over

@@ -132,6 +132,20 @@ ScheduleError(const std::string& name, const ClusterModel& m, const SchedulerCon
     return "";
 }
 
+std::string
+CreateError(const std::string& name, const CommSchedulerAttributes& attributes)
+{
+    try
+    {
+        CreateCommScheduler(name, attributes);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        return e.what();
+    }
+    return "";
+}
+
 void
 ExpectDeterministic(const std::string& name)
 {

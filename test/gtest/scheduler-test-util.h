@@ -18,7 +18,7 @@
 
 // Shared GoogleTest helpers for the scheduler tests (test/gtest/*-scheduler-test.cc): a seeded
 // random leaf-spine ClusterModel and the common determinism / bad-input checks every
-// CommScheduler must pass. Pure C++ (scheduling layer + GoogleTest), no ns-3 includes.
+// CommScheduler must pass. Scheduling layer (ns-3 core) + GoogleTest, no Simulator.
 
 #include "ns3/comm-scheduler.h"
 
@@ -90,6 +90,14 @@ ClusterModel RandomLeafSpine(uint32_t numJobs, uint64_t seed);
  * CommScheduler::Schedule(m, c); "" if nothing was thrown. Other exception types propagate.
  */
 std::string ScheduleError(const std::string& name, const ClusterModel& m, const SchedulerConfig& c);
+
+/**
+ * \brief Creates scheduler \p name with attribute overrides and returns the error reported.
+ * \param name a scheduler name
+ * \param attributes attribute overrides (CreateCommScheduler)
+ * \return the what() of the std::invalid_argument thrown by CreateCommScheduler; "" if none
+ */
+std::string CreateError(const std::string& name, const CommSchedulerAttributes& attributes);
 
 /**
  * \brief GoogleTest assertions that scheduler \p name is deterministic.

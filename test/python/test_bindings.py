@@ -280,7 +280,7 @@ def test_scheduler_layer(ns):
     assert ecmp.LevelOf(0) == ecmp.LevelOf(1) == 0
 
     scheduler = ns.CreateCommScheduler("crux")
-    assert str(scheduler.Name()) == "crux"
+    assert str(scheduler.GetName()) == "crux"
     d = scheduler.Schedule(model, config)
     # §3: I_j = W_j / t_j.
     assert d.jobs[0].intensity == pytest.approx(1e15 / t, rel=REL)

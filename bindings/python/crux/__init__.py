@@ -52,6 +52,13 @@ Where things are found (first match wins):
    directly. ``NS3_LOG_ENABLE`` / ``NS3_ASSERT_ENABLE`` follow the tree's configuration
    (``NS3_LOG`` / ``NS3_ASSERT`` in ``cmake-cache/CMakeCache.txt``, or the debug profile).
 
+Schedulers written in Python: subclass ``ns.CommScheduler``, implement
+``DoSchedule(self, model, config)`` (return an ``ns.Decision``) and call
+:func:`register_scheduler` (``register_scheduler("sjf", SjfScheduler)``); the short name then
+works wherever the built-in names do (``CruxExperiment.Run``, ``ClusterRunConfig.schedulers``,
+``StageAblationOptions.extraSchedulers``), in this Python process. See
+``examples/sjf-scheduler.py``.
+
 cppyy: ns-3.37-3.41 need ``cppyy==2.4.2`` (cppyy 3.x breaks them); ``scripts/setup.sh``
 installs it into the virtual environment ``<build>/venv``, so run Python scripts with
 ``build/venv/bin/python``. If cppyy is missing, loading raises :class:`BindingsUnavailable`
@@ -64,7 +71,8 @@ import sys
 import sysconfig
 import warnings
 
-__all__ = ["load", "layout", "find_build", "BindingsUnavailable", "REQUIRED_CPPYY"]
+__all__ = ["load", "layout", "find_build", "register_scheduler", "BindingsUnavailable",
+           "REQUIRED_CPPYY"]
 
 #: cppyy version the ns-3.37 bindings need (ns-3 Installation Guide; cppyy 3.x breaks 3.37).
 REQUIRED_CPPYY = "2.4.2"
@@ -80,6 +88,9 @@ _REPO = os.path.dirname(
     os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 _ns = None
 _layout = None
+# Python scheduler instances handed to C++ (see register_scheduler) and the registered factories.
+_py_schedulers = []
+_py_factories = {}
 
 
 class BindingsUnavailable(ImportError):
@@ -405,6 +416,59 @@ def load(extra_modules=(), verbose=False):
 def layout():
     """What :func:`load` loaded (see :func:`find_build`), or None before loading."""
     return _layout
+
+
+def _release_unused_schedulers():
+    """Give back to Python the scheduler instances no C++ ``Ptr`` holds any more.
+
+    An instance made for C++ starts with ns-3 reference count 1 (its creation) and Python
+    ownership off, so C++ never deletes a Python object; once every ``Ptr`` is gone the count is
+    back to 1 and Python may delete it."""
+    keep = []
+    for obj in _py_schedulers:
+        if obj.GetReferenceCount() > 1:
+            keep.append(obj)
+        else:
+            obj.__python_owns__ = True
+    _py_schedulers[:] = keep
+
+
+def register_scheduler(name, scheduler_class):
+    """Register a Python scheduler under a short name (ns3::RegisterCommScheduler).
+
+    :param name: short name (letters, digits, ``.``, ``_``, ``-``; not taken yet), used like
+        "crux" or "ecmp": in ``CruxExperiment.Run``, ``ClusterRunConfig.schedulers``,
+        ``StageAblationOptions.extraSchedulers`` and ``ns.CreateCommScheduler(name)``
+    :param scheduler_class: a Python subclass of ``ns.CommScheduler`` implementing
+        ``DoSchedule(self, model, config)``; it is instantiated without arguments once per
+        ``CreateCommScheduler(name)``. ``Schedule()`` (the C++ template method) validates the
+        input before and the returned decision after ``DoSchedule``.
+    :raises TypeError: if scheduler_class is not a subclass of ``ns.CommScheduler``
+    :raises Exception: the C++ std::invalid_argument for a malformed or taken name
+
+    The schedulers run in the calling Python process only, and only from its main thread (the
+    C++ programs and the microbenchmark's worker threads cannot call Python).
+
+    Lifetime: each instance is kept (Python ownership off) while a C++ ``Ptr`` holds it and given
+    back to Python at the next creation after the last ``Ptr`` is gone. Calling ``Schedule()``
+    from Python through the ``Ptr`` that ``ns.CreateCommScheduler`` returned leaves one reference
+    that cppyy 2.4.2 never drops, so such an instance lives until the process ends (a few
+    hundred bytes); the C++ drivers' calls do not.
+    """
+    ns = load()
+    if not (isinstance(scheduler_class, type) and issubclass(scheduler_class, ns.CommScheduler)):
+        raise TypeError("register_scheduler(%r): %r is not a subclass of ns.CommScheduler"
+                        % (name, scheduler_class))
+
+    def factory():
+        _release_unused_schedulers()
+        obj = scheduler_class()
+        obj.__python_owns__ = False  # C++ holds it through Ptr; kept alive in _py_schedulers
+        _py_schedulers.append(obj)
+        return ns.Ptr[ns.CommScheduler](obj)
+
+    ns.RegisterCommScheduler(name, ns.CommSchedulerFactory(factory))
+    _py_factories[name] = factory  # the C++ std::function refers to it
 
 
 def __getattr__(name):

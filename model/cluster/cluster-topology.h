@@ -13,10 +13,10 @@
  * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
  */
 
-#ifndef CRUX_SCALE_TOPOLOGY_H
-#define CRUX_SCALE_TOPOLOGY_H
+#ifndef CRUX_CLUSTER_TOPOLOGY_H
+#define CRUX_CLUSTER_TOPOLOGY_H
 
-// Pure C++ (no ns-3 includes): compiled into the crux-scheduling library.
+// Pure C++ (no ns-3 includes, no simulator): compiled into the crux-scheduling library.
 
 #include "ns3/cluster-model.h"
 
@@ -26,23 +26,33 @@
 #include <vector>
 
 /*
- * Production-scale topologies for trace-driven cluster runs (Crux §6.3):
- *  - the two-layer Clos (173 ToR, 16 aggregation switches; one ToR per host),
- *  - the "double-sided" three-layer topology (6 ToR, 12 aggregation, 32 core switches; each
- *    host connects to two ToRs over eight links),
- *  - a three-tier topology from a host -> ToR -> aggregation-group membership, e.g. the real
- *    Lingjun topo.csv (847 hosts, 119 ToRs, 3 PSW groups, 1 DSW).
+ * The one cluster description of crux: hosts (GPUs, NICs with their ports), switches, and the
+ * directed links between them, with their rates and delays. Every part of the module that needs
+ * the cluster reads it from here:
+ *  - the packet fabric: CruxTopologyHelper::Install() turns it into ns-3 nodes, QbbNetDevices
+ *    and CruxSwitches (one device pair per cable, in link order; switch ports in cabling order,
+ *    nodePorts) and installs each switch's ECMP groups from ShortestPathHops();
+ *  - the flow fabric (FlowTransport) and the live cluster fabric of trace runs: one fluid link
+ *    per directed link;
+ *  - the scheduler's cluster model (ClusterModel links, candidate paths from EqualCostPaths());
+ *  - GPU placement (gpu-placement.h) and the trace-driven runs.
  *
- * Model. Nodes are hosts, ToRs, aggregation and core switches. Every cable is two directed links
- * (SchedLink, bit/s), created consecutively: the upward one (towards the core) at an even id
- * 2k, the downward one at 2k + 1. A host has nicsPerHost NICs; GPU g of a host uses NIC
- * g * nicsPerHost / gpusPerHost. Each NIC has one or more ports, each port one cable to a ToR
- * (the double-sided topology gives every NIC two ports, one to each of the host's two ToRs).
- * Intra-host traffic (NVLink/PCIe) uses no modelled link.
+ * Builders: the two-layer Clos of the scenario files, the paper's testbed and §6.3
+ * (BuildTwoLayerClos(), with "tor", "rail" or "rotated" NIC wiring), the "double-sided"
+ * three-layer topology (BuildDoubleSided()), and a three-tier topology from a host -> ToR ->
+ * aggregation-group membership, e.g. the real Lingjun topo.csv (BuildThreeTier()).
+ *
+ * Model. Nodes are hosts (first, node id = host index), ToRs, aggregation and core switches.
+ * Every cable is two directed links (SchedLink, bit/s), created consecutively: the upward one
+ * (towards the core) at an even id 2k, the downward one at 2k + 1. A host has nicsPerHost NICs;
+ * GPU g of a host uses NIC g * nicsPerHost / gpusPerHost. Each NIC has one or more ports, each
+ * port one cable to a ToR (the double-sided topology gives every NIC two ports, one to each of
+ * the host's two ToRs). Intra-host traffic (NVLink/PCIe) uses no modelled link.
  *
  * Routing: shortest valley-free (up*-down*) paths, as ECMP computes them in a Clos: hosts never
  * forward, a packet climbs from the source NIC to the lowest tier where its source and
- * destination share a switch, then descends to the destination NIC. See EqualCostPaths().
+ * destination share a switch, then descends to the destination NIC. See EqualCostPaths() and
+ * ShortestPathHops() (the same set of paths, as a list and as per-switch next hops).
  *
  * Bandwidths and delays are not given by the paper nor by the trace (data/lingjun-2023/
  * SOURCE.md: "There are no link speeds"); every such default below is marked ASSUMPTION and is
@@ -54,8 +64,8 @@ namespace ns3
 {
 
 /// \ingroup crux-scheduling
-/// \brief Tier of a node of a ScaleTopology.
-enum class ScaleNodeKind
+/// \brief Tier of a node of a ClusterTopology.
+enum class ClusterNodeKind
 {
     HOST, //!< a GPU server (tier 0)
     TOR,  //!< top-of-rack / access switch (ASW, tier 1)
@@ -64,29 +74,31 @@ enum class ScaleNodeKind
 };
 
 /// \return "host", "tor", "agg" or "core"
-std::string ToString(ScaleNodeKind kind);
+std::string ToString(ClusterNodeKind kind);
 
 /// \ingroup crux-scheduling
-/// \brief One node of a ScaleTopology.
-struct ScaleNode
+/// \brief One node of a ClusterTopology.
+struct ClusterNode
 {
-    ScaleNodeKind kind{ScaleNodeKind::HOST}; //!< tier
-    std::string name;                        //!< unique label, e.g. "h12", "t3", "a0", "c5"
+    ClusterNodeKind kind{ClusterNodeKind::HOST}; //!< tier
+    std::string name;                            //!< unique label, e.g. "h12", "t3", "a0", "c5"
 };
 
 /**
  * \ingroup crux-scheduling
- * \brief A large host/switch topology with its directed links, for the trace-driven runs.
+ * \brief The cluster description: hosts, switches and directed links (see the file comment).
  *
  * Node ids index nodes; link ids index links, linkEnds and linkDelay (same length). Hosts are
- * numbered 0..NumHosts()-1 ("host index"), ToRs 0..torNode.size()-1 ("ToR index"); hostNode
- * and torNode map them to node ids. Build one with BuildTwoLayerClos(), BuildDoubleSided() or
- * BuildThreeTier(); the fields after torGroup are routing tables filled by the builders.
+ * numbered 0..NumHosts()-1 ("host index") and are the first nodes (hostNode[h] == h); switches
+ * follow (switch index = node id - NumHosts()). ToRs are numbered 0..torNode.size()-1
+ * ("ToR index"); torNode maps them to node ids. Build one with BuildTwoLayerClos(),
+ * BuildDoubleSided() or BuildThreeTier(); the fields after torGroup are routing tables filled
+ * by the builders.
  */
-struct ScaleTopology
+struct ClusterTopology
 {
-    std::string name;             //!< "clos", "double-sided" or "lingjun" (or the caller's)
-    std::vector<ScaleNode> nodes; //!< node id = index
+    std::string name;               //!< "clos", "double-sided" or "lingjun" (or the caller's)
+    std::vector<ClusterNode> nodes; //!< node id = index
     /// directed links, link id = index; bandwidth in bit/s, name "a->b" (node names); for
     /// parallel links (several NIC ports of one host to one ToR) the name carries the port:
     /// "h3.n1p0->t1" (host 3, NIC 1, port 0).
@@ -106,6 +118,10 @@ struct ScaleTopology
     /// Routing table: nodeUp[node id] = ids of the upward links leaving a switch (empty for
     /// hosts, whose uplinks are in nicUp, and for core switches), in creation order.
     std::vector<std::vector<uint32_t>> nodeUp;
+    /// Ports: nodePorts[node id] = ids of the links leaving that node, in cabling order; a
+    /// switch's port p is nodePorts[node][p] (the packet fabric numbers the switch's devices
+    /// this way), a host's entries are its NIC ports (NIC-major, then port).
+    std::vector<std::vector<uint32_t>> nodePorts;
 
     /// \return number of hosts (hostNode.size())
     uint32_t NumHosts() const;
@@ -116,6 +132,57 @@ struct ScaleTopology
     /// \return the NIC index of GPU gpu (gpu * nicsPerHost / gpusPerHost);
     ///         throws std::out_of_range if gpu >= gpusPerHost
     uint32_t NicOfGpu(uint32_t gpu) const;
+    /// \return number of switches (nodes.size() - NumHosts())
+    uint32_t NumSwitches() const;
+    /// \return the ports each NIC has (nicUp[0][0].size(); every NIC alike), 0 without hosts
+    uint32_t PortsPerNic() const;
+    /// \return true if node is a switch (kind != HOST); throws std::out_of_range for a bad id
+    bool IsSwitch(uint32_t node) const;
+
+    /**
+     * \brief Shortest-path hop counts towards one switch, over switch-to-switch links.
+     *
+     * Breadth-first search (Boost Graph Library) on the reversed switch graph: hops[n] is the
+     * number of switch-to-switch links on a shortest path from switch node n to node target;
+     * hops[target] = 0, -1 for unreachable switches and for hosts. The packet fabric's ECMP
+     * group of switch s towards a NIC behind ToR t is every port of s whose link leads to a
+     * switch u with hops[u] == hops[s] - 1 (valley-free shortest paths in the builders'
+     * topologies, the same set EqualCostPaths() lists).
+     * \param target a switch node id; throws std::out_of_range for a bad id or a host node
+     * \return hop count per node id (size nodes.size())
+     */
+    std::vector<int32_t> ShortestPathHops(uint32_t target) const;
+
+    /**
+     * \brief Why a path is not a route between two GPUs' NICs ("" if it is): link ids known
+     * and not repeated, consecutive, leaving the source GPU's NIC and entering the
+     * destination GPU's NIC.
+     * \param path directed link ids \param srcHost source host \param srcGpu its GPU
+     * \param dstHost destination host (!= srcHost) \param dstGpu its GPU
+     * \return "" or one sentence naming the first problem
+     */
+    std::string CheckPath(const std::vector<uint32_t>& path,
+                          uint32_t srcHost,
+                          uint32_t srcGpu,
+                          uint32_t dstHost,
+                          uint32_t dstGpu) const;
+
+    /**
+     * \brief Equal-cost shortest paths between two NICs (EqualCostPaths() of their GPUs).
+     * \param srcHost source host index
+     * \param srcNic NIC index on srcHost (0..nicsPerHost-1)
+     * \param dstHost destination host index
+     * \param dstNic NIC index on dstHost
+     * \param maxPaths cap on the number of paths (>= 1)
+     * \return as EqualCostPaths(); for srcHost == dstHost and different NICs the paths through
+     *         the NICs' common ToR (one hop up, one down), {{}} for the same NIC
+     * Throws std::out_of_range / std::invalid_argument as EqualCostPaths().
+     */
+    std::vector<std::vector<uint32_t>> EqualCostNicPaths(uint32_t srcHost,
+                                                         uint32_t srcNic,
+                                                         uint32_t dstHost,
+                                                         uint32_t dstNic,
+                                                         uint32_t maxPaths = 64) const;
 
     /// \return the id of the link in the opposite direction of link id (id ^ 1)
     static uint32_t Reverse(uint32_t id)
@@ -178,12 +245,19 @@ uint32_t EcmpPathIndex(uint64_t seed, uint32_t jobId, uint32_t flowId, uint32_t 
 
 /**
  * \ingroup crux-scheduling
- * \brief Configuration of the two-layer Clos of Crux §6.3 (BuildTwoLayerClos()).
+ * \brief Configuration of a two-layer Clos (BuildTwoLayerClos()): the §6.3 trace topology (the
+ * defaults), the scenario files' Clos and the paper's testbed (TestbedClosConfig()).
  *
- * Every ToR is wired to every aggregation switch by one cable; host h is single-homed to one
- * ToR (all its NICs go to that ToR, one cable per NIC).
+ * Every ToR is wired to every aggregation switch by linksPerTorAgg cables. The ToRs form
+ * groups of nicsPerHost ToRs ("rail" and "rotated" wiring) or of one ToR ("tor" wiring); the
+ * hosts are spread over the groups, and host h's NIC n is cabled to ToR
+ *  - "tor": the group's ToR (all NICs of a host on one ToR; the §6.3 reading);
+ *  - "rail": group * nicsPerHost + n (NIC n of every host on the n-th ToR of its group: a
+ *    rail-optimised Clos, the scenario files' default);
+ *  - "rotated": group * nicsPerHost + (n + h) % nicsPerHost (the testbed wiring of
+ *    scenarios/testbed-gpt-bert.json, so that rings of different hosts use different rails).
  */
-struct ClosScaleConfig
+struct ClosConfig
 {
     /// ToR switches. Source: Crux §6.3 ("173 ToR").
     uint32_t tors{173};
@@ -209,21 +283,37 @@ struct ClosScaleConfig
     double torAggBps{200e9};
     /// One-way propagation delay of every link, seconds. ASSUMPTION: 1 us.
     double delay{1e-6};
+    /// Parallel cables per ToR-aggregation pair (>= 1).
+    uint32_t linksPerTorAgg{1};
+    /// NIC wiring: "tor", "rail" or "rotated" (see the struct comment); the ToR count must be a
+    /// multiple of nicsPerHost for "rail" and "rotated".
+    std::string wiring{"tor"};
 };
+
+/**
+ * \ingroup crux-scheduling
+ * \return the paper's testbed (Crux §6.1: 12 hosts of 8 A100 GPUs and 4 x 200 Gbps NICs, one
+ *         NIC per GPU pair; 4 ToRs, 2 aggregation switches, 200 Gbps links, 1 us; "rail"
+ *         wiring, one group of 4 ToRs). The switch counts and link rates of the testbed fabric
+ *         are our ASSUMPTION (the paper describes the hosts, not the fabric).
+ */
+ClosConfig TestbedClosConfig();
 
 /**
  * \ingroup crux-scheduling
  * \brief Build the two-layer Clos.
  *
  * Node ids: hosts 0..H-1 ("h<i>"), then ToRs ("t<i>"), then aggregation switches ("a<i>").
- * Link ids: per host, per NIC: up, down; then per ToR t, per aggregation a: up, down. One
- * aggregation group (torGroup = 0 for all).
+ * Link ids: per host, per NIC: up, down; then per ToR t, per aggregation a, per parallel cable:
+ * up, down. One aggregation group (torGroup = 0 for all); hostTor = the ToR of the host's NIC 0.
+ * With one ToR and aggs = 0 it is a star (every host on one switch).
  * Defaults: 250 + 173 + 16 = 439 nodes; 2 x (250 x 4 + 173 x 16) = 7,536 directed links;
  * 2,000 GPUs.
- * \param config see ClosScaleConfig; throws std::invalid_argument naming a bad field (zero
- *        count, non-positive rate, negative delay)
+ * \param config see ClosConfig; throws std::invalid_argument naming a bad field (zero
+ *        count, non-positive rate, negative delay, unknown wiring, ToRs not a multiple of
+ *        nicsPerHost for rail wiring, aggs = 0 with several ToRs)
  */
-ScaleTopology BuildTwoLayerClos(const ClosScaleConfig& config);
+ClusterTopology BuildTwoLayerClos(const ClosConfig& config);
 
 /**
  * \ingroup crux-scheduling
@@ -276,7 +366,7 @@ struct DoubleSidedConfig
  * links; 2,000 GPUs.
  * \param config see DoubleSidedConfig; throws std::invalid_argument naming a bad field
  */
-ScaleTopology BuildDoubleSided(const DoubleSidedConfig& config);
+ClusterTopology BuildDoubleSided(const DoubleSidedConfig& config);
 
 /**
  * \ingroup crux-scheduling
@@ -308,7 +398,7 @@ struct ThreeTierConfig
     double aggCoreBps{400e9};
     /// One-way propagation delay of every link, seconds. ASSUMPTION: 1 us.
     double delay{1e-6};
-    /// ScaleTopology::name of the result.
+    /// ClusterTopology::name of the result.
     std::string name{"lingjun"};
 };
 
@@ -328,10 +418,10 @@ struct ThreeTierConfig
  * Throws std::invalid_argument naming the bad field or argument (empty membership, ToR index
  * out of range, zero counts, non-positive rates).
  */
-ScaleTopology BuildThreeTier(const std::vector<uint32_t>& hostTor,
-                             const std::vector<uint32_t>& torGroup,
-                             const ThreeTierConfig& config);
+ClusterTopology BuildThreeTier(const std::vector<uint32_t>& hostTor,
+                               const std::vector<uint32_t>& torGroup,
+                               const ThreeTierConfig& config);
 
 } // namespace ns3
 
-#endif // CRUX_SCALE_TOPOLOGY_H
+#endif // CRUX_CLUSTER_TOPOLOGY_H

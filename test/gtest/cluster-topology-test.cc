@@ -13,11 +13,11 @@
  * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
  */
 
-// Production-scale topologies (scale-topology.h): sizes of each builder, equal-cost path counts
+// Production-scale topologies (cluster-topology.h): sizes of each builder, equal-cost path counts
 // and shapes, ECMP hash, bad configurations.
 
+#include "ns3/cluster-topology.h"
 #include "ns3/lingjun-trace.h"
-#include "ns3/scale-topology.h"
 
 #include <functional>
 #include <gtest/gtest.h>
@@ -36,7 +36,7 @@ namespace
 /// Check that every path is a contiguous walk from srcHost's node to dstHost's node, that the
 /// paths are distinct and all have the same length; return that length.
 std::size_t
-CheckPaths(const ScaleTopology& t,
+CheckPaths(const ClusterTopology& t,
            const std::vector<std::vector<uint32_t>>& paths,
            uint32_t srcHost,
            uint32_t dstHost)
@@ -66,7 +66,7 @@ CheckPaths(const ScaleTopology& t,
         // no host is transited
         for (std::size_t i = 0; i + 1 < p.size(); ++i)
         {
-            EXPECT_NE(t.nodes[t.linkEnds[p[i]].second].kind, ScaleNodeKind::HOST);
+            EXPECT_NE(t.nodes[t.linkEnds[p[i]].second].kind, ClusterNodeKind::HOST);
         }
     }
     return len;
@@ -74,7 +74,7 @@ CheckPaths(const ScaleTopology& t,
 
 /// Structural invariants common to all builders.
 void
-CheckStructure(const ScaleTopology& t)
+CheckStructure(const ClusterTopology& t)
 {
     ASSERT_EQ(t.links.size(), t.linkEnds.size());
     ASSERT_EQ(t.links.size(), t.linkDelay.size());
@@ -84,7 +84,7 @@ CheckStructure(const ScaleTopology& t)
         EXPECT_GT(t.links[l].bandwidth, 0);
         EXPECT_GE(t.linkDelay[l], 0);
         const auto& e = t.linkEnds[l];
-        const auto& r = t.linkEnds[ScaleTopology::Reverse(l)];
+        const auto& r = t.linkEnds[ClusterTopology::Reverse(l)];
         EXPECT_EQ(e.first, r.second);
         EXPECT_EQ(e.second, r.first);
         EXPECT_LT(e.first, t.nodes.size());
@@ -94,17 +94,17 @@ CheckStructure(const ScaleTopology& t)
     ASSERT_EQ(t.torGroup.size(), t.NumTors());
     for (uint32_t h = 0; h < t.NumHosts(); ++h)
     {
-        EXPECT_EQ(t.nodes[t.hostNode[h]].kind, ScaleNodeKind::HOST);
+        EXPECT_EQ(t.nodes[t.hostNode[h]].kind, ClusterNodeKind::HOST);
         EXPECT_LT(t.hostTor[h], t.NumTors());
     }
     for (uint32_t tor = 0; tor < t.NumTors(); ++tor)
     {
-        EXPECT_EQ(t.nodes[t.torNode[tor]].kind, ScaleNodeKind::TOR);
+        EXPECT_EQ(t.nodes[t.torNode[tor]].kind, ClusterNodeKind::TOR);
     }
 }
 
 uint32_t
-CountKind(const ScaleTopology& t, ScaleNodeKind k)
+CountKind(const ClusterTopology& t, ClusterNodeKind k)
 {
     uint32_t n = 0;
     for (const auto& node : t.nodes)
@@ -116,9 +116,9 @@ CountKind(const ScaleTopology& t, ScaleNodeKind k)
 
 /// Distinct nodes of kind k visited by a set of paths.
 std::set<uint32_t>
-NodesOfKind(const ScaleTopology& t,
+NodesOfKind(const ClusterTopology& t,
             const std::vector<std::vector<uint32_t>>& paths,
-            ScaleNodeKind k)
+            ClusterNodeKind k)
 {
     std::set<uint32_t> out;
     for (const auto& p : paths)
@@ -136,7 +136,7 @@ NodesOfKind(const ScaleTopology& t,
 
 /// First pair of distinct hosts satisfying pred, or fail.
 std::pair<uint32_t, uint32_t>
-FindPair(const ScaleTopology& t, const std::function<bool(uint32_t, uint32_t)>& pred)
+FindPair(const ClusterTopology& t, const std::function<bool(uint32_t, uint32_t)>& pred)
 {
     for (uint32_t a = 0; a < t.NumHosts(); ++a)
     {
@@ -154,16 +154,16 @@ FindPair(const ScaleTopology& t, const std::function<bool(uint32_t, uint32_t)>& 
 
 } // namespace
 
-TEST(ScaleTopologyTest, ClosDefaultSizes)
+TEST(ClusterTopologyTest, ClosDefaultSizes)
 {
-    const ScaleTopology t = BuildTwoLayerClos(ClosScaleConfig{});
+    const ClusterTopology t = BuildTwoLayerClos(ClosConfig{});
     CheckStructure(t);
     EXPECT_EQ(t.name, "clos");
     // 250 hosts (ASSUMPTION, 2,000 GPUs) + 173 ToRs + 16 aggregation switches = 439 nodes.
     EXPECT_EQ(t.NumHosts(), 250U);
     EXPECT_EQ(t.NumTors(), 173U);
-    EXPECT_EQ(CountKind(t, ScaleNodeKind::AGG), 16U);
-    EXPECT_EQ(CountKind(t, ScaleNodeKind::CORE), 0U);
+    EXPECT_EQ(CountKind(t, ClusterNodeKind::AGG), 16U);
+    EXPECT_EQ(CountKind(t, ClusterNodeKind::CORE), 0U);
     EXPECT_EQ(t.nodes.size(), 439U);
     // directed links: 2 x (250 hosts x 4 NICs + 173 ToRs x 16 aggs) = 2 x (1000 + 2768) = 7536
     EXPECT_EQ(t.links.size(), 7536U);
@@ -187,17 +187,17 @@ TEST(ScaleTopologyTest, ClosDefaultSizes)
     EXPECT_EQ(histogram[1], 96U);
     EXPECT_EQ(histogram[2], 77U);
     // hostsPerTor overrides numHosts
-    ClosScaleConfig c;
+    ClosConfig c;
     c.hostsPerTor = 2;
-    const ScaleTopology t2 = BuildTwoLayerClos(c);
+    const ClusterTopology t2 = BuildTwoLayerClos(c);
     EXPECT_EQ(t2.NumHosts(), 346U);
     EXPECT_EQ(t2.NumGpus(), 2768U);
     EXPECT_EQ(t2.links.size(), 2U * (346 * 4 + 173 * 16));
 }
 
-TEST(ScaleTopologyTest, ClosPaths)
+TEST(ClusterTopologyTest, ClosPaths)
 {
-    const ScaleTopology t = BuildTwoLayerClos(ClosScaleConfig{});
+    const ClusterTopology t = BuildTwoLayerClos(ClosConfig{});
     // same host: one empty path
     const auto self = t.EqualCostPaths(3, 0, 3, 7);
     ASSERT_EQ(self.size(), 1U);
@@ -214,7 +214,7 @@ TEST(ScaleTopologyTest, ClosPaths)
     const auto diff = t.EqualCostPaths(c, 2, d, 6);
     ASSERT_EQ(diff.size(), 16U);
     EXPECT_EQ(CheckPaths(t, diff, c, d), 4U);
-    EXPECT_EQ(NodesOfKind(t, diff, ScaleNodeKind::AGG).size(), 16U);
+    EXPECT_EQ(NodesOfKind(t, diff, ClusterNodeKind::AGG).size(), 16U);
     // the GPU's NIC decides the first and last link: GPUs 2 and 3 share NIC 1, GPU 4 does not
     EXPECT_EQ(t.NicOfGpu(2), 1U);
     EXPECT_EQ(t.NicOfGpu(3), 1U);
@@ -227,7 +227,7 @@ TEST(ScaleTopologyTest, ClosPaths)
     for (const auto& p : diff)
     {
         EXPECT_EQ(p.front(), t.nicUp[c][1][0]);
-        EXPECT_EQ(p.back(), ScaleTopology::Reverse(t.nicUp[d][3][0]));
+        EXPECT_EQ(p.back(), ClusterTopology::Reverse(t.nicUp[d][3][0]));
     }
     // cap
     EXPECT_EQ(t.EqualCostPaths(c, 2, d, 6, 5).size(), 5U);
@@ -241,16 +241,16 @@ TEST(ScaleTopologyTest, ClosPaths)
     EXPECT_THROW(t.EqualCostPaths(0, 0, 1, 0, 0), std::invalid_argument);
 }
 
-TEST(ScaleTopologyTest, DoubleSidedDefaultSizesAndPaths)
+TEST(ClusterTopologyTest, DoubleSidedDefaultSizesAndPaths)
 {
-    const ScaleTopology t = BuildDoubleSided(DoubleSidedConfig{});
+    const ClusterTopology t = BuildDoubleSided(DoubleSidedConfig{});
     CheckStructure(t);
     EXPECT_EQ(t.name, "double-sided");
     // 250 hosts + 6 ToRs + 12 aggs + 32 cores = 300 nodes
     EXPECT_EQ(t.nodes.size(), 300U);
     EXPECT_EQ(t.NumTors(), 6U);
-    EXPECT_EQ(CountKind(t, ScaleNodeKind::AGG), 12U);
-    EXPECT_EQ(CountKind(t, ScaleNodeKind::CORE), 32U);
+    EXPECT_EQ(CountKind(t, ClusterNodeKind::AGG), 12U);
+    EXPECT_EQ(CountKind(t, ClusterNodeKind::CORE), 32U);
     // directed links: 2 x (250 hosts x 4 NICs x 2 ports + 6 ToRs x 4 pod aggs
     //                      + 12 aggs x 8 plane cores) = 2 x (2000 + 24 + 96) = 4240
     EXPECT_EQ(t.links.size(), 4240U);
@@ -290,28 +290,28 @@ TEST(ScaleTopologyTest, DoubleSidedDefaultSizesAndPaths)
     const auto same = t.EqualCostPaths(0, 0, 1, 7);
     ASSERT_EQ(same.size(), 2U);
     EXPECT_EQ(CheckPaths(t, same, 0, 1), 2U);
-    EXPECT_EQ(NodesOfKind(t, same, ScaleNodeKind::TOR).size(), 2U);
+    EXPECT_EQ(NodesOfKind(t, same, ClusterNodeKind::TOR).size(), 2U);
     // different pods: 2 source ToRs x 4 aggs x 8 cores (of the agg's plane) x 2 destination ToRs
     const auto all = t.EqualCostPaths(0, 0, 249, 3, 1000);
     ASSERT_EQ(all.size(), 128U);
     EXPECT_EQ(CheckPaths(t, all, 0, 249), 6U);
-    EXPECT_EQ(NodesOfKind(t, all, ScaleNodeKind::CORE).size(), 32U);
-    EXPECT_EQ(NodesOfKind(t, all, ScaleNodeKind::AGG).size(), 8U);
+    EXPECT_EQ(NodesOfKind(t, all, ClusterNodeKind::CORE).size(), 32U);
+    EXPECT_EQ(NodesOfKind(t, all, ClusterNodeKind::AGG).size(), 8U);
     // default cap 64: the first 64 of that order, still over all 32 cores and all 4 ToRs
     const auto capped = t.EqualCostPaths(0, 0, 249, 3);
     ASSERT_EQ(capped.size(), 64U);
     EXPECT_EQ(capped, std::vector<std::vector<uint32_t>>(all.begin(), all.begin() + 64));
     CheckPaths(t, capped, 0, 249);
-    EXPECT_EQ(NodesOfKind(t, capped, ScaleNodeKind::CORE).size(), 32U);
-    EXPECT_EQ(NodesOfKind(t, capped, ScaleNodeKind::TOR).size(), 4U);
+    EXPECT_EQ(NodesOfKind(t, capped, ClusterNodeKind::CORE).size(), 32U);
+    EXPECT_EQ(NodesOfKind(t, capped, ClusterNodeKind::TOR).size(), 4U);
 }
 
-TEST(ScaleTopologyTest, ThreeTierLingjun)
+TEST(ClusterTopologyTest, ThreeTierLingjun)
 {
     std::vector<TraceWarning> w;
     const LingjunTopology lt =
         ReadLingjunTopology(std::string(CRUX_SOURCE_DIR) + "/data/lingjun-2023/topo.csv", w);
-    const ScaleTopology t = BuildThreeTier(lt.hostTor, lt.torPsw, ThreeTierConfig{});
+    const ClusterTopology t = BuildThreeTier(lt.hostTor, lt.torPsw, ThreeTierConfig{});
     CheckStructure(t);
     EXPECT_EQ(t.name, "lingjun");
     EXPECT_EQ(t.NumHosts(), 847U);
@@ -319,8 +319,8 @@ TEST(ScaleTopologyTest, ThreeTierLingjun)
     EXPECT_EQ(t.NumGpus(), 6776U);
     EXPECT_EQ(std::set<uint32_t>(t.torGroup.begin(), t.torGroup.end()).size(), 3U);
     // 847 hosts + 119 ToRs + 3 groups x 8 aggs + 64 cores = 1054 nodes
-    EXPECT_EQ(CountKind(t, ScaleNodeKind::AGG), 24U);
-    EXPECT_EQ(CountKind(t, ScaleNodeKind::CORE), 64U);
+    EXPECT_EQ(CountKind(t, ClusterNodeKind::AGG), 24U);
+    EXPECT_EQ(CountKind(t, ClusterNodeKind::CORE), 64U);
     EXPECT_EQ(t.nodes.size(), 1054U);
     // directed links: 2 x (847 x 4 NICs + 119 ToRs x 8 aggs + 24 aggs x 8 plane cores)
     //               = 2 x (3388 + 952 + 192) = 9064
@@ -346,10 +346,10 @@ TEST(ScaleTopologyTest, ThreeTierLingjun)
     const auto cross = t.EqualCostPaths(e, 0, f, 4, 1000);
     ASSERT_EQ(cross.size(), 64U);
     EXPECT_EQ(CheckPaths(t, cross, e, f), 6U);
-    EXPECT_EQ(NodesOfKind(t, cross, ScaleNodeKind::CORE).size(), 64U);
+    EXPECT_EQ(NodesOfKind(t, cross, ClusterNodeKind::CORE).size(), 64U);
 }
 
-TEST(ScaleTopologyTest, ThreeTierSmallMembership)
+TEST(ClusterTopologyTest, ThreeTierSmallMembership)
 {
     // 5 hosts; ToRs 0,1 in group 0, ToR 2 in group 1; 2 aggs per group, 4 cores (2 planes)
     ThreeTierConfig c;
@@ -358,7 +358,7 @@ TEST(ScaleTopologyTest, ThreeTierSmallMembership)
     c.nicsPerHost = 2;
     c.gpusPerHost = 4;
     c.name = "small";
-    const ScaleTopology t = BuildThreeTier({0, 0, 1, 2, 2}, {0, 0, 1}, c);
+    const ClusterTopology t = BuildThreeTier({0, 0, 1, 2, 2}, {0, 0, 1}, c);
     CheckStructure(t);
     EXPECT_EQ(t.nodes.size(), 5U + 3 + 4 + 4);
     EXPECT_EQ(t.links.size(), 2U * (5 * 2 + 3 * 2 + 4 * 2));
@@ -368,7 +368,7 @@ TEST(ScaleTopologyTest, ThreeTierSmallMembership)
     CheckPaths(t, t.EqualCostPaths(4, 3, 1, 0), 4, 1);
 }
 
-TEST(ScaleTopologyTest, EcmpPathIndexDeterministicAndUniform)
+TEST(ClusterTopologyTest, EcmpPathIndexDeterministicAndUniform)
 {
     const uint32_t paths = 16;
     std::vector<uint32_t> counts(paths, 0);
@@ -417,35 +417,35 @@ ExpectInvalid(F f, const std::string& field)
 
 } // namespace
 
-TEST(ScaleTopologyTest, BadConfigNamesTheField)
+TEST(ClusterTopologyTest, BadConfigNamesTheField)
 {
     {
-        ClosScaleConfig c;
+        ClosConfig c;
         c.tors = 0;
         ExpectInvalid([&] { BuildTwoLayerClos(c); }, "tors");
     }
     {
-        ClosScaleConfig c;
+        ClosConfig c;
         c.aggs = 0;
         ExpectInvalid([&] { BuildTwoLayerClos(c); }, "aggs");
     }
     {
-        ClosScaleConfig c;
+        ClosConfig c;
         c.numHosts = 0;
         ExpectInvalid([&] { BuildTwoLayerClos(c); }, "numHosts");
     }
     {
-        ClosScaleConfig c;
+        ClosConfig c;
         c.hostLinkBps = 0;
         ExpectInvalid([&] { BuildTwoLayerClos(c); }, "hostLinkBps");
     }
     {
-        ClosScaleConfig c;
+        ClosConfig c;
         c.torAggBps = -1;
         ExpectInvalid([&] { BuildTwoLayerClos(c); }, "torAggBps");
     }
     {
-        ClosScaleConfig c;
+        ClosConfig c;
         c.delay = -1e-6;
         ExpectInvalid([&] { BuildTwoLayerClos(c); }, "delay");
     }

@@ -13,12 +13,16 @@
  * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
  */
 
-#include "scale-topology.h"
+#include "cluster-topology.h"
 
 #include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/reverse_graph.hpp>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 namespace ns3
@@ -82,20 +86,21 @@ RequireThreeTierLinks(const Config& c, const std::string& prefix)
     RequireDelay(c.delay, prefix + ".delay");
 }
 
-/// Incremental construction of a ScaleTopology.
+/// Incremental construction of a ClusterTopology.
 class Builder
 {
   public:
-    Builder(ScaleTopology& topo, double delay)
+    Builder(ClusterTopology& topo, double delay)
         : m_topo(topo),
           m_delay(delay)
     {
     }
 
-    uint32_t AddNode(ScaleNodeKind kind, const std::string& name)
+    uint32_t AddNode(ClusterNodeKind kind, const std::string& name)
     {
         m_topo.nodes.push_back({kind, name});
         m_topo.nodeUp.emplace_back();
+        m_topo.nodePorts.emplace_back();
         return static_cast<uint32_t>(m_topo.nodes.size() - 1);
     }
 
@@ -114,6 +119,8 @@ class Builder
         m_topo.links.push_back({bps, up + "->" + lo});
         m_topo.linkEnds.emplace_back(upper, lower);
         m_topo.linkDelay.push_back(m_delay);
+        m_topo.nodePorts[lower].push_back(id);
+        m_topo.nodePorts[upper].push_back(id + 1);
         return id;
     }
 
@@ -140,7 +147,7 @@ class Builder
         m_topo.nicUp.assign(numHosts, std::vector<std::vector<uint32_t>>(m_topo.nicsPerHost));
         for (uint32_t h = 0; h < numHosts; ++h)
         {
-            m_topo.hostNode.push_back(AddNode(ScaleNodeKind::HOST, "h" + std::to_string(h)));
+            m_topo.hostNode.push_back(AddNode(ClusterNodeKind::HOST, "h" + std::to_string(h)));
         }
     }
 
@@ -162,17 +169,30 @@ class Builder
         }
     }
 
+    /// Cable host h's NIC n (one port each) to ToR torOf(h, n), hosts and NICs in order.
+    template <typename TorOf>
+    void AddRailCables(double bps, TorOf torOf)
+    {
+        for (uint32_t h = 0; h < m_topo.hostTor.size(); ++h)
+        {
+            for (uint32_t n = 0; n < m_topo.nicsPerHost; ++n)
+            {
+                AddNicCable(h, n, 0, m_topo.torNode[torOf(h, n)], bps);
+            }
+        }
+    }
+
     /// Add numTors ToR nodes "t<i>".
     void AddTors(uint32_t numTors)
     {
         for (uint32_t t = 0; t < numTors; ++t)
         {
-            m_topo.torNode.push_back(AddNode(ScaleNodeKind::TOR, "t" + std::to_string(t)));
+            m_topo.torNode.push_back(AddNode(ClusterNodeKind::TOR, "t" + std::to_string(t)));
         }
     }
 
     /// Add count nodes of kind named prefix<i>; returns the first node id.
-    uint32_t AddSwitches(ScaleNodeKind kind, const std::string& prefix, uint32_t count)
+    uint32_t AddSwitches(ClusterNodeKind kind, const std::string& prefix, uint32_t count)
     {
         const auto first = static_cast<uint32_t>(m_topo.nodes.size());
         for (uint32_t i = 0; i < count; ++i)
@@ -183,22 +203,22 @@ class Builder
     }
 
   private:
-    ScaleTopology& m_topo;
+    ClusterTopology& m_topo;
     double m_delay;
 };
 
 /// Wire ToRs to per-group aggregation switches and those to core planes (fat-tree style).
 void
 WireAggAndCore(Builder& b,
-               const ScaleTopology& topo,
+               const ClusterTopology& topo,
                uint32_t numGroups,
                uint32_t aggsPerGroup,
                uint32_t cores,
                double torAggBps,
                double aggCoreBps)
 {
-    const uint32_t firstAgg = b.AddSwitches(ScaleNodeKind::AGG, "a", numGroups * aggsPerGroup);
-    const uint32_t firstCore = b.AddSwitches(ScaleNodeKind::CORE, "c", cores);
+    const uint32_t firstAgg = b.AddSwitches(ClusterNodeKind::AGG, "a", numGroups * aggsPerGroup);
+    const uint32_t firstCore = b.AddSwitches(ClusterNodeKind::CORE, "c", cores);
     for (uint32_t t = 0; t < topo.torNode.size(); ++t)
     {
         for (uint32_t k = 0; k < aggsPerGroup; ++k)
@@ -232,7 +252,7 @@ struct UpPath
 
 /// Advance every partial path one tier up; keeps the order (path order, then link order).
 std::vector<UpPath>
-Climb(const ScaleTopology& topo, const std::vector<UpPath>& level)
+Climb(const ClusterTopology& topo, const std::vector<UpPath>& level)
 {
     std::vector<UpPath> next;
     for (const UpPath& p : level)
@@ -272,57 +292,108 @@ Mix64(uint64_t x)
 } // namespace
 
 std::string
-ToString(ScaleNodeKind kind)
+ToString(ClusterNodeKind kind)
 {
     switch (kind)
     {
-    case ScaleNodeKind::HOST:
+    case ClusterNodeKind::HOST:
         return "host";
-    case ScaleNodeKind::TOR:
+    case ClusterNodeKind::TOR:
         return "tor";
-    case ScaleNodeKind::AGG:
+    case ClusterNodeKind::AGG:
         return "agg";
-    case ScaleNodeKind::CORE:
+    case ClusterNodeKind::CORE:
         return "core";
     }
     return "unknown";
 }
 
 uint32_t
-ScaleTopology::NumHosts() const
+ClusterTopology::NumHosts() const
 {
     return static_cast<uint32_t>(hostNode.size());
 }
 
 uint32_t
-ScaleTopology::NumGpus() const
+ClusterTopology::NumGpus() const
 {
     return NumHosts() * gpusPerHost;
 }
 
 uint32_t
-ScaleTopology::NumTors() const
+ClusterTopology::NumTors() const
 {
     return static_cast<uint32_t>(torNode.size());
 }
 
 uint32_t
-ScaleTopology::NicOfGpu(uint32_t gpu) const
+ClusterTopology::NicOfGpu(uint32_t gpu) const
 {
     if (gpu >= gpusPerHost)
     {
-        throw std::out_of_range("ScaleTopology: GPU index " + std::to_string(gpu) +
+        throw std::out_of_range("ClusterTopology: GPU index " + std::to_string(gpu) +
                                 " >= gpusPerHost " + std::to_string(gpusPerHost));
     }
     return static_cast<uint32_t>(uint64_t{gpu} * nicsPerHost / gpusPerHost);
 }
 
+uint32_t
+ClusterTopology::NumSwitches() const
+{
+    return static_cast<uint32_t>(nodes.size()) - NumHosts();
+}
+
+uint32_t
+ClusterTopology::PortsPerNic() const
+{
+    return nicUp.empty() || nicUp[0].empty() ? 0 : static_cast<uint32_t>(nicUp[0][0].size());
+}
+
+bool
+ClusterTopology::IsSwitch(uint32_t node) const
+{
+    if (node >= nodes.size())
+    {
+        throw std::out_of_range("ClusterTopology: node id " + std::to_string(node) +
+                                " >= " + std::to_string(nodes.size()) + " nodes");
+    }
+    return nodes[node].kind != ClusterNodeKind::HOST;
+}
+
+std::vector<int32_t>
+ClusterTopology::ShortestPathHops(uint32_t target) const
+{
+    if (!IsSwitch(target))
+    {
+        throw std::out_of_range("ShortestPathHops: node " + std::to_string(target) +
+                                " is a host, not a switch");
+    }
+    using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS>;
+    Graph g(nodes.size());
+    for (uint32_t l = 0; l < linkEnds.size(); ++l)
+    {
+        const auto [from, to] = linkEnds[l];
+        if (IsSwitch(from) && IsSwitch(to))
+        {
+            boost::add_edge(from, to, g);
+        }
+    }
+    std::vector<int32_t> hops(nodes.size(), -1);
+    hops[target] = 0;
+    auto rg = boost::make_reverse_graph(g);
+    boost::breadth_first_search(rg,
+                                boost::vertex(target, rg),
+                                boost::visitor(boost::make_bfs_visitor(
+                                    boost::record_distances(hops.data(), boost::on_tree_edge()))));
+    return hops;
+}
+
 std::vector<std::vector<uint32_t>>
-ScaleTopology::EqualCostPaths(uint32_t srcHost,
-                              uint32_t srcGpu,
-                              uint32_t dstHost,
-                              uint32_t dstGpu,
-                              uint32_t maxPaths) const
+ClusterTopology::EqualCostPaths(uint32_t srcHost,
+                                uint32_t srcGpu,
+                                uint32_t dstHost,
+                                uint32_t dstGpu,
+                                uint32_t maxPaths) const
 {
     if (srcHost >= NumHosts() || dstHost >= NumHosts())
     {
@@ -337,6 +408,36 @@ ScaleTopology::EqualCostPaths(uint32_t srcHost,
         throw std::invalid_argument("EqualCostPaths: maxPaths must be >= 1");
     }
     if (srcHost == dstHost)
+    {
+        return {std::vector<uint32_t>()};
+    }
+    return EqualCostNicPaths(srcHost, srcNic, dstHost, dstNic, maxPaths);
+}
+
+std::vector<std::vector<uint32_t>>
+ClusterTopology::EqualCostNicPaths(uint32_t srcHost,
+                                   uint32_t srcNic,
+                                   uint32_t dstHost,
+                                   uint32_t dstNic,
+                                   uint32_t maxPaths) const
+{
+    if (srcHost >= NumHosts() || dstHost >= NumHosts())
+    {
+        throw std::out_of_range("EqualCostNicPaths: host index " +
+                                std::to_string(std::max(srcHost, dstHost)) + " >= NumHosts() " +
+                                std::to_string(NumHosts()));
+    }
+    if (srcNic >= nicsPerHost || dstNic >= nicsPerHost)
+    {
+        throw std::out_of_range("EqualCostNicPaths: NIC index " +
+                                std::to_string(std::max(srcNic, dstNic)) + " >= nicsPerHost " +
+                                std::to_string(nicsPerHost));
+    }
+    if (maxPaths == 0)
+    {
+        throw std::invalid_argument("EqualCostNicPaths: maxPaths must be >= 1");
+    }
+    if (srcHost == dstHost && srcNic == dstNic)
     {
         return {std::vector<uint32_t>()};
     }
@@ -414,6 +515,83 @@ ScaleTopology::EqualCostPaths(uint32_t srcHost,
     return out; // not connected
 }
 
+std::string
+ClusterTopology::CheckPath(const std::vector<uint32_t>& path,
+                           uint32_t srcHost,
+                           uint32_t srcGpu,
+                           uint32_t dstHost,
+                           uint32_t dstGpu) const
+{
+    if (path.empty())
+    {
+        return "the path is empty (hosts " + std::to_string(srcHost) + " and " +
+               std::to_string(dstHost) + " differ)";
+    }
+    std::set<uint32_t> seen;
+    for (uint32_t l : path)
+    {
+        if (l >= links.size())
+        {
+            return "link id " + std::to_string(l) + " is not in the topology (" +
+                   std::to_string(links.size()) + " links)";
+        }
+        if (!seen.insert(l).second)
+        {
+            return "link " + std::to_string(l) + " appears twice";
+        }
+    }
+    if (srcHost >= NumHosts() || dstHost >= NumHosts())
+    {
+        return "host " + std::to_string(std::max(srcHost, dstHost)) + " is not in the topology";
+    }
+    const uint32_t srcNode = hostNode[srcHost];
+    const uint32_t dstNode = hostNode[dstHost];
+    if (linkEnds[path.front()].first != srcNode)
+    {
+        return "the first link " + std::to_string(path.front()) + " (" + links[path.front()].name +
+               ") does not leave source host " + std::to_string(srcHost);
+    }
+    for (size_t i = 0; i + 1 < path.size(); ++i)
+    {
+        if (linkEnds[path[i]].second != linkEnds[path[i + 1]].first)
+        {
+            return "links " + std::to_string(path[i]) + " and " + std::to_string(path[i + 1]) +
+                   " are not consecutive";
+        }
+    }
+    if (linkEnds[path.back()].second != dstNode)
+    {
+        return "the last link " + std::to_string(path.back()) + " (" + links[path.back()].name +
+               ") does not enter destination host " + std::to_string(dstHost);
+    }
+    // the NIC of each end, when the topology has routing tables
+    auto nicLinks = [&](uint32_t host, uint32_t gpu) -> const std::vector<uint32_t>* {
+        if (host >= nicUp.size())
+        {
+            return nullptr;
+        }
+        const uint32_t nic = NicOfGpu(gpu);
+        return nic < nicUp[host].size() ? &nicUp[host][nic] : nullptr;
+    };
+    if (const auto* up = nicLinks(srcHost, srcGpu))
+    {
+        if (std::find(up->begin(), up->end(), path.front()) == up->end())
+        {
+            return "the first link " + std::to_string(path.front()) +
+                   " does not leave the NIC of source GPU " + std::to_string(srcGpu);
+        }
+    }
+    if (const auto* up = nicLinks(dstHost, dstGpu))
+    {
+        if (std::find(up->begin(), up->end(), Reverse(path.back())) == up->end())
+        {
+            return "the last link " + std::to_string(path.back()) +
+                   " does not enter the NIC of destination GPU " + std::to_string(dstGpu);
+        }
+    }
+    return "";
+}
+
 uint32_t
 EcmpPathIndex(uint64_t seed, uint32_t jobId, uint32_t flowId, uint32_t numPaths)
 {
@@ -427,53 +605,108 @@ EcmpPathIndex(uint64_t seed, uint32_t jobId, uint32_t flowId, uint32_t numPaths)
     return static_cast<uint32_t>(h % numPaths);
 }
 
-ScaleTopology
-BuildTwoLayerClos(const ClosScaleConfig& c)
+ClosConfig
+TestbedClosConfig()
 {
-    RequirePositive(c.tors, "ClosScaleConfig.tors");
-    RequirePositive(c.aggs, "ClosScaleConfig.aggs");
+    ClosConfig c;
+    c.tors = 4;
+    c.aggs = 2;
+    c.hostsPerTor = 12;
+    c.numHosts = 0;
+    c.gpusPerHost = 8;
+    c.nicsPerHost = 4;
+    c.hostLinkBps = 200e9;
+    c.torAggBps = 200e9;
+    c.delay = 1e-6;
+    c.wiring = "rail";
+    return c;
+}
+
+ClusterTopology
+BuildTwoLayerClos(const ClosConfig& c)
+{
+    RequirePositive(c.tors, "ClosConfig.tors");
+    if (c.aggs == 0 && c.tors > 1)
+    {
+        throw std::invalid_argument("ClosConfig.aggs must be >= 1 with several ToRs (aggs = 0 is "
+                                    "a star: one ToR)");
+    }
     if (c.hostsPerTor == 0 && c.numHosts == 0)
     {
         throw std::invalid_argument(
-            "ClosScaleConfig.numHosts must be >= 1 when ClosScaleConfig.hostsPerTor is 0");
+            "ClosConfig.numHosts must be >= 1 when ClosConfig.hostsPerTor is 0");
     }
-    RequireHostShape(c, "ClosScaleConfig");
-    RequireRate(c.hostLinkBps, "ClosScaleConfig.hostLinkBps");
-    RequireRate(c.torAggBps, "ClosScaleConfig.torAggBps");
-    RequireDelay(c.delay, "ClosScaleConfig.delay");
-
-    const uint32_t hosts = c.hostsPerTor > 0 ? c.tors * c.hostsPerTor : c.numHosts;
-    ScaleTopology topo;
+    RequireHostShape(c, "ClosConfig");
+    RequireRate(c.hostLinkBps, "ClosConfig.hostLinkBps");
+    RequireRate(c.torAggBps, "ClosConfig.torAggBps");
+    RequireDelay(c.delay, "ClosConfig.delay");
+    RequirePositive(c.linksPerTorAgg, "ClosConfig.linksPerTorAgg");
+    const bool rail = c.wiring == "rail" || c.wiring == "rotated";
+    if (!rail && c.wiring != "tor")
+    {
+        throw std::invalid_argument("ClosConfig.wiring must be \"tor\", \"rail\" or \"rotated\" "
+                                    "(got \"" +
+                                    c.wiring + "\")");
+    }
+    const uint32_t groupSize = rail ? c.nicsPerHost : 1;
+    if (c.tors % groupSize != 0)
+    {
+        throw std::invalid_argument(
+            "ClosConfig.tors (" + std::to_string(c.tors) + ") must be a multiple of nicsPerHost (" +
+            std::to_string(c.nicsPerHost) + ") for " + c.wiring + " wiring");
+    }
+    const uint32_t groups = c.tors / groupSize;
+    const uint64_t hosts64 = c.hostsPerTor > 0 ? uint64_t{groups} * c.hostsPerTor : c.numHosts;
+    if (hosts64 > 65536)
+    {
+        throw std::invalid_argument("ClosConfig: " + std::to_string(hosts64) +
+                                    " hosts exceed the 65,536 the NIC addressing allows");
+    }
+    const auto hosts = static_cast<uint32_t>(hosts64);
+    ClusterTopology topo;
     topo.name = "clos";
     topo.gpusPerHost = c.gpusPerHost;
     topo.nicsPerHost = c.nicsPerHost;
     Builder b(topo, c.delay);
     b.AddHosts(hosts);
     b.AddTors(c.tors);
-    const uint32_t firstAgg = b.AddSwitches(ScaleNodeKind::AGG, "a", c.aggs);
+    const uint32_t firstAgg = b.AddSwitches(ClusterNodeKind::AGG, "a", c.aggs);
     topo.torGroup.assign(c.tors, 0);
-    topo.hostTor.resize(hosts);
-    for (uint32_t t = 0; t < c.tors; ++t)
+    // host h belongs to ToR group g = the contiguous block [g*H/G, (g+1)*H/G)
+    std::vector<uint32_t> group(hosts);
+    for (uint32_t g = 0; g < groups; ++g)
     {
-        const auto lo = static_cast<uint32_t>(uint64_t{t} * hosts / c.tors);
-        const auto hi = static_cast<uint32_t>(uint64_t{t + 1} * hosts / c.tors);
+        const auto lo = static_cast<uint32_t>(uint64_t{g} * hosts / groups);
+        const auto hi = static_cast<uint32_t>(uint64_t{g + 1} * hosts / groups);
         for (uint32_t h = lo; h < hi; ++h)
         {
-            topo.hostTor[h] = t;
+            group[h] = g;
         }
     }
-    b.AddHostCables(1, c.hostLinkBps);
+    const bool rotated = c.wiring == "rotated";
+    auto torOf = [&](uint32_t h, uint32_t n) {
+        return group[h] * groupSize + (rail ? (rotated ? (n + h) % groupSize : n) : 0);
+    };
+    topo.hostTor.resize(hosts);
+    for (uint32_t h = 0; h < hosts; ++h)
+    {
+        topo.hostTor[h] = torOf(h, 0);
+    }
+    b.AddRailCables(c.hostLinkBps, torOf);
     for (uint32_t t = 0; t < c.tors; ++t)
     {
         for (uint32_t a = 0; a < c.aggs; ++a)
         {
-            b.AddSwitchCable(topo.torNode[t], firstAgg + a, c.torAggBps);
+            for (uint32_t k = 0; k < c.linksPerTorAgg; ++k)
+            {
+                b.AddSwitchCable(topo.torNode[t], firstAgg + a, c.torAggBps);
+            }
         }
     }
     return topo;
 }
 
-ScaleTopology
+ClusterTopology
 BuildDoubleSided(const DoubleSidedConfig& c)
 {
     RequirePositive(c.tors, "DoubleSidedConfig.tors");
@@ -502,7 +735,7 @@ BuildDoubleSided(const DoubleSidedConfig& c)
     RequirePositive(c.portsPerNic, "DoubleSidedConfig.portsPerNic");
     RequireThreeTierLinks(c, "DoubleSidedConfig");
 
-    ScaleTopology topo;
+    ClusterTopology topo;
     topo.name = "double-sided";
     topo.gpusPerHost = c.gpusPerHost;
     topo.nicsPerHost = c.nicsPerHost;
@@ -529,7 +762,7 @@ BuildDoubleSided(const DoubleSidedConfig& c)
     return topo;
 }
 
-ScaleTopology
+ClusterTopology
 BuildThreeTier(const std::vector<uint32_t>& hostTor,
                const std::vector<uint32_t>& torGroup,
                const ThreeTierConfig& c)
@@ -570,7 +803,7 @@ BuildThreeTier(const std::vector<uint32_t>& hostTor,
 
     const auto hosts = static_cast<uint32_t>(hostTor.size());
     const auto tors = static_cast<uint32_t>(torGroup.size());
-    ScaleTopology topo;
+    ClusterTopology topo;
     topo.name = c.name;
     topo.gpusPerHost = c.gpusPerHost;
     topo.nicsPerHost = c.nicsPerHost;

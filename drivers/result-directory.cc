@@ -1,0 +1,149 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#include "result-directory.h"
+
+#include <iomanip>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace ns3
+{
+
+namespace fs = std::filesystem;
+
+std::string
+ResultDirectory::Problem(const std::string& dir, const std::vector<std::string>& subdirs)
+{
+    if (dir.empty())
+    {
+        return "the output directory is empty";
+    }
+    std::error_code ec;
+    const fs::path out(dir);
+    if (fs::exists(out, ec))
+    {
+        if (!fs::is_directory(out, ec))
+        {
+            return "'" + out.string() + "' exists and is not a directory";
+        }
+        if (::access(out.c_str(), W_OK | X_OK) != 0)
+        {
+            return "'" + out.string() + "' is not writable";
+        }
+        for (const std::string& s : subdirs)
+        {
+            const fs::path sub = out / s;
+            if (fs::exists(sub, ec) && !fs::is_directory(sub, ec))
+            {
+                return "'" + sub.string() + "' (the directory of " + s +
+                       ") exists and is not a directory";
+            }
+        }
+        return "";
+    }
+    // Not there yet: the nearest existing ancestor must be a writable directory.
+    fs::path p = out.has_parent_path() ? out.parent_path() : fs::path(".");
+    while (!p.empty() && !fs::exists(p, ec))
+    {
+        p = p.has_parent_path() && p.parent_path() != p ? p.parent_path() : fs::path();
+    }
+    if (p.empty())
+    {
+        p = ".";
+    }
+    if (!fs::is_directory(p, ec) || ::access(p.c_str(), W_OK | X_OK) != 0)
+    {
+        return "cannot create '" + out.string() + "': '" + p.string() +
+               "' is not a writable directory";
+    }
+    return "";
+}
+
+ResultDirectory::ResultDirectory(const std::string& dir)
+    : m_dir(dir)
+{
+    std::error_code ec;
+    fs::create_directories(m_dir, ec);
+    if (ec || !fs::is_directory(m_dir, ec))
+    {
+        throw std::runtime_error(m_dir.string() + ": cannot create output directory" +
+                                 (ec ? ": " + ec.message() : std::string(" (not a directory)")));
+    }
+    m_tmp = m_dir / (".partial-" + std::to_string(::getpid()));
+    fs::remove_all(m_tmp, ec);
+    fs::create_directories(m_tmp, ec);
+    if (ec)
+    {
+        throw std::runtime_error(m_tmp.string() + ": cannot create: " + ec.message());
+    }
+}
+
+ResultDirectory::~ResultDirectory()
+{
+    if (!m_committed)
+    {
+        m_files.clear();
+        std::error_code ec;
+        fs::remove_all(m_tmp, ec);
+    }
+}
+
+std::ostream&
+ResultDirectory::Open(const std::string& name)
+{
+    auto f = std::make_unique<std::ofstream>(m_tmp / name);
+    if (!*f)
+    {
+        throw std::runtime_error((m_tmp / name).string() + ": cannot write");
+    }
+    *f << std::setprecision(9);
+    m_names.push_back(name);
+    m_files.push_back(std::move(f));
+    return *m_files.back();
+}
+
+void
+ResultDirectory::Commit()
+{
+    for (size_t i = 0; i < m_files.size(); ++i)
+    {
+        m_files[i]->close();
+        if (!*m_files[i])
+        {
+            throw std::runtime_error((m_tmp / m_names[i]).string() + ": cannot write");
+        }
+    }
+    m_files.clear();
+    std::error_code ec;
+    for (const auto& name : m_names)
+    {
+        fs::rename(m_tmp / name, m_dir / name, ec);
+        if (ec)
+        {
+            throw std::runtime_error((m_dir / name).string() + ": cannot write: " + ec.message());
+        }
+    }
+    fs::remove_all(m_tmp, ec);
+    m_committed = true;
+}
+
+const fs::path&
+ResultDirectory::GetPath() const
+{
+    return m_dir;
+}
+
+} // namespace ns3

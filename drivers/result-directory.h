@@ -1,0 +1,103 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#ifndef CRUX_RESULT_DIRECTORY_H
+#define CRUX_RESULT_DIRECTORY_H
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup crux
+ * \brief Writes the result files of one run into a directory the user chose, all or nothing:
+ * the files are written into a hidden sibling folder "<dir>/.partial-<pid>" and moved into
+ * <dir> only by Commit(); a run that fails half-way leaves the files of an earlier run as they
+ * were. The one result writer of the experiment drivers (scenario runs, trace runs).
+ *
+ * Use Problem() before simulating, so that a bad location is reported before a long run:
+ * \code
+ *   if (auto why = ResultDirectory::Problem(dir); !why.empty()) { ... }  // before the run
+ *   ...
+ *   ResultDirectory out(dir);
+ *   out.Open("jobs.csv") << "job,jct_s\n" << ...;
+ *   out.Commit();
+ * \endcode
+ * Errors are std::runtime_error whose message names the path.
+ */
+class ResultDirectory
+{
+  public:
+    /**
+     * \brief Check that \p dir is, or can be created as, a writable directory, without
+     * creating anything: an existing \p dir must be a writable directory, and every listed
+     * subdirectory of it that exists must be a directory; a missing \p dir needs a writable
+     * nearest existing ancestor.
+     * \param dir the output directory
+     * \param subdirs subdirectories the run will write into (e.g. one per scheduler)
+     * \return "" if the run can write there, else why not (one sentence naming the path)
+     */
+    static std::string Problem(const std::string& dir,
+                               const std::vector<std::string>& subdirs = {});
+
+    /**
+     * \brief Create \p dir (and parents) and the partial folder.
+     * \param dir the output directory
+     * Throws std::runtime_error naming the path if either cannot be created.
+     */
+    explicit ResultDirectory(const std::string& dir);
+
+    /// Removes the partial folder if Commit() was not reached.
+    ~ResultDirectory();
+
+    ResultDirectory(const ResultDirectory&) = delete;
+    ResultDirectory& operator=(const ResultDirectory&) = delete;
+
+    /**
+     * \brief Open a new result file (in the partial folder) for writing; floating-point
+     * values are written with 9 significant digits.
+     * \param name file name (no directories)
+     * \return the stream, valid until Commit() or destruction
+     * Throws std::runtime_error if the file cannot be created.
+     */
+    std::ostream& Open(const std::string& name);
+
+    /**
+     * \brief Close every file and move it into the directory (replacing files of the same
+     * name), then remove the partial folder.
+     * Throws std::runtime_error naming the file that could not be written or moved.
+     */
+    void Commit();
+
+    /// \return the output directory
+    const std::filesystem::path& GetPath() const;
+
+  private:
+    std::filesystem::path m_dir;                         //!< the output directory
+    std::filesystem::path m_tmp;                         //!< the partial folder
+    std::vector<std::string> m_names;                    //!< files opened, in order
+    std::vector<std::unique_ptr<std::ofstream>> m_files; //!< their streams
+    bool m_committed{false};                             //!< Commit() done
+};
+
+} // namespace ns3
+
+#endif // CRUX_RESULT_DIRECTORY_H

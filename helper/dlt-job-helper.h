@@ -1,0 +1,70 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#ifndef CRUX_DLT_JOB_HELPER_H
+#define CRUX_DLT_JOB_HELPER_H
+
+#include "ns3/attribute.h"
+#include "ns3/dlt-job-application.h"
+#include "ns3/dlt-job.h"
+#include "ns3/message-transport.h"
+#include "ns3/node.h"
+#include "ns3/object-factory.h"
+
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup crux
+ * \brief Installs DLT jobs as DltJobApplications (ns-3's ApplicationHelper style): one
+ * application per job, bound to a MessageTransport (packet or flow fabric) and added to a node.
+ *
+ * The application starts at the job's DltJob::startTime, counted from the moment the helper
+ * installs it (ns-3 application start times are relative to Simulator::Now() at
+ * Node::AddApplication): installing at time t0 a job with startTime s >= t0 starts it at s,
+ * and one with s < t0 starts it at once.
+ */
+class DltJobHelper
+{
+  public:
+    DltJobHelper();
+
+    /**
+     * \brief Set an attribute of every DltJobApplication installed afterwards (e.g.
+     * "Iterations", "NumBuckets"; see DltJobApplication::GetTypeId()).
+     * \param name attribute name \param value value
+     */
+    void SetAttribute(const std::string& name, const AttributeValue& value);
+
+    /**
+     * \brief Install one job.
+     * \param job the job (DltJob::Validate() must accept it)
+     * \param transport the fabric the job's messages go to (non-null)
+     * \param node the node holding the application (e.g. the host of the job's first GPU)
+     * \return the application (already added to \p node)
+     */
+    Ptr<DltJobApplication> Install(const DltJob& job,
+                                   Ptr<MessageTransport> transport,
+                                   Ptr<Node> node) const;
+
+  private:
+    ObjectFactory m_factory; //!< creates the applications
+};
+
+} // namespace ns3
+
+#endif // CRUX_DLT_JOB_HELPER_H

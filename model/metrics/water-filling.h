@@ -1,0 +1,158 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#ifndef CRUX_WATER_FILLING_H
+#define CRUX_WATER_FILLING_H
+
+// Pure C++ (no ns-3 includes): compiled into the crux-scheduling library.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup crux-scheduling
+ * \brief Max-min fair rates of fluid flows on capacitated links with strict priority between
+ * classes (progressive filling, "water filling"), for a fixed set of flows of which any subset
+ * may be active. The rate allocation of FlowEvaluator (flow-evaluator.h).
+ *
+ * Each flow has a path (link ids) and a class (0 = highest priority). Compute() gives the active
+ * flows of class 0 their max-min fair rates on the link capacities, then those of class 1 on the
+ * capacity class 0 left, and so on (strict priority). Inside a class: repeatedly take the link
+ * with the smallest fair share (residual capacity / unfixed active flows of the class crossing
+ * it; ties to the lower constraint index, so the result is deterministic), give that share to
+ * its unfixed flows and take it off the residual of every link they cross. A residual below 1e-9
+ * of the link's capacity counts as zero, so a starved flow gets rate 0. Rates are bit/s (or any
+ * unit of the capacities).
+ *
+ * The constructor reduces the links to the non-dominated constraints: a link whose flow set is a
+ * subset of another link's and whose capacity is at least the other's can never be the strict
+ * bottleneck (for any active subset and any higher-class load its residual share is at least
+ * the other link's), so progressive filling gives the same rates without it (up to the 1e-9
+ * starvation threshold); duplicates are kept once. Compute() costs O(F c log(F c)) per class for
+ * F active flows crossing c constraints each (a binary heap with lazy deletion), or a linear scan
+ * per bottleneck when a class crosses few constraints.
+ *
+ * The rates depend on the order of the floating-point operations: FlowEvaluator's results (and
+ * the check-golden digests) change with it.
+ */
+class PriorityWaterFilling
+{
+  public:
+    /**
+     * \param linkCapacity [link] capacity (> 0), e.g. bit/s
+     * \param paths [flow] the links the flow crosses (ids < linkCapacity.size(), not empty; a
+     *        link listed twice counts once)
+     * \param classes [flow] class index, 0 = highest priority, < numClasses
+     * \param numClasses number of classes
+     */
+    PriorityWaterFilling(const std::vector<double>& linkCapacity,
+                         const std::vector<std::vector<uint32_t>>& paths,
+                         const std::vector<uint32_t>& classes,
+                         std::size_t numClasses);
+
+    /**
+     * \brief Rates of the active flows.
+     * \param active the active flows (indices into paths, no duplicates), any order
+     * \param[out] rate [flow] (size paths.size()): each active flow's rate, in the unit of the
+     *        capacities; the other entries are left as they are
+     */
+    void Compute(const std::vector<uint32_t>& active, std::vector<double>& rate);
+
+    /// \return the number of constraints kept (non-dominated links)
+    std::size_t NumConstraints() const;
+
+  private:
+    /// Capacity constraint of one link on the flows that cross it.
+    struct Constraint
+    {
+        double cap;                  //!< capacity
+        std::vector<uint32_t> flows; //!< flow indices, ascending
+    };
+
+    /**
+     * Candidate bottleneck: the fair share (residual / unfixed flows) of a constraint when it
+     * was computed. The smallest share is the next bottleneck, ties go to the lower constraint
+     * index; in the heap an entry whose version is out of date is skipped (lazy deletion).
+     */
+    struct Candidate
+    {
+        double share;     //!< fair share
+        uint32_t k;       //!< constraint index
+        uint32_t version; //!< the constraint's version when the share was computed
+
+        /// \return true if o is the better bottleneck (smaller share, then lower index)
+        bool operator>(const Candidate& o) const
+        {
+            return share != o.share ? share > o.share : k > o.k;
+        }
+    };
+
+    /**
+     * \param all every link's constraint (consumed)
+     * \return the non-dominated constraints (see the class description), ordered by flow count
+     *         (descending), capacity (ascending), flow set (lexicographic)
+     */
+    static std::vector<Constraint> NonDominated(std::vector<Constraint> all);
+
+    /**
+     * Progressive filling of one class on the residual capacities the higher classes left.
+     * \param unfixed the active flows of the class
+     * \param[out] rate [flow] their rates
+     */
+    void FillClass(const std::vector<uint32_t>& unfixed, std::vector<double>& rate);
+    /// \param k constraint whose current fair share is queued in the heap
+    void PushCandidate(uint32_t k);
+    /// \param[out] top the valid candidate with the smallest share \return false if none is left
+    bool PopBottleneck(Candidate& top);
+    /// \param[out] top the constraint of the class with the smallest share (linear scan; drops
+    /// constraints without unfixed flows from m_classCons) \return false if none is left
+    bool ScanBottleneck(Candidate& top);
+    /**
+     * Gives top.share to every unfixed flow of constraint top.k and takes it off the residual of
+     * each constraint those flows cross (whose versions are bumped; re-queued if useHeap).
+     * \param top the bottleneck
+     * \param useHeap whether the class uses the heap
+     * \param[out] rate [flow] the fixed flows' rates
+     * \return the number of flows fixed
+     */
+    std::size_t FixBottleneck(const Candidate& top, bool useHeap, std::vector<double>& rate);
+
+    std::vector<uint32_t> m_class;                //!< [flow] class index
+    std::vector<uint32_t> m_consStart;            //!< [flow] first entry in m_consOfFlow; + end
+    std::vector<uint32_t> m_consOfFlow;           //!< flat: constraints of flow 0, of flow 1, ...
+    std::vector<std::vector<uint32_t>> m_flowsOf; //!< [constraint] flows, ascending
+    std::vector<double> m_capacity;               //!< [constraint] capacity
+    std::vector<double> m_threshold;              //!< [constraint] residual below it counts as 0
+
+    // Scratch of Compute() (indexed by constraint or flow).
+    std::vector<double> m_residual;      //!< [constraint] capacity left
+    std::vector<uint32_t> m_count;       //!< [constraint] unfixed flows of the class
+    std::vector<uint32_t> m_version;     //!< [constraint] bumped when residual/count change
+    std::vector<uint32_t> m_touchedMark; //!< [constraint] == m_stamp: in m_touched
+    std::vector<uint32_t> m_classCons;   //!< constraints crossed by the class's flows
+    std::vector<uint32_t> m_touched;     //!< constraints changed by one bottleneck
+    std::vector<uint32_t> m_pendingMark; //!< [flow] == m_stamp: unfixed flow of the class
+    uint32_t m_stamp{0};                 //!< generation of the marks
+    std::vector<std::vector<uint32_t>> m_byClass; //!< [class] active flows
+    std::vector<Candidate> m_heap;                //!< min-heap of candidate bottlenecks
+};
+
+} // namespace ns3
+
+#endif // CRUX_WATER_FILLING_H

@@ -1,0 +1,270 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#ifndef CRUX_COLLECTIVES_H
+#define CRUX_COLLECTIVES_H
+
+// No Simulator calls: every algorithm only adds nodes to a CommDag; CommDagRunner runs it.
+
+#include "comm-dag.h"
+#include "parallel-plan.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup crux
+ * \brief What a collective added to a CommDag: per member, the node after which that member's
+ * part is complete (its result buffer is final: it may go on computing with it).
+ *
+ * rankDone[i] is a BARRIER node (member i of the member list given to the algorithm) that
+ * depends on every message member i receives in the collective and on member i's ready node.
+ */
+struct CollectiveNodes
+{
+    CommDag::NodeList rankDone; //!< per member: its part is complete
+};
+
+/**
+ * \ingroup crux
+ * \brief The collectives library: NCCL's algorithms (and the classic MPI ones) as DAGs of
+ * point-to-point messages with their real data dependencies (workloads-fabric-facts.md §5).
+ *
+ * Common arguments:
+ *  - \p dag the DAG to add to;
+ *  - \p members job-local ranks of the participants, in the collective's rank order (size N);
+ *    member i is "rank i" below;
+ *  - \p bytes the buffer size S in bytes (per rank: the vector all-reduced, the full vector a
+ *    reduce-scatter reduces, the full vector an all-gather produces, the buffer a rank splits
+ *    among all members in an all-to-all);
+ *  - \p ready when each member may start: empty (at once), one node (for all) or N nodes
+ *    (member i waits for ready[i]).
+ * Each member's sends of one collective are issued in order on its own stream(s) (NCCL runs a
+ * collective on one CUDA stream per rank). A buffer is cut into chunks with ChunkBytes() (the
+ * first S mod n chunks one byte larger). A collective with N = 1 or S = 0 sends nothing and
+ * completes one event after its members are ready (a zero-length delay).
+ *
+ * Every algorithm throws std::invalid_argument for an empty or duplicate member list, a member
+ * out of range or a ready list of another size. On a count-only CommDag a collective whose
+ * members are all on one host adds no message (only inter-host bytes are counted there).
+ */
+class Collectives
+{
+  public:
+    /**
+     * \brief Ring all-reduce: reduce-scatter then all-gather, 2(N−1) steps (NCCL Ring).
+     *
+     * Step s (0 ≤ s < 2(N−1)): rank r sends one chunk to rank r+1 mod N: chunk (r − s) mod N
+     * while reducing (s < N−1), chunk (r + 1 − (s − N + 1)) mod N while gathering. Rank r may
+     * send step s > 0 once the step s−1 message of rank r−1 has been delivered to it. Each
+     * rank sends 2(N−1) chunks ≈ 2(N−1)/N × S. Alpha-beta on a contention-free fabric:
+     * 2(N−1)(α + S/N β).
+     * \return per-member completion nodes
+     */
+    static CollectiveNodes RingAllReduce(CommDag& dag,
+                                         const std::vector<uint32_t>& members,
+                                         uint64_t bytes,
+                                         const CommDag::NodeList& ready);
+
+    /**
+     * \brief Ring reduce-scatter: the first N−1 steps of RingAllReduce; rank r ends with the
+     * reduced chunk (r + 1) mod N. Each rank sends (N−1)/N × S; (N−1)(α + S/N β).
+     * \return per-member completion nodes
+     */
+    static CollectiveNodes RingReduceScatter(CommDag& dag,
+                                             const std::vector<uint32_t>& members,
+                                             uint64_t bytes,
+                                             const CommDag::NodeList& ready);
+
+    /**
+     * \brief Ring all-gather: rank r starts with chunk (r + offset) mod N and in step s
+     * (0 ≤ s < N−1) sends chunk (r + offset − s) mod N to rank r+1 (offset 1 continues a
+     * RingReduceScatter). Each rank sends (N−1)/N × S; (N−1)(α + S/N β).
+     * \param offset chunk rank 0 holds at the start
+     * \return per-member completion nodes
+     */
+    static CollectiveNodes RingAllGather(CommDag& dag,
+                                         const std::vector<uint32_t>& members,
+                                         uint64_t bytes,
+                                         const CommDag::NodeList& ready,
+                                         uint32_t offset = 0);
+
+    /**
+     * \brief Hierarchical all-reduce: intra-host ring reduce-scatter, then one inter-host ring
+     * all-reduce per rail (the members with the same position on their host, each carrying
+     * its 1/k shard), then intra-host ring all-gather (k = members per host).
+     *
+     * Members are grouped by host in order of first appearance; every host must hold the same
+     * number k of members, otherwise this falls back to RingAllReduce over the member list.
+     * k = 1 is the inter-host ring alone (crux's data-parallel pattern without a plan); one host
+     * is the intra-host ring alone. Inter-host bytes per member: 2(H−1)/H × S/k.
+     * \return per-member completion nodes
+     */
+    static CollectiveNodes HierarchicalAllReduce(CommDag& dag,
+                                                 const std::vector<uint32_t>& members,
+                                                 uint64_t bytes,
+                                                 const CommDag::NodeList& ready);
+
+    /**
+     * \brief Double binary tree all-reduce (NCCL Tree, src/graph/trees.cc): the hosts form two
+     * binary trees (tree 1: NCCL's bit-trick btree over host indices 0..H−1, root 0; tree 2:
+     * its mirror for even H, its shift by one for odd H), the members of a host a chain
+     * (position 0 is the host's tree endpoint). Each tree carries half of the buffer (the first
+     * ceil(S/2) bytes to tree 1), cut into C pipeline chunks; for each chunk: reduce up the
+     * chain and the tree to the root, then broadcast down the tree and the chain, each hop as
+     * soon as its data is there. Up and down sends are separate streams (NCCL runs them
+     * concurrently).
+     *
+     * With per-pair links (no sharing between a member's messages), height h (hops from the
+     * deepest chain end to the root chain head, larger tree) and b = (S/2C)β:
+     * T = 2hα + (C + 2h − 1)b.
+     * \param chunks pipeline chunks C per tree (0 = TreeChunks(S))
+     * \return per-member completion nodes
+     */
+    static CollectiveNodes TreeAllReduce(CommDag& dag,
+                                         const std::vector<uint32_t>& members,
+                                         uint64_t bytes,
+                                         const CommDag::NodeList& ready,
+                                         uint32_t chunks = 0);
+
+    /**
+     * \brief Halving-doubling all-reduce (Rabenseifner: recursive-halving reduce-scatter, then
+     * recursive-doubling all-gather; Thakur, Rabenseifner & Gropp 2005).
+     *
+     * p' = the largest power of two ≤ N, r = N − p'. Members 0, 2, ..., 2r−2 first send their
+     * whole buffer to the next member and receive the result from it at the end (MPICH's
+     * handling of non-powers of two). The p' participants split the buffer into p' blocks and
+     * run lg p' halving steps (partner at distance p'/2, p'/4, ..., 1; each sends the half of its
+     * current segment the partner keeps) and lg p' doubling steps in the reverse order. A
+     * participant sends 2 lg p' messages, (p'−1)/p' × S in each phase; with N a power of two:
+     * 2 lg N α + 2(N−1)/N S β.
+     * \return per-member completion nodes
+     */
+    static CollectiveNodes HalvingDoublingAllReduce(CommDag& dag,
+                                                    const std::vector<uint32_t>& members,
+                                                    uint64_t bytes,
+                                                    const CommDag::NodeList& ready);
+
+    /**
+     * \brief Broadcast from member 0, pipelined along the member order (NCCL Ring broadcast):
+     * the buffer is cut into C chunks; member i forwards chunk c to member i+1 as soon as it
+     * has it. Each non-last member sends S; (N−1)α + (C + N − 2)(S/C)β with FIFO connections.
+     * \param chunks pipeline chunks C (0 = BroadcastChunks(S))
+     * \return per-member completion nodes
+     */
+    static CollectiveNodes Broadcast(CommDag& dag,
+                                     const std::vector<uint32_t>& members,
+                                     uint64_t bytes,
+                                     const CommDag::NodeList& ready,
+                                     uint32_t chunks = 0);
+
+    /**
+     * \brief Pairwise-exchange all-to-all: rank r's buffer of S bytes is cut into N blocks,
+     * block j for rank j. In round d = 1..N−1 rank r sends its block for rank (r+d) mod N; it
+     * starts round d > 1 when its round-(d−1) send has been delivered and it has received the
+     * round-(d−1) block from rank (r−d+1) mod N. Each rank sends (N−1)/N × S;
+     * (N−1)(α + S/N β).
+     * \return per-member completion nodes
+     */
+    static CollectiveNodes AllToAll(CommDag& dag,
+                                    const std::vector<uint32_t>& members,
+                                    uint64_t bytes,
+                                    const CommDag::NodeList& ready);
+
+    /**
+     * \brief One point-to-point message (send/recv) from member 0 to member 1.
+     * \return rankDone[0] = sender ready, rankDone[1] = message delivered
+     */
+    static CollectiveNodes SendRecv(CommDag& dag,
+                                    const std::vector<uint32_t>& members,
+                                    uint64_t bytes,
+                                    const CommDag::NodeList& ready);
+
+    /**
+     * \brief All-reduce with the given algorithm; AUTO picks ring or tree like NCCL
+     * (ChooseAllReduce()).
+     * \return per-member completion nodes
+     */
+    static CollectiveNodes AllReduce(CommDag& dag,
+                                     const std::vector<uint32_t>& members,
+                                     uint64_t bytes,
+                                     AllReduceAlgorithm algorithm,
+                                     const CommDag::NodeList& ready);
+
+    /**
+     * \brief The algorithm NCCL's cost model would pick for an all-reduce (Simple protocol;
+     * NCCL src/graph/tuning.cc, workloads-fabric-facts.md §5.2): predicted time = latency +
+     * S / algorithm bandwidth, ring vs tree.
+     *  - ring latency = 8.4 µs + (2(N−1) − 2(H−1)) × 3.4 µs (NVLink hop) + 2(H−1) × 14 µs
+     *    (network hop), × 1.4 on more than one host; ring bandwidth = B × N / (2(N−1));
+     *  - tree latency = 8.4 µs + 2((N/H − 1) × 4.0 µs + log2(H) × 14 µs); tree bandwidth =
+     *    B × 0.92 × 0.5;
+     *  with B = busBandwidth (bytes/s). The tree wins only for small buffers on many hosts; on
+     *  one host the ring always wins. LL/LL128 protocols, NVLS, CollNet and the tree
+     *  correction table are not modelled.
+     * \param bytes buffer size S
+     * \param ranks N
+     * \param hosts H (hosts the members span)
+     * \param busBandwidth B in bytes/s (default 12.5e9 = one 100 Gbit/s NIC per GPU)
+     * \return RING or TREE
+     */
+    static AllReduceAlgorithm ChooseAllReduce(uint64_t bytes,
+                                              uint32_t ranks,
+                                              uint32_t hosts,
+                                              double busBandwidth = 12.5e9);
+
+    /**
+     * \param total buffer bytes S
+     * \param n parts (>= 1)
+     * \param chunk part index
+     * \return bytes of that part: S/n, plus 1 for the first S mod n parts
+     */
+    static uint64_t ChunkBytes(uint64_t total, uint32_t n, uint32_t chunk);
+
+    /**
+     * \param s step 0..2(N−1)−1 of a ring all-reduce
+     * \param r sending rank
+     * \param n ranks N
+     * \return the chunk rank r sends in step s
+     */
+    static uint32_t RingChunkOfStep(uint32_t s, uint32_t r, uint32_t n);
+
+    /**
+     * \param total buffer bytes S \param n ranks N \param rank rank r
+     * \return bytes rank r sends to rank r+1 in a ring all-reduce (≈ 2(N−1)/N × S)
+     */
+    static uint64_t RingAllReduceBytesSent(uint64_t total, uint32_t n, uint32_t rank);
+
+    /// \return pipeline chunks of a tree all-reduce of S bytes: ceil(S/2 / 4 MiB) in [1, 64]
+    ///         (NCCL's Simple buffer of 4 MiB per connection, facts §5.1)
+    static uint32_t TreeChunks(uint64_t bytes);
+    /// \return pipeline chunks of a broadcast of S bytes: ceil(S / 4 MiB) in [1, 64]
+    static uint32_t BroadcastChunks(uint64_t bytes);
+
+    /**
+     * \brief NCCL's double binary tree over n nodes (src/graph/trees.cc ncclGetDtree).
+     * \param n nodes
+     * \param tree 0 (btree, root 0) or 1 (mirror for even n, shift for odd n)
+     * \return parent of each node (−1 for the root)
+     */
+    static std::vector<int32_t> TreeParents(uint32_t n, uint32_t tree);
+};
+
+} // namespace ns3
+
+#endif // CRUX_COLLECTIVES_H

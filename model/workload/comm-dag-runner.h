@@ -1,0 +1,170 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#ifndef CRUX_COMM_DAG_RUNNER_H
+#define CRUX_COMM_DAG_RUNNER_H
+
+#include "comm-dag.h"
+
+#include "ns3/callback.h"
+#include "ns3/event-id.h"
+#include "ns3/message-transport.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/ptr.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup crux
+ * \brief The one engine that runs a CommDag on a MessageTransport: every collective algorithm
+ * (collectives.h) and every training iteration (training-iteration.h) only builds a DAG, and
+ * this class runs it, so the same DAG runs unchanged on the packet-level (RdmaTransport) and
+ * the flow-level (FlowTransport) fabric.
+ *
+ * Start(): every node without dependencies becomes ready, in node-id order. A ready node
+ *  - MESSAGE: is handed to the transport once the earlier messages of its stream have been (a
+ *    zero-byte message is "delivered" one event later, Simulator::ScheduleNow, without traffic);
+ *    it completes when the transport reports its last byte delivered;
+ *  - DELAY: completes after its duration (Simulator::Schedule);
+ *  - BARRIER: completes at once.
+ * A completed node first reports its label (SetLabelCallback), then makes its successors ready
+ * whose dependencies are all complete, in the DAG's successor order. The run completes when
+ * every node has; the done callback is invoked once, at the end of the event that completed the
+ * last node (an empty DAG, or one that completes inside Start(), completes one event later).
+ * The callback may Start() the runner again (the next iteration).
+ *
+ * Abort() (or a new Start()) abandons a run: later deliveries of its messages are ignored and
+ * its pending delays are cancelled. A message that is never delivered leaves the run pending
+ * (the transport's watchdog reports that). Every message carries the job id, the DAG's flow id
+ * of its connection, the DSCP and the flow's UDP source port given to Setup().
+ */
+class CommDagRunner : public Object
+{
+  public:
+    /// Completion callback.
+    typedef Callback<void> DoneCallback;
+    /// Label callback: (label, simulation time the labelled node completed).
+    typedef Callback<void, CommDagLabel, Time> LabelCallback;
+
+    /**
+     * \brief Get the TypeId.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    CommDagRunner();
+    ~CommDagRunner() override;
+
+    /**
+     * \brief Configure (before Start; may be called again between runs).
+     * \param transport carries the messages (non-null)
+     * \param jobId MessageRequest::jobId of every message
+     * \param dag the DAG (finalized here if it is not yet; not count-only)
+     * \param dscp DSCP of every message (0..63)
+     * \param ports UDP source port per flow id (flows not in the map: 0 = transport default)
+     * \throws std::invalid_argument on a null transport or DAG, a count-only DAG, dscp > 63
+     */
+    void Setup(Ptr<MessageTransport> transport,
+               uint32_t jobId,
+               std::shared_ptr<CommDag> dag,
+               uint8_t dscp,
+               const std::map<uint32_t, uint16_t>& ports = {});
+
+    /// \param cb invoked at every labelled node's completion (may be null)
+    void SetLabelCallback(LabelCallback cb);
+
+    /**
+     * \brief Run the DAG once.
+     * \param done invoked once on completion (may be null)
+     */
+    void Start(DoneCallback done);
+
+    /// \brief Abandon the current run: pending deliveries are ignored, done is never invoked.
+    void Abort();
+
+    /// \return true once the last started run has completed
+    bool IsComplete() const;
+    /// \return simulation time of the last Start
+    Time GetStartTime() const;
+    /// \return simulation time of the last completion (Time(0) if not complete)
+    Time GetFinishTime() const;
+    /// \return messages handed to the transport during the last run (zero-byte ones excluded)
+    uint64_t GetMessagesSent() const;
+    /// \return bytes handed to the transport during the last run
+    uint64_t GetBytesSent() const;
+    /// \return bytes each rank handed to the transport during the last run, indexed by rank
+    const std::vector<uint64_t>& GetBytesSentByRank() const;
+    /// \return the DAG
+    std::shared_ptr<const CommDag> GetDag() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /// Node n's dependencies are complete.
+    void Ready(CommDag::NodeId n);
+    /// Node n is complete.
+    void Complete(CommDag::NodeId n);
+    /// Hand over the ready head messages of stream s.
+    void AdvanceStream(uint32_t s);
+    /// Hand message n to the transport.
+    void Issue(CommDag::NodeId n);
+    /// The transport delivered message n of run gen.
+    void Delivered(CommDag::NodeId n, uint64_t gen);
+    /// Delay n of run gen elapsed.
+    void DelayDone(CommDag::NodeId n, uint64_t gen);
+    /// Finish run gen if it is still the current one (an event after Start()).
+    void FinishEvent(uint64_t gen);
+    /// Leave an event handler: finish the run if its last node completed.
+    void Leave();
+
+    Ptr<MessageTransport> m_transport;          //!< carrier
+    uint32_t m_jobId{0};                        //!< job id of the messages
+    std::shared_ptr<CommDag> m_dag;             //!< the DAG
+    uint8_t m_dscp{0};                          //!< DSCP
+    std::vector<uint16_t> m_ports;              //!< flow id -> UDP source port
+    LabelCallback m_label;                      //!< label callback
+    std::vector<uint32_t> m_streamBegin;        //!< stream s: m_streamNodes[begin[s], begin[s+1])
+    std::vector<CommDag::NodeId> m_streamNodes; //!< messages of each stream, in order
+
+    // state of the current run
+    uint64_t m_generation{0};            //!< run counter (stale callbacks are ignored)
+    std::vector<uint32_t> m_pending;     //!< per node: dependencies not yet complete
+    std::vector<uint8_t> m_state;        //!< per node: bit 0 ready, bit 1 complete
+    std::vector<uint32_t> m_streamHead;  //!< per stream: next position to hand over
+    std::vector<EventId> m_events;       //!< delays scheduled in this run
+    uint64_t m_completed{0};             //!< nodes complete
+    uint32_t m_depth{0};                 //!< nesting of event handlers of this runner
+    bool m_finishPending{false};         //!< every node is complete; done not yet invoked
+    bool m_running{false};               //!< a run is pending
+    bool m_complete{false};              //!< the last run completed
+    Time m_start;                        //!< start time of the last run
+    Time m_finish;                       //!< completion time of the last run
+    uint64_t m_messagesSent{0};          //!< messages handed to the transport
+    uint64_t m_bytesSent{0};             //!< bytes handed to the transport
+    std::vector<uint64_t> m_bytesByRank; //!< bytes handed over per sending rank
+    DoneCallback m_done;                 //!< completion callback of the current run
+};
+
+} // namespace ns3
+
+#endif // CRUX_COMM_DAG_RUNNER_H

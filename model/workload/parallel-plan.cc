@@ -1,0 +1,282 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#include "parallel-plan.h"
+
+#include "model-zoo.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace ns3
+{
+
+namespace
+{
+
+std::string
+Str(uint64_t v)
+{
+    return std::to_string(v);
+}
+
+/// The largest divisor d of `of` with d <= cap that also satisfies ok(d); at least 1.
+template <typename Ok>
+uint32_t
+LargestDivisor(uint32_t of, uint32_t cap, Ok ok)
+{
+    for (uint32_t d = std::min(of, std::max<uint32_t>(cap, 1)); d > 1; --d)
+    {
+        if (of % d == 0 && ok(d))
+        {
+            return d;
+        }
+    }
+    return 1;
+}
+
+std::string
+Join(const std::vector<std::string>& v)
+{
+    std::string out;
+    for (const auto& s : v)
+    {
+        out += (out.empty() ? "" : ", ") + s;
+    }
+    return out;
+}
+
+} // namespace
+
+std::string
+ToString(AllReduceAlgorithm algorithm)
+{
+    switch (algorithm)
+    {
+    case AllReduceAlgorithm::AUTO:
+        return "auto";
+    case AllReduceAlgorithm::RING:
+        return "ring";
+    case AllReduceAlgorithm::HIERARCHICAL:
+        return "hierarchical";
+    case AllReduceAlgorithm::TREE:
+        return "tree";
+    case AllReduceAlgorithm::HALVING_DOUBLING:
+        return "halving-doubling";
+    }
+    return "?";
+}
+
+std::string
+ParallelPlan::ToString() const
+{
+    std::ostringstream os;
+    os << "tp " << tp << " x pp " << pp << " x dp " << dp << ", ep " << ep << ", " << microBatches
+       << " micro-batches, all-reduce " << ns3::ToString(allReduce)
+       << (sequenceParallel ? ", sequence parallel" : "");
+    if (layersPerBlock > 1)
+    {
+        os << ", " << layersPerBlock << " layers per block";
+    }
+    return os.str();
+}
+
+ParallelPlan
+ResolvePlan(const ParallelismRequest& req,
+            const ModelSpec& model,
+            uint32_t numGpus,
+            uint32_t gpusPerHost)
+{
+    const uint32_t n = numGpus;
+    const uint32_t g = gpusPerHost;
+    if (n == 0 || g == 0 || n % g != 0)
+    {
+        throw PlanError("parallelism",
+                        "the job has " + Str(n) + " GPUs, " + Str(g) +
+                            " per host: no plan possible");
+    }
+    ParallelPlan plan;
+    if (!ParseAllReduceAlgorithm(req.allReduce, plan.allReduce))
+    {
+        throw PlanError("collectives.allReduce",
+                        "unknown algorithm '" + req.allReduce +
+                            "' (known: " + Join(AllReduceAlgorithmNames()) + ")");
+    }
+    if (!ParseAllToAllAlgorithm(req.allToAll, plan.allToAll))
+    {
+        throw PlanError("collectives.allToAll",
+                        "unknown algorithm '" + req.allToAll +
+                            "' (known: " + Join(AllToAllAlgorithmNames()) + ")");
+    }
+    plan.sequenceParallel = req.sequenceParallel;
+    plan.layersPerBlock = req.layersPerBlock > 0 ? req.layersPerBlock : 1;
+    const bool transformer = model.IsTransformer();
+    if (!transformer)
+    {
+        for (const auto& [field, value] : {std::make_pair("tp", req.tp),
+                                           std::make_pair("pp", req.pp),
+                                           std::make_pair("ep", req.ep)})
+        {
+            if (value > 1)
+            {
+                throw PlanError(std::string("parallelism.") + field,
+                                "model '" + model.name +
+                                    "' has no transformer layers: only data parallelism (tp = "
+                                    "pp = ep = 1)");
+            }
+        }
+        if (req.sequenceParallel)
+        {
+            throw PlanError("parallelism.sequenceParallel",
+                            "model '" + model.name + "' has no transformer layers");
+        }
+    }
+    if (req.ep > 1 && !model.IsMoe())
+    {
+        throw PlanError("parallelism.ep",
+                        "model '" + model.name + "' has no experts: ep must be 1, got " +
+                            Str(req.ep));
+    }
+
+    // ---- tp
+    if (req.tp > 0)
+    {
+        plan.tp = req.tp;
+        if (!(g % plan.tp == 0 || plan.tp % g == 0))
+        {
+            throw PlanError("parallelism.tp",
+                            "tp = " + Str(plan.tp) + " neither divides the job's " + Str(g) +
+                                " GPUs per host nor is a multiple of them");
+        }
+        if (n % plan.tp != 0)
+        {
+            throw PlanError("parallelism.tp",
+                            "tp = " + Str(plan.tp) + " does not divide the job's " + Str(n) +
+                                " GPUs");
+        }
+        if (transformer && model.heads % plan.tp != 0)
+        {
+            throw PlanError("parallelism.tp",
+                            "tp = " + Str(plan.tp) + " does not divide the model's " +
+                                Str(model.heads) + " attention heads");
+        }
+    }
+    else
+    {
+        plan.tp = LargestDivisor(g, model.tensorParallel, [&](uint32_t t) {
+            return n % t == 0 && (!transformer || model.heads % t == 0);
+        });
+    }
+
+    // ---- pp, dp
+    if (req.pp > 0)
+    {
+        plan.pp = req.pp;
+        if (transformer && plan.pp > model.layers)
+        {
+            throw PlanError("parallelism.pp",
+                            "pp = " + Str(plan.pp) + " is larger than the model's " +
+                                Str(model.layers) + " layers");
+        }
+    }
+    if (req.dp > 0)
+    {
+        plan.dp = req.dp;
+    }
+    if (req.pp > 0 && req.dp > 0)
+    {
+        if (static_cast<uint64_t>(plan.tp) * plan.pp * plan.dp != n)
+        {
+            throw PlanError("parallelism",
+                            "tp x pp x dp = " + Str(plan.tp) + " x " + Str(plan.pp) + " x " +
+                                Str(plan.dp) + " = " +
+                                Str(static_cast<uint64_t>(plan.tp) * plan.pp * plan.dp) +
+                                ", but the job has " + Str(n) + " GPUs");
+        }
+    }
+    else if (req.pp > 0)
+    {
+        if (n % (static_cast<uint64_t>(plan.tp) * plan.pp) != 0)
+        {
+            throw PlanError("parallelism.pp",
+                            "tp x pp = " + Str(plan.tp) + " x " + Str(plan.pp) +
+                                " does not divide the job's " + Str(n) + " GPUs");
+        }
+        plan.dp = n / (plan.tp * plan.pp);
+    }
+    else if (req.dp > 0)
+    {
+        if (n % (static_cast<uint64_t>(plan.tp) * plan.dp) != 0)
+        {
+            throw PlanError("parallelism.dp",
+                            "tp x dp = " + Str(plan.tp) + " x " + Str(plan.dp) +
+                                " does not divide the job's " + Str(n) + " GPUs");
+        }
+        plan.pp = n / (plan.tp * plan.dp);
+        if (transformer ? plan.pp > model.layers : plan.pp > 1)
+        {
+            throw PlanError("parallelism.dp",
+                            "dp = " + Str(plan.dp) + " leaves pp = " + Str(plan.pp) +
+                                " stages, more than the model's " + Str(model.layers) + " layers");
+        }
+    }
+    else
+    {
+        const uint32_t rest = n / plan.tp;
+        plan.pp = transformer ? LargestDivisor(rest,
+                                               model.pipelineParallel,
+                                               [&](uint32_t p) { return p <= model.layers; })
+                              : 1;
+        plan.dp = rest / plan.pp;
+    }
+
+    // ---- ep
+    if (req.ep > 0)
+    {
+        plan.ep = req.ep;
+        if (model.IsMoe() && model.experts % plan.ep != 0)
+        {
+            throw PlanError("parallelism.ep",
+                            "ep = " + Str(plan.ep) + " does not divide the model's " +
+                                Str(model.experts) + " experts");
+        }
+        if (plan.dp % plan.ep != 0)
+        {
+            throw PlanError("parallelism.ep",
+                            "ep = " + Str(plan.ep) + " does not divide dp = " + Str(plan.dp));
+        }
+    }
+    else if (model.IsMoe())
+    {
+        plan.ep = LargestDivisor(model.experts, model.expertParallel, [&](uint32_t e) {
+            return plan.dp % e == 0;
+        });
+    }
+
+    // ---- micro-batches
+    if (req.microBatches > 0)
+    {
+        plan.microBatches = req.microBatches;
+    }
+    else
+    {
+        const double perReplica = model.SamplesPerIteration(n) / plan.dp;
+        const double m = perReplica / std::max<uint32_t>(1, model.microBatchSize);
+        plan.microBatches = static_cast<uint32_t>(std::max(1.0, std::round(m)));
+    }
+    return plan;
+}
+
+} // namespace ns3

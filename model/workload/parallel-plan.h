@@ -1,0 +1,225 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#ifndef CRUX_PARALLEL_PLAN_H
+#define CRUX_PARALLEL_PLAN_H
+
+// Pure C++ (no ns-3 includes): used by the scenario reader, the model mapping and DltJob.
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+struct ModelSpec;
+
+/**
+ * \ingroup crux
+ * \brief All-reduce algorithms of the collectives library (collectives.h).
+ */
+enum class AllReduceAlgorithm
+{
+    AUTO,            //!< what NCCL's cost model picks (ring or tree), Collectives::ChooseAllReduce
+    RING,            //!< ring (reduce-scatter + all-gather)
+    HIERARCHICAL,    //!< intra-host reduce-scatter, inter-host ring per rail, intra-host all-gather
+    TREE,            //!< NCCL's double binary tree
+    HALVING_DOUBLING //!< Rabenseifner: recursive halving + recursive doubling
+};
+
+/**
+ * \ingroup crux
+ * \brief All-to-all algorithms of the collectives library.
+ */
+enum class AllToAllAlgorithm
+{
+    PAIRWISE //!< N−1 rounds of pairwise exchange
+};
+
+/// \return the scenario names of the all-reduce algorithms a user can pick, in a fixed order
+inline const std::vector<std::string>&
+AllReduceAlgorithmNames()
+{
+    static const std::vector<std::string> names{"ring", "hierarchical", "tree", "halving-doubling"};
+    return names;
+}
+
+/// \return the scenario names of the all-to-all algorithms
+inline const std::vector<std::string>&
+AllToAllAlgorithmNames()
+{
+    static const std::vector<std::string> names{"pairwise"};
+    return names;
+}
+
+/**
+ * \param name a scenario name ("ring", "hierarchical", "tree", "halving-doubling"); "" = AUTO
+ * \param out the algorithm
+ * \return false if the name is unknown
+ */
+inline bool
+ParseAllReduceAlgorithm(const std::string& name, AllReduceAlgorithm& out)
+{
+    static const AllReduceAlgorithm values[] = {AllReduceAlgorithm::RING,
+                                                AllReduceAlgorithm::HIERARCHICAL,
+                                                AllReduceAlgorithm::TREE,
+                                                AllReduceAlgorithm::HALVING_DOUBLING};
+    if (name.empty())
+    {
+        out = AllReduceAlgorithm::AUTO;
+        return true;
+    }
+    const auto& names = AllReduceAlgorithmNames();
+    for (size_t i = 0; i < names.size(); ++i)
+    {
+        if (names[i] == name)
+        {
+            out = values[i];
+            return true;
+        }
+    }
+    return false;
+}
+
+/**
+ * \param name a scenario name ("pairwise"); "" = the default (pairwise)
+ * \param out the algorithm
+ * \return false if the name is unknown
+ */
+inline bool
+ParseAllToAllAlgorithm(const std::string& name, AllToAllAlgorithm& out)
+{
+    if (name.empty() || name == "pairwise")
+    {
+        out = AllToAllAlgorithm::PAIRWISE;
+        return true;
+    }
+    return false;
+}
+
+/// \return the scenario name of an algorithm ("auto" for AUTO)
+std::string ToString(AllReduceAlgorithm algorithm);
+
+/**
+ * \ingroup crux
+ * \brief A job's parallelism plan as a scenario gives it (scenario fields "parallelism" and
+ * "collectives"); 0 or "" = take the default (ResolvePlan()).
+ */
+struct ParallelismRequest
+{
+    uint32_t tp{0};               //!< tensor-parallel degree
+    uint32_t pp{0};               //!< pipeline-parallel degree (stages)
+    uint32_t dp{0};               //!< data-parallel degree (replicas)
+    uint32_t ep{0};               //!< expert-parallel degree (MoE models)
+    uint32_t microBatches{0};     //!< micro-batches per iteration and replica
+    uint32_t layersPerBlock{0};   //!< layers merged into one compute + collective block
+    bool sequenceParallel{false}; //!< TP with reduce-scatter/all-gather instead of all-reduce
+    std::string allReduce;        //!< "ring", "hierarchical", "tree", "halving-doubling"; "" = auto
+    std::string allToAll;         //!< "pairwise"; "" = pairwise
+};
+
+/**
+ * \ingroup crux
+ * \brief A job's resolved parallelism plan (Megatron-LM terms; workloads-fabric-facts.md §6).
+ *
+ * tp × pp × dp = the job's GPUs. Ranks follow Megatron's default order (TP fastest, then DP,
+ * then PP): job rank = tpRank + tp × (dpRank + dp × stage), job ranks numbered host by host
+ * (DltJob::RankGpus()). The expert-parallel group is ep consecutive data-parallel replicas
+ * (ep divides dp and the model's experts).
+ */
+struct ParallelPlan
+{
+    uint32_t tp{1};                                          //!< tensor-parallel degree
+    uint32_t pp{1};                                          //!< pipeline stages
+    uint32_t dp{1};                                          //!< data-parallel replicas
+    uint32_t ep{1};                                          //!< expert-parallel degree
+    uint32_t microBatches{1};                                //!< micro-batches per iteration
+    uint32_t layersPerBlock{1};                              //!< layers per simulated block
+    bool sequenceParallel{false};                            //!< TP uses RS/AG
+    AllReduceAlgorithm allReduce{AllReduceAlgorithm::AUTO};  //!< all-reduce algorithm
+    AllToAllAlgorithm allToAll{AllToAllAlgorithm::PAIRWISE}; //!< all-to-all algorithm
+
+    /// \return a one-line description, e.g. "tp 8 x pp 2 x dp 4, ep 1, 16 micro-batches"
+    std::string ToString() const;
+};
+
+/**
+ * \ingroup crux
+ * \brief An invalid or inconsistent parallelism plan; names the field (relative to the job,
+ * e.g. "parallelism.tp" or "collectives.allReduce").
+ */
+class PlanError : public std::invalid_argument
+{
+  public:
+    /// \param field the field, e.g. "parallelism.pp" \param detail what is wrong
+    PlanError(const std::string& field, const std::string& detail)
+        : std::invalid_argument(field + ": " + detail),
+          m_field(field),
+          m_detail(detail)
+    {
+    }
+
+    /// \return the field, e.g. "parallelism.pp"
+    const std::string& Field() const
+    {
+        return m_field;
+    }
+
+    /// \return what is wrong with it
+    const std::string& Detail() const
+    {
+        return m_detail;
+    }
+
+  private:
+    std::string m_field;  //!< field name
+    std::string m_detail; //!< message
+};
+
+/**
+ * \ingroup crux
+ * \brief Complete a requested plan with the defaults and check it.
+ *
+ * Defaults (documented in doc/crux.rst, "Parallelism plans"):
+ *  - tp: the zoo's tensorParallel, lowered to the largest value that divides the job's GPUs
+ *    per host, the job's GPUs and the model's attention heads;
+ *  - pp: N / (tp × dp) if dp is given; else the zoo's pipelineParallel, lowered to the largest
+ *    value that divides N / tp and is at most the layer count;
+ *  - dp: N / (tp × pp);
+ *  - ep: the zoo's expertParallel (1 for dense models), lowered to the largest value dividing
+ *    the model's experts and dp;
+ *  - microBatches: the replica's samples per iteration (ModelSpec::SamplesPerIteration(N) / dp)
+ *    over the zoo's microBatchSize, rounded, at least 1;
+ *  - layersPerBlock 1, sequenceParallel false, allReduce AUTO, allToAll PAIRWISE.
+ * \param req the request
+ * \param model the job's model
+ * \param numGpus N, the job's GPUs
+ * \param gpusPerHost the job's GPUs on each of its hosts
+ * \return the plan
+ * \throws PlanError naming the field: tp not dividing the job's GPUs per host (nor a multiple
+ *         of it), tp not dividing the heads, tp × pp × dp ≠ N, pp > layers, ep not dividing the
+ *         experts or dp, TP/PP/EP > 1 for a model without transformer layers, EP > 1 for a
+ *         dense model, an unknown algorithm
+ */
+ParallelPlan ResolvePlan(const ParallelismRequest& req,
+                         const ModelSpec& model,
+                         uint32_t numGpus,
+                         uint32_t gpusPerHost);
+
+} // namespace ns3
+
+#endif // CRUX_PARALLEL_PLAN_H

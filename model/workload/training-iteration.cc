@@ -1,0 +1,685 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#include "training-iteration.h"
+
+#include "collectives.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+namespace ns3
+{
+
+namespace
+{
+
+typedef CommDag::NodeId NodeId;
+typedef CommDag::NodeList NodeList;
+constexpr NodeId NONE = CommDag::NONE;
+
+/// Split total into parts: part i gets total/parts, plus one for the first total mod parts.
+uint64_t
+SplitPart(uint64_t total, uint32_t parts, uint32_t i)
+{
+    return total / parts + (i < total % parts ? 1 : 0);
+}
+
+/// crux's pattern without a plan: one ring all-reduce per rail per bucket, buckets in order.
+void
+BuildDataParallelRings(const DltJob& job, CommDag& dag)
+{
+    const uint32_t buckets = job.numBuckets;
+    const uint32_t dp = job.DataParallel();
+    const uint32_t tp = job.TensorParallel();
+    // Time arithmetic exactly as the release times have always been computed (byte-identical
+    // results): integer nanoseconds.
+    const Time c = Seconds(job.computeTime);
+    const Time f = Seconds(job.computeTime * job.overlapStart);
+    std::vector<NodeId> release(buckets);
+    for (uint32_t b = 0; b < buckets; ++b)
+    {
+        const Time at = (b + 1 == buckets) ? c : f + (c - f) * (b + 1) / buckets;
+        release[b] = dag.AddDelay(at, {});
+    }
+    dag.AddDelay(c, {}); // the compute
+    // flow id = rail × DataParallel() + rank (DltJob::FlowId)
+    std::vector<std::vector<uint32_t>> rails(tp);
+    for (uint32_t rail = 0; rail < tp && dp > 1; ++rail)
+    {
+        for (uint32_t r = 0; r < dp; ++r)
+        {
+            rails[rail].push_back(r * tp + rail);
+        }
+        for (uint32_t r = 0; r < dp; ++r)
+        {
+            dag.RegisterConnection(rails[rail][r], rails[rail][(r + 1) % dp]);
+        }
+    }
+    NodeId previous = NONE;
+    for (uint32_t b = 0; b < buckets; ++b)
+    {
+        const NodeId start = dag.AddBarrier({release[b], previous}, {BUCKET_START, b});
+        NodeList done;
+        if (dp > 1)
+        {
+            for (uint32_t rail = 0; rail < tp; ++rail)
+            {
+                const auto nodes =
+                    Collectives::RingAllReduce(dag, rails[rail], job.BucketBytes(rail, b), {start});
+                done.insert(done.end(), nodes.rankDone.begin(), nodes.rankDone.end());
+            }
+        }
+        else
+        {
+            // single-host job: gradients are reduced over NVLink, no network traffic
+            done.push_back(dag.AddDelay(Time(0), {start}));
+        }
+        previous = dag.AddBarrier(done, {BUCKET_END, b});
+    }
+}
+
+/// Builder of a planned iteration (see TrainingIteration's class doc).
+class PlanBuilder
+{
+  public:
+    PlanBuilder(const DltJob& job, CommDag& dag)
+        : m_job(job),
+          m_dag(dag),
+          m_plan(*job.plan),
+          m_model(job.model)
+    {
+    }
+
+    void Build();
+
+  private:
+    /// Job rank of (TP rank, DP replica, stage).
+    uint32_t Rank(uint32_t t, uint32_t d, uint32_t s) const
+    {
+        return t + m_plan.tp * (d + m_plan.dp * s);
+    }
+
+    /// One op of a stage's 1F1B sequence.
+    struct Op
+    {
+        bool forward;   //!< forward or backward
+        uint32_t micro; //!< micro-batch
+    };
+
+    /// A compute piece of `duration` after `deps` for every replica; during the last backward
+    /// pass it is split at the bucket boundaries (release nodes recorded).
+    NodeList Compute(const std::vector<NodeList>& deps, double seconds, bool track);
+
+    /// A TP collective per replica (all-reduce, or all-gather / reduce-scatter).
+    std::vector<NodeList> TpCollective(uint32_t s,
+                                       const std::vector<NodeList>& ready,
+                                       uint64_t bytes,
+                                       int kind);
+
+    /// The dispatch or combine all-to-all of every EP group of stage s.
+    std::vector<NodeList> ExpertAllToAll(uint32_t s,
+                                         const std::vector<NodeList>& ready,
+                                         uint64_t bytes);
+
+    /// One pass (forward or backward) of one micro-batch on stage s, all replicas.
+    std::vector<NodeList> Pass(uint32_t s, const Op& op, const std::vector<NodeList>& start);
+
+    /// Release the buckets not released yet at the last compute of the tracked pass.
+    void ReleaseRest(bool track);
+
+    /// The data-parallel buckets of stage s (after the releases are known).
+    void Buckets(uint32_t s);
+
+    const DltJob& m_job;
+    CommDag& m_dag;
+    const ParallelPlan& m_plan;
+    const ModelSpec& m_model;
+    bool m_transformer{false};
+    std::vector<uint32_t> m_stageLayers; //!< L_s
+    double m_tokensPerMicro{0};          //!< tokens of one micro-batch of one replica
+    uint64_t m_actBytes{0};              //!< activations of one layer, one micro-batch
+    // bucket release tracking (last backward of a stage)
+    std::vector<std::vector<NodeId>> m_release; //!< [replica][bucket]
+    int64_t m_trackTotal{0};                    //!< backward compute of the tracked pass, steps
+    int64_t m_trackDone{0};                     //!< backward compute emitted so far, steps
+    uint32_t m_nextBucket{0};                   //!< next bucket to release
+    NodeList m_lastCompute;                     //!< last compute node per replica (tracked)
+};
+
+NodeList
+PlanBuilder::Compute(const std::vector<NodeList>& deps, double seconds, bool track)
+{
+    const uint32_t dp = m_plan.dp;
+    const int64_t duration = CommDag::SecondsToSteps(seconds);
+    NodeList out(dp, NONE);
+    if (!track)
+    {
+        for (uint32_t d = 0; d < dp; ++d)
+        {
+            out[d] = m_dag.AddDelaySteps(duration, deps[d]);
+        }
+        return out;
+    }
+    // Last backward pass: split the piece at the bucket boundaries (b+1)/B of the pass's
+    // compute, b < B−1 (the last bucket is released after the pass's last compute, Pass()).
+    const uint32_t buckets = m_job.numBuckets;
+    const int64_t end = m_trackDone + duration;
+    int64_t at = m_trackDone;
+    std::vector<NodeList> cur = deps;
+    bool emitted = false;
+    while (m_nextBucket + 1 < buckets)
+    {
+        const int64_t boundary = m_trackTotal * (m_nextBucket + 1) / buckets;
+        if (boundary > end)
+        {
+            break;
+        }
+        if (boundary > at || !emitted)
+        {
+            for (uint32_t d = 0; d < dp; ++d)
+            {
+                out[d] = m_dag.AddDelaySteps(std::max<int64_t>(boundary - at, 0), cur[d]);
+                cur[d] = {out[d]};
+            }
+            at = std::max(at, boundary);
+            emitted = true;
+        }
+        for (uint32_t d = 0; d < dp; ++d)
+        {
+            m_release[d][m_nextBucket] = out[d];
+        }
+        ++m_nextBucket;
+    }
+    if (!emitted || end > at)
+    {
+        for (uint32_t d = 0; d < dp; ++d)
+        {
+            out[d] = m_dag.AddDelaySteps(end - at, cur[d]);
+        }
+    }
+    m_trackDone = end;
+    m_lastCompute = out;
+    return out;
+}
+
+std::vector<NodeList>
+PlanBuilder::TpCollective(uint32_t s, const std::vector<NodeList>& ready, uint64_t bytes, int kind)
+{
+    const uint32_t dp = m_plan.dp;
+    const uint32_t tp = m_plan.tp;
+    std::vector<NodeList> out(dp);
+    for (uint32_t d = 0; d < dp; ++d)
+    {
+        if (tp == 1)
+        {
+            out[d] = ready[d];
+            continue;
+        }
+        std::vector<uint32_t> members;
+        for (uint32_t t = 0; t < tp; ++t)
+        {
+            members.push_back(Rank(t, d, s));
+        }
+        const NodeId r = ready[d].size() == 1 ? ready[d][0] : m_dag.AddBarrier(ready[d]);
+        CollectiveNodes c;
+        if (kind == 0)
+        {
+            c = Collectives::AllReduce(m_dag, members, bytes, m_plan.allReduce, {r});
+        }
+        else if (kind == 1)
+        {
+            c = Collectives::RingAllGather(m_dag, members, bytes, {r});
+        }
+        else
+        {
+            c = Collectives::RingReduceScatter(m_dag, members, bytes, {r});
+        }
+        out[d] = c.rankDone;
+    }
+    return out;
+}
+
+std::vector<NodeList>
+PlanBuilder::ExpertAllToAll(uint32_t s, const std::vector<NodeList>& ready, uint64_t bytes)
+{
+    const uint32_t dp = m_plan.dp;
+    const uint32_t tp = m_plan.tp;
+    const uint32_t ep = m_plan.ep;
+    std::vector<NodeList> out(dp, NodeList(tp, NONE));
+    for (uint32_t g = 0; g < dp / ep; ++g)
+    {
+        for (uint32_t t = 0; t < tp; ++t)
+        {
+            std::vector<uint32_t> members;
+            NodeList r;
+            for (uint32_t q = 0; q < ep; ++q)
+            {
+                const uint32_t d = g * ep + q;
+                members.push_back(Rank(t, d, s));
+                // member (t, d): its TP rank's part is done (or the whole replica's compute)
+                r.push_back(ready[d].size() == tp  ? ready[d][t]
+                            : ready[d].size() == 1 ? ready[d][0]
+                                                   : m_dag.AddBarrier(ready[d]));
+            }
+            const auto c = Collectives::AllToAll(m_dag, members, bytes, r);
+            for (uint32_t q = 0; q < ep; ++q)
+            {
+                out[g * ep + q][t] = c.rankDone[q];
+            }
+        }
+    }
+    return out;
+}
+
+std::vector<NodeList>
+PlanBuilder::Pass(uint32_t s, const Op& op, const std::vector<NodeList>& start)
+{
+    const uint32_t tp = m_plan.tp;
+    const uint32_t m = m_plan.microBatches;
+    const double pp = m_plan.pp;
+    const double layers = m_transformer ? m_model.layers : 1;
+    const uint32_t ls = m_stageLayers[s];
+    const double share = ls * pp / layers / m; // of the per-GPU iteration compute
+    const double passTime =
+        m_job.computeTime * share * (op.forward ? m_job.overlapStart : 1 - m_job.overlapStart);
+    const bool track = !op.forward && op.micro + 1 == m && m_plan.dp > 1;
+    if (track)
+    {
+        m_release.assign(m_plan.dp, std::vector<NodeId>(m_job.numBuckets, NONE));
+        m_trackTotal = CommDag::SecondsToSteps(passTime);
+        m_trackDone = 0;
+        m_nextBucket = 0;
+    }
+    std::vector<NodeList> cur = start;
+    if (!m_transformer)
+    {
+        const NodeList c = Compute(cur, passTime, track);
+        for (uint32_t d = 0; d < m_plan.dp; ++d)
+        {
+            cur[d] = {c[d]};
+        }
+        ReleaseRest(track);
+        return cur;
+    }
+    const uint32_t k = m_plan.layersPerBlock;
+    const uint32_t blocks = (ls + k - 1) / k;
+    const double a = m_model.attentionFraction;
+    const bool moe = m_model.IsMoe() && m_plan.ep > 1;
+    const bool sp = m_plan.sequenceParallel;
+    const uint64_t tokensPerRank = static_cast<uint64_t>(std::llround(
+        m_tokensPerMicro / tp * m_model.topK * m_model.hidden * m_model.bytesPerActivation));
+    for (uint32_t i = 0; i < blocks; ++i)
+    {
+        const uint32_t block = op.forward ? i : blocks - 1 - i;
+        const uint32_t bl = std::min(k, ls - block * k); // layers in this block
+        const double t = passTime * bl / ls;
+        const uint64_t act = m_actBytes * bl;
+        const uint64_t a2a = tokensPerRank * bl;
+        auto toLists = [this](const NodeList& v) {
+            std::vector<NodeList> out(m_plan.dp);
+            for (uint32_t d = 0; d < m_plan.dp; ++d)
+            {
+                out[d] = {v[d]};
+            }
+            return out;
+        };
+        if (op.forward)
+        {
+            // [AG] attention [RS|AR] [dispatch] MLP/experts [combine] [AG..RS|AR]
+            if (sp)
+            {
+                cur = TpCollective(s, cur, act, 1);
+            }
+            cur = toLists(Compute(cur, t * a, track));
+            cur = TpCollective(s, cur, act, sp ? 2 : 0);
+            if (moe)
+            {
+                cur = ExpertAllToAll(s, cur, a2a);
+            }
+            if (sp && !moe)
+            {
+                cur = TpCollective(s, cur, act, 1);
+            }
+            cur = toLists(Compute(cur, t * (1 - a), track));
+            if (moe)
+            {
+                cur = ExpertAllToAll(s, cur, a2a);
+            }
+            cur = TpCollective(s, cur, act, sp ? 2 : 0);
+        }
+        else
+        {
+            // backward in reverse: MLP/experts, then attention; AG <-> RS swap
+            if (sp)
+            {
+                cur = TpCollective(s, cur, act, 1);
+            }
+            if (moe)
+            {
+                cur = ExpertAllToAll(s, cur, a2a);
+            }
+            cur = toLists(Compute(cur, t * (1 - a), track));
+            if (moe)
+            {
+                cur = ExpertAllToAll(s, cur, a2a);
+            }
+            cur = TpCollective(s, cur, act, sp ? 2 : 0);
+            if (sp)
+            {
+                cur = TpCollective(s, cur, act, 1);
+            }
+            cur = toLists(Compute(cur, t * a, track));
+            cur = TpCollective(s, cur, act, sp ? 2 : 0);
+        }
+    }
+    ReleaseRest(track);
+    return cur;
+}
+
+void
+PlanBuilder::ReleaseRest(bool track)
+{
+    if (!track)
+    {
+        return;
+    }
+    for (; m_nextBucket < m_job.numBuckets; ++m_nextBucket)
+    {
+        for (uint32_t d = 0; d < m_plan.dp; ++d)
+        {
+            m_release[d][m_nextBucket] = m_lastCompute[d];
+        }
+    }
+}
+
+void
+PlanBuilder::Buckets(uint32_t s)
+{
+    const uint32_t dp = m_plan.dp;
+    const uint32_t tp = m_plan.tp;
+    const uint32_t ep = m_plan.ep;
+    const uint32_t buckets = m_job.numBuckets;
+    const double layers = m_transformer ? m_model.layers : 1;
+    const double stageShare = m_stageLayers[s] / layers;
+    const double expertShare = m_model.IsMoe() && m_model.parameters > 0
+                                   ? m_model.expertParameters / m_model.parameters
+                                   : 0.0;
+    const uint64_t dense = static_cast<uint64_t>(
+        std::llround(m_job.gradientBytes * (1 - expertShare) * stageShare / tp));
+    const uint64_t expert = static_cast<uint64_t>(
+        std::llround(m_job.gradientBytes * expertShare * stageShare / tp / ep));
+    for (uint32_t t = 0; t < tp; ++t)
+    {
+        std::vector<NodeId> previous(dp, NONE);
+        for (uint32_t b = 0; b < buckets; ++b)
+        {
+            std::vector<uint32_t> members;
+            NodeList ready;
+            for (uint32_t d = 0; d < dp; ++d)
+            {
+                members.push_back(Rank(t, d, s));
+                ready.push_back(
+                    m_dag.AddBarrier({m_release[d][b], previous[d]}, {BUCKET_START, b}));
+            }
+            const auto denseDone = Collectives::AllReduce(m_dag,
+                                                          members,
+                                                          SplitPart(dense, buckets, b),
+                                                          m_plan.allReduce,
+                                                          ready);
+            std::vector<NodeList> done(dp);
+            for (uint32_t d = 0; d < dp; ++d)
+            {
+                done[d].push_back(denseDone.rankDone[d]);
+            }
+            if (expert > 0 && dp / ep > 1)
+            {
+                // expert gradients: the replicas holding the same experts (d mod ep)
+                for (uint32_t q = 0; q < ep; ++q)
+                {
+                    std::vector<uint32_t> edp;
+                    NodeList edpReady;
+                    for (uint32_t d = q; d < dp; d += ep)
+                    {
+                        edp.push_back(Rank(t, d, s));
+                        edpReady.push_back(ready[d]);
+                    }
+                    const auto e = Collectives::AllReduce(m_dag,
+                                                          edp,
+                                                          SplitPart(expert, buckets, b),
+                                                          m_plan.allReduce,
+                                                          edpReady);
+                    for (uint32_t j = 0, d = q; d < dp; d += ep, ++j)
+                    {
+                        done[d].push_back(e.rankDone[j]);
+                    }
+                }
+            }
+            for (uint32_t d = 0; d < dp; ++d)
+            {
+                previous[d] = m_dag.AddBarrier(done[d], {BUCKET_END, b});
+            }
+        }
+    }
+}
+
+void
+PlanBuilder::Build()
+{
+    const uint32_t pp = m_plan.pp;
+    const uint32_t dp = m_plan.dp;
+    const uint32_t tp = m_plan.tp;
+    const uint32_t m = m_plan.microBatches;
+    m_transformer = m_model.IsTransformer();
+    const uint32_t layers = m_transformer ? m_model.layers : 1;
+    for (uint32_t s = 0; s < pp; ++s)
+    {
+        m_stageLayers.push_back(layers / pp + (s < layers % pp ? 1 : 0));
+    }
+    const double tokens = m_model.SamplesPerIteration(m_job.NumGpus()) * m_model.sequenceLength;
+    m_tokensPerMicro = tokens / dp / m;
+    m_actBytes = m_transformer
+                     ? static_cast<uint64_t>(std::llround(m_tokensPerMicro * m_model.hidden *
+                                                          m_model.bytesPerActivation))
+                     : 0;
+    // Each TP rank sends its 1/tp share of the boundary tensor: the sequence shard with sequence
+    // parallelism, else Megatron's scatter/gather optimization (Narayanan et al. SC'21 §4.1:
+    // send 1/t over the network, all-gather over NVLink at the receiving stage).
+    const uint64_t ppBytes = (m_actBytes + tp - 1) / tp;
+    const bool ppGather = tp > 1 && !m_plan.sequenceParallel;
+
+    // 1F1B op sequence per stage
+    std::vector<std::vector<Op>> ops(pp);
+    for (uint32_t s = 0; s < pp; ++s)
+    {
+        const uint32_t warm = std::min(pp - s - 1, m);
+        for (uint32_t i = 0; i < warm; ++i)
+        {
+            ops[s].push_back({true, i});
+        }
+        for (uint32_t i = 0; i + warm < m; ++i)
+        {
+            ops[s].push_back({true, warm + i});
+            ops[s].push_back({false, i});
+        }
+        for (uint32_t i = m - warm; i < m; ++i)
+        {
+            ops[s].push_back({false, i});
+        }
+    }
+    // pipeline messages: [s][micro][replica] -> the tp messages into stage s (forward) / s (bwd)
+    std::vector<std::vector<std::vector<NodeList>>> act(
+        pp,
+        std::vector<std::vector<NodeList>>(m, std::vector<NodeList>(dp)));
+    std::vector<std::vector<std::vector<NodeList>>> grad = act;
+    std::vector<std::vector<bool>> actBuilt(pp, std::vector<bool>(m, false));
+    std::vector<std::vector<bool>> gradBuilt(pp, std::vector<bool>(m, false));
+    std::vector<size_t> next(pp, 0);
+    std::vector<std::vector<NodeList>> last(pp, std::vector<NodeList>(dp)); // previous op end
+    std::vector<uint32_t> ppStream(static_cast<size_t>(dp) * tp * pp * 2);
+    for (auto& x : ppStream)
+    {
+        x = m_dag.NewStream();
+    }
+    size_t remaining = 0;
+    for (const auto& o : ops)
+    {
+        remaining += o.size();
+    }
+    while (remaining > 0)
+    {
+        bool progress = false;
+        for (uint32_t s = 0; s < pp; ++s)
+        {
+            while (next[s] < ops[s].size())
+            {
+                const Op& op = ops[s][next[s]];
+                // cross-stage dependency built yet?
+                if (op.forward && s > 0 && !actBuilt[s][op.micro])
+                {
+                    break;
+                }
+                if (!op.forward && s + 1 < pp && !gradBuilt[s][op.micro])
+                {
+                    break;
+                }
+                std::vector<NodeList> start(dp);
+                for (uint32_t d = 0; d < dp; ++d)
+                {
+                    start[d] = last[s][d];
+                    const NodeList& in = op.forward ? act[s][op.micro][d] : grad[s][op.micro][d];
+                    if (ppGather && !in.empty())
+                    {
+                        // all-gather the received shards inside the TP group (NVLink)
+                        std::vector<uint32_t> members;
+                        for (uint32_t t = 0; t < tp; ++t)
+                        {
+                            members.push_back(Rank(t, d, s));
+                        }
+                        const auto ag = Collectives::RingAllGather(m_dag, members, m_actBytes, in);
+                        start[d].insert(start[d].end(), ag.rankDone.begin(), ag.rankDone.end());
+                    }
+                    else
+                    {
+                        start[d].insert(start[d].end(), in.begin(), in.end());
+                    }
+                }
+                const auto end = Pass(s, op, start);
+                for (uint32_t d = 0; d < dp; ++d)
+                {
+                    // the stage's next compute waits for this pass (TP collectives included)
+                    last[s][d] = {end[d].size() == 1 ? end[d][0] : m_dag.AddBarrier(end[d])};
+                }
+                // pipeline sends (asynchronous: the stage does not wait for them)
+                if (op.forward && s + 1 < pp)
+                {
+                    for (uint32_t d = 0; d < dp; ++d)
+                    {
+                        for (uint32_t t = 0; t < tp; ++t)
+                        {
+                            act[s + 1][op.micro][d].push_back(
+                                m_dag.AddMessage(Rank(t, d, s),
+                                                 Rank(t, d, s + 1),
+                                                 ppBytes,
+                                                 ppStream[((s * dp + d) * tp + t) * 2],
+                                                 {last[s][d][0]}));
+                        }
+                    }
+                    actBuilt[s + 1][op.micro] = true;
+                }
+                if (!op.forward && s > 0)
+                {
+                    for (uint32_t d = 0; d < dp; ++d)
+                    {
+                        for (uint32_t t = 0; t < tp; ++t)
+                        {
+                            grad[s - 1][op.micro][d].push_back(
+                                m_dag.AddMessage(Rank(t, d, s),
+                                                 Rank(t, d, s - 1),
+                                                 ppBytes,
+                                                 ppStream[((s * dp + d) * tp + t) * 2 + 1],
+                                                 {last[s][d][0]}));
+                        }
+                    }
+                    gradBuilt[s - 1][op.micro] = true;
+                }
+                if (!op.forward && op.micro + 1 == m && dp > 1)
+                {
+                    Buckets(s);
+                }
+                ++next[s];
+                --remaining;
+                progress = true;
+            }
+        }
+        if (!progress)
+        {
+            throw std::logic_error("TrainingIteration: 1F1B schedule does not progress (job " +
+                                   std::to_string(m_job.id) + ")");
+        }
+    }
+}
+
+} // namespace
+
+std::vector<GpuId>
+TrainingIteration::RankGpus(const DltJob& job)
+{
+    std::vector<GpuId> out;
+    for (uint32_t h : job.Hosts())
+    {
+        std::vector<uint32_t> local;
+        for (const auto& g : job.gpus)
+        {
+            if (g.host == h)
+            {
+                local.push_back(g.localGpu);
+            }
+        }
+        std::sort(local.begin(), local.end());
+        for (uint32_t l : local)
+        {
+            GpuId id;
+            id.host = h;
+            id.localGpu = l;
+            out.push_back(id);
+        }
+    }
+    return out;
+}
+
+void
+TrainingIteration::Build(const DltJob& job, CommDag& dag)
+{
+    job.Validate();
+    if (dag.NumRanks() != job.NumGpus())
+    {
+        throw std::invalid_argument("TrainingIteration::Build (job " + std::to_string(job.id) +
+                                    "): the DAG has " + std::to_string(dag.NumRanks()) +
+                                    " ranks, the job " + std::to_string(job.NumGpus()) + " GPUs");
+    }
+    if (!job.plan)
+    {
+        BuildDataParallelRings(job, dag);
+        return;
+    }
+    PlanBuilder(job, dag).Build();
+}
+
+} // namespace ns3

@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+#
+# This program is free software; you can redistribute it and/or modify
+# it under the terms of the GNU General Public License version 2 as
+# published by the Free Software Foundation;
+#
+# This program is distributed in the hope that it will be useful,
+# but WITHOUT ANY WARRANTY; without even the implied warranty of
+# MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+# GNU General Public License for more details.
+#
+# You should have received a copy of the GNU General Public License
+# along with this program; if not, write to the Free Software
+# Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+"""ctest check-sweep: scripts/sweep.py on a local Dask cluster.
+
+1. sweeps/smoke-flow.yaml (8 flow-level crux-experiment runs: 2 schedulers x 2 seeds x 2
+   aggregation-link rates, and 2 short crux-trace-run runs with 2 schedulers each) on a local
+   cluster of 2 workers: exit 0, 12 table rows, and every number of every row equal to the
+   summary.json of the same run made here by calling the program directly (its own command
+   line, its own scenario file with the link rate set), with this file's own column mapping;
+   the plots and their value tables are written.
+2. The same sweep on 1 worker, and through dask-jobqueue (--cluster=local-jobs: its job scripts
+   and adaptive scaling, the batch jobs started as local processes): table.csv byte-identical
+   to the 2-worker table.
+3. --resume on the 2-worker output reuses every run and rewrites the same table.
+4. A sweep with a failing run (unknown scheduler): exit 1, the failing run named on stderr with
+   its error line, a row with status 'failed' and that error, the other run's row intact.
+5. Bad sweep files (unknown option, reserved option, empty grid, missing scenario field): exit 2
+   naming it, nothing written; the Python sweep sweeps/trace-load.py lists its 9 runs.
+6. --cluster=slurm --print-job-script: the SLURM job script dask-jobqueue would submit.
+
+Exit 77 (ctest SKIP_RETURN_CODE) if this python cannot import Dask (distributed, dask_jobqueue).
+Usage: check-sweep.py <dir holding crux-experiment and crux-trace-run> <module root>
+"""
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True
+
+try:
+    import dask_jobqueue  # noqa: F401
+    import distributed  # noqa: F401
+except ImportError as e:
+    print(f"SKIP: {sys.executable} cannot import Dask ({e}); scripts/setup.sh installs "
+          "distributed and dask-jobqueue into build/venv")
+    sys.exit(77)
+
+bindir, root = (os.path.abspath(a) for a in sys.argv[1:3])
+sweep = os.path.join(root, "scripts", "sweep.py")
+fails = []
+
+
+def fail(msg):
+    print(f"FAIL {msg}")
+    fails.append(msg)
+
+
+def run_sweep(*args):
+    p = subprocess.run([sys.executable, sweep, *args, f"--bin={bindir}"], capture_output=True,
+                       text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def read_table(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+# The table's columns and where each comes from, written out here independently of sweep.py.
+EXPERIMENT = {"complete": "complete", "utilization": "utilization",
+              "simulated_s": "simulatedTime", "window_start_s": "windowStart",
+              "window_end_s": "windowEnd", "pause_frames": "pauseFrames",
+              "retransmitted_packets": "retransmittedPackets", "timeouts": "timeouts"}
+EXPERIMENT_JOB = {"level": "level", "k": "k", "rerouted_flows": "reroutedFlows",
+                  "iterations": "measuredIterations", "iteration_s": "meanIterationTime",
+                  "throughput": "throughput", "comm_s": "meanCommTime", "jct_s": "jct"}
+TRACE = ["total_gpus", "sim_end_s", "mean_gpu_utilization", "utilization_alone_default",
+         "utilization_alone_installed", "busy_gpu_fraction", "jobs_finished", "jobs_unfinished",
+         "jobs_unplaceable", "jobs_zero_duration", "trace_rows_skipped", "mean_jct_s", "events",
+         "decisions", "evaluations", "cache_hits"]
+
+
+def same(text, value, what):
+    """Cell text vs a summary.json value: numbers exactly equal, booleans 1/0."""
+    if isinstance(value, bool):
+        value = int(value)
+    if isinstance(value, (int, float)):
+        ok = text != "" and float(text) == value
+    else:
+        ok = text == str(value)
+    if not ok:
+        fail(f"{what}: table '{text}', summary.json {value!r}")
+    return ok
+
+
+def direct_run(work, program, argv, tag):
+    """Run a program directly (not through the sweep); its output directory."""
+    out = os.path.join(work, "direct", tag)
+    p = subprocess.run([os.path.join(bindir, program), *argv, f"--outputDir={out}"],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        fail(f"direct run {tag} failed: {p.stderr.strip()[-300:]}")
+    return out
+
+
+def check_rows(work, rows):
+    """Every row of the smoke-flow table against a direct run of the same parameters."""
+    with open(os.path.join(root, "scenarios", "smoke.json"), encoding="utf-8") as f:
+        smoke = json.load(f)
+    checked = 0
+    direct = {}
+    for row in rows:
+        tag = row["run_id"]
+        if row["status"] != "ok" or row["error"]:
+            fail(f"{tag}: status {row['status']} {row['error']}")
+            continue
+        if row["program"] == "crux-experiment":
+            if tag not in direct:
+                sc = json.loads(json.dumps(smoke))
+                sc["topology"]["fabricLinkRate"] = row["scenario.topology.fabricLinkRate"]
+                path = os.path.join(work, f"{tag}.json")
+                with open(path, "w", encoding="utf-8") as f:
+                    json.dump(sc, f)
+                direct[tag] = direct_run(work, "crux-experiment",
+                                         [f"--scenario={path}", "--fabric=flow",
+                                          f"--modes={row['modes']}", f"--seed={row['seed']}"],
+                                         tag)
+            with open(os.path.join(direct[tag], "summary.json"), encoding="utf-8") as f:
+                doc = json.load(f)
+            runs = [r for r in doc["runs"] if r["run"] == row["run"]]
+            if len(runs) != 1 or row["run"] != row["modes"]:
+                fail(f"{tag}: run '{row['run']}' (modes {row['modes']}) not in summary.json")
+                continue
+            r = runs[0]
+            for col, key in EXPERIMENT.items():
+                same(row[col], r[key], f"{tag} {col}")
+            same(row["drops"], sum(r["drops"].values()), f"{tag} drops")
+            for job in r["jobs"]:
+                for col, key in EXPERIMENT_JOB.items():
+                    same(row[f"job.{job['name']}.{col}"], job[key], f"{tag} {job['name']}.{col}")
+            same(row["seed"], doc["scenario"]["seed"], f"{tag} seed")
+        else:
+            if tag not in direct:
+                direct[tag] = direct_run(work, "crux-trace-run",
+                                         ["--days=0.5", "--placement=random",
+                                          "--workModel=duration", "--schedulers=ecmp,crux",
+                                          "--quiet", f"--torAggRate={row['torAggRate']}"], tag)
+            with open(os.path.join(direct[tag], row["run"], "summary.json"),
+                      encoding="utf-8") as f:
+                doc = json.load(f)
+            for key in TRACE:
+                same(row[key], doc[key], f"{tag}/{row['run']} {key}")
+            same(row["window_jobs"], doc["jobs"], f"{tag}/{row['run']} window_jobs")
+            same(row["window_start_s"], doc["window"]["start_s"], f"{tag} window_start_s")
+            same(row["window_end_s"], doc["window"]["end_s"], f"{tag} window_end_s")
+            same(row["priority_classes"], doc["priority_classes"], f"{tag} priority_classes")
+            same(row["run"], doc["scheduler"], f"{tag} scheduler")
+        checked += 1
+    return checked
+
+
+work = tempfile.mkdtemp(prefix="check-sweep-")
+try:
+    smoke_flow = os.path.join(root, "sweeps", "smoke-flow.yaml")
+    # 1. two workers, every row against direct runs
+    two = os.path.join(work, "two")
+    rc, out, err = run_sweep(smoke_flow, f"--out={two}", "--workers=2")
+    if rc != 0:
+        fail(f"smoke-flow on 2 workers: exit {rc}\n{err}")
+    elif "local Dask cluster, 2 worker(s)" not in err:
+        fail(f"the sweep did not report a local cluster of 2 workers:\n{err}")
+    rows = read_table(os.path.join(two, "table.csv")) if rc == 0 else []
+    expect = [f"smoke-{i:03d}" for i in range(8)] + ["trace-000"] * 2 + ["trace-001"] * 2
+    if [r["run_id"] for r in rows] != expect:
+        fail(f"rows {[r['run_id'] for r in rows]}, expected {expect}")
+    n = check_rows(work, rows)
+    print(f"{n} table rows equal the summary.json of direct runs")
+    for name in ("smoke-utilization", "trace-utilization"):
+        for ext in (".png", ".txt"):
+            if not os.path.getsize(os.path.join(two, "plots", name + ext)) > 0:
+                fail(f"plots/{name}{ext} missing or empty")
+
+    # 2. one worker: identical table
+    one = os.path.join(work, "one")
+    rc1, _, err1 = run_sweep(smoke_flow, f"--out={one}", "--workers=1")
+    if rc1 != 0:
+        fail(f"smoke-flow on 1 worker: exit {rc1}\n{err1}")
+    else:
+        with open(os.path.join(one, "table.csv"), "rb") as a, \
+                open(os.path.join(two, "table.csv"), "rb") as b:
+            if a.read() != b.read():
+                fail("table.csv differs between 1 and 2 workers")
+            else:
+                print("table.csv byte-identical on 1 and 2 workers")
+
+    # 2b. the dask-jobqueue path (job scripts, adaptive scaling) with dask-jobqueue's local
+    # "batch system": the same table
+    jq = os.path.join(work, "jobqueue")
+    rcj, _, errj = run_sweep(smoke_flow, f"--out={jq}", "--cluster=local-jobs",
+                             "--cluster-jobs=2", "--cluster-option=cores=1",
+                             "--cluster-option=memory=2GB", "--cluster-option=processes=1")
+    if rcj != 0 or "dask-jobqueue local.LocalCluster" not in errj:
+        fail(f"smoke-flow on --cluster=local-jobs: exit {rcj}\n{errj}")
+    elif open(os.path.join(jq, "table.csv"), "rb").read() != \
+            open(os.path.join(two, "table.csv"), "rb").read():
+        fail("table.csv differs between the local cluster and dask-jobqueue's batch jobs")
+    else:
+        print("table.csv byte-identical on dask-jobqueue batch jobs")
+
+    # 3. --resume reuses every run
+    before = open(os.path.join(two, "table.csv"), "rb").read() if rc == 0 else b""
+    rc3, _, err3 = run_sweep(smoke_flow, f"--out={two}", "--resume")
+    if rc3 != 0 or "10 run(s) reused" not in err3:
+        fail(f"--resume: exit {rc3}, expected 10 runs reused:\n{err3}")
+    elif open(os.path.join(two, "table.csv"), "rb").read() != before:
+        fail("--resume rewrote a different table")
+
+    # 4. a failing run
+    bad = os.path.join(work, "failing.json")
+    with open(bad, "w", encoding="utf-8") as f:
+        json.dump({"name": "failing", "runs": [{
+            "program": "crux-trace-run", "name": "t",
+            "options": {"days": 0.25, "quiet": True},
+            "grid": {"schedulers": ["ecmp", "nosuch"]}}]}, f)
+    fo = os.path.join(work, "failing")
+    rc4, _, err4 = run_sweep(bad, f"--out={fo}", "--workers=2")
+    if rc4 != 1:
+        fail(f"failing run: exit {rc4}, expected 1")
+    if "1 of 2 run(s) failed" not in err4 or "t-001: crux-trace-run: error: --schedulers: " \
+            "unknown scheduler 'nosuch'" not in err4:
+        fail(f"failing run not named with its error on stderr:\n{err4}")
+    frows = read_table(os.path.join(fo, "table.csv"))
+    states = [(r["run_id"], r["run"], r["status"]) for r in frows]
+    if states != [("t-000", "ecmp", "ok"), ("t-001", "", "failed")]:
+        fail(f"failing sweep rows {states}")
+    elif "unknown scheduler 'nosuch'" not in frows[1]["error"] or "exit status 1" not in \
+            frows[1]["error"] or "\n" in frows[1]["error"]:
+        fail(f"failed row error '{frows[1]['error']}'")
+    elif frows[0]["mean_gpu_utilization"] == "":
+        fail("the good run of the failing sweep has no numbers")
+
+    # 5. bad sweep files: exit 2, nothing written
+    for content, needle in (
+            ({"runs": [{"program": "crux-trace-run", "options": {"dayz": 1}}]},
+             "runs[0].options.dayz: not an option of crux-trace-run"),
+            ({"runs": [{"program": "crux-experiment", "options": {"outputDir": "x"}}]},
+             "runs[0].options.outputDir: the sweep sets it"),
+            ({"runs": [{"program": "crux-trace-run", "grid": {"seed": []}}]},
+             "runs[0].grid.seed: expected a non-empty list"),
+            ({"runs": [{"program": "crux-experiment", "options": {
+                "scenario": os.path.join(root, "scenarios", "smoke.json"),
+                "scenario.topology.nosuch.x": 1}}]},
+             "'topology.nosuch' is not in the scenario")):
+        path = os.path.join(work, "bad.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(content, f)
+        bo = os.path.join(work, "bad-out")
+        rc5, _, err5 = run_sweep(path, f"--out={bo}")
+        if rc5 != 2 or needle not in err5 or os.path.exists(bo):
+            fail(f"bad sweep file: exit {rc5}, expected 2 with '{needle}' and nothing "
+                 f"written:\n{err5}")
+
+    # 5b. a sweep written in Python: its runs listed (--list runs nothing)
+    rc7, out7, err7 = run_sweep(os.path.join(root, "sweeps", "trace-load.py"),
+                                f"--out={os.path.join(work, 'py')}", "--list")
+    listed = [ln for ln in out7.splitlines() if ln.startswith("load-")]
+    if rc7 != 0 or len(listed) != 9 or "--jobsPerDay=1110 --seed=3" not in listed[-1] or \
+            os.path.exists(os.path.join(work, "py")):
+        fail(f"sweeps/trace-load.py --list: exit {rc7}:\n{out7}\n{err7}")
+
+    # 6. the SLURM job script (nothing is submitted)
+    rc6, out6, err6 = run_sweep(smoke_flow, f"--out={os.path.join(work, 'slurm')}",
+                                "--cluster=slurm", "--print-job-script",
+                                "--cluster-option=cores=8", "--cluster-option=memory=16GB",
+                                "--cluster-option=processes=1")
+    if rc6 != 0 or "#SBATCH --cpus-per-task=8" not in out6 or \
+            "distributed.cli.dask_worker" not in out6 or "--nthreads 8" not in out6:
+        fail(f"--print-job-script: exit {rc6}:\n{out6}\n{err6}")
+finally:
+    shutil.rmtree(work, ignore_errors=True)
+
+if fails:
+    print(f"check-sweep: {len(fails)} failure(s)")
+    sys.exit(1)
+print("check-sweep: OK")

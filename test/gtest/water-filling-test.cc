@@ -1,0 +1,166 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+// PriorityWaterFilling (the FlowEvaluator's rate allocation): max-min fair rates on hand-worked
+// cases, strict priority and starvation, the reduction to non-dominated links, and the heap and
+// linear-scan bottleneck searches against the closed-form water level of one shared link.
+
+#include "ns3/water-filling.h"
+
+#include <algorithm>
+#include <gtest/gtest.h>
+#include <stdexcept>
+
+using namespace ns3;
+
+namespace
+{
+
+/// \return the rates of the given active flows (other entries -1)
+std::vector<double>
+Rates(PriorityWaterFilling& w, std::size_t flows, const std::vector<uint32_t>& active)
+{
+    std::vector<double> rate(flows, -1.0);
+    w.Compute(active, rate);
+    return rate;
+}
+
+/// Flows i = 0..n-1 on a private link of capacity i + 1 and a shared link of capacity shared;
+/// \return the max-min fair rates from the water level L with Σ min(i + 1, L) = shared.
+std::vector<double>
+SharedLinkLevels(uint32_t n, double shared)
+{
+    // Private capacities ascending: flows below the level get their own capacity.
+    double left = shared;
+    std::vector<double> rate(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        const double level = left / (n - i);
+        if (i + 1.0 <= level)
+        {
+            rate[i] = i + 1.0;
+            left -= i + 1.0;
+            continue;
+        }
+        for (uint32_t r = i; r < n; ++r)
+        {
+            rate[r] = level;
+        }
+        break;
+    }
+    return rate;
+}
+
+/// Checks PriorityWaterFilling against SharedLinkLevels for n flows.
+void
+CheckSharedLink(uint32_t n, double shared)
+{
+    std::vector<double> caps;
+    std::vector<std::vector<uint32_t>> paths;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        caps.push_back(i + 1.0);
+        paths.push_back({i, n}); // private link, then the shared one
+    }
+    caps.push_back(shared);
+    PriorityWaterFilling w(caps, paths, std::vector<uint32_t>(n, 0), 1);
+    EXPECT_EQ(w.NumConstraints(), n + 1); // no private link is dominated (shared > every cap)
+    std::vector<uint32_t> active(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        active[i] = n - 1 - i; // any order
+    }
+    const std::vector<double> got = Rates(w, n, active);
+    const std::vector<double> want = SharedLinkLevels(n, shared);
+    double sum = 0;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        EXPECT_NEAR(got[i], want[i], 1e-9 * shared) << "flow " << i;
+        sum += got[i];
+    }
+    EXPECT_NEAR(sum, shared, 1e-9 * shared); // the shared link is full
+}
+
+} // namespace
+
+TEST(WaterFilling, MaxMinFairOnTwoLinks)
+{
+    // Link 0 (10) carries flows 0 and 1, link 1 (4) flows 1 and 2: link 1 is the bottleneck
+    // (share 2 < 5), then flow 0 takes what is left of link 0: 10 - 2 = 8.
+    PriorityWaterFilling w({10.0, 4.0}, {{0}, {0, 1}, {1}}, {0, 0, 0}, 1);
+    const std::vector<double> r = Rates(w, 3, {0, 1, 2});
+    EXPECT_DOUBLE_EQ(r[0], 8.0);
+    EXPECT_DOUBLE_EQ(r[1], 2.0);
+    EXPECT_DOUBLE_EQ(r[2], 2.0);
+    // Only flows 0 and 1 active: flow 1 alone on link 1 (share 4 < 5 on link 0) gets 4, flow
+    // 0 the 6 left on link 0; flow 2's entry is left alone.
+    const std::vector<double> r2 = Rates(w, 3, {1, 0});
+    EXPECT_DOUBLE_EQ(r2[0], 6.0);
+    EXPECT_DOUBLE_EQ(r2[1], 4.0);
+    EXPECT_EQ(r2[2], -1.0);
+}
+
+TEST(WaterFilling, StrictPriorityAndStarvation)
+{
+    // Flow 0 (class 0) fills link 1 (4); flow 1 (class 1, links 0 and 1) is starved at 0, and
+    // flow 2 (class 1, link 0) then has link 0 (10) to itself.
+    PriorityWaterFilling w({10.0, 4.0}, {{1}, {0, 1}, {0}}, {0, 1, 1}, 2);
+    const std::vector<double> r = Rates(w, 3, {0, 1, 2});
+    EXPECT_DOUBLE_EQ(r[0], 4.0);
+    EXPECT_EQ(r[1], 0.0);
+    EXPECT_DOUBLE_EQ(r[2], 10.0);
+
+    // Three class-0 flows share a link of capacity 1 (1/3 each); whatever rounding leaves of
+    // the capacity is below 1e-9 of it, so the class-1 flow gets exactly 0.
+    PriorityWaterFilling s({1.0}, {{0}, {0}, {0}, {0}}, {0, 0, 0, 1}, 2);
+    const std::vector<double> rs = Rates(s, 4, {0, 1, 2, 3});
+    EXPECT_DOUBLE_EQ(rs[0], 1.0 / 3.0);
+    EXPECT_EQ(rs[3], 0.0);
+}
+
+TEST(WaterFilling, DominatedLinksAreDropped)
+{
+    // Link 1 carries a subset of link 0's flows with more capacity: never the bottleneck.
+    // Link 2 is a duplicate of link 0 (same capacity, same flows): kept once.
+    PriorityWaterFilling w({10.0, 20.0, 10.0}, {{0, 1, 2}, {0, 2}}, {0, 0}, 1);
+    EXPECT_EQ(w.NumConstraints(), 1u);
+    const std::vector<double> r = Rates(w, 2, {0, 1});
+    EXPECT_DOUBLE_EQ(r[0], 5.0);
+    EXPECT_DOUBLE_EQ(r[1], 5.0);
+    // A smaller link with a subset of the flows stays (it can be the bottleneck).
+    PriorityWaterFilling v({10.0, 2.0}, {{0, 1}, {0}}, {0, 0}, 1);
+    EXPECT_EQ(v.NumConstraints(), 2u);
+    const std::vector<double> rv = Rates(v, 2, {0, 1});
+    EXPECT_DOUBLE_EQ(rv[0], 2.0);
+    EXPECT_DOUBLE_EQ(rv[1], 8.0);
+}
+
+TEST(WaterFilling, LinearScanMatchesClosedForm)
+{
+    CheckSharedLink(30, 300.0); // 31 constraints: linear scan
+}
+
+TEST(WaterFilling, HeapMatchesClosedForm)
+{
+    CheckSharedLink(100, 1000.0); // 101 constraints: binary heap
+    CheckSharedLink(200, 15000.0);
+}
+
+TEST(WaterFilling, RejectsBadInput)
+{
+    EXPECT_THROW(PriorityWaterFilling({1.0}, {{0}}, {0, 0}, 1), std::invalid_argument);
+    EXPECT_THROW(PriorityWaterFilling({1.0}, {{0}}, {1}, 1), std::invalid_argument);
+    EXPECT_THROW(PriorityWaterFilling({1.0}, {{1}}, {0}, 1), std::invalid_argument);
+}
