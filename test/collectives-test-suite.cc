@@ -253,12 +253,10 @@ class FreeTransport : public MessageTransport
 };
 
 /// Small Clos (2 ToRs × 2 hosts, 2 aggs, 100 Gbit/s, 1 µs), `gpus` GPUs per host.
-CruxClosConfig
+ClosConfig
 SmallClos(uint32_t gpus)
 {
-    CruxClosConfig cfg;
-    cfg.numTors = 2;
-    cfg.numAggs = 2;
+    ClosConfig cfg = SmallClosConfig();
     cfg.hostsPerTor = 2;
     cfg.nicsPerHost = 1;
     cfg.gpusPerHost = gpus;
