@@ -878,6 +878,7 @@ class PlannedPatternTestCase : public TestCase
             const auto flows = job.CommunicationPattern();
             NS_TEST_ASSERT_MSG_EQ(flows.size(), 8 * 7, "EP all-to-all: every ordered pair");
         }
+
         // Planned jobs on the flow fabric: link counters = scheduler flows on their paths, for a
         // 3D-parallel job, every DP all-reduce algorithm, and TP across hosts
         struct Variant
@@ -888,6 +889,7 @@ class PlannedPatternTestCase : public TestCase
             uint32_t dp;
             const char* allReduce;
         };
+
         for (const Variant& v : {Variant{"TP2 x PP2 x DP2, NCCL's choice", 2, 2, 2, ""},
                                  Variant{"DP 8, hierarchical", 1, 1, 8, "hierarchical"},
                                  Variant{"DP 8, double binary tree", 1, 1, 8, "tree"},
@@ -935,8 +937,8 @@ class PlannedPatternTestCase : public TestCase
                 }
             }
             std::cout << "[crux-collectives] planned job on the flow fabric, " << v.what << ": "
-                      << flows.size() << " inter-host flows on " << used
-                      << " links, iteration " << app->GetIterationTimes()[0] * 1e3
+                      << flows.size() << " inter-host flows on " << used << " links, iteration "
+                      << app->GetIterationTimes()[0] * 1e3
                       << " ms, worst per-link gap scheduler view vs counters " << 100 * worst
                       << " %" << std::endl;
             NS_TEST_ASSERT_MSG_GT(used, 0, v.what << ": links used");
