@@ -21,6 +21,9 @@
 #include "crux-test-util.h"
 
 #include "ns3/boolean.h"
+#include "ns3/collectives.h"
+#include "ns3/comm-dag-runner.h"
+#include "ns3/comm-dag.h"
 #include "ns3/crux-switch.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/crux-topology.h"
@@ -34,7 +37,6 @@
 #include "ns3/rdma-nic.h"
 #include "ns3/rdma-transport-helper.h"
 #include "ns3/rdma-transport.h"
-#include "ns3/ring-allreduce.h"
 #include "ns3/roce-header.h"
 #include "ns3/simulator.h"
 #include "ns3/switch-mmu.h"
@@ -311,10 +313,9 @@ RunChild(std::function<void()> body)
 Ptr<CruxTopology>
 MakeSmallClos()
 {
-    CruxClosConfig cfg;
-    cfg.numTors = 2;
+    ClosConfig cfg = SmallClosConfig();
     cfg.hostsPerTor = 2;
-    cfg.numAggs = 1;
+    cfg.aggs = 1;
     cfg.nicsPerHost = 1;
     cfg.gpusPerHost = 1;
     CruxTopologyHelper th;
@@ -339,13 +340,17 @@ Tor0AggLinks(Ptr<CruxTopology> topo)
     return ids;
 }
 
-/// A ring all-reduce of \p bytes over the 4 hosts of MakeSmallClos (job 7, flow = rank).
-Ptr<RingAllReduce>
+/// A ring all-reduce of \p bytes over the 4 hosts of MakeSmallClos (job 7, DSCP 24), built by
+/// the collectives library and run by a CommDagRunner.
+Ptr<CommDagRunner>
 StartRing(Ptr<RdmaTransport> t, uint64_t bytes, std::function<void()> done)
 {
-    Ptr<RingAllReduce> ring = CreateObject<RingAllReduce>();
-    ring->Setup(t, 7, {Gpu(0, 0), Gpu(1, 0), Gpu(2, 0), Gpu(3, 0)}, {0, 1, 2, 3}, {}, 24);
-    ring->Start(bytes, Callback<void>(done));
+    auto dag =
+        std::make_shared<CommDag>(std::vector<GpuId>{Gpu(0, 0), Gpu(1, 0), Gpu(2, 0), Gpu(3, 0)});
+    Collectives::RingAllReduce(*dag, {0, 1, 2, 3}, bytes, {});
+    Ptr<CommDagRunner> ring = CreateObject<CommDagRunner>();
+    ring->Setup(t, 7, dag, 24);
+    ring->Start(Callback<void>(done));
     return ring;
 }
 
@@ -1049,7 +1054,7 @@ class LinkCutTestCase : public TestCase
             Ptr<CruxTopology> topo = MakeSmallClos();
             Ptr<RdmaTransport> t = RdmaTransportHelper().Install(topo);
             t->SetJobLabel(7, "gpt-ring");
-            Ptr<RingAllReduce> ring = StartRing(t, 64 * 1000 * 1000, []() {});
+            Ptr<CommDagRunner> ring = StartRing(t, 64 * 1000 * 1000, []() {});
             // 200 us in, the ToR 0 - agg cable fails: every frame on it is lost from then on
             Simulator::Schedule(MicroSeconds(200), [topo]() {
                 for (uint32_t id : Tor0AggLinks(topo))
@@ -1110,7 +1115,7 @@ class ErrorModelTestCase : public TestCase
         }
         const uint64_t bytes = 64 * 1000 * 1000;
         Time done;
-        Ptr<RingAllReduce> ring = StartRing(t, bytes, [&done]() { done = Simulator::Now(); });
+        Ptr<CommDagRunner> ring = StartRing(t, bytes, [&done]() { done = Simulator::Now(); });
         Simulator::Run();
         RdmaQpStats st = t->GetStats();
         uint64_t switchDrops = 0;
