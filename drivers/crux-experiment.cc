@@ -539,7 +539,13 @@ CruxExperiment::RunJobs(const std::string& label,
     }
     else
     {
-        rdma = RdmaTransportHelper().Install(topo);
+        RdmaTransportHelper rdmaHelper;
+        rdmaHelper.SetCongestionControl(s.congestionControl); // dcqcn, hpcc or none
+        rdma = rdmaHelper.Install(topo);
+        for (uint32_t id = 0; id < s.jobs.size(); ++id)
+        {
+            rdma->SetJobLabel(id, s.jobs[id].name); // the watchdog names stuck jobs by name
+        }
         transport = rdma;
     }
     // The fabric's path services (the switches' ECMP hash; both fabrics use the same switches).
@@ -624,7 +630,10 @@ CruxExperiment::RunJobs(const std::string& label,
         topo->GetLink(l).txDev->TraceConnectWithoutContext(
             "MacTx",
             Callback<void, Ptr<const Packet>, uint8_t>([counters](Ptr<const Packet> p, uint8_t tc) {
-                (*counters)[tc & 7] += p->GetSize();
+                if (tc < 8) // data; ACK/NAK/CNP travel in the control class
+                {
+                    (*counters)[tc] += p->GetSize();
+                }
             }));
         topo->GetLink(l).txDev->TraceConnectWithoutContext(
             "Drop",
@@ -774,6 +783,15 @@ CruxExperiment::RunJobs(const std::string& label,
         {
             r.linkTcBytes[l] = std::vector<uint64_t>(c.begin(), c.end());
         }
+        if (rdma)
+        {
+            r.maxQueueBytes.resize(QbbNetDevice::N_CLASSES, 0);
+            for (uint8_t c = 0; c < QbbNetDevice::N_CLASSES; ++c)
+            {
+                r.maxQueueBytes[c] =
+                    std::max(r.maxQueueBytes[c], topo->GetLink(l).txDev->GetPeakTcQueueBytes(c));
+            }
+        }
         const uint64_t pauses = topo->GetLink(l).txDev->GetPauseTxCount();
         if (pauses > 0)
         {
@@ -897,6 +915,23 @@ CruxExperiment::FormatTable(const std::vector<ExperimentRunResult>& runs) const
         os << "  " << std::left << std::setw(16) << r.run << std::right << std::setprecision(4)
            << r.utilization << std::setw(10)
            << pct(allAlone ? PercentChange(r.utilization, aloneUtil) : std::nan("")) << "\n";
+    }
+    if (m_scenario.fabric == "packet")
+    {
+        // Every packet-level number must come without artefacts: the counts that would show one.
+        os << "packet fabric (" << m_scenario.congestionControl
+           << "): PAUSE frames, drops, retransmitted packets, timeouts:\n";
+        for (const auto& r : runs)
+        {
+            uint64_t drops = 0;
+            for (const auto& [reason, n] : r.drops)
+            {
+                drops += n;
+            }
+            os << "  " << std::left << std::setw(16) << r.run << std::right << std::setw(12)
+               << r.pauseFrames << std::setw(8) << drops << std::setw(12) << r.retransmittedPackets
+               << std::setw(10) << r.timeouts << "\n";
+        }
     }
     return os.str();
 }
@@ -1032,6 +1067,10 @@ CruxExperiment::WriteResults(const std::vector<ExperimentRunResult>& runs) const
             jr["retransmittedPackets"] = r.retransmittedPackets;
             jr["timeouts"] = r.timeouts;
             jr["drops"] = r.drops;
+            if (!r.maxQueueBytes.empty())
+            {
+                jr["maxQueueBytes"] = r.maxQueueBytes; // packet fabric: TC 0..7, control class
+            }
             jr["simulatedTime"] = r.simulatedTime;
             jr["jobs"] = json::array();
             for (const auto& jb : r.jobs)

@@ -83,6 +83,14 @@ expect plan-a2a "jobs[1].collectives.allToAll: unknown algorithm 'bruck'" --scen
 make_variant plan-zero 'd["jobs"][0]["parallelism"] = {"dp": 0}'
 expect plan-zero "jobs[0].parallelism.dp: must be >= 1" --scenario="$work/plan-zero.json"
 
+make_variant cc 'd["congestionControl"] = "cubic"'
+expect cc "congestionControl: unknown value 'cubic' (known: dcqcn, hpcc, none)" --scenario="$work/cc.json"
+make_variant cc-cli 'pass'
+expect cc-cli "congestionControl: unknown value 'reno'" --scenario="$work/cc-cli.json" --congestionControl=reno
+# found during the simulation (when the first frame reaches a switch): still one line, exit 1
+make_variant headroom 'd["topology"]["switchBuffer"] = "100KB"'
+expect headroom "does not fit in its buffer (100000 bytes); raise the buffer" --scenario="$work/headroom.json" --modes=ecmp
+
 if [ "$fails" -ne 0 ]; then
   echo "$fails bad-input case(s) failed"
   exit 1
