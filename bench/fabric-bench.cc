@@ -23,7 +23,8 @@
  *
  *  - `--fabric=crux`: this module's packet fabric (QbbNetDevice + CruxSwitch + SwitchMmu with
  *    PFC) carrying one large RdmaTransport message (RoCEv2 RC, go-back-N, ACK every 8 packets)
- *    per NIC pair: the path a crux experiment uses.
+ *    per NIC pair: the path a crux experiment uses, with the congestion control `--cc` (dcqcn,
+ *    the default; hpcc; none).
  *  - `--fabric=p2p`: plain ns-3 on the same link graph: PointToPoint links of the same rates and
  *    delays, InternetStack, Ipv4GlobalRouting with RandomEcmpRouting, one OnOff UDP flow at line
  *    rate per NIC pair into a PacketSink.
@@ -114,6 +115,7 @@ struct Params
     std::string pattern{"cross"};    //!< cross, bisection or rail
     uint32_t shift{1};               //!< destination host offset k
     std::string p2pQdisc{"default"}; //!< p2p: ns-3's default queue disc or none
+    std::string cc{"dcqcn"};         //!< crux: congestion control (dcqcn, hpcc, none)
 };
 
 /// Counters filled during a run.
@@ -174,11 +176,14 @@ MakeFlows(const std::string& pattern,
     return flows;
 }
 
-/// Trace sink: count a QbbNetDevice MacTx frame (TC 0 carries data, TC 7 ACKs).
+/// Trace sink: count a QbbNetDevice MacTx frame (TC 0 carries data, the control class
+/// ACKs and CNPs).
 void
-CountQbbTx(std::array<uint64_t, 8>* perTc, Ptr<const Packet> /* p */, uint8_t tc)
+CountQbbTx(std::array<uint64_t, QbbNetDevice::N_CLASSES>* perTc,
+           Ptr<const Packet> /* p */,
+           uint8_t tc)
 {
-    ++(*perTc)[tc & 7];
+    ++(*perTc)[tc];
 }
 
 /// Trace sink: count a PointToPointNetDevice PhyTxBegin frame.
@@ -228,11 +233,12 @@ RunCrux(const Params& prm)
     th.SetEcmpSeedBase(prm.seed);
     Ptr<CruxTopology> topo = th.BuildClos(cfg);
     RdmaTransportHelper rdma;
+    rdma.SetCongestionControl(prm.cc);
     Ptr<RdmaTransport> transport = rdma.Install(topo);
 
     // Count frames on every device: each directed link has exactly one transmitting device.
-    std::array<uint64_t, 8> perTc{};
-    std::array<uint64_t, 8> nicPerTc{};
+    std::array<uint64_t, QbbNetDevice::N_CLASSES> perTc{};
+    std::array<uint64_t, QbbNetDevice::N_CLASSES> nicPerTc{};
     for (uint32_t l = 0; l < topo->GetNLinks(); ++l)
     {
         const CruxLinkInfo& link = topo->GetLink(l);
@@ -280,8 +286,8 @@ RunCrux(const Params& prm)
     r.deliveredPkts = st.rxDataPackets;
     std::ostringstream os;
     os << "RdmaTransport(RoCEv2 RC, one " << bytes << "-byte message per NIC pair, "
-       << RDMA_PAYLOAD_BYTES << " B payload/packet, PFC on, retransmits " << st.retransmittedPackets
-       << ")";
+       << RDMA_PAYLOAD_BYTES << " B payload/packet, PFC on, congestion control " << prm.cc
+       << ", CNPs " << st.cnpsReceived << ", retransmits " << st.retransmittedPackets << ")";
     r.transport = os.str();
     return r;
 }
@@ -423,6 +429,7 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "RNG seed (ns-3 RngSeedManager; crux: also the ECMP seed base)", prm.seed);
     cmd.AddValue("pattern", "load pattern: cross, bisection or rail", prm.pattern);
     cmd.AddValue("shift", "destination host = (source host + shift) mod 12", prm.shift);
+    cmd.AddValue("cc", "crux only: congestion control dcqcn, hpcc or none", prm.cc);
     cmd.AddValue("p2pQdisc",
                  "p2p only: default (ns-3's default queue disc per device) or none",
                  prm.p2pQdisc);
@@ -430,6 +437,10 @@ main(int argc, char* argv[])
     if (!(prm.simTime > 0))
     {
         NS_ABORT_MSG("fabric-bench: --simTime must be > 0 seconds");
+    }
+    if (RdmaTransportHelper::CongestionControlTypeName(prm.cc).empty())
+    {
+        NS_ABORT_MSG("fabric-bench: --cc=" << prm.cc << " is not dcqcn, hpcc or none");
     }
     if (prm.seed == 0)
     {
@@ -457,12 +468,13 @@ main(int argc, char* argv[])
     const double hopsPerSecond = r.runSeconds > 0 ? r.hops / r.runSeconds : 0.0;
     const double dataHopsPerSecond = r.runSeconds > 0 ? r.dataHops / r.runSeconds : 0.0;
     const double hopsPerCpuSecond = r.runCpuSeconds > 0 ? r.hops / r.runCpuSeconds : 0.0;
-    std::cout << "RESULT fabric=" << prm.fabric << " pattern=" << prm.pattern
-              << " sim_s=" << prm.simTime << " seed=" << prm.seed << " hops=" << r.hops
-              << " data_hops=" << r.dataHops << std::setprecision(4) << " wall_s=" << r.runSeconds
-              << " cpu_s=" << r.runCpuSeconds << std::fixed << std::setprecision(0)
-              << " hops_per_s=" << hopsPerSecond << " data_hops_per_s=" << dataHopsPerSecond
-              << " hops_per_cpu_s=" << hopsPerCpuSecond << std::defaultfloat << std::setprecision(4)
+    std::cout << "RESULT fabric=" << prm.fabric << " cc=" << (prm.fabric == "crux" ? prm.cc : "-")
+              << " pattern=" << prm.pattern << " sim_s=" << prm.simTime << " seed=" << prm.seed
+              << " hops=" << r.hops << " data_hops=" << r.dataHops << std::setprecision(4)
+              << " wall_s=" << r.runSeconds << " cpu_s=" << r.runCpuSeconds << std::fixed
+              << std::setprecision(0) << " hops_per_s=" << hopsPerSecond
+              << " data_hops_per_s=" << dataHopsPerSecond << " hops_per_cpu_s=" << hopsPerCpuSecond
+              << std::defaultfloat << std::setprecision(4)
               << " delivered_bytes=" << r.deliveredBytes << " delivered_pkts=" << r.deliveredPkts
               << " src_frames=" << r.srcFrames << " pause_frames=" << r.pauseFrames
               << " events=" << r.events << " setup_s=" << r.setupSeconds

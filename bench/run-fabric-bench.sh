@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Fabric speed benchmark (issue 2): packet-hops per wall second of the crux fabric next to plain
-# ns-3 (PointToPoint + Ipv4GlobalRouting + UDP) on the Crux testbed topology, every NIC at line
-# rate, both runs with the same parameters in this one invocation. Prints both rates, their
-# ratio crux/p2p and whether the goal (>= 10x) is met; a missed goal is reported, not an error.
+# Fabric speed benchmark (issue 2, issue 12): packet-hops per wall second of the crux fabric with
+# DCQCN (its default congestion control), of the crux fabric without congestion control, and of
+# plain ns-3 (PointToPoint + Ipv4GlobalRouting + UDP) on the Crux testbed topology, every NIC at
+# line rate, all runs with the same parameters in this one invocation. Prints the three rates,
+# the ratios crux/p2p with the goal >= 10x, and the cost of DCQCN (1 - its rate / the rate
+# without congestion control) with the goal <= 15 %; a missed goal is reported, not an error.
 #
 # Usage: bench/run-fabric-bench.sh [--simTime=S] [--pattern=cross|bisection|rail] [--seed=N]
 #                                  [--shift=K] [--p2pQdisc=default|none] [--repeat=R] [--no-build]
@@ -72,15 +74,21 @@ if [[ -x /usr/bin/time ]]; then HAVE_TIME=1; fi
 # field KEY LINE: value of KEY=... in a RESULT line
 field() { sed -n "s/.* $1=\\([^ ]*\\).*/\\1/p" <<< "$2"; }
 
-# run_one FABRIC: run once, print the RESULT line (with peak RSS from /usr/bin/time if present)
+# run_one LABEL: run once (crux-dcqcn, crux-none or p2p), print the RESULT line (with peak RSS
+# from /usr/bin/time if present)
 run_one() {
-    local fabric="$1" out rss
+    local label="$1" out rss args
+    case "$label" in
+        crux-dcqcn) args=(--fabric=crux --cc=dcqcn) ;;
+        crux-none) args=(--fabric=crux --cc=none) ;;
+        p2p) args=(--fabric=p2p) ;;
+    esac
     if ((HAVE_TIME)); then
-        /usr/bin/time -v -o "$TMP/time" "$BIN" --fabric="$fabric" --simTime="$SIM_TIME" \
+        /usr/bin/time -v -o "$TMP/time" "$BIN" "${args[@]}" --simTime="$SIM_TIME" \
             "${PASS[@]+"${PASS[@]}"}" > "$TMP/out"
         rss="$(sed -n 's/.*Maximum resident set size (kbytes): *//p' "$TMP/time")"
     else
-        "$BIN" --fabric="$fabric" --simTime="$SIM_TIME" "${PASS[@]+"${PASS[@]}"}" > "$TMP/out"
+        "$BIN" "${args[@]}" --simTime="$SIM_TIME" "${PASS[@]+"${PASS[@]}"}" > "$TMP/out"
         rss=""
     fi
     out="$(grep '^RESULT ' "$TMP/out")"
@@ -91,7 +99,7 @@ run_one() {
 declare -A BEST
 echo "== simTime=$SIM_TIME s, ${PASS[*]:-defaults}, repeat=$REPEAT"
 for ((i = 1; i <= REPEAT; i++)); do
-    for fabric in crux p2p; do
+    for fabric in crux-dcqcn crux-none p2p; do
         line="$(run_one "$fabric")"
         echo "$line"
         rate="$(field hops_per_s "$line")"
@@ -104,30 +112,42 @@ done
 
 # ---------------------------------------------------------------- summary
 echo
-printf '%-5s %8s %12s %9s %12s %9s %14s %16s %10s\n' fabric sim_s packet-hops wall_s hops/s \
-    cpu_s hops/cpu_s delivered_bytes peak_RSS_MB
-for fabric in crux p2p; do
+printf '%-10s %8s %12s %9s %12s %9s %14s %16s %9s %10s\n' fabric sim_s packet-hops wall_s hops/s \
+    cpu_s hops/cpu_s delivered_bytes pause peak_RSS_MB
+for fabric in crux-dcqcn crux-none p2p; do
     l="${BEST[$fabric]}"
-    printf '%-5s %8s %12s %9s %12s %9s %14s %16s %10.1f\n' "$fabric" "$(field sim_s "$l")" \
+    printf '%-10s %8s %12s %9s %12s %9s %14s %16s %9s %10.1f\n' "$fabric" "$(field sim_s "$l")" \
         "$(field hops "$l")" "$(field wall_s "$l")" "$(field hops_per_s "$l")" \
         "$(field cpu_s "$l")" "$(field hops_per_cpu_s "$l")" "$(field delivered_bytes "$l")" \
+        "$(field pause_frames "$l")" \
         "$(awk -v k="$(field peak_rss_process_kb "$l")" 'BEGIN{print k / 1024}')"
 done
-ratio="$(awk -v a="$(field hops_per_s "${BEST[crux]}")" -v b="$(field hops_per_s "${BEST[p2p]}")" \
-    'BEGIN{ if (b > 0) printf "%.2f", a / b; else print "inf" }')"
-cpu_ratio="$(awk -v a="$(field hops_per_cpu_s "${BEST[crux]}")" \
-    -v b="$(field hops_per_cpu_s "${BEST[p2p]}")" \
-    'BEGIN{ if (b > 0) printf "%.2f", a / b; else print "inf" }')"
-data_ratio="$(awk -v a="$(field data_hops_per_s "${BEST[crux]}")" \
-    -v b="$(field data_hops_per_s "${BEST[p2p]}")" \
-    'BEGIN{ if (b > 0) printf "%.2f", a / b; else print "inf" }')"
+# ratio KEY A B: A / B of field KEY in the best lines of A and B
+ratio() {
+    awk -v a="$(field "$1" "${BEST[$2]}")" -v b="$(field "$1" "${BEST[$3]}")" \
+        'BEGIN{ if (b > 0) printf "%.2f", a / b; else print "inf" }'
+}
 echo
-echo "crux: $(sed -n 's/.*transport="\([^"]*\)".*/\1/p' <<< "${BEST[crux]}")"
-echo "p2p:  $(sed -n 's/.*transport="\([^"]*\)".*/\1/p' <<< "${BEST[p2p]}")"
-echo "ratio crux/p2p, packet-hops per wall second: ${ratio}x" \
-    "(per CPU second: ${cpu_ratio}x; data frames only, crux ACKs excluded: ${data_ratio}x)"
-if awk -v r="$ratio" 'BEGIN{exit !(r >= 10)}'; then
-    echo "goal (>= 10x plain ns-3): MET"
+for fabric in crux-dcqcn crux-none p2p; do
+    echo "$fabric: $(sed -n 's/.*transport="\([^"]*\)".*/\1/p' <<< "${BEST[$fabric]}")"
+done
+echo "ratio crux (DCQCN)/p2p, packet-hops per wall second: $(ratio hops_per_s crux-dcqcn p2p)x" \
+    "(per CPU second: $(ratio hops_per_cpu_s crux-dcqcn p2p)x; data frames only, crux ACKs" \
+    "excluded: $(ratio data_hops_per_s crux-dcqcn p2p)x)"
+echo "ratio crux (no congestion control)/p2p: $(ratio hops_per_s crux-none p2p)x" \
+    "(per CPU second: $(ratio hops_per_cpu_s crux-none p2p)x)"
+if awk -v r="$(ratio hops_per_s crux-dcqcn p2p)" 'BEGIN{exit !(r >= 10)}'; then
+    echo "goal (crux with DCQCN >= 10x plain ns-3): MET"
 else
-    echo "goal (>= 10x plain ns-3): NOT MET"
+    echo "goal (crux with DCQCN >= 10x plain ns-3): NOT MET"
+fi
+cost="$(awk -v a="$(field hops_per_s "${BEST[crux-dcqcn]}")" \
+    -v b="$(field hops_per_s "${BEST[crux-none]}")" 'BEGIN{ printf "%.1f", 100 * (1 - a / b) }')"
+cpu_cost="$(awk -v a="$(field hops_per_cpu_s "${BEST[crux-dcqcn]}")" \
+    -v b="$(field hops_per_cpu_s "${BEST[crux-none]}")" 'BEGIN{ printf "%.1f", 100 * (1 - a / b) }')"
+echo "cost of DCQCN, packet-hops per wall second: ${cost} % (per CPU second: ${cpu_cost} %)"
+if awk -v c="$cost" 'BEGIN{exit !(c <= 15)}'; then
+    echo "goal (congestion control costs <= 15 % of the packet-hop rate): MET"
+else
+    echo "goal (congestion control costs <= 15 % of the packet-hop rate): NOT MET"
 fi

@@ -36,6 +36,7 @@ set(CRUX_SOURCES
     model/fabric/qbb-net-device.cc
     model/fabric/qbb-channel.cc
     model/fabric/pfc-pause-header.cc
+    model/fabric/inband-telemetry-header.cc
     model/fabric/switch-mmu.cc
     model/fabric/crux-switch.cc
     model/fabric/crux-topology.cc
@@ -43,6 +44,8 @@ set(CRUX_SOURCES
     model/transport/message-transport.cc
     model/transport/roce-header.cc
     model/transport/rdma-congestion-control.cc
+    model/transport/dcqcn-congestion-control.cc
+    model/transport/hpcc-congestion-control.cc
     model/transport/rdma-queue-pair.cc
     model/transport/rdma-nic.cc
     model/transport/rdma-transport.cc
@@ -107,8 +110,11 @@ set(CRUX_HEADERS
     model/scheduling/optimal-scheduler.h
     # --- fabric ---
     model/fabric/qbb-net-device.h
+    model/fabric/roce-constants.h
     model/fabric/qbb-channel.h
     model/fabric/pfc-pause-header.h
+    model/fabric/inband-telemetry-header.h
+    model/fabric/crux-run-error.h
     model/fabric/switch-mmu.h
     model/fabric/crux-switch.h
     model/fabric/crux-topology.h
@@ -116,6 +122,8 @@ set(CRUX_HEADERS
     model/transport/message-transport.h
     model/transport/roce-header.h
     model/transport/rdma-congestion-control.h
+    model/transport/dcqcn-congestion-control.h
+    model/transport/hpcc-congestion-control.h
     model/transport/rdma-queue-pair.h
     model/transport/rdma-nic.h
     model/transport/rdma-transport.h
@@ -165,6 +173,7 @@ set(CRUX_TEST_SOURCES
     test/crux-switch-test-suite.cc
     # --- transport ---
     test/rdma-transport-test-suite.cc
+    test/rdma-cc-test-suite.cc
     test/flow-transport-test-suite.cc
     # --- workload ---
     test/dlt-workload-test-suite.cc
@@ -187,6 +196,7 @@ set(CRUX_TEST_SUITES
     crux-switch
     # --- transport ---
     crux-rdma
+    crux-cc
     crux-flow
     # --- workload ---
     crux-workload

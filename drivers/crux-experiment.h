@@ -131,6 +131,10 @@ struct ExperimentRunResult
     bool complete{true};                      //!< every measured job finished before stopTime
     double simulatedTime{0};                  //!< simulation end time, seconds
     double wallSeconds{0};                    //!< wall-clock time of Simulator::Run, seconds
+
+    /// packet fabric: largest queue (bytes, Ethernet header included) any device held, per
+    /// class (TC 0..7, then the control class of ACK/NAK/CNP); empty for the flow fabric
+    std::vector<uint64_t> maxQueueBytes;
 };
 
 /**

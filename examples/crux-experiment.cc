@@ -22,6 +22,7 @@
  *
  *   crux-experiment --scenario=scenarios/sec22-gpt-bert.json
  *   crux-experiment --scenario=scenarios/testbed-gpt-bert.json --modes=alone,ecmp,crux,crux-pa
+ *   crux-experiment --scenario=scenarios/sec22-gpt-bert.json --congestionControl=hpcc
  *
  * Every command-line value overrides the scenario file's field of the same name. Bad input
  * (missing or malformed file, unknown model or scheduler, too many GPUs, 0 priority levels)
@@ -48,6 +49,7 @@ main(int argc, char* argv[])
     std::string scheduler;
     std::string fabric;
     std::string pathEnforcement;
+    std::string congestionControl;
     // "Not given" markers: a value the user cannot mean, so that every given value is checked.
     const int64_t notGiven = std::numeric_limits<int64_t>::min();
     int64_t seed = notGiven;
@@ -70,6 +72,9 @@ main(int argc, char* argv[])
     cmd.AddValue("pathEnforcement",
                  "Override the scenario's pathEnforcement (source-port or pinned)",
                  pathEnforcement);
+    cmd.AddValue("congestionControl",
+                 "Override the scenario's congestionControl (dcqcn, hpcc or none; packet fabric)",
+                 congestionControl);
     cmd.AddValue("seed", "Override the scenario's seed (integer >= 0)", seed);
     cmd.AddValue("priorityLevels", "Override the scenario's priorityLevels (1..8)", priorityLevels);
     cmd.AddValue("stopTime", "Override the scenario's stopTime (seconds)", stopTime);
@@ -106,6 +111,11 @@ main(int argc, char* argv[])
         {
             s.pathEnforcement = pathEnforcement;
             overrideField("pathEnforcement");
+        }
+        if (!congestionControl.empty())
+        {
+            s.congestionControl = congestionControl;
+            overrideField("congestionControl");
         }
         auto checkNonNegative = [](int64_t v, const char* option) {
             if (v < 0)

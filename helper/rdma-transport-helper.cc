@@ -15,13 +15,38 @@
 
 #include "rdma-transport-helper.h"
 
+#include "ns3/boolean.h"
 #include "ns3/fatal-error.h"
+#include "ns3/inband-telemetry-header.h"
 #include "ns3/log.h"
+#include "ns3/qbb-channel.h"
+#include "ns3/roce-header.h"
+#include "ns3/uinteger.h"
 
 namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("CruxRdmaTransportHelper");
+
+namespace
+{
+/// \return bytes of a full data frame with an INT stack (HPCC), Ethernet header included
+/// \param nic the sending NIC (its Mtu)
+uint32_t
+DataFrameBytes(Ptr<RdmaNic> nic)
+{
+    return nic->GetMtu() + RdmaNic::GetDataHeaderBytes() + InbandTelemetryHeader::SERIALIZED_SIZE +
+           14;
+}
+
+/// \return bytes of an ACK frame with an INT echo, Ethernet header included
+uint32_t
+AckFrameBytes()
+{
+    return 20 + 8 + RoceBthHeader::SERIALIZED_SIZE + RoceAethHeader::SERIALIZED_SIZE +
+           InbandTelemetryHeader::SERIALIZED_SIZE + roce::ICRC_SIZE + 14;
+}
+} // namespace
 
 RdmaTransportHelper::RdmaTransportHelper()
 {
@@ -33,6 +58,61 @@ void
 RdmaTransportHelper::SetNicAttribute(const std::string& name, const AttributeValue& value)
 {
     m_nicFactory.Set(name, value);
+}
+
+std::string
+RdmaTransportHelper::CongestionControlTypeName(const std::string& name)
+{
+    if (name == "dcqcn")
+    {
+        return "ns3::DcqcnCongestionControl";
+    }
+    if (name == "hpcc")
+    {
+        return "ns3::HpccCongestionControl";
+    }
+    if (name == "none")
+    {
+        return "ns3::RdmaCongestionControl";
+    }
+    return "";
+}
+
+void
+RdmaTransportHelper::SetCongestionControl(const std::string& name)
+{
+    const std::string known = CongestionControlTypeName(name);
+    const std::string typeName = known.empty() ? name : known;
+    TypeId tid;
+    if (!TypeId::LookupByNameFailSafe(typeName, &tid))
+    {
+        NS_FATAL_ERROR("RdmaTransportHelper::SetCongestionControl: unknown congestion control '"
+                       << name << "' (dcqcn, hpcc, none or a TypeId name)");
+    }
+    m_nicFactory.Set("CongestionControl", TypeIdValue(tid));
+    if (!known.empty())
+    {
+        m_nicFactory.Set("CnpEnabled", BooleanValue(name == "dcqcn"));
+    }
+    m_ccAttributes.clear();
+}
+
+void
+RdmaTransportHelper::SetCongestionControlAttribute(const std::string& name,
+                                                   const AttributeValue& value)
+{
+    m_ccAttributes.emplace_back(name, value.Copy());
+}
+
+void
+RdmaTransportHelper::DefaultBaseRtt(Ptr<RdmaNic> nic, Time rtt)
+{
+    TimeValue v;
+    nic->GetAttribute("BaseRtt", v);
+    if (v.Get().IsZero())
+    {
+        nic->SetAttribute("BaseRtt", TimeValue(rtt));
+    }
 }
 
 void
@@ -49,6 +129,10 @@ RdmaTransportHelper::InstallNic(Ptr<QbbNetDevice> dev, Ipv4Address address) cons
         NS_FATAL_ERROR("RdmaTransportHelper::InstallNic: device is null (" << address << ")");
     }
     Ptr<RdmaNic> nic = m_nicFactory.Create<RdmaNic>();
+    for (const auto& [name, value] : m_ccAttributes)
+    {
+        nic->SetCongestionControlAttribute(name, *value);
+    }
     nic->Attach(dev, address);
     return nic;
 }
@@ -61,13 +145,20 @@ RdmaTransportHelper::Install(Ptr<CruxTopology> topo)
         NS_FATAL_ERROR("RdmaTransportHelper::Install: topology is null");
     }
     Ptr<RdmaTransport> t = m_transportFactory.Create<RdmaTransport>();
+    Time baseRtt(0);
     for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
     {
         const CruxHostInfo& host = topo->GetHost(h);
         t->AddHost(h, host.gpus);
         for (uint32_t n = 0; n < host.nics.size(); ++n)
         {
-            t->AddNic(h, n, InstallNic(host.nics[n].device, host.nics[n].address));
+            Ptr<RdmaNic> nic = InstallNic(host.nics[n].device, host.nics[n].address);
+            if (baseRtt.IsZero())
+            {
+                baseRtt = topo->GetMaxBaseRtt(DataFrameBytes(nic), AckFrameBytes());
+            }
+            DefaultBaseRtt(nic, baseRtt);
+            t->AddNic(h, n, nic);
         }
     }
     return t;
@@ -83,7 +174,19 @@ RdmaTransportHelper::Install(const std::vector<std::vector<Ptr<QbbNetDevice>>>& 
         t->AddHost(h, gpusPerHost);
         for (uint32_t n = 0; n < hostNics[h].size(); ++n)
         {
-            t->AddNic(h, n, InstallNic(hostNics[h][n], CruxTopology::MakeNicAddress(h, n)));
+            Ptr<RdmaNic> nic = InstallNic(hostNics[h][n], CruxTopology::MakeNicAddress(h, n));
+            // back to back: the NIC's own link, both ways (as CruxTopology::GetBaseRtt)
+            Ptr<QbbNetDevice> dev = hostNics[h][n];
+            Ptr<QbbChannel> ch = DynamicCast<QbbChannel>(dev->GetChannel());
+            if (ch)
+            {
+                const DataRate rate = dev->GetDataRate();
+                DefaultBaseRtt(nic,
+                               ch->GetDelay() * 2 +
+                                   rate.CalculateBytesTxTime(DataFrameBytes(nic) + 4 + 20) +
+                                   rate.CalculateBytesTxTime(AckFrameBytes() + 4 + 20));
+            }
+            t->AddNic(h, n, nic);
         }
     }
     return t;

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -39,10 +40,15 @@ namespace ns3
  * Usage:
  * \code
  *   RdmaTransportHelper rdma;
- *   rdma.SetNicAttribute("RetransmitTimeout", TimeValue(MicroSeconds(500)));
+ *   rdma.SetCongestionControl("ns3::HpccCongestionControl");
+ *   rdma.SetCongestionControlAttribute("TargetUtilization", DoubleValue(0.9));
  *   Ptr<RdmaTransport> transport = rdma.Install(topology);
  *   transport->Send(request, MakeCallback(&OnDone));
  * \endcode
+ *
+ * Every NIC whose attribute "BaseRtt" is 0 (the default) gets the fabric's base RTT: with a
+ * topology, CruxTopology::GetMaxBaseRtt() for a full data packet with an INT stack and its ACK
+ * with the echo; for back-to-back hosts, that of the NIC's own link.
  */
 class RdmaTransportHelper
 {
@@ -55,6 +61,31 @@ class RdmaTransportHelper
      * \param name attribute name \param value value
      */
     void SetNicAttribute(const std::string& name, const AttributeValue& value);
+
+    /**
+     * \brief Choose the congestion control of every NIC created afterwards, by name, and
+     * whether receivers generate CNPs: "dcqcn" (ns3::DcqcnCongestionControl, CnpEnabled true),
+     * "hpcc" (ns3::HpccCongestionControl, CnpEnabled false) or "none" (ns3::RdmaCongestionControl,
+     * CnpEnabled false); any other string is taken as a TypeId name (CnpEnabled unchanged).
+     * Attributes given before with SetCongestionControlAttribute() are dropped.
+     * \param name "dcqcn", "hpcc", "none" or a TypeId name (NS_FATAL_ERROR if unknown)
+     */
+    void SetCongestionControl(const std::string& name);
+
+    /**
+     * \brief Set an attribute of the congestion control of every queue pair of the NICs created
+     * afterwards (RdmaNic::SetCongestionControlAttribute).
+     * \param name attribute of the congestion control's TypeId \param value value
+     */
+    void SetCongestionControlAttribute(const std::string& name, const AttributeValue& value);
+
+    /**
+     * \brief The TypeId name of a congestion control given by its short name.
+     * \param name "dcqcn", "hpcc" or "none"
+     * \return "ns3::DcqcnCongestionControl", "ns3::HpccCongestionControl",
+     *         "ns3::RdmaCongestionControl", or "" for another name
+     */
+    static std::string CongestionControlTypeName(const std::string& name);
 
     /**
      * \brief Set an attribute of the RdmaTransport created by Install() (e.g. "IntraHostRate").
@@ -88,8 +119,13 @@ class RdmaTransportHelper
     Ptr<RdmaNic> InstallNic(Ptr<QbbNetDevice> dev, Ipv4Address address) const;
 
   private:
+    /// Set the NIC's BaseRtt to \p rtt if it is 0. \param nic the NIC \param rtt base RTT
+    static void DefaultBaseRtt(Ptr<RdmaNic> nic, Time rtt);
+
     ObjectFactory m_nicFactory;       //!< creates RdmaNics
     ObjectFactory m_transportFactory; //!< creates the RdmaTransport
+    /// congestion-control attributes for every NIC, in the order given
+    std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_ccAttributes;
 };
 
 } // namespace ns3

@@ -121,6 +121,14 @@ expect et-unmatched "jobs[1].chakra: $et/bad/unmatched.0.et: node 2 'send2': sen
 make_variant et-model "d['jobs'][1]['chakra'] = '$micro'"
 expect et-model "jobs[1].model: give either \"model\" or \"chakra\", not both" --scenario="$work/et-model.json"
 
+make_variant cc 'd["congestionControl"] = "cubic"'
+expect cc "congestionControl: unknown value 'cubic' (known: dcqcn, hpcc, none)" --scenario="$work/cc.json"
+make_variant cc-cli 'pass'
+expect cc-cli "congestionControl: unknown value 'reno'" --scenario="$work/cc-cli.json" --congestionControl=reno
+# found during the simulation (when the first frame reaches a switch): still one line, exit 1
+make_variant headroom 'd["topology"]["switchBuffer"] = "100KB"'
+expect headroom "does not fit in its buffer (100000 bytes); raise the buffer" --scenario="$work/headroom.json" --modes=ecmp
+
 if [ "$fails" -ne 0 ]; then
   echo "$fails bad-input case(s) failed"
   exit 1

@@ -504,8 +504,9 @@ class CollectiveTimeTestCase : public TestCase
 
 // ================================================================= packet level vs flow level
 
-/// Every collective on the same small Clos, packet level (RdmaTransport) vs flow level
-/// (FlowTransport): completion times within 5 %.
+/// Every collective on the same small Clos, packet level (RdmaTransport without congestion
+/// control) vs flow level (FlowTransport): completion times within 5 %; the packet level with
+/// DCQCN completes without retransmission (its time is printed).
 class CollectivePacketVsFlowTestCase : public TestCase
 {
   public:
@@ -530,15 +531,20 @@ class CollectivePacketVsFlowTestCase : public TestCase
                        Algo::A2A,
                        Algo::SENDRECV})
         {
-            double packet = 0;
-            double flow = 0;
+            // Packet level without congestion control (the fluid model has none) and with the
+            // default DCQCN, whose rate cuts on the ECMP collisions of these 4 MB transfers are
+            // not in the fluid model: its time is printed, not compared.
+            std::map<std::string, double> packetBy;
             uint64_t retransmitted = 0;
+            for (const std::string cc : {"none", "dcqcn"})
             {
                 auto dag = std::make_shared<CommDag>(Gpus(hosts, gpus));
                 AddCollective(*dag, a, s);
                 CruxTopologyHelper th;
                 Ptr<CruxTopology> topo = th.BuildClos(SmallClos(gpus));
-                Ptr<RdmaTransport> t = RdmaTransportHelper().Install(topo);
+                RdmaTransportHelper rdma;
+                rdma.SetCongestionControl(cc);
+                Ptr<RdmaTransport> t = rdma.Install(topo);
                 std::vector<Ptr<RdmaNic>> nics;
                 for (uint32_t h = 0; h < hosts; ++h)
                 {
@@ -546,6 +552,7 @@ class CollectivePacketVsFlowTestCase : public TestCase
                 }
                 Ptr<CommDagRunner> runner = CreateObject<CommDagRunner>();
                 runner->Setup(t, 1, dag, 0);
+                double& packet = packetBy[cc];
                 runner->Start(
                     Callback<void>([&packet]() { packet = Simulator::Now().GetSeconds(); }));
                 Simulator::Run();
@@ -556,6 +563,8 @@ class CollectivePacketVsFlowTestCase : public TestCase
                 runner->Dispose();
                 Simulator::Destroy();
             }
+            const double packet = packetBy["none"];
+            double flow = 0;
             {
                 auto dag = std::make_shared<CommDag>(Gpus(hosts, gpus));
                 AddCollective(*dag, a, s);
@@ -565,9 +574,10 @@ class CollectivePacketVsFlowTestCase : public TestCase
             }
             const double gap = std::abs(flow - packet) / packet;
             std::cout << "[crux-collectives] " << Name(a) << ", 4 hosts x 2 GPUs, 4 MB: packet "
-                      << packet / US << " us, flow " << flow / US << " us, gap " << 100 * gap
-                      << " %" << std::endl;
+                      << packet / US << " us (DCQCN " << packetBy["dcqcn"] / US << " us), flow "
+                      << flow / US << " us, gap " << 100 * gap << " %" << std::endl;
             NS_TEST_ASSERT_MSG_GT(packet, 0, Name(a) << ": packet level completed");
+            NS_TEST_ASSERT_MSG_GT(packetBy["dcqcn"], 0, Name(a) << ": completed with DCQCN");
             NS_TEST_ASSERT_MSG_GT(flow, 0, Name(a) << ": flow level completed");
             NS_TEST_ASSERT_MSG_EQ(retransmitted, 0, Name(a) << ": no retransmission");
             NS_TEST_ASSERT_MSG_LT(gap, 0.05, Name(a) << ": packet vs flow within 5 %");

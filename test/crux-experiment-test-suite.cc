@@ -329,14 +329,20 @@ class ExperimentBadInputTestCase : public TestCase
 
 /**
  * The shipped §2.2 scenario (scenarios/sec22-gpt-bert.json, found through the module root given
- * at compile time) with GPT cut to 2 iterations: contention under ECMP, recovery under Crux,
- * and packet-level vs flow-level agreement within 10 % per job (issue 3's system test).
+ * at compile time) with GPT cut to 2 iterations: contention under ECMP, recovery under Crux, on
+ * the flow fabric and on the packet fabric with its default DCQCN and without congestion control,
+ * and packet-level vs flow-level agreement within 10 % per job (issue 3's system test). The
+ * agreement is checked for every job without congestion control (the fluid model has none) and
+ * for GPT under DCQCN; BERT's iteration time under DCQCN is not comparable: its ECMP paths put
+ * two of its own ring crossings on one 25 Gbit/s uplink, where DCQCN's cuts from 100 Gbit/s
+ * overshoot (doc/crux.rst, "Measured: the §2.2 scenario").
  */
 class Sec22ScenarioTestCase : public TestCase
 {
   public:
     Sec22ScenarioTestCase()
-        : TestCase("§2.2 scenario: ECMP slows GPT, Crux recovers it, flow level within 10 %")
+        : TestCase("§2.2 scenario: ECMP slows GPT, Crux recovers it (flow, packet with DCQCN and "
+                   "without congestion control), flow level within 10 %")
     {
     }
 
@@ -344,11 +350,12 @@ class Sec22ScenarioTestCase : public TestCase
     void DoRun() override
     {
         std::map<std::string, std::vector<ExperimentRunResult>> byFabric;
-        for (const std::string fabric : {"flow", "packet"})
+        for (const std::string fabric : {"flow", "packet-none", "packet-dcqcn"})
         {
             Scenario s =
                 Scenario::Load(std::string(CRUX_SOURCE_DIR) + "/scenarios/sec22-gpt-bert.json");
-            s.fabric = fabric;
+            s.fabric = fabric == "flow" ? "flow" : "packet";
+            s.congestionControl = fabric == "packet-none" ? "none" : "dcqcn";
             s.jobs[0].iterations = 2;
             CruxExperiment exp(s);
             byFabric[fabric] = exp.Run({"alone", "ecmp", "crux"});
@@ -367,18 +374,41 @@ class Sec22ScenarioTestCase : public TestCase
             NS_TEST_ASSERT_MSG_GT(ecmp, alone * 1.05, fabric << ": ECMP contention slows GPT");
             NS_TEST_ASSERT_MSG_LT(crux, alone * 1.01, fabric << ": Crux recovers GPT");
             NS_TEST_ASSERT_MSG_GT(runs[3].utilization, runs[2].utilization, "utilization");
+            for (const auto& r : runs)
+            {
+                NS_TEST_ASSERT_MSG_EQ(r.drops.size(), 0, fabric << " " << r.run << ": lossless");
+                NS_TEST_ASSERT_MSG_EQ(r.retransmittedPackets, 0, fabric << " " << r.run);
+                NS_TEST_ASSERT_MSG_EQ(r.timeouts, 0, fabric << " " << r.run << ": no timeout");
+            }
         }
+        for (const std::string packet : {"packet-none", "packet-dcqcn"})
+        {
+            for (size_t r = 0; r < 4; ++r)
+            {
+                for (const auto& jp : byFabric[packet][r].jobs)
+                {
+                    const auto& jf = JobOf(byFabric["flow"][r], jp.name);
+                    const double gap = std::abs(jf.meanIterationTime / jp.meanIterationTime - 1);
+                    std::cout << "[crux-sec22] " << packet << " " << byFabric[packet][r].run << " "
+                              << jp.name << ": packet " << jp.meanIterationTime << " s, flow "
+                              << jf.meanIterationTime << " s, gap " << gap * 100 << " %"
+                              << std::endl;
+                    if (packet == "packet-none" || jp.name == "gpt")
+                    {
+                        NS_TEST_ASSERT_MSG_LT(gap,
+                                              0.10,
+                                              packet << " " << byFabric[packet][r].run << " "
+                                                     << jp.name);
+                    }
+                }
+            }
+        }
+        // DCQCN keeps PFC mostly idle: far fewer PAUSE frames than PFC alone
         for (size_t r = 0; r < 4; ++r)
         {
-            for (const auto& jp : byFabric["packet"][r].jobs)
-            {
-                const auto& jf = JobOf(byFabric["flow"][r], jp.name);
-                const double gap = std::abs(jf.meanIterationTime / jp.meanIterationTime - 1);
-                std::cout << "[crux-sec22] " << byFabric["packet"][r].run << " " << jp.name
-                          << ": packet " << jp.meanIterationTime << " s, flow "
-                          << jf.meanIterationTime << " s, gap " << gap * 100 << " %" << std::endl;
-                NS_TEST_ASSERT_MSG_LT(gap, 0.10, byFabric["packet"][r].run << " " << jp.name);
-            }
+            NS_TEST_ASSERT_MSG_LT(10 * byFabric["packet-dcqcn"][r].pauseFrames,
+                                  byFabric["packet-none"][r].pauseFrames,
+                                  byFabric["packet-dcqcn"][r].run << ": DCQCN >= 10x fewer PAUSE");
         }
     }
 };

@@ -526,8 +526,12 @@ class HeadroomTestCase : public TestCase
             helper.SetMmuAttribute("PfcResponseTime", TimeValue(MicroSeconds(1)));
             Ptr<CruxTopology> topo = helper.BuildStar(2, DataRate("100Gb/s"), MicroSeconds(1));
             Ptr<SwitchMmu> mmu = topo->GetSwitch(0).sw->GetMmu();
-            // F = 4200 (MTU) + 18; 3F + 64 + (2 x 1 us + 1 us) x 12.5e9 B/s
-            const uint64_t expected = 3 * (4200 + 18) + 64 + 37500;
+            // F = 4200 (MTU) + 18; 3F + 64 + (2 x 1 us + 1 us + 300 ns forwarding latency) x
+            // 12.5e9 B/s
+            NS_TEST_ASSERT_MSG_EQ(topo->GetSwitch(0).sw->GetForwardingLatency(),
+                                  NanoSeconds(300),
+                                  "default forwarding latency");
+            const uint64_t expected = 3 * (4200 + 18) + 64 + 37500 + 3750;
             NS_TEST_ASSERT_MSG_EQ(mmu->GetHeadroomSize(0, 0), expected, "headroom formula");
             NS_TEST_ASSERT_MSG_EQ(mmu->GetHeadroomSize(1, 7), expected, "every lossless TC");
             NS_TEST_ASSERT_MSG_EQ(mmu->GetSharedPoolSize(),

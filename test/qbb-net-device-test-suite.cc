@@ -742,6 +742,10 @@ class QbbConfigTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(unsigned(l.da->DscpToTc(8)), 1, "default CS1 -> 1");
         NS_TEST_ASSERT_MSG_EQ(unsigned(l.da->DscpToTc(50)), 6, "override 48-63 -> 6");
         NS_TEST_ASSERT_MSG_EQ(unsigned(l.db->DscpToTc(63)), 6, "same map on the peer");
+        NS_TEST_ASSERT_MSG_EQ(unsigned(l.da->DscpToClass(46)),
+                              unsigned(QbbNetDevice::CONTROL_CLASS),
+                              "ControlDscp 46 -> the control class, whatever DscpToTc says");
+        NS_TEST_ASSERT_MSG_EQ(unsigned(l.da->DscpToClass(40)), 5, "other DSCPs follow DscpToTc");
 
         auto send = [&](uint32_t l3) {
             return l.da->SendInTc(MakeIpv4Packet(l3, 4, 0, Ipv4Header::ECN_NotECT),
@@ -758,7 +762,8 @@ class QbbConfigTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(reasons[0], "egress-queue-full", "queue-full reason");
         NS_TEST_ASSERT_MSG_EQ(reasons[1], "exceeds-mtu", "MTU reason");
 
-        // NetDevice::Send maps the IPv4 DSCP through DscpToTc: DSCP 46 -> TC 5, CS1 -> TC 1.
+        // NetDevice::Send maps the IPv4 DSCP through DscpToClass: DSCP 46 (ControlDscp) -> the
+        // control class, CS1 -> TC 1.
         Ptr<Packet> ef = MakeIpv4Packet(500, 0, 0, Ipv4Header::ECN_NotECT);
         {
             Ipv4Header ip;
@@ -770,8 +775,9 @@ class QbbConfigTestCase : public TestCase
         l.da->Send(MakeIpv4Packet(500, 1, 0, Ipv4Header::ECN_NotECT), l.da->GetBroadcast(), IPV4);
         l.da->Send(Create<Packet>(100), l.da->GetBroadcast(), 0x86dd); // not IPv4 -> TC 0
         Simulator::Run();
-        // Order on the wire: first frame (TC4), then strict priority: TC5, TC4, TC4, TC1, TC0.
-        const std::vector<uint8_t> expected{4, 5, 4, 4, 1, 0};
+        // Order on the wire: first frame (TC4), then the control class before every TC, then
+        // strict priority: TC4, TC4, TC1, TC0.
+        const std::vector<uint8_t> expected{4, QbbNetDevice::CONTROL_CLASS, 4, 4, 1, 0};
         NS_TEST_ASSERT_MSG_EQ(txTc.size(), expected.size(), "six frames sent");
         for (std::size_t i = 0; i < expected.size(); ++i)
         {

@@ -21,6 +21,9 @@
 #include "crux-test-util.h"
 
 #include "ns3/boolean.h"
+#include "ns3/collectives.h"
+#include "ns3/comm-dag-runner.h"
+#include "ns3/comm-dag.h"
 #include "ns3/crux-switch.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/crux-topology.h"
@@ -28,6 +31,7 @@
 #include "ns3/ethernet-header.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/node.h"
+#include "ns3/pointer.h"
 #include "ns3/qbb-helper.h"
 #include "ns3/qbb-net-device.h"
 #include "ns3/rdma-nic.h"
@@ -40,6 +44,7 @@
 #include "ns3/udp-header.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <filesystem>
@@ -246,6 +251,107 @@ DropFirst(Ptr<QbbNetDevice> dev,
         }
         return false;
     });
+}
+
+/// What a forked child wrote on stderr and how it ended.
+struct ChildResult
+{
+    std::string err;    //!< everything written on stderr
+    bool exited{false}; //!< ended by exit() (not a signal)
+    int status{-1};     //!< exit status when exited
+};
+
+/**
+ * Run \p body in a forked child whose stderr is captured. The child does what a crux program
+ * does with an error that leaves the simulation: catches it as std::exception, prints what()
+ * as one line and exits with status 1 (crux-experiment's main); status 0 if \p body returns.
+ */
+ChildResult
+RunChild(std::function<void()> body)
+{
+    int fds[2];
+    ChildResult r;
+    if (::pipe(fds) != 0)
+    {
+        return r;
+    }
+    std::cout.flush();
+    std::cerr.flush();
+    const pid_t pid = ::fork();
+    if (pid == 0)
+    {
+        ::close(fds[0]);
+        ::dup2(fds[1], 2);
+        try
+        {
+            body();
+        }
+        catch (const std::exception& e)
+        {
+            std::cerr << "error: " << e.what() << std::endl;
+            ::_exit(1);
+        }
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    char buf[4096];
+    ssize_t n;
+    while ((n = ::read(fds[0], buf, sizeof(buf))) > 0)
+    {
+        r.err.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(fds[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    r.exited = WIFEXITED(status);
+    r.status = r.exited ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+/// A small Clos: 2 ToRs x 2 hosts (one 100 Gbit/s NIC each), one aggregation switch, so that
+/// cross-ToR traffic takes the ToR 0 - agg cable.
+Ptr<CruxTopology>
+MakeSmallClos()
+{
+    ClosConfig cfg = SmallClosConfig();
+    cfg.hostsPerTor = 2;
+    cfg.aggs = 1;
+    cfg.nicsPerHost = 1;
+    cfg.gpusPerHost = 1;
+    CruxTopologyHelper th;
+    return th.BuildClos(cfg);
+}
+
+/// Both directed links of the cable between ToR 0 and the aggregation switch.
+std::vector<uint32_t>
+Tor0AggLinks(Ptr<CruxTopology> topo)
+{
+    std::vector<uint32_t> ids;
+    for (uint32_t id = 0; id < topo->GetNLinks(); ++id)
+    {
+        const CruxLinkInfo& l = topo->GetLink(id);
+        if (!l.from.isHost && !l.to.isHost &&
+            ((l.from.index == 0 && topo->GetSwitch(l.to.index).layer == CruxSwitchLayer::AGG) ||
+             (l.to.index == 0 && topo->GetSwitch(l.from.index).layer == CruxSwitchLayer::AGG)))
+        {
+            ids.push_back(id);
+        }
+    }
+    return ids;
+}
+
+/// A ring all-reduce of \p bytes over the 4 hosts of MakeSmallClos (job 7, DSCP 24), built by
+/// the collectives library and run by a CommDagRunner.
+Ptr<CommDagRunner>
+StartRing(Ptr<RdmaTransport> t, uint64_t bytes, std::function<void()> done)
+{
+    auto dag =
+        std::make_shared<CommDag>(std::vector<GpuId>{Gpu(0, 0), Gpu(1, 0), Gpu(2, 0), Gpu(3, 0)});
+    Collectives::RingAllReduce(*dag, {0, 1, 2, 3}, bytes, {});
+    Ptr<CommDagRunner> ring = CreateObject<CommDagRunner>();
+    ring->Setup(t, 7, dag, 24);
+    ring->Start(Callback<void>(done));
+    return ring;
 }
 
 } // namespace
@@ -770,9 +876,9 @@ class TestFixedRateCc : public RdmaCongestionControl
         ++g_ccSent;
     }
 
-    void OnAck(uint64_t newlyAcked) override
+    void OnAck(const RdmaAckEvent& ack) override
     {
-        g_ccAcked += newlyAcked;
+        g_ccAcked += ack.newlyAcked;
     }
 };
 
@@ -834,7 +940,10 @@ class IncastTestCase : public TestCase
         CruxTopologyHelper topoHelper;
         topoHelper.SetMmuAttribute("BufferSize", UintegerValue(4 * 1024 * 1024));
         Ptr<CruxTopology> topo = topoHelper.BuildStar(5, DataRate("100Gb/s"), MicroSeconds(1), 1);
+        // No congestion control: every sender at line rate, PFC alone keeps the fabric lossless
+        // (DCQCN and HPCC have their tests in crux-cc); the receivers still answer CE with CNPs.
         RdmaTransportHelper rdma;
+        rdma.SetCongestionControl("none");
         rdma.SetNicAttribute("CnpEnabled", BooleanValue(true));
         Ptr<RdmaTransport> t = rdma.Install(topo);
         const uint64_t bytes = 4 * 1024 * 1024;
@@ -890,53 +999,208 @@ class IncastTestCase : public TestCase
 
 // ================================================================================== watchdog
 
-/// A queue pair that can never progress ends the run with a fatal error naming it.
+/// A queue pair that can never progress ends the run with one error line naming it.
 class WatchdogTestCase : public TestCase
 {
   public:
     WatchdogTestCase()
-        : TestCase("watchdog: a black-holed queue pair aborts with a message naming it")
+        : TestCase("watchdog: a black-holed queue pair ends the run with one line naming the "
+                   "job, flow, GPUs and queue pair")
     {
     }
 
   private:
     void DoRun() override
     {
-        int fds[2];
-        NS_TEST_ASSERT_MSG_EQ(::pipe(fds), 0, "pipe");
-        std::cout.flush();
-        std::cerr.flush();
-        const pid_t pid = ::fork();
-        NS_TEST_ASSERT_MSG_NE(pid, -1, "fork");
-        if (pid == 0)
-        {
-            ::close(fds[0]);
-            ::dup2(fds[1], 2);
+        const ChildResult r = RunChild([]() {
             RdmaTransportHelper rdma;
             rdma.SetNicAttribute("StallTimeout", TimeValue(MilliSeconds(20)));
             auto h = MakeTwoHosts(rdma);
             InterposeDrop(h->db, h->nicB, [](Ptr<const Packet>) { return true; });
             h->transport->Send(Req(1, 0, Gpu(0, 0), Gpu(1, 0), 100000), Callback<void>());
             Simulator::Stop(Seconds(1));
-            Simulator::Run();
-            ::_exit(0); // not reached if the watchdog works
-        }
-        ::close(fds[1]);
-        std::string err;
-        char buf[4096];
-        ssize_t n;
-        while ((n = ::read(fds[0], buf, sizeof(buf))) > 0)
+            Simulator::Run(); // the CruxRunError leaves Run()
+        });
+        std::cout << "[crux-rdma] watchdog child (exit " << r.status << "): " << r.err;
+        NS_TEST_ASSERT_MSG_EQ(r.exited, true, "the run ended by exit, not by an abort");
+        NS_TEST_ASSERT_MSG_EQ(r.status, 1, "exit status 1");
+        NS_TEST_ASSERT_MSG_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1, "one line");
+        for (const char* s : {"watchdog",
+                              "job 1 flow 0",
+                              "GPU 0.0 (host.GPU) -> GPU 1.0",
+                              "QPN 0x100",
+                              "10.0.0.1",
+                              "0 of 25 packets acknowledged"})
         {
-            err.append(buf, static_cast<std::size_t>(n));
+            NS_TEST_ASSERT_MSG_NE(r.err.find(s), std::string::npos, "names " << s);
         }
-        ::close(fds[0]);
-        int status = 0;
-        ::waitpid(pid, &status, 0);
-        std::cout << "[crux-rdma] watchdog child: " << err.substr(0, err.find('\n')) << std::endl;
-        NS_TEST_ASSERT_MSG_EQ(WIFSIGNALED(status), true, "the run was aborted, not finished");
-        NS_TEST_ASSERT_MSG_NE(err.find("watchdog"), std::string::npos, "watchdog message");
-        NS_TEST_ASSERT_MSG_NE(err.find("QPN 0x100"), std::string::npos, "names the QP");
-        NS_TEST_ASSERT_MSG_NE(err.find("10.0.0.1"), std::string::npos, "names the NIC");
+    }
+};
+
+/// A link cut in the middle of a ring all-reduce: the watchdog names the stuck job.
+class LinkCutTestCase : public TestCase
+{
+  public:
+    LinkCutTestCase()
+        : TestCase("link cut mid-transfer: exit 1 with one line naming the job and its flow")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        double cutAt = 0;
+        const ChildResult r = RunChild([&cutAt]() {
+            Ptr<CruxTopology> topo = MakeSmallClos();
+            Ptr<RdmaTransport> t = RdmaTransportHelper().Install(topo);
+            t->SetJobLabel(7, "gpt-ring");
+            Ptr<CommDagRunner> ring = StartRing(t, 64 * 1000 * 1000, []() {});
+            // 200 us in, the ToR 0 - agg cable fails: every frame on it is lost from then on
+            Simulator::Schedule(MicroSeconds(200), [topo]() {
+                for (uint32_t id : Tor0AggLinks(topo))
+                {
+                    Ptr<RateErrorModel> cut = CreateObject<RateErrorModel>();
+                    cut->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+                    cut->SetRate(1.0);
+                    topo->GetLink(id).rxDev->SetAttribute("ReceiveErrorModel", PointerValue(cut));
+                }
+            });
+            Simulator::Stop(Seconds(100));
+            Simulator::Run();
+        });
+        std::cout << "[crux-rdma] link cut child (exit " << r.status << "): " << r.err;
+        NS_TEST_ASSERT_MSG_EQ(r.exited, true, "no abort");
+        NS_TEST_ASSERT_MSG_EQ(r.status, 1, "exit status 1");
+        NS_TEST_ASSERT_MSG_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1, "one line");
+        NS_TEST_ASSERT_MSG_NE(r.err.find("job 7 (gpt-ring) flow "), std::string::npos, "job");
+        NS_TEST_ASSERT_MSG_NE(r.err.find(" is stuck: GPU "), std::string::npos, "GPUs");
+        NS_TEST_ASSERT_MSG_NE(r.err.find("queue pair QPN 0x"), std::string::npos, "queue pair");
+        NS_TEST_ASSERT_MSG_NE(r.err.find("34.36"), std::string::npos, "after 8 x the IB timeout");
+    }
+};
+
+/// ErrorModel loss on a switch-to-switch link under a ring all-reduce.
+class ErrorModelTestCase : public TestCase
+{
+  public:
+    ErrorModelTestCase()
+        : TestCase("ErrorModel 1e-3 on a switch-to-switch link during a ring all-reduce: every "
+                   "message completes, drops traced with their reason, retransmissions counted")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<CruxTopology> topo = MakeSmallClos();
+        Ptr<RdmaTransport> t = RdmaTransportHelper().Install(topo);
+        std::map<std::string, uint64_t> drops;
+        int64_t stream = 100;
+        for (uint32_t id : Tor0AggLinks(topo))
+        {
+            Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+            em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+            em->SetRate(1e-3);
+            em->AssignStreams(stream++);
+            topo->GetLink(id).rxDev->SetAttribute("ReceiveErrorModel", PointerValue(em));
+        }
+        for (uint32_t id = 0; id < topo->GetNLinks(); ++id)
+        {
+            topo->GetLink(id).rxDev->TraceConnectWithoutContext(
+                "Drop",
+                Callback<void, Ptr<const Packet>, uint8_t, const std::string&>(
+                    [&drops](Ptr<const Packet>, uint8_t, const std::string& why) {
+                        ++drops[why];
+                    }));
+        }
+        const uint64_t bytes = 64 * 1000 * 1000;
+        Time done;
+        Ptr<CommDagRunner> ring = StartRing(t, bytes, [&done]() { done = Simulator::Now(); });
+        Simulator::Run();
+        RdmaQpStats st = t->GetStats();
+        uint64_t switchDrops = 0;
+        for (uint32_t sw = 0; sw < topo->GetNSwitches(); ++sw)
+        {
+            switchDrops += topo->GetSwitch(sw).sw->GetTotalDrops();
+        }
+        std::cout << "[crux-rdma] ErrorModel 1e-3: all-reduce done at " << done.As(Time::MS) << ", "
+                  << ring->GetMessagesSent() << " messages, drops " << drops["receive-error-model"]
+                  << " (receive-error-model), retransmitted " << st.retransmittedPackets
+                  << " packets, " << st.nakRewinds << " NAK rewinds, " << st.timeouts
+                  << " timeouts, " << st.duplicates << " duplicates" << std::endl;
+        NS_TEST_ASSERT_MSG_EQ(ring->IsComplete(), true, "the all-reduce completed");
+        NS_TEST_ASSERT_MSG_EQ(ring->GetMessagesSent(), 4 * 6, "N x 2(N-1) messages");
+        NS_TEST_ASSERT_MSG_EQ(st.messagesDelivered, 4 * 6, "every message delivered once");
+        NS_TEST_ASSERT_MSG_EQ(st.rxDataBytes, ring->GetBytesSent(), "exact bytes accepted");
+        NS_TEST_ASSERT_MSG_GT(drops["receive-error-model"], 0, "the ErrorModel dropped frames");
+        NS_TEST_ASSERT_MSG_EQ(drops.size(), 1, "no drop for another reason");
+        NS_TEST_ASSERT_MSG_EQ(switchDrops, 0, "no switch drop");
+        NS_TEST_ASSERT_MSG_GT(st.retransmittedPackets, 0, "losses were repaired by go-back-N");
+        NS_TEST_ASSERT_MSG_GT(st.nakRewinds, 0, "NAKs drove the repair");
+        Simulator::Destroy();
+    }
+};
+
+/// Many queue pairs on one NIC without loss: the retransmission timer never fires.
+class ManyQueuePairsTestCase : public TestCase
+{
+  public:
+    ManyQueuePairsTestCase()
+        : TestCase("10,000 queue pairs per NIC, no loss: zero timeouts (a 1 ms timer: spurious "
+                   "timeouts and retransmissions)")
+    {
+    }
+
+  private:
+    /// Send \p perQp bytes on each of \p qps queue pairs from host 0 to host 1.
+    RdmaQpStats Run(uint32_t qps, uint64_t perQp, Time rto, Time* done)
+    {
+        RdmaTransportHelper rdma;
+        if (rto.IsStrictlyPositive())
+        {
+            rdma.SetNicAttribute("RetransmitTimeout", TimeValue(rto));
+        }
+        auto h = MakeTwoHosts(rdma);
+        uint32_t left = qps;
+        for (uint32_t q = 0; q < qps; ++q)
+        {
+            h->transport->Send(Req(1, q, Gpu(0, 0), Gpu(1, 0), perQp), Callback<void>([&]() {
+                                   if (--left == 0)
+                                   {
+                                       *done = Simulator::Now();
+                                   }
+                               }));
+        }
+        Simulator::Run();
+        RdmaQpStats st = h->transport->GetStats();
+        NS_TEST_EXPECT_MSG_EQ(left, 0, "every message delivered");
+        NS_TEST_EXPECT_MSG_EQ(st.rxDataBytes, qps * perQp, "exact bytes");
+        NS_TEST_EXPECT_MSG_EQ(h->nicA->GetNQueuePairs(), qps, "one queue pair per flow");
+        Simulator::Destroy();
+        return st;
+    }
+
+    void DoRun() override
+    {
+        Time done;
+        const RdmaQpStats big = Run(10000, 64 * 1024, Time(0), &done);
+        // round robin over 10,000 queue pairs: a queue pair sends one packet per 10,000 packet
+        // times (3.3 ms at 100 Gbit/s) and its first packet waits 8 of them for its ACK
+        std::cout << "[crux-rdma] 10,000 QPs x 64 KiB: done at " << done.As(Time::MS) << ", "
+                  << big.timeouts << " timeouts, " << big.retransmittedPackets << " retransmitted"
+                  << std::endl;
+        NS_TEST_ASSERT_MSG_EQ(big.timeouts, 0, "no timeout without loss");
+        NS_TEST_ASSERT_MSG_EQ(big.retransmittedPackets, 0, "no retransmission without loss");
+        NS_TEST_ASSERT_MSG_EQ(big.outOfOrderDrops + big.duplicates, 0, "nothing resent");
+        // The case (1,000 queue pairs x 1 MB) with the former 1 ms timer: the timer
+        // runs while a queue pair waits for its turn and for a coalesced ACK, and fires
+        // although nothing is lost.
+        const RdmaQpStats old = Run(1000, 1000000, MilliSeconds(1), &done);
+        std::cout << "[crux-rdma] 1,000 QPs x 1 MB with a 1 ms timer: " << old.timeouts
+                  << " timeouts, " << old.retransmittedPackets << " retransmitted, done at "
+                  << done.As(Time::MS) << std::endl;
+        NS_TEST_ASSERT_MSG_GT(old.timeouts, 1000, "a 1 ms timer fires without loss");
+        NS_TEST_ASSERT_MSG_GT(old.retransmittedPackets, 0, "and resends");
     }
 };
 
@@ -1078,7 +1342,8 @@ class TsharkTestCase : public TestCase
 {
   public:
     TsharkTestCase()
-        : TestCase("PCAP of a 2-host run decodes in tshark as RRoCE RC SEND + Acknowledge")
+        : TestCase("PCAP of a 2-host run decodes in tshark as RRoCE RC SEND + Acknowledge, "
+                   "with and without HPCC's INT stack")
     {
     }
 
@@ -1097,6 +1362,20 @@ class TsharkTestCase : public TestCase
                                Callback<void>());
             Simulator::Run();
             Simulator::Destroy(); // closes the PCAP file
+        }
+        // HPCC frames: an INT stack after the BTH of data packets (INT flag in the BTH), after
+        // the AETH of ACKs (the echo)
+        std::string hpccFile;
+        {
+            RdmaTransportHelper rdma;
+            rdma.SetCongestionControl("hpcc");
+            auto h = MakeTwoHosts(rdma);
+            h->qbb.EnablePcap((dir / "hpcc").string(), h->da);
+            hpccFile = PcapFileName(dir, "hpcc", h->da);
+            h->transport->Send(Req(1, 0, Gpu(0, 0), Gpu(1, 0), 2 * 4096 + 100, 24),
+                               Callback<void>());
+            Simulator::Run();
+            Simulator::Destroy();
         }
         NS_TEST_ASSERT_MSG_EQ(fs::exists(file), true, "PCAP written: " << file);
         if (!HaveTshark())
@@ -1133,6 +1412,23 @@ class TsharkTestCase : public TestCase
         {
             NS_TEST_EXPECT_MSG_NE(verbose.find(s), std::string::npos, "tshark -V has " << s);
         }
+        // HPCC: still RoCE for tshark; the INT flag shows as the BTH's reserved bits, the INT
+        // stack as the first 52 bytes of the SEND payload, and the ACK's echo is not displayed
+        const std::string hpccSummary =
+            RunCommand(std::string(TSHARK) + " -r '" + hpccFile + "' 2>/dev/null");
+        const std::string hpccVerbose =
+            RunCommand(std::string(TSHARK) + " -r '" + hpccFile + "' -V 2>/dev/null");
+        std::cout << "[crux-rdma] tshark, HPCC:\n" << hpccSummary;
+        for (const char* s :
+             {"RRoCE 4206 RC Send First", "RC Send Last", "RRoCE 114 RC Acknowledge"})
+        {
+            NS_TEST_EXPECT_MSG_NE(hpccSummary.find(s), std::string::npos, "HPCC summary has " << s);
+        }
+        for (const char* s : {"Reserved (7 bits): 64", "Data (4148 bytes)", "AETH - ACK"})
+        {
+            NS_TEST_EXPECT_MSG_NE(hpccVerbose.find(s), std::string::npos, "HPCC -V has " << s);
+        }
+        NS_TEST_EXPECT_MSG_EQ(hpccVerbose.find("Malformed"), std::string::npos, "not malformed");
         fs::remove_all(dir);
     }
 };
@@ -1153,6 +1449,9 @@ class RdmaTransportTestSuite : public TestSuite
         AddTestCase(new PacingTestCase, TestCase::QUICK);
         AddTestCase(new IncastTestCase, TestCase::QUICK);
         AddTestCase(new WatchdogTestCase, TestCase::QUICK);
+        AddTestCase(new LinkCutTestCase, TestCase::QUICK);
+        AddTestCase(new ErrorModelTestCase, TestCase::QUICK);
+        AddTestCase(new ManyQueuePairsTestCase, TestCase::QUICK);
         AddTestCase(new TransportApiTestCase, TestCase::QUICK);
         AddTestCase(new TsharkTestCase, TestCase::QUICK);
     }

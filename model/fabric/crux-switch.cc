@@ -21,6 +21,7 @@
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/mac48-address.h"
+#include "ns3/node.h"
 #include "ns3/pointer.h"
 #include "ns3/uinteger.h"
 
@@ -138,6 +139,17 @@ CruxSwitch::GetTypeId()
                           UintegerValue(18),
                           MakeUintegerAccessor(&CruxSwitch::m_ethOverhead),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("ForwardingLatency",
+                          "Time a frame spends in the switch's forwarding pipeline between its "
+                          "arrival and its admission to the egress queue (added to the "
+                          "propagation delay of frames towards the switch's ports; PAUSE frames "
+                          "are exempt). Default 300 ns: the port-to-port latency of NVIDIA "
+                          "Spectrum-2 (Linley Newsletter, 2017; Broadcom's Tomahawk Ultra is "
+                          "quoted at 250 ns). Counted in the PFC headroom.",
+                          TimeValue(NanoSeconds(300)),
+                          MakeTimeAccessor(&CruxSwitch::SetForwardingLatency,
+                                           &CruxSwitch::GetForwardingLatency),
+                          MakeTimeChecker(Time(0)))
             .AddAttribute("Mmu",
                           "The shared-buffer MMU of this switch.",
                           PointerValue(),
@@ -159,6 +171,7 @@ CruxSwitch::CruxSwitch()
 {
     NS_LOG_FUNCTION(this);
     m_mmu = CreateObject<SwitchMmu>();
+    m_mmu->SetForwardingLatency(m_forwardingLatency);
 }
 
 CruxSwitch::~CruxSwitch()
@@ -207,9 +220,35 @@ CruxSwitch::AddPort(Ptr<QbbNetDevice> dev)
     {
         NS_FATAL_ERROR("CruxSwitch::AddPort: the MMU has ports not added through this switch");
     }
+    dev->SetIngressLatency(m_forwardingLatency);
+    m_mmu->SetForwardingLatency(m_forwardingLatency);
+    if (port == 0 && dev->GetNode())
+    {
+        m_mmu->SetName("switch node " + std::to_string(dev->GetNode()->GetId()));
+    }
     dev->SetFrameHandler(MakeCallback(&CruxSwitch::HandleFrame, this, port));
     dev->SetDequeueHandler(MakeCallback(&CruxSwitch::HandleDequeue, this, port));
     return port;
+}
+
+void
+CruxSwitch::SetForwardingLatency(Time latency)
+{
+    m_forwardingLatency = latency;
+    for (auto& dev : m_ports)
+    {
+        dev->SetIngressLatency(latency);
+    }
+    if (m_mmu)
+    {
+        m_mmu->SetForwardingLatency(latency);
+    }
+}
+
+Time
+CruxSwitch::GetForwardingLatency() const
+{
+    return m_forwardingLatency;
 }
 
 uint32_t
@@ -428,9 +467,10 @@ CruxSwitch::HandleFrame(uint32_t port, Ptr<QbbNetDevice> dev, Ptr<Packet> p, uin
         DoDrop(p, port, 0, DROP_NOT_IPV4);
         return;
     }
-    // IPv4 header without options (20 B) + the first 4 bytes of L4 (ports).
+    // IPv4 header without options (20 B) + UDP (8 B) + a RoCEv2 BTH (12 B): the ports, and
+    // the BTH's INT flag.
     uint8_t hdr[64];
-    uint32_t copied = p->CopyData(hdr, std::min<uint32_t>(size, 24));
+    uint32_t copied = p->CopyData(hdr, std::min<uint32_t>(size, 40));
     const uint32_t ihl = (hdr[0] & 0x0f) * 4u;
     if ((hdr[0] >> 4) != 4 || ihl < 20)
     {
@@ -457,7 +497,11 @@ CruxSwitch::HandleFrame(uint32_t port, Ptr<QbbNetDevice> dev, Ptr<Packet> p, uin
     }
     const uint8_t dscp = hdr[1] >> 2;
     const uint8_t ttl = hdr[8];
-    const uint8_t inTc = dev->DscpToTc(dscp);
+    const uint8_t inTc = dev->DscpToClass(dscp);
+    // HPCC: a RoCEv2 packet with the INT flag (BTH byte 8, bit 6) gets a telemetry hop from
+    // its egress port (RoceBthHeader::SetIntFlag, InbandTelemetryHeader).
+    const bool stampInt = ihl == 20 && t.protocol == 17 && t.dstPort == crux::ROCEV2_UDP_PORT &&
+                          copied >= 40 && (hdr[20 + 8 + 8] & 0x40) != 0;
 
     const int32_t out = SelectEgressPort(t);
     if (out < 0)
@@ -467,7 +511,7 @@ CruxSwitch::HandleFrame(uint32_t port, Ptr<QbbNetDevice> dev, Ptr<Packet> p, uin
     }
     const auto outPort = static_cast<uint32_t>(out);
     QbbNetDevice* egress = PeekPointer(m_ports[outPort]);
-    const uint8_t outTc = egress->DscpToTc(dscp);
+    const uint8_t outTc = egress->DscpToClass(dscp);
 
     if (ttl == 0 || (m_decrementTtl && ttl <= 1))
     {
@@ -495,7 +539,7 @@ CruxSwitch::HandleFrame(uint32_t port, Ptr<QbbNetDevice> dev, Ptr<Packet> p, uin
     m_forwardTrace(p, port, outPort, outTc);
     ++m_fwdFrames;
     // The MMU's shadow entry is already queued: the device may dequeue synchronously.
-    if (!egress->SendInTc(p, GetPeerAddress(outPort), ETHERTYPE_IPV4, outTc))
+    if (!egress->SendInTc(p, GetPeerAddress(outPort), ETHERTYPE_IPV4, outTc, stampInt))
     {
         --m_fwdFrames;
         m_mmu->CancelLastAdmit(outPort, outTc);

@@ -17,6 +17,7 @@
 #define CRUX_CRUX_SWITCH_H
 
 #include "qbb-net-device.h"
+#include "roce-constants.h"
 #include "switch-mmu.h"
 
 #include "ns3/address.h"
@@ -44,11 +45,11 @@ namespace ns3
  */
 struct FiveTuple
 {
-    Ipv4Address srcIp;      //!< IPv4 source address
-    Ipv4Address dstIp;      //!< IPv4 destination address
-    uint8_t protocol{17};   //!< IP protocol number (17 = UDP)
-    uint16_t srcPort{0};    //!< L4 source port (RoCEv2: ECMP entropy, 49152..65535)
-    uint16_t dstPort{4791}; //!< L4 destination port (RoCEv2: 4791)
+    Ipv4Address srcIp;    //!< IPv4 source address
+    Ipv4Address dstIp;    //!< IPv4 destination address
+    uint8_t protocol{17}; //!< IP protocol number (17 = UDP)
+    uint16_t srcPort{0};  //!< L4 source port (RoCEv2: ECMP entropy, 49152..65535)
+    uint16_t dstPort{crux::ROCEV2_UDP_PORT}; //!< L4 destination port (RoCEv2: 4791)
 
     /// \return true if all five fields are equal \param o other tuple
     bool operator==(const FiveTuple& o) const;
@@ -87,14 +88,20 @@ struct FiveTupleHasher
  *  2. otherwise the destination-IP table (dst address → list of equal-cost egress ports, filled
  *     by the topology helper) gives n candidate ports and ECMP picks
  *     `ports[EcmpHash(tuple) mod n]`.
- * The egress traffic class is the egress device's DscpToTc(DSCP); the ingress traffic class
- * (the PFC priority the frame was sent with) is the ingress device's DscpToTc(DSCP). The frame is
- * then offered to the SwitchMmu, which admits it (possibly sending PFC PAUSE upstream) or drops
- * it, and handed to the egress device with QbbNetDevice::SendInTc().
+ * The egress traffic class is the egress device's DscpToClass(DSCP) (a traffic class 0..7, or
+ * the control class of ACK/NAK/CNP frames); the ingress traffic class (the PFC priority the
+ * frame was sent with) is the ingress device's. The frame is then offered to the SwitchMmu,
+ * which admits it (possibly sending PFC PAUSE upstream) or drops it, and handed to the egress
+ * device with QbbNetDevice::SendInTc(); RoCEv2 packets whose BTH carries the INT flag are
+ * enqueued with stampInt, so that the egress port pushes an HPCC telemetry hop at dequeue.
  *
- * Per-frame cost: one copy of the first 24 header bytes (IPv4 header without options + the four
- * UDP/TCP port bytes) out of the packet buffer, one hash-table lookup, one CRC over 17 bytes; no
- * header object is deserialized and nothing is allocated (except with DecrementTtl).
+ * Forwarding latency: "ForwardingLatency" (default 300 ns, NVIDIA Spectrum-2's port-to-port
+ * latency) passes between a frame's arrival and its admission; it is set on every port device
+ * (QbbNetDevice::SetIngressLatency, no event of its own) and counted in the MMU's headroom.
+ *
+ * Per-frame cost: one copy of the first 40 header bytes (IPv4 header without options, UDP, BTH)
+ * out of the packet buffer, one hash-table lookup, one CRC over 17 bytes; no header object is
+ * deserialized and nothing is allocated (except with DecrementTtl and INT stamping).
  *
  * Every dropped frame is reported on the "Drop" trace with a reason and counted per reason:
  * "no-route", "buffer-full", "pfc-headroom-exceeded", "ttl", "egress-refused" (the egress device
@@ -237,6 +244,12 @@ class CruxSwitch : public Object
     /// \return the shared-buffer MMU of this switch
     Ptr<SwitchMmu> GetMmu() const;
 
+    /// \param latency forwarding latency (attribute "ForwardingLatency"); applied to every
+    /// port, present and future, and to the MMU's headroom
+    void SetForwardingLatency(Time latency);
+    /// \return the forwarding latency
+    Time GetForwardingLatency() const;
+
     /// \return the reason string of \p reason ("no-route", ...) \param reason enum value
     static const std::string& GetDropReasonName(DropReason reason);
 
@@ -287,6 +300,7 @@ class CruxSwitch : public Object
     uint32_t m_ecmpSeed{0};                                            //!< attribute EcmpSeed
     bool m_decrementTtl{false};                                        //!< attribute DecrementTtl
     uint32_t m_ethOverhead{18};                            //!< attribute FrameOverheadBytes
+    Time m_forwardingLatency{NanoSeconds(300)};            //!< attribute ForwardingLatency
     std::array<uint64_t, DROP_REASON_COUNT> m_dropCount{}; //!< drops per reason
     uint64_t m_rxFrames{0};                                //!< frames received
     uint64_t m_fwdFrames{0};                               //!< frames forwarded

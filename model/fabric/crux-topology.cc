@@ -16,9 +16,12 @@
 #include "crux-topology.h"
 
 #include "ns3/log.h"
+#include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace ns3
@@ -644,6 +647,66 @@ CruxTopology::PathToString(const CruxPath& path)
         os << (i ? " " : "") << "l" << path[i];
     }
     return os.str();
+}
+
+Time
+CruxTopology::GetBaseRtt(const CruxPath& path,
+                         uint32_t dataFrameBytes,
+                         uint32_t ackFrameBytes) const
+{
+    auto wire = [](Ptr<QbbNetDevice> dev, uint32_t frame) {
+        UintegerValue ifg;
+        dev->GetAttribute("InterframeGapBytes", ifg);
+        const uint64_t bytes = std::max<uint64_t>(frame + 4, 64) + ifg.Get();
+        return dev->GetDataRate().CalculateBytesTxTime(static_cast<uint32_t>(bytes));
+    };
+    Time rtt(0);
+    for (uint32_t id : path)
+    {
+        const CruxLinkInfo& fwd = GetLink(id);
+        const CruxLinkInfo& rev = GetLink(GetReverseLink(id));
+        rtt += fwd.delay + rev.delay;
+        rtt += wire(fwd.txDev, dataFrameBytes) + wire(rev.txDev, ackFrameBytes);
+        rtt += fwd.rxDev->GetIngressLatency() + rev.rxDev->GetIngressLatency();
+    }
+    return rtt;
+}
+
+Time
+CruxTopology::GetMaxBaseRtt(uint32_t dataFrameBytes, uint32_t ackFrameBytes) const
+{
+    CheckFinalized("GetMaxBaseRtt");
+    Time best(0);
+    std::set<std::pair<uint32_t, uint32_t>> seen; // (source switch, destination switch)
+    for (uint32_t h1 = 0; h1 < m_hosts.size(); ++h1)
+    {
+        for (uint32_t n1 = 0; n1 < m_hosts[h1].nics.size(); ++n1)
+        {
+            for (uint32_t h2 = 0; h2 < m_hosts.size(); ++h2)
+            {
+                for (uint32_t n2 = 0; n2 < m_hosts[h2].nics.size(); ++n2)
+                {
+                    if (h1 == h2 && n1 == n2)
+                    {
+                        continue;
+                    }
+                    const auto tors =
+                        std::make_pair(m_hosts[h1].nics[n1].tor, m_hosts[h2].nics[n2].tor);
+                    if (!seen.insert(tors).second)
+                    {
+                        continue;
+                    }
+                    const std::vector<CruxPath> paths = GetEqualCostPaths(h1, n1, h2, n2);
+                    if (!paths.empty())
+                    {
+                        best = std::max(best,
+                                        GetBaseRtt(paths.front(), dataFrameBytes, ackFrameBytes));
+                    }
+                }
+            }
+        }
+    }
+    return best;
 }
 
 } // namespace ns3

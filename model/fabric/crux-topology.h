@@ -144,9 +144,9 @@ class CruxTopology : public Object
 {
   public:
     /// Lowest UDP source port used for ECMP steering (IANA dynamic range).
-    static constexpr uint16_t MIN_STEERING_PORT = 49152;
+    static constexpr uint16_t MIN_STEERING_PORT = crux::MIN_DYNAMIC_UDP_PORT;
     /// RoCEv2 UDP destination port.
-    static constexpr uint16_t ROCEV2_PORT = 4791;
+    static constexpr uint16_t ROCEV2_PORT = crux::ROCEV2_UDP_PORT;
 
     /**
      * \brief Get the TypeId.
@@ -351,6 +351,29 @@ class CruxTopology : public Object
 
     /// \return "l0 l5 l12" style rendering of a path, for messages \param path path
     static std::string PathToString(const CruxPath& path);
+
+    /**
+     * \brief The time a data frame needs to cross \p path and its acknowledgment to come back,
+     * without queueing: per link 2 × propagation delay, the data frame's wire time at the
+     * link's rate (store-and-forward), the ACK frame's wire time on the reverse link, and the
+     * ingress latency (a switch's ForwardingLatency) of the receiving device of both
+     * directions. Wire time = (max(frame + 4, 64) + InterframeGapBytes) × 8 / rate.
+     * \param path a path (directed link ids)
+     * \param dataFrameBytes data frame, Ethernet header included, FCS excluded
+     * \param ackFrameBytes ACK frame, likewise
+     * \return the base RTT
+     */
+    Time GetBaseRtt(const CruxPath& path, uint32_t dataFrameBytes, uint32_t ackFrameBytes) const;
+
+    /**
+     * \brief The largest GetBaseRtt() over the fabric: over every pair of NICs (one pair per
+     * pair of attachment switches), its first equal-cost path. HPCC's T (the HPCC simulator
+     * likewise takes the largest base RTT of the topology).
+     * \param dataFrameBytes data frame, Ethernet header included, FCS excluded
+     * \param ackFrameBytes ACK frame, likewise
+     * \return the base RTT; 0 if the fabric has fewer than two NICs
+     */
+    Time GetMaxBaseRtt(uint32_t dataFrameBytes, uint32_t ackFrameBytes) const;
 
   protected:
     void DoDispose() override;

@@ -76,7 +76,7 @@ QbbChannel::Attach(Ptr<QbbNetDevice> dev)
 }
 
 bool
-QbbChannel::TransmitStart(Ptr<Packet> frame, const QbbNetDevice* src, Time txTime)
+QbbChannel::TransmitStart(Ptr<Packet> frame, const QbbNetDevice* src, Time txTime, bool macControl)
 {
     if (m_nDevices < 2)
     {
@@ -86,8 +86,10 @@ QbbChannel::TransmitStart(Ptr<Packet> frame, const QbbNetDevice* src, Time txTim
         (PeekPointer(m_dev[0]) == src) ? PeekPointer(m_dev[1]) : PeekPointer(m_dev[0]);
     // The peer lives as long as this channel holds it; the raw pointer avoids two reference
     // count updates per frame.
+    // A switch port's forwarding latency is added here rather than as an event of its own.
+    const Time latency = macControl ? Time(0) : peer->GetIngressLatency();
     Simulator::ScheduleWithContext(peer->GetNode()->GetId(),
-                                   txTime + m_delay,
+                                   txTime + m_delay + latency,
                                    &QbbNetDevice::Receive,
                                    peer,
                                    frame);

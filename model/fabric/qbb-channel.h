@@ -34,7 +34,9 @@ class QbbNetDevice;
  * is delivered, whole, to the other device's QbbNetDevice::Receive() after its serialization
  * time plus the propagation delay (attribute "Delay"), in the receiving node's context
  * (Simulator::ScheduleWithContext with the peer's node id), i.e. store-and-forward at the frame
- * level. The channel neither loses nor reorders frames.
+ * level; a non-PAUSE frame arrives the peer's QbbNetDevice::GetIngressLatency() (a switch's
+ * forwarding latency) later still. The channel neither loses nor reorders frames (loss is
+ * injected by the receiving device's ReceiveErrorModel).
  */
 class QbbChannel : public Channel
 {
@@ -60,9 +62,11 @@ class QbbChannel : public Channel
      * \param frame the whole frame (Ethernet header included); handed to the peer unchanged
      * \param src the sending device (must be attached to this channel)
      * \param txTime serialization time of the frame at the sender's line rate
+     * \param macControl true for a PFC PAUSE frame (delivered without the peer's ingress
+     *        latency)
      * \return false if there is no peer device yet (the frame is then lost; the caller traces it)
      */
-    bool TransmitStart(Ptr<Packet> frame, const QbbNetDevice* src, Time txTime);
+    bool TransmitStart(Ptr<Packet> frame, const QbbNetDevice* src, Time txTime, bool macControl);
 
     /// \return the propagation delay of the link (one way)
     Time GetDelay() const;

@@ -15,6 +15,7 @@
 
 #include "qbb-net-device.h"
 
+#include "inband-telemetry-header.h"
 #include "pfc-pause-header.h"
 #include "qbb-channel.h"
 
@@ -26,6 +27,7 @@
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/pointer.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/trace-source-accessor.h"
@@ -56,6 +58,65 @@ const std::string g_dropMtu = "exceeds-mtu";
 const std::string g_dropNoChannel = "no-channel";
 const std::string g_dropBadControl = "unknown-mac-control";
 const std::string g_dropNoPeer = "no-peer";
+const std::string g_dropErrorModel = "receive-error-model";
+
+/// IPv4 (20, no options) + UDP (8) + BTH (12): where a RoCEv2 packet's INT stack starts.
+constexpr uint32_t INT_OFFSET = 40;
+
+/**
+ * The first bytes of a packet as one opaque header: the in-place rewrite of the INT stack takes
+ * them out (CopyData + RemoveAtStart) and puts them back with it.
+ */
+class RawBytesHeader : public Header
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::CruxRawBytesHeader")
+                                .SetParent<Header>()
+                                .SetGroupName("Crux")
+                                .AddConstructor<RawBytesHeader>();
+        return tid;
+    }
+
+    RawBytesHeader() = default;
+
+    RawBytesHeader(const uint8_t* b, uint32_t n)
+        : m_n(n)
+    {
+        std::copy(b, b + n, m_b.begin());
+    }
+
+    TypeId GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
+
+    void Print(std::ostream& os) const override
+    {
+        os << m_n << " bytes";
+    }
+
+    uint32_t GetSerializedSize() const override
+    {
+        return m_n;
+    }
+
+    void Serialize(Buffer::Iterator start) const override
+    {
+        start.Write(m_b.data(), m_n);
+    }
+
+    uint32_t Deserialize(Buffer::Iterator start) override
+    {
+        start.Read(m_b.data(), m_n);
+        return m_n;
+    }
+
+  private:
+    uint32_t m_n{0};                                                                 //!< bytes used
+    std::array<uint8_t, 60 + 8 + 12 + InbandTelemetryHeader::SERIALIZED_SIZE> m_b{}; //!< bytes
+};
 
 /// Parse an unsigned decimal integer that fills the whole of \p text; false on error.
 bool
@@ -154,6 +215,16 @@ QbbNetDevice::GetTypeId()
                 StringValue(""),
                 MakeStringAccessor(&QbbNetDevice::SetDscpToTcSpec, &QbbNetDevice::GetDscpToTcSpec),
                 MakeStringChecker())
+            .AddAttribute("ControlDscp",
+                          "IPv4 frames with this DSCP go into the control class (CONTROL_CLASS "
+                          "= 8): served after PAUSE frames and before every traffic class, never "
+                          "paused by PFC, shared by no data. 46 (EF, RFC 3246) = RdmaNic's "
+                          "AckDscp: a codepoint outside the class selectors CS0..CS7 that crux "
+                          "gives its data (DSCP = 8 x priority level). 64 = no control class "
+                          "(every DSCP follows DscpToTc).",
+                          UintegerValue(46),
+                          MakeUintegerAccessor(&QbbNetDevice::m_controlDscp),
+                          MakeUintegerChecker<uint8_t>(0, 64))
             .AddAttribute("EcnEnabled",
                           "Mark CE on ECN-capable IPv4 frames at enqueue (DCQCN RED profile).",
                           BooleanValue(true),
@@ -161,28 +232,42 @@ QbbNetDevice::GetTypeId()
                           MakeBooleanChecker())
             .AddAttribute("EcnKminBytes",
                           "ECN: no marking while the frame's TC queue holds at most this many "
-                          "bytes.",
-                          UintegerValue(100000),
+                          "bytes. Default 5 KB: the DCQCN paper's Kmin (Zhu et al., SIGCOMM'15, "
+                          "40 Gbit/s; doc/crux.rst, Congestion control).",
+                          UintegerValue(5000),
                           MakeUintegerAccessor(&QbbNetDevice::m_ecnKmin),
                           MakeUintegerChecker<uint64_t>())
             .AddAttribute("EcnKmaxBytes",
                           "ECN: above this queue depth (bytes) every ECN-capable frame is "
                           "marked; between Kmin and Kmax the probability rises linearly from 0 "
-                          "to EcnPmax. Kmax <= Kmin gives a step at Kmin.",
-                          UintegerValue(400000),
+                          "to EcnPmax. Kmax <= Kmin gives a step at Kmin. Default 200 KB: the "
+                          "DCQCN paper's Kmax.",
+                          UintegerValue(200000),
                           MakeUintegerAccessor(&QbbNetDevice::m_ecnKmax),
                           MakeUintegerChecker<uint64_t>())
             .AddAttribute("EcnPmax",
-                          "ECN: marking probability reached at EcnKmaxBytes.",
-                          DoubleValue(0.2),
+                          "ECN: marking probability reached at EcnKmaxBytes. Default 1 %: the "
+                          "DCQCN paper's Pmax.",
+                          DoubleValue(0.01),
                           MakeDoubleAccessor(&QbbNetDevice::m_ecnPmax),
                           MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("EcnRandomStream",
-                          "RNG stream number of the ECN marking draws (-1 = ns-3's automatic "
-                          "assignment).",
+                          "RNG stream number of the ECN marking draws. -1 (default): stream "
+                          "2^40 + 256 x node id + interface index, set at the first draw, so that "
+                          "a run's marks do not depend on what ran before in the process (ns-3's "
+                          "automatic stream numbers keep counting across runs; DCQCN reacts to "
+                          "every mark).",
                           IntegerValue(-1),
                           MakeIntegerAccessor(&QbbNetDevice::SetEcnStream),
                           MakeIntegerChecker<int64_t>(-1))
+            .AddAttribute("ReceiveErrorModel",
+                          "ns-3 ErrorModel applied to every arriving frame (PAUSE frames "
+                          "included), as PointToPointNetDevice does: a corrupted frame is "
+                          "dropped and traced on Drop with reason \"receive-error-model\". "
+                          "Null (default) = no loss.",
+                          PointerValue(),
+                          MakePointerAccessor(&QbbNetDevice::m_receiveErrorModel),
+                          MakePointerChecker<ErrorModel>())
             .AddTraceSource("MacTx",
                             "A data frame starts serialization: (packet without Ethernet "
                             "header, traffic class).",
@@ -220,18 +305,20 @@ QbbNetDevice::QbbNetDevice()
       m_ifgBytes(20),
       m_maxTcBytes(0),
       m_scheduler(STRICT_PRIORITY),
+      m_controlDscp(46),
       m_ecnEnabled(true),
-      m_ecnKmin(100000),
-      m_ecnKmax(400000),
-      m_ecnPmax(0.2)
+      m_ecnKmin(5000),
+      m_ecnKmax(200000),
+      m_ecnPmax(0.01)
 {
     NS_LOG_FUNCTION(this);
     for (uint32_t d = 0; d < m_dscpToTc.size(); ++d)
     {
-        m_dscpToTc[d] = static_cast<uint8_t>(d >> 3);
+        m_dscpToTc[d] = crux::TrafficClassOfDscp(d);
     }
     m_quantum.fill(4500);
     m_queueBytes.fill(0);
+    m_peakQueueBytes.fill(0);
     m_deficit.fill(0);
     m_ecnRng = CreateObject<UniformRandomVariable>();
     m_ipChecksum = Node::ChecksumEnabled();
@@ -260,6 +347,7 @@ QbbNetDevice::DoDispose()
     m_node = nullptr;
     m_channel = nullptr;
     m_ecnRng = nullptr;
+    m_receiveErrorModel = nullptr;
     m_frameHandler = FrameHandler();
     m_dequeueHandler = DequeueHandler();
     m_rxCallback = NetDevice::ReceiveCallback();
@@ -316,7 +404,7 @@ QbbNetDevice::SetDscpToTcSpec(std::string spec)
     std::array<uint8_t, 64> map;
     for (uint32_t d = 0; d < map.size(); ++d)
     {
-        map[d] = static_cast<uint8_t>(d >> 3);
+        map[d] = crux::TrafficClassOfDscp(d);
     }
     if (spec.find_first_not_of(" \t") != std::string::npos)
     {
@@ -411,6 +499,38 @@ QbbNetDevice::DscpToTc(uint8_t dscp) const
     return m_dscpToTc[dscp];
 }
 
+uint8_t
+QbbNetDevice::DscpToClass(uint8_t dscp) const
+{
+    if (dscp == m_controlDscp)
+    {
+        return CONTROL_CLASS;
+    }
+    return DscpToTc(dscp);
+}
+
+uint8_t
+QbbNetDevice::GetControlDscp() const
+{
+    return m_controlDscp;
+}
+
+void
+QbbNetDevice::SetIngressLatency(Time latency)
+{
+    if (latency.IsStrictlyNegative())
+    {
+        NS_FATAL_ERROR("QbbNetDevice::SetIngressLatency: negative latency " << latency);
+    }
+    m_ingressLatency = latency;
+}
+
+Time
+QbbNetDevice::GetIngressLatency() const
+{
+    return m_ingressLatency;
+}
+
 void
 QbbNetDevice::SetFrameHandler(FrameHandler handler)
 {
@@ -447,12 +567,29 @@ QbbNetDevice::IsTcPaused(uint8_t tc) const
 uint64_t
 QbbNetDevice::GetTcQueueBytes(uint8_t tc) const
 {
-    if (tc >= N_TC)
+    if (tc >= N_CLASSES)
     {
-        NS_FATAL_ERROR("QbbNetDevice::GetTcQueueBytes: traffic class " << unsigned(tc)
-                                                                       << " out of range 0..7");
+        NS_FATAL_ERROR("QbbNetDevice::GetTcQueueBytes: class " << unsigned(tc)
+                                                               << " out of range 0..8");
     }
     return m_queueBytes[tc];
+}
+
+uint64_t
+QbbNetDevice::GetPeakTcQueueBytes(uint8_t tc) const
+{
+    if (tc >= N_CLASSES)
+    {
+        NS_FATAL_ERROR("QbbNetDevice::GetPeakTcQueueBytes: class " << unsigned(tc)
+                                                                   << " out of range 0..8");
+    }
+    return m_peakQueueBytes[tc];
+}
+
+uint64_t
+QbbNetDevice::GetTxWireBytes() const
+{
+    return m_txWireBytes;
 }
 
 uint64_t
@@ -484,10 +621,14 @@ QbbNetDevice::Drop(Ptr<const Packet> p, uint8_t tc, const std::string& reason)
 }
 
 bool
-QbbNetDevice::SendInTc(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber, uint8_t tc)
+QbbNetDevice::SendInTc(Ptr<Packet> packet,
+                       const Address& dest,
+                       uint16_t protocolNumber,
+                       uint8_t tc,
+                       bool stampInt)
 {
     // Per-frame path: no NS_LOG_FUNCTION (its enabled check alone costs measurable time).
-    if (tc >= N_TC)
+    if (tc >= N_CLASSES)
     {
         tc = N_TC - 1;
     }
@@ -509,14 +650,19 @@ QbbNetDevice::SendInTc(Ptr<Packet> packet, const Address& dest, uint16_t protoco
         Drop(packet, tc, g_dropQueueFull);
         return false;
     }
-    if (m_ecnEnabled && queued > m_ecnKmin && protocolNumber == IPV4_ETHERTYPE)
+    if (m_ecnEnabled && queued > m_ecnKmin && protocolNumber == IPV4_ETHERTYPE && tc < N_TC)
     {
         MaybeMarkEcn(packet, queued);
     }
-    m_queues[tc].push_back(TxItem{packet, Mac48Address::ConvertFrom(dest), protocolNumber});
+    m_queues[tc].push_back(
+        TxItem{packet, Mac48Address::ConvertFrom(dest), protocolNumber, stampInt});
     m_queueBytes[tc] = queued + frameBytes;
+    if (queued + frameBytes > m_peakQueueBytes[tc])
+    {
+        m_peakQueueBytes[tc] = queued + frameBytes;
+    }
     m_totalQueueBytes += frameBytes;
-    m_nonEmptyMask |= static_cast<uint8_t>(1U << tc);
+    m_nonEmptyMask |= static_cast<uint16_t>(1U << tc);
     if (!m_txBusy)
     {
         StartTransmission();
@@ -541,6 +687,12 @@ QbbNetDevice::MaybeMarkEcn(Ptr<Packet> packet, uint64_t queued)
     {
         const double p = m_ecnPmax * static_cast<double>(queued - m_ecnKmin) /
                          static_cast<double>(m_ecnKmax - m_ecnKmin);
+        if (m_ecnStream < 0)
+        {
+            // deterministic per device and run (node ids restart with every simulation)
+            SetEcnStream((int64_t(1) << 40) + 256 * int64_t(m_node ? m_node->GetId() : 0) +
+                         int64_t(m_ifIndex));
+        }
         if (m_ecnRng->GetValue() >= p)
         {
             return;
@@ -589,7 +741,12 @@ QbbNetDevice::SendPause(uint8_t tc, uint16_t quanta)
 int
 QbbNetDevice::SelectTc()
 {
-    const uint8_t eligible = m_nonEmptyMask & static_cast<uint8_t>(~m_pausedMask);
+    if (m_nonEmptyMask & (1U << CONTROL_CLASS))
+    {
+        return CONTROL_CLASS; // ACK/NAK/CNP first; PFC never pauses the control class
+    }
+    const uint8_t eligible =
+        static_cast<uint8_t>(m_nonEmptyMask) & static_cast<uint8_t>(~m_pausedMask);
     if (eligible == 0)
     {
         return -1;
@@ -663,7 +820,7 @@ QbbNetDevice::StartTransmission()
         m_txBusy = true;
         ++m_pauseTxCount;
         m_pfcTxTrace(this, item.tc, item.quanta);
-        TransmitFrame(item.frame);
+        TransmitFrame(item.frame, true, CONTROL_CLASS);
         return;
     }
     const int sel = SelectTc();
@@ -680,8 +837,15 @@ QbbNetDevice::StartTransmission()
     m_totalQueueBytes -= frameBytes;
     if (q.empty())
     {
-        m_nonEmptyMask &= static_cast<uint8_t>(~(1U << tc));
-        m_deficit[tc] = 0; // DRR: an emptied queue keeps no credit
+        m_nonEmptyMask &= static_cast<uint16_t>(~(1U << tc));
+        if (tc < N_TC)
+        {
+            m_deficit[tc] = 0; // DRR: an emptied queue keeps no credit
+        }
+    }
+    if (item.stampInt)
+    {
+        StampInt(item.packet, tc);
     }
     // Busy before the callbacks: they may enqueue more frames on this device.
     m_txBusy = true;
@@ -695,17 +859,49 @@ QbbNetDevice::StartTransmission()
     eth.SetDestination(item.dest);
     eth.SetLengthType(item.protocol);
     item.packet->AddHeader(eth);
-    TransmitFrame(item.packet);
+    TransmitFrame(item.packet, false, tc);
 }
 
 void
-QbbNetDevice::TransmitFrame(Ptr<Packet> frame)
+QbbNetDevice::StampInt(Ptr<Packet> packet, uint8_t cls)
+{
+    // In place: the IPv4/UDP/BTH prefix and the INT stack come out as raw bytes, get one hop,
+    // and go back as one header (no header object is deserialized).
+    const uint32_t n = INT_OFFSET + InbandTelemetryHeader::SERIALIZED_SIZE;
+    uint8_t b[n];
+    if (packet->GetSize() < n || packet->CopyData(b, n) != n || b[0] != 0x45)
+    {
+        return; // not the layout RdmaNic sends (IPv4 without options): leave it
+    }
+    // The port as the packet's class sees it under strict priority: what is queued in its class
+    // and in the classes served before it, and what those sent.
+    uint64_t queued = 0;
+    uint64_t sent = 0;
+    for (uint8_t c = cls; c < N_CLASSES; ++c)
+    {
+        queued += m_queueBytes[c];
+        sent += m_txWireBytesClass[c];
+    }
+    const IntHop hop =
+        IntHop::Make(m_bps, static_cast<uint64_t>(Simulator::Now().GetNanoSeconds()), sent, queued);
+    if (!InbandTelemetryHeader::PushHopRaw(b + INT_OFFSET, hop))
+    {
+        return; // all hop slots used
+    }
+    packet->RemoveAtStart(n);
+    packet->AddHeader(RawBytesHeader(b, n));
+}
+
+void
+QbbNetDevice::TransmitFrame(Ptr<Packet> frame, bool macControl, uint8_t cls)
 {
     m_snifferTrace(frame);
     const uint32_t onWire = std::max(frame->GetSize() + ETH_FCS_BYTES, ETH_MIN_FRAME_BYTES);
+    m_txWireBytes += onWire + m_ifgBytes;
+    m_txWireBytesClass[cls] += onWire + m_ifgBytes;
     const Time txTime = BitsToTime(static_cast<uint64_t>(onWire + m_ifgBytes) * 8, true);
     m_txCompleteEvent = Simulator::Schedule(txTime, &QbbNetDevice::TransmitComplete, this);
-    if (!m_channel->TransmitStart(frame, this, txTime))
+    if (!m_channel->TransmitStart(frame, this, txTime, macControl))
     {
         Drop(frame, 0, g_dropNoPeer);
     }
@@ -720,10 +916,29 @@ QbbNetDevice::TransmitComplete()
 
 // ------------------------------------------------------------------------------ ingress
 
+uint8_t
+QbbNetDevice::ClassOf(Ptr<const Packet> packet, uint16_t protocol) const
+{
+    uint8_t b[2];
+    if (protocol != IPV4_ETHERTYPE || packet->CopyData(b, 2) != 2 || (b[0] >> 4) != 4)
+    {
+        return 0;
+    }
+    return DscpToClass(static_cast<uint8_t>(b[1] >> 2));
+}
+
 void
 QbbNetDevice::Receive(Ptr<Packet> packet)
 {
     m_snifferTrace(packet);
+    if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(packet))
+    {
+        EthernetHeader eth(false);
+        Ptr<Packet> p = packet->Copy();
+        p->RemoveHeader(eth);
+        Drop(p, ClassOf(p, eth.GetLengthType()), g_dropErrorModel);
+        return;
+    }
     EthernetHeader eth(false);
     packet->RemoveHeader(eth);
     const uint16_t type = eth.GetLengthType();
@@ -924,7 +1139,7 @@ QbbNetDevice::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNum
         Ipv4Header ip;
         if (packet->PeekHeader(ip) != 0)
         {
-            tc = m_dscpToTc[static_cast<uint8_t>(ip.GetDscp()) & 0x3f];
+            tc = DscpToClass(static_cast<uint8_t>(ip.GetDscp()) & 0x3f);
         }
     }
     return SendInTc(packet, dest, protocolNumber, tc);

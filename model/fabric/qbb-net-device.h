@@ -16,7 +16,11 @@
 #ifndef CRUX_QBB_NET_DEVICE_H
 #define CRUX_QBB_NET_DEVICE_H
 
+#include "roce-constants.h"
+
 #include "ns3/data-rate.h"
+#include "ns3/error-model.h"
+#include "ns3/ethernet-header.h"
 #include "ns3/event-id.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
@@ -42,10 +46,29 @@ class QbbChannel;
  * Egress: one FIFO per traffic class (TC 0..7); a transmit scheduler picks the next frame by
  * strict priority (TC 7 highest) or DWRR (attribute "Scheduler"); a TC that the peer has PAUSEd
  * is skipped. PAUSE frames (EtherType 0x8808, opcode 0x0101, class-enable vector, 8 quanta of
- * 512 bit times each) go through a separate control queue that is served before any data.
+ * 512 bit times each) go through a separate MAC control queue that is served before anything
+ * else. IPv4 frames whose DSCP is "ControlDscp" (default 46, the DSCP RdmaNic gives ACK, NAK
+ * and CNP packets) go into a ninth FIFO, the control class (CONTROL_CLASS = 8): it is served
+ * after PAUSE frames and before every traffic class, no data ever shares it, and PFC never
+ * pauses it (it is not one of the eight 802.1Qbb priorities; switches charge it as lossy).
  * Ingress: a received PAUSE stops the given TCs for quanta × 512 bit times (a zero quanta
  * resumes at once; a new PAUSE refreshes the timer); every other frame is handed, with its
- * Ethernet header removed, to the frame handler set by SetFrameHandler().
+ * Ethernet header removed, to the frame handler set by SetFrameHandler(), IngressLatency
+ * after its arrival (0 on hosts; CruxSwitch sets its ForwardingLatency on its ports; see
+ * SetIngressLatency()).
+ *
+ * Loss injection: an ns-3 ErrorModel in "ReceiveErrorModel" (as PointToPointNetDevice has)
+ * decides for every arriving frame, PAUSE frames included, whether it was corrupted on the
+ * wire; a corrupted frame is dropped and traced on "Drop" with reason "receive-error-model".
+ *
+ * In-band network telemetry (HPCC, Li et al., SIGCOMM'19): a frame enqueued with stampInt (a
+ * CruxSwitch does it for RoCEv2 data packets whose BTH carries the INT flag) gets one
+ * InbandTelemetryHeader hop pushed when it leaves its queue: this port's line rate, the
+ * current time, and the port as the frame's class c sees it under strict priority: the wire
+ * bytes transmitted before the frame and the bytes still queued, both counted over class c,
+ * the higher classes and the control class (PAUSE frames included), i.e. the traffic served
+ * before or with class c. With one class in use this is the whole port, as in the HPCC
+ * simulator; with several, a flow does not yield to lower-priority traffic it preempts.
  *
  * ECN: when a data frame of TC c is enqueued and that TC's egress queue holds more than
  * EcnKmin bytes, the IPv4 ECN field is set to CE with probability rising linearly from 0 at
@@ -72,13 +95,16 @@ class QbbChannel;
  * header; the device adds that header to the same Packet object right after they return.
  *
  * Configuration: attributes DataRate, Mtu, InterframeGapBytes, MaxTcBytes, Scheduler,
- * DwrrQuanta, DscpToTc, EcnEnabled, EcnKminBytes, EcnKmaxBytes, EcnPmax, EcnRandomStream.
+ * DwrrQuanta, DscpToTc, ControlDscp, EcnEnabled, EcnKminBytes, EcnKmaxBytes, EcnPmax,
+ * EcnRandomStream, ReceiveErrorModel.
  * Traces: MacTx, MacRx, PfcTx, PfcRx, Drop, Sniffer (full frames both ways, for PCAP).
  */
 class QbbNetDevice : public NetDevice
 {
   public:
-    static constexpr uint8_t N_TC = 8;                //!< number of traffic classes (IEEE 802.1Q)
+    static constexpr uint8_t N_TC = crux::NUM_TRAFFIC_CLASSES; //!< traffic classes (802.1Q)
+    static constexpr uint8_t CONTROL_CLASS = 8;       //!< egress class of ACK/NAK/CNP frames
+    static constexpr uint8_t N_CLASSES = 9;           //!< traffic classes + the control class
     static constexpr uint16_t PFC_ETHERTYPE = 0x8808; //!< MAC control EtherType
     static constexpr uint16_t PFC_OPCODE = 0x0101;    //!< class-based flow control opcode
 
@@ -96,16 +122,18 @@ class QbbNetDevice : public NetDevice
     typedef Callback<void, Ptr<QbbNetDevice>, Ptr<Packet>, uint16_t> FrameHandler;
 
     /**
-     * Callback invoked when a data frame leaves an egress queue and starts serialization:
-     * (device, packet as enqueued (without Ethernet header), traffic class). Switch MMUs use it
-     * to release egress/ingress buffer accounting.
+     * Callback invoked when a frame leaves an egress queue (a traffic class or the control
+     * class) and starts serialization: (device, packet as enqueued (without Ethernet header),
+     * class 0..7 or CONTROL_CLASS). Switch MMUs use it to release egress/ingress buffer
+     * accounting; RdmaNic to refill the device queue of the class.
      */
     typedef Callback<void, Ptr<QbbNetDevice>, Ptr<const Packet>, uint8_t> DequeueHandler;
 
     /// Signature of the PFC trace sources: (device, traffic class, quanta). 0 quanta = resume.
     typedef void (*PfcTracedCallback)(Ptr<const QbbNetDevice> dev, uint8_t tc, uint16_t quanta);
 
-    /// Signature of the MacTx trace source: (packet without Ethernet header, traffic class).
+    /// Signature of the MacTx trace source: (packet without Ethernet header, traffic class or
+    /// CONTROL_CLASS).
     typedef void (*TcPacketTracedCallback)(Ptr<const Packet> p, uint8_t tc);
 
     /// Signature of the Drop trace source: (packet, traffic class, reason).
@@ -135,10 +163,16 @@ class QbbNetDevice : public NetDevice
      * \param packet payload starting at the L3 header
      * \param dest destination MAC address
      * \param protocolNumber EtherType (0x0800 for IPv4)
-     * \param tc traffic class 0..7 (values above 7 are clamped to 7)
+     * \param tc traffic class 0..7, or CONTROL_CLASS (values above 8 are clamped to 7)
+     * \param stampInt push an in-band telemetry hop when the frame leaves its queue (the
+     *        packet must carry an InbandTelemetryHeader after its IPv4/UDP/BTH headers)
      * \return false if the frame was dropped (queue limit), true otherwise
      */
-    bool SendInTc(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber, uint8_t tc);
+    bool SendInTc(Ptr<Packet> packet,
+                  const Address& dest,
+                  uint16_t protocolNumber,
+                  uint8_t tc,
+                  bool stampInt = false);
 
     /**
      * \brief Send a PFC PAUSE frame for one traffic class to the link peer, ahead of all data.
@@ -152,11 +186,32 @@ class QbbNetDevice : public NetDevice
     bool IsTcPaused(uint8_t tc) const;
 
     /// \return bytes queued (not yet serialized) in traffic class \p tc
-    /// \param tc traffic class 0..7
+    /// \param tc traffic class 0..7, or CONTROL_CLASS
     uint64_t GetTcQueueBytes(uint8_t tc) const;
 
-    /// \return bytes queued over all traffic classes
+    /// \return bytes queued over all traffic classes and the control class
     uint64_t GetQueueBytes() const;
+
+    /// \return the largest number of bytes class \p tc held at once so far
+    /// \param tc traffic class 0..7, or CONTROL_CLASS
+    uint64_t GetPeakTcQueueBytes(uint8_t tc) const;
+
+    /// \return wire bytes transmitted so far (frames with FCS, padding, preamble and gap;
+    /// PAUSE frames included): the txBytes counter of the in-band telemetry hops
+    uint64_t GetTxWireBytes() const;
+
+    /**
+     * \brief Delay between a frame's arrival and its hand-over to the frame handler (the
+     * forwarding pipeline of a switch; set by CruxSwitch from its ForwardingLatency). The
+     * channel adds it to the propagation delay of every non-PAUSE frame towards this device (no
+     * extra event per frame), so the receive-side Sniffer/MacRx traces of a switch port see a
+     * frame that much after its last bit arrived; PAUSE frames are acted upon on arrival.
+     * \param latency the delay (>= 0)
+     */
+    void SetIngressLatency(Time latency);
+
+    /// \return the delay set with SetIngressLatency() (0 by default)
+    Time GetIngressLatency() const;
 
     /// \param handler receives every non-PAUSE frame arriving on this device
     void SetFrameHandler(FrameHandler handler);
@@ -176,6 +231,17 @@ class QbbNetDevice : public NetDevice
      * \return traffic class 0..7
      */
     uint8_t DscpToTc(uint8_t dscp) const;
+
+    /**
+     * \brief The egress class of an IPv4 frame with this DSCP: CONTROL_CLASS for
+     * "ControlDscp", else DscpToTc(dscp).
+     * \param dscp DSCP 0..63
+     * \return class 0..8
+     */
+    uint8_t DscpToClass(uint8_t dscp) const;
+
+    /// \return the attribute "ControlDscp" (64 = no control class)
+    uint8_t GetControlDscp() const;
 
     /// \return total PAUSE frames received / sent so far (all TCs), for statistics
     uint64_t GetPauseRxCount() const;
@@ -228,6 +294,7 @@ class QbbNetDevice : public NetDevice
         Ptr<Packet> packet; //!< payload, starting at the L3 header
         Mac48Address dest;  //!< Ethernet destination
         uint16_t protocol;  //!< EtherType
+        bool stampInt;      //!< push an INT hop at dequeue
     };
 
     /// One PAUSE frame waiting in the control queue.
@@ -242,7 +309,9 @@ class QbbNetDevice : public NetDevice
     void StartTransmission();
     /// Put a complete frame on the wire: trace it, compute its time, hand it to the channel.
     /// \param frame the frame with Ethernet header
-    void TransmitFrame(Ptr<Packet> frame);
+    /// \param macControl a PAUSE frame (the peer acts on it without its IngressLatency)
+    /// \param cls class the frame left (PAUSE frames: CONTROL_CLASS), for the INT counters
+    void TransmitFrame(Ptr<Packet> frame, bool macControl, uint8_t cls);
     /// End of serialization of the current frame (including the interframe gap).
     void TransmitComplete();
     /// \return the traffic class to serve next (data only), or -1 if none is eligible
@@ -252,6 +321,12 @@ class QbbNetDevice : public NetDevice
     int SelectDwrr(uint8_t eligible);
     /// Apply a received PAUSE frame. \param frame the frame without Ethernet header
     void ReceivePause(Ptr<Packet> frame);
+    /// Push this port's INT hop into a frame leaving its queue. \param packet L3 packet
+    /// \param cls the class it left
+    void StampInt(Ptr<Packet> packet, uint8_t cls);
+    /// \return the class of a frame (for drop traces) \param packet L3 packet
+    /// \param protocol its EtherType
+    uint8_t ClassOf(Ptr<const Packet> packet, uint16_t protocol) const;
     /// Pause timer of \p tc expired. \param tc traffic class
     void ResumeTc(uint8_t tc);
     /**
@@ -296,6 +371,7 @@ class QbbNetDevice : public NetDevice
     std::string m_dscpToTcSpec;           //!< text of "DscpToTc"
     std::array<uint32_t, N_TC> m_quantum; //!< DWRR quanta, bytes
     std::string m_dwrrQuantaSpec;         //!< text of "DwrrQuanta"
+    uint8_t m_controlDscp;                //!< DSCP of the control class (64 = none)
     bool m_ecnEnabled;                    //!< ECN marking on/off
     uint64_t m_ecnKmin;                   //!< marking starts above this queue depth, bytes
     uint64_t m_ecnKmax;                   //!< marking probability reaches 1 above this, bytes
@@ -303,6 +379,8 @@ class QbbNetDevice : public NetDevice
     int64_t m_ecnStream = -1;             //!< RNG stream of the marking draws
     Ptr<UniformRandomVariable> m_ecnRng;  //!< marking draws
     bool m_ipChecksum = false;            //!< recompute the IPv4 checksum when marking
+    Ptr<ErrorModel> m_receiveErrorModel;  //!< loss injection on arrival (may be null)
+    Time m_ingressLatency;                //!< delay before the frame handler sees a frame
 
     // wiring
     Ptr<Node> m_node;                                    //!< owning node
@@ -316,20 +394,23 @@ class QbbNetDevice : public NetDevice
     TracedCallback<> m_linkChangeCallbacks;              //!< link-change listeners
 
     // state
-    std::array<std::deque<TxItem>, N_TC> m_queues; //!< per-TC egress FIFOs
-    std::array<uint64_t, N_TC> m_queueBytes;       //!< bytes per TC (frames incl. Ethernet hdr)
-    uint64_t m_totalQueueBytes = 0;                //!< sum of m_queueBytes
-    std::deque<CtrlItem> m_ctrlQueue;              //!< PAUSE frames, served first
-    uint8_t m_nonEmptyMask = 0;                    //!< bit c set = TC c has frames
-    uint8_t m_pausedMask = 0;                      //!< bit c set = TC c paused by the peer
-    std::array<EventId, N_TC> m_resumeEvent;       //!< pause expiry per TC
-    bool m_txBusy = false;                         //!< a frame is being serialized
-    EventId m_txCompleteEvent;                     //!< end of the current serialization
-    std::array<int64_t, N_TC> m_deficit;           //!< DWRR deficit counters, bytes
-    uint8_t m_drrCurrent = 0;                      //!< DWRR: TC whose turn it is
-    bool m_drrTurnStarted = false;                 //!< DWRR: quantum already granted this turn
-    uint64_t m_pauseRxCount = 0;                   //!< PAUSE frames received
-    uint64_t m_pauseTxCount = 0;                   //!< PAUSE frames sent
+    std::array<std::deque<TxItem>, N_CLASSES> m_queues; //!< per-class egress FIFOs
+    std::array<uint64_t, N_CLASSES> m_queueBytes; //!< bytes per class (frames incl. Ethernet hdr)
+    std::array<uint64_t, N_CLASSES> m_peakQueueBytes;     //!< largest m_queueBytes so far
+    uint64_t m_totalQueueBytes = 0;                       //!< sum of m_queueBytes
+    uint64_t m_txWireBytes = 0;                           //!< wire bytes transmitted
+    std::array<uint64_t, N_CLASSES> m_txWireBytesClass{}; //!< wire bytes per class (PAUSE: control)
+    std::deque<CtrlItem> m_ctrlQueue;                     //!< PAUSE frames, served first
+    uint16_t m_nonEmptyMask = 0;                          //!< bit c set = class c has frames
+    uint8_t m_pausedMask = 0;                             //!< bit c set = TC c paused by the peer
+    std::array<EventId, N_TC> m_resumeEvent;              //!< pause expiry per TC
+    bool m_txBusy = false;                                //!< a frame is being serialized
+    EventId m_txCompleteEvent;                            //!< end of the current serialization
+    std::array<int64_t, N_TC> m_deficit;                  //!< DWRR deficit counters, bytes
+    uint8_t m_drrCurrent = 0;                             //!< DWRR: TC whose turn it is
+    bool m_drrTurnStarted = false; //!< DWRR: quantum already granted this turn
+    uint64_t m_pauseRxCount = 0;   //!< PAUSE frames received
+    uint64_t m_pauseTxCount = 0;   //!< PAUSE frames sent
 
     // traces
     TracedCallback<Ptr<const Packet>, uint8_t> m_macTxTrace;                    //!< "MacTx"

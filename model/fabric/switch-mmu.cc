@@ -15,6 +15,7 @@
 
 #include "switch-mmu.h"
 
+#include "crux-run-error.h"
 #include "qbb-channel.h"
 
 #include "ns3/boolean.h"
@@ -25,6 +26,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 namespace ns3
 {
@@ -170,6 +172,19 @@ SwitchMmu::GetNPorts() const
 }
 
 void
+SwitchMmu::SetForwardingLatency(Time latency)
+{
+    m_forwardingLatency = latency;
+    m_configured = false;
+}
+
+void
+SwitchMmu::SetName(const std::string& name)
+{
+    m_name = name;
+}
+
+void
 SwitchMmu::Configure()
 {
     NS_LOG_FUNCTION(this);
@@ -207,11 +222,14 @@ SwitchMmu::Configure()
             const double bytesPerSecond = bitRate / 8.0;
             const double inFlight =
                 (2.0 * delay.GetSeconds() + m_responseTime.GetSeconds()) * bytesPerSecond;
-            hdrm = 3 * maxFrame + PAUSE_FRAME_BYTES + static_cast<uint64_t>(std::ceil(inFlight));
+            const double pipeline = m_forwardingLatency.GetSeconds() * bytesPerSecond;
+            hdrm = 3 * maxFrame + PAUSE_FRAME_BYTES +
+                   static_cast<uint64_t>(std::ceil(inFlight + pipeline));
         }
-        for (uint8_t tc = 0; tc < 8; ++tc)
+        for (uint8_t tc = 0; tc < N_CLASSES; ++tc)
         {
-            const bool lossless = m_pfcEnabled && ((m_losslessMask >> tc) & 1);
+            const bool lossless =
+                m_pfcEnabled && tc < QbbNetDevice::N_TC && ((m_losslessMask >> tc) & 1);
             m_ingress[p][tc].hdrmSize = lossless ? hdrm : 0;
             reserved += m_ingress[p][tc].hdrmSize;
         }
@@ -219,10 +237,13 @@ SwitchMmu::Configure()
     }
     if (reserved >= m_bufferSize)
     {
-        NS_FATAL_ERROR("SwitchMmu: reserved PFC headroom ("
-                       << reserved << " B over " << m_ports.size()
-                       << " ports x lossless TCs) does not fit in BufferSize (" << m_bufferSize
-                       << " B); raise BufferSize or narrow LosslessTcMask");
+        std::ostringstream os;
+        os << m_name << ": the PFC headroom it must reserve (" << reserved << " bytes over "
+           << m_ports.size() << " ports x lossless traffic classes) does not fit in its buffer ("
+           << m_bufferSize
+           << " bytes); raise the buffer (SwitchMmu::BufferSize, scenario field "
+              "topology.switchBuffer) or narrow SwitchMmu::LosslessTcMask";
+        throw CruxRunError(os.str());
     }
     m_sharedSize = m_bufferSize - reserved;
     m_configured = true;
@@ -413,7 +434,7 @@ SwitchMmu::GetPeakHeadroomUsed() const
 uint64_t
 SwitchMmu::GetHeadroomSize(uint32_t port, uint8_t tc) const
 {
-    if (port >= m_ports.size() || tc >= 8)
+    if (port >= m_ports.size() || tc >= N_CLASSES)
     {
         NS_FATAL_ERROR("SwitchMmu::GetHeadroomSize: port " << port << " / tc " << +tc
                                                            << " out of range");
@@ -428,7 +449,7 @@ SwitchMmu::GetHeadroomSize(uint32_t port, uint8_t tc) const
 uint64_t
 SwitchMmu::GetIngressBytes(uint32_t port, uint8_t tc) const
 {
-    if (port >= m_ports.size() || tc >= 8)
+    if (port >= m_ports.size() || tc >= N_CLASSES)
     {
         NS_FATAL_ERROR("SwitchMmu::GetIngressBytes: port " << port << " / tc " << +tc
                                                            << " out of range");
@@ -439,7 +460,7 @@ SwitchMmu::GetIngressBytes(uint32_t port, uint8_t tc) const
 uint64_t
 SwitchMmu::GetEgressBytes(uint32_t port, uint8_t tc) const
 {
-    if (port >= m_ports.size() || tc >= 8)
+    if (port >= m_ports.size() || tc >= N_CLASSES)
     {
         NS_FATAL_ERROR("SwitchMmu::GetEgressBytes: port " << port << " / tc " << +tc
                                                           << " out of range");
@@ -450,7 +471,7 @@ SwitchMmu::GetEgressBytes(uint32_t port, uint8_t tc) const
 uint64_t
 SwitchMmu::GetXoff(uint32_t port, uint8_t tc) const
 {
-    if (port >= m_ports.size() || tc >= 8)
+    if (port >= m_ports.size() || tc >= N_CLASSES)
     {
         NS_FATAL_ERROR("SwitchMmu::GetXoff: port " << port << " / tc " << +tc << " out of range");
     }
@@ -464,7 +485,7 @@ SwitchMmu::GetXoff(uint32_t port, uint8_t tc) const
 bool
 SwitchMmu::IsPaused(uint32_t port, uint8_t tc) const
 {
-    if (port >= m_ports.size() || tc >= 8)
+    if (port >= m_ports.size() || tc >= N_CLASSES)
     {
         NS_FATAL_ERROR("SwitchMmu::IsPaused: port " << port << " / tc " << +tc << " out of range");
     }

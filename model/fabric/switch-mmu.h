@@ -26,6 +26,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -54,7 +55,7 @@ namespace ns3
  *
  * **Headroom** (unless HeadroomBytes > 0 overrides it), per IEEE 802.1Qbb-2011 Annex N (PFC delay
  * model) adapted to this simulator's store-and-forward frame-level link:
- *   headroom = 2 × F + 2 × d × R + t_resp × R + P + F
+ *   headroom = 2 × F + 2 × d × R + t_resp × R + P + F + L × R
  * with F = largest frame (device MTU + 18 bytes), R = link rate (bytes/s), d = one-way
  * propagation delay, t_resp = PfcResponseTime (PAUSE generation + reaction delays of both ends),
  * P = 64-byte PAUSE frame. The two F terms of the standard are the frame our egress may be
@@ -63,9 +64,17 @@ namespace ns3
  * frame-granularity accounting (a frame is charged only once fully received, so the frame that
  * triggers the PAUSE may itself land in the headroom).
  *
+ * A switch's ForwardingLatency L (CruxSwitch) adds L × R: frames still in the forwarding
+ * pipeline when the PAUSE is decided are charged after it.
+ *
+ * The PFC headroom is reserved when the first frame is admitted (or a getter asks). If it does
+ * not fit in BufferSize, a CruxRunError names the switch, the numbers and the attributes to
+ * change (the run ends with that one line, not with an abort).
+ *
  * **Lossy admission** (PFC disabled or TC not lossless): a frame is dropped ("buffer-full") when
  * the shared pool has no room, or when EgressAlpha > 0 and the egress (port,TC) queue would
- * exceed EgressAlpha × (free shared pool bytes).
+ * exceed EgressAlpha × (free shared pool bytes). The control class (QbbNetDevice::CONTROL_CLASS:
+ * ACK, NAK, CNP) is always lossy and never PAUSEd.
  *
  * **Release.** The egress device's queues are FIFO per TC, so the MMU keeps a shadow FIFO of
  * (ingress port, ingress TC, bytes) per (egress port, egress TC) and pops one entry per dequeue
@@ -99,6 +108,17 @@ class SwitchMmu : public Object
 
     SwitchMmu();
     ~SwitchMmu() override;
+
+    /**
+     * \brief The forwarding latency of the owning switch (CruxSwitch sets it), counted in the
+     * headroom. Takes effect at the next Configure (the first frame, or a getter).
+     * \param latency the latency
+     */
+    void SetForwardingLatency(Time latency);
+
+    /// \brief Name used in messages (CruxSwitch sets "switch <node id>").
+    /// \param name the name
+    void SetName(const std::string& name);
 
     /**
      * \brief Register a port (done by CruxSwitch::AddPort, in the same order).
@@ -207,22 +227,26 @@ class SwitchMmu : public Object
     void Release(const ShadowEntry& e, uint32_t outPort, uint8_t outTc);
 
     // attributes
-    uint64_t m_bufferSize;       //!< BufferSize
-    bool m_pfcEnabled;           //!< PfcEnabled
-    uint8_t m_losslessMask;      //!< LosslessTcMask
-    double m_alpha;              //!< Alpha
-    uint64_t m_xoffStatic;       //!< XoffStaticBytes
-    uint64_t m_xonOffset;        //!< XonOffsetBytes
-    Time m_responseTime;         //!< PfcResponseTime
-    uint64_t m_headroomOverride; //!< HeadroomBytes
-    double m_egressAlpha;        //!< EgressAlpha
-    uint16_t m_pauseQuanta;      //!< PauseQuanta
+    uint64_t m_bufferSize;           //!< BufferSize
+    bool m_pfcEnabled;               //!< PfcEnabled
+    uint8_t m_losslessMask;          //!< LosslessTcMask
+    double m_alpha;                  //!< Alpha
+    uint64_t m_xoffStatic;           //!< XoffStaticBytes
+    uint64_t m_xonOffset;            //!< XonOffsetBytes
+    Time m_responseTime;             //!< PfcResponseTime
+    uint64_t m_headroomOverride;     //!< HeadroomBytes
+    double m_egressAlpha;            //!< EgressAlpha
+    uint16_t m_pauseQuanta;          //!< PauseQuanta
+    Time m_forwardingLatency;        //!< owning switch's ForwardingLatency
+    std::string m_name{"SwitchMmu"}; //!< name in messages
 
-    bool m_configured{false};                                     //!< Configure() done
-    std::vector<Ptr<QbbNetDevice>> m_ports;                       //!< port devices
-    std::vector<std::array<IngressState, 8>> m_ingress;           //!< per (ingress port, TC)
-    std::vector<std::array<uint64_t, 8>> m_egress;                //!< bytes per (egress port, TC)
-    std::vector<std::array<std::deque<ShadowEntry>, 8>> m_shadow; //!< per (egress port, TC)
+    bool m_configured{false};               //!< Configure() done
+    std::vector<Ptr<QbbNetDevice>> m_ports; //!< port devices
+    /// Classes accounted: the 8 traffic classes and the control class.
+    static constexpr uint8_t N_CLASSES = QbbNetDevice::N_CLASSES;
+    std::vector<std::array<IngressState, N_CLASSES>> m_ingress; //!< per (ingress port, class)
+    std::vector<std::array<uint64_t, N_CLASSES>> m_egress;      //!< bytes per (egress port, class)
+    std::vector<std::array<std::deque<ShadowEntry>, N_CLASSES>> m_shadow; //!< per (egress, class)
     std::vector<Time> m_pauseTime;                          //!< duration of one PAUSE per port
     uint64_t m_sharedSize{0};                               //!< shared pool size
     uint64_t m_sharedUsed{0};                               //!< shared pool occupancy

@@ -42,9 +42,10 @@ RdmaCongestionControl::RdmaCongestionControl()
 RdmaCongestionControl::~RdmaCongestionControl() = default;
 
 void
-RdmaCongestionControl::Init(DataRate lineRate)
+RdmaCongestionControl::Init(DataRate lineRate, Time baseRtt)
 {
     m_lineRate = lineRate;
+    m_baseRtt = baseRtt;
 }
 
 DataRate
@@ -53,13 +54,31 @@ RdmaCongestionControl::GetRate() const
     return m_lineRate;
 }
 
+uint64_t
+RdmaCongestionControl::GetWindowBytes() const
+{
+    return 0;
+}
+
+bool
+RdmaCongestionControl::UsesInt() const
+{
+    return false;
+}
+
+uint32_t
+RdmaCongestionControl::GetAckRequestInterval() const
+{
+    return 0;
+}
+
 void
 RdmaCongestionControl::OnDataSent(uint32_t /* frameBytes */)
 {
 }
 
 void
-RdmaCongestionControl::OnAck(uint64_t /* newlyAckedPackets */)
+RdmaCongestionControl::OnAck(const RdmaAckEvent& /* ack */)
 {
 }
 
@@ -71,6 +90,18 @@ RdmaCongestionControl::OnCnp()
 void
 RdmaCongestionControl::OnTimeout()
 {
+}
+
+DataRate
+RdmaCongestionControl::GetLineRate() const
+{
+    return m_lineRate;
+}
+
+Time
+RdmaCongestionControl::GetBaseRtt() const
+{
+    return m_baseRtt;
 }
 
 } // namespace ns3

@@ -17,6 +17,7 @@
 #define CRUX_RDMA_CONGESTION_CONTROL_H
 
 #include "ns3/data-rate.h"
+#include "ns3/inband-telemetry-header.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
@@ -27,17 +28,35 @@ namespace ns3
 
 /**
  * \ingroup crux
- * \brief Per-queue-pair rate controller of the RDMA NIC (reaction point of a rate-based RoCE
- * congestion control such as DCQCN, Zhu et al., SIGCOMM'15).
+ * \brief What an arriving ACK tells a queue pair's rate controller.
+ */
+struct RdmaAckEvent
+{
+    uint64_t newlyAcked{0};   //!< data packets newly acknowledged (0: the ACK advanced nothing)
+    uint64_t ackedPackets{0}; //!< packets acknowledged so far (the requester's snd_una counter)
+    uint64_t nextPacket{0};   //!< counter of the next packet the requester sends (snd_nxt)
+    /// The INT stack the responder echoed (HPCC), or null if the ACK carries none.
+    const InbandTelemetryHeader* intEcho{nullptr};
+};
+
+/**
+ * \ingroup crux
+ * \brief Per-queue-pair congestion control of the RDMA NIC (the reaction point of a RoCE
+ * congestion control such as DCQCN or HPCC), in the style of ns-3's TcpCongestionOps.
  *
  * One instance is created per queue pair (RdmaNic attribute "CongestionControl" names the
- * TypeId). The NIC asks GetRate() before each data packet of the queue pair: a rate at or above
- * the device line rate means "no pacing" (the device serializes at line rate); a lower rate
- * spaces the queue pair's packets by (frame bytes × 8 / rate). The NIC reports the events a
- * congestion control needs through the On* hooks.
+ * TypeId; RdmaNic::SetCongestionControlAttribute() and Config::SetDefault() set its
+ * attributes; RdmaQueuePair::GetCongestionControl() gives the instance of one queue pair, whose
+ * attributes can be changed at any time). The NIC asks GetRate() after each data packet of the
+ * queue pair: a rate at or above the device line rate means "no pacing" (the device serializes
+ * at line rate); a lower rate spaces the queue pair's packets by (wire bytes × 8 / rate).
+ * GetWindowBytes() > 0 limits the payload bytes in flight. UsesInt() asks for an in-band
+ * telemetry stack in every data packet (switches fill it, the responder echoes it in its ACKs)
+ * and GetAckRequestInterval() for ACKs more often than the responder's coalescing gives them
+ * (the BTH AckReq bit). The NIC reports the events through the On* hooks.
  *
- * This base class is the trivial controller: it always answers the line rate and ignores all
- * events. DCQCN will be a subclass overriding the hooks.
+ * This base class is the "none" controller: it always answers the line rate, has no window and
+ * ignores all events. Subclasses: DcqcnCongestionControl, HpccCongestionControl.
  */
 class RdmaCongestionControl : public Object
 {
@@ -54,11 +73,24 @@ class RdmaCongestionControl : public Object
     /**
      * \brief Called once when the queue pair is created.
      * \param lineRate line rate of the NIC's device (bit/s)
+     * \param baseRtt base round-trip time of the fabric (RdmaNic attribute "BaseRtt"; 0 if
+     *        unknown)
      */
-    virtual void Init(DataRate lineRate);
+    virtual void Init(DataRate lineRate, Time baseRtt);
 
     /// \return the current sending rate limit of the queue pair (bit/s)
     virtual DataRate GetRate() const;
+
+    /// \return the largest number of payload bytes the queue pair may have unacknowledged;
+    /// 0 = no window (the base class)
+    virtual uint64_t GetWindowBytes() const;
+
+    /// \return true if the queue pair's data packets carry an InbandTelemetryHeader (HPCC)
+    virtual bool UsesInt() const;
+
+    /// \return n > 0: every n-th data packet sets AckReq (the responder acknowledges it at
+    /// once); 0: only a message's last packet does (the base class)
+    virtual uint32_t GetAckRequestInterval() const;
 
     /**
      * \brief A data packet of the queue pair starts its way to the device.
@@ -67,10 +99,10 @@ class RdmaCongestionControl : public Object
     virtual void OnDataSent(uint32_t frameBytes);
 
     /**
-     * \brief An ACK advanced the acknowledged sequence.
-     * \param newlyAckedPackets data packets newly acknowledged (> 0)
+     * \brief An ACK (not a NAK) arrived for the queue pair.
+     * \param ack what it acknowledges and the INT it echoes
      */
-    virtual void OnAck(uint64_t newlyAckedPackets);
+    virtual void OnAck(const RdmaAckEvent& ack);
 
     /// A congestion notification packet (CNP, BTH opcode 0x81) arrived for the queue pair.
     virtual void OnCnp();
@@ -78,8 +110,14 @@ class RdmaCongestionControl : public Object
     /// The retransmission timer of the queue pair expired (go-back-N rewind to the last ACK).
     virtual void OnTimeout();
 
+    /// \return the line rate given to Init()
+    DataRate GetLineRate() const;
+    /// \return the base RTT given to Init()
+    Time GetBaseRtt() const;
+
   protected:
     DataRate m_lineRate; //!< device line rate given to Init()
+    Time m_baseRtt;      //!< base RTT given to Init()
 };
 
 } // namespace ns3

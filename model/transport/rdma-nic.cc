@@ -15,9 +15,11 @@
 
 #include "rdma-nic.h"
 
+#include "dcqcn-congestion-control.h"
 #include "roce-header.h"
 
 #include "ns3/boolean.h"
+#include "ns3/crux-run-error.h"
 #include "ns3/fatal-error.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
@@ -28,6 +30,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <iomanip>
 #include <sstream>
 
 namespace ns3
@@ -44,6 +47,23 @@ const std::string g_reasonTimeout = "timeout"; //!< Retransmit trace reason
 constexpr uint16_t IPV4_ETHERTYPE = 0x0800;    //!< EtherType of IPv4
 constexpr uint32_t IPV4_HEADER_BYTES = 20;     //!< IPv4 header without options
 constexpr uint32_t UDP_HEADER_BYTES = 8;       //!< UDP header
+constexpr uint32_t INT_BYTES = InbandTelemetryHeader::SERIALIZED_SIZE; //!< INT stack
+
+/// IB local ACK timeout with the exponent NCCL sets: 4.096 us x 2^20 (NCCL_IB_TIMEOUT = 20).
+/// (Functions, not namespace-scope Time constants: GetTypeId() runs during static
+/// initialisation, possibly before such constants are initialised.)
+Time
+IbTimeout()
+{
+    return NanoSeconds(4096ULL << 20);
+}
+
+/// NCCL_IB_RETRY_CNT = 7: a ConnectX NIC reports "retry exceeded" after 1 + 7 timeouts.
+Time
+IbRetryExceeded()
+{
+    return IbTimeout() * 8;
+}
 } // namespace
 
 TypeId
@@ -69,25 +89,30 @@ RdmaNic::GetTypeId()
                           MakeUintegerAccessor(&RdmaNic::m_ackInterval),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("RetransmitTimeout",
-                          "Base retransmission timeout: with unacknowledged packets in flight and "
-                          "no ACK progress for this long, go back to the last acknowledged PSN. "
-                          "1 ms by default: PFC back-pressure can hold packets in a lossless "
-                          "fabric for hundreds of microseconds, and real RoCE NICs use "
-                          "milliseconds or more (4.096 us x 2^timeout).",
-                          TimeValue(MilliSeconds(1)),
+                          "The IB local ACK timeout (transport timer, IBA vol. 1 §9.7.6.1.3): "
+                          "with unacknowledged packets in flight and no ACK progress for this "
+                          "long, go back to the last acknowledged PSN. Default 4.096 us x 2^20 = "
+                          "4.29 s: the timeout exponent NCCL sets on its queue pairs "
+                          "(NCCL_IB_TIMEOUT, default 20 since NCCL 2.23). It is what a RoCE NIC "
+                          "times; a short timer fires without loss while a queue pair waits for "
+                          "its turn among many or for a coalesced ACK.",
+                          TimeValue(IbTimeout()),
                           MakeTimeAccessor(&RdmaNic::m_rto),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("MaxRtoBackoff",
                           "The retransmission timeout doubles after each expiry without ACK "
-                          "progress, up to this multiple of RetransmitTimeout (1 = no backoff).",
-                          UintegerValue(16),
+                          "progress, up to this multiple of RetransmitTimeout. 1 (default) = no "
+                          "backoff: an IB requester retries with the same timeout.",
+                          UintegerValue(1),
                           MakeUintegerAccessor(&RdmaNic::m_maxRtoBackoff),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("StallTimeout",
                           "Watchdog: a queue pair with posted, unacknowledged data and no ACK "
-                          "progress for this long stops the simulation with NS_FATAL_ERROR naming "
-                          "it (a hang is a bug or a deadlock). 0 disables the watchdog.",
-                          TimeValue(Seconds(1)),
+                          "progress for this long ends the simulation with a CruxRunError naming "
+                          "the job, flow, GPUs and queue pair. Default 8 x 4.29 s = 34.4 s: when "
+                          "a ConnectX NIC with NCCL's defaults (timeout 20, NCCL_IB_RETRY_CNT 7) "
+                          "reports a retry-exceeded error. 0 disables the watchdog.",
+                          TimeValue(IbRetryExceeded()),
                           MakeTimeAccessor(&RdmaNic::m_stallTimeout),
                           MakeTimeChecker(Seconds(0)))
             .AddAttribute("InitialPsn",
@@ -97,9 +122,10 @@ RdmaNic::GetTypeId()
                           MakeUintegerAccessor(&RdmaNic::m_initialPsn),
                           MakeUintegerChecker<uint32_t>(0, roce::PSN_MASK))
             .AddAttribute("AckDscp",
-                          "DSCP of ACK, NAK and CNP packets (56 = CS7 -> TC 7, the highest "
-                          "priority, with the default DSCP -> TC map).",
-                          UintegerValue(56),
+                          "DSCP of ACK, NAK and CNP packets. 46 (EF) = QbbNetDevice's "
+                          "ControlDscp: they travel in the control class, which no data shares "
+                          "(data uses DSCP 8 x level, CS0..CS7).",
+                          UintegerValue(46),
                           MakeUintegerAccessor(&RdmaNic::m_ackDscp),
                           MakeUintegerChecker<uint8_t>(0, 63))
             .AddAttribute("MaxDeviceQueueFrames",
@@ -110,21 +136,33 @@ RdmaNic::GetTypeId()
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("CnpEnabled",
                           "Responder sends a CNP (BTH opcode 0x81) to the requester when a "
-                          "CE-marked data packet arrives (DCQCN notification point).",
-                          BooleanValue(false),
+                          "CE-marked data packet arrives (DCQCN notification point; on with the "
+                          "default DCQCN, off for HPCC and none).",
+                          BooleanValue(true),
                           MakeBooleanAccessor(&RdmaNic::m_cnpEnabled),
                           MakeBooleanChecker())
             .AddAttribute("CnpInterval",
-                          "Minimum time between two CNPs of one queue pair.",
+                          "Minimum time between two CNPs of one queue pair (N = 50 us: DCQCN "
+                          "paper and ns3-rdma's CNPInterval).",
                           TimeValue(MicroSeconds(50)),
                           MakeTimeAccessor(&RdmaNic::m_cnpInterval),
                           MakeTimeChecker(Seconds(0)))
             .AddAttribute("CongestionControl",
-                          "TypeId of the per-queue-pair rate controller (a subclass of "
-                          "ns3::RdmaCongestionControl; the base class keeps line rate).",
-                          TypeIdValue(RdmaCongestionControl::GetTypeId()),
-                          MakeTypeIdAccessor(&RdmaNic::m_ccTypeId),
+                          "TypeId of the per-queue-pair congestion control (a subclass of "
+                          "ns3::RdmaCongestionControl): ns3::DcqcnCongestionControl (default), "
+                          "ns3::HpccCongestionControl, or ns3::RdmaCongestionControl (none: "
+                          "line rate).",
+                          TypeIdValue(DcqcnCongestionControl::GetTypeId()),
+                          MakeTypeIdAccessor(&RdmaNic::SetCongestionControlType,
+                                             &RdmaNic::GetCongestionControlType),
                           MakeTypeIdChecker())
+            .AddAttribute("BaseRtt",
+                          "Base round-trip time of the fabric, given to each queue pair's "
+                          "congestion control (HPCC's T). RdmaTransportHelper sets it to the "
+                          "largest base RTT of the topology when it is 0 (the default).",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&RdmaNic::m_baseRtt),
+                          MakeTimeChecker(Time(0)))
             .AddTraceSource("MessageComplete",
                             "The last byte of a message arrived at this NIC: (jobId, flowId, "
                             "bytes, duration since PostSend).",
@@ -145,17 +183,44 @@ RdmaNic::GetTypeId()
 RdmaNic::RdmaNic()
     : m_mtu(4096),
       m_ackInterval(8),
-      m_rto(MilliSeconds(1)),
-      m_maxRtoBackoff(16),
-      m_stallTimeout(Seconds(1)),
+      m_rto(IbTimeout()),
+      m_maxRtoBackoff(1),
+      m_stallTimeout(IbRetryExceeded()),
       m_initialPsn(0),
-      m_ackDscp(56),
+      m_ackDscp(46),
       m_maxDevQueue(2),
-      m_cnpEnabled(false),
-      m_cnpInterval(MicroSeconds(50)),
-      m_ccTypeId(RdmaCongestionControl::GetTypeId())
+      m_cnpEnabled(true),
+      m_cnpInterval(MicroSeconds(50))
 {
     m_devQueued.fill(0);
+    m_ccFactory.SetTypeId(DcqcnCongestionControl::GetTypeId());
+}
+
+void
+RdmaNic::SetCongestionControlType(TypeId tid)
+{
+    if (!tid.IsChildOf(RdmaCongestionControl::GetTypeId()) &&
+        tid != RdmaCongestionControl::GetTypeId())
+    {
+        NS_FATAL_ERROR("RdmaNic attribute CongestionControl: " << tid.GetName()
+                                                               << " is not an "
+                                                                  "ns3::RdmaCongestionControl");
+    }
+    // A new type drops the attributes given for the previous one.
+    m_ccFactory = ObjectFactory();
+    m_ccFactory.SetTypeId(tid);
+}
+
+TypeId
+RdmaNic::GetCongestionControlType() const
+{
+    return m_ccFactory.GetTypeId();
+}
+
+void
+RdmaNic::SetCongestionControlAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_ccFactory.Set(name, value);
 }
 
 RdmaNic::~RdmaNic() = default;
@@ -242,18 +307,23 @@ RdmaNic::CreateQueuePair()
     qp->m_qpn = qpn;
     qp->m_local = m_address;
     qp->m_txPsnBase = m_initialPsn;
-    ObjectFactory f;
-    f.SetTypeId(m_ccTypeId);
-    qp->m_cc = f.Create<RdmaCongestionControl>();
-    if (!qp->m_cc)
-    {
-        NS_FATAL_ERROR("RdmaNic attribute CongestionControl: " << m_ccTypeId.GetName()
-                                                               << " is not an "
-                                                                  "RdmaCongestionControl");
-    }
-    qp->m_cc->Init(m_dev ? m_dev->GetDataRate() : DataRate("100Gb/s"));
+    qp->SetCongestionControl(m_ccFactory.Create<RdmaCongestionControl>());
     m_qps.push_back(qp);
     return qp;
+}
+
+void
+RdmaNic::InitCongestionControl(RdmaQueuePair* qp)
+{
+    qp->m_cc->Init(m_dev ? m_dev->GetDataRate() : DataRate("100Gb/s"), m_baseRtt);
+    if (qp->m_cc->UsesInt() && m_dev && m_mtu + GetDataHeaderBytes() + INT_BYTES > m_dev->GetMtu())
+    {
+        NS_FATAL_ERROR("RdmaNic " << m_address << ": " << qp->m_cc->GetInstanceTypeId().GetName()
+                                  << " adds a " << INT_BYTES << "-byte INT stack to every data "
+                                  << "packet: Mtu " << m_mtu << " + " << GetDataHeaderBytes()
+                                  << " + " << INT_BYTES << " exceeds the device Mtu "
+                                  << m_dev->GetMtu());
+    }
 }
 
 void
@@ -318,6 +388,13 @@ RdmaNic::PostSend(Ptr<RdmaQueuePair> qpPtr,
     {
         NS_FATAL_ERROR("RdmaNic::PostSend: dscp " << unsigned(dscp) << " out of range 0..63");
     }
+    if (m_dev->DscpToClass(dscp) == QbbNetDevice::CONTROL_CLASS)
+    {
+        NS_FATAL_ERROR("RdmaNic::PostSend: DSCP " << unsigned(dscp)
+                                                  << " is the device's ControlDscp, reserved "
+                                                     "for ACK/NAK/CNP (job "
+                                                  << jobId << ", flow " << flowId << ")");
+    }
     const Time now = Simulator::Now();
     const bool wasIdle = qp->m_sndUna == qp->m_sndMax;
     RdmaQueuePair::TxMessage m;
@@ -326,6 +403,8 @@ RdmaNic::PostSend(Ptr<RdmaQueuePair> qpPtr,
     m.bytes = bytes;
     m.dscp = dscp;
     m.tc = m_dev->DscpToTc(dscp);
+    m.jobId = jobId;
+    m.flowId = flowId;
     qp->m_txMsgs.push_back(m);
     qp->m_sndMax += m.nPkts;
     RdmaQueuePair::RxMessage r;
@@ -401,12 +480,42 @@ RdmaNic::Describe(const RdmaQueuePair* qp) const
     return os.str();
 }
 
+std::string
+RdmaNic::DescribeStall(const RdmaQueuePair* qp) const
+{
+    std::ostringstream os;
+    os << "RdmaNic watchdog: ";
+    if (!qp->m_txMsgs.empty())
+    {
+        const RdmaQueuePair::TxMessage& m = qp->m_txMsgs.front();
+        os << "job " << m.jobId;
+        if (!qp->m_jobLabel.empty())
+        {
+            os << " (" << qp->m_jobLabel << ")";
+        }
+        os << " flow " << m.flowId << " is stuck: ";
+        if (!qp->m_gpuLabel.empty())
+        {
+            os << qp->m_gpuLabel << ", ";
+        }
+        const uint64_t done = qp->m_sndUna > m.firstSeq ? qp->m_sndUna - m.firstSeq : 0;
+        os << "message of " << m.bytes << " bytes with " << done << " of " << m.nPkts
+           << " packets acknowledged, ";
+    }
+    os << "queue pair " << Describe(qp) << " made no progress for " << std::setprecision(4)
+       << m_stallTimeout.GetSeconds() << " s (" << qp->m_stats.timeouts << " timeouts, "
+       << qp->m_stats.nakRewinds << " NAK rewinds; a lost link or a PFC deadlock; attribute "
+       << "ns3::RdmaNic::StallTimeout)";
+    return os.str();
+}
+
 // ------------------------------------------------------------------------------- transmit
 
 void
 RdmaNic::Activate(RdmaQueuePair* qp)
 {
-    if (qp->m_inActiveList || qp->m_parked || qp->m_tcWait || qp->m_sndNxt >= qp->m_sndMax)
+    if (qp->m_inActiveList || qp->m_parked || qp->m_tcWait || qp->m_windowWait ||
+        qp->m_sndNxt >= qp->m_sndMax)
     {
         return;
     }
@@ -445,6 +554,10 @@ RdmaNic::Wake(RdmaQueuePair* qp)
 void
 RdmaNic::DeviceDequeued(Ptr<QbbNetDevice> /* dev */, Ptr<const Packet> /* p */, uint8_t tc)
 {
+    if (tc >= QbbNetDevice::N_TC)
+    {
+        return; // an ACK/NAK/CNP left the control class: no data to refill
+    }
     if (m_devQueued[tc] > 0)
     {
         --m_devQueued[tc];
@@ -505,6 +618,13 @@ RdmaNic::FillTc(uint8_t tc)
         {
             continue;
         }
+        const uint64_t window = qp->m_cc->GetWindowBytes();
+        if (window > 0 && qp->m_sndNxt > qp->m_sndUna &&
+            (qp->m_sndNxt - qp->m_sndUna + 1) * static_cast<uint64_t>(m_mtu) > window)
+        {
+            qp->m_windowWait = true; // AdvanceUna() or Rewind() resumes it
+            continue;
+        }
         if (qp->m_nextTxTime > Simulator::Now())
         {
             qp->m_parked = true;
@@ -563,10 +683,17 @@ RdmaNic::Enqueue(Ptr<Packet> p, RdmaQueuePair* qp, uint8_t tc)
             }
         }
     }
-    ++m_devQueued[tc];
+    const bool data = tc < QbbNetDevice::N_TC;
+    if (data)
+    {
+        ++m_devQueued[tc];
+    }
     if (!m_dev->SendInTc(p, m_peerMac, IPV4_ETHERTYPE, tc))
     {
-        --m_devQueued[tc];
+        if (data)
+        {
+            --m_devQueued[tc];
+        }
         ++qp->m_stats.deviceDrops;
         NS_LOG_WARN("device refused a frame of " << Describe(qp));
         return false;
@@ -607,10 +734,17 @@ RdmaNic::SendDataPacket(RdmaQueuePair* qp)
     qp->m_txTc = tc;
 
     Ptr<Packet> p = Create<Packet>(payload + roce::ICRC_SIZE);
+    const bool withInt = qp->m_cc->UsesInt();
+    if (withInt)
+    {
+        p->AddHeader(InbandTelemetryHeader()); // empty: the switches fill it
+    }
+    const uint32_t ackEvery = qp->m_cc->GetAckRequestInterval();
     RoceBthHeader bth;
     bth.SetOpcode(opcode);
     bth.SetDestQp(qp->m_destQpn);
-    bth.SetAckRequest(last);
+    bth.SetAckRequest(last || (ackEvery > 0 && (seq + 1) % ackEvery == 0));
+    bth.SetIntFlag(withInt);
     bth.SetPsn(qp->m_txPsnBase + static_cast<uint32_t>(seq & roce::PSN_MASK));
     p->AddHeader(bth);
 
@@ -636,7 +770,7 @@ RdmaNic::SendDataPacket(RdmaQueuePair* qp)
     ++qp->m_stats.txDataPackets;
     qp->m_stats.txDataBytes += payload;
 
-    const uint32_t frameBytes = payload + GetDataHeaderBytes() + 14;
+    const uint32_t frameBytes = payload + GetDataHeaderBytes() + (withInt ? INT_BYTES : 0) + 14;
     qp->m_cc->OnDataSent(frameBytes);
     const DataRate rate = qp->m_cc->GetRate();
     const DataRate line = m_dev->GetDataRate();
@@ -652,10 +786,14 @@ RdmaNic::SendDataPacket(RdmaQueuePair* qp)
 }
 
 void
-RdmaNic::SendAck(RdmaQueuePair* qp, bool nak)
+RdmaNic::SendAck(RdmaQueuePair* qp, bool nak, const uint8_t* intEcho)
 {
     const uint32_t epsn = (qp->m_rxPsnBase + static_cast<uint32_t>(qp->m_rxEpsn)) & roce::PSN_MASK;
     Ptr<Packet> p = Create<Packet>(roce::ICRC_SIZE);
+    if (intEcho != nullptr && !nak)
+    {
+        p->AddHeader(InbandTelemetryHeader::FromRaw(intEcho)); // HPCC: echo the data's INT
+    }
     RoceAethHeader aeth;
     aeth.SetSyndrome(nak ? RoceAethHeader::SYNDROME_NAK_PSN_SEQ_ERROR
                          : RoceAethHeader::SYNDROME_ACK);
@@ -676,7 +814,7 @@ RdmaNic::SendAck(RdmaQueuePair* qp, bool nak)
     }
     qp->m_unackedRx = 0;
     AddHeaders(p, qp, m_ackDscp, false);
-    Enqueue(p, qp, m_dev->DscpToTc(m_ackDscp));
+    Enqueue(p, qp, m_dev->DscpToClass(m_ackDscp));
 }
 
 void
@@ -690,7 +828,7 @@ RdmaNic::SendCnp(RdmaQueuePair* qp)
     p->AddHeader(bth);
     ++qp->m_stats.cnpsSent;
     AddHeaders(p, qp, m_ackDscp, false);
-    Enqueue(p, qp, m_dev->DscpToTc(m_ackDscp));
+    Enqueue(p, qp, m_dev->DscpToClass(m_ackDscp));
 }
 
 // -------------------------------------------------------------------------------- receive
@@ -711,8 +849,10 @@ RdmaNic::ReceiveFrame(Ptr<QbbNetDevice> /* dev */, Ptr<Packet> packet, uint16_t 
         ++m_unknownFrames;
         return;
     }
-    uint8_t b[aethAt + RoceAethHeader::SERIALIZED_SIZE];
-    packet->CopyData(b, std::min<uint32_t>(size, sizeof(b)));
+    // room for an INT stack after the BTH (data) or after the AETH (ACK echo); only copied when
+    // present (below)
+    uint8_t b[aethAt + RoceAethHeader::SERIALIZED_SIZE + INT_BYTES];
+    packet->CopyData(b, std::min<uint32_t>(size, aethAt + RoceAethHeader::SERIALIZED_SIZE));
     const uint32_t dst = (static_cast<uint32_t>(b[16]) << 24) |
                          (static_cast<uint32_t>(b[17]) << 16) |
                          (static_cast<uint32_t>(b[18]) << 8) | b[19];
@@ -735,16 +875,40 @@ RdmaNic::ReceiveFrame(Ptr<QbbNetDevice> /* dev */, Ptr<Packet> packet, uint16_t 
     if (roce::IsRcSend(bth.opcode))
     {
         const bool ce = (b[1] & 0x3) == Ipv4Header::ECN_CE;
-        HandleData(qp, bth, ce, size - aethAt - roce::ICRC_SIZE);
-    }
-    else if (bth.opcode == roce::RC_ACK)
-    {
-        if (size < aethAt + RoceAethHeader::SERIALIZED_SIZE)
+        const uint32_t intBytes = bth.intFlag ? INT_BYTES : 0;
+        if (size < aethAt + intBytes + roce::ICRC_SIZE)
         {
             ++m_unknownFrames;
             return;
         }
-        HandleAck(qp, bth, b[aethAt]); // AETH syndrome; the MSN is not needed by the requester
+        if (bth.intFlag)
+        {
+            packet->CopyData(b, aethAt + INT_BYTES);
+        }
+        HandleData(qp,
+                   bth,
+                   ce,
+                   size - aethAt - intBytes - roce::ICRC_SIZE,
+                   bth.intFlag ? b + aethAt : nullptr);
+    }
+    else if (bth.opcode == roce::RC_ACK)
+    {
+        constexpr uint32_t ackLen = aethAt + RoceAethHeader::SERIALIZED_SIZE + roce::ICRC_SIZE;
+        if (size < ackLen)
+        {
+            ++m_unknownFrames;
+            return;
+        }
+        // an ACK longer than BTH + AETH + ICRC carries an INT echo after the AETH (HPCC)
+        const bool echo = size >= ackLen + INT_BYTES;
+        if (echo)
+        {
+            packet->CopyData(b, sizeof(b));
+        }
+        HandleAck(qp,
+                  bth,
+                  b[aethAt],
+                  echo ? b + aethAt + RoceAethHeader::SERIALIZED_SIZE : nullptr);
     }
     else if (bth.opcode == roce::CNP)
     {
@@ -758,7 +922,11 @@ RdmaNic::ReceiveFrame(Ptr<QbbNetDevice> /* dev */, Ptr<Packet> packet, uint16_t 
 }
 
 void
-RdmaNic::HandleData(RdmaQueuePair* qp, const roce::BthView& bth, bool ce, uint32_t payload)
+RdmaNic::HandleData(RdmaQueuePair* qp,
+                    const roce::BthView& bth,
+                    bool ce,
+                    uint32_t payload,
+                    const uint8_t* intStack)
 {
     const Time now = Simulator::Now();
     if (ce)
@@ -792,7 +960,7 @@ RdmaNic::HandleData(RdmaQueuePair* qp, const roce::BthView& bth, bool ce, uint32
         ++qp->m_unackedRx;
         if (bth.ackReq || qp->m_unackedRx >= m_ackInterval)
         {
-            SendAck(qp, false);
+            SendAck(qp, false, intStack);
         }
         return;
     }
@@ -822,7 +990,7 @@ RdmaNic::HandleData(RdmaQueuePair* qp, const roce::BthView& bth, bool ce, uint32
         {
             ++qp->m_msn; // the ACK of a message's last packet carries its MSN
         }
-        SendAck(qp, false);
+        SendAck(qp, false, intStack);
     }
     if (!end)
     {
@@ -852,24 +1020,39 @@ RdmaNic::HandleData(RdmaQueuePair* qp, const roce::BthView& bth, bool ce, uint32
 }
 
 void
-RdmaNic::HandleAck(RdmaQueuePair* qp, const roce::BthView& bth, uint8_t syndrome)
+RdmaNic::HandleAck(RdmaQueuePair* qp,
+                   const roce::BthView& bth,
+                   uint8_t syndrome,
+                   const uint8_t* intEcho)
 {
     const uint32_t una = (qp->m_txPsnBase + static_cast<uint32_t>(qp->m_sndUna)) & roce::PSN_MASK;
     const int32_t d = roce::PsnDiff(bth.psn, una);
     if ((syndrome & 0x60) == 0)
     {
         ++qp->m_stats.acksReceived;
-        if (d < 0)
+        uint64_t acked = 0;
+        if (d >= 0)
         {
-            return; // acknowledges nothing new (d == -1) or stale
+            const uint64_t newUna = qp->m_sndUna + static_cast<uint64_t>(d) + 1;
+            if (newUna > qp->m_sndHigh)
+            {
+                NS_FATAL_ERROR("RdmaNic " << m_address << ": ACK PSN " << bth.psn << " on "
+                                          << Describe(qp) << " beyond the last packet sent");
+            }
+            acked = newUna - qp->m_sndUna;
+            AdvanceUna(qp, newUna);
         }
-        const uint64_t newUna = qp->m_sndUna + static_cast<uint64_t>(d) + 1;
-        if (newUna > qp->m_sndHigh)
+        RdmaAckEvent ev;
+        ev.newlyAcked = acked;
+        ev.ackedPackets = qp->m_sndUna;
+        ev.nextPacket = qp->m_sndNxt;
+        InbandTelemetryHeader echo;
+        if (intEcho != nullptr)
         {
-            NS_FATAL_ERROR("RdmaNic " << m_address << ": ACK PSN " << bth.psn << " on "
-                                      << Describe(qp) << " beyond the last packet sent");
+            echo = InbandTelemetryHeader::FromRaw(intEcho);
+            ev.intEcho = &echo;
         }
-        AdvanceUna(qp, newUna);
+        qp->m_cc->OnAck(ev);
     }
     else if (syndrome == RoceAethHeader::SYNDROME_NAK_PSN_SEQ_ERROR)
     {
@@ -904,7 +1087,6 @@ void
 RdmaNic::AdvanceUna(RdmaQueuePair* qp, uint64_t newUna)
 {
     const Time now = Simulator::Now();
-    const uint64_t acked = newUna - qp->m_sndUna;
     qp->m_sndUna = newUna;
     qp->m_lastProgress = now;
     qp->m_rtoStart = now;
@@ -941,7 +1123,11 @@ RdmaNic::AdvanceUna(RdmaQueuePair* qp, uint64_t newUna)
         qp->m_srcPort = qp->m_pendingPort;
         qp->m_pendingPort = 0;
     }
-    qp->m_cc->OnAck(acked);
+    if (qp->m_windowWait)
+    {
+        qp->m_windowWait = false; // the window moved: FillTc checks it again
+        Activate(qp);
+    }
 }
 
 void
@@ -954,6 +1140,7 @@ RdmaNic::Rewind(RdmaQueuePair* qp, const std::string& reason)
     qp->m_txCur = 0; // the head message holds the first unacknowledged packet
     qp->m_rtoStart = Simulator::Now();
     qp->m_tcWait = false;
+    qp->m_windowWait = false;
     m_retransmitTrace(qp, psn, reason);
     Activate(qp);
 }
@@ -988,12 +1175,7 @@ RdmaNic::TimerExpired(RdmaQueuePair* qp)
     const Time now = Simulator::Now();
     if (m_stallTimeout.IsStrictlyPositive() && now - qp->m_lastProgress >= m_stallTimeout)
     {
-        NS_FATAL_ERROR("RdmaNic watchdog: "
-                       << Describe(qp) << " on NIC " << m_address << " made no progress for "
-                       << m_stallTimeout.As(Time::S) << " (acknowledged " << qp->m_sndUna << " of "
-                       << qp->m_sndMax << " posted packets, next " << qp->m_sndNxt << ", "
-                       << qp->m_stats.timeouts << " timeouts, " << qp->m_stats.nakRewinds
-                       << " NAK rewinds; attribute StallTimeout)");
+        throw CruxRunError(DescribeStall(qp));
     }
     if (qp->m_sndNxt > qp->m_sndUna && now - qp->m_rtoStart >= m_rto * qp->m_rtoBackoff)
     {

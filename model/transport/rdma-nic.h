@@ -23,6 +23,7 @@
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/nstime.h"
+#include "ns3/object-factory.h"
 #include "ns3/object.h"
 #include "ns3/packet.h"
 #include "ns3/qbb-net-device.h"
@@ -57,9 +58,13 @@ namespace ns3
  * = 20 + 8 + 12 + 4 = 44 bytes (plus the device's 14-byte Ethernet header, 4-byte FCS and
  * 20-byte preamble + interframe gap on the wire).
  *
- * **Control traffic class.** ACK, NAK and CNP packets carry DSCP "AckDscp" (default 56 = CS7, so
- * TC 7, the highest strict priority): a high-priority class for acknowledgments, as deployed
- * RoCE fabrics do, keeps loss recovery and rate feedback out of data queues.
+ * **Control class.** ACK, NAK and CNP packets carry DSCP "AckDscp" (default 46, EF), the
+ * QbbNetDevice's ControlDscp: every device (NIC and switch ports) queues them in its control
+ * class, served before all eight traffic classes, never paused, and never shared with data
+ * (crux's data uses DSCP 8 × level). Deployed RoCE fabrics likewise reserve a class for
+ * congestion notifications and keep acknowledgments out of the data queues; with ACKs in a data
+ * class, the job in the top class delays its own ACKs behind its data. Posting a message with
+ * the control DSCP is an error.
  *
  * **Transmission.** Each data traffic class c has a round robin of queue pairs with data to
  * send; one packet at a time is taken from its head (packet-level round robin between the queue
@@ -77,17 +82,31 @@ namespace ns3
  * paced.
  *
  * **Reliability (go-back-N, IBA §9.7).** The responder keeps the expected PSN; an in-order
- * packet is accepted and acknowledged once per "AckInterval" packets, on a message's last packet
- * and whenever AckReq is set; a packet ahead of the expected PSN is dropped and answered with one
- * NAK (PSN sequence error) per gap; a duplicate is dropped and re-acknowledged. The requester
- * advances its acknowledged sequence on ACK, rewinds to the NAKed PSN on NAK, and rewinds to the
- * acknowledged sequence when its retransmission timer ("RetransmitTimeout", doubled per
- * consecutive expiry up to "MaxRtoBackoff" times) finds no ACK progress. A queue pair with posted
- * data that makes no ACK progress for "StallTimeout" ends the run with NS_FATAL_ERROR naming it.
+ * packet is accepted and acknowledged once per "AckInterval" packets (ACK coalescing), on a
+ * message's last packet and whenever the requester set AckReq (on a message's last packet, and
+ * on every n-th packet when the congestion control asks for it: HPCC asks for every packet); a
+ * packet ahead of the expected PSN is dropped and answered with one NAK (PSN sequence error) per
+ * gap; a duplicate is dropped and re-acknowledged. The requester advances its acknowledged
+ * sequence on ACK, rewinds to the NAKed PSN on NAK, and rewinds to the acknowledged sequence
+ * when its retransmission timer finds no ACK progress for "RetransmitTimeout" (the IB local ACK
+ * timeout, default 4.096 µs × 2^20 = 4.29 s as NCCL sets it; doubled per consecutive expiry up
+ * to "MaxRtoBackoff" times, default 1 = never). The timer runs from the first unacknowledged
+ * packet or the last ACK progress, so it only fires when a packet was really outstanding that
+ * long: in a lossless fabric never. A queue pair with posted data that makes no ACK progress
+ * for "StallTimeout" (default 8 × 4.29 s, NCCL's retry count 7 + 1) ends the run with a
+ * CruxRunError naming the job, flow, GPUs and queue pair (RdmaQueuePair::SetLabels).
  *
- * **ECN / CNP.** A CE-marked data packet is counted at the responder; with "CnpEnabled" it also
- * triggers a CNP (at most one per "CnpInterval" per queue pair), which the requester counts and
- * hands to its RdmaCongestionControl (the DCQCN notification point / reaction point split).
+ * **Congestion control.** Per queue pair, an RdmaCongestionControl (attribute
+ * "CongestionControl", default DCQCN; its attributes through SetCongestionControlAttribute())
+ * gives the sending rate, below which packets are paced, and optionally a window of bytes in
+ * flight, an in-band telemetry stack in every data packet (HPCC: InbandTelemetryHeader after
+ * the BTH, BTH INT flag set, switches fill it, the responder copies it after the AETH of its
+ * ACK) and AckReq on every n-th packet. "BaseRtt" is handed to it (HPCC's T).
+ *
+ * **ECN / CNP.** A CE-marked data packet is counted at the responder; with "CnpEnabled" (default
+ * on, as DCQCN needs) it also triggers a CNP (at most one per "CnpInterval" per queue pair),
+ * which the requester counts and hands to its RdmaCongestionControl (the DCQCN notification
+ * point / reaction point split).
  *
  * Completion: a message is complete when its last byte arrives in order at the responder; the
  * completion callback given to PostSend() is called then, and "MessageComplete" is traced by the
@@ -95,6 +114,8 @@ namespace ns3
  */
 class RdmaNic : public Object
 {
+    friend class RdmaQueuePair;
+
   public:
     /// First local queue pair number (QPN 0 and 1 are the IB management QPs).
     static constexpr uint32_t FIRST_QPN = 0x100;
@@ -141,6 +162,15 @@ class RdmaNic : public Object
     Ipv4Address GetAddress() const;
     /// \return payload bytes per data packet (attribute "Mtu")
     uint32_t GetMtu() const;
+
+    /**
+     * \brief Set an attribute of the congestion control of every queue pair created afterwards
+     * (e.g. "RateAi" of ns3::DcqcnCongestionControl). Setting the attribute "CongestionControl"
+     * drops the attributes given before.
+     * \param name attribute name of the congestion control's TypeId
+     * \param value value
+     */
+    void SetCongestionControlAttribute(const std::string& name, const AttributeValue& value);
 
     /// \return bytes of a data packet besides its payload and the Ethernet header:
     ///         IPv4 (20) + UDP (8) + BTH (12) + ICRC (4) = 44
@@ -222,7 +252,8 @@ class RdmaNic : public Object
     void SendDataPacket(RdmaQueuePair* qp);
     /// Send an ACK (or NAK with \p nak) for the responder state of \p qp.
     /// \param qp queue pair \param nak true: NAK (PSN sequence error)
-    void SendAck(RdmaQueuePair* qp, bool nak);
+    /// \param intEcho serialized INT stack to copy after the AETH (ACKs only), or null
+    void SendAck(RdmaQueuePair* qp, bool nak, const uint8_t* intEcho = nullptr);
     /// Send a CNP to the requester of \p qp. \param qp queue pair
     void SendCnp(RdmaQueuePair* qp);
     /// Add the UDP and IPv4 headers.
@@ -235,10 +266,18 @@ class RdmaNic : public Object
     bool Enqueue(Ptr<Packet> p, RdmaQueuePair* qp, uint8_t tc);
     /// Responder: a data packet arrived.
     /// \param qp queue pair \param bth its BTH \param ce CE marked \param payload payload bytes
-    void HandleData(RdmaQueuePair* qp, const roce::BthView& bth, bool ce, uint32_t payload);
+    /// \param intStack its serialized INT stack, or null
+    void HandleData(RdmaQueuePair* qp,
+                    const roce::BthView& bth,
+                    bool ce,
+                    uint32_t payload,
+                    const uint8_t* intStack);
     /// Requester: an ACK/NAK arrived. \param qp queue pair \param bth BTH
-    /// \param syndrome AETH syndrome
-    void HandleAck(RdmaQueuePair* qp, const roce::BthView& bth, uint8_t syndrome);
+    /// \param syndrome AETH syndrome \param intEcho serialized INT echo after the AETH, or null
+    void HandleAck(RdmaQueuePair* qp,
+                   const roce::BthView& bth,
+                   uint8_t syndrome,
+                   const uint8_t* intEcho);
     /// Requester: acknowledged sequence moves to \p newUna. \param qp qp \param newUna new value
     void AdvanceUna(RdmaQueuePair* qp, uint64_t newUna);
     /// Go-back-N: resend from the acknowledged sequence.
@@ -250,19 +289,30 @@ class RdmaNic : public Object
     void TimerExpired(RdmaQueuePair* qp);
     /// \return a printable identification of \p qp \param qp queue pair
     std::string Describe(const RdmaQueuePair* qp) const;
+    /// \return the one-line watchdog message for \p qp: job, flow, GPUs, message progress,
+    /// queue pair \param qp queue pair
+    std::string DescribeStall(const RdmaQueuePair* qp) const;
+    /// Init the congestion control of \p qp (line rate, BaseRtt; checks the INT fits the MTU).
+    /// \param qp queue pair
+    void InitCongestionControl(RdmaQueuePair* qp);
+    /// Attribute setter of "CongestionControl". \param tid a subclass of RdmaCongestionControl
+    void SetCongestionControlType(TypeId tid);
+    /// \return the attribute "CongestionControl"
+    TypeId GetCongestionControlType() const;
 
     // attributes
-    uint32_t m_mtu;           //!< payload bytes per packet
-    uint32_t m_ackInterval;   //!< ACK every this many in-order packets
-    Time m_rto;               //!< base retransmission timeout
-    uint32_t m_maxRtoBackoff; //!< largest RTO multiplier
-    Time m_stallTimeout;      //!< watchdog (0 = off)
-    uint32_t m_initialPsn;    //!< first PSN of new queue pairs
-    uint8_t m_ackDscp;        //!< DSCP of ACK/NAK/CNP
-    uint32_t m_maxDevQueue;   //!< frames per class kept in the device
-    bool m_cnpEnabled;        //!< send CNPs on CE
-    Time m_cnpInterval;       //!< min gap between CNPs per queue pair
-    TypeId m_ccTypeId;        //!< congestion control type
+    uint32_t m_mtu;            //!< payload bytes per packet
+    uint32_t m_ackInterval;    //!< ACK every this many in-order packets
+    Time m_rto;                //!< base retransmission timeout
+    uint32_t m_maxRtoBackoff;  //!< largest RTO multiplier
+    Time m_stallTimeout;       //!< watchdog (0 = off)
+    uint32_t m_initialPsn;     //!< first PSN of new queue pairs
+    uint8_t m_ackDscp;         //!< DSCP of ACK/NAK/CNP
+    uint32_t m_maxDevQueue;    //!< frames per class kept in the device
+    bool m_cnpEnabled;         //!< send CNPs on CE
+    Time m_cnpInterval;        //!< min gap between CNPs per queue pair
+    ObjectFactory m_ccFactory; //!< creates the congestion control of each queue pair
+    Time m_baseRtt;            //!< base RTT given to the congestion control
 
     // state
     Ptr<QbbNetDevice> m_dev;                                             //!< the port

@@ -192,6 +192,28 @@ RdmaQueuePair::GetCongestionControl() const
     return m_cc;
 }
 
+void
+RdmaQueuePair::SetCongestionControl(Ptr<RdmaCongestionControl> cc)
+{
+    if (!cc)
+    {
+        NS_FATAL_ERROR("RdmaQueuePair::SetCongestionControl: null controller (QPN " << m_qpn
+                                                                                    << ")");
+    }
+    m_cc = cc;
+    if (m_nic)
+    {
+        m_nic->InitCongestionControl(this);
+    }
+}
+
+void
+RdmaQueuePair::SetLabels(const std::string& job, const std::string& gpus)
+{
+    m_jobLabel = job;
+    m_gpuLabel = gpus;
+}
+
 uint8_t
 RdmaQueuePair::CurrentTc() const
 {

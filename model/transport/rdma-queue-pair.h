@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <string>
 
 namespace ns3
 {
@@ -138,8 +139,24 @@ class RdmaQueuePair : public Object
     bool IsIdle() const;
     /// \return the counters of this queue pair
     const RdmaQpStats& GetStats() const;
-    /// \return the rate controller of this queue pair
+    /// \return the congestion control of this queue pair (its attributes can be changed)
     Ptr<RdmaCongestionControl> GetCongestionControl() const;
+
+    /**
+     * \brief Replace the congestion control of this queue pair (another type or other
+     * attributes than its NIC's); it is initialised at once with the NIC's line rate and
+     * BaseRtt. Meant before the first message; later, the new controller starts from scratch.
+     * \param cc the controller (non-null; NS_FATAL_ERROR otherwise)
+     */
+    void SetCongestionControl(Ptr<RdmaCongestionControl> cc);
+
+    /**
+     * \brief Names used by the stall watchdog (RdmaNic::StallTimeout) for this connection in
+     * the user's terms. RdmaTransport sets them.
+     * \param job the job's name (e.g. the scenario's "gpt"; may be empty)
+     * \param gpus source and destination GPU (e.g. "GPU 0.3 (host.local) -> GPU 6.3")
+     */
+    void SetLabels(const std::string& job, const std::string& gpus);
 
   protected:
     void DoDispose() override;
@@ -155,6 +172,8 @@ class RdmaQueuePair : public Object
         uint64_t bytes;    //!< payload bytes
         uint8_t dscp;      //!< DSCP of its packets
         uint8_t tc;        //!< traffic class (device DscpToTc(dscp))
+        uint32_t jobId;    //!< owning job (watchdog message)
+        uint32_t flowId;   //!< job-local flow (watchdog message)
     };
 
     /// One expected message on the responder side (the simulation's receive work request).
@@ -181,6 +200,8 @@ class RdmaQueuePair : public Object
     Ipv4Address m_remote;           //!< remote NIC address
     uint16_t m_srcPort{0};          //!< UDP source port in use
     uint16_t m_pendingPort{0};      //!< port to switch to when drained (0 = none)
+    std::string m_jobLabel;         //!< job name for the watchdog
+    std::string m_gpuLabel;         //!< GPUs for the watchdog
 
     // requester
     uint32_t m_txPsnBase{0};         //!< PSN of packet counter 0
@@ -193,6 +214,7 @@ class RdmaQueuePair : public Object
     bool m_inActiveList{false};      //!< queued in the NIC's round robin of its TC
     bool m_parked{false};            //!< waiting for its pacing time (rate below line rate)
     bool m_tcWait{false};            //!< waiting for in-flight packets before a class change
+    bool m_windowWait{false};        //!< waiting for ACKs: the congestion window is full
     uint8_t m_txTc{0xFF};            //!< traffic class of the last data packet sent
     Time m_nextTxTime;               //!< earliest time of the next packet when paced
     EventId m_wakeEvent;             //!< end of pacing wait

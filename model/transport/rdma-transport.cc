@@ -32,6 +32,18 @@ NS_LOG_COMPONENT_DEFINE("CruxRdmaTransport");
 
 NS_OBJECT_ENSURE_REGISTERED(RdmaTransport);
 
+namespace
+{
+/// \return "GPU h.g (host.GPU) -> GPU h.g" for the watchdog \param key a connection
+std::string
+GpuPairLabel(const RdmaQpKey& key)
+{
+    return "GPU " + std::to_string(key.src.host) + "." + std::to_string(key.src.localGpu) +
+           " (host.GPU) -> GPU " + std::to_string(key.dst.host) + "." +
+           std::to_string(key.dst.localGpu);
+}
+} // namespace
+
 RdmaQpKey
 RdmaQpKey::FromRequest(const MessageRequest& req)
 {
@@ -180,7 +192,7 @@ RdmaTransport::DefaultSourcePort(const RdmaQpKey& key)
     uint64_t h = mix((static_cast<uint64_t>(key.jobId) << 32) | key.flowId);
     h = mix(h ^ ((static_cast<uint64_t>(key.src.host) << 32) | key.src.localGpu));
     h = mix(h ^ ((static_cast<uint64_t>(key.dst.host) << 32) | key.dst.localGpu));
-    return static_cast<uint16_t>(49152 + h % 16384);
+    return static_cast<uint16_t>(crux::MIN_DYNAMIC_UDP_PORT + h % crux::NUM_DYNAMIC_UDP_PORTS);
 }
 
 Ptr<RdmaQueuePair>
@@ -216,10 +228,25 @@ RdmaTransport::GetOrCreateQueuePair(const RdmaQpKey& key, uint16_t initialPort)
     Ptr<RdmaQueuePair> qa = a->CreateQueuePair();
     Ptr<RdmaQueuePair> qb = b->CreateQueuePair();
     RdmaNic::Connect(qa, qb, port);
+    auto label = m_jobLabels.find(key.jobId);
+    qa->SetLabels(label != m_jobLabels.end() ? label->second : std::string(), GpuPairLabel(key));
     m_qps.emplace(key, qa);
     NS_LOG_INFO("job " << key.jobId << " flow " << key.flowId << ": queue pair " << qa->GetQpn()
                        << " " << a->GetAddress() << ":" << port << " -> " << b->GetAddress());
     return qa;
+}
+
+void
+RdmaTransport::SetJobLabel(uint32_t jobId, const std::string& label)
+{
+    m_jobLabels[jobId] = label;
+    for (auto& [key, qp] : m_qps)
+    {
+        if (key.jobId == jobId)
+        {
+            qp->SetLabels(label, GpuPairLabel(key));
+        }
+    }
 }
 
 void

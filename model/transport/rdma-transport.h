@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -129,6 +130,15 @@ class RdmaTransport : public MessageTransport
     void Send(const MessageRequest& req, CompletionCallback done) override;
 
     /**
+     * \brief Name a job for the stall watchdog's message (RdmaNic::StallTimeout): "job 0 (gpt)
+     * flow 3 is stuck: GPU 0.3 (host.GPU) -> GPU 6.3, ...". Applies to existing and later
+     * queue pairs of the job.
+     * \param jobId job id of the message requests
+     * \param label the job's name (e.g. the scenario's job name)
+     */
+    void SetJobLabel(uint32_t jobId, const std::string& label);
+
+    /**
      * \brief Fix the UDP source port (ECMP path) of a connection, e.g. the port a scheduler
      * chose with CruxTopology::FindUdpSourcePort(). Applies to the existing queue pair (when it
      * has nothing unacknowledged) or to the one created later.
@@ -192,6 +202,7 @@ class RdmaTransport : public MessageTransport
     std::vector<std::vector<Time>> m_nvlinkBusy;   //!< [host][gpu] NVLink egress busy until
     std::map<RdmaQpKey, Ptr<RdmaQueuePair>> m_qps; //!< connections
     std::map<RdmaQpKey, uint16_t> m_portOverride;  //!< SetQpSourcePort before creation
+    std::map<uint32_t, std::string> m_jobLabels;   //!< SetJobLabel: job id → name
     uint64_t m_intraMessages{0};                   //!< intra-host messages
 };
 

@@ -46,6 +46,7 @@ RoceBthHeader::RoceBthHeader()
       m_pkey(0xFFFF),
       m_destQp(0),
       m_ackReq(false),
+      m_intFlag(false),
       m_psn(0)
 {
 }
@@ -165,6 +166,18 @@ RoceBthHeader::GetAckRequest() const
 }
 
 void
+RoceBthHeader::SetIntFlag(bool intFlag)
+{
+    m_intFlag = intFlag;
+}
+
+bool
+RoceBthHeader::GetIntFlag() const
+{
+    return m_intFlag;
+}
+
+void
 RoceBthHeader::SetPsn(uint32_t psn)
 {
     m_psn = psn & roce::PSN_MASK;
@@ -181,7 +194,7 @@ RoceBthHeader::Print(std::ostream& os) const
 {
     os << "BTH opcode=0x" << std::hex << std::setw(2) << std::setfill('0') << unsigned(m_opcode)
        << std::dec << std::setfill(' ') << " pkey=" << m_pkey << " dqp=" << m_destQp
-       << " A=" << m_ackReq << " psn=" << m_psn;
+       << " A=" << m_ackReq << " INT=" << m_intFlag << " psn=" << m_psn;
 }
 
 uint32_t
@@ -198,7 +211,8 @@ RoceBthHeader::Serialize(Buffer::Iterator start) const
     i.WriteU8(m_flags);
     i.WriteHtonU16(m_pkey);
     i.WriteHtonU32(m_destQp & roce::QPN_MASK); // high byte = reserved
-    i.WriteHtonU32((m_ackReq ? 0x80000000U : 0U) | (m_psn & roce::PSN_MASK));
+    i.WriteHtonU32((m_ackReq ? 0x80000000U : 0U) | (m_intFlag ? roce::BTH_INT_FLAG << 24 : 0U) |
+                   (m_psn & roce::PSN_MASK));
 }
 
 uint32_t
@@ -211,6 +225,7 @@ RoceBthHeader::Deserialize(Buffer::Iterator start)
     m_destQp = i.ReadNtohU32() & roce::QPN_MASK;
     uint32_t w = i.ReadNtohU32();
     m_ackReq = (w & 0x80000000U) != 0;
+    m_intFlag = ((w >> 24) & roce::BTH_INT_FLAG) != 0;
     m_psn = w & roce::PSN_MASK;
     return SERIALIZED_SIZE;
 }

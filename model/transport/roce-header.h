@@ -17,6 +17,7 @@
 #define CRUX_ROCE_HEADER_H
 
 #include "ns3/header.h"
+#include "ns3/roce-constants.h"
 
 #include <cstdint>
 
@@ -30,13 +31,16 @@ namespace ns3
  */
 namespace roce
 {
-static constexpr uint16_t UDP_PORT = 4791;        //!< IANA UDP destination port of RoCEv2
-static constexpr uint32_t ICRC_SIZE = 4;          //!< bytes of the invariant CRC trailer
-static constexpr uint32_t PSN_BITS = 24;          //!< width of the packet sequence number
-static constexpr uint32_t PSN_MOD = 1U << 24;     //!< PSN modulus
-static constexpr uint32_t PSN_MASK = PSN_MOD - 1; //!< PSN bit mask
-static constexpr uint32_t QPN_MASK = 0xFFFFFF;    //!< queue pair numbers are 24 bit
-static constexpr uint32_t CNP_PAYLOAD = 16;       //!< reserved bytes after the BTH of a CNP
+static constexpr uint16_t UDP_PORT = crux::ROCEV2_UDP_PORT; //!< UDP destination port of RoCEv2
+static constexpr uint32_t ICRC_SIZE = 4;                    //!< bytes of the invariant CRC trailer
+static constexpr uint32_t PSN_BITS = 24;                    //!< width of the packet sequence number
+static constexpr uint32_t PSN_MOD = 1U << 24;               //!< PSN modulus
+static constexpr uint32_t PSN_MASK = PSN_MOD - 1;           //!< PSN bit mask
+static constexpr uint32_t QPN_MASK = 0xFFFFFF;              //!< queue pair numbers are 24 bit
+static constexpr uint32_t CNP_PAYLOAD = 16; //!< reserved bytes after the BTH of a CNP
+/// Bit of BTH byte 8 (the reserved bits after AckReq) that crux sets on data packets carrying an
+/// HPCC in-band telemetry stack (InbandTelemetryHeader) after the BTH: switches push a hop.
+static constexpr uint8_t BTH_INT_FLAG = 0x40;
 
 /// BTH opcodes used by this module (transport type RC = 0b000 in the top three bits).
 enum Opcode : uint8_t
@@ -85,10 +89,11 @@ PsnDiff(uint32_t a, uint32_t b)
  */
 struct BthView
 {
-    uint8_t opcode{0};  //!< BTH opcode
-    bool ackReq{false}; //!< AckReq bit
-    uint32_t destQp{0}; //!< 24-bit destination QP
-    uint32_t psn{0};    //!< 24-bit PSN
+    uint8_t opcode{0};   //!< BTH opcode
+    bool ackReq{false};  //!< AckReq bit
+    bool intFlag{false}; //!< INT stack follows (BTH_INT_FLAG)
+    uint32_t destQp{0};  //!< 24-bit destination QP
+    uint32_t psn{0};     //!< 24-bit PSN
 
     /**
      * \brief Read a BTH laid out as in RoceBthHeader.
@@ -101,6 +106,7 @@ struct BthView
         v.opcode = b[0];
         v.destQp = (static_cast<uint32_t>(b[5]) << 16) | (static_cast<uint32_t>(b[6]) << 8) | b[7];
         v.ackReq = (b[8] & 0x80) != 0;
+        v.intFlag = (b[8] & BTH_INT_FLAG) != 0;
         v.psn = (static_cast<uint32_t>(b[9]) << 16) | (static_cast<uint32_t>(b[10]) << 8) | b[11];
         return v;
     }
@@ -124,7 +130,7 @@ struct BthView
  * | 8    | reserved (the RoCEv2 "F/B" bits of the spec are 0 here)                 |
  * | 24   | DestQP, destination queue pair number                                   |
  * | 1    | A, acknowledge request                                                  |
- * | 7    | reserved                                                                |
+ * | 7    | reserved; crux sets bit 6 (roce::BTH_INT_FLAG) when an INT stack follows |
  * | 24   | PSN, packet sequence number                                             |
  */
 class RoceBthHeader : public Header
@@ -181,6 +187,11 @@ class RoceBthHeader : public Header
     /// \return the acknowledge-request bit
     bool GetAckRequest() const;
 
+    /// \param intFlag an InbandTelemetryHeader follows the BTH (roce::BTH_INT_FLAG, HPCC)
+    void SetIntFlag(bool intFlag);
+    /// \return the INT flag
+    bool GetIntFlag() const;
+
     /// \param psn packet sequence number; only the low 24 bits are kept (wraps modulo 2^24)
     void SetPsn(uint32_t psn);
     /// \return the packet sequence number (24 bit)
@@ -198,6 +209,7 @@ class RoceBthHeader : public Header
     uint16_t m_pkey;   //!< partition key
     uint32_t m_destQp; //!< 24-bit destination QP
     bool m_ackReq;     //!< acknowledge request
+    bool m_intFlag;    //!< INT stack follows
     uint32_t m_psn;    //!< 24-bit PSN
 };
 

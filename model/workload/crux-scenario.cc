@@ -180,6 +180,7 @@ Scenario::Parse(const std::string& text, const std::string& source)
     top.Read("stopTime", s.stopTime);
     top.Read("profileIterations", s.profileIterations);
     top.Read("fabric", s.fabric);
+    top.Read("congestionControl", s.congestionControl);
     if (const json* t = top.Get("topology"))
     {
         ObjectReader r(*t, "topology", source);
@@ -328,6 +329,11 @@ Scenario::Validate() const
     {
         fail("fabric", "unknown value '" + fabric + "' (known: packet, flow)");
     }
+    if (congestionControl != "dcqcn" && congestionControl != "hpcc" && congestionControl != "none")
+    {
+        fail("congestionControl",
+             "unknown value '" + congestionControl + "' (known: dcqcn, hpcc, none)");
+    }
     bool anyMeasured = false;
     for (const auto& j : jobs)
     {
@@ -389,6 +395,10 @@ Scenario::ToJson() const
     j["stopTime"] = stopTime;
     j["profileIterations"] = profileIterations;
     j["fabric"] = fabric;
+    if (fabric == "packet")
+    {
+        j["congestionControl"] = congestionControl; // the flow fabric has none
+    }
     j["topology"] = {{"type", topology.type},
                      {"tors", topology.tors},
                      {"aggs", topology.aggs},

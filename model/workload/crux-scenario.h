@@ -130,6 +130,10 @@ struct Scenario
     /// Fabric model carrying the messages: "packet" (QbbNetDevice/RDMA NIC, packet level) or
     /// "flow" (FlowTransport: max-min fair fluid flows, strict priority between classes).
     std::string fabric{"packet"};
+    /// Congestion control of the packet fabric's RDMA NICs: "dcqcn" (DcqcnCongestionControl,
+    /// receivers send CNPs), "hpcc" (HpccCongestionControl, switches stamp INT) or "none" (line
+    /// rate, PFC alone). Ignored by the flow fabric, and then not written by ToJson().
+    std::string congestionControl{"dcqcn"};
     uint32_t profileIterations{2}; //!< iterations each job runs alone to measure t_j (0 = analytic)
 
     /**

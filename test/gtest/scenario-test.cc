@@ -62,9 +62,35 @@ TEST(Scenario, ReadsFieldsAndKeepsDefaults)
     EXPECT_EQ(s.jobs[0].iterations, 3u);
     EXPECT_EQ(s.jobs[1].name, "job1");
     EXPECT_EQ(s.jobs[1].gpus, 16u);
+    EXPECT_EQ(s.congestionControl, "dcqcn"); // default
     // Round trip through ToJson keeps every field.
     Scenario r = Scenario::Parse(s.ToJson(), "round-trip");
     EXPECT_EQ(r.ToJson(), s.ToJson());
+}
+
+TEST(Scenario, CongestionControlIsReadCheckedAndWrittenForThePacketFabric)
+{
+    for (const std::string cc : {"dcqcn", "hpcc", "none"})
+    {
+        Scenario s = Scenario::Parse(R"({"congestionControl":")" + cc +
+                                         R"(","jobs":[{"model":"gpt","gpus":8}]})",
+                                     "t.json");
+        EXPECT_EQ(s.congestionControl, cc);
+        EXPECT_NE(s.ToJson().find(R"("congestionControl": ")" + cc + "\""), std::string::npos);
+        EXPECT_EQ(Scenario::Parse(s.ToJson(), "round-trip").congestionControl, cc);
+    }
+    EXPECT_NE(ErrorOf(R"({"congestionControl":"cubic","jobs":[{"model":"gpt","gpus":8}]})")
+                  .find("t.json: congestionControl: unknown value 'cubic' (known: dcqcn, hpcc, "
+                        "none)"),
+              std::string::npos);
+    EXPECT_NE(ErrorOf(R"({"congestionControl":1,"jobs":[{"model":"gpt","gpus":8}]})")
+                  .find("congestionControl: must be a string"),
+              std::string::npos);
+    // the flow fabric has no congestion control: the field is not written for it
+    Scenario f = Scenario::Parse(
+        R"({"fabric":"flow","congestionControl":"hpcc","jobs":[{"model":"gpt","gpus":8}]})",
+        "t.json");
+    EXPECT_EQ(f.ToJson().find("congestionControl"), std::string::npos);
 }
 
 TEST(Scenario, MalformedJsonNamesTheFile)
