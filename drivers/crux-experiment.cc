@@ -186,6 +186,26 @@ CruxExperiment::CruxExperiment(const Scenario& scenario)
         }
         cc.wiring = tp.wiring;
         m_cluster = BuildTwoLayerClos(cc);
+        if (tp.intraHost.enabled)
+        {
+            if (s.fabric != "flow")
+            {
+                fail("topology.intraHost",
+                     "intra-host links are modelled by the flow fabric "
+                     "only so far; use \"fabric\": \"flow\"");
+            }
+            IntraHostConfig ih;
+            ih.pcieBps = static_cast<double>(
+                ParseRate(tp.intraHost.pcieRate, "topology.intraHost.pcieRate").GetBitRate());
+            ih.pcieDelay =
+                ParseTime(tp.intraHost.pcieLatency, "topology.intraHost.pcieLatency").GetSeconds();
+            ih.nvlinkBps = static_cast<double>(
+                ParseRate(tp.intraHost.nvlinkRate, "topology.intraHost.nvlinkRate").GetBitRate());
+            ih.nvlinkDelay =
+                ParseTime(tp.intraHost.nvlinkLatency, "topology.intraHost.nvlinkLatency")
+                    .GetSeconds();
+            AddIntraHostLinks(m_cluster, ih);
+        }
     }
     catch (const ExperimentError& e)
     {

@@ -21,6 +21,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <iterator>
 #include <stdexcept>
 
 namespace ns3
@@ -97,6 +98,17 @@ bool
 CruxTopologySteering::CanPin() const
 {
     return true;
+}
+
+std::vector<uint32_t>
+CruxTopologySteering::NetworkPart(const std::vector<uint32_t>& path) const
+{
+    const uint32_t n = m_topo->GetDescription().NumNetworkLinks();
+    std::vector<uint32_t> out;
+    std::copy_if(path.begin(), path.end(), std::back_inserter(out), [n](uint32_t l) {
+        return l < n;
+    });
+    return out;
 }
 
 void
@@ -242,7 +254,7 @@ CruxHelper::Plan(const ClusterModel& model,
         fp.key.dst = f.dst;
         fp.oldPort = job.UdpSrcPortOf(f.flowId);
         fp.newPort = fp.oldPort;
-        fp.want = mf->candidatePaths[dp->second];
+        fp.want = steering.NetworkPart(mf->candidatePaths[dp->second]);
         const std::string bad = steering.CheckPath(fp.key, fp.want);
         if (!bad.empty())
         {

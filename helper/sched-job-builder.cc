@@ -109,8 +109,11 @@ MakeClusterSchedJob(const DltJob& job,
     }
     CheckJobOnClusterTopology(job, topo);
     return MakeSchedJob(job, [&](const DltCommFlow& f, SchedFlow& sf) {
-        sf.candidatePaths =
-            topo.EqualCostPaths(f.src.host, f.src.localGpu, f.dst.host, f.dst.localGpu, maxPaths);
+        sf.candidatePaths = topo.EqualCostGpuPaths(f.src.host,
+                                                   f.src.localGpu,
+                                                   f.dst.host,
+                                                   f.dst.localGpu,
+                                                   maxPaths);
         if (sf.candidatePaths.empty())
         {
             throw std::invalid_argument("job " + std::to_string(job.id) + " flow " +
@@ -140,6 +143,12 @@ MakeClusterModel(Ptr<CruxTopology> topo, const std::vector<DltJob>& jobs)
         sl.name = "l" + std::to_string(l);
         cm.links.push_back(sl);
     }
+    // intra-host links of the description (ids after the network links)
+    const ClusterTopology& desc = topo->GetDescription();
+    for (std::size_t l = cm.links.size(); l < desc.links.size(); ++l)
+    {
+        cm.links.push_back({desc.links[l].bandwidth, desc.links[l].name});
+    }
     const CruxTopologySteering steering(topo);
     for (const DltJob& job : jobs)
     {
@@ -163,6 +172,10 @@ MakeClusterModel(Ptr<CruxTopology> topo, const std::vector<DltJob>& jobs)
                                        std::to_string(f.flowId) + " is not a shortest path");
             }
             sf.defaultPath = static_cast<uint32_t>(it - sf.candidatePaths.begin());
+            for (auto& p : sf.candidatePaths)
+            {
+                p = desc.GpuPath(f.src.host, f.src.localGpu, f.dst.host, f.dst.localGpu, p);
+            }
         }));
     }
     return cm;
