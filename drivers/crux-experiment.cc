@@ -188,12 +188,6 @@ CruxExperiment::CruxExperiment(const Scenario& scenario)
         m_cluster = BuildTwoLayerClos(cc);
         if (tp.intraHost.enabled)
         {
-            if (s.fabric != "flow")
-            {
-                fail("topology.intraHost",
-                     "intra-host links are modelled by the flow fabric "
-                     "only so far; use \"fabric\": \"flow\"");
-            }
             IntraHostConfig ih;
             ih.pcieBps = static_cast<double>(
                 ParseRate(tp.intraHost.pcieRate, "topology.intraHost.pcieRate").GetBitRate());

@@ -24,14 +24,19 @@
 #include "ns3/cluster-topology.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/crux-topology.h"
+#include "ns3/dlt-job-application.h"
 #include "ns3/dlt-job.h"
 #include "ns3/flow-transport-helper.h"
 #include "ns3/flow-transport.h"
+#include "ns3/node.h"
+#include "ns3/rdma-transport-helper.h"
+#include "ns3/rdma-transport.h"
 #include "ns3/sched-job-builder.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
 
+#include <cmath>
 #include <iostream>
 #include <map>
 #include <vector>
@@ -261,6 +266,116 @@ class SchedModelTestCase : public TestCase
     }
 };
 
+/// The packet fabric: the NIC's PCIe link (RdmaNic PcieRate, a serializer per PCIe switch
+/// uplink with strict priority by class) halves two jobs' rates and favours the higher class,
+/// and agrees with the flow fabric within 5 % on a PCIe-bound job.
+class PacketFabricTestCase : public TestCase
+{
+  public:
+    PacketFabricTestCase()
+        : TestCase("packet fabric: shared PCIe link, priority on it, packet vs flow within 5 %")
+    {
+    }
+
+  private:
+    /// Completion times (s) of two 12 MB messages from GPUs a and b of host 0 to host 1.
+    static std::pair<double, double> TwoMessages(bool packet, bool intra, uint8_t dscpA)
+    {
+        Ptr<CruxTopology> topo = CruxTopologyHelper().Install(TwoHosts(intra));
+        Ptr<MessageTransport> t;
+        if (packet)
+        {
+            t = RdmaTransportHelper().Install(topo);
+        }
+        else
+        {
+            t = FlowTransportHelper().Install(topo); // framing as the packet fabric
+        }
+        std::pair<double, double> done{-1, -1};
+        t->Send(Req(1, 0, Gpu(0, 0), Gpu(1, 0), 12000000, dscpA),
+                Callback<void>([&done]() { done.first = Simulator::Now().GetSeconds(); }));
+        t->Send(Req(2, 0, Gpu(0, 1), Gpu(1, 2), 12000000, 0),
+                Callback<void>([&done]() { done.second = Simulator::Now().GetSeconds(); }));
+        Simulator::Run();
+        Simulator::Destroy();
+        return done;
+    }
+
+    /// Iteration times of a 2-host x 4-GPU ring job whose rails 0 and 1 share PCIe switch 0.
+    static std::vector<double> PcieBoundJob(bool packet)
+    {
+        std::vector<GpuId> gpus;
+        for (uint32_t h = 0; h < 2; ++h)
+        {
+            for (uint32_t g = 0; g < 4; ++g)
+            {
+                gpus.push_back(Gpu(h, g));
+            }
+        }
+        DltJob job = DltJob::FromModel(0, "gpt", gpus);
+        job.gradientBytes = 64000000;
+        job.computeTime = 1e-4;
+        job.iterations = 2;
+        Ptr<CruxTopology> topo = CruxTopologyHelper().Install(TwoHosts(true));
+        Ptr<MessageTransport> t;
+        if (packet)
+        {
+            t = RdmaTransportHelper().Install(topo);
+        }
+        else
+        {
+            t = FlowTransportHelper().Install(topo);
+        }
+        Ptr<Node> node = CreateObject<Node>();
+        Ptr<DltJobApplication> app = CreateObject<DltJobApplication>();
+        app->SetJob(job);
+        app->SetTransport(t);
+        node->AddApplication(app);
+        Simulator::Run();
+        std::vector<double> it = app->GetIterationTimes();
+        Simulator::Destroy();
+        return it;
+    }
+
+    void DoRun() override
+    {
+        // 4096 B payload in 4178 B on the wire (62 B headers + 20 B gap): the PCIe link moves
+        // frames, so a 12 MB message takes 12e6 x 4178/4096 x 8 / rate
+        const double wire = 12e6 * 4178.0 / 4096.0 * 8;
+        const auto shared = TwoMessages(true, true, 0);
+        const auto plain = TwoMessages(true, false, 0);
+        const auto prio = TwoMessages(true, true, 56);
+        const auto flowShared = TwoMessages(false, true, 0);
+        const auto flowPrio = TwoMessages(false, true, 56);
+        std::cout << "[crux-intra] packet: shared PCIe " << shared.first / US << " / "
+                  << shared.second / US << " us (flow " << flowShared.first / US << " / "
+                  << flowShared.second / US << "), no intra-host links " << plain.first / US
+                  << " / " << plain.second / US << " us, TC 7 vs TC 0 " << prio.first / US << " / "
+                  << prio.second / US << " us (flow " << flowPrio.first / US << " / "
+                  << flowPrio.second / US << ")" << std::endl;
+        const double half = wire / 96e9;
+        NS_TEST_ASSERT_MSG_EQ_TOL(shared.first / half, 1, 0.03, "job 1: half of 192 Gbit/s");
+        NS_TEST_ASSERT_MSG_EQ_TOL(shared.second / half, 1, 0.03, "job 2: half of 192 Gbit/s");
+        NS_TEST_ASSERT_MSG_EQ_TOL(plain.first / (wire / 100e9), 1, 0.03, "no PCIe: half the NIC");
+        NS_TEST_ASSERT_MSG_EQ_TOL(prio.first / (wire / 192e9), 1, 0.03, "TC 7: the whole link");
+        NS_TEST_ASSERT_MSG_EQ_TOL(prio.second / (2 * wire / 192e9), 1, 0.03, "TC 0: after it");
+        NS_TEST_ASSERT_MSG_EQ_TOL(shared.first / flowShared.first, 1, 0.05, "packet vs flow");
+        NS_TEST_ASSERT_MSG_EQ_TOL(prio.second / flowPrio.second, 1, 0.05, "packet vs flow");
+
+        const std::vector<double> p = PcieBoundJob(true);
+        const std::vector<double> f = PcieBoundJob(false);
+        NS_TEST_ASSERT_MSG_EQ(p.size(), 2, "packet: both iterations");
+        NS_TEST_ASSERT_MSG_EQ(f.size(), 2, "flow: both iterations");
+        for (std::size_t i = 0; i < p.size() && i < f.size(); ++i)
+        {
+            const double gap = std::abs(p[i] - f[i]) / p[i];
+            std::cout << "[crux-intra] PCIe-bound job iteration " << i << ": packet " << p[i] / US
+                      << " us, flow " << f[i] / US << " us, gap " << 100 * gap << " %" << std::endl;
+            NS_TEST_ASSERT_MSG_LT(gap, 0.05, "packet vs flow within 5 %");
+        }
+    }
+};
+
 /// The intra-host test suite.
 class IntraHostTestSuite : public TestSuite
 {
@@ -271,6 +386,7 @@ class IntraHostTestSuite : public TestSuite
         AddTestCase(new PcieSharingTestCase, TestCase::QUICK);
         AddTestCase(new NvlinkFlowTestCase, TestCase::QUICK);
         AddTestCase(new SchedModelTestCase, TestCase::QUICK);
+        AddTestCase(new PacketFabricTestCase, TestCase::QUICK);
     }
 };
 
