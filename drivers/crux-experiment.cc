@@ -348,6 +348,8 @@ CruxExperiment::PlaceJobs()
             }
             job.startTime = sj.start;
             job.iterations = sj.iterations;
+            // with intra-host links a single-host job all-reduces over NVLink (finite t_j)
+            job.intraHostAllReduce = s.topology.intraHost.enabled;
             if (sj.hasPlan)
             {
                 job.ApplyPlan(sj.parallelism);

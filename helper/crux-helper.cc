@@ -205,7 +205,17 @@ CruxHelper::Plan(const ClusterModel& model,
                                     std::to_string(jd->second.level) + " > 7 (DSCP 8 x level " +
                                     "must be <= 63)");
     }
-    const std::vector<DltCommFlow> pattern = job.CommunicationPattern();
+    std::vector<DltCommFlow> pattern = job.CommunicationPattern();
+    if (std::any_of(mj->flows.begin(), mj->flows.end(), [&pattern](const SchedFlow& f) {
+            return std::none_of(pattern.begin(), pattern.end(), [&f](const DltCommFlow& p) {
+                return p.flowId == f.id;
+            });
+        }))
+    {
+        // the model has intra-host flows (AddIntraHostFlows): they take no network path
+        const std::vector<DltCommFlow> intra = job.IntraHostPattern();
+        pattern.insert(pattern.end(), intra.begin(), intra.end());
+    }
     for (const auto& [flowId, index] : jd->second.flowPath)
     {
         if (std::none_of(pattern.begin(), pattern.end(), [flowId = flowId](const DltCommFlow& f) {

@@ -97,6 +97,25 @@ CheckJobOnClusterTopology(const DltJob& job, const ClusterTopology& topo)
     }
 }
 
+void
+AddIntraHostFlows(const DltJob& job, const ClusterTopology& topo, SchedJob& sj)
+{
+    if (!topo.HasIntraHostLinks())
+    {
+        return; // intra-host traffic uses no modelled link
+    }
+    for (const DltCommFlow& f : job.IntraHostPattern())
+    {
+        SchedFlow sf;
+        sf.id = f.flowId;
+        sf.bytesPerIteration = f.bytesPerIteration;
+        sf.candidatePaths = {
+            topo.GpuPath(f.src.host, f.src.localGpu, f.dst.host, f.dst.localGpu, {})};
+        sf.defaultPath = 0;
+        sj.flows.push_back(std::move(sf));
+    }
+}
+
 SchedJob
 MakeClusterSchedJob(const DltJob& job,
                     const ClusterTopology& topo,
@@ -108,7 +127,7 @@ MakeClusterSchedJob(const DltJob& job,
         throw std::invalid_argument("MakeClusterSchedJob: maxPaths must be >= 1");
     }
     CheckJobOnClusterTopology(job, topo);
-    return MakeSchedJob(job, [&](const DltCommFlow& f, SchedFlow& sf) {
+    SchedJob sj = MakeSchedJob(job, [&](const DltCommFlow& f, SchedFlow& sf) {
         sf.candidatePaths = topo.EqualCostGpuPaths(f.src.host,
                                                    f.src.localGpu,
                                                    f.dst.host,
@@ -126,6 +145,8 @@ MakeClusterSchedJob(const DltJob& job,
                                        f.flowId,
                                        static_cast<uint32_t>(sf.candidatePaths.size()));
     });
+    AddIntraHostFlows(job, topo, sj);
+    return sj;
 }
 
 ClusterModel
@@ -177,6 +198,7 @@ MakeClusterModel(Ptr<CruxTopology> topo, const std::vector<DltJob>& jobs)
                 p = desc.GpuPath(f.src.host, f.src.localGpu, f.dst.host, f.dst.localGpu, p);
             }
         }));
+        AddIntraHostFlows(job, desc, cm.jobs.back());
     }
     return cm;
 }

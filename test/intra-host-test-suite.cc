@@ -266,6 +266,85 @@ class SchedModelTestCase : public TestCase
     }
 };
 
+/// A single-host job (8 GPUs, no plan) with intraHostAllReduce all-reduces over NVLink: its
+/// t_j is finite and set by the NVLink links; the flow fabric runs it.
+class SingleHostJobTestCase : public TestCase
+{
+  public:
+    SingleHostJobTestCase()
+        : TestCase("single-host job: finite t_j from NVLink, ring over the NVSwitch")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        std::vector<GpuId> gpus;
+        for (uint32_t g = 0; g < 8; ++g)
+        {
+            gpus.push_back(Gpu(0, g));
+        }
+        DltJob job = DltJob::FromModel(0, "bert-large", gpus);
+        job.gradientBytes = 80000000;
+        job.numBuckets = 1;
+        job.computeTime = 1e-3;
+        job.iterations = 2;
+        NS_TEST_ASSERT_MSG_EQ(job.IntraHostPattern().size(), 0, "flag off: no traffic");
+        job.intraHostAllReduce = true;
+        const std::vector<DltCommFlow> intra = job.IntraHostPattern();
+        NS_TEST_ASSERT_MSG_EQ(intra.size(), 8, "a ring of 8 GPUs");
+        NS_TEST_ASSERT_MSG_EQ(job.CommunicationPattern().size(), 0, "no network flow");
+        double maxBytes = 0;
+        double sumBytes = 0;
+        for (const DltCommFlow& f : intra)
+        {
+            NS_TEST_ASSERT_MSG_EQ(f.dst.localGpu, (f.src.localGpu + 1) % 8, "ring neighbour");
+            maxBytes = std::max(maxBytes, f.bytesPerIteration);
+            sumBytes += f.bytesPerIteration;
+        }
+        // ring all-reduce: every GPU sends 2 (N - 1) / N of the gradient bytes
+        NS_TEST_ASSERT_MSG_EQ_TOL(sumBytes, 2.0 * 7 * 80e6, 8 * 2 * 7, "2(N-1)/N x S each");
+        double tj[2] = {-1, -1};
+        for (int withLinks = 0; withLinks < 2; ++withLinks)
+        {
+            Ptr<CruxTopology> topo = CruxTopologyHelper().Install(TwoHosts(withLinks == 1));
+            const ClusterModel m = MakeClusterModel(topo, {job});
+            const SchedJob& sj = m.jobs.at(0);
+            tj[withLinks] = JobCommTime(m, sj, DefaultPathChoice(sj));
+            if (withLinks == 1)
+            {
+                NS_TEST_ASSERT_MSG_EQ(sj.flows.size(), 8, "the NVLink ring in the model");
+                NS_TEST_ASSERT_MSG_EQ(sj.flows.at(0).candidatePaths.at(0).size(),
+                                      2,
+                                      "GPU -> NVSwitch -> GPU");
+            }
+        }
+        std::cout << "[crux-intra] single-host job t_j: " << tj[0] << " s without, " << tj[1] * 1e6
+                  << " us with intra-host links" << std::endl;
+        NS_TEST_ASSERT_MSG_EQ(tj[0], 0, "no modelled link: t_j = 0");
+        NS_TEST_ASSERT_MSG_EQ_TOL(tj[1], maxBytes * 8 / 2400e9, 1e-12, "t_j from NVLink");
+
+        // the flow fabric runs the ring on the NVLink links: 2(N-1) steps of S/N each
+        Ptr<CruxTopology> topo = CruxTopologyHelper().Install(TwoHosts(true));
+        Ptr<FlowTransport> t = Fluid(topo);
+        Ptr<Node> node = CreateObject<Node>();
+        Ptr<DltJobApplication> app = CreateObject<DltJobApplication>();
+        app->SetJob(job);
+        app->SetTransport(t);
+        node->AddApplication(app);
+        Simulator::Run();
+        const std::vector<double> it = app->GetIterationTimes();
+        Simulator::Destroy();
+        NS_TEST_ASSERT_MSG_EQ(it.size(), 2, "both iterations");
+        const double ring = 2 * 7 * (80e6 / 8 * 8 / 2400e9 + 0.6 * US);
+        NS_TEST_ASSERT_MSG_EQ(t->GetIntraHostMessages(), 2 * 2 * 7 * 8, "2 x 14 steps x 8 GPUs");
+        for (double x : it)
+        {
+            NS_TEST_ASSERT_MSG_EQ_TOL(x, job.computeTime + ring, 50 * NS, "compute + ring");
+        }
+    }
+};
+
 /// The packet fabric: the NIC's PCIe link (RdmaNic PcieRate, a serializer per PCIe switch
 /// uplink with strict priority by class) halves two jobs' rates and favours the higher class,
 /// and agrees with the flow fabric within 5 % on a PCIe-bound job.
@@ -386,6 +465,7 @@ class IntraHostTestSuite : public TestSuite
         AddTestCase(new PcieSharingTestCase, TestCase::QUICK);
         AddTestCase(new NvlinkFlowTestCase, TestCase::QUICK);
         AddTestCase(new SchedModelTestCase, TestCase::QUICK);
+        AddTestCase(new SingleHostJobTestCase, TestCase::QUICK);
         AddTestCase(new PacketFabricTestCase, TestCase::QUICK);
     }
 };
