@@ -257,6 +257,22 @@ Scenario::Parse(const std::string& text, const std::string& source)
             }
             job.hasPlan = true;
         }
+        if (const json* oj = r.Get("overlap"))
+        {
+            ObjectReader orr(*oj, r.Field("overlap"), source);
+            orr.Read("forwardFraction", job.overlapForward);
+            orr.Read("buckets", job.overlapBuckets);
+            orr.RejectUnknown();
+            if (oj->contains("forwardFraction") &&
+                !(job.overlapForward >= 0 && job.overlapForward <= 1))
+            {
+                orr.Fail(orr.Field("forwardFraction"), "must be in [0, 1]");
+            }
+            if (oj->contains("buckets") && job.overlapBuckets == 0)
+            {
+                orr.Fail(orr.Field("buckets"), "must be >= 1 (omit it for the default)");
+            }
+        }
         r.RejectUnknown();
         if (job.model.empty())
         {
