@@ -59,6 +59,7 @@ set(CRUX_SOURCES
     model/workload/comm-dag-runner.cc
     model/workload/collectives.cc
     model/workload/training-iteration.cc
+    model/workload/chakra-trace.cc
     model/workload/dlt-job-application.cc
     # --- metrics ---
     model/metrics/gpu-intensity-tracker.cc
@@ -84,6 +85,12 @@ set(CRUX_SOURCES
     drivers/cluster-run-engine.cc
 )
 
+# Protocol-buffer schemas compiled by protoc into the build directory (their generated .pb.cc
+# belong to CRUX_SOURCES' library; the .pb.h is private: no public header includes it).
+set(CRUX_PROTO_FILES
+    model/workload/chakra-et.proto
+)
+
 set(CRUX_HEADERS
     # --- cluster description ---
     model/cluster/cluster-topology.h
@@ -103,6 +110,7 @@ set(CRUX_HEADERS
     model/scheduling/optimal-scheduler.h
     # --- fabric ---
     model/fabric/qbb-net-device.h
+    model/fabric/roce-constants.h
     model/fabric/qbb-channel.h
     model/fabric/pfc-pause-header.h
     model/fabric/inband-telemetry-header.h
@@ -129,6 +137,7 @@ set(CRUX_HEADERS
     model/workload/comm-dag-runner.h
     model/workload/collectives.h
     model/workload/training-iteration.h
+    model/workload/chakra-trace.h
     model/workload/dlt-job-application.h
     # --- metrics ---
     model/metrics/flow-evaluator.h
@@ -169,6 +178,7 @@ set(CRUX_TEST_SOURCES
     # --- workload ---
     test/dlt-workload-test-suite.cc
     test/collectives-test-suite.cc
+    test/chakra-test-suite.cc
     # --- experiment ---
     test/crux-experiment-test-suite.cc
     # --- helper ---
@@ -191,6 +201,7 @@ set(CRUX_TEST_SUITES
     # --- workload ---
     crux-workload
     crux-collectives
+    crux-chakra
     # --- experiment ---
     crux-experiment
     crux-sec22

@@ -260,6 +260,12 @@ MakeSchedJob(const DltJob& job, const SchedFlowPathFiller& fillPaths)
     // application releases the first gradient bucket at f + (c − f)/B (f = forward part):
     // that is when communication can really start (1 for a single bucket: no overlap).
     sj.overlapStart = job.overlapStart + (1.0 - job.overlapStart) / job.numBuckets;
+    if (job.chakra)
+    {
+        // a Chakra job: FromChakra() set overlapStart to when its first communication can
+        // start (compute along the trace's dependencies, free communication)
+        sj.overlapStart = job.overlapStart;
+    }
     sj.numGpus = job.NumGpus();
     for (const auto& f : job.CommunicationPattern())
     {
