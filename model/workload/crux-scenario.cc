@@ -15,7 +15,10 @@
 
 #include "crux-scenario.h"
 
+#include <cmath>
 #include <fstream>
+#include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -66,30 +69,45 @@ class ObjectReader
         {
             if constexpr (std::is_unsigned_v<T> && !std::is_same_v<T, bool>)
             {
-                if (!it->is_number_integer() || it->template get<int64_t>() < 0)
+                // range-checked on 64 bits before narrowing (4294967297 is not 1)
+                out = static_cast<T>(Unsigned(*it, Field(key), std::numeric_limits<T>::max()));
+                return;
+            }
+            else if constexpr (std::is_same_v<T, std::vector<uint32_t>>)
+            {
+                if (!it->is_array())
                 {
-                    Fail(Field(key), "must be a non-negative integer, got " + it->dump());
+                    Fail(Field(key), "must be an array of non-negative integers, got " + Dump(*it));
                 }
+                out.clear();
+                for (size_t i = 0; i < it->size(); ++i)
+                {
+                    out.push_back(
+                        static_cast<uint32_t>(Unsigned((*it)[i],
+                                                       Field(key) + "[" + std::to_string(i) + "]",
+                                                       std::numeric_limits<uint32_t>::max())));
+                }
+                return;
             }
             else if constexpr (std::is_floating_point_v<T>)
             {
                 if (!it->is_number())
                 {
-                    Fail(Field(key), "must be a number, got " + it->dump());
+                    Fail(Field(key), "must be a number, got " + Dump(*it));
                 }
             }
             else if constexpr (std::is_same_v<T, bool>)
             {
                 if (!it->is_boolean())
                 {
-                    Fail(Field(key), "must be true or false, got " + it->dump());
+                    Fail(Field(key), "must be true or false, got " + Dump(*it));
                 }
             }
             else if constexpr (std::is_same_v<T, std::string>)
             {
                 if (!it->is_string())
                 {
-                    Fail(Field(key), "must be a string, got " + it->dump());
+                    Fail(Field(key), "must be a string, got " + Dump(*it));
                 }
             }
             out = it->template get<T>();
@@ -97,6 +115,30 @@ class ObjectReader
         catch (const json::exception& e)
         {
             Fail(Field(key), std::string("wrong type (") + e.what() + ")");
+        }
+    }
+
+    /// \return a JSON value for a message (one line, cut after 60 bytes)
+    static std::string Dump(const json& v)
+    {
+        const std::string d = v.dump();
+        return d.size() > 60 ? d.substr(0, 60) + "..." : d;
+    }
+
+    /// \return a non-negative JSON integer <= max, or Fail() naming the field
+    uint64_t Unsigned(const json& v, const std::string& field, uint64_t max) const
+    {
+        if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<int64_t>() < 0))
+        {
+            Fail(field, "must be a non-negative integer, got " + Dump(v));
+        }
+        try
+        {
+            return CheckRange(v.get<uint64_t>(), field, 0, max);
+        }
+        catch (const InputError& e)
+        {
+            Fail(field, e.GetDetail());
         }
     }
 
@@ -153,7 +195,7 @@ Scenario::Parse(const std::string& text, const std::string& source)
     {
         j = json::parse(text);
     }
-    catch (const json::parse_error& e)
+    catch (const json::exception& e) // parse_error, out_of_range (a number beyond a double)
     {
         throw ScenarioError(source + ": malformed JSON: " + e.what());
     }
@@ -327,6 +369,33 @@ Scenario::Validate() const
     {
         fail("stopTime", "must be > 0 seconds");
     }
+    // times become ns-3 Times (int64 at the resolution: |t| < Time::Max(), about 292 years at
+    // 1 ns); byte counts become integers
+    const double maxSeconds = Time::Max().GetSeconds() / 2;
+    const double maxBytes = 9.2e18;
+    auto checked = [&fail](const std::function<void()>& parse) {
+        try
+        {
+            parse();
+        }
+        catch (const InputError& e)
+        {
+            fail(e.GetField(), e.GetDetail());
+        }
+    };
+    checked([&] { CheckFinite(stopTime, "stopTime", 0, maxSeconds); });
+    if (seed == 0 || seed > std::numeric_limits<uint32_t>::max())
+    {
+        fail("seed",
+             "must be 1.." + std::to_string(std::numeric_limits<uint32_t>::max()) +
+                 " (ns-3 RNG seeds are positive 32-bit integers), got " + std::to_string(seed));
+    }
+    checked([&] {
+        ParseDataRate(topology.hostLinkRate, "topology.hostLinkRate");
+        ParseDataRate(topology.fabricLinkRate, "topology.fabricLinkRate");
+        ParseTime(topology.linkDelay, "topology.linkDelay");
+        ParseByteSize(topology.switchBuffer, "topology.switchBuffer");
+    });
     if (outputDir.empty())
     {
         fail("outputDir", "must not be empty");
@@ -343,6 +412,11 @@ Scenario::Validate() const
         {
             fail(f + ".start", "must be >= 0 seconds");
         }
+        checked([&] {
+            CheckFinite(j.start, f + ".start", 0, maxSeconds);
+            CheckFinite(j.computeTime, f + ".computeTime", -maxSeconds, maxSeconds);
+            CheckFinite(j.gradientBytes, f + ".gradientBytes", -maxBytes, maxBytes);
+        });
         if (j.gpus == 0 && j.hosts.empty())
         {
             fail(f, "give \"gpus\" or an explicit \"hosts\" list");
