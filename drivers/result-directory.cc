@@ -15,6 +15,7 @@
 
 #include "result-directory.h"
 
+#include <fstream>
 #include <iomanip>
 #include <stdexcept>
 #include <unistd.h>
@@ -24,8 +25,75 @@ namespace ns3
 
 namespace fs = std::filesystem;
 
+namespace
+{
+
+/// Creates \p dir (and missing parents) and a file in it, then removes all it created.
+/// \return "" or why it failed
+std::string
+ProbeWrite(const fs::path& dir)
+{
+    std::error_code ec;
+    std::vector<fs::path> created; // missing directories, outermost first
+    for (fs::path p = dir; !p.empty() && !fs::exists(p, ec); p = p.parent_path())
+    {
+        created.insert(created.begin(), p);
+        if (p.parent_path() == p)
+        {
+            break;
+        }
+    }
+    std::string why;
+    for (const auto& p : created)
+    {
+        if (!fs::create_directory(p, ec) || ec)
+        {
+            why = "cannot create '" + p.string() + "': " + ec.message();
+            break;
+        }
+    }
+    if (why.empty())
+    {
+        const fs::path probe = dir / (".probe-" + std::to_string(::getpid()));
+        std::ofstream f(probe);
+        if (!f || !(f << "probe") || (f.close(), !f))
+        {
+            why = "cannot write files in '" + dir.string() + "'";
+        }
+        fs::remove(probe, ec);
+    }
+    for (auto it = created.rbegin(); it != created.rend(); ++it)
+    {
+        fs::remove(*it, ec); // only if empty: what this probe created
+    }
+    return why;
+}
+
+} // namespace
+
 std::string
 ResultDirectory::Problem(const std::string& dir, const std::vector<std::string>& subdirs)
+{
+    const std::string why = StaticProblem(dir, subdirs);
+    if (!why.empty())
+    {
+        return why;
+    }
+    // What the file system really allows (a read-only mount, /proc, a full quota...): create
+    // and remove a probe file where the results will go.
+    const fs::path out(dir);
+    for (const std::string& s : subdirs)
+    {
+        if (auto w = ProbeWrite(out / s); !w.empty())
+        {
+            return w;
+        }
+    }
+    return ProbeWrite(out);
+}
+
+std::string
+ResultDirectory::StaticProblem(const std::string& dir, const std::vector<std::string>& subdirs)
 {
     if (dir.empty())
     {

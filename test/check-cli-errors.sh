@@ -53,7 +53,7 @@ expect levels "priorityLevels: must be 1..8" --scenario="$work/levels.json"
 make_variant levels-cli 'pass'
 expect levels-cli "priorityLevels: must be 1..8" --scenario="$work/levels-cli.json" --priorityLevels=0
 make_variant seed-cli 'pass'
-expect seed-cli "--seed: must be >= 0" --scenario="$work/seed-cli.json" --seed=-1
+expect seed-cli "--seed: '-1' is not a non-negative integer" --scenario="$work/seed-cli.json" --seed=-1
 make_variant stop-cli 'pass'
 expect stop-cli "--stopTime: must be a positive number of seconds" --scenario="$work/stop-cli.json" --stopTime=-1
 make_variant modes 'pass'
