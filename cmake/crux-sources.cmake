@@ -211,6 +211,7 @@ set(CRUX_TEST_SUITES
 # GoogleTest sources for the pure scheduling layer.
 set(CRUX_GTEST_SOURCES
     test/gtest/scenario-test.cc
+    test/gtest/checked-parse-test.cc
     test/gtest/parallel-plan-test.cc
     # --- scheduling ---
     test/gtest/cluster-model-test.cc

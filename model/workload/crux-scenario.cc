@@ -333,6 +333,24 @@ Scenario::Validate() const
         {
             fail("topology", "tors, aggs, hostsPerTor, gpusPerHost and nicsPerHost must be > 0");
         }
+        // the fabric's addressing allows 65,536 hosts (ClosConfig): larger counts are typos,
+        // refused before a topology of that size is built
+        for (const auto& [key, v] : {std::make_pair("tors", topology.tors),
+                                     std::make_pair("aggs", topology.aggs),
+                                     std::make_pair("hostsPerTor", topology.hostsPerTor)})
+        {
+            if (v > 65536)
+            {
+                fail(std::string("topology.") + key,
+                     "must be <= 65536 (the fabric addresses at most 65,536 hosts), got " +
+                         std::to_string(v));
+            }
+        }
+        if (topology.gpusPerHost > 1024)
+        {
+            fail("topology.gpusPerHost",
+                 "must be <= 1024, got " + std::to_string(topology.gpusPerHost));
+        }
         if (topology.nicsPerHost > topology.tors)
         {
             fail("topology.nicsPerHost", "each NIC needs its own ToR: nicsPerHost <= tors");
@@ -350,6 +368,10 @@ Scenario::Validate() const
     {
         fail("congestionControl",
              "unknown value '" + congestionControl + "' (known: dcqcn, hpcc, none)");
+    }
+    if (name.empty())
+    {
+        fail("name", "must not be empty");
     }
     bool anyMeasured = false;
     for (const auto& j : jobs)
@@ -417,6 +439,10 @@ Scenario::Validate() const
             CheckFinite(j.computeTime, f + ".computeTime", -maxSeconds, maxSeconds);
             CheckFinite(j.gradientBytes, f + ".gradientBytes", -maxBytes, maxBytes);
         });
+        if (j.name.empty())
+        {
+            fail(f + ".name", "must not be empty (it labels the job's results)");
+        }
         if (j.gpus == 0 && j.hosts.empty())
         {
             fail(f, "give \"gpus\" or an explicit \"hosts\" list");
