@@ -212,6 +212,7 @@ set(CRUX_TEST_SUITES
 set(CRUX_GTEST_SOURCES
     test/gtest/scenario-test.cc
     test/gtest/checked-parse-test.cc
+    test/gtest/doc-listings-test.cc
     test/gtest/parallel-plan-test.cc
     # --- scheduling ---
     test/gtest/cluster-model-test.cc

@@ -723,6 +723,10 @@ CruxExperiment::RunJobs(const std::string& label,
             jr.throughput = 1.0 / jr.meanIterationTime;
             flopRate += job.flopsPerIteration * jr.throughput;
         }
+        else
+        {
+            r.jobsOutsideWindow.push_back(jr.name);
+        }
         jr.jct = apps[i]->IsComplete() ? apps[i]->GetJct().GetSeconds() : -1.0;
         r.jobs.push_back(jr);
     }
@@ -878,7 +882,17 @@ CruxExperiment::FormatTable(const std::vector<ExperimentRunResult>& runs) const
         }
         os << "  " << std::left << std::setw(16) << r.run << std::right << std::setprecision(4)
            << r.utilization << std::setw(10)
-           << pct(allAlone ? PercentChange(r.utilization, aloneUtil) : std::nan("")) << "\n";
+           << pct(allAlone ? PercentChange(r.utilization, aloneUtil) : std::nan(""));
+        if (!r.jobsOutsideWindow.empty())
+        {
+            os << "  INCOMPLETE: without";
+            for (const auto& name : r.jobsOutsideWindow)
+            {
+                os << " " << name;
+            }
+            os << " (no iteration inside the measurement window)";
+        }
+        os << "\n";
     }
     if (m_scenario.fabric == "packet")
     {
@@ -1027,6 +1041,10 @@ CruxExperiment::WriteResults(const std::vector<ExperimentRunResult>& runs) const
             jr["windowStart"] = r.windowStart;
             jr["windowEnd"] = r.windowEnd;
             jr["utilization"] = r.utilization;
+            if (!r.jobsOutsideWindow.empty())
+            {
+                jr["utilizationIncomplete"] = r.jobsOutsideWindow; // jobs it leaves out
+            }
             jr["pauseFrames"] = r.pauseFrames;
             jr["retransmittedPackets"] = r.retransmittedPackets;
             jr["timeouts"] = r.timeouts;

@@ -99,8 +99,12 @@ struct ExperimentRunResult
     uint64_t retransmittedPackets{0};         //!< RDMA go-back-N retransmissions
     uint64_t timeouts{0};                     //!< RDMA retransmission-timer expiries
     bool complete{true};                      //!< every measured job finished before stopTime
-    double simulatedTime{0};                  //!< simulation end time, seconds
-    double wallSeconds{0};                    //!< wall-clock time of Simulator::Run, seconds
+    /// jobs that completed no iteration inside the measurement window: utilization cannot
+    /// count them, so it is marked incomplete in the table and summary.json
+    /// ("utilizationIncomplete") rather than silently lower
+    std::vector<std::string> jobsOutsideWindow;
+    double simulatedTime{0}; //!< simulation end time, seconds
+    double wallSeconds{0};   //!< wall-clock time of Simulator::Run, seconds
 
     /// packet fabric: largest queue (bytes, Ethernet header included) any device held, per
     /// class (TC 0..7, then the control class of ACK/NAK/CNP); empty for the flow fabric
