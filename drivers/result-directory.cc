@@ -28,10 +28,10 @@ namespace fs = std::filesystem;
 namespace
 {
 
-/// Creates \p dir (and missing parents) and a file in it, then removes all it created.
-/// \return "" or why it failed
+/// Creates \p dir (and missing parents) and a file in it, then removes the file and, if
+/// \p removeDir and the probe created it, \p dir. \return "" or why it failed
 std::string
-ProbeWrite(const fs::path& dir)
+ProbeWrite(const fs::path& dir, bool removeDir)
 {
     std::error_code ec;
     std::vector<fs::path> created; // missing directories, outermost first
@@ -62,9 +62,11 @@ ProbeWrite(const fs::path& dir)
         }
         fs::remove(probe, ec);
     }
-    for (auto it = created.rbegin(); it != created.rend(); ++it)
+    // Remove the directory itself if the probe created it; missing parents stay created (a
+    // parallel run, e.g. of a sweep, may be creating its own directory in them right now).
+    if (removeDir && !created.empty() && created.back() == dir)
     {
-        fs::remove(*it, ec); // only if empty: what this probe created
+        fs::remove(dir, ec); // only if empty
     }
     return why;
 }
@@ -82,14 +84,18 @@ ResultDirectory::Problem(const std::string& dir, const std::vector<std::string>&
     // What the file system really allows (a read-only mount, /proc, a full quota...): create
     // and remove a probe file where the results will go.
     const fs::path out(dir);
-    for (const std::string& s : subdirs)
+    std::error_code ec;
+    const bool existed = fs::exists(out, ec);
+    std::string w = ProbeWrite(out, false);
+    for (size_t i = 0; i < subdirs.size() && w.empty(); ++i)
     {
-        if (auto w = ProbeWrite(out / s); !w.empty())
-        {
-            return w;
-        }
+        w = ProbeWrite(out / subdirs[i], true);
     }
-    return ProbeWrite(out);
+    if (!existed)
+    {
+        fs::remove(out, ec); // only if empty
+    }
+    return w;
 }
 
 std::string

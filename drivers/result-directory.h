@@ -51,8 +51,10 @@ class ResultDirectory
      * nothing behind: an existing \p dir must be a writable directory, and every listed
      * subdirectory of it that exists must be a directory; a missing \p dir needs a writable
      * nearest existing ancestor. Then a probe file is created and removed in \p dir and in
-     * every listed subdirectory (creating and removing the missing directories), so that a
-     * read-only file system or a pseudo file system (/proc) is reported too.
+     * every listed subdirectory, so that a read-only file system or a pseudo file system
+     * (/proc) is reported too. A missing \p dir or subdirectory is created for the probe and
+     * removed again; missing parents of \p dir stay created (removing them could race with a
+     * parallel run creating its directory there).
      * \param dir the output directory
      * \param subdirs subdirectories the run will write into (e.g. one per scheduler)
      * \return "" if the run can write there, else why not (one sentence naming the path)
