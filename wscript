@@ -119,6 +119,7 @@ CRUX_HEADERS = [
     'model/scheduling/optimal-scheduler.h',
     # --- fabric ---
     'model/fabric/qbb-net-device.h',
+    'model/fabric/roce-constants.h',
     'model/fabric/qbb-channel.h',
     'model/fabric/pfc-pause-header.h',
     'model/fabric/inband-telemetry-header.h',

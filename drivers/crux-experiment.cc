@@ -464,105 +464,74 @@ struct RunState
 {
     uint32_t measuredRemaining{0};                        //!< measured jobs not finished
     std::map<std::pair<uint32_t, uint32_t>, double> comm; //!< (job, iteration) → all-reduce s
-    std::vector<std::array<uint64_t, 8>> linkTcBytes;     //!< per link, per TC IP bytes
-    std::map<std::string, uint64_t> deviceDrops;          //!< device drop reason → frames
+    /// per link, per TC: IP bytes of the data frames sent (packet fabric)
+    std::vector<std::array<uint64_t, crux::NUM_TRAFFIC_CLASSES>> linkTcBytes;
+    std::map<std::string, uint64_t> deviceDrops; //!< device drop reason → frames
 };
 
-} // namespace
-
-ExperimentRunResult
-CruxExperiment::RunJobs(const std::string& label,
-                        const std::vector<uint32_t>& jobIds,
-                        const std::string& scheduler,
-                        uint32_t iterationsOverride)
+/// The fabric of one run: the topology and the transport that carries the jobs' messages.
+struct RunFabric
 {
-    const Scenario& s = m_scenario;
-    const auto& tp = s.topology;
-    NS_LOG_INFO("run " << label << " with scheduler " << scheduler);
-    RngSeedManager::SetSeed(static_cast<uint32_t>(s.seed));
-    RngSeedManager::SetRun(1);
+    Ptr<CruxTopology> topo;          //!< switches, hosts, links
+    Ptr<RdmaTransport> rdma;         //!< packet level (null on the flow fabric)
+    Ptr<FlowTransport> flow;         //!< flow level (null on the packet fabric)
+    Ptr<MessageTransport> transport; //!< the one the jobs use
+};
 
-    // ---------------------------------------------------------------- topology
+/// What the decision's installation did, for the result rows.
+struct RunInstall
+{
+    std::map<uint32_t, uint32_t> rerouted; //!< job id → flows steered off their ECMP path
+    /// (job id, flow id) → the flow's links (CruxTopology::PathToString)
+    std::map<std::pair<uint32_t, uint32_t>, std::string> flowPaths;
+};
+
+/**
+ * Build the scenario's fabric: the cluster description as ns-3 nodes (switch buffer, PFC, the
+ * seed-salted ECMP hash) and the transport of its "fabric" (packet level with its congestion
+ * control, or flow level). Both transports give a connection the same default UDP source port,
+ * so ECMP places it on the same path.
+ */
+RunFabric
+BuildRunFabric(const Scenario& s, const ClusterTopology& cluster)
+{
+    const auto& tp = s.topology;
+    RunFabric f;
     CruxTopologyHelper th;
     th.SetMmuAttribute("BufferSize",
                        UintegerValue(ParseByteSize(tp.switchBuffer, "topology.switchBuffer")));
     th.SetMmuAttribute("PfcEnabled", BooleanValue(tp.pfc));
     // The seed salts every switch's ECMP hash: another seed gives other ECMP choices.
     th.SetEcmpSeedBase(static_cast<uint32_t>(s.seed * 2654435761ULL));
-    Ptr<CruxTopology> topo = th.Install(m_cluster);
-
-    // The transport: packet level (RoCEv2 NICs) or flow level. Both give a connection (queue
-    // pair) the same default UDP source port, so ECMP places it on the same path.
-    Ptr<RdmaTransport> rdma;
-    Ptr<FlowTransport> flow;
-    Ptr<MessageTransport> transport;
+    f.topo = th.Install(cluster);
     if (s.fabric == "flow")
     {
-        flow = FlowTransportHelper().Install(topo);
-        transport = flow;
+        f.flow = FlowTransportHelper().Install(f.topo);
+        f.transport = f.flow;
     }
     else
     {
         RdmaTransportHelper rdmaHelper;
         rdmaHelper.SetCongestionControl(s.congestionControl); // dcqcn, hpcc or none
-        rdma = rdmaHelper.Install(topo);
+        f.rdma = rdmaHelper.Install(f.topo);
         for (uint32_t id = 0; id < s.jobs.size(); ++id)
         {
-            rdma->SetJobLabel(id, s.jobs[id].name); // the watchdog names stuck jobs by name
+            f.rdma->SetJobLabel(id, s.jobs[id].name); // the watchdog names stuck jobs by name
         }
-        transport = rdma;
+        f.transport = f.rdma;
     }
-    // The fabric's path services (the switches' ECMP hash; both fabrics use the same switches).
-    CruxTopologySteering steering(topo);
+    return f;
+}
 
-    // ---------------------------------------------------------------- jobs and scheduler input
-    const bool multi = jobIds.size() > 1;
-    std::vector<DltJob> jobs;
-    for (uint32_t id : jobIds)
-    {
-        DltJob job = m_jobs.at(id);
-        if (multi && s.jobs[id].background)
-        {
-            job.iterations = 0; // runs until the measured jobs are done
-        }
-        else if (iterationsOverride > 0)
-        {
-            job.iterations = iterationsOverride;
-        }
-        jobs.push_back(job);
-    }
-
-    // The scheduler's view (candidate paths from the cluster description, ECMP defaults from
-    // the switches' hash of the default ports).
-    ClusterModel cm;
-    try
-    {
-        cm = MakeClusterModel(topo, jobs);
-    }
-    catch (const std::invalid_argument& e)
-    {
-        throw ExperimentError(s.source + ": " + e.what());
-    }
-    for (SchedJob& sj : cm.jobs)
-    {
-        auto mc = m_measuredComm.find(sj.id);
-        sj.measuredCommTime = mc != m_measuredComm.end() ? mc->second : 0.0;
-    }
-
-    SchedulerConfig sc;
-    sc.numLevels = s.priorityLevels;
-    sc.seed = s.seed;
-    Decision decision;
-    try
-    {
-        decision = CreateCommScheduler(scheduler)->Schedule(cm, sc);
-    }
-    catch (const std::invalid_argument& e)
-    {
-        throw ExperimentError(s.source + ": scheduler '" + scheduler + "': " + e.what());
-    }
-
-    // ---------------------------------------------------------------- install the decision
+/// Install the decision through CruxHelper (DSCP, source ports or pinned routes, all or
+/// nothing) and keep what it did. \throws ExperimentError if the decision cannot be installed
+RunInstall
+InstallRunDecision(const Scenario& s,
+                   const ClusterModel& cm,
+                   const Decision& decision,
+                   std::vector<DltJob>& jobs,
+                   PathSteering& steering)
+{
     CruxHelper crux;
     crux.SetPathEnforcement(s.pathEnforcement);
     std::map<uint32_t, CruxJobInstall> installed;
@@ -574,47 +543,57 @@ CruxExperiment::RunJobs(const std::string& label,
     {
         throw ExperimentError(e.what());
     }
-    std::map<uint32_t, uint32_t> rerouted;
-    std::map<std::pair<uint32_t, uint32_t>, std::string> flowPaths;
+    RunInstall out;
     for (const auto& [jobId, in] : installed)
     {
-        rerouted[jobId] = in.rerouted;
+        out.rerouted[jobId] = in.rerouted;
         for (const auto& [flowId, path] : in.paths)
         {
-            flowPaths[{jobId, flowId}] = CruxTopology::PathToString(path);
+            out.flowPaths[{jobId, flowId}] = CruxTopology::PathToString(path);
         }
     }
+    return out;
+}
 
-    // ---------------------------------------------------------------- applications and traces
-    RunState state;
-    state.linkTcBytes.assign(topo->GetNLinks(), std::array<uint64_t, 8>{});
-    for (uint32_t l = 0; l < topo->GetNLinks() && rdma; ++l)
+/// Count, per link, the data bytes per traffic class (packet fabric) and every device drop.
+void
+ConnectLinkCounters(const RunFabric& f, RunState& state)
+{
+    state.linkTcBytes.assign(f.topo->GetNLinks(), {});
+    for (uint32_t l = 0; l < f.topo->GetNLinks() && f.rdma; ++l)
     {
-        std::array<uint64_t, 8>* counters = &state.linkTcBytes[l];
-        topo->GetLink(l).txDev->TraceConnectWithoutContext(
+        auto* counters = &state.linkTcBytes[l];
+        f.topo->GetLink(l).txDev->TraceConnectWithoutContext(
             "MacTx",
             Callback<void, Ptr<const Packet>, uint8_t>([counters](Ptr<const Packet> p, uint8_t tc) {
-                if (tc < 8) // data; ACK/NAK/CNP travel in the control class
+                if (tc < crux::NUM_TRAFFIC_CLASSES) // data; ACK/NAK/CNP: the control class
                 {
                     (*counters)[tc] += p->GetSize();
                 }
             }));
-        topo->GetLink(l).txDev->TraceConnectWithoutContext(
+        f.topo->GetLink(l).txDev->TraceConnectWithoutContext(
             "Drop",
             Callback<void, Ptr<const Packet>, uint8_t, const std::string&>(
                 [&state](Ptr<const Packet>, uint8_t, const std::string& reason) {
                     ++state.deviceDrops["device:" + reason];
                 }));
     }
+}
 
-    Ptr<GpuIntensityTracker> tracker = CreateObject<GpuIntensityTracker>();
-    tracker->SetAttribute("TotalGpus", UintegerValue(m_nHosts * m_gpusPerHost));
+/// Install one application per job, registered with the tracker; the run stops when every
+/// measured job (iterations > 0) is done. \return the applications, in the order of \p jobs
+std::vector<Ptr<DltJobApplication>>
+InstallJobApps(const std::vector<DltJob>& jobs,
+               const RunFabric& f,
+               Ptr<GpuIntensityTracker> tracker,
+               RunState& state)
+{
     std::vector<Ptr<DltJobApplication>> apps;
     for (const auto& job : jobs)
     {
         tracker->RegisterJob(job.id, job.flopsPerIteration, job.NumGpus(), job.computeTime);
         Ptr<DltJobApplication> app =
-            DltJobHelper().Install(job, transport, topo->GetHost(job.Hosts().front()).node);
+            DltJobHelper().Install(job, f.transport, f.topo->GetHost(job.Hosts().front()).node);
         app->TraceConnectWithoutContext(
             "IterationComplete",
             MakeCallback(&GpuIntensityTracker::NotifyIterationComplete, tracker));
@@ -638,19 +617,146 @@ CruxExperiment::RunJobs(const std::string& label,
         }
         apps.push_back(app);
     }
+    return apps;
+}
 
-    Simulator::Stop(Seconds(s.stopTime));
-    const auto wall0 = std::chrono::steady_clock::now();
-    Simulator::Run();
-    const auto wall1 = std::chrono::steady_clock::now();
+/// The fabric's counters after the run: bytes per link and class, peak queues, PAUSE frames,
+/// drops with their reasons, retransmissions and timeouts.
+void
+CollectFabricCounters(const RunFabric& f, RunState& state, ExperimentRunResult& r)
+{
+    const Ptr<CruxTopology>& topo = f.topo;
+    for (uint32_t l = 0; l < topo->GetNLinks(); ++l)
+    {
+        auto& c = state.linkTcBytes[l];
+        if (f.flow)
+        {
+            for (uint8_t tc = 0; tc < crux::NUM_TRAFFIC_CLASSES; ++tc)
+            {
+                c[tc] = f.flow->GetLinkBytes(l, tc);
+            }
+        }
+        if (std::any_of(c.begin(), c.end(), [](uint64_t b) { return b > 0; }))
+        {
+            r.linkTcBytes[l] = std::vector<uint64_t>(c.begin(), c.end());
+        }
+        if (f.rdma)
+        {
+            r.maxQueueBytes.resize(QbbNetDevice::N_CLASSES, 0);
+            for (uint8_t k = 0; k < QbbNetDevice::N_CLASSES; ++k)
+            {
+                r.maxQueueBytes[k] =
+                    std::max(r.maxQueueBytes[k], topo->GetLink(l).txDev->GetPeakTcQueueBytes(k));
+            }
+        }
+        const uint64_t pauses = topo->GetLink(l).txDev->GetPauseTxCount();
+        if (pauses > 0)
+        {
+            r.linkPauseTx[l] = pauses;
+        }
+        r.pauseFrames += pauses;
+    }
+    r.drops = state.deviceDrops;
+    for (uint32_t sw = 0; sw < topo->GetNSwitches(); ++sw)
+    {
+        for (const auto& [reason, n] : topo->GetSwitch(sw).sw->GetDropCounts())
+        {
+            if (n > 0)
+            {
+                r.drops["switch:" + reason] += n;
+            }
+        }
+    }
+    if (f.rdma)
+    {
+        const RdmaQpStats stats = f.rdma->GetStats();
+        r.retransmittedPackets = stats.retransmittedPackets;
+        r.timeouts = stats.timeouts;
+    }
+}
 
-    // ---------------------------------------------------------------- results
-    ExperimentRunResult r;
-    r.run = label;
-    r.scheduler = scheduler;
-    r.simulatedTime = Simulator::Now().GetSeconds();
-    r.wallSeconds = std::chrono::duration<double>(wall1 - wall0).count();
-    r.complete = state.measuredRemaining == 0;
+/// The jobs of one run: the placed jobs \p jobIds; in a run of several jobs, background jobs
+/// run until the measured ones are done (iterations 0); \p iterationsOverride > 0 replaces the
+/// others' iteration count. \return the jobs, in the order of \p jobIds
+std::vector<DltJob>
+JobsOfRun(const Scenario& s,
+          const std::vector<DltJob>& placed,
+          const std::vector<uint32_t>& jobIds,
+          uint32_t iterationsOverride)
+{
+    const bool multi = jobIds.size() > 1;
+    std::vector<DltJob> jobs;
+    for (uint32_t id : jobIds)
+    {
+        DltJob job = placed.at(id);
+        if (multi && s.jobs[id].background)
+        {
+            job.iterations = 0; // runs until the measured jobs are done
+        }
+        else if (iterationsOverride > 0)
+        {
+            job.iterations = iterationsOverride;
+        }
+        jobs.push_back(job);
+    }
+    return jobs;
+}
+
+/// The scheduler's decision for \p jobs on \p topo, with the t_j measured alone
+/// (\p measuredComm, job id → seconds) in the cluster model. \param cm receives the cluster
+/// model the scheduler saw \throws ExperimentError naming the scenario file or the scheduler
+Decision
+Decide(const Scenario& s,
+       Ptr<CruxTopology> topo,
+       const std::vector<DltJob>& jobs,
+       const std::map<uint32_t, double>& measuredComm,
+       const std::string& scheduler,
+       ClusterModel& cm)
+{
+    // The scheduler's view (candidate paths from the cluster description, ECMP defaults from
+    // the switches' hash of the default ports).
+    try
+    {
+        cm = MakeClusterModel(topo, jobs);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw ExperimentError(s.source + ": " + e.what());
+    }
+    for (SchedJob& sj : cm.jobs)
+    {
+        auto mc = measuredComm.find(sj.id);
+        sj.measuredCommTime = mc != measuredComm.end() ? mc->second : 0.0;
+    }
+    SchedulerConfig sc;
+    sc.numLevels = s.priorityLevels;
+    sc.seed = s.seed;
+    try
+    {
+        return CreateCommScheduler(scheduler)->Schedule(cm, sc);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw ExperimentError(s.source + ": scheduler '" + scheduler + "': " + e.what());
+    }
+}
+
+/// Fill \p r's measurement window, job rows and utilization from the applications' iteration
+/// records (doc: the measurement window). \param totalGpus GPUs of the cluster \param
+/// peakFlops the tracker's peak FLOP/s per GPU
+void
+MeasureJobs(const Scenario& s,
+            const std::vector<DltJob>& jobs,
+            const std::vector<Ptr<DltJobApplication>>& apps,
+            const Decision& decision,
+            const RunInstall& install,
+            const RunState& state,
+            uint32_t totalGpus,
+            double peakFlops,
+            ExperimentRunResult& r)
+{
+    const bool multi = jobs.size() > 1;
+    // The window: from the last start to the first end of a measured job.
     double windowStart = 0;
     double windowEnd = r.simulatedTime;
     for (size_t i = 0; i < jobs.size(); ++i)
@@ -665,8 +771,6 @@ CruxExperiment::RunJobs(const std::string& label,
     }
     r.windowStart = windowStart;
     r.windowEnd = windowEnd;
-    DoubleValue peakValue;
-    tracker->GetAttribute("PeakFlops", peakValue);
     double flopRate = 0;
     for (size_t i = 0; i < jobs.size(); ++i)
     {
@@ -685,9 +789,10 @@ CruxExperiment::RunJobs(const std::string& label,
         jr.schedulerCommTime = jd.commTime;
         jr.intensity = jd.intensity;
         jr.k = jd.k;
-        jr.reroutedFlows = rerouted[job.id];
+        auto rr = install.rerouted.find(job.id);
+        jr.reroutedFlows = rr != install.rerouted.end() ? rr->second : 0;
         jr.timeShift = jd.timeShift;
-        for (const auto& [key, path] : flowPaths)
+        for (const auto& [key, path] : install.flowPaths)
         {
             if (key.first == job.id)
             {
@@ -730,60 +835,65 @@ CruxExperiment::RunJobs(const std::string& label,
         jr.jct = apps[i]->IsComplete() ? apps[i]->GetJct().GetSeconds() : -1.0;
         r.jobs.push_back(jr);
     }
-    r.utilization = flopRate / (static_cast<double>(m_nHosts * m_gpusPerHost) * peakValue.Get());
+    r.utilization = flopRate / (static_cast<double>(totalGpus) * peakFlops);
+}
+
+} // namespace
+
+ExperimentRunResult
+CruxExperiment::RunJobs(const std::string& label,
+                        const std::vector<uint32_t>& jobIds,
+                        const std::string& scheduler,
+                        uint32_t iterationsOverride)
+{
+    const Scenario& s = m_scenario;
+    NS_LOG_INFO("run " << label << " with scheduler " << scheduler);
+    RngSeedManager::SetSeed(static_cast<uint32_t>(s.seed));
+    RngSeedManager::SetRun(1);
+
+    RunFabric fabric = BuildRunFabric(s, m_cluster);
+    // The fabric's path services (the switches' ECMP hash; both fabrics use the same switches).
+    CruxTopologySteering steering(fabric.topo);
+    std::vector<DltJob> jobs = JobsOfRun(s, m_jobs, jobIds, iterationsOverride);
+    ClusterModel cm;
+    const Decision decision = Decide(s, fabric.topo, jobs, m_measuredComm, scheduler, cm);
+    const RunInstall install = InstallRunDecision(s, cm, decision, jobs, steering);
+
+    RunState state;
+    ConnectLinkCounters(fabric, state);
+    Ptr<GpuIntensityTracker> tracker = CreateObject<GpuIntensityTracker>();
+    tracker->SetAttribute("TotalGpus", UintegerValue(m_nHosts * m_gpusPerHost));
+    const std::vector<Ptr<DltJobApplication>> apps = InstallJobApps(jobs, fabric, tracker, state);
+
+    Simulator::Stop(Seconds(s.stopTime));
+    const auto wall0 = std::chrono::steady_clock::now();
+    Simulator::Run();
+    const auto wall1 = std::chrono::steady_clock::now();
+
+    ExperimentRunResult r;
+    r.run = label;
+    r.scheduler = scheduler;
+    r.simulatedTime = Simulator::Now().GetSeconds();
+    r.wallSeconds = std::chrono::duration<double>(wall1 - wall0).count();
+    r.complete = state.measuredRemaining == 0;
+    DoubleValue peakValue;
+    tracker->GetAttribute("PeakFlops", peakValue);
+    MeasureJobs(s,
+                jobs,
+                apps,
+                decision,
+                install,
+                state,
+                m_nHosts * m_gpusPerHost,
+                peakValue.Get(),
+                r);
     r.utilizationBin = std::max(0.01, std::ceil(r.simulatedTime / 200 * 100) / 100);
     if (r.simulatedTime > 0)
     {
         r.utilizationSeries =
             tracker->GetUtilizationSeries(Seconds(r.utilizationBin), Seconds(0), Simulator::Now());
     }
-    for (uint32_t l = 0; l < topo->GetNLinks(); ++l)
-    {
-        auto& c = state.linkTcBytes[l];
-        if (flow)
-        {
-            for (uint8_t tc = 0; tc < 8; ++tc)
-            {
-                c[tc] = flow->GetLinkBytes(l, tc);
-            }
-        }
-        if (std::any_of(c.begin(), c.end(), [](uint64_t b) { return b > 0; }))
-        {
-            r.linkTcBytes[l] = std::vector<uint64_t>(c.begin(), c.end());
-        }
-        if (rdma)
-        {
-            r.maxQueueBytes.resize(QbbNetDevice::N_CLASSES, 0);
-            for (uint8_t c = 0; c < QbbNetDevice::N_CLASSES; ++c)
-            {
-                r.maxQueueBytes[c] =
-                    std::max(r.maxQueueBytes[c], topo->GetLink(l).txDev->GetPeakTcQueueBytes(c));
-            }
-        }
-        const uint64_t pauses = topo->GetLink(l).txDev->GetPauseTxCount();
-        if (pauses > 0)
-        {
-            r.linkPauseTx[l] = pauses;
-        }
-        r.pauseFrames += pauses;
-    }
-    r.drops = state.deviceDrops;
-    for (uint32_t sw = 0; sw < topo->GetNSwitches(); ++sw)
-    {
-        for (const auto& [reason, n] : topo->GetSwitch(sw).sw->GetDropCounts())
-        {
-            if (n > 0)
-            {
-                r.drops["switch:" + reason] += n;
-            }
-        }
-    }
-    if (rdma)
-    {
-        const RdmaQpStats stats = rdma->GetStats();
-        r.retransmittedPackets = stats.retransmittedPackets;
-        r.timeouts = stats.timeouts;
-    }
+    CollectFabricCounters(fabric, state, r);
     if (!r.complete)
     {
         NS_LOG_WARN("run " << label << ": stopTime " << s.stopTime

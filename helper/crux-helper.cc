@@ -120,13 +120,13 @@ CruxHelper::DscpOfLevel(uint32_t level)
                                     std::to_string(NUM_TRAFFIC_CLASSES - 1) +
                                     " (DSCP 8 x level must be <= 63)");
     }
-    return static_cast<uint8_t>(8 * level);
+    return crux::DscpOfTrafficClass(static_cast<uint8_t>(level));
 }
 
 uint32_t
 CruxHelper::LevelOfDscp(uint8_t dscp)
 {
-    return dscp / 8;
+    return crux::TrafficClassOfDscp(dscp);
 }
 
 void

@@ -22,6 +22,7 @@
 #include "ns3/dlt-job.h"
 #include "ns3/ptr.h"
 #include "ns3/rdma-transport.h"
+#include "ns3/roce-constants.h"
 
 #include <cstdint>
 #include <map>
@@ -170,7 +171,7 @@ class CruxHelper
     CruxHelper();
 
     /// Traffic classes (priority queues) of every QbbNetDevice port (IEEE 802.1Q priorities).
-    static constexpr uint32_t NUM_TRAFFIC_CLASSES = 8;
+    static constexpr uint32_t NUM_TRAFFIC_CLASSES = crux::NUM_TRAFFIC_CLASSES;
 
     /**
      * \param level priority level 0..7 (K-1 highest)

@@ -500,8 +500,8 @@ CruxSwitch::HandleFrame(uint32_t port, Ptr<QbbNetDevice> dev, Ptr<Packet> p, uin
     const uint8_t inTc = dev->DscpToClass(dscp);
     // HPCC: a RoCEv2 packet with the INT flag (BTH byte 8, bit 6) gets a telemetry hop from
     // its egress port (RoceBthHeader::SetIntFlag, InbandTelemetryHeader).
-    const bool stampInt = ihl == 20 && t.protocol == 17 && t.dstPort == 4791 && copied >= 40 &&
-                          (hdr[20 + 8 + 8] & 0x40) != 0;
+    const bool stampInt = ihl == 20 && t.protocol == 17 && t.dstPort == crux::ROCEV2_UDP_PORT &&
+                          copied >= 40 && (hdr[20 + 8 + 8] & 0x40) != 0;
 
     const int32_t out = SelectEgressPort(t);
     if (out < 0)

@@ -17,6 +17,7 @@
 #define CRUX_CRUX_SWITCH_H
 
 #include "qbb-net-device.h"
+#include "roce-constants.h"
 #include "switch-mmu.h"
 
 #include "ns3/address.h"
@@ -44,11 +45,11 @@ namespace ns3
  */
 struct FiveTuple
 {
-    Ipv4Address srcIp;      //!< IPv4 source address
-    Ipv4Address dstIp;      //!< IPv4 destination address
-    uint8_t protocol{17};   //!< IP protocol number (17 = UDP)
-    uint16_t srcPort{0};    //!< L4 source port (RoCEv2: ECMP entropy, 49152..65535)
-    uint16_t dstPort{4791}; //!< L4 destination port (RoCEv2: 4791)
+    Ipv4Address srcIp;    //!< IPv4 source address
+    Ipv4Address dstIp;    //!< IPv4 destination address
+    uint8_t protocol{17}; //!< IP protocol number (17 = UDP)
+    uint16_t srcPort{0};  //!< L4 source port (RoCEv2: ECMP entropy, 49152..65535)
+    uint16_t dstPort{crux::ROCEV2_UDP_PORT}; //!< L4 destination port (RoCEv2: 4791)
 
     /// \return true if all five fields are equal \param o other tuple
     bool operator==(const FiveTuple& o) const;

@@ -144,9 +144,9 @@ class CruxTopology : public Object
 {
   public:
     /// Lowest UDP source port used for ECMP steering (IANA dynamic range).
-    static constexpr uint16_t MIN_STEERING_PORT = 49152;
+    static constexpr uint16_t MIN_STEERING_PORT = crux::MIN_DYNAMIC_UDP_PORT;
     /// RoCEv2 UDP destination port.
-    static constexpr uint16_t ROCEV2_PORT = 4791;
+    static constexpr uint16_t ROCEV2_PORT = crux::ROCEV2_UDP_PORT;
 
     /**
      * \brief Get the TypeId.

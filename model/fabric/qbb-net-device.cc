@@ -314,7 +314,7 @@ QbbNetDevice::QbbNetDevice()
     NS_LOG_FUNCTION(this);
     for (uint32_t d = 0; d < m_dscpToTc.size(); ++d)
     {
-        m_dscpToTc[d] = static_cast<uint8_t>(d >> 3);
+        m_dscpToTc[d] = crux::TrafficClassOfDscp(d);
     }
     m_quantum.fill(4500);
     m_queueBytes.fill(0);
@@ -404,7 +404,7 @@ QbbNetDevice::SetDscpToTcSpec(std::string spec)
     std::array<uint8_t, 64> map;
     for (uint32_t d = 0; d < map.size(); ++d)
     {
-        map[d] = static_cast<uint8_t>(d >> 3);
+        map[d] = crux::TrafficClassOfDscp(d);
     }
     if (spec.find_first_not_of(" \t") != std::string::npos)
     {

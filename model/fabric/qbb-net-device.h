@@ -16,6 +16,8 @@
 #ifndef CRUX_QBB_NET_DEVICE_H
 #define CRUX_QBB_NET_DEVICE_H
 
+#include "roce-constants.h"
+
 #include "ns3/data-rate.h"
 #include "ns3/error-model.h"
 #include "ns3/ethernet-header.h"
@@ -100,7 +102,7 @@ class QbbChannel;
 class QbbNetDevice : public NetDevice
 {
   public:
-    static constexpr uint8_t N_TC = 8;                //!< number of traffic classes (IEEE 802.1Q)
+    static constexpr uint8_t N_TC = crux::NUM_TRAFFIC_CLASSES; //!< traffic classes (802.1Q)
     static constexpr uint8_t CONTROL_CLASS = 8;       //!< egress class of ACK/NAK/CNP frames
     static constexpr uint8_t N_CLASSES = 9;           //!< traffic classes + the control class
     static constexpr uint16_t PFC_ETHERTYPE = 0x8808; //!< MAC control EtherType

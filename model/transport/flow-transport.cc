@@ -111,7 +111,7 @@ FlowTransport::FlowTransport()
 {
     for (uint32_t d = 0; d < 64; ++d)
     {
-        m_dscpToTc[d] = static_cast<uint8_t>(d >> 3);
+        m_dscpToTc[d] = crux::TrafficClassOfDscp(d);
     }
 }
 

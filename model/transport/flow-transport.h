@@ -23,6 +23,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
+#include "ns3/roce-constants.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
@@ -130,7 +131,7 @@ class FlowTransport : public MessageTransport
                                                   Time end);
 
     /// Number of traffic classes (0..7, 7 is the highest priority).
-    static constexpr uint8_t N_TC = 8;
+    static constexpr uint8_t N_TC = crux::NUM_TRAFFIC_CLASSES;
 
     /**
      * \brief Get the TypeId.

@@ -192,7 +192,7 @@ RdmaTransport::DefaultSourcePort(const RdmaQpKey& key)
     uint64_t h = mix((static_cast<uint64_t>(key.jobId) << 32) | key.flowId);
     h = mix(h ^ ((static_cast<uint64_t>(key.src.host) << 32) | key.src.localGpu));
     h = mix(h ^ ((static_cast<uint64_t>(key.dst.host) << 32) | key.dst.localGpu));
-    return static_cast<uint16_t>(49152 + h % 16384);
+    return static_cast<uint16_t>(crux::MIN_DYNAMIC_UDP_PORT + h % crux::NUM_DYNAMIC_UDP_PORTS);
 }
 
 Ptr<RdmaQueuePair>

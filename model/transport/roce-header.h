@@ -17,6 +17,7 @@
 #define CRUX_ROCE_HEADER_H
 
 #include "ns3/header.h"
+#include "ns3/roce-constants.h"
 
 #include <cstdint>
 
@@ -30,13 +31,13 @@ namespace ns3
  */
 namespace roce
 {
-static constexpr uint16_t UDP_PORT = 4791;        //!< IANA UDP destination port of RoCEv2
-static constexpr uint32_t ICRC_SIZE = 4;          //!< bytes of the invariant CRC trailer
-static constexpr uint32_t PSN_BITS = 24;          //!< width of the packet sequence number
-static constexpr uint32_t PSN_MOD = 1U << 24;     //!< PSN modulus
-static constexpr uint32_t PSN_MASK = PSN_MOD - 1; //!< PSN bit mask
-static constexpr uint32_t QPN_MASK = 0xFFFFFF;    //!< queue pair numbers are 24 bit
-static constexpr uint32_t CNP_PAYLOAD = 16;       //!< reserved bytes after the BTH of a CNP
+static constexpr uint16_t UDP_PORT = crux::ROCEV2_UDP_PORT; //!< UDP destination port of RoCEv2
+static constexpr uint32_t ICRC_SIZE = 4;                    //!< bytes of the invariant CRC trailer
+static constexpr uint32_t PSN_BITS = 24;                    //!< width of the packet sequence number
+static constexpr uint32_t PSN_MOD = 1U << 24;               //!< PSN modulus
+static constexpr uint32_t PSN_MASK = PSN_MOD - 1;           //!< PSN bit mask
+static constexpr uint32_t QPN_MASK = 0xFFFFFF;              //!< queue pair numbers are 24 bit
+static constexpr uint32_t CNP_PAYLOAD = 16; //!< reserved bytes after the BTH of a CNP
 /// Bit of BTH byte 8 (the reserved bits after AckReq) that crux sets on data packets carrying an
 /// HPCC in-band telemetry stack (InbandTelemetryHeader) after the BTH: switches push a hop.
 static constexpr uint8_t BTH_INT_FLAG = 0x40;
