@@ -15,9 +15,11 @@
 
 #include "result-directory.h"
 
+#include <chrono>
 #include <fstream>
 #include <iomanip>
 #include <stdexcept>
+#include <thread>
 #include <unistd.h>
 
 namespace ns3
@@ -84,16 +86,30 @@ ResultDirectory::Problem(const std::string& dir, const std::vector<std::string>&
     // What the file system really allows (a read-only mount, /proc, a full quota...): create
     // and remove a probe file where the results will go.
     const fs::path out(dir);
-    std::error_code ec;
-    const bool existed = fs::exists(out, ec);
-    std::string w = ProbeWrite(out, false);
-    for (size_t i = 0; i < subdirs.size() && w.empty(); ++i)
+    std::string w;
+    // A parallel run's probe may remove a directory this one is creating in (runs of a sweep
+    // sharing a parent): a real problem persists, a race does not, so try three times.
+    for (int attempt = 0; attempt < 3; ++attempt)
     {
-        w = ProbeWrite(out / subdirs[i], true);
-    }
-    if (!existed)
-    {
-        fs::remove(out, ec); // only if empty
+        if (attempt > 0)
+        {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20 * attempt));
+        }
+        std::error_code ec;
+        const bool existed = fs::exists(out, ec);
+        w = ProbeWrite(out, false);
+        for (size_t i = 0; i < subdirs.size() && w.empty(); ++i)
+        {
+            w = ProbeWrite(out / subdirs[i], true);
+        }
+        if (!existed)
+        {
+            fs::remove(out, ec); // only if empty
+        }
+        if (w.empty())
+        {
+            break;
+        }
     }
     return w;
 }
