@@ -75,6 +75,7 @@ CRUX_SOURCES = CRUX_PURE_SOURCES + [
     'model/workload/comm-dag-runner.cc',
     'model/workload/collectives.cc',
     'model/workload/training-iteration.cc',
+    'model/workload/chakra-trace.cc',
     'model/workload/dlt-job-application.cc',
     # --- metrics ---
     'model/metrics/gpu-intensity-tracker.cc',
@@ -148,6 +149,7 @@ CRUX_HEADERS = [
     'model/workload/comm-dag-runner.h',
     'model/workload/collectives.h',
     'model/workload/training-iteration.h',
+    'model/workload/chakra-trace.h',
     'model/workload/dlt-job-application.h',
     # --- metrics ---
     'model/metrics/flow-evaluator.h',
@@ -188,6 +190,7 @@ CRUX_TEST_SOURCES = [
     # workload
     'test/dlt-workload-test-suite.cc',
     'test/collectives-test-suite.cc',
+    'test/chakra-test-suite.cc',
     # experiment
     'test/crux-experiment-test-suite.cc',
     # helper
@@ -196,6 +199,13 @@ CRUX_TEST_SOURCES = [
     'test/cluster-run-test-suite.cc',
     # scheduling
     'test/flow-evaluator-crosscheck-test-suite.cc',
+]
+
+# Protocol-buffer schemas (= CRUX_PROTO_FILES): compiled by protoc into the build directory;
+# the library links libprotobuf (Debian: protobuf-compiler, libprotobuf-dev). Untested in a waf
+# tree, like the rest of this file (doc/crux.rst, "Chakra execution traces").
+CRUX_PROTO_FILES = [
+    'model/workload/chakra-et.proto',
 ]
 
 # Header-only libraries the module needs, as (header, Debian package) pairs.
@@ -241,6 +251,15 @@ def configure(conf):
                        % (header, package))
             return
 
+    # Chakra execution traces: protoc and libprotobuf
+    if not conf.find_program('protoc', var='PROTOC', mandatory=False):
+        _not_built(conf, 'protoc not found (Debian/Ubuntu: apt-get install protobuf-compiler)')
+        return
+    if not conf.check_cfg(package='protobuf', args=['--cflags', '--libs'],
+                          uselib_store='PROTOBUF', mandatory=False):
+        _not_built(conf, 'libprotobuf not found (Debian/Ubuntu: apt-get install libprotobuf-dev)')
+        return
+
     conf.report_optional_feature('crux', 'crux (DLT communication scheduling)', True, '')
 
 
@@ -248,8 +267,22 @@ def build(bld):
     if 'crux' in bld.env['MODULES_NOT_BUILT']:
         return
 
+    # protoc: model/workload/<name>.proto -> <build>/.../<name>.pb.cc/.pb.h, compiled into the
+    # module; the directory of the generated header is on the module's include path.
+    generated = []
+    for proto in CRUX_PROTO_FILES:
+        node = bld.path.find_resource(proto)
+        pb_cc = node.change_ext('.pb.cc')
+        pb_h = node.change_ext('.pb.h')
+        bld(rule='${PROTOC} --cpp_out=${TGT[0].parent.abspath()} '
+                 '-I${SRC[0].parent.abspath()} ${SRC[0].abspath()}',
+            source=node, target=[pb_cc, pb_h])
+        generated.append(pb_cc)
+
     module = bld.create_ns3_module('crux', ['core', 'network', 'internet'])
-    module.source = CRUX_SOURCES
+    module.source = CRUX_SOURCES + generated
+    module.use.append('PROTOBUF')
+    module.includes = [bld.path.find_dir('model/workload').get_bld().abspath()]
 
     module_test = bld.create_ns3_module_test_library('crux')
     module_test.source = CRUX_TEST_SOURCES

@@ -62,6 +62,7 @@ set(CRUX_SOURCES
     model/workload/comm-dag-runner.cc
     model/workload/collectives.cc
     model/workload/training-iteration.cc
+    model/workload/chakra-trace.cc
     model/workload/dlt-job-application.cc
     # --- metrics ---
     model/metrics/gpu-intensity-tracker.cc
@@ -85,6 +86,12 @@ set(CRUX_SOURCES
     drivers/live-cluster-fabric.cc
     drivers/cluster-run.cc
     drivers/cluster-run-engine.cc
+)
+
+# Protocol-buffer schemas compiled by protoc into the build directory (their generated .pb.cc
+# belong to CRUX_SOURCES' library; the .pb.h is private: no public header includes it).
+set(CRUX_PROTO_FILES
+    model/workload/chakra-et.proto
 )
 
 set(CRUX_HEADERS
@@ -136,6 +143,7 @@ set(CRUX_HEADERS
     model/workload/comm-dag-runner.h
     model/workload/collectives.h
     model/workload/training-iteration.h
+    model/workload/chakra-trace.h
     model/workload/dlt-job-application.h
     # --- metrics ---
     model/metrics/flow-evaluator.h
@@ -176,6 +184,7 @@ set(CRUX_TEST_SOURCES
     # --- workload ---
     test/dlt-workload-test-suite.cc
     test/collectives-test-suite.cc
+    test/chakra-test-suite.cc
     # --- experiment ---
     test/crux-experiment-test-suite.cc
     # --- helper ---
@@ -198,6 +207,7 @@ set(CRUX_TEST_SUITES
     # --- workload ---
     crux-workload
     crux-collectives
+    crux-chakra
     # --- experiment ---
     crux-experiment
     crux-sec22

@@ -18,6 +18,7 @@
 #include "result-directory.h"
 
 #include "ns3/boolean.h"
+#include "ns3/chakra-trace.h"
 #include "ns3/comm-scheduler.h"
 #include "ns3/crux-helper.h"
 #include "ns3/crux-topology-helper.h"
@@ -133,7 +134,7 @@ CruxExperiment::CruxExperiment(const Scenario& scenario)
     m_gpusPerHost = m_cluster.gpusPerHost;
     for (size_t i = 0; i < s.jobs.size(); ++i)
     {
-        if (!ModelZoo::Has(s.jobs[i].model))
+        if (s.jobs[i].chakra.empty() && !ModelZoo::Has(s.jobs[i].model))
         {
             fail("jobs[" + std::to_string(i) + "].model",
                  "unknown model '" + s.jobs[i].model + "' (known: " + Join(ModelZoo::Names()) +
@@ -242,6 +243,11 @@ CruxExperiment::PlaceJobs()
                 gpus.push_back(GpuId{hs.host, g});
             }
         }
+        if (!sj.chakra.empty())
+        {
+            m_jobs.push_back(MakeChakraJob(i, gpus));
+            continue;
+        }
         try
         {
             DltJob job = DltJob::FromModel(i, sj.model, gpus);
@@ -277,6 +283,42 @@ CruxExperiment::PlaceJobs()
         {
             fail(f, e.what());
         }
+    }
+}
+
+DltJob
+CruxExperiment::MakeChakraJob(uint32_t i, const std::vector<GpuId>& gpus) const
+{
+    const Scenario& s = m_scenario;
+    const ScenarioJob& sj = s.jobs[i];
+    const std::string f = s.source + ": jobs[" + std::to_string(i) + "].chakra: ";
+    // (Scenario::Load made a relative prefix relative to the scenario file's directory)
+    const std::filesystem::path prefix(sj.chakra);
+    try
+    {
+        auto trace = std::make_shared<ChakraTrace>(ChakraTrace::Load(prefix.string(), gpus.size()));
+        AllReduceAlgorithm algorithm = AllReduceAlgorithm::AUTO;
+        ParseAllReduceAlgorithm(sj.parallelism.allReduce, algorithm); // checked by the reader
+        trace->SetAllReduce(algorithm);
+        // rank r = the r-th GPU of the job in rank order (TrainingIteration::RankGpus: hosts
+        // in order of placement, GPUs by index)
+        DltJob job = DltJob::FromChakra(i, trace, gpus);
+        job.startTime = sj.start;
+        job.iterations = sj.iterations;
+        job.Validate();
+        NS_LOG_INFO("job " << i << ": Chakra trace " << prefix.string() << ", " << trace->NumRanks()
+                           << " ranks, " << trace->NumCollectives() << " collectives, "
+                           << trace->NumPointToPoint() << " send/recv, " << trace->NumSkipped()
+                           << " metadata nodes skipped, W_j " << job.flopsPerIteration << " FLOPs");
+        return job;
+    }
+    catch (const ChakraError& e)
+    {
+        throw ExperimentError(f + e.what());
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw ExperimentError(f + e.what());
     }
 }
 

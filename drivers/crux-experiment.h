@@ -225,6 +225,10 @@ class CruxExperiment
     void EnsureProfiled();
     /// Place the jobs on the topology's GPUs (constructor).
     void PlaceJobs();
+    /// The job of scenario job i that runs a Chakra trace (ChakraTrace::Load, DltJob::FromChakra)
+    /// on the GPUs placed for it. \throws ExperimentError naming the file and field, the trace's
+    /// file and node
+    DltJob MakeChakraJob(uint32_t i, const std::vector<GpuId>& gpus) const;
 
     Scenario m_scenario;                       //!< the scenario
     std::vector<DltJob> m_jobs;                //!< placed jobs

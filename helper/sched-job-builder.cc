@@ -55,6 +55,12 @@ MakeSchedJob(const DltJob& job, const SchedFlowPathFiller& fillPaths)
         const double first = early ? o / m : (m - 1 + o + (1 - o) / b) / m;
         sj.overlapStart = std::min(1.0, first * m / (m + p - 1));
     }
+    if (job.chakra)
+    {
+        // a Chakra job: FromChakra() set overlapStart to when its first communication can
+        // start (compute along the trace's dependencies, free communication)
+        sj.overlapStart = job.overlapStart;
+    }
     sj.numGpus = job.NumGpus();
     for (const auto& f : job.CommunicationPattern())
     {

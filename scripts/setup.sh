@@ -12,6 +12,7 @@ APT_PACKAGES=(
   ns3 libns3-dev libgsl-dev      # ns-3 3.37 (ns3: helper programs its CMake config checks; libgsl: named by its targets)
   nlohmann-json3-dev libboost-dev libboost-graph-dev
   googletest libgtest-dev
+  libprotobuf-dev protobuf-compiler  # Chakra execution traces (model/workload/chakra-et.proto)
   tshark                         # optional PCAP decode test
   python3 python3-pip python3-matplotlib python3-venv python3-dev  # venv + headers: cppyy build
 )

@@ -82,6 +82,44 @@ make_variant plan-a2a 'd["jobs"][1]["collectives"] = {"allToAll": "bruck"}'
 expect plan-a2a "jobs[1].collectives.allToAll: unknown algorithm 'bruck'" --scenario="$work/plan-a2a.json"
 make_variant plan-zero 'd["jobs"][0]["parallelism"] = {"dp": 0}'
 expect plan-zero "jobs[0].parallelism.dp: must be >= 1" --scenario="$work/plan-zero.json"
+# Chakra execution traces (job 1 replaced by a trace job on hosts 4, 5, 10, 11): the real 4-rank
+# all-reduce microbenchmark, damaged copies of it, and the bad traces test/data/chakra-et/bad/
+# (written by ChakraTrace::WriteRank, checked by the crux-chakra suite)
+et="$root/test/data/chakra-et"
+micro="$et/microbenchmarks/all_reduce/4npus_1MB/all_reduce"
+# chakra_variant <name> <prefix> <hosts as a JSON list>
+chakra_variant() {
+  make_variant "$1" "d['jobs'][1] = {'name': 'et', 'chakra': '$2', 'hosts': $3, 'gpusPerHost': 1}"
+}
+copy_micro() {
+  for r in 0 1 2 3; do cp "$micro.$r.et" "$work/$1.$r.et"; done
+}
+copy_micro trunc
+truncate -s -5 "$work/trunc.2.et"
+chakra_variant et-trunc "$work/trunc" "[4, 5, 10, 11]"
+expect et-trunc "jobs[1].chakra: $work/trunc.2.et: message 1 (the first node) at byte 8 needs 74 bytes, the file has 69 left (truncated file" --scenario="$work/et-trunc.json"
+copy_micro text
+echo '{"not": "a Chakra trace"}' >"$work/text.1.et"
+chakra_variant et-text "$work/text" "[4, 5, 10, 11]"
+expect et-text "jobs[1].chakra: $work/text.1.et: GlobalMetadata (the first message)" --scenario="$work/et-text.json"
+copy_micro missing
+rm "$work/missing.3.et"
+chakra_variant et-missing "$work/missing" "[4, 5, 10, 11]"
+expect et-missing "jobs[1].chakra: $work/missing.3.et: missing rank file (the job has 4 GPUs" --scenario="$work/et-missing.json"
+chakra_variant et-fewer-gpus "$micro" "[4, 5]"
+expect et-fewer-gpus "jobs[1].chakra: $micro.2.et: the trace has more ranks than the job's 2 GPUs" --scenario="$work/et-fewer-gpus.json"
+make_variant et-more-gpus "d['jobs'][1] = {'name': 'et', 'chakra': '$micro', 'hosts': [4, 5, 10, 11], 'gpusPerHost': 2}"
+expect et-more-gpus "jobs[1].chakra: $micro.4.et: missing rank file (the job has 8 GPUs" --scenario="$work/et-more-gpus.json"
+chakra_variant et-dep "$et/bad/dep" "[4, 5]"
+expect et-dep "jobs[1].chakra: $et/bad/dep.0.et: node 2 'comp2': depends on node 7, which does not exist" --scenario="$work/et-dep.json"
+chakra_variant et-cycle "$et/bad/cycle" "[4, 5]"
+expect et-cycle "jobs[1].chakra: $et/bad/cycle.0.et: node 2 'comp2': dependency cycle (rank 0 node 2 -> rank 0 node 3" --scenario="$work/et-cycle.json"
+chakra_variant et-deadlock "$et/bad/deadlock" "[4, 5]"
+expect et-deadlock "jobs[1].chakra: $et/bad/deadlock.0.et: node 2 'send2': dependency cycle (rank 0 node 2 -> rank 1 node 1" --scenario="$work/et-deadlock.json"
+chakra_variant et-unmatched "$et/bad/unmatched" "[4, 5]"
+expect et-unmatched "jobs[1].chakra: $et/bad/unmatched.0.et: node 2 'send2': send to rank 1 (tag 0) has no matching receive" --scenario="$work/et-unmatched.json"
+make_variant et-model "d['jobs'][1]['chakra'] = '$micro'"
+expect et-model "jobs[1].model: give either \"model\" or \"chakra\", not both" --scenario="$work/et-model.json"
 
 make_variant cc 'd["congestionControl"] = "cubic"'
 expect cc "congestionControl: unknown value 'cubic' (known: dcqcn, hpcc, none)" --scenario="$work/cc.json"

@@ -16,6 +16,7 @@
 #include "crux-scenario.h"
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -184,7 +185,17 @@ Scenario::Load(const std::string& path)
     }
     std::stringstream ss;
     ss << in.rdbuf();
-    return Parse(ss.str(), path);
+    Scenario s = Parse(ss.str(), path);
+    // a relative Chakra trace prefix is relative to the scenario file's directory
+    for (auto& job : s.jobs)
+    {
+        const std::filesystem::path prefix(job.chakra);
+        if (!job.chakra.empty() && prefix.is_relative())
+        {
+            job.chakra = (std::filesystem::path(path).parent_path() / prefix).lexically_normal();
+        }
+    }
+    return s;
 }
 
 Scenario
@@ -250,6 +261,20 @@ Scenario::Parse(const std::string& text, const std::string& source)
         r.Read("computeTime", job.computeTime);
         r.Read("gradientBytes", job.gradientBytes);
         r.Read("background", job.background);
+        r.Read("chakra", job.chakra);
+        if (r.Get("chakra") != nullptr && job.chakra.empty())
+        {
+            r.Fail(r.Field("chakra"), "must not be empty (the path prefix of the rank files)");
+        }
+        if (!job.chakra.empty() && r.Get("model") != nullptr)
+        {
+            r.Fail(r.Field("model"), "give either \"model\" or \"chakra\", not both");
+        }
+        if (!job.chakra.empty() && r.Get("parallelism") != nullptr)
+        {
+            r.Fail(r.Field("parallelism"),
+                   "a Chakra trace job has no parallelism plan (the trace is the plan)");
+        }
         if (const json* pj = r.Get("parallelism"))
         {
             ObjectReader pr(*pj, r.Field("parallelism"), source);
@@ -300,7 +325,7 @@ Scenario::Parse(const std::string& text, const std::string& source)
             job.hasPlan = true;
         }
         r.RejectUnknown();
-        if (job.model.empty())
+        if (job.model.empty() && job.chakra.empty())
         {
             r.Fail(r.Field("model"), "missing (name a model of the zoo, e.g. \"gpt\")");
         }
@@ -499,7 +524,17 @@ Scenario::ToJson() const
                              {"computeTime", jb.computeTime},
                              {"gradientBytes", jb.gradientBytes},
                              {"background", jb.background}});
-        if (jb.hasPlan)
+        if (!jb.chakra.empty())
+        {
+            // a Chakra job: no model; its all-reduce algorithm if given
+            j["jobs"].back().erase("model");
+            j["jobs"].back()["chakra"] = jb.chakra;
+            if (!jb.parallelism.allReduce.empty())
+            {
+                j["jobs"].back()["collectives"] = {{"allReduce", jb.parallelism.allReduce}};
+            }
+        }
+        else if (jb.hasPlan)
         {
             // as given (0 / "" = default); only for planned jobs, so that the scenario copy of
             // a job without a plan stays as it has always been

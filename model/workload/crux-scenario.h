@@ -100,6 +100,12 @@ struct ScenarioJob
     /// true if the job has a "parallelism" or a "collectives" object: it then runs a
     /// parallelism plan (DltJob::ApplyPlan) instead of crux's data-parallel ring per rail.
     bool hasPlan{false};
+    /// Path prefix of a Chakra execution trace (files <chakra>.<rank>.et) the job runs instead of
+    /// a zoo model ("" = a zoo model); Load() makes a relative prefix relative to the scenario
+    /// file's directory (Parse() keeps it as given). Such a
+    /// job has no "model" and no "parallelism"; "collectives.allReduce" picks its all-reduce
+    /// algorithm.
+    std::string chakra;
     /// The "parallelism" ({tp, pp, dp, ep, microBatches, layersPerBlock, sequenceParallel}) and
     /// "collectives" ({allReduce, allToAll}) fields; 0 / "" = the documented default.
     ParallelismRequest parallelism;

@@ -15,6 +15,7 @@
 
 #include "dlt-job.h"
 
+#include "chakra-trace.h"
 #include "comm-dag.h"
 #include "training-iteration.h"
 
@@ -57,6 +58,31 @@ DltJob::FromModel(uint32_t id, const std::string& modelName, const std::vector<G
     job.gradientBytes = job.model.GradientBytes();
     job.overlapStart = job.model.overlapStart;
     job.numBuckets = job.model.numBuckets;
+    job.Validate();
+    return job;
+}
+
+DltJob
+DltJob::FromChakra(uint32_t id,
+                   std::shared_ptr<const ChakraTrace> trace,
+                   const std::vector<GpuId>& gpus)
+{
+    if (!trace)
+    {
+        throw std::invalid_argument("job " + std::to_string(id) + ": the Chakra trace is null");
+    }
+    DltJob job;
+    job.id = id;
+    job.modelName = "chakra";
+    job.model.name = "chakra";
+    job.gpus = gpus;
+    job.chakra = trace;
+    job.computeTime = trace->ComputeTime();
+    job.flopsPerIteration = trace->FlopsPerIteration();
+    job.gradientBytes = 0;
+    job.numBuckets = 1; // one labelled span of communication per iteration (ChakraTrace)
+    job.overlapStart =
+        job.computeTime > 0 ? std::min(1.0, trace->FirstCommStart() / job.computeTime) : 0.0;
     job.Validate();
     return job;
 }
@@ -115,6 +141,16 @@ DltJob::Validate() const
     if (dscp > 63)
     {
         throw std::invalid_argument(who + "dscp " + std::to_string(dscp) + " > 63");
+    }
+    if (chakra && chakra->NumRanks() != gpus.size())
+    {
+        throw std::invalid_argument(who + "the Chakra trace has " +
+                                    std::to_string(chakra->NumRanks()) + " ranks, the job " +
+                                    std::to_string(gpus.size()) + " GPUs");
+    }
+    if (chakra && plan)
+    {
+        throw std::invalid_argument(who + "a Chakra trace job cannot have a parallelism plan");
     }
     if (plan)
     {

@@ -23,12 +23,15 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace ns3
 {
+
+class ChakraTrace;
 
 /**
  * \ingroup crux
@@ -90,6 +93,10 @@ struct DltJob
     std::map<uint32_t, uint16_t> udpSrcPorts;
     /// The parallelism plan; empty = crux's data-parallel ring per rail (see above).
     std::optional<ParallelPlan> plan;
+    /// A Chakra execution trace the job runs instead (FromChakra(); rank r = the r-th GPU of
+    /// TrainingIteration::RankGpus()); null = none. Shared, read-only: copies of the job (the
+    /// runs of an experiment) share one trace.
+    std::shared_ptr<const ChakraTrace> chakra;
 
     /**
      * \brief Build a job from a zoo model with the zoo's defaults (weak scaling, see ModelSpec).
@@ -105,6 +112,23 @@ struct DltJob
                             const std::vector<GpuId>& gpus);
 
     /**
+     * \brief Build a job that runs a Chakra execution trace (ChakraTrace) each iteration.
+     * \param id job id
+     * \param trace the trace (NumRanks() = gpus.size())
+     * \param gpus the job's GPUs (rank r = the r-th GPU of TrainingIteration::RankGpus())
+     * \return job with modelName "chakra", computeTime = trace.ComputeTime(), flopsPerIteration
+     *         = trace.FlopsPerIteration() (W_j), gradientBytes 0, numBuckets 1 (the
+     *         iteration's communication span is the one "bucket" of the AllReduceComplete
+     *         trace), overlapStart = trace.FirstCommStart() / computeTime (0
+     *         without compute; the scheduler's view of when communication can start); startTime
+     *         0, 1 iteration
+     * \throws std::invalid_argument for an invalid GPU set or a rank count other than the GPUs
+     */
+    static DltJob FromChakra(uint32_t id,
+                             std::shared_ptr<const ChakraTrace> trace,
+                             const std::vector<GpuId>& gpus);
+
+    /**
      * \brief Give the job a parallelism plan: ResolvePlan() on the job's model, GPUs and GPUs per
      * host; numBuckets becomes the gradient buckets of one data-parallel group: ceil(the largest
      * group's gradient bytes / ModelSpec::BucketSize()), at least 1.
@@ -117,7 +141,8 @@ struct DltJob
      * \brief Check the description.
      * \throws std::invalid_argument naming the job id and the field: empty or duplicate gpus,
      *         unequal GPU counts per host, negative times or FLOPs, overlapStart outside [0,1],
-     *         numBuckets 0, dscp > 63, a plan whose tp × pp × dp is not the GPU count
+     *         numBuckets 0, dscp > 63, a plan whose tp × pp × dp is not the GPU count, a
+     *         Chakra trace with another rank count or together with a plan
      */
     void Validate() const;
 

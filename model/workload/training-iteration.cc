@@ -15,6 +15,7 @@
 
 #include "training-iteration.h"
 
+#include "chakra-trace.h"
 #include "collectives.h"
 
 #include <algorithm>
@@ -673,6 +674,11 @@ TrainingIteration::Build(const DltJob& job, CommDag& dag)
         throw std::invalid_argument("TrainingIteration::Build (job " + std::to_string(job.id) +
                                     "): the DAG has " + std::to_string(dag.NumRanks()) +
                                     " ranks, the job " + std::to_string(job.NumGpus()) + " GPUs");
+    }
+    if (job.chakra)
+    {
+        job.chakra->Build(dag);
+        return;
     }
     if (!job.plan)
     {

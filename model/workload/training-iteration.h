@@ -88,6 +88,9 @@ enum TrainingIterationLabel : uint32_t
  *    all-reduce (plan.allReduce) over the (TP rank, stage) group starts at a member when the
  *    bucket is released there and the member's bucket b−1 is done;
  *  - the iteration ends when every node is done.
+ *
+ * **A Chakra job** (DltJob::chakra) runs its trace: ChakraTrace::Build() (one iteration = the
+ * trace's graph once).
  */
 class TrainingIteration
 {

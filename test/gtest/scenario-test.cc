@@ -140,3 +140,31 @@ TEST(Scenario, RangeErrorsNameTheField)
     EXPECT_NE(ErrorOf(R"({"jobs":[{"model":"gpt","gpus":"8"}]})").find("jobs[0].gpus"),
               std::string::npos);
 }
+
+TEST(Scenario, ChakraJob)
+{
+    Scenario s = Scenario::Parse(R"({"jobs":[{"name":"et","chakra":"traces/llm","gpus":8,
+        "collectives":{"allReduce":"ring"}},{"model":"gpt","gpus":8}]})",
+                                 "t.json");
+    ASSERT_EQ(s.jobs.size(), 2u);
+    EXPECT_EQ(s.jobs[0].chakra, "traces/llm");
+    EXPECT_EQ(s.jobs[0].model, "");
+    EXPECT_EQ(s.jobs[0].parallelism.allReduce, "ring");
+    EXPECT_EQ(s.jobs[1].chakra, "");
+    // the copy has "chakra", no "model", only the all-reduce algorithm, and reads back the same
+    Scenario r = Scenario::Parse(s.ToJson(), "round-trip");
+    EXPECT_EQ(r.ToJson(), s.ToJson());
+    EXPECT_EQ(r.jobs[0].chakra, "traces/llm");
+    EXPECT_EQ(s.ToJson().find("\"parallelism\""), std::string::npos);
+    // errors name the field
+    EXPECT_NE(ErrorOf(R"({"jobs":[{"chakra":"x","model":"gpt","gpus":8}]})")
+                  .find("jobs[0].model: give either \"model\" or \"chakra\", not both"),
+              std::string::npos);
+    EXPECT_NE(ErrorOf(R"({"jobs":[{"chakra":"x","gpus":8,"parallelism":{"tp":2}}]})")
+                  .find("jobs[0].parallelism: a Chakra trace job has no parallelism plan"),
+              std::string::npos);
+    EXPECT_NE(ErrorOf(R"({"jobs":[{"chakra":"","gpus":8}]})").find("jobs[0].chakra: must not"),
+              std::string::npos);
+    EXPECT_NE(ErrorOf(R"({"jobs":[{"chakra":3,"gpus":8}]})").find("jobs[0].chakra"),
+              std::string::npos);
+}
