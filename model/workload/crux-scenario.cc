@@ -585,6 +585,20 @@ Scenario::ToJson() const
             j["jobs"].back()["parallelism"] = par;
             j["jobs"].back()["collectives"] = coll;
         }
+        // the overlap setting only where given, so that other jobs' copies stay as they were
+        json ov = json::object();
+        if (jb.overlapForward >= 0)
+        {
+            ov["forwardFraction"] = jb.overlapForward;
+        }
+        if (jb.overlapBuckets > 0)
+        {
+            ov["buckets"] = jb.overlapBuckets;
+        }
+        if (!ov.empty())
+        {
+            j["jobs"].back()["overlap"] = ov;
+        }
     }
     return j.dump(2);
 }
