@@ -272,6 +272,14 @@ CruxExperiment::PlaceJobs()
             {
                 job.ApplyPlan(sj.parallelism);
             }
+            if (sj.overlapForward >= 0)
+            {
+                job.overlapStart = sj.overlapForward;
+            }
+            if (sj.overlapBuckets > 0)
+            {
+                job.numBuckets = sj.overlapBuckets;
+            }
             job.Validate();
             m_jobs.push_back(job);
         }

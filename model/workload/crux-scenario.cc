@@ -324,6 +324,22 @@ Scenario::Parse(const std::string& text, const std::string& source)
             }
             job.hasPlan = true;
         }
+        if (const json* oj = r.Get("overlap"))
+        {
+            ObjectReader orr(*oj, r.Field("overlap"), source);
+            orr.Read("forwardFraction", job.overlapForward);
+            orr.Read("buckets", job.overlapBuckets);
+            orr.RejectUnknown();
+            if (oj->contains("forwardFraction") &&
+                !(job.overlapForward >= 0 && job.overlapForward <= 1))
+            {
+                orr.Fail(orr.Field("forwardFraction"), "must be in [0, 1]");
+            }
+            if (oj->contains("buckets") && job.overlapBuckets == 0)
+            {
+                orr.Fail(orr.Field("buckets"), "must be >= 1 (omit it for the default)");
+            }
+        }
         r.RejectUnknown();
         if (job.model.empty() && job.chakra.empty())
         {
@@ -568,6 +584,20 @@ Scenario::ToJson() const
             }
             j["jobs"].back()["parallelism"] = par;
             j["jobs"].back()["collectives"] = coll;
+        }
+        // the overlap setting only where given, so that other jobs' copies stay as they were
+        json ov = json::object();
+        if (jb.overlapForward >= 0)
+        {
+            ov["forwardFraction"] = jb.overlapForward;
+        }
+        if (jb.overlapBuckets > 0)
+        {
+            ov["buckets"] = jb.overlapBuckets;
+        }
+        if (!ov.empty())
+        {
+            j["jobs"].back()["overlap"] = ov;
         }
     }
     return j.dump(2);

@@ -109,6 +109,12 @@ struct ScenarioJob
     /// The "parallelism" ({tp, pp, dp, ep, microBatches, layersPerBlock, sequenceParallel}) and
     /// "collectives" ({allReduce, allToAll}) fields; 0 / "" = the documented default.
     ParallelismRequest parallelism;
+    /// "overlap.forwardFraction": the forward part of the compute (DltJob::overlapStart; the
+    /// backward pass, which releases the gradient buckets, is the rest); < 0 = the zoo's.
+    double overlapForward{-1};
+    /// "overlap.buckets": gradient buckets released evenly through the (last) backward pass
+    /// (DltJob::numBuckets, with a plan per data-parallel group); 0 = the zoo's / the plan's.
+    uint32_t overlapBuckets{0};
 };
 
 /**
