@@ -65,6 +65,8 @@ CRUX_SOURCES = CRUX_PURE_SOURCES + [
     'model/transport/rdma-transport.cc',
     'model/transport/flow-transport.cc',
     # --- workload ---
+    'model/util/checked-parse.cc',
+    'model/util/checked-command-line.cc',
     'model/workload/crux-scenario.cc',
     'model/workload/model-zoo.cc',
     'model/workload/parallel-plan.cc',
@@ -137,6 +139,8 @@ CRUX_HEADERS = [
     'model/transport/rdma-transport.h',
     'model/transport/flow-transport.h',
     # --- workload ---
+    'model/util/checked-parse.h',
+    'model/util/checked-command-line.h',
     'model/workload/crux-scenario.h',
     'model/workload/model-zoo.h',
     'model/workload/parallel-plan.h',

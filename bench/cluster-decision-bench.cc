@@ -23,9 +23,9 @@
  *   cluster-decision-bench --jobs=100 --scheduler=crux --placement=random --repeat=5
  */
 
+#include "ns3/checked-command-line.h"
 #include "ns3/cluster-topology.h"
 #include "ns3/comm-scheduler.h"
-#include "ns3/command-line.h"
 #include "ns3/dlt-job.h"
 #include "ns3/gpu-placement.h"
 #include "ns3/lingjun-trace-generator.h"
@@ -47,15 +47,15 @@ main(int argc, char* argv[])
     std::string placement = "random";
     uint32_t repeat = 5;
     uint64_t seed = 1;
-    CommandLine cmd(__FILE__);
+    CheckedCommandLine cmd(__FILE__);
     cmd.AddValue("jobs", "Concurrent jobs in the model", numJobs);
     cmd.AddValue("scheduler", "Scheduler name", scheduler);
     cmd.AddValue("placement", "locality, random or buddy", placement);
     cmd.AddValue("repeat", "Timed Schedule() calls", repeat);
     cmd.AddValue("seed", "Seed of the trace, placement, ECMP hash and scheduler", seed);
-    cmd.Parse(argc, argv);
     try
     {
+        cmd.Parse(argc, argv);
         const ClusterTopology topo = BuildTwoLayerClos(ClosConfig());
         // Trace jobs (sizes and models) from a generated trace on the Clos' own host list.
         LingjunTopology lt;
@@ -153,7 +153,7 @@ main(int argc, char* argv[])
     }
     catch (const std::exception& e)
     {
-        std::cerr << "cluster-decision-bench: error: " << e.what() << std::endl;
+        std::cerr << "cluster-decision-bench: error: " << OneLine(e.what()) << std::endl;
         return 1;
     }
     return 0;

@@ -62,6 +62,7 @@
  */
 
 #include "ns3/applications-module.h"
+#include "ns3/checked-command-line.h"
 #include "ns3/core-module.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/internet-module.h"
@@ -421,7 +422,7 @@ int
 main(int argc, char* argv[])
 {
     Params prm;
-    CommandLine cmd(__FILE__);
+    CheckedCommandLine cmd(__FILE__);
     cmd.Usage("Packet-hops per wall second of the crux fabric or plain ns-3 on the Crux testbed "
               "topology with every NIC at line rate (see bench/run-fabric-bench.sh).");
     cmd.AddValue("fabric", "crux (this module) or p2p (plain ns-3)", prm.fabric);
@@ -433,18 +434,30 @@ main(int argc, char* argv[])
     cmd.AddValue("p2pQdisc",
                  "p2p only: default (ns-3's default queue disc per device) or none",
                  prm.p2pQdisc);
-    cmd.Parse(argc, argv);
-    if (!(prm.simTime > 0))
+    try
     {
-        NS_ABORT_MSG("fabric-bench: --simTime must be > 0 seconds");
+        cmd.Parse(argc, argv);
+        if (!(prm.simTime > 0))
+        {
+            throw InputError("--simTime", "must be > 0 seconds");
+        }
+        if (RdmaTransportHelper::CongestionControlTypeName(prm.cc).empty())
+        {
+            throw InputError("--cc", QuoteInput(prm.cc) + " is not dcqcn, hpcc or none");
+        }
+        if (prm.seed == 0)
+        {
+            throw InputError("--seed", "must be > 0");
+        }
+        if (prm.fabric != "crux" && prm.fabric != "p2p")
+        {
+            throw InputError("--fabric", QuoteInput(prm.fabric) + " is not crux or p2p");
+        }
     }
-    if (RdmaTransportHelper::CongestionControlTypeName(prm.cc).empty())
+    catch (const InputError& e)
     {
-        NS_ABORT_MSG("fabric-bench: --cc=" << prm.cc << " is not dcqcn, hpcc or none");
-    }
-    if (prm.seed == 0)
-    {
-        NS_ABORT_MSG("fabric-bench: --seed must be > 0");
+        std::cerr << "fabric-bench: error: " << OneLine(e.what()) << std::endl;
+        return 1;
     }
     RngSeedManager::SetSeed(prm.seed);
 

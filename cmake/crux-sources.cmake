@@ -50,6 +50,9 @@ set(CRUX_SOURCES
     model/transport/rdma-nic.cc
     model/transport/rdma-transport.cc
     model/transport/flow-transport.cc
+    # --- input checks ---
+    model/util/checked-parse.cc
+    model/util/checked-command-line.cc
     # --- workload ---
     model/workload/crux-scenario.cc
     model/workload/model-zoo.cc
@@ -128,6 +131,9 @@ set(CRUX_HEADERS
     model/transport/rdma-nic.h
     model/transport/rdma-transport.h
     model/transport/flow-transport.h
+    # --- input checks ---
+    model/util/checked-parse.h
+    model/util/checked-command-line.h
     # --- workload ---
     model/workload/crux-scenario.h
     model/workload/model-zoo.h
@@ -218,6 +224,8 @@ set(CRUX_TEST_SUITES
 # GoogleTest sources for the pure scheduling layer.
 set(CRUX_GTEST_SOURCES
     test/gtest/scenario-test.cc
+    test/gtest/checked-parse-test.cc
+    test/gtest/doc-listings-test.cc
     test/gtest/parallel-plan-test.cc
     # --- scheduling ---
     test/gtest/cluster-model-test.cc

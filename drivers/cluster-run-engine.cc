@@ -509,6 +509,9 @@ class EpochEngine
             sj.computeTime = src.computeTime;
             sj.overlapStart = src.overlapStart;
             sj.numGpus = src.numGpus;
+            sj.span = src.span;
+            sj.endDeps = src.endDeps;
+            std::vector<int64_t> kept(src.flows.size(), -1); // flow index in sj
             for (size_t f = 0; f < src.flows.size(); ++f)
             {
                 const SchedFlow& fl = src.flows[f];
@@ -517,6 +520,7 @@ class EpochEngine
                 {
                     continue;
                 }
+                kept[f] = static_cast<int64_t>(sj.flows.size());
                 SchedFlow nf;
                 nf.id = fl.id;
                 nf.bytesPerIteration = fl.bytesPerIteration;
@@ -535,6 +539,22 @@ class EpochEngine
                 nf.candidatePaths.push_back(std::move(p));
                 sj.flows.push_back(std::move(nf));
             }
+            // the communication timeline on the kept flows (dropped ones carry no link bytes)
+            for (const SchedPhase& ph : src.phases)
+            {
+                SchedPhase np = ph;
+                np.flows.clear();
+                np.bytes.clear();
+                for (size_t i = 0; i < ph.flows.size(); ++i)
+                {
+                    if (kept[ph.flows[i]] >= 0)
+                    {
+                        np.flows.push_back(static_cast<uint32_t>(kept[ph.flows[i]]));
+                        np.bytes.push_back(ph.bytes[i]);
+                    }
+                }
+                sj.phases.push_back(std::move(np));
+            }
             sub.jobs.push_back(std::move(sj));
         }
         std::vector<double> rates(jobs.size(), 0.0);
@@ -544,7 +564,8 @@ class EpochEngine
         {
             if (sub.jobs[k].flows.empty())
             {
-                rates[k] = sub.jobs[k].computeTime > 0 ? 1.0 / sub.jobs[k].computeTime : 0.0;
+                const double iteration = StandaloneIterationTime(sub.jobs[k], 0.0);
+                rates[k] = iteration > 0 ? 1.0 / iteration : 0.0;
             }
             else
             {

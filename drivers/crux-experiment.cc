@@ -33,6 +33,7 @@
 #include "ns3/log.h"
 #include "ns3/model-zoo.h"
 #include "ns3/nstime.h"
+#include "ns3/optimal-scheduler.h"
 #include "ns3/rdma-transport-helper.h"
 #include "ns3/rdma-transport.h"
 #include "ns3/rng-seed-manager.h"
@@ -47,6 +48,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -59,30 +61,6 @@ NS_LOG_COMPONENT_DEFINE("CruxExperiment");
 
 namespace
 {
-
-/// Parse an ns-3 DataRate string; throws ExperimentError naming the field.
-DataRate
-ParseRate(const std::string& text, const std::string& field)
-{
-    DataRateValue v;
-    if (!v.DeserializeFromString(text, MakeDataRateChecker()) || v.Get().GetBitRate() == 0)
-    {
-        throw ExperimentError(field, "'" + text + "' is not a positive data rate (e.g. 100Gbps)");
-    }
-    return v.Get();
-}
-
-/// Parse an ns-3 Time string; throws ExperimentError naming the field.
-Time
-ParseTime(const std::string& text, const std::string& field)
-{
-    TimeValue v;
-    if (!v.DeserializeFromString(text, MakeTimeChecker()) || v.Get().IsNegative())
-    {
-        throw ExperimentError(field, "'" + text + "' is not a non-negative time (e.g. 1us)");
-    }
-    return v.Get();
-}
 
 /// Join strings with ", ".
 std::string
@@ -105,46 +83,6 @@ PercentChange(double x, double ref)
 
 } // namespace
 
-uint64_t
-ParseByteSize(const std::string& text, const std::string& field)
-{
-    static const std::vector<std::pair<std::string, uint64_t>> units = {
-        {"GiB", 1ULL << 30},
-        {"MiB", 1ULL << 20},
-        {"KiB", 1ULL << 10},
-        {"GB", 1000000000ULL},
-        {"MB", 1000000ULL},
-        {"KB", 1000ULL},
-        {"B", 1ULL},
-    };
-    size_t pos = 0;
-    double value = 0;
-    try
-    {
-        value = std::stod(text, &pos);
-    }
-    catch (const std::exception&)
-    {
-        throw ExperimentError(field, "'" + text + "' is not a byte size (e.g. 32MiB)");
-    }
-    std::string unit = text.substr(pos);
-    uint64_t mult = unit.empty() ? 1 : 0;
-    for (const auto& [name, m] : units)
-    {
-        if (unit == name)
-        {
-            mult = m;
-        }
-    }
-    if (mult == 0 || !(value > 0) || !std::isfinite(value))
-    {
-        throw ExperimentError(
-            field,
-            "'" + text + "' is not a positive byte size (units B, KB, MB, GB, KiB, MiB, GiB)");
-    }
-    return static_cast<uint64_t>(std::llround(value * static_cast<double>(mult)));
-}
-
 CruxExperiment::CruxExperiment(const Scenario& scenario)
     : m_scenario(scenario)
 {
@@ -154,10 +92,6 @@ CruxExperiment::CruxExperiment(const Scenario& scenario)
     auto fail = [&s](const std::string& field, const std::string& what) {
         throw ExperimentError(s.source + ": " + field + ": " + what);
     };
-    if (s.seed == 0)
-    {
-        fail("seed", "must be >= 1 (ns-3 RNG seeds are positive)");
-    }
     if (tp.type != "testbed" && tp.tors % tp.nicsPerHost != 0)
     {
         fail("topology.nicsPerHost",
@@ -179,9 +113,9 @@ CruxExperiment::CruxExperiment(const Scenario& scenario)
             cc.nicsPerHost = tp.nicsPerHost;
             cc.gpusPerHost = tp.gpusPerHost;
             cc.hostLinkBps = static_cast<double>(
-                ParseRate(tp.hostLinkRate, "topology.hostLinkRate").GetBitRate());
+                ParseDataRate(tp.hostLinkRate, "topology.hostLinkRate").GetBitRate());
             cc.torAggBps = static_cast<double>(
-                ParseRate(tp.fabricLinkRate, "topology.fabricLinkRate").GetBitRate());
+                ParseDataRate(tp.fabricLinkRate, "topology.fabricLinkRate").GetBitRate());
             cc.delay = ParseTime(tp.linkDelay, "topology.linkDelay").GetSeconds();
         }
         cc.wiring = tp.wiring;
@@ -201,7 +135,7 @@ CruxExperiment::CruxExperiment(const Scenario& scenario)
             AddIntraHostLinks(m_cluster, ih);
         }
     }
-    catch (const ExperimentError& e)
+    catch (const InputError& e)
     {
         // The parsers name the field; put the scenario file in front of it.
         fail(e.GetField(), e.GetDetail());
@@ -354,6 +288,14 @@ CruxExperiment::PlaceJobs()
             {
                 job.ApplyPlan(sj.parallelism);
             }
+            if (sj.overlapForward >= 0)
+            {
+                job.overlapStart = sj.overlapForward;
+            }
+            if (sj.overlapBuckets > 0)
+            {
+                job.numBuckets = sj.overlapBuckets;
+            }
             job.Validate();
             m_jobs.push_back(job);
         }
@@ -449,8 +391,8 @@ CruxExperiment::CheckModes(const std::vector<std::string>& modes)
     }
 }
 
-std::vector<ExperimentRunResult>
-CruxExperiment::Run(const std::vector<std::string>& modes)
+void
+CruxExperiment::Check(const std::vector<std::string>& modes) const
 {
     CheckModes(modes);
     // A bad output location is reported before the simulations, not after them.
@@ -459,6 +401,36 @@ CruxExperiment::Run(const std::vector<std::string>& modes)
     {
         throw ExperimentError(m_scenario.source + ": outputDir: " + why);
     }
+    if (std::find(modes.begin(), modes.end(), "optimal") != modes.end())
+    {
+        // The optimal search refuses a too large space only when it is called, i.e. after the
+        // modes before it were simulated: check its size now, on the scheduler's view built
+        // from the cluster description (same equal-cost paths as the fabric's).
+        const Scenario& s = m_scenario;
+        ClusterModel cm;
+        cm.links = m_cluster.links;
+        DoubleValue limit;
+        CreateCommScheduler("optimal")->GetAttribute("MaxSearchSize", limit);
+        try
+        {
+            for (const auto& job : m_jobs)
+            {
+                cm.jobs.push_back(
+                    MakeClusterSchedJob(job, m_cluster, 0, std::numeric_limits<uint32_t>::max()));
+            }
+            CheckOptimalSearchSize(cm, s.priorityLevels, limit.Get());
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw ExperimentError(s.source + ": scheduler 'optimal': " + e.what());
+        }
+    }
+}
+
+std::vector<ExperimentRunResult>
+CruxExperiment::Run(const std::vector<std::string>& modes)
+{
+    Check(modes);
     std::vector<std::string> ordered;
     if (std::find(modes.begin(), modes.end(), "alone") != modes.end())
     {
@@ -922,6 +894,10 @@ MeasureJobs(const Scenario& s,
             jr.throughput = 1.0 / jr.meanIterationTime;
             flopRate += job.flopsPerIteration * jr.throughput;
         }
+        else
+        {
+            r.jobsOutsideWindow.push_back(jr.name);
+        }
         jr.jct = apps[i]->IsComplete() ? apps[i]->GetJct().GetSeconds() : -1.0;
         r.jobs.push_back(jr);
     }
@@ -1082,7 +1058,17 @@ CruxExperiment::FormatTable(const std::vector<ExperimentRunResult>& runs) const
         }
         os << "  " << std::left << std::setw(16) << r.run << std::right << std::setprecision(4)
            << r.utilization << std::setw(10)
-           << pct(allAlone ? PercentChange(r.utilization, aloneUtil) : std::nan("")) << "\n";
+           << pct(allAlone ? PercentChange(r.utilization, aloneUtil) : std::nan(""));
+        if (!r.jobsOutsideWindow.empty())
+        {
+            os << "  INCOMPLETE: without";
+            for (const auto& name : r.jobsOutsideWindow)
+            {
+                os << " " << name;
+            }
+            os << " (no iteration inside the measurement window)";
+        }
+        os << "\n";
     }
     if (m_scenario.fabric == "packet")
     {
@@ -1231,6 +1217,10 @@ CruxExperiment::WriteResults(const std::vector<ExperimentRunResult>& runs) const
             jr["windowStart"] = r.windowStart;
             jr["windowEnd"] = r.windowEnd;
             jr["utilization"] = r.utilization;
+            if (!r.jobsOutsideWindow.empty())
+            {
+                jr["utilizationIncomplete"] = r.jobsOutsideWindow; // jobs it leaves out
+            }
             jr["pauseFrames"] = r.pauseFrames;
             jr["retransmittedPackets"] = r.retransmittedPackets;
             jr["timeouts"] = r.timeouts;

@@ -16,6 +16,7 @@
 #ifndef CRUX_EXPERIMENT_H
 #define CRUX_EXPERIMENT_H
 
+#include "ns3/checked-parse.h"
 #include "ns3/cluster-topology.h"
 #include "ns3/crux-scenario.h"
 #include "ns3/dlt-job.h"
@@ -33,43 +34,12 @@ namespace ns3
  * \ingroup crux
  * \brief Error in an experiment's input (scenario, placement, scheduler name, ...): the message
  * is one line naming the file and field. Raised before any simulation runs or file is written.
+ * An InputError (model/util/checked-parse.h): GetField() and GetDetail() where it names a field.
  */
-class ExperimentError : public std::runtime_error
+class ExperimentError : public InputError
 {
   public:
-    /// \param what the complete message (GetField() and GetDetail() are then empty)
-    explicit ExperimentError(const std::string& what)
-        : std::runtime_error(what)
-    {
-    }
-
-    /**
-     * \brief An error about one field; what() is "<field>: <detail>".
-     * \param field the offending field (JSON path such as "topology.linkDelay")
-     * \param detail what is wrong with its value
-     */
-    ExperimentError(const std::string& field, const std::string& detail)
-        : std::runtime_error(field + ": " + detail),
-          m_field(field),
-          m_detail(detail)
-    {
-    }
-
-    /// \return the offending field ("" if the error was built from a complete message)
-    const std::string& GetField() const
-    {
-        return m_field;
-    }
-
-    /// \return what is wrong with the field ("" if built from a complete message)
-    const std::string& GetDetail() const
-    {
-        return m_detail;
-    }
-
-  private:
-    std::string m_field;  //!< offending field, "" if unknown
-    std::string m_detail; //!< the message without the field
+    using InputError::InputError;
 };
 
 /**
@@ -129,8 +99,12 @@ struct ExperimentRunResult
     uint64_t retransmittedPackets{0};         //!< RDMA go-back-N retransmissions
     uint64_t timeouts{0};                     //!< RDMA retransmission-timer expiries
     bool complete{true};                      //!< every measured job finished before stopTime
-    double simulatedTime{0};                  //!< simulation end time, seconds
-    double wallSeconds{0};                    //!< wall-clock time of Simulator::Run, seconds
+    /// jobs that completed no iteration inside the measurement window: utilization cannot
+    /// count them, so it is marked incomplete in the table and summary.json
+    /// ("utilizationIncomplete") rather than silently lower
+    std::vector<std::string> jobsOutsideWindow;
+    double simulatedTime{0}; //!< simulation end time, seconds
+    double wallSeconds{0};   //!< wall-clock time of Simulator::Run, seconds
 
     /// packet fabric: largest queue (bytes, Ethernet header included) any device held, per
     /// class (TC 0..7, then the control class of ACK/NAK/CNP); empty for the flow fabric
@@ -189,6 +163,14 @@ class CruxExperiment
     static void CheckModes(const std::vector<std::string>& modes);
 
     /**
+     * \brief Everything Run() checks before it simulates: the modes, the output directory
+     * (ResultDirectory::Problem) and, for "optimal", the size of its search space.
+     * \param modes the modes
+     * \throws ExperimentError naming the field (one line); nothing is simulated or written
+     */
+    void Check(const std::vector<std::string>& modes) const;
+
+    /**
      * \brief Run one mode.
      * \param mode "alone" (one run per job) or a scheduler name
      * \return the runs (one per job for "alone", else one)
@@ -198,7 +180,7 @@ class CruxExperiment
 
     /**
      * \brief Run several modes in order ("alone" first if present so that the profiled t_j
-     * are available to the schedulers).
+     * are available to the schedulers), after Check().
      * \param modes the modes
      * \return all runs in order
      */
@@ -256,17 +238,6 @@ class CruxExperiment
     std::map<uint32_t, double> m_measuredComm; //!< job id → t_j measured alone, s
     std::map<uint32_t, double> m_aloneIter;    //!< job id → iteration time alone, s
 };
-
-/**
- * \ingroup crux
- * \brief Parse a byte size such as "32MiB", "512KB", "1000000" or "2GiB" (B, KB, MB, GB = 10^3
- * steps; KiB, MiB, GiB = 2^10 steps).
- * \param text the size
- * \param field field name for the error message
- * \return bytes
- * \throws ExperimentError naming the field if the text is not a size
- */
-uint64_t ParseByteSize(const std::string& text, const std::string& field);
 
 /**
  * \ingroup crux

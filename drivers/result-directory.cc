@@ -15,8 +15,11 @@
 
 #include "result-directory.h"
 
+#include <chrono>
+#include <fstream>
 #include <iomanip>
 #include <stdexcept>
+#include <thread>
 #include <unistd.h>
 
 namespace ns3
@@ -24,8 +27,95 @@ namespace ns3
 
 namespace fs = std::filesystem;
 
+namespace
+{
+
+/// Creates \p dir (and missing parents) and a file in it, then removes the file and, if
+/// \p removeDir and the probe created it, \p dir. \return "" or why it failed
+std::string
+ProbeWrite(const fs::path& dir, bool removeDir)
+{
+    std::error_code ec;
+    std::vector<fs::path> created; // missing directories, outermost first
+    for (fs::path p = dir; !p.empty() && !fs::exists(p, ec); p = p.parent_path())
+    {
+        created.insert(created.begin(), p);
+        if (p.parent_path() == p)
+        {
+            break;
+        }
+    }
+    std::string why;
+    for (const auto& p : created)
+    {
+        if (!fs::create_directory(p, ec) || ec)
+        {
+            why = "cannot create '" + p.string() + "': " + ec.message();
+            break;
+        }
+    }
+    if (why.empty())
+    {
+        const fs::path probe = dir / (".probe-" + std::to_string(::getpid()));
+        std::ofstream f(probe);
+        if (!f || !(f << "probe") || (f.close(), !f))
+        {
+            why = "cannot write files in '" + dir.string() + "'";
+        }
+        fs::remove(probe, ec);
+    }
+    // Remove the directory itself if the probe created it; missing parents stay created (a
+    // parallel run, e.g. of a sweep, may be creating its own directory in them right now).
+    if (removeDir && !created.empty() && created.back() == dir)
+    {
+        fs::remove(dir, ec); // only if empty
+    }
+    return why;
+}
+
+} // namespace
+
 std::string
 ResultDirectory::Problem(const std::string& dir, const std::vector<std::string>& subdirs)
+{
+    const std::string why = StaticProblem(dir, subdirs);
+    if (!why.empty())
+    {
+        return why;
+    }
+    // What the file system really allows (a read-only mount, /proc, a full quota...): create
+    // and remove a probe file where the results will go.
+    const fs::path out(dir);
+    std::string w;
+    // A parallel run's probe may remove a directory this one is creating in (runs of a sweep
+    // sharing a parent): a real problem persists, a race does not, so try three times.
+    for (int attempt = 0; attempt < 3; ++attempt)
+    {
+        if (attempt > 0)
+        {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20 * attempt));
+        }
+        std::error_code ec;
+        const bool existed = fs::exists(out, ec);
+        w = ProbeWrite(out, false);
+        for (size_t i = 0; i < subdirs.size() && w.empty(); ++i)
+        {
+            w = ProbeWrite(out / subdirs[i], true);
+        }
+        if (!existed)
+        {
+            fs::remove(out, ec); // only if empty
+        }
+        if (w.empty())
+        {
+            break;
+        }
+    }
+    return w;
+}
+
+std::string
+ResultDirectory::StaticProblem(const std::string& dir, const std::vector<std::string>& subdirs)
 {
     if (dir.empty())
     {

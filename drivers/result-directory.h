@@ -47,10 +47,14 @@ class ResultDirectory
 {
   public:
     /**
-     * \brief Check that \p dir is, or can be created as, a writable directory, without
-     * creating anything: an existing \p dir must be a writable directory, and every listed
+     * \brief Check that \p dir is, or can be created as, a writable directory, leaving
+     * nothing behind: an existing \p dir must be a writable directory, and every listed
      * subdirectory of it that exists must be a directory; a missing \p dir needs a writable
-     * nearest existing ancestor.
+     * nearest existing ancestor. Then a probe file is created and removed in \p dir and in
+     * every listed subdirectory, so that a read-only file system or a pseudo file system
+     * (/proc) is reported too. A missing \p dir or subdirectory is created for the probe and
+     * removed again; missing parents of \p dir stay created (removing them could race with a
+     * parallel run creating its directory there).
      * \param dir the output directory
      * \param subdirs subdirectories the run will write into (e.g. one per scheduler)
      * \return "" if the run can write there, else why not (one sentence naming the path)
@@ -91,6 +95,11 @@ class ResultDirectory
     const std::filesystem::path& GetPath() const;
 
   private:
+    /// Problem() without the probe. \param dir the directory \param subdirs subdirectories
+    /// \return "" or why not
+    static std::string StaticProblem(const std::string& dir,
+                                     const std::vector<std::string>& subdirs);
+
     std::filesystem::path m_dir;                         //!< the output directory
     std::filesystem::path m_tmp;                         //!< the partial folder
     std::vector<std::string> m_names;                    //!< files opened, in order

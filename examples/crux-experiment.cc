@@ -31,11 +31,12 @@
 
 #include "ns3/crux-experiment.h"
 
-#include "ns3/command-line.h"
+#include "ns3/checked-command-line.h"
 
 #include <cmath>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 using namespace ns3;
@@ -50,15 +51,15 @@ main(int argc, char* argv[])
     std::string fabric;
     std::string pathEnforcement;
     std::string congestionControl;
-    // "Not given" markers: a value the user cannot mean, so that every given value is checked.
-    const int64_t notGiven = std::numeric_limits<int64_t>::min();
-    int64_t seed = notGiven;
-    int64_t priorityLevels = notGiven;
-    double stopTime = std::numeric_limits<double>::quiet_NaN();
-    int64_t profileIterations = notGiven;
+    // Overrides: unset unless given (the scenario's value stays then).
+    std::optional<uint64_t> seed;
+    std::optional<uint64_t> priorityLevels;
+    std::optional<double> stopTime;
+    std::optional<uint64_t> profileIterations;
     bool quiet = false;
+    bool dryRun = false;
 
-    CommandLine cmd(__FILE__);
+    CheckedCommandLine cmd(__FILE__);
     cmd.Usage("Runs a crux scenario (JSON) alone / under ECMP / under a scheduler and writes "
               "the results.");
     cmd.AddValue("scenario", "Scenario file (JSON, see doc/crux.rst)", scenarioPath);
@@ -75,17 +76,23 @@ main(int argc, char* argv[])
     cmd.AddValue("congestionControl",
                  "Override the scenario's congestionControl (dcqcn, hpcc or none; packet fabric)",
                  congestionControl);
-    cmd.AddValue("seed", "Override the scenario's seed (integer >= 0)", seed);
-    cmd.AddValue("priorityLevels", "Override the scenario's priorityLevels (1..8)", priorityLevels);
-    cmd.AddValue("stopTime", "Override the scenario's stopTime (seconds)", stopTime);
-    cmd.AddValue("profileIterations",
-                 "Override the scenario's profileIterations (0 = analytic t_j)",
-                 profileIterations);
+    cmd.AddOptional("seed", "Override the scenario's seed (1..4294967295)", seed);
+    cmd.AddOptional("priorityLevels",
+                    "Override the scenario's priorityLevels (1..8)",
+                    priorityLevels);
+    cmd.AddOptional("stopTime", "Override the scenario's stopTime (seconds, > 0)", stopTime);
+    cmd.AddOptional("profileIterations",
+                    "Override the scenario's profileIterations (0 = analytic t_j)",
+                    profileIterations);
     cmd.AddValue("quiet", "Do not print the table", quiet);
-    cmd.Parse(argc, argv);
+    cmd.AddValue("dryRun",
+                 "Check the scenario, the options, the modes and the output directory, print the "
+                 "scenario as it would run (JSON) and exit without simulating",
+                 dryRun);
 
     try
     {
+        cmd.Parse(argc, argv);
         if (scenarioPath.empty())
         {
             throw ExperimentError("--scenario: missing (give a scenario file, e.g. "
@@ -117,37 +124,36 @@ main(int argc, char* argv[])
             s.congestionControl = congestionControl;
             overrideField("congestionControl");
         }
-        auto checkNonNegative = [](int64_t v, const char* option) {
-            if (v < 0)
-            {
-                throw ExperimentError(std::string("--") + option + ": must be >= 0");
-            }
-        };
-        if (seed != notGiven)
+        if (seed)
         {
-            checkNonNegative(seed, "seed");
-            s.seed = static_cast<uint64_t>(seed);
+            s.seed = *seed;
             overrideField("seed");
         }
-        if (priorityLevels != notGiven)
+        if (priorityLevels)
         {
-            checkNonNegative(priorityLevels, "priorityLevels");
-            s.priorityLevels = static_cast<uint32_t>(priorityLevels);
+            // range-checked by Validate() on 64 bits before it is narrowed
+            if (*priorityLevels > 8)
+            {
+                throw ExperimentError("--priorityLevels",
+                                      "must be 1..8 (hardware traffic classes), got " +
+                                          std::to_string(*priorityLevels));
+            }
+            s.priorityLevels = static_cast<uint32_t>(*priorityLevels);
             overrideField("priorityLevels");
         }
-        if (!std::isnan(stopTime))
+        if (stopTime)
         {
-            if (!(stopTime > 0) || !std::isfinite(stopTime))
+            if (!(*stopTime > 0))
             {
                 throw ExperimentError("--stopTime: must be a positive number of seconds");
             }
-            s.stopTime = stopTime;
+            s.stopTime = *stopTime;
             overrideField("stopTime");
         }
-        if (profileIterations != notGiven)
+        if (profileIterations)
         {
-            checkNonNegative(profileIterations, "profileIterations");
-            s.profileIterations = static_cast<uint32_t>(profileIterations);
+            s.profileIterations = static_cast<uint32_t>(
+                CheckRange(*profileIterations, "--profileIterations", 0, UINT32_MAX));
             overrideField("profileIterations");
         }
         CruxExperiment exp(s);
@@ -164,6 +170,12 @@ main(int argc, char* argv[])
         {
             throw ExperimentError(std::string("--modes: ") + e.what());
         }
+        if (dryRun)
+        {
+            exp.Check(modeList);
+            std::cout << s.ToJson() << "\n";
+            return 0;
+        }
         auto runs = exp.Run(modeList);
         exp.WriteResults(runs);
         if (!quiet)
@@ -174,7 +186,7 @@ main(int argc, char* argv[])
     }
     catch (const std::exception& e)
     {
-        std::cerr << "crux-experiment: error: " << e.what() << std::endl;
+        std::cerr << "crux-experiment: error: " << OneLine(e.what()) << std::endl;
         return 1;
     }
     return 0;

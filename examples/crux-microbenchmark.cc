@@ -48,7 +48,7 @@
  * to <output>.tmp and renamed when complete.
  */
 
-#include "ns3/command-line.h"
+#include "ns3/checked-command-line.h"
 #include "ns3/crux-experiment.h"
 #include "ns3/random-cluster.h"
 #include "ns3/stage-ablation.h"
@@ -58,6 +58,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -131,7 +132,7 @@ main(int argc, char* argv[])
     bool quiet = false;
     std::string schedulers;
 
-    CommandLine cmd(__FILE__);
+    CheckedCommandLine cmd(__FILE__);
     cmd.Usage("Crux §4.4 microbenchmark: per-stage ratios of Crux and its baselines to the "
               "exhaustive optimum on random small Clos clusters.");
     cmd.AddValue("cases", "Number of random cases (>= 1)", cases);
@@ -152,10 +153,9 @@ main(int argc, char* argv[])
                  "More registered schedulers scored end to end, comma-separated (one "
                  "e2e.<name> column each; default none)",
                  schedulers);
-    cmd.Parse(argc, argv);
-
     try
     {
+        cmd.Parse(argc, argv);
         if (cases == 0)
         {
             throw std::invalid_argument("--cases must be >= 1");
@@ -200,6 +200,10 @@ main(int argc, char* argv[])
         }
         GenerateRandomCluster(params, CaseSeed(seed, 0)); // checks params before any work
 
+        if (std::filesystem::is_directory(output))
+        {
+            throw InputError("--output", "'" + output + "' is a directory (give a file name)");
+        }
         const std::string tmp = output + ".tmp";
         std::ofstream csv(tmp);
         if (!csv)
@@ -385,7 +389,7 @@ main(int argc, char* argv[])
     }
     catch (const std::exception& e)
     {
-        std::cerr << "crux-microbenchmark: " << e.what() << std::endl;
+        std::cerr << "crux-microbenchmark: error: " << OneLine(e.what()) << std::endl;
         return 1;
     }
     return 0;

@@ -27,8 +27,16 @@ using namespace ns3;
 int
 main(int argc, char* argv[])
 {
-    CommandLine cmd(__FILE__);
-    cmd.Parse(argc, argv);
+    CheckedCommandLine cmd(__FILE__); // ns-3's CommandLine; a bad value: one line, exit 1
+    try
+    {
+        cmd.Parse(argc, argv);
+    }
+    catch (const InputError& e)
+    {
+        std::cerr << "crux-minimal: error: " << e.what() << std::endl;
+        return 1;
+    }
 
     ClosConfig cfg = TestbedClosConfig(); // 8 GPUs per host, 1 us links
     cfg.tors = 2;

@@ -27,8 +27,8 @@
  * Bad input: one line on stderr naming the option, exit status 1, nothing written.
  */
 
+#include "ns3/checked-command-line.h"
 #include "ns3/cluster-run.h"
-#include "ns3/command-line.h"
 #include "ns3/crux-experiment.h"
 #include "ns3/data-rate.h"
 
@@ -42,166 +42,95 @@
 
 using namespace ns3;
 
-namespace
-{
-
-/// Error in a command-line option.
-struct OptionError : std::runtime_error
-{
-    using std::runtime_error::runtime_error;
-};
-
-/// \return a double parsed from text, or OptionError naming the option
-double
-ParseNumber(const std::string& opt, const std::string& text)
-{
-    try
-    {
-        size_t pos = 0;
-        const double v = std::stod(text, &pos);
-        if (pos != text.size() || !std::isfinite(v))
-        {
-            throw std::invalid_argument(text);
-        }
-        return v;
-    }
-    catch (const std::exception&)
-    {
-        throw OptionError("--" + opt + ": '" + text + "' is not a number");
-    }
-}
-
-/// \return the bit rate of an ns-3 DataRate string ("100Gbps"), or OptionError naming the option
-double
-ParseRateBps(const std::string& opt, const std::string& text)
-{
-    DataRateValue v;
-    if (!v.DeserializeFromString(text, MakeDataRateChecker()) || v.Get().GetBitRate() == 0)
-    {
-        throw OptionError("--" + opt + ": '" + text +
-                          "' is not a positive data rate (e.g. 100Gbps)");
-    }
-    return static_cast<double>(v.Get().GetBitRate());
-}
-
-/// \return seconds for "3600", "90s", "30m", "6h", "1.5d"
-double
-ParseDuration(const std::string& opt, const std::string& text)
-{
-    if (text.empty())
-    {
-        throw OptionError("--" + opt + ": empty");
-    }
-    double unit = 1;
-    std::string num = text;
-    switch (text.back())
-    {
-    case 's':
-        unit = 1;
-        break;
-    case 'm':
-        unit = 60;
-        break;
-    case 'h':
-        unit = 3600;
-        break;
-    case 'd':
-        unit = 86400;
-        break;
-    default:
-        num += "_"; // keep the whole text below
-        break;
-    }
-    num.pop_back();
-    return ParseNumber(opt, num) * unit;
-}
-
-/// \return an unsigned integer, or OptionError
-uint64_t
-ParseUnsigned(const std::string& opt, const std::string& text)
-{
-    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
-    {
-        throw OptionError("--" + opt + ": '" + text + "' is not a non-negative integer");
-    }
-    return std::stoull(text);
-}
-
-} // namespace
-
 int
 main(int argc, char* argv[])
 {
-    std::string topology = "clos";
-    std::string topoCsv;
-    std::string placement = "locality";
-    std::string placementSeed = "1";
-    std::string schedulers = "crux,ecmp";
-    std::string seed = "1";
-    std::string windowStart = "0";
-    std::string windowEnd = "-1";
-    std::string days = "14";
-    std::string drain = "2d";
-    std::string binSeconds = "3600";
-    std::string outputDir = "crux-trace-run-output";
-    std::string numLevels = "8";
-    std::string engine = "epoch";
-    std::string jobCsv;
-    std::string workerCsv;
-    std::string horizon = "4";
-    std::string workModel = "iterations";
-    std::string jobsPerDay;
-    std::string hostLinkRate;
-    std::string torAggRate;
-    std::string aggCoreRate;
-    bool quiet = false;
-    bool uniquePriorities = true;
+    ClusterRunConfig c;
     std::string progress; // empty: 30 s, or 0 (off) with --quiet
-
-    CommandLine cmd(__FILE__);
-    cmd.AddValue("topology", "clos, double-sided or lingjun", topology);
-    cmd.AddValue("topoCsv", "Lingjun topo.csv (needed for lingjun and for --jobCsv)", topoCsv);
-    cmd.AddValue("placement", "locality, random, buddy or trace (recorded hosts)", placement);
-    cmd.AddValue("placementSeed", "Seed of the random/buddy placement", placementSeed);
-    cmd.AddValue("schedulers",
-                 "Comma-separated scheduler names (first = baseline of the "
-                 "relative column)",
-                 schedulers);
-    cmd.AddValue("seed", "Seed of trace generation, model draw, ECMP hash, schedulers", seed);
-    cmd.AddValue("windowStart",
-                 "Window start after the first submission (s, or 30m/6h/1d)",
-                 windowStart);
-    cmd.AddValue("windowEnd", "Window end (s, or 30m/6h/1d); -1 = whole trace", windowEnd);
-    cmd.AddValue("days", "Submission span of the generated trace (days)", days);
-    cmd.AddValue("drain", "Run at most this long after windowEnd (s, or 6h/1d)", drain);
-    cmd.AddValue("binSeconds", "Bin of link-intensity.csv (seconds)", binSeconds);
-    cmd.AddValue("outputDir", "Output directory (one subdirectory per scheduler)", outputDir);
-    cmd.AddValue("numLevels", "Priority levels K (1..8)", numLevels);
+    bool quiet = false;
+    bool dryRun = false;
+    CheckedCommandLine cmd(__FILE__);
+    cmd.AddValue("topology", "clos, double-sided or lingjun", c.topology);
+    cmd.AddValue("topoCsv", "Lingjun topo.csv (needed for lingjun and for --jobCsv)", c.topoCsv);
+    cmd.AddValue("placement", "locality, random, buddy or trace (recorded hosts)", c.placement);
+    cmd.AddValue("placementSeed", "Seed of the random/buddy placement", c.placementSeed);
+    cmd.AddConverted(
+        "schedulers",
+        "Comma-separated scheduler names (first = baseline of the "
+        "relative column)",
+        "crux,ecmp",
+        [&c](const std::string& text) { c.schedulers = SplitCommaList(text, "--schedulers"); });
+    cmd.AddValue("seed", "Seed of trace generation, model draw, ECMP hash, schedulers", c.seed);
+    cmd.AddConverted("windowStart",
+                     "Window start after the first submission (s, or 30m/6h/1d)",
+                     "0",
+                     [&c](const std::string& text) {
+                         c.windowStart = ParseDurationSeconds(text, "--windowStart");
+                     });
+    cmd.AddConverted(
+        "windowEnd",
+        "Window end (s, or 30m/6h/1d); -1 = whole trace",
+        "-1",
+        [&c](const std::string& text) { c.windowEnd = ParseDurationSeconds(text, "--windowEnd"); });
+    cmd.AddValue("days", "Submission span of the generated trace (days)", c.traceDays);
+    cmd.AddConverted(
+        "drain",
+        "Run at most this long after windowEnd (s, or 6h/1d)",
+        "2d",
+        [&c](const std::string& text) { c.drainSeconds = ParseDurationSeconds(text, "--drain"); });
+    cmd.AddConverted("binSeconds",
+                     "Bin of link-intensity.csv (seconds)",
+                     "3600",
+                     [&c](const std::string& text) {
+                         c.binSeconds = ParseDurationSeconds(text, "--binSeconds");
+                     });
+    c.outputDir = "crux-trace-run-output";
+    cmd.AddValue("outputDir", "Output directory (one subdirectory per scheduler)", c.outputDir);
+    cmd.AddValue("numLevels", "Priority levels K (1..8)", c.numLevels);
     cmd.AddValue("uniquePriorities",
                  "Epoch engine: evaluate crux-pa / crux-ps-pa with one priority class per job "
                  "(their rank, as the paper does); false = on the numLevels hardware levels",
-                 uniquePriorities);
-    cmd.AddValue("engine", "epoch (steady rates per epoch) or flow", engine);
-    cmd.AddValue("jobCsv", "Real job.csv (with --workerCsv, --topoCsv); empty = generate", jobCsv);
-    cmd.AddValue("workerCsv", "Real worker.csv", workerCsv);
-    cmd.AddValue("horizonIterations", "Evaluator horizon, longest iterations", horizon);
+                 c.uniquePriorities);
+    cmd.AddValue("engine", "epoch (steady rates per epoch) or flow", c.engine);
+    cmd.AddValue("jobCsv",
+                 "Real job.csv (with --workerCsv, --topoCsv); empty = generate",
+                 c.jobCsv);
+    cmd.AddValue("workerCsv", "Real worker.csv", c.workerCsv);
+    cmd.AddValue("horizonIterations", "Evaluator horizon, longest iterations", c.horizonIterations);
     cmd.AddValue("workModel",
                  "iterations (trace duration x alone rate; contention lengthens JCT) or "
                  "duration (each job runs its trace duration; contention lowers utilization)",
-                 workModel);
-    cmd.AddValue("jobsPerDay",
-                 "Arrival rate of the generated trace, jobs per day (default: the real "
-                 "trace's 5180 / 14)",
-                 jobsPerDay);
-    cmd.AddValue("hostLinkRate",
-                 "Host-ToR link rate per NIC port (e.g. 200Gbps); omit for the topology default",
-                 hostLinkRate);
-    cmd.AddValue("torAggRate",
-                 "ToR-aggregation link rate (e.g. 100Gbps); omit for the topology default",
-                 torAggRate);
-    cmd.AddValue("aggCoreRate",
-                 "Aggregation-core link rate (double-sided, lingjun); omit for the default",
-                 aggCoreRate);
+                 c.workModel);
+    cmd.AddConverted(
+        "jobsPerDay",
+        "Arrival rate of the generated trace, jobs per day (default: the real "
+        "trace's 5180 / 14)",
+        "",
+        [&c](const std::string& text) { c.jobsPerDay = ParseDouble(text, "--jobsPerDay"); });
+    auto rate = [](const std::string& option, std::vector<double*> targets) {
+        return [option, targets](const std::string& text) {
+            const auto bps = static_cast<double>(ParseDataRate(text, option).GetBitRate());
+            for (double* t : targets)
+            {
+                *t = bps;
+            }
+        };
+    };
+    cmd.AddConverted(
+        "hostLinkRate",
+        "Host-ToR link rate per NIC port (e.g. 200Gbps); omit for the topology default",
+        "",
+        rate("--hostLinkRate",
+             {&c.clos.hostLinkBps, &c.doubleSided.hostLinkBps, &c.threeTier.hostLinkBps}));
+    cmd.AddConverted("torAggRate",
+                     "ToR-aggregation link rate (e.g. 100Gbps); omit for the topology default",
+                     "",
+                     rate("--torAggRate",
+                          {&c.clos.torAggBps, &c.doubleSided.torAggBps, &c.threeTier.torAggBps}));
+    cmd.AddConverted("aggCoreRate",
+                     "Aggregation-core link rate (double-sided, lingjun); omit for the default",
+                     "",
+                     rate("--aggCoreRate", {&c.doubleSided.aggCoreBps, &c.threeTier.aggCoreBps}));
     cmd.AddValue("quiet",
                  "Do not print the table (and no progress lines unless --progress)",
                  quiet);
@@ -209,73 +138,23 @@ main(int argc, char* argv[])
                  "Wall seconds between progress lines on stderr; 0 = none (default 30, "
                  "0 with --quiet)",
                  progress);
-    cmd.Parse(argc, argv);
-
-    ClusterRunConfig c;
+    cmd.AddValue("dryRun",
+                 "Check the options, the output directory and the trace (read or generated), "
+                 "print the window's size and exit without simulating",
+                 dryRun);
     try
     {
-        c.topology = topology;
-        c.topoCsv = topoCsv;
-        c.placement = placement;
-        c.placementSeed = ParseUnsigned("placementSeed", placementSeed);
-        c.schedulers = SplitCommaList(schedulers, "--schedulers");
-        c.seed = ParseUnsigned("seed", seed);
-        c.windowStart = ParseDuration("windowStart", windowStart);
-        c.windowEnd = windowEnd == "-1" ? -1.0 : ParseDuration("windowEnd", windowEnd);
-        c.traceDays = ParseNumber("days", days);
-        if (!jobsPerDay.empty())
-        {
-            c.jobsPerDay = ParseNumber("jobsPerDay", jobsPerDay);
-        }
-        c.drainSeconds = ParseDuration("drain", drain);
-        c.binSeconds = ParseDuration("binSeconds", binSeconds);
-        c.outputDir = outputDir;
-        c.numLevels = static_cast<uint32_t>(ParseUnsigned("numLevels", numLevels));
-        c.uniquePriorities = uniquePriorities;
-        c.engine = engine;
-        c.jobCsv = jobCsv;
-        c.workerCsv = workerCsv;
-        c.horizonIterations = ParseNumber("horizonIterations", horizon);
-        c.workModel = workModel;
+        cmd.Parse(argc, argv);
         c.progressSeconds =
-            progress.empty() ? (quiet ? 0.0 : 30.0) : ParseNumber("progress", progress);
-        if (!hostLinkRate.empty())
+            progress.empty() ? (quiet ? 0.0 : 30.0) : ParseDouble(progress, "--progress");
+        if (cmd.IsGiven("aggCoreRate") && c.topology == "clos")
         {
-            const double bps = ParseRateBps("hostLinkRate", hostLinkRate);
-            c.clos.hostLinkBps = bps;
-            c.doubleSided.hostLinkBps = bps;
-            c.threeTier.hostLinkBps = bps;
-        }
-        if (!torAggRate.empty())
-        {
-            const double bps = ParseRateBps("torAggRate", torAggRate);
-            c.clos.torAggBps = bps;
-            c.doubleSided.torAggBps = bps;
-            c.threeTier.torAggBps = bps;
-        }
-        if (!aggCoreRate.empty())
-        {
-            if (topology == "clos")
-            {
-                throw OptionError("--aggCoreRate: the two-layer clos has no core layer");
-            }
-            const double bps = ParseRateBps("aggCoreRate", aggCoreRate);
-            c.doubleSided.aggCoreBps = bps;
-            c.threeTier.aggCoreBps = bps;
-        }
-        if (outputDir.empty())
-        {
-            throw OptionError("--outputDir: empty");
+            throw InputError("--aggCoreRate", "the two-layer clos has no core layer");
         }
     }
-    catch (const OptionError& e)
+    catch (const InputError& e)
     {
-        std::cerr << "crux-trace-run: error: " << e.what() << std::endl;
-        return 1;
-    }
-    catch (const ExperimentError& e) // SplitCommaList
-    {
-        std::cerr << "crux-trace-run: error: " << e.what() << std::endl;
+        std::cerr << "crux-trace-run: error: " << OneLine(e.what()) << std::endl;
         return 1;
     }
     // Map the config's field names back to the options for the one-line error.
@@ -341,6 +220,13 @@ main(int argc, char* argv[])
                          "jobs_zero_duration in summary.json"
                       << std::endl;
         }
+        if (dryRun)
+        {
+            std::cout << "dry run: " << run.GetWindowJobs().size() << " window jobs, "
+                      << run.GetTopology().NumGpus() << " GPUs (" << c.topology
+                      << "); nothing simulated or written\n";
+            return 0;
+        }
         const auto runs = run.RunAll();
         run.WriteResults(runs);
         if (!quiet)
@@ -378,7 +264,7 @@ main(int argc, char* argv[])
                 break;
             }
         }
-        std::cerr << "crux-trace-run: error: " << msg << std::endl;
+        std::cerr << "crux-trace-run: error: " << OneLine(msg) << std::endl;
         return 1;
     }
     return 0;

@@ -28,7 +28,7 @@
  * model labels onto the model zoo (ModelMapper, --mapSeed) is summarised too.
  */
 
-#include "ns3/command-line.h"
+#include "ns3/checked-command-line.h"
 #include "ns3/lingjun-trace-generator.h"
 #include "ns3/lingjun-trace.h"
 #include "ns3/model-mapping.h"
@@ -87,7 +87,7 @@ main(int argc, char* argv[])
     uint64_t mapSeed = 1;
     uint32_t showWarnings = 10;
 
-    CommandLine cmd(__FILE__);
+    CheckedCommandLine cmd(__FILE__);
     cmd.AddValue("topo", "topo.csv of the Lingjun trace", topoPath);
     cmd.AddValue("jobs", "job.csv to read (empty: generate a trace)", jobsPath);
     cmd.AddValue("workers", "worker.csv to read (with --jobs)", workersPath);
@@ -97,10 +97,9 @@ main(int argc, char* argv[])
     cmd.AddValue("writeWorkers", "Write the generated worker.csv here (optional)", writeWorkers);
     cmd.AddValue("mapSeed", "Seed of the model draw for unknown labels", mapSeed);
     cmd.AddValue("showWarnings", "Print at most this many skipped rows", showWarnings);
-    cmd.Parse(argc, argv);
-
     try
     {
+        cmd.Parse(argc, argv);
         std::vector<TraceWarning> warnings;
         LingjunTopology topo = ReadLingjunTopology(topoPath, warnings);
         LingjunJobTable jobs;
@@ -228,7 +227,7 @@ main(int argc, char* argv[])
     }
     catch (const std::exception& e)
     {
-        std::cerr << "lingjun-trace-stats: " << e.what() << std::endl;
+        std::cerr << "lingjun-trace-stats: error: " << OneLine(e.what()) << std::endl;
         return 1;
     }
     return 0;

@@ -33,12 +33,13 @@
  *   user-scheduler --ns3::IntensityOrderScheduler::Grouping=EqualGroups   # same, as a default
  */
 
+#include "ns3/checked-command-line.h"
 #include "ns3/cluster-run.h"
-#include "ns3/command-line.h"
 #include "ns3/config.h"
 #include "ns3/crux-experiment.h"
 #include "ns3/enum.h"
 #include "ns3/random-cluster.h"
+#include "ns3/result-directory.h"
 #include "ns3/stage-ablation.h"
 #include "ns3/string.h"
 
@@ -126,7 +127,7 @@ main(int argc, char* argv[])
     std::string grouping;
     uint32_t cases = 3;
 
-    CommandLine cmd(__FILE__);
+    CheckedCommandLine cmd(__FILE__);
     cmd.Usage("A C++ scheduler of your own (GPU-intensity order), registered as 'intensity' and "
               "run beside ecmp and crux in a scenario run, a trace run and the microbenchmark.");
     cmd.AddValue("scenario", "Scenario file of the scenario run", scenario);
@@ -136,10 +137,9 @@ main(int argc, char* argv[])
                  "Attribute Grouping of 'intensity' (TopRanks or EqualGroups)",
                  grouping);
     cmd.AddValue("cases", "Random microbenchmark cases (0 = skip)", cases);
-    cmd.Parse(argc, argv);
-
     try
     {
+        cmd.Parse(argc, argv);
         // Register once, by short name; attribute overrides are given at creation.
         RegisterCommScheduler("intensity", IntensityOrderScheduler::GetTypeId());
         const std::vector<std::string> schedulers = {"ecmp", "crux", "intensity"};
@@ -147,6 +147,15 @@ main(int argc, char* argv[])
         {
             CreateCommScheduler("intensity", {{"Grouping", grouping}}); // checks the value
             Config::SetDefault("ns3::IntensityOrderScheduler::Grouping", StringValue(grouping));
+        }
+
+        // Both output directories before the first run (each run checks its own only).
+        for (const std::string& sub : {"/scenario", "/trace"})
+        {
+            if (const std::string why = ResultDirectory::Problem(outputDir + sub); !why.empty())
+            {
+                throw InputError("--outputDir", why);
+            }
         }
 
         // 1. Scenario run.
@@ -199,7 +208,7 @@ main(int argc, char* argv[])
     }
     catch (const std::exception& e)
     {
-        std::cerr << "user-scheduler: error: " << e.what() << std::endl;
+        std::cerr << "user-scheduler: error: " << OneLine(e.what()) << std::endl;
         return 1;
     }
     return 0;

@@ -17,12 +17,232 @@
 
 #include "crux-helper.h"
 
+#include "ns3/comm-dag.h"
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+#include "ns3/training-iteration.h"
+
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 
 namespace ns3
 {
+
+namespace
+{
+
+/// One entry of a node's dependency summary: a phase and the longest compute path (Time steps)
+/// from the phase's end to the node.
+struct PhaseLag
+{
+    uint32_t phase; //!< provisional phase number
+    int64_t lag;    //!< Time steps
+};
+
+/// Entries kept per node (the most binding ones: latest phase key + lag).
+constexpr std::size_t MAX_PHASE_DEPS = 8;
+
+/// Merge \p from (each lag + \p add) into \p into, keeping the largest lag per phase and at
+/// most MAX_PHASE_DEPS entries (those with the largest key + lag).
+void
+MergeLags(std::vector<PhaseLag>& into,
+          const std::vector<PhaseLag>& from,
+          int64_t add,
+          const std::vector<int64_t>& key)
+{
+    for (const PhaseLag& e : from)
+    {
+        bool found = false;
+        for (PhaseLag& x : into)
+        {
+            if (x.phase == e.phase)
+            {
+                x.lag = std::max(x.lag, e.lag + add);
+                found = true;
+                break;
+            }
+        }
+        if (!found)
+        {
+            into.push_back(PhaseLag{e.phase, e.lag + add});
+        }
+    }
+    if (into.size() > MAX_PHASE_DEPS)
+    {
+        std::sort(into.begin(), into.end(), [&key](const PhaseLag& a, const PhaseLag& b) {
+            const int64_t ka = key[a.phase] + a.lag;
+            const int64_t kb = key[b.phase] + b.lag;
+            return ka != kb ? ka > kb : a.phase < b.phase;
+        });
+        into.resize(MAX_PHASE_DEPS);
+    }
+}
+
+} // namespace
+
+void
+AddCommTimeline(const DltJob& job, SchedJob& sj, double intraHostRate, double intraHostLatency)
+{
+    if (!(intraHostRate > 0) || !(intraHostLatency >= 0))
+    {
+        throw std::invalid_argument("AddCommTimeline: the NVLink rate must be > 0 and the "
+                                    "latency >= 0");
+    }
+    std::unordered_map<uint32_t, uint32_t> flowIndex;
+    for (std::size_t f = 0; f < sj.flows.size(); ++f)
+    {
+        flowIndex[sj.flows[f].id] = static_cast<uint32_t>(f);
+    }
+    CommDag dag(TrainingIteration::RankGpus(job));
+    TrainingIteration::Build(job, dag);
+    dag.Finalize();
+    const uint32_t n = dag.NumNodes();
+    const auto& succ = dag.Successors();
+    const auto& conns = dag.Connections();
+    const int64_t latency = CommDag::SecondsToSteps(intraHostLatency);
+    const double stepsPerBit = CommDag::SecondsToSteps(1.0) / intraHostRate;
+
+    std::vector<int64_t> start(n, 0);
+    std::vector<std::vector<PhaseLag>> in(n);
+    std::vector<int64_t> streamStart(dag.NumStreams(), 0);
+    std::vector<std::vector<PhaseLag>> streamIn(dag.NumStreams());
+    std::map<int64_t, uint32_t> phaseOfKey;        // ideal start (steps) -> provisional phase
+    std::vector<int64_t> key;                      // [phase] its ideal start
+    std::vector<std::map<uint32_t, double>> bytes; // [phase] flow index -> bytes
+    std::vector<std::map<uint32_t, int64_t>> deps; // [phase] phase -> lag
+    std::map<uint32_t, int64_t> endDeps;
+    int64_t span = 0;
+    std::vector<PhaseLag> out;
+    for (uint32_t id = 0; id < n; ++id)
+    {
+        const CommDag::Node& node = dag.GetNode(id);
+        int64_t t = start[id];
+        int64_t duration = 0;
+        bool phaseNode = false;
+        if (node.kind == CommDag::Kind::DELAY)
+        {
+            duration = node.duration;
+        }
+        else if (node.kind == CommDag::Kind::MESSAGE)
+        {
+            if (node.stream != CommDag::NO_STREAM)
+            {
+                // handed over after the stream's previous message
+                t = std::max(t, streamStart[node.stream]);
+                streamStart[node.stream] = t;
+                MergeLags(in[id], streamIn[node.stream], 0, key);
+                streamIn[node.stream] = in[id];
+            }
+            if (conns[node.flow].interHost && node.bytes > 0)
+            {
+                phaseNode = true;
+            }
+            else if (!conns[node.flow].interHost)
+            {
+                duration =
+                    static_cast<int64_t>(std::llround(node.bytes * 8.0 * stepsPerBit)) + latency;
+            }
+        }
+        out.clear();
+        if (phaseNode)
+        {
+            auto [it, fresh] = phaseOfKey.emplace(t, static_cast<uint32_t>(key.size()));
+            if (fresh)
+            {
+                key.push_back(t);
+                bytes.emplace_back();
+                deps.emplace_back();
+            }
+            const uint32_t ph = it->second;
+            bytes[ph][flowIndex.at(node.flow)] += static_cast<double>(node.bytes);
+            for (const PhaseLag& e : in[id])
+            {
+                if (e.phase != ph)
+                {
+                    auto [d, added] = deps[ph].emplace(e.phase, e.lag);
+                    d->second = std::max(d->second, e.lag);
+                }
+            }
+            out.push_back(PhaseLag{ph, 0});
+        }
+        else
+        {
+            MergeLags(out, in[id], duration, key);
+        }
+        const int64_t finish = t + duration;
+        span = std::max(span, finish);
+        if (node.succBegin == node.succEnd)
+        {
+            for (const PhaseLag& e : out)
+            {
+                auto [d, added] = endDeps.emplace(e.phase, e.lag);
+                d->second = std::max(d->second, e.lag);
+            }
+        }
+        for (uint32_t k = node.succBegin; k < node.succEnd; ++k)
+        {
+            const uint32_t s = succ[k];
+            start[s] = std::max(start[s], finish);
+            MergeLags(in[s], out, 0, key);
+        }
+        std::vector<PhaseLag>().swap(in[id]);
+    }
+    // Phases in order of their ideal start (a dependency always starts earlier: same start =
+    // same phase), renumbered.
+    std::vector<uint32_t> order(key.size());
+    for (uint32_t p = 0; p < order.size(); ++p)
+    {
+        order[p] = p;
+    }
+    std::sort(order.begin(), order.end(), [&key](uint32_t a, uint32_t b) {
+        return key[a] < key[b];
+    });
+    std::vector<uint32_t> rank(key.size());
+    for (uint32_t i = 0; i < order.size(); ++i)
+    {
+        rank[order[i]] = i;
+    }
+    auto seconds = [](int64_t steps) { return TimeStep(steps).GetSeconds(); };
+    sj.phases.clear();
+    for (uint32_t p : order)
+    {
+        SchedPhase ph;
+        ph.release = seconds(key[p]);
+        for (const auto& [q, lag] : deps[p])
+        {
+            if (rank[q] >= rank[p])
+            {
+                throw std::logic_error("AddCommTimeline: phase order (job " +
+                                       std::to_string(job.id) + ")");
+            }
+            ph.deps.push_back(SchedPhaseDep{rank[q], seconds(lag)});
+        }
+        std::sort(ph.deps.begin(),
+                  ph.deps.end(),
+                  [](const SchedPhaseDep& a, const SchedPhaseDep& b) { return a.phase < b.phase; });
+        for (const auto& [f, b] : bytes[p])
+        {
+            ph.flows.push_back(f);
+            ph.bytes.push_back(b);
+        }
+        sj.phases.push_back(std::move(ph));
+    }
+    sj.endDeps.clear();
+    for (const auto& [q, lag] : endDeps)
+    {
+        if (lag > 0)
+        {
+            sj.endDeps.push_back(SchedPhaseDep{rank[q], seconds(lag)});
+        }
+    }
+    std::sort(sj.endDeps.begin(),
+              sj.endDeps.end(),
+              [](const SchedPhaseDep& a, const SchedPhaseDep& b) { return a.phase < b.phase; });
+    sj.span = sj.phases.empty() ? 0.0 : seconds(span);
+}
 
 SchedJob
 MakeSchedJob(const DltJob& job, const SchedFlowPathFiller& fillPaths)
@@ -40,21 +260,6 @@ MakeSchedJob(const DltJob& job, const SchedFlowPathFiller& fillPaths)
     // application releases the first gradient bucket at f + (c − f)/B (f = forward part):
     // that is when communication can really start (1 for a single bucket: no overlap).
     sj.overlapStart = job.overlapStart + (1.0 - job.overlapStart) / job.numBuckets;
-    if (job.plan)
-    {
-        // Interim view of a planned job (its full timeline is later work): its first
-        // inter-host traffic can start after the first micro-batch's forward pass when it has
-        // pipeline, expert or cross-host tensor traffic; else (data parallelism only) when the
-        // first bucket of the last micro-batch's backward pass is released.
-        const double m = job.plan->microBatches;
-        const double p = job.plan->pp;
-        const double o = job.overlapStart;
-        const double b = job.numBuckets;
-        const bool early =
-            job.plan->pp > 1 || job.plan->ep > 1 || job.plan->tp > job.TensorParallel();
-        const double first = early ? o / m : (m - 1 + o + (1 - o) / b) / m;
-        sj.overlapStart = std::min(1.0, first * m / (m + p - 1));
-    }
     if (job.chakra)
     {
         // a Chakra job: FromChakra() set overlapStart to when its first communication can
@@ -69,6 +274,34 @@ MakeSchedJob(const DltJob& job, const SchedFlowPathFiller& fillPaths)
         sf.bytesPerIteration = f.bytesPerIteration;
         fillPaths(f, sf);
         sj.flows.push_back(sf);
+    }
+    if (sj.flows.empty())
+    {
+        return sj;
+    }
+    // The communication timeline, from the iteration's CommDag with the transports' NVLink
+    // model (the FlowTransport attribute defaults, as Config::SetDefault / the command line
+    // set them).
+    static const TypeId transport = TypeId::LookupByName("ns3::FlowTransport");
+    TypeId::AttributeInformation info;
+    transport.LookupAttributeByName("IntraHostRate", &info);
+    const double rate = static_cast<double>(
+        DynamicCast<const DataRateValue>(info.initialValue)->Get().GetBitRate());
+    transport.LookupAttributeByName("IntraHostLatency", &info);
+    const double latency = DynamicCast<const TimeValue>(info.initialValue)->Get().GetSeconds();
+    AddCommTimeline(job, sj, rate, latency);
+    const bool classic = sj.phases.size() == 1 && sj.endDeps.empty() &&
+                         sj.span <= sj.computeTime + TimeStep(1).GetSeconds();
+    if (job.plan)
+    {
+        sj.overlapStart =
+            sj.computeTime > 0 ? std::min(1.0, sj.phases.front().release / sj.computeTime) : 0.0;
+    }
+    if (classic)
+    {
+        // one phase after the compute-driven release: the classic model (exact overlapStart)
+        sj.phases.clear();
+        sj.span = 0;
     }
     return sj;
 }

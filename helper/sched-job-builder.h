@@ -45,19 +45,16 @@ typedef std::function<void(const DltCommFlow& flow, SchedFlow& sf)> SchedFlowPat
  * that the scheduler's flow ids are exactly the transport's MessageRequest::flowId values.
  *
  * Fields: id, flopsPerIteration (W_j), computeTime (c_j = DltJob::ComputeSpan(): the compute
- * time, with a plan × (m + p − 1)/m for the 1F1B bubble), numGpus from the job;
- * overlapStart = o + (1 − o)/B with o = DltJob::overlapStart and B = DltJob::numBuckets: the
- * scheduler lets communication start after overlapStart × c, and DltJobApplication releases the
- * first gradient bucket at f + (c − f)/B (f = o × c, the forward part), which is when the
- * communication can really start (1 for a single bucket: no overlap). With a plan (interim, until
- * the scheduler sees the job's communication timeline): the first micro-batch's forward pass
- * o/m of the compute when the job has pipeline, expert or cross-host tensor traffic, else the
- * first bucket release of the last micro-batch's backward, (m − 1 + o + (1 − o)/B)/m, both
- * rescaled to the compute span. One SchedFlow per DltJob::CommunicationPattern() flow (every
- * inter-host connection of the job: DP, and with a plan PP, EP and cross-host TP too), in
- * flow-id order: id = DltCommFlow::flowId, bytesPerIteration = DltCommFlow::bytesPerIteration,
- * paths by \p fillPaths.
- * measuredCommTime is left 0 (the caller sets a profiled value).
+ * time, with a plan × (m + p − 1)/m for the 1F1B bubble), numGpus from the job. One SchedFlow
+ * per DltJob::CommunicationPattern() flow (every inter-host connection of the job: DP, and with
+ * a plan PP, EP and cross-host TP too), in flow-id order: id = DltCommFlow::flowId,
+ * bytesPerIteration = DltCommFlow::bytesPerIteration, paths by \p fillPaths. The communication
+ * timeline (phases, endDeps, span) by AddCommTimeline() with the NVLink rate and latency of the
+ * ns3::FlowTransport attribute defaults; a timeline of one phase without end lag is the classic
+ * model (phases left empty). overlapStart: without a plan o + (1 − o)/B (o =
+ * DltJob::overlapStart, B = numBuckets: the first bucket's release, 1 for a single bucket);
+ * with a plan the first phase's release over c_j. measuredCommTime is left 0 (the caller sets
+ * a profiled value).
  *
  * \param job the job (validated by CommunicationPattern())
  * \param fillPaths fills candidatePaths and defaultPath of each flow (must not be null)
@@ -66,6 +63,35 @@ typedef std::function<void(const DltCommFlow& flow, SchedFlow& sf)> SchedFlowPat
  *         throws
  */
 SchedJob MakeSchedJob(const DltJob& job, const SchedFlowPathFiller& fillPaths);
+
+/**
+ * \ingroup crux
+ * \brief Derives a job's communication timeline (SchedJob::phases, endDeps, span) from the
+ * CommDag of one iteration (TrainingIteration::Build): the one source of the scheduler's and
+ * the flow evaluator's view of when the job communicates.
+ *
+ * The DAG is timed once with every inter-host message taking no time (compute delays as given,
+ * intra-host NVLink messages bytes × 8 / intraHostRate + intraHostLatency each, without
+ * contention; a message not before the previous one of its stream). The inter-host messages
+ * (with bytes) that start at the same instant form one phase (a collective's messages, the
+ * pipeline sends of all replicas of a micro-batch, ...): release = that instant, its transfers
+ * = those messages' bytes per connection. A phase depends on every phase that lies before it
+ * on a DAG path, with lag = the longest compute (and NVLink) time on such a path (at most the
+ * 8 most binding per node are kept: latest release + lag); endDeps likewise for the DAG's
+ * sinks (lag > 0 only); span = the timed iteration's end. Approximations: a phase's successors
+ * wait for the whole phase (not only for their own message), and NVLink contention is ignored.
+ *
+ * \param job the job (validated)
+ * \param sj its scheduler job with flows (id = connection number, as MakeSchedJob() builds them)
+ * \param intraHostRate NVLink bandwidth per GPU egress, bit/s (> 0)
+ * \param intraHostLatency NVLink latency, s (>= 0)
+ * \throws std::invalid_argument for a bad rate or latency; std::out_of_range if a connection is
+ *         not among sj's flows
+ */
+void AddCommTimeline(const DltJob& job,
+                     SchedJob& sj,
+                     double intraHostRate,
+                     double intraHostLatency);
 
 /**
  * \ingroup crux

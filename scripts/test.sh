@@ -7,3 +7,7 @@ build=${CRUX_BUILD_DIR:-$here/build}
 [ -f "$build/CMakeCache.txt" ] || cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build "$build" -j"$(nproc)"
 ctest --test-dir "$build" --output-on-failure -j"$(nproc)"
+# CRUX_SANITIZE=1: also the ASan + UBSan build and its runs (scripts/sanitize.sh, build-sanitize/).
+if [ "${CRUX_SANITIZE:-0}" = 1 ]; then
+  bash "$here/scripts/sanitize.sh"
+fi

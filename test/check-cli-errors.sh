@@ -53,7 +53,7 @@ expect levels "priorityLevels: must be 1..8" --scenario="$work/levels.json"
 make_variant levels-cli 'pass'
 expect levels-cli "priorityLevels: must be 1..8" --scenario="$work/levels-cli.json" --priorityLevels=0
 make_variant seed-cli 'pass'
-expect seed-cli "--seed: must be >= 0" --scenario="$work/seed-cli.json" --seed=-1
+expect seed-cli "--seed: '-1' is not a non-negative integer" --scenario="$work/seed-cli.json" --seed=-1
 make_variant stop-cli 'pass'
 expect stop-cli "--stopTime: must be a positive number of seconds" --scenario="$work/stop-cli.json" --stopTime=-1
 make_variant modes 'pass'
@@ -125,6 +125,22 @@ make_variant cc 'd["congestionControl"] = "cubic"'
 expect cc "congestionControl: unknown value 'cubic' (known: dcqcn, hpcc, none)" --scenario="$work/cc.json"
 make_variant cc-cli 'pass'
 expect cc-cli "congestionControl: unknown value 'reno'" --scenario="$work/cc-cli.json" --congestionControl=reno
+# checked before any mode runs (it was refused only after ecmp had been simulated)
+make_variant optimal 'pass'
+expect optimal "scheduler 'optimal': optimal scheduler: search space too large" --scenario="$work/optimal.json" --modes=ecmp,optimal
+# issue 15's inputs
+make_variant delay 'd["topology"]["linkDelay"] = "1 us"'
+expect delay "topology.linkDelay: '1 us' is not a time" --scenario="$work/delay.json"
+make_variant rate 'd["topology"]["hostLinkRate"] = "100 Gbps"'
+expect rate "topology.hostLinkRate: '100 Gbps' is not a data rate" --scenario="$work/rate.json"
+make_variant iters 'd["jobs"][0]["iterations"] = 4294967299'
+expect iters "jobs[0].iterations: 4294967299 is out of range" --scenario="$work/iters.json"
+make_variant seed-abc 'pass'
+expect seed-abc "--seed: 'abc' is not a non-negative integer" --scenario="$work/seed-abc.json" --seed=abc
+make_variant foo 'pass'
+expect foo "--foo: unknown option" --scenario="$work/foo.json" --foo=1
+make_variant modes-none 'pass'
+expect modes-none "--modes: empty value" --scenario="$work/modes-none.json" --modes=
 # found during the simulation (when the first frame reaches a switch): still one line, exit 1
 make_variant headroom 'd["topology"]["switchBuffer"] = "100KB"'
 expect headroom "does not fit in its buffer (100000 bytes); raise the buffer" --scenario="$work/headroom.json" --modes=ecmp

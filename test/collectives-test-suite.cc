@@ -30,6 +30,7 @@
 #include "ns3/crux-topology.h"
 #include "ns3/dlt-job-application.h"
 #include "ns3/dlt-job.h"
+#include "ns3/flow-evaluator.h"
 #include "ns3/flow-transport-helper.h"
 #include "ns3/flow-transport.h"
 #include "ns3/node.h"
@@ -959,6 +960,131 @@ class PlannedPatternTestCase : public TestCase
     }
 };
 
+/// The communication timeline (SchedJob::phases from the CommDag) against the flow fabric: the
+/// FlowEvaluator's iteration time of a job alone vs the iteration time DltJobApplication
+/// measures on FlowTransport (the second model); and the classic one-transfer view for contrast.
+class TimelineEvaluatorTestCase : public TestCase
+{
+  public:
+    TimelineEvaluatorTestCase()
+        : TestCase("communication timeline: FlowEvaluator iteration = flow fabric iteration "
+                   "(planned and bucketed jobs)")
+    {
+    }
+
+  private:
+    /// One case: the job, the tolerance of the timeline and what it shows.
+    struct Case
+    {
+        std::string what; //!< description
+        DltJob job;       //!< the job (iterations set)
+        double tolerance; //!< relative, evaluator vs fabric
+    };
+
+    void DoRun() override
+    {
+        std::vector<Case> cases;
+        {
+            // PP across hosts: per-micro-batch sends on the critical path, 1F1B bubble
+            ParallelismRequest req;
+            req.tp = 2;
+            req.pp = 2;
+            req.dp = 2;
+            req.microBatches = 4;
+            req.layersPerBlock = 12;
+            req.allReduce = "ring";
+            DltJob job = PlannedJob("gpt3-1.3b", 4, 2, req, 3);
+            job.gradientBytes = 40000000;
+            job.computeTime = 0.01;
+            cases.push_back({"TP2 x PP2 x DP2, 4 micro-batches", job, 0.02});
+        }
+        {
+            // DP with buckets released through the last backward pass
+            ParallelismRequest req;
+            req.tp = 1;
+            req.pp = 1;
+            req.dp = 8;
+            req.microBatches = 2;
+            req.layersPerBlock = 12;
+            req.allReduce = "ring";
+            DltJob job = PlannedJob("gpt3-1.3b", 4, 2, req, 3);
+            job.gradientBytes = 40000000;
+            job.computeTime = 0.01;
+            job.numBuckets = 4;
+            cases.push_back({"DP 8 ring, 4 buckets", job, 0.02});
+        }
+        {
+            // MoE: dispatch / combine all-to-alls exposed between attention and experts
+            DltJob job;
+            job.id = 3;
+            job.modelName = "tiny-moe";
+            job.model = TinyMoe();
+            job.gpus = Gpus(4, 2);
+            job.computeTime = job.model.computeTime;
+            job.flopsPerIteration = job.model.FlopsPerIteration(8);
+            job.gradientBytes = job.model.GradientBytes();
+            job.iterations = 3;
+            ParallelismRequest req;
+            req.ep = 4;
+            req.allReduce = "ring";
+            job.ApplyPlan(req);
+            cases.push_back({"MoE EP 4 x DP 8", job, 0.025});
+        }
+        {
+            // no plan: crux's rings per rail, 4 buckets (one phase per bucket)
+            DltJob job = DltJob::FromModel(3, "bert-large", Gpus(4, 2));
+            job.iterations = 3;
+            job.numBuckets = 4;
+            cases.push_back({"no plan, BERT-large rings, 4 buckets", job, 0.02});
+        }
+        for (const Case& c : cases)
+        {
+            CruxTopologyHelper th;
+            Ptr<CruxTopology> topo = th.BuildClos(SmallClos(2));
+            const ClusterModel cm = MakeClusterModel(topo, {c.job});
+            Ptr<FlowTransport> t = FlowTransportHelper().Install(topo);
+            const auto it = RunJob(c.job, t);
+            NS_TEST_ASSERT_MSG_EQ(it.size(), c.job.iterations, c.what << ": completed");
+            const double fabric = it.back();
+            const SchedJob& sj = cm.jobs.at(0);
+
+            FlowEvaluatorOptions opt;
+            opt.horizonIterations = 10;
+            const FlowEvaluation ev = FlowEvaluator(cm, opt).Evaluate(
+                EvaluationInput{{DefaultPathChoice(sj)}, {0}, {}, {}});
+            const double timeline = 1 / ev.jobs.at(0).iterationRate;
+            // the classic view: one transfer per flow at the first release
+            ClusterModel classic = cm;
+            classic.jobs[0].phases.clear();
+            classic.jobs[0].endDeps.clear();
+            classic.jobs[0].span = 0;
+            const FlowEvaluation cv =
+                FlowEvaluator(classic, opt)
+                    .Evaluate(EvaluationInput{{DefaultPathChoice(sj)}, {0}, {}, {}});
+            const double single = 1 / cv.jobs.at(0).iterationRate;
+            const double gap = timeline / fabric - 1;
+            std::cout << "[crux-collectives] timeline, " << c.what << ": " << sj.phases.size()
+                      << " phases, " << sj.endDeps.size() << " end lags; iteration flow fabric "
+                      << fabric * 1e3 << " ms, evaluator (timeline) " << timeline * 1e3 << " ms ("
+                      << 100 * gap << " %), evaluator (one transfer at " << sj.overlapStart
+                      << " c) " << single * 1e3 << " ms (" << 100 * (single / fabric - 1) << " %)"
+                      << std::endl;
+            NS_TEST_ASSERT_MSG_GT(sj.phases.size(), 1, c.what << ": a timeline");
+            NS_TEST_ASSERT_MSG_LT(std::abs(gap), c.tolerance, c.what << ": within tolerance");
+            NS_TEST_ASSERT_MSG_LT(std::abs(gap),
+                                  std::abs(single / fabric - 1),
+                                  c.what << ": the timeline is closer than one transfer");
+        }
+        // NVLink messages above 512 MiB (DataRate::CalculateBytesTxTime wraps at 2^32 bits):
+        // a 2-GPU ring all-reduce of 1.6 GB sends S/2 twice per GPU at 300 GB/s
+        auto dag = std::make_shared<CommDag>(Gpus(1, 2));
+        Collectives::RingAllReduce(*dag, {0, 1}, 1600000000, {});
+        dag->Finalize();
+        const DagRun r = RunDag(Star(1, 2, 1e11, Seconds(0)), dag);
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.seconds, 1.6e9 / 300e9 + 2e-6, 1e-9, "1.6 GB over NVLink");
+    }
+};
+
 /// The crux-collectives suite.
 class CollectivesTestSuite : public TestSuite
 {
@@ -972,6 +1098,7 @@ class CollectivesTestSuite : public TestSuite
         AddTestCase(new PipelineBubbleTestCase, TestCase::QUICK);
         AddTestCase(new MoePacketTestCase, TestCase::QUICK);
         AddTestCase(new PlannedPatternTestCase, TestCase::QUICK);
+        AddTestCase(new TimelineEvaluatorTestCase, TestCase::QUICK);
     }
 };
 

@@ -19,6 +19,8 @@
 // stand-alone speed, the flow-level fabric agrees with the packet level, and bad input gives
 // one clear error with nothing written.
 
+#include "crux-test-util.h"
+
 #include "ns3/crux-experiment.h"
 #include "ns3/test.h"
 
@@ -29,13 +31,6 @@
 #include <sstream>
 
 using namespace ns3;
-
-// Module root, for the shipped scenario files: set by the standalone CMakeLists.txt; in an ns-3
-// source tree, build_lib() defines NS_TEST_SOURCEDIR (the module's test directory, relative to
-// the ns-3 root where test.py runs the tests).
-#ifndef CRUX_SOURCE_DIR
-#define CRUX_SOURCE_DIR NS_TEST_SOURCEDIR "/.."
-#endif
 
 namespace
 {

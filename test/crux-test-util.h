@@ -34,6 +34,13 @@
 #include <string>
 #include <unistd.h>
 
+// Module root, for the shipped scenario files: set by the standalone CMakeLists.txt; in an ns-3
+// source tree, build_lib() defines NS_TEST_SOURCEDIR (the module's test directory, relative to
+// the ns-3 root where test.py runs the tests).
+#ifndef CRUX_SOURCE_DIR
+#define CRUX_SOURCE_DIR NS_TEST_SOURCEDIR "/.."
+#endif
+
 namespace ns3
 {
 

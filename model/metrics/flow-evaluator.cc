@@ -41,29 +41,43 @@ constexpr double HORIZON_TOLERANCE = 1e-9;
 /// otherwise be left with a rounding remainder and be preempted by them for a whole period.
 constexpr double TIE_FRACTION = 1e-12;
 
-/// State of one transfer (one flow of one included job that crosses at least one link).
+/// State of one transfer (one flow of one phase of an included job that crosses a link).
 struct FlowState
 {
     uint32_t job{0};     //!< index into the job states
-    double bits{0};      //!< bits per iteration
+    uint32_t phase{0};   //!< index into the job's phases
+    double bits{0};      //!< bits per iteration (of this phase)
     double remaining{0}; //!< bits still to send
     double finish{0};    //!< projected end at the current rate, s
     bool active{false};  //!< in transfer
 };
 
+/// State of one phase of a job's current iteration.
+struct PhaseState
+{
+    double release{0};               //!< SchedPhase::release, s
+    uint32_t numDeps{0};             //!< dependencies
+    std::vector<uint32_t> transfers; //!< indices into the flow states
+    uint32_t depsLeft{0};            //!< dependencies not finished yet
+    double startAt{0};               //!< earliest start known so far, s
+    uint32_t left{0};                //!< transfers still running
+    bool started{false};             //!< transfers started
+};
+
 /// State of one included job. Times are seconds from the start of the evaluation.
 struct JobState
 {
-    uint32_t model{0};           //!< index into ClusterModel::jobs
-    double compute{0};           //!< c_j
-    double ready{0};             //!< ov_j c_j
-    double iterStart{0};         //!< current iteration start
-    double computeEnd{0};        //!< iterStart + c_j
-    double readyAt{0};           //!< iterStart + ov_j c_j
-    bool computeDone{false};     //!< computation of the iteration finished
-    bool commStarted{false};     //!< transfers of the iteration started
-    uint32_t left{0};            //!< transfers of the iteration still running
-    std::vector<uint32_t> flows; //!< indices into the flow states
+    uint32_t model{0};                                  //!< index into ClusterModel::jobs
+    double compute{0};                                  //!< compute span: max(c_j, span_j)
+    double iterStart{0};                                //!< current iteration start
+    double computeEnd{0};                               //!< iterStart + compute
+    bool computeDone{false};                            //!< computation of the iteration finished
+    std::vector<PhaseState> phases;                     //!< the iteration's phases
+    std::vector<std::vector<SchedPhaseDep>> dependants; //!< [phase] phases waiting for it
+    std::vector<double> endLag;                         //!< [phase] lag of the iteration end, or -1
+    std::vector<uint32_t> armed; //!< phases whose dependencies are done, not started
+    uint32_t phasesLeft{0};      //!< phases not finished
+    double endAt{0};             //!< earliest iteration end from endDeps, s
     uint64_t completed{0};       //!< iterations completed in [0, H]
     bool sawWarm{false};         //!< a completion at/after the warm-up was seen
     double firstWarm{0};         //!< t_a
@@ -124,10 +138,10 @@ class FlowEvaluator::Run
      */
     void BuildStates(std::vector<std::vector<uint32_t>>& paths, std::vector<uint32_t>& classes);
     /**
-     * Adds job j's transfers to m_transfers and to s.flows.
+     * Adds job j's phases and their transfers to s and m_transfers.
      * \param j model index of the job
      * \param cls the job's class index (0 = highest)
-     * \param s the job's state (s.flows is appended to)
+     * \param s the job's state (s.phases is filled)
      * \param[out] paths [transfer] appended to
      * \param[out] classes [transfer] appended to
      * \throws std::invalid_argument if a path index is out of range
@@ -139,13 +153,17 @@ class FlowEvaluator::Run
                       std::vector<uint32_t>& classes);
 
     /**
-     * Settles every state change of job s due at 'now': computation end, start of the transfers,
-     * and completion of the iteration; after a completion it looks again, since the next
-     * iteration's changes can be due at once (its transfers start at 'now' if ov_j = 0).
+     * Settles every state change of job s due at 'now': computation end, start of the phases
+     * that are due, and completion of the iteration; after a completion it looks again, since
+     * the next iteration's changes can be due at once (its transfers start at 'now' if ov_j = 0).
      */
     void SettleJob(JobState& s, double now);
-    /// Starts the transfers of s's current iteration (all bits remaining, rate 0).
-    void StartTransfers(JobState& s);
+    /// Starts the transfers of phase p of s's current iteration (all bits remaining, rate 0).
+    void StartPhase(JobState& s, uint32_t p, double now);
+    /// Phase p of s finished at 'now': releases its dependants and the iteration end.
+    void PhaseDone(JobState& s, uint32_t p, double now);
+    /// Resets s's phases for an iteration starting at s.iterStart.
+    void ResetPhases(JobState& s);
     /**
      * Counts the iteration of s that completes at 'now' (if now <= end: n_j, and t_a, t_b and
      * the warm count once now >= warm-up) and starts the next iteration at 'now'.
@@ -250,11 +268,9 @@ FlowEvaluator::Run::BuildStates(std::vector<std::vector<uint32_t>>& paths,
         }
         JobState s;
         s.model = static_cast<uint32_t>(j);
-        s.compute = job.computeTime;
-        s.ready = job.overlapStart * job.computeTime;
+        s.compute = std::max(job.computeTime, job.span);
         s.iterStart = shift;
         s.computeEnd = shift + s.compute;
-        s.readyAt = shift + s.ready;
         const uint32_t cls = static_cast<uint32_t>(
             std::find(m_classes.begin(), m_classes.end(), m_input.priority[j]) - m_classes.begin());
         AddTransfers(j, cls, s, paths, classes);
@@ -273,27 +289,72 @@ FlowEvaluator::Run::AddTransfers(std::size_t j,
     const PathChoice& choice = m_input.paths[j];
     for (std::size_t f = 0; f < job.flows.size(); ++f)
     {
-        const FlatFlow& flat = m_evaluator.m_flows[j][f];
-        if (choice[f] >= flat.candidates.size())
+        if (choice[f] >= m_evaluator.m_flows[j][f].candidates.size())
         {
             throw std::invalid_argument("FlowEvaluator::Evaluate: job id " +
                                         std::to_string(job.id) + " flow id " +
                                         std::to_string(job.flows[f].id) + ": path index " +
                                         std::to_string(choice[f]) + " out of range");
         }
-        const std::vector<uint32_t>& path = flat.candidates[choice[f]];
-        if (flat.bits <= 0 || path.empty())
-        {
-            continue; // finishes the moment it starts
-        }
-        FlowState st;
-        st.job = static_cast<uint32_t>(m_jobs.size());
-        st.bits = flat.bits;
-        s.flows.push_back(static_cast<uint32_t>(m_transfers.size()));
-        m_transfers.push_back(st);
-        paths.push_back(path);
-        classes.push_back(cls);
     }
+    const std::vector<SchedPhase>& phases = m_evaluator.m_phases[j];
+    s.phases.resize(phases.size());
+    s.dependants.assign(phases.size(), {});
+    s.endLag.assign(phases.size(), -1.0);
+    for (std::size_t p = 0; p < phases.size(); ++p)
+    {
+        const SchedPhase& ph = phases[p];
+        PhaseState& ps = s.phases[p];
+        ps.release = ph.release;
+        ps.numDeps = static_cast<uint32_t>(ph.deps.size());
+        for (const SchedPhaseDep& d : ph.deps)
+        {
+            s.dependants[d.phase].push_back(SchedPhaseDep{static_cast<uint32_t>(p), d.lag});
+        }
+        for (std::size_t i = 0; i < ph.flows.size(); ++i)
+        {
+            const uint32_t f = ph.flows[i];
+            const std::vector<uint32_t>& path = m_evaluator.m_flows[j][f].candidates[choice[f]];
+            const double bits = ph.bytes[i] * 8.0;
+            if (bits <= 0 || path.empty())
+            {
+                continue; // finishes the moment it starts
+            }
+            FlowState st;
+            st.job = static_cast<uint32_t>(m_jobs.size());
+            st.phase = static_cast<uint32_t>(p);
+            st.bits = bits;
+            ps.transfers.push_back(static_cast<uint32_t>(m_transfers.size()));
+            m_transfers.push_back(st);
+            paths.push_back(path);
+            classes.push_back(cls);
+        }
+    }
+    for (const SchedPhaseDep& d : m_evaluator.m_endDeps[j])
+    {
+        s.endLag[d.phase] = std::max(s.endLag[d.phase], d.lag);
+    }
+    ResetPhases(s);
+}
+
+void
+FlowEvaluator::Run::ResetPhases(JobState& s)
+{
+    s.armed.clear();
+    for (uint32_t p = 0; p < s.phases.size(); ++p)
+    {
+        PhaseState& ps = s.phases[p];
+        ps.depsLeft = ps.numDeps;
+        ps.startAt = s.iterStart + ps.release;
+        ps.left = 0;
+        ps.started = false;
+        if (ps.numDeps == 0)
+        {
+            s.armed.push_back(p);
+        }
+    }
+    s.phasesLeft = static_cast<uint32_t>(s.phases.size());
+    s.endAt = s.iterStart;
 }
 
 FlowEvaluation
@@ -337,11 +398,27 @@ FlowEvaluator::Run::SettleJob(JobState& s, double now)
         {
             s.computeDone = true;
         }
-        if (!s.commStarted && now >= s.readyAt)
+        // Start the armed phases that are due (a phase without transfers ends at once and may
+        // arm others: look again until nothing is due).
+        bool again = true;
+        while (again)
         {
-            StartTransfers(s);
+            again = false;
+            for (std::size_t i = 0; i < s.armed.size();)
+            {
+                const uint32_t p = s.armed[i];
+                if (now >= s.phases[p].startAt)
+                {
+                    s.armed[i] = s.armed.back();
+                    s.armed.pop_back();
+                    StartPhase(s, p, now);
+                    again = true;
+                    continue;
+                }
+                ++i;
+            }
         }
-        if (!(s.computeDone && s.commStarted && s.left == 0))
+        if (!(s.computeDone && s.phasesLeft == 0 && now >= s.endAt))
         {
             return;
         }
@@ -350,17 +427,41 @@ FlowEvaluator::Run::SettleJob(JobState& s, double now)
 }
 
 void
-FlowEvaluator::Run::StartTransfers(JobState& s)
+FlowEvaluator::Run::StartPhase(JobState& s, uint32_t p, double now)
 {
-    s.commStarted = true;
-    for (uint32_t f : s.flows)
+    PhaseState& ps = s.phases[p];
+    ps.started = true;
+    for (uint32_t f : ps.transfers)
     {
         m_transfers[f].active = true;
         m_transfers[f].remaining = m_transfers[f].bits;
         m_rate[f] = 0;
         m_active.push_back(f);
-        ++s.left;
+        ++ps.left;
         m_changed = true;
+    }
+    if (ps.left == 0)
+    {
+        PhaseDone(s, p, now);
+    }
+}
+
+void
+FlowEvaluator::Run::PhaseDone(JobState& s, uint32_t p, double now)
+{
+    --s.phasesLeft;
+    if (s.endLag[p] >= 0)
+    {
+        s.endAt = std::max(s.endAt, now + s.endLag[p]);
+    }
+    for (const SchedPhaseDep& d : s.dependants[p])
+    {
+        PhaseState& q = s.phases[d.phase];
+        q.startAt = std::max(q.startAt, now + d.lag);
+        if (--q.depsLeft == 0)
+        {
+            s.armed.push_back(d.phase);
+        }
     }
 }
 
@@ -386,9 +487,8 @@ FlowEvaluator::Run::CompleteIteration(JobState& s, double now)
     }
     s.iterStart = now;
     s.computeEnd = now + s.compute;
-    s.readyAt = now + s.ready;
     s.computeDone = false;
-    s.commStarted = false;
+    ResetPhases(s);
 }
 
 void
@@ -421,9 +521,13 @@ FlowEvaluator::Run::NextEvent() const
         {
             next = std::min(next, s.computeEnd);
         }
-        if (!s.commStarted)
+        for (uint32_t p : s.armed)
         {
-            next = std::min(next, s.readyAt);
+            next = std::min(next, s.phases[p].startAt);
+        }
+        if (s.phasesLeft == 0 && s.computeDone)
+        {
+            next = std::min(next, s.endAt);
         }
     }
     for (uint32_t f : m_active)
@@ -444,7 +548,11 @@ FlowEvaluator::Run::FinishTransfers(double next)
             st.remaining = 0;
             m_rate[m_active[i]] = 0;
             st.active = false;
-            --m_jobs[st.job].left;
+            JobState& js = m_jobs[st.job];
+            if (--js.phases[st.phase].left == 0)
+            {
+                PhaseDone(js, st.phase, next);
+            }
             m_active[i] = m_active.back();
             m_active.pop_back();
             m_changed = true;
@@ -535,6 +643,8 @@ FlowEvaluator::FlowEvaluator(const ClusterModel& model, const FlowEvaluatorOptio
                 " has computeTime 0 and no traffic on any link (zero-length iterations)");
         }
         m_flows.push_back(std::move(flows));
+        m_phases.push_back(EffectivePhases(job));
+        m_endDeps.push_back(EffectiveEndDeps(job));
         longest = std::max(
             longest,
             StandaloneIterationTime(job, JobCommTime(m_model, job, DefaultPathChoice(job))));

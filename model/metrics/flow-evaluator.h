@@ -31,17 +31,21 @@
  * c_j seconds starting at the iteration start; at ov_j c_j after the iteration start every
  * flow of the job starts one fluid transfer of its bytesPerIteration on its chosen candidate
  * path; the iteration ends when the computation and all of the job's transfers are finished,
- * and the next one starts at once. Transfers share the links as fluid flows: strict priority
- * between priority classes (a job's class is its level, or its rank, see EvaluationPriority),
- * max-min fair rates inside a class (progressive filling / water filling on the capacity the
- * higher classes left; residual capacity below 1e-9 of a link's capacity counts as zero, so a
- * starved flow waits at rate 0; PriorityWaterFilling, water-filling.h). Rates are recomputed only
- * when the set of active transfers changes (a transfer starts or finishes); between such events
- * every rate is constant, so the simulation is exact up to floating-point rounding (event-driven,
- * no time step). A transfer whose projected end lies within 1e-12 H after the next event ends at
- * that event, so an exact tie (a transfer ending when another job's transfers start) is not turned
- * into a preemption by rounding. A transfer on an empty path (no modelled link) or of 0 bytes
- * finishes the moment it starts.
+ * and the next one starts at once. A job with a communication timeline (SchedJob::phases)
+ * runs its phases instead: each starts at max(iteration start + release, end of each
+ * dependency + its lag), starts one transfer per (flow, bytes) entry on the flow's chosen path
+ * and ends when they have; the iteration ends when the compute span max(c_j, span_j), every
+ * phase and every endDeps lag are over (the classic model is the one-phase case). Transfers share
+ * the links as fluid flows: strict priority between priority classes (a job's class is its level,
+ * or its rank, see EvaluationPriority), max-min fair rates inside a class (progressive filling /
+ * water filling on the capacity the higher classes left; residual capacity below 1e-9 of a link's
+ * capacity counts as zero, so a starved flow waits at rate 0; PriorityWaterFilling,
+ * water-filling.h). Rates are recomputed only when the set of active transfers changes (a transfer
+ * starts or finishes); between such events every rate is constant, so the simulation is exact up to
+ * floating-point rounding (event-driven, no time step). A transfer whose projected end lies within
+ * 1e-12 H after the next event ends at that event, so an exact tie (a transfer ending when another
+ * job's transfers start) is not turned into a preemption by rounding. A transfer on an empty path
+ * (no modelled link) or of 0 bytes finishes the moment it starts.
  *
  * Relation to the ns-3 FlowTransport (model/transport/flow-transport.h). Same sharing model:
  * strict priority between traffic classes, max-min fair water filling inside a class, the same
@@ -210,11 +214,13 @@ class FlowEvaluator
         std::vector<std::vector<uint32_t>> candidates; //!< candidate paths (link ids)
     };
 
-    ClusterModel m_model;                       //!< the model
-    FlowEvaluatorOptions m_options;             //!< the options
-    double m_horizon{0};                        //!< H, seconds
-    std::vector<std::vector<FlatFlow>> m_flows; //!< [job][flow]
-    std::vector<double> m_capacity;             //!< [link] bit/s
+    ClusterModel m_model;                              //!< the model
+    FlowEvaluatorOptions m_options;                    //!< the options
+    double m_horizon{0};                               //!< H, seconds
+    std::vector<std::vector<FlatFlow>> m_flows;        //!< [job][flow]
+    std::vector<std::vector<SchedPhase>> m_phases;     //!< [job] EffectivePhases()
+    std::vector<std::vector<SchedPhaseDep>> m_endDeps; //!< [job] EffectiveEndDeps()
+    std::vector<double> m_capacity;                    //!< [link] bit/s
 };
 
 /**

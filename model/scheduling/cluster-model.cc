@@ -159,10 +159,68 @@ GpuIntensity(double flops, double commTime)
     return flops / commTime;
 }
 
+std::vector<SchedPhase>
+EffectivePhases(const SchedJob& job)
+{
+    if (!job.phases.empty())
+    {
+        return job.phases;
+    }
+    SchedPhase p;
+    p.release = job.overlapStart * job.computeTime;
+    for (std::size_t f = 0; f < job.flows.size(); ++f)
+    {
+        p.flows.push_back(static_cast<uint32_t>(f));
+        p.bytes.push_back(job.flows[f].bytesPerIteration);
+    }
+    return {p};
+}
+
+std::vector<SchedPhaseDep>
+EffectiveEndDeps(const SchedJob& job)
+{
+    if (!job.phases.empty())
+    {
+        return job.endDeps;
+    }
+    return {SchedPhaseDep{0, 0}};
+}
+
 double
 StandaloneIterationTime(const SchedJob& job, double commTime)
 {
-    return std::max(job.computeTime, job.overlapStart * job.computeTime + commTime);
+    if (job.phases.empty())
+    {
+        return std::max(job.computeTime, job.overlapStart * job.computeTime + commTime);
+    }
+    double total = 0;
+    for (const SchedFlow& f : job.flows)
+    {
+        total += f.bytesPerIteration;
+    }
+    std::vector<double> end(job.phases.size(), 0.0);
+    double iteration = std::max(job.computeTime, job.span);
+    for (std::size_t p = 0; p < job.phases.size(); ++p)
+    {
+        const SchedPhase& ph = job.phases[p];
+        double start = ph.release;
+        for (const SchedPhaseDep& d : ph.deps)
+        {
+            start = std::max(start, end[d.phase] + d.lag);
+        }
+        double bytes = 0;
+        for (double b : ph.bytes)
+        {
+            bytes += b;
+        }
+        end[p] = start + (total > 0 ? commTime * bytes / total : 0.0);
+        iteration = std::max(iteration, end[p]);
+    }
+    for (const SchedPhaseDep& d : job.endDeps)
+    {
+        iteration = std::max(iteration, end[d.phase] + d.lag);
+    }
+    return iteration;
 }
 
 namespace
@@ -196,6 +254,81 @@ Num(double x)
     std::ostringstream os;
     os << x;
     return os.str();
+}
+
+/// Checks the job's phases, endDeps and span (see Validate()).
+void
+ValidatePhases(const std::string& name, const SchedJob& job)
+{
+    if (job.phases.empty())
+    {
+        if (!job.endDeps.empty() || job.span != 0)
+        {
+            Fail(name + ": endDeps and span need phases");
+        }
+        return;
+    }
+    if (!IsNonNegative(job.span))
+    {
+        Fail(name + ".span must be >= 0 s (got " + Num(job.span) + ")");
+    }
+    std::vector<double> sum(job.flows.size(), 0.0);
+    auto checkDeps =
+        [&](const std::string& what, const std::vector<SchedPhaseDep>& deps, std::size_t limit) {
+            for (std::size_t d = 0; d < deps.size(); ++d)
+            {
+                if (deps[d].phase >= limit)
+                {
+                    Fail(what + ".deps[" + std::to_string(d) + "].phase " +
+                         std::to_string(deps[d].phase) + " must be < " + std::to_string(limit) +
+                         " (an earlier phase)");
+                }
+                if (!IsNonNegative(deps[d].lag))
+                {
+                    Fail(what + ".deps[" + std::to_string(d) + "].lag must be >= 0 s (got " +
+                         Num(deps[d].lag) + ")");
+                }
+            }
+        };
+    for (std::size_t p = 0; p < job.phases.size(); ++p)
+    {
+        const SchedPhase& ph = job.phases[p];
+        const std::string pname = name + ".phases[" + std::to_string(p) + "]";
+        if (!IsNonNegative(ph.release))
+        {
+            Fail(pname + ".release must be >= 0 s (got " + Num(ph.release) + ")");
+        }
+        checkDeps(pname, ph.deps, p);
+        if (ph.flows.size() != ph.bytes.size())
+        {
+            Fail(pname + ": flows and bytes differ in size");
+        }
+        std::set<uint32_t> seen;
+        for (std::size_t i = 0; i < ph.flows.size(); ++i)
+        {
+            if (ph.flows[i] >= job.flows.size() || !seen.insert(ph.flows[i]).second)
+            {
+                Fail(pname + ".flows[" + std::to_string(i) + "] = " + std::to_string(ph.flows[i]) +
+                     " is out of range or repeated");
+            }
+            if (!IsNonNegative(ph.bytes[i]))
+            {
+                Fail(pname + ".bytes[" + std::to_string(i) + "] must be >= 0 (got " +
+                     Num(ph.bytes[i]) + ")");
+            }
+            sum[ph.flows[i]] += ph.bytes[i];
+        }
+    }
+    checkDeps(name + ".endDeps", job.endDeps, job.phases.size());
+    for (std::size_t f = 0; f < job.flows.size(); ++f)
+    {
+        const double want = job.flows[f].bytesPerIteration;
+        if (std::abs(sum[f] - want) > 1e-6 * std::max(1.0, want))
+        {
+            Fail(name + ".flows[" + std::to_string(f) + "]: its phase bytes add up to " +
+                 Num(sum[f]) + ", not its bytesPerIteration " + Num(want));
+        }
+    }
 }
 
 } // namespace
@@ -290,6 +423,7 @@ Validate(const ClusterModel& model, const SchedulerConfig& config)
                      " candidate paths)");
             }
         }
+        ValidatePhases(name, job);
     }
 }
 

@@ -71,10 +71,54 @@ struct SchedFlow
 
 /**
  * \ingroup crux-scheduling
+ * \brief A dependency of a communication phase (or of the iteration end) on an earlier phase
+ * of the same job: the dependant may start no earlier than lag seconds after the phase ends.
+ *
+ * lag is the computation that lies between the two on the job's critical path (e.g. the next
+ * micro-batch's compute after a pipeline receive; 0 for gradient buckets that queue behind the
+ * previous bucket on one NCCL stream).
+ */
+struct SchedPhaseDep
+{
+    uint32_t phase{0}; //!< index into SchedJob::phases (smaller than the dependant's index)
+    double lag{0};     //!< seconds (>= 0)
+};
+
+/**
+ * \ingroup crux-scheduling
+ * \brief One communication phase of a job's iteration timeline: transfers released together.
+ *
+ * In an iteration that starts at T0 the phase starts at
+ * max(T0 + release, max over deps d of (end of phase d + d.lag)); it then starts one fluid
+ * transfer per entry of transfers and ends when all of them have finished (at once if it has
+ * none). release is the phase's start when every transfer takes no time (the compute-only
+ * schedule), so a phase that only waits for compute starts at T0 + release and one whose
+ * dependencies were slowed by the network starts later by that much (minus the slack).
+ */
+struct SchedPhase
+{
+    double release{0};               //!< seconds after the iteration start (>= 0)
+    std::vector<SchedPhaseDep> deps; //!< earlier phases it waits for
+    std::vector<uint32_t> flows;     //!< indices into SchedJob::flows (distinct)
+    std::vector<double> bytes;       //!< bytes per entry of flows (>= 0), same size
+};
+
+/**
+ * \ingroup crux-scheduling
  * \brief One deep-learning-training job as the schedulers see it (algorithms.md §1).
  *
  * An iteration is: computation of computeTime seconds; communication may start after
  * overlapStart × computeTime seconds; the next iteration starts when both are finished.
+ *
+ * **Communication timeline** (optional, issue 11): when phases is non-empty the iteration is
+ * instead the phases (see SchedPhase) on top of a compute-only span of `span` seconds
+ * (iteration start to the end of its last computation when every transfer takes no time; 0 =
+ * computeTime): the iteration ends at max(T0 + max(computeTime, span), the end of every phase,
+ * end of phase d + d.lag for every d of endDeps). Each flow's bytes over all phases add up to
+ * its bytesPerIteration (the per-link view, I_j and t_j, is unchanged). An empty phases list
+ * is the classic model: one phase released at overlapStart × computeTime carrying every flow's
+ * bytesPerIteration (EffectivePhases()). overlapStart stays set (the first release over
+ * computeTime) for the schedulers that only read it (CASSINI's commStart).
  */
 struct SchedJob
 {
@@ -91,6 +135,12 @@ struct SchedJob
      * on the chosen paths".
      */
     double measuredCommTime{0};
+    /// The iteration's communication phases (empty = one phase at overlapStart × computeTime).
+    std::vector<SchedPhase> phases;
+    /// Phases the iteration end waits for with a lag (computation after them); with phases only.
+    std::vector<SchedPhaseDep> endDeps;
+    /// Compute-only iteration span in seconds (>= 0; 0 = computeTime); with phases only.
+    double span{0};
 };
 
 /**
@@ -250,11 +300,33 @@ double GpuIntensity(double flops, double commTime);
 
 /**
  * \brief Stand-alone iteration time max(c_j, ov_j × c_j + t_j) (algorithms.md §1).
- * \param job the job (computeTime, overlapStart)
+ *
+ * With phases (SchedJob), the timeline run alone with each phase taking
+ * t_j × (its bytes / the job's bytes per iteration) seconds after its start, the phases of one
+ * job not slowing each other (the phase graph's longest path; for one phase it is the formula
+ * above with overlapStart × computeTime replaced by the phase's release).
+ * \param job the job (computeTime, overlapStart, phases)
  * \param commTime t_j in seconds
  * \return seconds
  */
 double StandaloneIterationTime(const SchedJob& job, double commTime);
+
+/**
+ * \brief The job's iteration timeline as phases: SchedJob::phases, or for a job without phases
+ * the classic one (release overlapStart × computeTime, every flow with its bytesPerIteration,
+ * no dependencies).
+ * \param job the job
+ * \return the phases
+ */
+std::vector<SchedPhase> EffectivePhases(const SchedJob& job);
+
+/**
+ * \brief The iteration end's dependencies of EffectivePhases(): SchedJob::endDeps, or for a job
+ * without phases {phase 0, lag 0}.
+ * \param job the job
+ * \return the dependencies
+ */
+std::vector<SchedPhaseDep> EffectiveEndDeps(const SchedJob& job);
 
 /**
  * \brief Checks a model and a configuration before scheduling.
@@ -263,7 +335,11 @@ double StandaloneIterationTime(const SchedJob& job, double commTime);
  * bandwidth that is not a finite positive number; duplicate job ids; a negative or non-finite
  * flopsPerIteration, computeTime or measuredCommTime; overlapStart outside [0, 1]; numGpus = 0;
  * duplicate flow ids within a job; a negative or non-finite bytesPerIteration; a flow without
- * candidate path; a path that references an unknown link id; defaultPath out of range.
+ * candidate path; a path that references an unknown link id; defaultPath out of range; a phase
+ * with a negative or non-finite release, a dependency on itself or a later phase, a negative
+ * lag, a flow index out of range or repeated, a bytes list of another size or a negative byte
+ * count; per-flow phase bytes that do not add up to bytesPerIteration (relative 1e-6); endDeps
+ * or span without phases.
  * \param model the cluster
  * \param config the scheduler configuration
  * \throws std::invalid_argument with a message naming the offending field

@@ -50,6 +50,31 @@ ToTimelineJob(const SchedJob& job, double commTime)
     t.overlapStart = job.overlapStart;
     t.numGpus = job.numGpus;
     t.flopsPerIteration = job.flopsPerIteration;
+    if (!job.phases.empty())
+    {
+        // The job's communication timeline on the shared link: each phase takes its share of
+        // t_j in proportion to its bytes.
+        double total = 0;
+        for (const SchedFlow& f : job.flows)
+        {
+            total += f.bytesPerIteration;
+        }
+        for (const SchedPhase& p : job.phases)
+        {
+            TimelinePhase tp;
+            tp.release = p.release;
+            tp.deps = p.deps;
+            double bytes = 0;
+            for (double b : p.bytes)
+            {
+                bytes += b;
+            }
+            tp.linkTime = total > 0 ? commTime * bytes / total : 0.0;
+            t.phases.push_back(std::move(tp));
+        }
+        t.endDeps = job.endDeps;
+        t.span = job.span;
+    }
     return t;
 }
 
@@ -57,7 +82,27 @@ ToTimelineJob(const SchedJob& job, double commTime)
 double
 IterationTime(const TimelineJob& j)
 {
-    return std::max(j.computeTime, j.overlapStart * j.computeTime + j.commTime);
+    if (j.phases.empty())
+    {
+        return std::max(j.computeTime, j.overlapStart * j.computeTime + j.commTime);
+    }
+    std::vector<double> end(j.phases.size(), 0.0);
+    double iteration = std::max(j.computeTime, j.span);
+    for (std::size_t p = 0; p < j.phases.size(); ++p)
+    {
+        double start = j.phases[p].release;
+        for (const SchedPhaseDep& d : j.phases[p].deps)
+        {
+            start = std::max(start, end[d.phase] + d.lag);
+        }
+        end[p] = start + j.phases[p].linkTime;
+        iteration = std::max(iteration, end[p]);
+    }
+    for (const SchedPhaseDep& d : j.endDeps)
+    {
+        iteration = std::max(iteration, end[d.phase] + d.lag);
+    }
+    return iteration;
 }
 
 } // namespace

@@ -472,6 +472,25 @@ struct OptimalSearch::Impl
     }
 };
 
+void
+CheckOptimalSearchSize(const ClusterModel& model, uint32_t numLevels, double maxSearchSize)
+{
+    const double paths = CountPathChoices(model);
+    const double assignments =
+        CountLevelAssignments(static_cast<uint32_t>(model.jobs.size()), numLevels);
+    const double size = paths * assignments;
+    if (size > maxSearchSize || paths > 4e18)
+    {
+        throw std::invalid_argument(
+            "optimal scheduler: search space too large: " + Count(paths) + " path choices x " +
+            Count(assignments) + " level assignments (" + std::to_string(model.jobs.size()) +
+            " jobs, " + std::to_string(numLevels) + " levels) = " + Num(size) +
+            " exceeds the limit of " + Num(maxSearchSize) +
+            " (OptimalSearchOptions.maxSearchSize; attribute "
+            "ns3::OptimalScheduler::MaxSearchSize)");
+    }
+}
+
 OptimalSearch::OptimalSearch(const ClusterModel& model,
                              uint32_t numLevels,
                              const OptimalSearchOptions& options)
@@ -489,20 +508,7 @@ OptimalSearch::OptimalSearch(const ClusterModel& model,
         throw std::invalid_argument("OptimalSearchOptions.evaluator.priority must be LEVEL (the "
                                     "search assigns levels)");
     }
-    const double paths = CountPathChoices(model);
-    const double assignments =
-        CountLevelAssignments(static_cast<uint32_t>(model.jobs.size()), numLevels);
-    const double size = paths * assignments;
-    if (size > options.maxSearchSize || paths > 4e18)
-    {
-        throw std::invalid_argument(
-            "optimal scheduler: search space too large: " + Count(paths) + " path choices x " +
-            Count(assignments) + " level assignments (" + std::to_string(model.jobs.size()) +
-            " jobs, " + std::to_string(numLevels) + " levels) = " + Num(size) +
-            " exceeds the limit of " + Num(options.maxSearchSize) +
-            " (OptimalSearchOptions.maxSearchSize; attribute "
-            "ns3::OptimalScheduler::MaxSearchSize)");
-    }
+    CheckOptimalSearchSize(model, numLevels, options.maxSearchSize);
     m_impl = std::make_unique<Impl>(model, numLevels, options);
     Impl& s = *m_impl;
     s.globalFlow.resize(model.jobs.size());

@@ -110,6 +110,18 @@ double CountPathChoices(const ClusterModel& model);
 
 /**
  * \ingroup crux-scheduling
+ * \brief Refuse a model whose nominal search space, CountPathChoices() ×
+ * CountLevelAssignments(jobs, numLevels), exceeds maxSearchSize: the check OptimalSearch makes,
+ * available to drivers so that they refuse such a run before simulating anything.
+ * \param model the model (only the candidate path counts and the job count matter)
+ * \param numLevels K
+ * \param maxSearchSize the limit (OptimalSearchOptions::maxSearchSize)
+ * \throws std::invalid_argument "optimal scheduler: search space too large: ..." with both counts
+ */
+void CheckOptimalSearchSize(const ClusterModel& model, uint32_t numLevels, double maxSearchSize);
+
+/**
+ * \ingroup crux-scheduling
  * \return the objective value of an evaluation
  * \param evaluation a FlowEvaluation
  * \param objective which value

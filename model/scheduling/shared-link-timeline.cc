@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -38,6 +39,223 @@ struct JobState
 
 /// Upper bound on simulation steps (guards against pathological horizons).
 constexpr uint64_t MAX_STEPS = 100000000ULL;
+
+/// The phased form (at least one job has phases; see TimelineJob). Inputs already checked.
+TimelineResult
+SimulatePhases(const std::array<TimelineJob, 2>& jobs, uint32_t highPriority, double horizon)
+{
+    struct Phase
+    {
+        double release{0};
+        std::vector<SchedPhaseDep> deps;
+        double linkTime{0};
+    };
+
+    struct State
+    {
+        std::vector<Phase> phases;
+        std::vector<std::vector<SchedPhaseDep>> dependants;
+        std::vector<double> endLag;
+        double compute{0};
+        // current iteration
+        double iterStart{0};
+        std::vector<uint32_t> depsLeft;
+        std::vector<double> startAt;
+        std::vector<double> remaining;
+        std::vector<uint32_t> armed; // dependencies done, not yet released
+        std::set<uint32_t> ready;    // released, data left to send
+        uint32_t left{0};
+        double endAt{0};
+    };
+
+    std::array<State, 2> st;
+    for (uint32_t x = 0; x < 2; ++x)
+    {
+        const TimelineJob& j = jobs[x];
+        State& s = st[x];
+        if (j.phases.empty())
+        {
+            s.phases.push_back(Phase{j.overlapStart * j.computeTime, {}, j.commTime});
+            s.endLag.assign(1, 0.0);
+            s.compute = j.computeTime;
+        }
+        else
+        {
+            for (const TimelinePhase& p : j.phases)
+            {
+                s.phases.push_back(Phase{p.release, p.deps, p.linkTime});
+            }
+            s.endLag.assign(s.phases.size(), -1.0);
+            for (const SchedPhaseDep& d : j.endDeps)
+            {
+                s.endLag.at(d.phase) = std::max(s.endLag.at(d.phase), d.lag);
+            }
+            s.compute = std::max(j.computeTime, j.span);
+        }
+        s.dependants.assign(s.phases.size(), {});
+        for (uint32_t p = 0; p < s.phases.size(); ++p)
+        {
+            for (const SchedPhaseDep& d : s.phases[p].deps)
+            {
+                if (d.phase >= p)
+                {
+                    throw std::invalid_argument("SimulateSharedLink: a phase depends on a later "
+                                                "phase");
+                }
+                s.dependants[d.phase].push_back(SchedPhaseDep{p, d.lag});
+            }
+        }
+    }
+    auto reset = [](State& s, double t) {
+        s.iterStart = t;
+        const std::size_t n = s.phases.size();
+        s.depsLeft.assign(n, 0);
+        s.startAt.assign(n, 0);
+        s.remaining.assign(n, 0);
+        s.armed.clear();
+        s.ready.clear();
+        for (std::size_t p = 0; p < n; ++p)
+        {
+            s.depsLeft[p] = static_cast<uint32_t>(s.phases[p].deps.size());
+            s.startAt[p] = t + s.phases[p].release;
+            s.remaining[p] = s.phases[p].linkTime;
+            if (s.depsLeft[p] == 0)
+            {
+                s.armed.push_back(static_cast<uint32_t>(p));
+            }
+        }
+        s.left = static_cast<uint32_t>(n);
+        s.endAt = t;
+    };
+    auto done = [](State& s, uint32_t p, double t) {
+        --s.left;
+        if (s.endLag[p] >= 0)
+        {
+            s.endAt = std::max(s.endAt, t + s.endLag[p]);
+        }
+        for (const SchedPhaseDep& d : s.dependants[p])
+        {
+            s.startAt[d.phase] = std::max(s.startAt[d.phase], t + d.lag);
+            if (--s.depsLeft[d.phase] == 0)
+            {
+                s.armed.push_back(d.phase);
+            }
+        }
+    };
+    for (State& s : st)
+    {
+        reset(s, 0);
+    }
+    TimelineResult result;
+    const double end = horizon * (1 + 1e-9);
+    const std::array<uint32_t, 2> order = {highPriority, 1 - highPriority};
+    double now = 0;
+    while (true)
+    {
+        for (uint32_t x = 0; x < 2; ++x)
+        {
+            State& s = st[x];
+            bool changed = true;
+            while (changed)
+            {
+                changed = false;
+                for (std::size_t i = 0; i < s.armed.size();)
+                {
+                    const uint32_t p = s.armed[i];
+                    if (now >= s.startAt[p])
+                    {
+                        s.armed[i] = s.armed.back();
+                        s.armed.pop_back();
+                        if (s.remaining[p] <= 0)
+                        {
+                            done(s, p, now);
+                        }
+                        else
+                        {
+                            s.ready.insert(p);
+                        }
+                        changed = true;
+                        continue;
+                    }
+                    ++i;
+                }
+                if (s.left == 0 && now >= s.iterStart + s.compute && now >= s.endAt &&
+                    s.iterStart < now)
+                {
+                    result.completedIterations[x]++;
+                    reset(s, now);
+                    changed = true;
+                }
+            }
+        }
+        if (now >= end)
+        {
+            break;
+        }
+        if (++result.events > MAX_STEPS)
+        {
+            throw std::runtime_error("SimulateSharedLink: more than 1e8 steps; horizon too "
+                                     "long for the iteration times");
+        }
+        int sender = -1;
+        for (uint32_t x : order)
+        {
+            if (!st[x].ready.empty())
+            {
+                sender = static_cast<int>(x);
+                break;
+            }
+        }
+        double next = end;
+        for (const State& s : st)
+        {
+            if (s.iterStart + s.compute > now)
+            {
+                next = std::min(next, s.iterStart + s.compute);
+            }
+            if (s.left == 0 && s.endAt > now)
+            {
+                next = std::min(next, s.endAt);
+            }
+            for (uint32_t p : s.armed)
+            {
+                next = std::min(next, s.startAt[p]);
+            }
+        }
+        if (sender >= 0)
+        {
+            State& s = st[sender];
+            const uint32_t phase = *s.ready.begin();
+            const double finish = now + s.remaining[phase];
+            next = std::min(next, finish);
+            result.sendTime[sender] +=
+                std::max(0.0, std::min(next, horizon) - std::min(now, horizon));
+            if (next == finish)
+            {
+                s.remaining[phase] = 0;
+                s.ready.erase(s.ready.begin());
+                done(s, phase, next);
+            }
+            else
+            {
+                s.remaining[phase] -= next - now;
+            }
+        }
+        now = next;
+    }
+    double gpus = 0;
+    double busy = 0;
+    for (uint32_t x = 0; x < 2; ++x)
+    {
+        const auto iterations = static_cast<double>(result.completedIterations[x]);
+        result.gpuBusySeconds[x] = jobs[x].numGpus * jobs[x].computeTime * iterations;
+        result.completedFlops[x] = jobs[x].flopsPerIteration * iterations;
+        gpus += jobs[x].numGpus;
+        busy += result.gpuBusySeconds[x];
+    }
+    result.utilization = gpus > 0 ? busy / (gpus * horizon) : 0;
+    return result;
+}
 
 } // namespace
 
@@ -69,11 +287,15 @@ SimulateSharedLink(const std::array<TimelineJob, 2>& jobs, uint32_t highPriority
         {
             throw std::invalid_argument(name + "overlapStart must be in [0, 1]");
         }
-        if (j.computeTime == 0 && j.commTime == 0)
+        if (j.computeTime == 0 && j.commTime == 0 && j.span == 0)
         {
             throw std::invalid_argument(name +
                                         "computeTime and commTime are both 0 (empty iteration)");
         }
+    }
+    if (!jobs[0].phases.empty() || !jobs[1].phases.empty())
+    {
+        return SimulatePhases(jobs, highPriority, horizon);
     }
 
     TimelineResult result;

@@ -18,11 +18,27 @@
 
 // Pure C++ (no ns-3 includes): compiled into the crux-scheduling library.
 
+#include "ns3/cluster-model.h"
+
 #include <array>
 #include <cstdint>
+#include <vector>
 
 namespace ns3
 {
+
+/**
+ * \ingroup crux-scheduling
+ * \brief One communication phase of a TimelineJob (a SchedPhase seen on the shared link): it
+ * starts at max(iteration start + release, end of each dependency + lag) and needs linkTime
+ * seconds of the link.
+ */
+struct TimelinePhase
+{
+    double release{0};               //!< seconds after the iteration start (>= 0)
+    std::vector<SchedPhaseDep> deps; //!< earlier phases of the job (index < own index)
+    double linkTime{0};              //!< seconds of exclusive link time (>= 0)
+};
 
 /**
  * \ingroup crux-scheduling
@@ -33,6 +49,11 @@ namespace ns3
  * iteration start and needs commTime seconds of exclusive use of the link (the link has unit
  * bandwidth: the job's whole per-iteration traffic takes commTime when it has the link to
  * itself); the next iteration starts as soon as both are done.
+ *
+ * With phases (the job's communication timeline, SchedJob::phases) the communication is the
+ * phases instead (their linkTime adds up to commTime); the iteration ends when the compute span
+ * max(computeTime, span), every phase and every endDeps lag are over. Among the ready phases of
+ * one job the link serves the lowest index first.
  */
 struct TimelineJob
 {
@@ -41,6 +62,9 @@ struct TimelineJob
     double overlapStart{1};      //!< fraction 0..1 of the computation before the comm may start
     uint32_t numGpus{1};         //!< GPUs of the job (weights the utilization)
     double flopsPerIteration{0}; //!< W_x, FLOPs per iteration (for completedFlops)
+    std::vector<TimelinePhase> phases;  //!< communication phases (empty = the classic one)
+    std::vector<SchedPhaseDep> endDeps; //!< phases the iteration end waits for (with phases)
+    double span{0};                     //!< compute-only span, s (with phases; 0 = computeTime)
 };
 
 /**

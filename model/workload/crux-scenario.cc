@@ -15,8 +15,11 @@
 
 #include "crux-scenario.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -67,30 +70,45 @@ class ObjectReader
         {
             if constexpr (std::is_unsigned_v<T> && !std::is_same_v<T, bool>)
             {
-                if (!it->is_number_integer() || it->template get<int64_t>() < 0)
+                // range-checked on 64 bits before narrowing (4294967297 is not 1)
+                out = static_cast<T>(Unsigned(*it, Field(key), std::numeric_limits<T>::max()));
+                return;
+            }
+            else if constexpr (std::is_same_v<T, std::vector<uint32_t>>)
+            {
+                if (!it->is_array())
                 {
-                    Fail(Field(key), "must be a non-negative integer, got " + it->dump());
+                    Fail(Field(key), "must be an array of non-negative integers, got " + Dump(*it));
                 }
+                out.clear();
+                for (size_t i = 0; i < it->size(); ++i)
+                {
+                    out.push_back(
+                        static_cast<uint32_t>(Unsigned((*it)[i],
+                                                       Field(key) + "[" + std::to_string(i) + "]",
+                                                       std::numeric_limits<uint32_t>::max())));
+                }
+                return;
             }
             else if constexpr (std::is_floating_point_v<T>)
             {
                 if (!it->is_number())
                 {
-                    Fail(Field(key), "must be a number, got " + it->dump());
+                    Fail(Field(key), "must be a number, got " + Dump(*it));
                 }
             }
             else if constexpr (std::is_same_v<T, bool>)
             {
                 if (!it->is_boolean())
                 {
-                    Fail(Field(key), "must be true or false, got " + it->dump());
+                    Fail(Field(key), "must be true or false, got " + Dump(*it));
                 }
             }
             else if constexpr (std::is_same_v<T, std::string>)
             {
                 if (!it->is_string())
                 {
-                    Fail(Field(key), "must be a string, got " + it->dump());
+                    Fail(Field(key), "must be a string, got " + Dump(*it));
                 }
             }
             out = it->template get<T>();
@@ -98,6 +116,30 @@ class ObjectReader
         catch (const json::exception& e)
         {
             Fail(Field(key), std::string("wrong type (") + e.what() + ")");
+        }
+    }
+
+    /// \return a JSON value for a message (one line, cut after 60 bytes)
+    static std::string Dump(const json& v)
+    {
+        const std::string d = v.dump();
+        return d.size() > 60 ? d.substr(0, 60) + "..." : d;
+    }
+
+    /// \return a non-negative JSON integer <= max, or Fail() naming the field
+    uint64_t Unsigned(const json& v, const std::string& field, uint64_t max) const
+    {
+        if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<int64_t>() < 0))
+        {
+            Fail(field, "must be a non-negative integer, got " + Dump(v));
+        }
+        try
+        {
+            return CheckRange(v.get<uint64_t>(), field, 0, max);
+        }
+        catch (const InputError& e)
+        {
+            Fail(field, e.GetDetail());
         }
     }
 
@@ -164,7 +206,7 @@ Scenario::Parse(const std::string& text, const std::string& source)
     {
         j = json::parse(text);
     }
-    catch (const json::parse_error& e)
+    catch (const json::exception& e) // parse_error, out_of_range (a number beyond a double)
     {
         throw ScenarioError(source + ": malformed JSON: " + e.what());
     }
@@ -292,6 +334,22 @@ Scenario::Parse(const std::string& text, const std::string& source)
             }
             job.hasPlan = true;
         }
+        if (const json* oj = r.Get("overlap"))
+        {
+            ObjectReader orr(*oj, r.Field("overlap"), source);
+            orr.Read("forwardFraction", job.overlapForward);
+            orr.Read("buckets", job.overlapBuckets);
+            orr.RejectUnknown();
+            if (oj->contains("forwardFraction") &&
+                !(job.overlapForward >= 0 && job.overlapForward <= 1))
+            {
+                orr.Fail(orr.Field("forwardFraction"), "must be in [0, 1]");
+            }
+            if (oj->contains("buckets") && job.overlapBuckets == 0)
+            {
+                orr.Fail(orr.Field("buckets"), "must be >= 1 (omit it for the default)");
+            }
+        }
         r.RejectUnknown();
         if (job.model.empty() && job.chakra.empty())
         {
@@ -326,6 +384,24 @@ Scenario::Validate() const
         {
             fail("topology", "tors, aggs, hostsPerTor, gpusPerHost and nicsPerHost must be > 0");
         }
+        // the fabric's addressing allows 65,536 hosts (ClosConfig): larger counts are typos,
+        // refused before a topology of that size is built
+        for (const auto& [key, v] : {std::make_pair("tors", topology.tors),
+                                     std::make_pair("aggs", topology.aggs),
+                                     std::make_pair("hostsPerTor", topology.hostsPerTor)})
+        {
+            if (v > 65536)
+            {
+                fail(std::string("topology.") + key,
+                     "must be <= 65536 (the fabric addresses at most 65,536 hosts), got " +
+                         std::to_string(v));
+            }
+        }
+        if (topology.gpusPerHost > 1024)
+        {
+            fail("topology.gpusPerHost",
+                 "must be <= 1024, got " + std::to_string(topology.gpusPerHost));
+        }
         if (topology.nicsPerHost > topology.tors)
         {
             fail("topology.nicsPerHost", "each NIC needs its own ToR: nicsPerHost <= tors");
@@ -343,6 +419,10 @@ Scenario::Validate() const
     {
         fail("congestionControl",
              "unknown value '" + congestionControl + "' (known: dcqcn, hpcc, none)");
+    }
+    if (name.empty())
+    {
+        fail("name", "must not be empty");
     }
     bool anyMeasured = false;
     for (const auto& j : jobs)
@@ -362,6 +442,33 @@ Scenario::Validate() const
     {
         fail("stopTime", "must be > 0 seconds");
     }
+    // times become ns-3 Times (int64 at the resolution: |t| < Time::Max(), about 292 years at
+    // 1 ns); byte counts become integers
+    const double maxSeconds = Time::Max().GetSeconds() / 2;
+    const double maxBytes = 9.2e18;
+    auto checked = [&fail](const std::function<void()>& parse) {
+        try
+        {
+            parse();
+        }
+        catch (const InputError& e)
+        {
+            fail(e.GetField(), e.GetDetail());
+        }
+    };
+    checked([&] { CheckFinite(stopTime, "stopTime", 0, maxSeconds); });
+    if (seed == 0 || seed > std::numeric_limits<uint32_t>::max())
+    {
+        fail("seed",
+             "must be 1.." + std::to_string(std::numeric_limits<uint32_t>::max()) +
+                 " (ns-3 RNG seeds are positive 32-bit integers), got " + std::to_string(seed));
+    }
+    checked([&] {
+        ParseDataRate(topology.hostLinkRate, "topology.hostLinkRate");
+        ParseDataRate(topology.fabricLinkRate, "topology.fabricLinkRate");
+        ParseTime(topology.linkDelay, "topology.linkDelay");
+        ParseByteSize(topology.switchBuffer, "topology.switchBuffer");
+    });
     if (outputDir.empty())
     {
         fail("outputDir", "must not be empty");
@@ -377,6 +484,15 @@ Scenario::Validate() const
         if (j.start < 0)
         {
             fail(f + ".start", "must be >= 0 seconds");
+        }
+        checked([&] {
+            CheckFinite(j.start, f + ".start", 0, maxSeconds);
+            CheckFinite(j.computeTime, f + ".computeTime", -maxSeconds, maxSeconds);
+            CheckFinite(j.gradientBytes, f + ".gradientBytes", -maxBytes, maxBytes);
+        });
+        if (j.name.empty())
+        {
+            fail(f + ".name", "must not be empty (it labels the job's results)");
         }
         if (j.gpus == 0 && j.hosts.empty())
         {
@@ -486,6 +602,20 @@ Scenario::ToJson() const
             }
             j["jobs"].back()["parallelism"] = par;
             j["jobs"].back()["collectives"] = coll;
+        }
+        // the overlap setting only where given, so that other jobs' copies stay as they were
+        json ov = json::object();
+        if (jb.overlapForward >= 0)
+        {
+            ov["forwardFraction"] = jb.overlapForward;
+        }
+        if (jb.overlapBuckets > 0)
+        {
+            ov["buckets"] = jb.overlapBuckets;
+        }
+        if (!ov.empty())
+        {
+            j["jobs"].back()["overlap"] = ov;
         }
     }
     return j.dump(2);

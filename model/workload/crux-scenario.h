@@ -18,6 +18,8 @@
 
 #include "parallel-plan.h"
 
+#include "ns3/checked-parse.h"
+
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -31,14 +33,15 @@ namespace ns3
  * \brief Error in a scenario file or in a command-line override of it.
  *
  * The message always starts with the file name (or "command line") and the JSON path of the
- * offending field, e.g. "sec22.json: jobs[1].model: unknown model 'gtp' (known: ...)".
+ * offending field, e.g. "sec22.json: jobs[1].model: unknown model 'gtp' (known: ...)". An
+ * InputError (model/util/checked-parse.h), like every input error of crux.
  */
-class ScenarioError : public std::runtime_error
+class ScenarioError : public InputError
 {
   public:
     /// \param what complete, user-facing message
     explicit ScenarioError(const std::string& what)
-        : std::runtime_error(what)
+        : InputError(what)
     {
     }
 };
@@ -117,6 +120,12 @@ struct ScenarioJob
     /// The "parallelism" ({tp, pp, dp, ep, microBatches, layersPerBlock, sequenceParallel}) and
     /// "collectives" ({allReduce, allToAll}) fields; 0 / "" = the documented default.
     ParallelismRequest parallelism;
+    /// "overlap.forwardFraction": the forward part of the compute (DltJob::overlapStart; the
+    /// backward pass, which releases the gradient buckets, is the rest); < 0 = the zoo's.
+    double overlapForward{-1};
+    /// "overlap.buckets": gradient buckets released evenly through the (last) backward pass
+    /// (DltJob::numBuckets, with a plan per data-parallel group); 0 = the zoo's / the plan's.
+    uint32_t overlapBuckets{0};
 };
 
 /**
