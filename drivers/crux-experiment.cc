@@ -124,11 +124,12 @@ CruxExperiment::CruxExperiment(const Scenario& scenario)
         {
             IntraHostConfig ih;
             ih.pcieBps = static_cast<double>(
-                ParseRate(tp.intraHost.pcieRate, "topology.intraHost.pcieRate").GetBitRate());
+                ParseDataRate(tp.intraHost.pcieRate, "topology.intraHost.pcieRate").GetBitRate());
             ih.pcieDelay =
                 ParseTime(tp.intraHost.pcieLatency, "topology.intraHost.pcieLatency").GetSeconds();
             ih.nvlinkBps = static_cast<double>(
-                ParseRate(tp.intraHost.nvlinkRate, "topology.intraHost.nvlinkRate").GetBitRate());
+                ParseDataRate(tp.intraHost.nvlinkRate, "topology.intraHost.nvlinkRate")
+                    .GetBitRate());
             ih.nvlinkDelay =
                 ParseTime(tp.intraHost.nvlinkLatency, "topology.intraHost.nvlinkLatency")
                     .GetSeconds();
