@@ -187,6 +187,7 @@ CRUX_TEST_SOURCES = [
     'test/rdma-transport-test-suite.cc',
     'test/rdma-cc-test-suite.cc',
     'test/flow-transport-test-suite.cc',
+    'test/intra-host-test-suite.cc',
     # workload
     'test/dlt-workload-test-suite.cc',
     'test/collectives-test-suite.cc',

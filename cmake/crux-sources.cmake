@@ -181,6 +181,7 @@ set(CRUX_TEST_SOURCES
     test/rdma-transport-test-suite.cc
     test/rdma-cc-test-suite.cc
     test/flow-transport-test-suite.cc
+    test/intra-host-test-suite.cc
     # --- workload ---
     test/dlt-workload-test-suite.cc
     test/collectives-test-suite.cc
@@ -204,6 +205,7 @@ set(CRUX_TEST_SUITES
     crux-rdma
     crux-cc
     crux-flow
+    crux-intra-host
     # --- workload ---
     crux-workload
     crux-collectives

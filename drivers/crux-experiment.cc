@@ -120,6 +120,21 @@ CruxExperiment::CruxExperiment(const Scenario& scenario)
         }
         cc.wiring = tp.wiring;
         m_cluster = BuildTwoLayerClos(cc);
+        if (tp.intraHost.enabled)
+        {
+            IntraHostConfig ih;
+            ih.pcieBps = static_cast<double>(
+                ParseDataRate(tp.intraHost.pcieRate, "topology.intraHost.pcieRate").GetBitRate());
+            ih.pcieDelay =
+                ParseTime(tp.intraHost.pcieLatency, "topology.intraHost.pcieLatency").GetSeconds();
+            ih.nvlinkBps = static_cast<double>(
+                ParseDataRate(tp.intraHost.nvlinkRate, "topology.intraHost.nvlinkRate")
+                    .GetBitRate());
+            ih.nvlinkDelay =
+                ParseTime(tp.intraHost.nvlinkLatency, "topology.intraHost.nvlinkLatency")
+                    .GetSeconds();
+            AddIntraHostLinks(m_cluster, ih);
+        }
     }
     catch (const InputError& e)
     {
@@ -268,6 +283,8 @@ CruxExperiment::PlaceJobs()
             }
             job.startTime = sj.start;
             job.iterations = sj.iterations;
+            // with intra-host links a single-host job all-reduces over NVLink (finite t_j)
+            job.intraHostAllReduce = s.topology.intraHost.enabled;
             if (sj.hasPlan)
             {
                 job.ApplyPlan(sj.parallelism);

@@ -21,6 +21,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <iterator>
 #include <stdexcept>
 
 namespace ns3
@@ -97,6 +98,17 @@ bool
 CruxTopologySteering::CanPin() const
 {
     return true;
+}
+
+std::vector<uint32_t>
+CruxTopologySteering::NetworkPart(const std::vector<uint32_t>& path) const
+{
+    const uint32_t n = m_topo->GetDescription().NumNetworkLinks();
+    std::vector<uint32_t> out;
+    std::copy_if(path.begin(), path.end(), std::back_inserter(out), [n](uint32_t l) {
+        return l < n;
+    });
+    return out;
 }
 
 void
@@ -193,7 +205,17 @@ CruxHelper::Plan(const ClusterModel& model,
                                     std::to_string(jd->second.level) + " > 7 (DSCP 8 x level " +
                                     "must be <= 63)");
     }
-    const std::vector<DltCommFlow> pattern = job.CommunicationPattern();
+    std::vector<DltCommFlow> pattern = job.CommunicationPattern();
+    if (std::any_of(mj->flows.begin(), mj->flows.end(), [&pattern](const SchedFlow& f) {
+            return std::none_of(pattern.begin(), pattern.end(), [&f](const DltCommFlow& p) {
+                return p.flowId == f.id;
+            });
+        }))
+    {
+        // the model has intra-host flows (AddIntraHostFlows): they take no network path
+        const std::vector<DltCommFlow> intra = job.IntraHostPattern();
+        pattern.insert(pattern.end(), intra.begin(), intra.end());
+    }
     for (const auto& [flowId, index] : jd->second.flowPath)
     {
         if (std::none_of(pattern.begin(), pattern.end(), [flowId = flowId](const DltCommFlow& f) {
@@ -242,7 +264,7 @@ CruxHelper::Plan(const ClusterModel& model,
         fp.key.dst = f.dst;
         fp.oldPort = job.UdpSrcPortOf(f.flowId);
         fp.newPort = fp.oldPort;
-        fp.want = mf->candidatePaths[dp->second];
+        fp.want = steering.NetworkPart(mf->candidatePaths[dp->second]);
         const std::string bad = steering.CheckPath(fp.key, fp.want);
         if (!bad.empty())
         {

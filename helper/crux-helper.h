@@ -79,6 +79,17 @@ class PathSteering
     }
 
     /**
+     * \brief The network part of a scheduler path (candidate paths of a ClusterModel include
+     * the intra-host links of a ClusterTopology with AddIntraHostLinks(); ports steer only the
+     * network part).
+     * \param path link ids \return the ids of \p path that are network links (default: all)
+     */
+    virtual std::vector<uint32_t> NetworkPart(const std::vector<uint32_t>& path) const
+    {
+        return path;
+    }
+
+    /**
      * \brief Pin \p path for the connection (its packets follow it whatever the hash says).
      * \param key the connection \param port its UDP source port (0 = default)
      * \param path the path
@@ -113,6 +124,8 @@ class CruxTopologySteering : public PathSteering
                                     const std::vector<uint32_t>& path) const override;
     std::string CheckPath(const RdmaQpKey& key, const std::vector<uint32_t>& path) const override;
     bool CanPin() const override;
+    /// \return \p path without the description's intra-host links \param path link ids
+    std::vector<uint32_t> NetworkPart(const std::vector<uint32_t>& path) const override;
     void Pin(const RdmaQpKey& key, uint16_t port, const std::vector<uint32_t>& path) override;
 
   private:

@@ -92,7 +92,9 @@ CruxTopologyHelper::Install(const ClusterTopology& desc)
     {
         topo->AddHost(CreateObject<Node>(), desc.gpusPerHost);
     }
-    for (uint32_t n = nHosts; n < desc.nodes.size(); ++n)
+    // network nodes and links only: the intra-host part of the description (if any) has no
+    // devices in the packet fabric (see doc/crux.rst, "Intra-host links")
+    for (uint32_t n = nHosts; n < desc.NumNetworkNodes(); ++n)
     {
         const ClusterNodeKind kind = desc.nodes[n].kind;
         const CruxSwitchLayer layer = kind == ClusterNodeKind::TOR   ? CruxSwitchLayer::TOR
@@ -110,7 +112,7 @@ CruxTopologyHelper::Install(const ClusterTopology& desc)
     }
     // One device pair per cable (links 2k up, 2k + 1 down), in link order: switch ports are
     // numbered in cabling order, as ClusterTopology::nodePorts lists them.
-    for (uint32_t l = 0; l + 1 < desc.links.size(); l += 2)
+    for (uint32_t l = 0; l + 1 < desc.NumNetworkLinks(); l += 2)
     {
         const auto [lower, upper] = desc.linkEnds[l];
         const DataRate rate(static_cast<uint64_t>(std::llround(desc.links[l].bandwidth)));

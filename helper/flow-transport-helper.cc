@@ -22,6 +22,7 @@
 #include "ns3/uinteger.h"
 
 #include <array>
+#include <cmath>
 
 namespace ns3
 {
@@ -50,10 +51,16 @@ FlowTransportHelper::MakePathResolver(Ptr<CruxTopology> topo)
     {
         NS_FATAL_ERROR("FlowTransportHelper::MakePathResolver: topology is null");
     }
-    return FlowTransport::PathResolver(
-        [topo](const RdmaQpKey& key, uint16_t port) -> std::vector<uint32_t> {
-            return CruxTopologySteering(topo).PathOf(key, port);
-        });
+    return FlowTransport::PathResolver([topo](const RdmaQpKey& key,
+                                              uint16_t port) -> std::vector<uint32_t> {
+        const ClusterTopology& desc = topo->GetDescription();
+        if (key.src.host == key.dst.host)
+        {
+            return desc.GpuPath(key.src.host, key.src.localGpu, key.dst.host, key.dst.localGpu, {});
+        }
+        const std::vector<uint32_t> net = CruxTopologySteering(topo).PathOf(key, port);
+        return desc.GpuPath(key.src.host, key.src.localGpu, key.dst.host, key.dst.localGpu, net);
+    });
 }
 
 Ptr<FlowTransport>
@@ -77,7 +84,22 @@ FlowTransportHelper::Install(Ptr<CruxTopology> topo) const
             NS_FATAL_ERROR("FlowTransportHelper::Install: link " << l << " got id " << id);
         }
     }
+    // the description's intra-host links (if any) follow the network links, with the same ids
+    const ClusterTopology& desc = topo->GetDescription();
+    for (uint32_t l = topo->GetNLinks(); l < desc.links.size(); ++l)
+    {
+        const DataRate rate(static_cast<uint64_t>(std::llround(desc.links[l].bandwidth)));
+        const Time delay = NanoSeconds(std::llround(desc.linkDelay[l] * 1e9));
+        if (t->AddLink(rate, delay) != l)
+        {
+            NS_FATAL_ERROR("FlowTransportHelper::Install: intra-host link " << l << " misnumbered");
+        }
+    }
     t->SetPathResolver(MakePathResolver(topo));
+    if (desc.HasIntraHostLinks())
+    {
+        t->SetIntraHostPathResolver(MakePathResolver(topo));
+    }
     if (topo->GetNHosts() > 0 && !topo->GetHost(0).nics.empty() && topo->GetHost(0).nics[0].device)
     {
         Ptr<QbbNetDevice> dev = topo->GetHost(0).nics[0].device;

@@ -16,9 +16,11 @@
 #include "rdma-transport-helper.h"
 
 #include "ns3/boolean.h"
+#include "ns3/data-rate.h"
 #include "ns3/fatal-error.h"
 #include "ns3/inband-telemetry-header.h"
 #include "ns3/log.h"
+#include "ns3/nstime.h"
 #include "ns3/qbb-channel.h"
 #include "ns3/roce-header.h"
 #include "ns3/uinteger.h"
@@ -145,6 +147,14 @@ RdmaTransportHelper::Install(Ptr<CruxTopology> topo)
         NS_FATAL_ERROR("RdmaTransportHelper::Install: topology is null");
     }
     Ptr<RdmaTransport> t = m_transportFactory.Create<RdmaTransport>();
+    const ClusterTopology& desc = topo->GetDescription();
+    if (desc.HasIntraHostLinks())
+    {
+        // NVLink messages: the description's GPU -> NVSwitch -> GPU rate and latency
+        t->SetAttribute("IntraHostRate",
+                        DataRateValue(DataRate(static_cast<uint64_t>(desc.intraHost.nvlinkBps))));
+        t->SetAttribute("IntraHostLatency", TimeValue(Seconds(2 * desc.intraHost.nvlinkDelay)));
+    }
     Time baseRtt(0);
     for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
     {
@@ -153,6 +163,13 @@ RdmaTransportHelper::Install(Ptr<CruxTopology> topo)
         for (uint32_t n = 0; n < host.nics.size(); ++n)
         {
             Ptr<RdmaNic> nic = InstallNic(host.nics[n].device, host.nics[n].address);
+            if (desc.HasIntraHostLinks())
+            {
+                // the NIC's PCIe switch uplink (ClusterTopology::pcieNic), shared by its GPUs
+                nic->SetAttribute(
+                    "PcieRate",
+                    DataRateValue(DataRate(static_cast<uint64_t>(desc.intraHost.pcieBps))));
+            }
             if (baseRtt.IsZero())
             {
                 baseRtt = topo->GetMaxBaseRtt(DataFrameBytes(nic), AckFrameBytes());

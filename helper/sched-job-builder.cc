@@ -330,6 +330,25 @@ CheckJobOnClusterTopology(const DltJob& job, const ClusterTopology& topo)
     }
 }
 
+void
+AddIntraHostFlows(const DltJob& job, const ClusterTopology& topo, SchedJob& sj)
+{
+    if (!topo.HasIntraHostLinks())
+    {
+        return; // intra-host traffic uses no modelled link
+    }
+    for (const DltCommFlow& f : job.IntraHostPattern())
+    {
+        SchedFlow sf;
+        sf.id = f.flowId;
+        sf.bytesPerIteration = f.bytesPerIteration;
+        sf.candidatePaths = {
+            topo.GpuPath(f.src.host, f.src.localGpu, f.dst.host, f.dst.localGpu, {})};
+        sf.defaultPath = 0;
+        sj.flows.push_back(std::move(sf));
+    }
+}
+
 SchedJob
 MakeClusterSchedJob(const DltJob& job,
                     const ClusterTopology& topo,
@@ -341,9 +360,12 @@ MakeClusterSchedJob(const DltJob& job,
         throw std::invalid_argument("MakeClusterSchedJob: maxPaths must be >= 1");
     }
     CheckJobOnClusterTopology(job, topo);
-    return MakeSchedJob(job, [&](const DltCommFlow& f, SchedFlow& sf) {
-        sf.candidatePaths =
-            topo.EqualCostPaths(f.src.host, f.src.localGpu, f.dst.host, f.dst.localGpu, maxPaths);
+    SchedJob sj = MakeSchedJob(job, [&](const DltCommFlow& f, SchedFlow& sf) {
+        sf.candidatePaths = topo.EqualCostGpuPaths(f.src.host,
+                                                   f.src.localGpu,
+                                                   f.dst.host,
+                                                   f.dst.localGpu,
+                                                   maxPaths);
         if (sf.candidatePaths.empty())
         {
             throw std::invalid_argument("job " + std::to_string(job.id) + " flow " +
@@ -356,6 +378,8 @@ MakeClusterSchedJob(const DltJob& job,
                                        f.flowId,
                                        static_cast<uint32_t>(sf.candidatePaths.size()));
     });
+    AddIntraHostFlows(job, topo, sj);
+    return sj;
 }
 
 ClusterModel
@@ -372,6 +396,12 @@ MakeClusterModel(Ptr<CruxTopology> topo, const std::vector<DltJob>& jobs)
         sl.bandwidth = static_cast<double>(topo->GetLink(l).rate.GetBitRate());
         sl.name = "l" + std::to_string(l);
         cm.links.push_back(sl);
+    }
+    // intra-host links of the description (ids after the network links)
+    const ClusterTopology& desc = topo->GetDescription();
+    for (std::size_t l = cm.links.size(); l < desc.links.size(); ++l)
+    {
+        cm.links.push_back({desc.links[l].bandwidth, desc.links[l].name});
     }
     const CruxTopologySteering steering(topo);
     for (const DltJob& job : jobs)
@@ -396,7 +426,12 @@ MakeClusterModel(Ptr<CruxTopology> topo, const std::vector<DltJob>& jobs)
                                        std::to_string(f.flowId) + " is not a shortest path");
             }
             sf.defaultPath = static_cast<uint32_t>(it - sf.candidatePaths.begin());
+            for (auto& p : sf.candidatePaths)
+            {
+                p = desc.GpuPath(f.src.host, f.src.localGpu, f.dst.host, f.dst.localGpu, p);
+            }
         }));
+        AddIntraHostFlows(job, desc, cm.jobs.back());
     }
     return cm;
 }

@@ -118,6 +118,17 @@ SchedJob MakeClusterSchedJob(const DltJob& job,
 
 /**
  * \ingroup crux
+ * \brief With intra-host links in \p topo (ClusterTopology::AddIntraHostLinks()), append one
+ * SchedFlow per DltJob::IntraHostPattern() flow to \p sj (its flow id and bytes, one candidate
+ * path: the NVLink path GPU -> NVSwitch -> GPU, ClusterTopology::GpuPath()), so that t_j runs
+ * over the NVLink links too (Crux Definition 2); without intra-host links nothing is added.
+ * MakeClusterSchedJob() and MakeClusterModel() call it.
+ * \param job the job \param topo its topology \param sj the job's SchedJob (flows appended)
+ */
+void AddIntraHostFlows(const DltJob& job, const ClusterTopology& topo, SchedJob& sj);
+
+/**
+ * \ingroup crux
  * \brief Check that every GPU of a job exists in a ClusterTopology.
  * \param job the job
  * \param topo the topology

@@ -304,6 +304,12 @@ ToString(ClusterNodeKind kind)
         return "agg";
     case ClusterNodeKind::CORE:
         return "core";
+    case ClusterNodeKind::GPU:
+        return "gpu";
+    case ClusterNodeKind::PCIE:
+        return "pcie";
+    case ClusterNodeKind::NVSWITCH:
+        return "nvswitch";
     }
     return "unknown";
 }
@@ -340,7 +346,183 @@ ClusterTopology::NicOfGpu(uint32_t gpu) const
 uint32_t
 ClusterTopology::NumSwitches() const
 {
-    return static_cast<uint32_t>(nodes.size()) - NumHosts();
+    return NumNetworkNodes() - NumHosts();
+}
+
+bool
+ClusterTopology::HasIntraHostLinks() const
+{
+    return intraHost.enabled;
+}
+
+uint32_t
+ClusterTopology::NumNetworkLinks() const
+{
+    return HasIntraHostLinks() ? networkLinks : static_cast<uint32_t>(links.size());
+}
+
+uint32_t
+ClusterTopology::NumNetworkNodes() const
+{
+    return HasIntraHostLinks() ? networkNodes : static_cast<uint32_t>(nodes.size());
+}
+
+std::vector<uint32_t>
+ClusterTopology::GpuPath(uint32_t srcHost,
+                         uint32_t srcGpu,
+                         uint32_t dstHost,
+                         uint32_t dstGpu,
+                         const std::vector<uint32_t>& networkPath) const
+{
+    if (srcHost >= NumHosts() || dstHost >= NumHosts())
+    {
+        throw std::out_of_range("GpuPath: host index " +
+                                std::to_string(std::max(srcHost, dstHost)) + " >= NumHosts() " +
+                                std::to_string(NumHosts()));
+    }
+    const uint32_t srcNic = NicOfGpu(srcGpu); // checks the GPU indices
+    const uint32_t dstNic = NicOfGpu(dstGpu);
+    if (!HasIntraHostLinks())
+    {
+        return srcHost == dstHost ? std::vector<uint32_t>() : networkPath;
+    }
+    if (srcHost == dstHost)
+    {
+        if (srcGpu == dstGpu)
+        {
+            return {};
+        }
+        return {gpuNvlink[srcHost][srcGpu], Reverse(gpuNvlink[dstHost][dstGpu])};
+    }
+    std::vector<uint32_t> path;
+    path.reserve(networkPath.size() + 4);
+    path.push_back(gpuPcie[srcHost][srcGpu]);
+    path.push_back(pcieNic[srcHost][srcNic]);
+    path.insert(path.end(), networkPath.begin(), networkPath.end());
+    path.push_back(Reverse(pcieNic[dstHost][dstNic]));
+    path.push_back(Reverse(gpuPcie[dstHost][dstGpu]));
+    return path;
+}
+
+std::vector<std::vector<uint32_t>>
+ClusterTopology::EqualCostGpuPaths(uint32_t srcHost,
+                                   uint32_t srcGpu,
+                                   uint32_t dstHost,
+                                   uint32_t dstGpu,
+                                   uint32_t maxPaths) const
+{
+    auto paths = EqualCostPaths(srcHost, srcGpu, dstHost, dstGpu, maxPaths);
+    for (auto& p : paths)
+    {
+        p = GpuPath(srcHost, srcGpu, dstHost, dstGpu, p);
+    }
+    return paths;
+}
+
+void
+AddIntraHostLinks(ClusterTopology& topo, const IntraHostConfig& c)
+{
+    if (topo.HasIntraHostLinks())
+    {
+        throw std::invalid_argument("AddIntraHostLinks: topology '" + topo.name +
+                                    "' already has intra-host links");
+    }
+    RequireRate(c.pcieBps, "intraHost.pcieBps");
+    RequireDelay(c.pcieDelay, "intraHost.pcieDelay");
+    RequireRate(c.nvlinkBps, "intraHost.nvlinkBps");
+    RequireDelay(c.nvlinkDelay, "intraHost.nvlinkDelay");
+    const uint32_t networkNodes = static_cast<uint32_t>(topo.nodes.size());
+    const uint32_t networkLinks = static_cast<uint32_t>(topo.links.size());
+    const uint32_t hosts = topo.NumHosts();
+    std::vector<std::vector<uint32_t>> gpuPcie(hosts);
+    std::vector<std::vector<uint32_t>> pcieNic(hosts);
+    std::vector<std::vector<uint32_t>> gpuNvlink(hosts);
+    auto addNode = [&](ClusterNodeKind kind, const std::string& name) {
+        topo.nodes.push_back({kind, name});
+        topo.nodeUp.emplace_back();
+        topo.nodePorts.emplace_back();
+        return static_cast<uint32_t>(topo.nodes.size() - 1);
+    };
+    // one cable lower <-> upper; nodePorts of intra-host nodes only
+    auto addCable = [&](uint32_t lower,
+                        uint32_t upper,
+                        double bps,
+                        double delay,
+                        const std::string& lo,
+                        const std::string& up) {
+        const auto id = static_cast<uint32_t>(topo.links.size());
+        topo.links.push_back({bps, lo + "->" + up});
+        topo.linkEnds.emplace_back(lower, upper);
+        topo.linkDelay.push_back(delay);
+        topo.links.push_back({bps, up + "->" + lo});
+        topo.linkEnds.emplace_back(upper, lower);
+        topo.linkDelay.push_back(delay);
+        if (lower >= networkNodes)
+        {
+            topo.nodePorts[lower].push_back(id);
+        }
+        topo.nodePorts[upper].push_back(id + 1);
+        return id;
+    };
+    for (uint32_t h = 0; h < hosts; ++h)
+    {
+        const std::string hn = topo.nodes[topo.hostNode[h]].name;
+        std::vector<uint32_t> gpu(topo.gpusPerHost);
+        for (uint32_t g = 0; g < topo.gpusPerHost; ++g)
+        {
+            gpu[g] = addNode(ClusterNodeKind::GPU, hn + ".g" + std::to_string(g));
+        }
+        std::vector<uint32_t> pcie(topo.nicsPerHost);
+        for (uint32_t n = 0; n < topo.nicsPerHost; ++n)
+        {
+            pcie[n] = addNode(ClusterNodeKind::PCIE, hn + ".pcie" + std::to_string(n));
+        }
+        const uint32_t nvs = addNode(ClusterNodeKind::NVSWITCH, hn + ".nvs");
+        for (uint32_t g = 0; g < topo.gpusPerHost; ++g)
+        {
+            const uint32_t n = topo.NicOfGpu(g);
+            gpuPcie[h].push_back(addCable(gpu[g],
+                                          pcie[n],
+                                          c.pcieBps,
+                                          c.pcieDelay,
+                                          topo.nodes[gpu[g]].name,
+                                          topo.nodes[pcie[n]].name));
+        }
+        for (uint32_t n = 0; n < topo.nicsPerHost; ++n)
+        {
+            pcieNic[h].push_back(addCable(pcie[n],
+                                          topo.hostNode[h],
+                                          c.pcieBps,
+                                          c.pcieDelay,
+                                          topo.nodes[pcie[n]].name,
+                                          hn + ".n" + std::to_string(n)));
+        }
+        for (uint32_t g = 0; g < topo.gpusPerHost; ++g)
+        {
+            gpuNvlink[h].push_back(addCable(gpu[g],
+                                            nvs,
+                                            c.nvlinkBps,
+                                            c.nvlinkDelay,
+                                            topo.nodes[gpu[g]].name,
+                                            topo.nodes[nvs].name));
+        }
+    }
+    // the host node's nodePorts stay the NIC ports: undo the NIC -> PCIe entries added above
+    for (uint32_t h = 0; h < hosts; ++h)
+    {
+        auto& ports = topo.nodePorts[topo.hostNode[h]];
+        ports.erase(std::remove_if(ports.begin(),
+                                   ports.end(),
+                                   [&](uint32_t l) { return l >= networkLinks; }),
+                    ports.end());
+    }
+    topo.networkNodes = networkNodes;
+    topo.networkLinks = networkLinks;
+    topo.gpuPcie = std::move(gpuPcie);
+    topo.pcieNic = std::move(pcieNic);
+    topo.gpuNvlink = std::move(gpuNvlink);
+    topo.intraHost = c;
+    topo.intraHost.enabled = true;
 }
 
 uint32_t
@@ -357,7 +539,8 @@ ClusterTopology::IsSwitch(uint32_t node) const
         throw std::out_of_range("ClusterTopology: node id " + std::to_string(node) +
                                 " >= " + std::to_string(nodes.size()) + " nodes");
     }
-    return nodes[node].kind != ClusterNodeKind::HOST;
+    const ClusterNodeKind k = nodes[node].kind;
+    return k == ClusterNodeKind::TOR || k == ClusterNodeKind::AGG || k == ClusterNodeKind::CORE;
 }
 
 std::vector<int32_t>

@@ -47,7 +47,13 @@
  * (towards the core) at an even id 2k, the downward one at 2k + 1. A host has nicsPerHost NICs;
  * GPU g of a host uses NIC g * nicsPerHost / gpusPerHost. Each NIC has one or more ports, each
  * port one cable to a ToR (the double-sided topology gives every NIC two ports, one to each of
- * the host's two ToRs). Intra-host traffic (NVLink/PCIe) uses no modelled link.
+ * the host's two ToRs). By default intra-host traffic (NVLink/PCIe) uses no modelled link;
+ * AddIntraHostLinks() adds them (IntraHostConfig): per host one GPU node per GPU, one PCIe switch
+ * per NIC (shared by the GPUs of that NIC, e.g. a GPU pair, as on the paper's testbed hosts) and
+ * one NVSwitch, with GPU <-> PCIe switch, PCIe switch <-> NIC (the host node) and GPU <-> NVSwitch
+ * cables. Those nodes and links come after every network node and link (ids >=
+ * NumNetworkNodes() / NumNetworkLinks()), so the network part keeps its numbering; GpuPath() and
+ * EqualCostGpuPaths() give GPU-to-GPU paths that include them.
  *
  * Routing: shortest valley-free (up*-down*) paths, as ECMP computes them in a Clos: hosts never
  * forward, a packet climbs from the source NIC to the lowest tier where its source and
@@ -67,13 +73,16 @@ namespace ns3
 /// \brief Tier of a node of a ClusterTopology.
 enum class ClusterNodeKind
 {
-    HOST, //!< a GPU server (tier 0)
-    TOR,  //!< top-of-rack / access switch (ASW, tier 1)
-    AGG,  //!< aggregation switch (PSW, tier 2)
-    CORE  //!< core switch (DSW, tier 3)
+    HOST,    //!< a GPU server (tier 0)
+    TOR,     //!< top-of-rack / access switch (ASW, tier 1)
+    AGG,     //!< aggregation switch (PSW, tier 2)
+    CORE,    //!< core switch (DSW, tier 3)
+    GPU,     //!< a GPU inside a host (intra-host node, AddIntraHostLinks())
+    PCIE,    //!< a PCIe switch inside a host (intra-host node)
+    NVSWITCH //!< a host's NVSwitch (intra-host node)
 };
 
-/// \return "host", "tor", "agg" or "core"
+/// \return "host", "tor", "agg", "core", "gpu", "pcie" or "nvswitch"
 std::string ToString(ClusterNodeKind kind);
 
 /// \ingroup crux-scheduling
@@ -82,6 +91,40 @@ struct ClusterNode
 {
     ClusterNodeKind kind{ClusterNodeKind::HOST}; //!< tier
     std::string name;                            //!< unique label, e.g. "h12", "t3", "a0", "c5"
+};
+
+/**
+ * \ingroup crux-scheduling
+ * \brief Intra-host links of every host (AddIntraHostLinks()): PCIe from each GPU to its NIC
+ * through a PCIe switch per NIC, NVLink from each GPU to the host's NVSwitch.
+ *
+ * Rate convention (workloads-fabric-facts.md §4 and open point 8: one convention per link type):
+ * PCIe uses NCCL's *effective* rate, NVLink the *nominal* one (as RdmaTransport's and
+ * FlowTransport's IntraHostRate, so a flow-fabric NVLink message takes the same time with or
+ * without these links).
+ */
+struct IntraHostConfig
+{
+    /// Add the links (false: the topology has none; every result of crux without them is
+    /// unchanged).
+    bool enabled{false};
+    /// Rate of each GPU <-> PCIe switch and PCIe switch <-> NIC link, per direction, bit/s.
+    /// Source: NCCL's model of a PCIe Gen4 x16 link, 24 GB/s = 192 Gbit/s (NVIDIA/nccl
+    /// src/graph/topo.cc kvDictPciGen: width x 120 / 80 in units of 100 Mb/s); raw Gen4 x16 is
+    /// 31.5 GB/s (16 GT/s, 128b/130b coding) -- workloads-fabric-facts.md §4.
+    double pcieBps{192e9};
+    /// One-way latency of each PCIe link, seconds. ASSUMPTION: half of NCCL's per-hop PCI
+    /// latency (1.0 us, LL protocol, NVIDIA/nccl src/graph/tuning.cc), so GPU -> PCIe switch ->
+    /// NIC costs NCCL's 1.0 us.
+    double pcieDelay{0.5e-6};
+    /// Rate of each GPU <-> NVSwitch link (all NVLinks of the GPU bonded), per direction,
+    /// bit/s. Source: A100 NVLink 3, 12 links x 25 GB/s = 300 GB/s per direction
+    /// (workloads-fabric-facts.md §4; the link count and per-link rate are marked [R] there).
+    double nvlinkBps{2400e9};
+    /// One-way latency of each GPU <-> NVSwitch link, seconds. ASSUMPTION: half of NCCL's
+    /// per-hop NVLink latency (0.6 us, LL protocol, tuning.cc), so GPU -> NVSwitch -> GPU costs
+    /// NCCL's 0.6 us.
+    double nvlinkDelay{0.3e-6};
 };
 
 /**
@@ -123,6 +166,57 @@ struct ClusterTopology
     /// this way), a host's entries are its NIC ports (NIC-major, then port).
     std::vector<std::vector<uint32_t>> nodePorts;
 
+    /// The intra-host links' configuration (enabled = false: none were added).
+    IntraHostConfig intraHost;
+    /// Network nodes / links before AddIntraHostLinks() (0 = no intra-host part: every node and
+    /// link is a network one).
+    uint32_t networkNodes{0};
+    uint32_t networkLinks{0}; //!< see networkNodes
+    /// gpuPcie[host][gpu] = id of the link GPU -> its PCIe switch (the reverse link is id + 1);
+    /// empty without intra-host links.
+    std::vector<std::vector<uint32_t>> gpuPcie;
+    /// pcieNic[host][nic] = id of the link PCIe switch -> NIC (id + 1: NIC -> PCIe switch).
+    std::vector<std::vector<uint32_t>> pcieNic;
+    /// gpuNvlink[host][gpu] = id of the link GPU -> NVSwitch (id + 1: NVSwitch -> GPU).
+    std::vector<std::vector<uint32_t>> gpuNvlink;
+
+    /// \return true if AddIntraHostLinks() added intra-host links
+    bool HasIntraHostLinks() const;
+    /// \return the number of network links (ids 0..NumNetworkLinks()-1): networkLinks with
+    ///         intra-host links, else links.size()
+    uint32_t NumNetworkLinks() const;
+    /// \return the number of network nodes (hosts and switches; intra-host nodes follow)
+    uint32_t NumNetworkNodes() const;
+
+    /**
+     * \brief The full GPU-to-GPU path of a network path: with intra-host links, the source
+     * GPU's PCIe links (GPU -> PCIe switch -> NIC), the network path, the destination's PCIe
+     * links (NIC -> PCIe switch -> GPU); between two GPUs of one host the NVLink path (GPU ->
+     * NVSwitch -> GPU; empty for the same GPU). Without intra-host links: networkPath as is.
+     * \param srcHost source host \param srcGpu its GPU \param dstHost destination host
+     * \param dstGpu its GPU
+     * \param networkPath a path between the GPUs' NICs (ignored when srcHost == dstHost)
+     * \return link ids in travel order; throws std::out_of_range for a bad host or GPU index
+     */
+    std::vector<uint32_t> GpuPath(uint32_t srcHost,
+                                  uint32_t srcGpu,
+                                  uint32_t dstHost,
+                                  uint32_t dstGpu,
+                                  const std::vector<uint32_t>& networkPath) const;
+
+    /**
+     * \brief EqualCostPaths() with each path extended by GpuPath() (same order, same count;
+     * with intra-host links a same-host pair gets its NVLink path).
+     * \param srcHost source host \param srcGpu its GPU \param dstHost destination host
+     * \param dstGpu its GPU \param maxPaths cap (>= 1)
+     * \return paths; throws as EqualCostPaths()
+     */
+    std::vector<std::vector<uint32_t>> EqualCostGpuPaths(uint32_t srcHost,
+                                                         uint32_t srcGpu,
+                                                         uint32_t dstHost,
+                                                         uint32_t dstGpu,
+                                                         uint32_t maxPaths = 64) const;
+
     /// \return number of hosts (hostNode.size())
     uint32_t NumHosts() const;
     /// \return NumHosts() * gpusPerHost
@@ -132,11 +226,12 @@ struct ClusterTopology
     /// \return the NIC index of GPU gpu (gpu * nicsPerHost / gpusPerHost);
     ///         throws std::out_of_range if gpu >= gpusPerHost
     uint32_t NicOfGpu(uint32_t gpu) const;
-    /// \return number of switches (nodes.size() - NumHosts())
+    /// \return number of switches (NumNetworkNodes() - NumHosts())
     uint32_t NumSwitches() const;
     /// \return the ports each NIC has (nicUp[0][0].size(); every NIC alike), 0 without hosts
     uint32_t PortsPerNic() const;
-    /// \return true if node is a switch (kind != HOST); throws std::out_of_range for a bad id
+    /// \return true if node is a network switch (ToR, aggregation or core); throws
+    ///         std::out_of_range for a bad id
     bool IsSwitch(uint32_t node) const;
 
     /**
@@ -421,6 +516,22 @@ struct ThreeTierConfig
 ClusterTopology BuildThreeTier(const std::vector<uint32_t>& hostTor,
                                const std::vector<uint32_t>& torGroup,
                                const ThreeTierConfig& config);
+
+/**
+ * \ingroup crux-scheduling
+ * \brief Add the intra-host links of every host to a built topology (see IntraHostConfig and
+ * the file comment). Per host h, in host order: GPU nodes "h<h>.g<i>", PCIe switch nodes
+ * "h<h>.pcie<n>" (one per NIC), one NVSwitch node "h<h>.nvs"; cables (up link at an even id,
+ * down link next) GPU -> PCIe switch of its NIC (NicOfGpu()), PCIe switch -> NIC (the host node,
+ * named "h<h>.n<n>"), GPU -> NVSwitch. Per host 2 x (2 G + N) directed links (G GPUs, N NICs).
+ * Network nodes and links keep their ids; nodePorts of the host node is not changed (it lists
+ * the NIC ports of the packet fabric).
+ * \param topo a topology built by a Build* function, without intra-host links
+ * \param config rates (positive finite bit/s) and delays (finite, >= 0 s); enabled is ignored
+ *        (the call enables them)
+ * Throws std::invalid_argument naming the bad field, or if topo already has intra-host links.
+ */
+void AddIntraHostLinks(ClusterTopology& topo, const IntraHostConfig& config);
 
 } // namespace ns3
 

@@ -236,13 +236,13 @@ CruxTopology::Finalize()
     const auto nSw = static_cast<uint32_t>(m_switches.size());
     const uint32_t nHosts = GetNHosts();
     if (m_desc.NumHosts() != nHosts || m_desc.NumSwitches() != nSw ||
-        m_desc.links.size() != m_links.size())
+        m_desc.NumNetworkLinks() != m_links.size())
     {
         NS_FATAL_ERROR("CruxTopology::Finalize: the devices ("
                        << nHosts << " hosts, " << nSw << " switches, " << m_links.size()
                        << " links) do not match the cluster description '" << m_desc.name << "' ("
                        << m_desc.NumHosts() << ", " << m_desc.NumSwitches() << ", "
-                       << m_desc.links.size() << "); build with CruxTopologyHelper::Install");
+                       << m_desc.NumNetworkLinks() << "); build with CruxTopologyHelper::Install");
     }
     // ECMP groups: for every NIC address, the ports towards its ToR on a shortest path (the
     // cluster description's hop counts), in the switch's port order.

@@ -126,6 +126,7 @@ FlowTransport::DoDispose()
     m_port.clear();
     m_onLink.clear();
     m_resolver = PathResolver();
+    m_intraResolver = PathResolver();
     MessageTransport::DoDispose();
 }
 
@@ -166,6 +167,12 @@ void
 FlowTransport::SetPathResolver(PathResolver resolver)
 {
     m_resolver = resolver;
+}
+
+void
+FlowTransport::SetIntraHostPathResolver(PathResolver resolver)
+{
+    m_intraResolver = resolver;
 }
 
 uint32_t
@@ -266,12 +273,17 @@ FlowTransport::GetQpSourcePort(const RdmaQpKey& key) const
 std::vector<uint32_t>
 FlowTransport::ResolvePath(const RdmaQpKey& key, uint16_t port) const
 {
-    if (m_resolver.IsNull())
+    if (m_resolver.IsNull() && key.src.host != key.dst.host)
     {
         NS_FATAL_ERROR("FlowTransport: no path resolver set (SetPathResolver or "
                        "FlowTransportHelper::Install)");
     }
-    std::vector<uint32_t> path = m_resolver(key, port);
+    const bool intra = key.src.host == key.dst.host;
+    if (intra && m_intraResolver.IsNull())
+    {
+        NS_FATAL_ERROR("FlowTransport: no intra-host path resolver set");
+    }
+    std::vector<uint32_t> path = intra ? m_intraResolver(key, port) : m_resolver(key, port);
     if (path.empty())
     {
         NS_FATAL_ERROR("FlowTransport: no path for job "
@@ -359,7 +371,12 @@ FlowTransport::Send(const MessageRequest& req, CompletionCallback done)
 {
     CheckRequest(req, "FlowTransport", m_gpus);
     const Time now = Simulator::Now();
-    if (req.src.host == req.dst.host)
+    if (req.src.host == req.dst.host && !m_intraResolver.IsNull() &&
+        req.src.localGpu != req.dst.localGpu)
+    {
+        ++m_intraMessages; // a flow on the intra-host links (SetIntraHostPathResolver)
+    }
+    else if (req.src.host == req.dst.host)
     {
         // NVLink, exactly as RdmaTransport: serialize on the source GPU's egress, then latency
         SendOverNvlink(req, done, m_nvlinkBusy, m_intraRate, m_intraLatency);
@@ -394,10 +411,12 @@ void
 FlowTransport::Activate(Connection* c)
 {
     const Message& m = c->queue.front();
-    const uint16_t port = GetQpSourcePort(c->key);
+    const bool intra = c->key.src.host == c->key.dst.host;
+    const uint16_t port = intra ? 0 : GetQpSourcePort(c->key);
     c->path = ResolvePath(c->key, port);
     c->tc = m_dscpToTc[m.req.dscp];
-    c->wireBytes = GetWireBytes(m.req.bytes);
+    // NVLink carries no Ethernet frames: an intra-host message moves its payload only
+    c->wireBytes = intra ? m.req.bytes : GetWireBytes(m.req.bytes);
     c->remaining = static_cast<double>(c->wireBytes);
     c->rate = 0;
     c->finishAt = Time::Max();
@@ -479,14 +498,27 @@ FlowTransport::Update()
             const Time alpha = GetPathLatency(c->path, m.req.bytes);
             NS_LOG_LOGIC("job " << m.req.jobId << " flow " << m.req.flowId << ": transfer of "
                                 << m.req.bytes << " B done, delivery in " << alpha);
-            Simulator::Schedule(alpha,
-                                &FlowTransport::Deliver,
-                                this,
-                                m.req.jobId,
-                                m.req.flowId,
-                                m.req.bytes,
-                                m.posted,
-                                m.done);
+            if (c->key.src.host == c->key.dst.host)
+            {
+                // intra-host: not a network message (no MessageComplete trace, as RdmaTransport)
+                Simulator::Schedule(alpha, [done = m.done]() {
+                    if (!done.IsNull())
+                    {
+                        done();
+                    }
+                });
+            }
+            else
+            {
+                Simulator::Schedule(alpha,
+                                    &FlowTransport::Deliver,
+                                    this,
+                                    m.req.jobId,
+                                    m.req.flowId,
+                                    m.req.bytes,
+                                    m.posted,
+                                    m.done);
+            }
             if (!c->queue.empty())
             {
                 Activate(c);

@@ -165,6 +165,19 @@ class FlowTransport : public MessageTransport
      */
     void SetPathResolver(PathResolver resolver);
 
+    /**
+     * \brief Carry messages between different GPUs of one host as flows on modelled intra-host
+     * links (ClusterTopology::AddIntraHostLinks(): GPU -> NVSwitch -> GPU) instead of the
+     * per-GPU NVLink egress model (IntraHostRate / IntraHostLatency). Such a flow is a
+     * connection like a network one (one message at a time per key, its class from the DSCP,
+     * water-filled with every other flow on its links), moves its payload bytes (no Ethernet
+     * framing), is delivered after its path's latency and is counted by GetIntraHostMessages()
+     * (not by the MessageComplete trace). Messages from a GPU to itself keep the egress model.
+     * \param resolver called with (key, 0) for keys with src.host == dst.host; returns the
+     *        links as for SetPathResolver(); a null callback restores the egress model
+     */
+    void SetIntraHostPathResolver(PathResolver resolver);
+
     /// \return number of registered hosts
     uint32_t GetNHosts() const;
     /// \return number of GPUs of \p host (NS_FATAL_ERROR if not registered) \param host index
@@ -339,6 +352,7 @@ class FlowTransport : public MessageTransport
     std::vector<DataRate> m_linkRate;   //!< [link] capacity
     std::vector<Time> m_linkDelay;      //!< [link] propagation delay
     PathResolver m_resolver;            //!< connection → path
+    PathResolver m_intraResolver;       //!< intra-host connection → path (null: egress model)
     std::array<uint8_t, 64> m_dscpToTc; //!< DSCP → TC
 
     // state

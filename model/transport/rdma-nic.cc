@@ -20,6 +20,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/crux-run-error.h"
+#include "ns3/data-rate.h"
 #include "ns3/fatal-error.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
@@ -128,6 +129,17 @@ RdmaNic::GetTypeId()
                           UintegerValue(46),
                           MakeUintegerAccessor(&RdmaNic::m_ackDscp),
                           MakeUintegerChecker<uint8_t>(0, 63))
+            .AddAttribute("PcieRate",
+                          "Rate of the PCIe link between the NIC and its PCIe switch (intra-host "
+                          "links, ClusterTopology::AddIntraHostLinks; RdmaTransportHelper sets it "
+                          "from the description). Data frames cross it one at a time before the "
+                          "NIC hands them to its device, the highest traffic class first when "
+                          "several wait (the paper's intra-host priority, Crux §5); each frame "
+                          "occupies it for its wire size (frame, FCS, preamble and gap, as the "
+                          "flow fabric counts it). 0 (default): no PCIe limit.",
+                          DataRateValue(DataRate(0)),
+                          MakeDataRateAccessor(&RdmaNic::m_pcieRate),
+                          MakeDataRateChecker())
             .AddAttribute("MaxDeviceQueueFrames",
                           "Data frames per traffic class the NIC keeps queued in its device; "
                           "more wait in the queue pairs (so PFC PAUSE back-pressures them).",
@@ -625,6 +637,18 @@ RdmaNic::FillTc(uint8_t tc)
             qp->m_windowWait = true; // AdvanceUna() or Rewind() resumes it
             continue;
         }
+        if (m_pcieRate.GetBitRate() > 0 && m_pcieFreeAt > Simulator::Now())
+        {
+            // the PCIe link is carrying the previous frame: wait at the head of the class
+            list.push_front(qp);
+            qp->m_inActiveList = true;
+            if (!m_pcieEvent.IsRunning())
+            {
+                m_pcieEvent =
+                    Simulator::Schedule(m_pcieFreeAt - Simulator::Now(), &RdmaNic::PcieFree, this);
+            }
+            return;
+        }
         if (qp->m_nextTxTime > Simulator::Now())
         {
             qp->m_parked = true;
@@ -780,9 +804,34 @@ RdmaNic::SendDataPacket(RdmaQueuePair* qp)
         // (frame + FCS + preamble/interframe gap, as the device serializes it)
         qp->m_nextTxTime = now + rate.CalculateBytesTxTime(frameBytes + 4 + 20);
     }
+    if (m_pcieRate.GetBitRate() > 0)
+    {
+        m_pcieFreeAt =
+            std::max(now, m_pcieFreeAt) + m_pcieRate.CalculateBytesTxTime(frameBytes + 4 + 20);
+    }
     AddHeaders(p, qp, dscp, true);
     m_txDataTrace(p);
     Enqueue(p, qp, tc);
+}
+
+void
+RdmaNic::PcieFree()
+{
+    // strict priority at the PCIe link: the highest class with a waiting queue pair goes first
+    for (int tc = QbbNetDevice::N_TC - 1; tc >= 0 && m_pcieFreeAt <= Simulator::Now(); --tc)
+    {
+        if (!m_active[tc].empty())
+        {
+            Fill(static_cast<uint8_t>(tc));
+        }
+    }
+    // queue pairs of lower classes may still wait: come back when the link is free again
+    const Time now = Simulator::Now();
+    if (m_pcieFreeAt > now && !m_pcieEvent.IsRunning() &&
+        std::any_of(m_active.begin(), m_active.end(), [](const auto& l) { return !l.empty(); }))
+    {
+        m_pcieEvent = Simulator::Schedule(m_pcieFreeAt - now, &RdmaNic::PcieFree, this);
+    }
 }
 
 void

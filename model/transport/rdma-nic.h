@@ -250,6 +250,8 @@ class RdmaNic : public Object
     void Wake(RdmaQueuePair* qp);
     /// Build and hand to the device the next data packet of \p qp. \param qp queue pair
     void SendDataPacket(RdmaQueuePair* qp);
+    /// The PCIe link is free again: fill the classes, highest first (PcieRate).
+    void PcieFree();
     /// Send an ACK (or NAK with \p nak) for the responder state of \p qp.
     /// \param qp queue pair \param nak true: NAK (PSN sequence error)
     /// \param intEcho serialized INT stack to copy after the AETH (ACKs only), or null
@@ -309,6 +311,9 @@ class RdmaNic : public Object
     uint32_t m_initialPsn;     //!< first PSN of new queue pairs
     uint8_t m_ackDscp;         //!< DSCP of ACK/NAK/CNP
     uint32_t m_maxDevQueue;    //!< frames per class kept in the device
+    DataRate m_pcieRate;       //!< NIC <-> PCIe switch rate (0: not modelled)
+    Time m_pcieFreeAt;         //!< the PCIe link is busy until then
+    EventId m_pcieEvent;       //!< pending PcieFree
     bool m_cnpEnabled;         //!< send CNPs on CE
     Time m_cnpInterval;        //!< min gap between CNPs per queue pair
     ObjectFactory m_ccFactory; //!< creates the congestion control of each queue pair

@@ -239,6 +239,16 @@ Scenario::Parse(const std::string& text, const std::string& source)
         r.Read("pfc", tp.pfc);
         r.Read("switchBuffer", tp.switchBuffer);
         r.Read("wiring", tp.wiring);
+        if (const json* ih = r.Get("intraHost"))
+        {
+            ObjectReader ir(*ih, "topology.intraHost", source);
+            ir.Read("enabled", tp.intraHost.enabled);
+            ir.Read("pcieRate", tp.intraHost.pcieRate);
+            ir.Read("pcieLatency", tp.intraHost.pcieLatency);
+            ir.Read("nvlinkRate", tp.intraHost.nvlinkRate);
+            ir.Read("nvlinkLatency", tp.intraHost.nvlinkLatency);
+            ir.RejectUnknown();
+        }
         r.RejectUnknown();
     }
     const json* jobs = top.Get("jobs");
@@ -527,6 +537,14 @@ Scenario::ToJson() const
                      {"pfc", topology.pfc},
                      {"switchBuffer", topology.switchBuffer},
                      {"wiring", topology.wiring}};
+    if (topology.intraHost.enabled) // absent when off: outputs without it stay as they were
+    {
+        j["topology"]["intraHost"] = {{"enabled", true},
+                                      {"pcieRate", topology.intraHost.pcieRate},
+                                      {"pcieLatency", topology.intraHost.pcieLatency},
+                                      {"nvlinkRate", topology.intraHost.nvlinkRate},
+                                      {"nvlinkLatency", topology.intraHost.nvlinkLatency}};
+    }
     j["jobs"] = json::array();
     for (const auto& jb : jobs)
     {

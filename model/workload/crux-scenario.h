@@ -72,6 +72,17 @@ struct ScenarioTopology
     /// on ToR (n + h) mod nicsPerHost, so ring all-reduce traffic crosses the aggregation layer
     /// and jobs contend there, as in the paper's testbed (§6.2).
     std::string wiring{"rail"};
+
+    /// "intraHost": intra-host links (ClusterTopology::AddIntraHostLinks(); defaults and their
+    /// sources: IntraHostConfig). Off by default.
+    struct IntraHost
+    {
+        bool enabled{false};                //!< add PCIe and NVLink links to every host
+        std::string pcieRate{"192Gbps"};    //!< each PCIe link (NCCL's Gen4 x16, 24 GB/s)
+        std::string pcieLatency{"500ns"};   //!< each PCIe link's one-way latency (ASSUMPTION)
+        std::string nvlinkRate{"2400Gbps"}; //!< each GPU <-> NVSwitch link (A100, 300 GB/s)
+        std::string nvlinkLatency{"300ns"}; //!< each NVLink link's one-way latency (ASSUMPTION)
+    } intraHost;                            //!< see IntraHost
 };
 
 /**

@@ -335,4 +335,34 @@ DltJob::CommunicationPattern() const
     return flows;
 }
 
+std::vector<DltCommFlow>
+DltJob::IntraHostPattern() const
+{
+    Validate();
+    const std::vector<GpuId> ranks = TrainingIteration::RankGpus(*this);
+    // a full DAG: count-only mode skips collectives inside one host
+    CommDag dag(ranks, false);
+    TrainingIteration::Build(*this, dag);
+    dag.Finalize();
+    const uint32_t perHost = TensorParallel();
+    std::vector<DltCommFlow> flows;
+    const auto& conns = dag.Connections();
+    for (uint32_t id = 0; id < conns.size(); ++id)
+    {
+        if (conns[id].interHost || conns[id].bytes == 0)
+        {
+            continue;
+        }
+        DltCommFlow f;
+        f.flowId = id;
+        f.src = ranks[conns[id].src];
+        f.dst = ranks[conns[id].dst];
+        f.rail = conns[id].src % perHost;
+        f.rank = conns[id].src / perHost;
+        f.bytesPerIteration = static_cast<double>(conns[id].bytes);
+        flows.push_back(f);
+    }
+    return flows;
+}
+
 } // namespace ns3

@@ -91,6 +91,12 @@ struct DltJob
     /// UDP source port per flow id (ECMP steering), filled by the scheduler helper. Flows not
     /// in the map use 0 = the transport's default.
     std::map<uint32_t, uint16_t> udpSrcPorts;
+    /// Without a plan, a single-host job (DataParallel() == 1) all-reduces its gradients
+    /// (gradientBytes per iteration, in numBuckets buckets) as one ring of its GPUs over NVLink
+    /// when true; when false (default) its gradients are reduced for free (no traffic), as
+    /// before. crux-experiment sets it when the topology has intra-host links
+    /// (topology.intraHost), so that such a job has traffic and a finite t_j (Crux Definition 2).
+    bool intraHostAllReduce{false};
     /// The parallelism plan; empty = crux's data-parallel ring per rail (see above).
     std::optional<ParallelPlan> plan;
     /// A Chakra execution trace the job runs instead (FromChakra(); rank r = the r-th GPU of
@@ -202,6 +208,16 @@ struct DltJob
      * \throws std::invalid_argument if Validate() fails
      */
     std::vector<DltCommFlow> CommunicationPattern() const;
+
+    /**
+     * \brief The job's per-iteration intra-host traffic: every connection between two GPUs of
+     * one host of the iteration TrainingIteration builds (a plan's TP traffic, the ring of a
+     * single-host job with intraHostAllReduce), with exactly the bytes it sends; flow ids follow
+     * the inter-host ones (CommDag numbering). rail and rank are those of the source GPU.
+     * \return flows ordered by flow id (empty if the job has no intra-host traffic)
+     * \throws std::invalid_argument if Validate() fails
+     */
+    std::vector<DltCommFlow> IntraHostPattern() const;
 };
 
 } // namespace ns3

@@ -73,6 +73,16 @@ BuildDataParallelRings(const DltJob& job, CommDag& dag)
             dag.RegisterConnection(rails[rail][r], rails[rail][(r + 1) % dp]);
         }
     }
+    // single-host job with intraHostAllReduce: the ring of its GPUs (ranks 0..tp-1)
+    std::vector<uint32_t> ring;
+    if (dp == 1 && job.intraHostAllReduce && tp > 1)
+    {
+        for (uint32_t r = 0; r < tp; ++r)
+        {
+            ring.push_back(r);
+            dag.RegisterConnection(r, (r + 1) % tp);
+        }
+    }
     NodeId previous = NONE;
     for (uint32_t b = 0; b < buckets; ++b)
     {
@@ -86,6 +96,18 @@ BuildDataParallelRings(const DltJob& job, CommDag& dag)
                     Collectives::RingAllReduce(dag, rails[rail], job.BucketBytes(rail, b), {start});
                 done.insert(done.end(), nodes.rankDone.begin(), nodes.rankDone.end());
             }
+        }
+        else if (job.intraHostAllReduce && tp > 1)
+        {
+            // single-host job with intra-host links: one ring of its GPUs over NVLink, the whole
+            // bucket (every rail's share)
+            uint64_t bytes = 0;
+            for (uint32_t rail = 0; rail < tp; ++rail)
+            {
+                bytes += job.BucketBytes(rail, b);
+            }
+            const auto nodes = Collectives::RingAllReduce(dag, ring, bytes, {start});
+            done.insert(done.end(), nodes.rankDone.begin(), nodes.rankDone.end());
         }
         else
         {

@@ -493,3 +493,112 @@ TEST(ClusterTopologyTest, BadConfigNamesTheField)
     ExpectInvalid([&] { BuildThreeTier({}, {0}, ThreeTierConfig{}); }, "hostTor");
     ExpectInvalid([&] { BuildThreeTier({0}, {}, ThreeTierConfig{}); }, "torGroup");
 }
+
+// ------------------------------------------------------------------ intra-host links (issue 12)
+
+namespace
+{
+
+/// The testbed Clos (12 hosts x 8 GPUs, 4 NICs: one NIC per GPU pair) with intra-host links.
+ClusterTopology
+TestbedWithIntraHost()
+{
+    ClusterTopology t = BuildTwoLayerClos(TestbedClosConfig());
+    AddIntraHostLinks(t, IntraHostConfig());
+    return t;
+}
+
+} // namespace
+
+TEST(CruxIntraHost, NodesLinksAndNetworkPartUnchanged)
+{
+    const ClusterTopology plain = BuildTwoLayerClos(TestbedClosConfig());
+    const ClusterTopology t = TestbedWithIntraHost();
+    EXPECT_FALSE(plain.HasIntraHostLinks());
+    EXPECT_TRUE(t.HasIntraHostLinks());
+    // per host: 8 GPUs + 4 PCIe switches + 1 NVSwitch; 2 x (2 x 8 + 4) directed links
+    EXPECT_EQ(t.nodes.size(), plain.nodes.size() + 12 * 13);
+    EXPECT_EQ(t.links.size(), plain.links.size() + 12 * 2 * (2 * 8 + 4));
+    EXPECT_EQ(t.NumNetworkLinks(), plain.links.size());
+    EXPECT_EQ(t.NumNetworkNodes(), plain.nodes.size());
+    EXPECT_EQ(t.NumSwitches(), plain.NumSwitches());
+    for (uint32_t l = 0; l < plain.links.size(); ++l)
+    {
+        EXPECT_EQ(t.links[l].name, plain.links[l].name);
+        EXPECT_EQ(t.linkEnds[l], plain.linkEnds[l]);
+    }
+    EXPECT_EQ(t.nodePorts[t.hostNode[3]], plain.nodePorts[plain.hostNode[3]]);
+    // the network routing does not see the intra-host part
+    EXPECT_EQ(t.EqualCostPaths(0, 0, 5, 3), plain.EqualCostPaths(0, 0, 5, 3));
+    EXPECT_EQ(t.ShortestPathHops(t.torNode[1]).size(), t.nodes.size());
+    // defaults with their sources (IntraHostConfig)
+    EXPECT_DOUBLE_EQ(t.links[t.gpuPcie[0][0]].bandwidth, 192e9);
+    EXPECT_DOUBLE_EQ(t.links[t.gpuNvlink[0][0]].bandwidth, 2400e9);
+    EXPECT_DOUBLE_EQ(t.linkDelay[t.pcieNic[0][0]], 0.5e-6);
+    EXPECT_DOUBLE_EQ(t.linkDelay[t.gpuNvlink[0][0]], 0.3e-6);
+    EXPECT_THROW(AddIntraHostLinks(const_cast<ClusterTopology&>(t), IntraHostConfig()),
+                 std::invalid_argument);
+}
+
+TEST(CruxIntraHost, GpuPairSharesPcieSwitchAndNic)
+{
+    const ClusterTopology t = TestbedWithIntraHost();
+    // GPUs 2 and 3 of host 1 hang off the PCIe switch of NIC 1; the switch's uplink is shared
+    for (uint32_t g : {2U, 3U})
+    {
+        const uint32_t up = t.gpuPcie[1][g];
+        EXPECT_EQ(t.nodes[t.linkEnds[up].first].name, "h1.g" + std::to_string(g));
+        EXPECT_EQ(t.nodes[t.linkEnds[up].second].name, "h1.pcie1");
+        EXPECT_EQ(t.nodes[t.linkEnds[up].second].kind, ClusterNodeKind::PCIE);
+    }
+    const uint32_t nic = t.pcieNic[1][1];
+    EXPECT_EQ(t.linkEnds[nic].second, t.hostNode[1]);
+    EXPECT_EQ(t.links[nic].name, "h1.pcie1->h1.n1");
+    const auto paths = t.EqualCostGpuPaths(1, 3, 7, 6);
+    const auto net = t.EqualCostPaths(1, 3, 7, 6);
+    ASSERT_EQ(paths.size(), net.size());
+    for (std::size_t i = 0; i < paths.size(); ++i)
+    {
+        ASSERT_EQ(paths[i].size(), net[i].size() + 4);
+        EXPECT_EQ(paths[i][0], t.gpuPcie[1][3]);
+        EXPECT_EQ(paths[i][1], t.pcieNic[1][1]);
+        EXPECT_EQ(std::vector<uint32_t>(paths[i].begin() + 2, paths[i].end() - 2), net[i]);
+        EXPECT_EQ(paths[i][paths[i].size() - 2], ClusterTopology::Reverse(t.pcieNic[7][3]));
+        EXPECT_EQ(paths[i].back(), ClusterTopology::Reverse(t.gpuPcie[7][6]));
+        // consecutive links
+        for (std::size_t k = 0; k + 1 < paths[i].size(); ++k)
+        {
+            EXPECT_EQ(t.linkEnds[paths[i][k]].second, t.linkEnds[paths[i][k + 1]].first);
+        }
+    }
+    // same host: GPU -> NVSwitch -> GPU, no PCIe, no NIC
+    const auto nv = t.EqualCostGpuPaths(4, 0, 4, 5);
+    ASSERT_EQ(nv.size(), 1U);
+    EXPECT_EQ(
+        nv[0],
+        (std::vector<uint32_t>{t.gpuNvlink[4][0], ClusterTopology::Reverse(t.gpuNvlink[4][5])}));
+    EXPECT_EQ(t.nodes[t.linkEnds[nv[0][0]].second].kind, ClusterNodeKind::NVSWITCH);
+    EXPECT_TRUE(t.GpuPath(4, 2, 4, 2, {}).empty());
+    EXPECT_THROW(t.GpuPath(4, 8, 4, 2, {}), std::out_of_range);
+}
+
+TEST(CruxIntraHost, BadFieldsNamed)
+{
+    ClusterTopology t = BuildTwoLayerClos(TestbedClosConfig());
+    IntraHostConfig c;
+    c.pcieBps = 0;
+    try
+    {
+        AddIntraHostLinks(t, c);
+        FAIL() << "no error for pcieBps = 0";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("intraHost.pcieBps"), std::string::npos);
+    }
+    c = IntraHostConfig();
+    c.nvlinkDelay = -1;
+    EXPECT_THROW(AddIntraHostLinks(t, c), std::invalid_argument);
+    EXPECT_FALSE(t.HasIntraHostLinks()); // nothing half-added
+    EXPECT_EQ(t.links.size(), BuildTwoLayerClos(TestbedClosConfig()).links.size());
+}
