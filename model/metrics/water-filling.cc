@@ -104,10 +104,10 @@ PriorityWaterFilling::PriorityWaterFilling(const std::vector<double>& linkCapaci
     {
         m_capacity[k] = cons[k].cap;
         m_threshold[k] = STARVED_FRACTION * cons[k].cap;
-        m_flowsOf.push_back(std::move(cons[k].flows));
     }
     m_residual.assign(nCons, 0.0);
     m_count.assign(nCons, 0);
+    m_activeOn.resize(nCons);
     m_version.assign(nCons, 0);
     m_touchedMark.assign(nCons, 0);
     m_pendingMark.assign(paths.size(), 0);
@@ -187,10 +187,13 @@ PriorityWaterFilling::FillClass(const std::vector<uint32_t>& unfixed, std::vecto
         m_pendingMark[f] = m_stamp;
         for (uint32_t i = m_consStart[f]; i < m_consStart[f + 1]; ++i)
         {
-            if (m_count[m_consOfFlow[i]]++ == 0)
+            const uint32_t k = m_consOfFlow[i];
+            if (m_count[k]++ == 0)
             {
-                m_classCons.push_back(m_consOfFlow[i]);
+                m_classCons.push_back(k);
+                m_activeOn[k].clear();
             }
+            m_activeOn[k].push_back(f);
         }
     }
     // Few constraints: a linear scan for the bottleneck is cheaper than heap upkeep. Both pick
@@ -266,7 +269,7 @@ PriorityWaterFilling::FixBottleneck(const Candidate& top, bool useHeap, std::vec
 {
     std::size_t fixed = 0;
     m_touched.clear();
-    for (uint32_t f : m_flowsOf[top.k])
+    for (uint32_t f : m_activeOn[top.k])
     {
         if (m_pendingMark[f] != m_stamp)
         {

@@ -133,16 +133,19 @@ class PriorityWaterFilling
      */
     std::size_t FixBottleneck(const Candidate& top, bool useHeap, std::vector<double>& rate);
 
-    std::vector<uint32_t> m_class;                //!< [flow] class index
-    std::vector<uint32_t> m_consStart;            //!< [flow] first entry in m_consOfFlow; + end
-    std::vector<uint32_t> m_consOfFlow;           //!< flat: constraints of flow 0, of flow 1, ...
-    std::vector<std::vector<uint32_t>> m_flowsOf; //!< [constraint] flows, ascending
-    std::vector<double> m_capacity;               //!< [constraint] capacity
-    std::vector<double> m_threshold;              //!< [constraint] residual below it counts as 0
+    std::vector<uint32_t> m_class;      //!< [flow] class index
+    std::vector<uint32_t> m_consStart;  //!< [flow] first entry in m_consOfFlow; + end
+    std::vector<uint32_t> m_consOfFlow; //!< flat: constraints of flow 0, of flow 1, ...
+    std::vector<double> m_capacity;     //!< [constraint] capacity
+    std::vector<double> m_threshold;    //!< [constraint] residual below it counts as 0
 
     // Scratch of Compute() (indexed by constraint or flow).
-    std::vector<double> m_residual;      //!< [constraint] capacity left
-    std::vector<uint32_t> m_count;       //!< [constraint] unfixed flows of the class
+    std::vector<double> m_residual; //!< [constraint] capacity left
+    std::vector<uint32_t> m_count;  //!< [constraint] unfixed flows of the class
+    /// [constraint] the class's active flows crossing it (valid while m_count > 0 in a
+    /// FillClass; refilled per class): the bottleneck step visits these, not every flow of
+    /// the constraint (most of which, one per phase and flow of the timeline, are idle)
+    std::vector<std::vector<uint32_t>> m_activeOn;
     std::vector<uint32_t> m_version;     //!< [constraint] bumped when residual/count change
     std::vector<uint32_t> m_touchedMark; //!< [constraint] == m_stamp: in m_touched
     std::vector<uint32_t> m_classCons;   //!< constraints crossed by the class's flows
