@@ -107,7 +107,12 @@ PriorityWaterFilling::PriorityWaterFilling(const std::vector<double>& linkCapaci
     }
     m_residual.assign(nCons, 0.0);
     m_count.assign(nCons, 0);
+    m_classFlowsOn.resize(nCons);
     m_activeOn.resize(nCons);
+    m_slotPos.assign(m_consOfFlow.size(), 0);
+    m_dirtyMark.assign(nCons, 0);
+    m_seenCons.assign(nCons, 0);
+    m_seenFlow.assign(paths.size(), 0);
     m_version.assign(nCons, 0);
     m_touchedMark.assign(nCons, 0);
     m_pendingMark.assign(paths.size(), 0);
@@ -173,6 +178,107 @@ PriorityWaterFilling::Compute(const std::vector<uint32_t>& active, std::vector<d
 }
 
 void
+PriorityWaterFilling::Activate(uint32_t f)
+{
+    for (uint32_t i = m_consStart[f]; i < m_consStart[f + 1]; ++i)
+    {
+        const uint32_t k = m_consOfFlow[i];
+        m_slotPos[i] = static_cast<uint32_t>(m_activeOn[k].size());
+        m_activeOn[k].emplace_back(f, i);
+        if (!m_dirtyMark[k])
+        {
+            m_dirtyMark[k] = 1;
+            m_dirty.push_back(k);
+        }
+    }
+}
+
+void
+PriorityWaterFilling::Deactivate(uint32_t f)
+{
+    for (uint32_t i = m_consStart[f]; i < m_consStart[f + 1]; ++i)
+    {
+        const uint32_t k = m_consOfFlow[i];
+        auto& on = m_activeOn[k];
+        const uint32_t pos = m_slotPos[i];
+        on[pos] = on.back();
+        m_slotPos[on[pos].second] = pos;
+        on.pop_back();
+        if (!m_dirtyMark[k])
+        {
+            m_dirtyMark[k] = 1;
+            m_dirty.push_back(k);
+        }
+    }
+}
+
+std::size_t
+PriorityWaterFilling::Update(std::vector<double>& rate)
+{
+    if (m_dirty.empty())
+    {
+        return 0;
+    }
+    if (++m_gen == 0)
+    {
+        std::fill(m_seenCons.begin(), m_seenCons.end(), 0);
+        std::fill(m_seenFlow.begin(), m_seenFlow.end(), 0);
+        m_gen = 1;
+    }
+    // The connected groups of active flows around the changed constraints (breadth-first);
+    // m_dirty grows into the list of every constraint the groups cross.
+    m_group.clear();
+    for (uint32_t k : m_dirty)
+    {
+        m_seenCons[k] = m_gen;
+        m_dirtyMark[k] = 0;
+    }
+    for (std::size_t q = 0; q < m_dirty.size(); ++q)
+    {
+        for (const auto& entry : m_activeOn[m_dirty[q]])
+        {
+            const uint32_t f = entry.first;
+            if (m_seenFlow[f] == m_gen)
+            {
+                continue;
+            }
+            m_seenFlow[f] = m_gen;
+            m_group.push_back(f);
+            for (uint32_t i = m_consStart[f]; i < m_consStart[f + 1]; ++i)
+            {
+                const uint32_t k = m_consOfFlow[i];
+                if (m_seenCons[k] != m_gen)
+                {
+                    m_seenCons[k] = m_gen;
+                    m_dirty.push_back(k);
+                }
+            }
+        }
+    }
+    for (uint32_t k : m_dirty)
+    {
+        m_residual[k] = m_capacity[k];
+    }
+    m_dirty.clear();
+    for (auto& bucket : m_byClass)
+    {
+        bucket.clear();
+    }
+    for (uint32_t f : m_group)
+    {
+        m_byClass[m_class[f]].push_back(f);
+    }
+    for (const auto& unfixed : m_byClass)
+    {
+        if (!unfixed.empty())
+        {
+            FillClass(unfixed, rate);
+        }
+    }
+    return m_group.size();
+}
+
+void
 PriorityWaterFilling::FillClass(const std::vector<uint32_t>& unfixed, std::vector<double>& rate)
 {
     if (++m_stamp == 0)
@@ -191,9 +297,9 @@ PriorityWaterFilling::FillClass(const std::vector<uint32_t>& unfixed, std::vecto
             if (m_count[k]++ == 0)
             {
                 m_classCons.push_back(k);
-                m_activeOn[k].clear();
+                m_classFlowsOn[k].clear();
             }
-            m_activeOn[k].push_back(f);
+            m_classFlowsOn[k].push_back(f);
         }
     }
     // Few constraints: a linear scan for the bottleneck is cheaper than heap upkeep. Both pick
@@ -269,7 +375,7 @@ PriorityWaterFilling::FixBottleneck(const Candidate& top, bool useHeap, std::vec
 {
     std::size_t fixed = 0;
     m_touched.clear();
-    for (uint32_t f : m_activeOn[top.k])
+    for (uint32_t f : m_classFlowsOn[top.k])
     {
         if (m_pendingMark[f] != m_stamp)
         {
