@@ -434,6 +434,7 @@ FlowEvaluator::Run::StartPhase(JobState& s, uint32_t p, double now)
     for (uint32_t f : ps.transfers)
     {
         m_transfers[f].active = true;
+        m_filling->Activate(f);
         m_transfers[f].remaining = m_transfers[f].bits;
         m_rate[f] = 0;
         m_active.push_back(f);
@@ -500,7 +501,7 @@ FlowEvaluator::Run::UpdateRates(double now)
     }
     m_lastUpdate = now;
     ++m_result.rateComputations;
-    m_filling->Compute(m_active, m_rate);
+    m_filling->Update(m_rate); // the groups of active transfers the change touched
     for (uint32_t f : m_active)
     {
         FlowState& st = m_transfers[f];
@@ -548,6 +549,7 @@ FlowEvaluator::Run::FinishTransfers(double next)
             st.remaining = 0;
             m_rate[m_active[i]] = 0;
             st.active = false;
+            m_filling->Deactivate(m_active[i]);
             JobState& js = m_jobs[st.job];
             if (--js.phases[st.phase].left == 0)
             {
