@@ -135,12 +135,21 @@ PriorityWaterFilling::NonDominated(std::vector<Constraint> all)
         }
         return a.cap != b.cap ? a.cap < b.cap : a.flows < b.flows;
     });
+    // A constraint that dominates k carries k's first flow: only the kept constraints on that
+    // flow (a flow crosses a few links) are candidates, not every kept constraint.
+    uint32_t numFlows = 0;
+    for (const Constraint& k : all)
+    {
+        numFlows = std::max(numFlows, k.flows.back() + 1); // flows are ascending, not empty
+    }
+    std::vector<std::vector<uint32_t>> keptOn(numFlows); // [flow] kept constraints crossed
     std::vector<Constraint> cons;
     for (Constraint& k : all)
     {
         bool dominated = false;
-        for (const Constraint& d : cons)
+        for (uint32_t i : keptOn[k.flows.front()])
         {
+            const Constraint& d = cons[i];
             if (d.cap <= k.cap &&
                 std::includes(d.flows.begin(), d.flows.end(), k.flows.begin(), k.flows.end()))
             {
@@ -150,6 +159,10 @@ PriorityWaterFilling::NonDominated(std::vector<Constraint> all)
         }
         if (!dominated)
         {
+            for (uint32_t f : k.flows)
+            {
+                keptOn[f].push_back(static_cast<uint32_t>(cons.size()));
+            }
             cons.push_back(std::move(k));
         }
     }
