@@ -17,9 +17,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
+#include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace ns3
 {
@@ -62,8 +63,11 @@ SimulatePhases(const std::array<TimelineJob, 2>& jobs, uint32_t highPriority, do
         std::vector<uint32_t> depsLeft;
         std::vector<double> startAt;
         std::vector<double> remaining;
-        std::vector<uint32_t> armed; // dependencies done, not yet released
-        std::set<uint32_t> ready;    // released, data left to send
+        // dependencies done, not yet released: min-heap of (startAt, phase) (a phase's startAt
+        // no longer changes once it is armed)
+        std::vector<std::pair<double, uint32_t>> armed;
+        // released, data left to send: min-heap of phase indices (the link serves the lowest)
+        std::vector<uint32_t> ready;
         uint32_t left{0};
         double endAt{0};
     };
@@ -121,9 +125,10 @@ SimulatePhases(const std::array<TimelineJob, 2>& jobs, uint32_t highPriority, do
             s.remaining[p] = s.phases[p].linkTime;
             if (s.depsLeft[p] == 0)
             {
-                s.armed.push_back(static_cast<uint32_t>(p));
+                s.armed.emplace_back(s.startAt[p], static_cast<uint32_t>(p));
             }
         }
+        std::make_heap(s.armed.begin(), s.armed.end(), std::greater<>());
         s.left = static_cast<uint32_t>(n);
         s.endAt = t;
     };
@@ -138,7 +143,8 @@ SimulatePhases(const std::array<TimelineJob, 2>& jobs, uint32_t highPriority, do
             s.startAt[d.phase] = std::max(s.startAt[d.phase], t + d.lag);
             if (--s.depsLeft[d.phase] == 0)
             {
-                s.armed.push_back(d.phase);
+                s.armed.emplace_back(s.startAt[d.phase], d.phase);
+                std::push_heap(s.armed.begin(), s.armed.end(), std::greater<>());
             }
         }
     };
@@ -159,25 +165,22 @@ SimulatePhases(const std::array<TimelineJob, 2>& jobs, uint32_t highPriority, do
             while (changed)
             {
                 changed = false;
-                for (std::size_t i = 0; i < s.armed.size();)
+                // release the armed phases that are due (in any order: no number depends on it)
+                while (!s.armed.empty() && now >= s.armed.front().first)
                 {
-                    const uint32_t p = s.armed[i];
-                    if (now >= s.startAt[p])
+                    const uint32_t p = s.armed.front().second;
+                    std::pop_heap(s.armed.begin(), s.armed.end(), std::greater<>());
+                    s.armed.pop_back();
+                    if (s.remaining[p] <= 0)
                     {
-                        s.armed[i] = s.armed.back();
-                        s.armed.pop_back();
-                        if (s.remaining[p] <= 0)
-                        {
-                            done(s, p, now);
-                        }
-                        else
-                        {
-                            s.ready.insert(p);
-                        }
-                        changed = true;
-                        continue;
+                        done(s, p, now);
                     }
-                    ++i;
+                    else
+                    {
+                        s.ready.push_back(p);
+                        std::push_heap(s.ready.begin(), s.ready.end(), std::greater<>());
+                    }
+                    changed = true;
                 }
                 if (s.left == 0 && now >= s.iterStart + s.compute && now >= s.endAt &&
                     s.iterStart < now)
@@ -217,15 +220,15 @@ SimulatePhases(const std::array<TimelineJob, 2>& jobs, uint32_t highPriority, do
             {
                 next = std::min(next, s.endAt);
             }
-            for (uint32_t p : s.armed)
+            if (!s.armed.empty())
             {
-                next = std::min(next, s.startAt[p]);
+                next = std::min(next, s.armed.front().first);
             }
         }
         if (sender >= 0)
         {
             State& s = st[sender];
-            const uint32_t phase = *s.ready.begin();
+            const uint32_t phase = s.ready.front();
             const double finish = now + s.remaining[phase];
             next = std::min(next, finish);
             result.sendTime[sender] +=
@@ -233,7 +236,8 @@ SimulatePhases(const std::array<TimelineJob, 2>& jobs, uint32_t highPriority, do
             if (next == finish)
             {
                 s.remaining[phase] = 0;
-                s.ready.erase(s.ready.begin());
+                std::pop_heap(s.ready.begin(), s.ready.end(), std::greater<>());
+                s.ready.pop_back();
                 done(s, phase, next);
             }
             else
