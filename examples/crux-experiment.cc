@@ -23,6 +23,11 @@
  *   crux-experiment --scenario=scenarios/sec22-gpt-bert.json
  *   crux-experiment --scenario=scenarios/testbed-gpt-bert.json --modes=alone,ecmp,crux,crux-pa
  *   crux-experiment --scenario=scenarios/sec22-gpt-bert.json --congestionControl=hpcc
+ *   crux-experiment --scenario=scenarios/sec22-gpt-bert.json --jobs=1   # one run at a time
+ *
+ * The runs (each job alone, each scheduler) are independent simulations: they run in parallel,
+ * each in its own child process, --jobs at a time (default: all cores); the files and the table
+ * are the same as with --jobs=1. Runs longer than --progress seconds show progress on stderr.
  *
  * Every command-line value overrides the scenario file's field of the same name. Bad input
  * (missing or malformed file, unknown model or scheduler, too many GPUs, 0 priority levels)
@@ -32,6 +37,7 @@
 #include "ns3/crux-experiment.h"
 
 #include "ns3/checked-command-line.h"
+#include "ns3/parallel-runs.h"
 
 #include <cmath>
 #include <iostream>
@@ -58,6 +64,8 @@ main(int argc, char* argv[])
     std::optional<uint64_t> profileIterations;
     bool quiet = false;
     bool dryRun = false;
+    uint32_t jobs = DefaultParallelJobs();
+    std::string progress; // empty: 10 s, or 0 (none) with --quiet
 
     CheckedCommandLine cmd(__FILE__);
     cmd.Usage("Runs a crux scenario (JSON) alone / under ECMP / under a scheduler and writes "
@@ -84,7 +92,19 @@ main(int argc, char* argv[])
     cmd.AddOptional("profileIterations",
                     "Override the scenario's profileIterations (0 = analytic t_j)",
                     profileIterations);
-    cmd.AddValue("quiet", "Do not print the table", quiet);
+    cmd.AddValue("quiet",
+                 "Do not print the table (and no progress lines unless --progress)",
+                 quiet);
+    cmd.AddValue("jobs",
+                 "Simulations at a time, each in its own process (default: all cores; 1 = one "
+                 "after another in this process); the results do not depend on it",
+                 jobs,
+                 1,
+                 4096);
+    cmd.AddValue("progress",
+                 "Wall seconds between progress lines on stderr; 0 = none (default 10, 0 with "
+                 "--quiet)",
+                 progress);
     cmd.AddValue("dryRun",
                  "Check the scenario, the options, the modes and the output directory, print the "
                  "scenario as it would run (JSON) and exit without simulating",
@@ -93,6 +113,8 @@ main(int argc, char* argv[])
     try
     {
         cmd.Parse(argc, argv);
+        const double progressSeconds =
+            progress.empty() ? (quiet ? 0.0 : 10.0) : ParseDouble(progress, "--progress", 0);
         if (scenarioPath.empty())
         {
             throw ExperimentError("--scenario: missing (give a scenario file, e.g. "
@@ -176,6 +198,8 @@ main(int argc, char* argv[])
             std::cout << s.ToJson() << "\n";
             return 0;
         }
+        exp.SetParallelRuns(jobs);
+        exp.SetProgressInterval(progressSeconds);
         auto runs = exp.Run(modeList);
         exp.WriteResults(runs);
         if (!quiet)
