@@ -78,7 +78,9 @@ struct ExperimentJobResult
 
 /**
  * \ingroup crux
- * \brief Measured outcome of one run (one scheduler, or one job alone).
+ * \brief Measured outcome of one run (one scheduler, or one job alone). (Every field of this
+ * struct and of ExperimentJobResult is also listed in crux-experiment.cc for the way back from
+ * a child process, CruxExperiment::Run(): a new field goes there too.)
  */
 struct ExperimentRunResult
 {

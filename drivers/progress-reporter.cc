@@ -23,8 +23,9 @@
 namespace ns3
 {
 
-ProgressReporter::ProgressReporter(std::string program, double intervalSeconds)
+ProgressReporter::ProgressReporter(std::string program, double intervalSeconds, std::string unit)
     : m_program(std::move(program)),
+      m_unit(std::move(unit)),
       m_interval(intervalSeconds > 0 && std::isfinite(intervalSeconds) ? intervalSeconds : 0),
       m_start(std::chrono::steady_clock::now())
 {
@@ -134,7 +135,7 @@ ProgressReporter::Tick()
     }
     const double wall = Elapsed();
     std::ostringstream os;
-    os << "runs done " << m_done << "/" << m_total;
+    os << m_unit << " done " << m_done << "/" << m_total;
     if (!m_running.empty())
     {
         os << ", running:";

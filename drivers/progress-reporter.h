@@ -35,7 +35,8 @@ namespace ns3
  *    done; prints "<program>: <run>: <state>, wall <s> s, about <s> s left";
  *  - over the runs of a driver (crux-experiment's modes, crux-trace-run's schedulers, the
  *    microbenchmark's cases): StartRuns(), RunStarted(), RunDone(), Tick(); prints
- *    "<program>: runs done <k>/<n>[, running: <names>], wall <s> s, about <s> s left".
+ *    "<program>: runs done <k>/<n>[, running: <names>], wall <s> s, about <s> s left" (or
+ *    "cases done", see the unit).
  *
  * The first line comes one interval after the reporter was made (or StartRuns()), so a run
  * shorter than the interval prints nothing. The estimate: wall × (1 − done) / done for a run,
@@ -49,8 +50,9 @@ class ProgressReporter
     /**
      * \param program prefix of every line (the program's name, e.g. "crux-experiment")
      * \param intervalSeconds wall seconds between two lines (>= 0); 0 = print nothing
+     * \param unit what the runs are called in the lines ("runs done 3/8", "cases done 300/1500")
      */
-    ProgressReporter(std::string program, double intervalSeconds);
+    ProgressReporter(std::string program, double intervalSeconds, std::string unit = "runs");
 
     /// \return whether lines are printed at all (interval > 0)
     bool IsOn() const;
@@ -86,6 +88,7 @@ class ProgressReporter
     static std::string Left(double seconds);
 
     std::string m_program;                         //!< line prefix
+    std::string m_unit;                            //!< what the runs are called
     double m_interval;                             //!< wall seconds between lines
     std::chrono::steady_clock::time_point m_start; //!< the clock's start
     double m_lastLine{0};                          //!< Elapsed() at the last line
