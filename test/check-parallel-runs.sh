@@ -54,6 +54,25 @@ compare_dirs "$work/exp1/out" "$work/exp2/out" "crux-experiment smoke flow"
 cmp -s "$work/exp1/table.txt" "$work/exp2/table.txt" || fail "crux-experiment: printed tables differ"
 grep -q "^  crux-ps-pa" "$work/exp2/table.txt" || fail "crux-experiment: table lacks crux-ps-pa"
 
+# --- progress lines (nearly every all-reduce) from two children at once: whole lines of the two
+# kinds only, and the same files
+mkdir -p "$work/exp-progress"
+(cd "$work/exp-progress" && "$bin/crux-experiment" --scenario="$root/scenarios/smoke.json" \
+  --fabric=flow --modes=$modes --outputDir=out --jobs=2 --quiet --progress=1e-9 \
+  >/dev/null 2>err.txt) || fail "crux-experiment --progress: exit $?"
+compare_dirs "$work/exp1/out" "$work/exp-progress/out" "crux-experiment with progress lines"
+run_re='^crux-experiment: [a-z:-]+: sim [0-9.]+ s, iterations [0-9]+/[0-9]+, wall [0-9]+ s(, about [0-9]+ s left)?$'
+done_re='^crux-experiment: runs done [0-9]+/10(, running:( [a-z:-]+)+)?, wall [0-9]+ s(, about [0-9]+ s left)?$'
+lines=$(wc -l <"$work/exp-progress/err.txt")
+bad=$(grep -cvE "$run_re|$done_re" "$work/exp-progress/err.txt")
+if [ "$lines" -lt 20 ] || [ "$bad" -ne 0 ]; then
+  fail "progress lines: $lines lines, $bad not of the two forms: $(grep -vE "$run_re|$done_re" "$work/exp-progress/err.txt" | head -3)"
+elif ! grep -qE '^crux-experiment: runs done 10/10' "$work/exp-progress/err.txt"; then
+  fail "progress lines: no 'runs done 10/10'"
+else
+  echo "ok   progress lines: $lines whole lines of the two forms"
+fi
+
 # --- crux-trace-run: a short window, three schedulers
 for j in 1 2; do
   "$bin/crux-trace-run" --topology=clos --placement=random --schedulers=ecmp,crux,sincronia \
