@@ -6,12 +6,12 @@
 #     packet level, four simulations (GPT alone, BERT alone, ECMP, Crux; profileIterations = 1,
 #     so the two alone runs go first and the two scheduler runs after them).
 #  2. crux-trace-run's schedulers on a short window of the generated trace (Clos, random
-#     placement): --schedulers=LIST, --days=1 --windowEnd=WINDOW.
+#     placement): --schedulers=LIST, --days=2 --windowEnd=WINDOW.
 #
 # Usage: bench/run-jobs-bench.sh [--jobs=N] [--window=6h] [--schedulers=LIST] [--skip-packet]
 #                                [--no-build]
 #   --jobs        the parallel setting compared with --jobs=1 (default: all cores)
-#   --window      trace window end (default 6h of the first day)
+#   --window      trace window end (default 1d, of a 2-day trace)
 #   --schedulers  trace-run schedulers (default ecmp,crux,sincronia,varys)
 #   --skip-packet only the trace-run part
 #   --no-build    use $CRUX_BUILD_DIR/{crux-experiment,crux-trace-run} as they are
@@ -23,7 +23,7 @@ set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${CRUX_BUILD_DIR:-$REPO/build}"
 JOBS="$(nproc)"
-WINDOW=6h
+WINDOW=1d
 SCHEDS=ecmp,crux,sincronia,varys
 PACKET=1
 BUILD=1
@@ -61,15 +61,15 @@ if ((BUILD)); then
     }
 fi
 
-# timed LABEL CMD...: run, store the wall seconds in WALL[LABEL]
-declare -A WALL
+# timed LABEL CMD...: run, store the wall seconds in WALL[LABEL] and the CPU seconds (user +
+# system, the child processes included) in CPU[LABEL]
+declare -A WALL CPU
 timed() {
     local label=$1
     shift
-    local t0
-    t0=$(date +%s.%N)
-    "$@"
-    WALL[$label]="$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b - a}')"
+    /usr/bin/time -f "%e %U %S" -o "$TMP/time.txt" "$@"
+    WALL[$label]="$(awk '{printf "%.1f", $1}' "$TMP/time.txt")"
+    CPU[$label]="$(awk '{printf "%.1f", $2 + $3}' "$TMP/time.txt")"
 }
 
 # same DIR1 DIR2: every result file byte for byte (wall-clock files and lines left out)
@@ -85,9 +85,9 @@ same() {
 
 report() {
     local what=$1 d1=$2 dn=$3
-    printf '%-56s %10s %10s %8s  %s\n' "$what" "${WALL[$what:1]}" "${WALL[$what:$JOBS]}" \
+    printf '%-50s %9s %9s %7s %9s %9s  %s\n' "$what" "${WALL[$what:1]}" "${WALL[$what:$JOBS]}" \
         "$(awk -v a="${WALL[$what:1]}" -v b="${WALL[$what:$JOBS]}" 'BEGIN{ if (b > 0) printf "%.2f", a / b; else print "inf" }')" \
-        "$(same "$d1" "$dn")"
+        "${CPU[$what:1]}" "${CPU[$what:$JOBS]}" "$(same "$d1" "$dn")"
 }
 
 echo "== $(nproc) cores; --jobs=1 vs --jobs=$JOBS; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -102,16 +102,34 @@ if ((PACKET)); then
             --quiet
     done
 fi
-twhat="trace run ($SCHEDS; 1 d trace, window $WINDOW)"
+twhat="trace run ($SCHEDS; window $WINDOW)"
 for j in 1 "$JOBS"; do
-    echo "-- crux-trace-run --schedulers=$SCHEDS --days=1 --windowEnd=$WINDOW --jobs=$j (load $(cut -d' ' -f1 /proc/loadavg))"
+    echo "-- crux-trace-run --schedulers=$SCHEDS --days=2 --windowEnd=$WINDOW --jobs=$j (load $(cut -d' ' -f1 /proc/loadavg))"
     timed "$twhat:$j" "$BUILD_DIR/crux-trace-run" --topology=clos --placement=random \
-        --schedulers="$SCHEDS" --days=1 --windowEnd="$WINDOW" --outputDir="$TMP/trace$j" \
+        --schedulers="$SCHEDS" --days=2 --windowEnd="$WINDOW" --outputDir="$TMP/trace$j" \
         --jobs="$j" --quiet 2>> "$TMP/trace-warnings.log"
 done
 echo
-printf '%-56s %10s %10s %8s  %s\n' "work" "jobs=1 s" "jobs=$JOBS s" "ratio" "result files"
+printf '%-50s %9s %9s %7s %9s %9s  %s\n' "work" "wall j=1" "wall j=$JOBS" "ratio" "CPU j=1" \
+    "CPU j=$JOBS" "result files"
 if ((PACKET)); then
     report "$what" "$TMP/exp1/out" "$TMP/exp$JOBS/out"
 fi
 report "$twhat" "$TMP/trace1" "$TMP/trace$JOBS"
+if ((PACKET)); then
+    # The runs' own wall times (timing.csv of the --jobs=1 run) and the best ratio the
+    # dependency allows: the scheduler runs need the t_j the alone runs measure, so at best the
+    # alone runs overlap each other and the scheduler runs overlap each other.
+    echo
+    echo "runs of the --jobs=1 run (timing.csv, wall s of Simulator::Run):"
+    sed 1d "$TMP/exp1/out/timing.csv" | awk -F, '{printf "  %-14s %8.1f\n", $1, $2}'
+    awk -F, -v j="$JOBS" 'NR > 1 { t += $2; if ($1 ~ /^alone:/) a[++na] = $2; else s[++ns] = $2 }
+        function span(x, n,   i, k, m, w) { # n runs on j cores, longest first, greedy
+            for (i = 1; i <= n; i++) for (k = i + 1; k <= n; k++) if (x[k] > x[i]) { w = x[i]; x[i] = x[k]; x[k] = w }
+            for (k = 1; k <= j; k++) c[k] = 0
+            for (i = 1; i <= n; i++) { m = 1; for (k = 2; k <= j; k++) if (c[k] < c[m]) m = k; c[m] += x[i] }
+            w = 0; for (k = 1; k <= j; k++) if (c[k] > w) w = c[k]; return w }
+        END { b = span(a, na) + span(s, ns);
+              printf "best wall ratio the dependency allows on %d idle cores: %.2f (%.1f s of runs, critical path %.1f s)\n", j, t / b, t, b }' \
+        "$TMP/exp1/out/timing.csv"
+fi
