@@ -239,6 +239,9 @@ Scenario::Parse(const std::string& text, const std::string& source)
         r.Read("pfc", tp.pfc);
         r.Read("switchBuffer", tp.switchBuffer);
         r.Read("wiring", tp.wiring);
+        r.Read("torsPerGroup", tp.torsPerGroup);
+        r.Read("cores", tp.cores);
+        r.Read("coreLinkRate", tp.coreLinkRate);
         if (const json* ih = r.Get("intraHost"))
         {
             ObjectReader ir(*ih, "topology.intraHost", source);
@@ -363,6 +366,58 @@ Scenario::Parse(const std::string& text, const std::string& source)
 }
 
 void
+Scenario::ValidateThreeTier() const
+{
+    auto fail = [this](const std::string& field, const std::string& what) {
+        throw ScenarioError(source + ": topology." + field + ": " + what);
+    };
+    const auto& tp = topology;
+    if (tp.type != "three-tier")
+    {
+        // fields of another type are refused rather than silently ignored
+        if (tp.torsPerGroup != 0 || tp.cores != 0 || !tp.coreLinkRate.empty())
+        {
+            fail(tp.torsPerGroup != 0 ? "torsPerGroup"
+                 : tp.cores != 0      ? "cores"
+                                      : "coreLinkRate",
+                 "only for topology type \"three-tier\" (type is \"" + tp.type + "\")");
+        }
+        return;
+    }
+    if (tp.torsPerGroup == 0)
+    {
+        fail("torsPerGroup", "missing or 0 (ToRs per aggregation group of a three-tier topology)");
+    }
+    if (tp.tors == 0 || tp.tors % tp.torsPerGroup != 0)
+    {
+        fail("torsPerGroup",
+             "must divide topology.tors (" + std::to_string(tp.tors) + "), got " +
+                 std::to_string(tp.torsPerGroup));
+    }
+    const uint32_t groups = tp.tors / tp.torsPerGroup;
+    if (tp.aggs == 0 || tp.aggs % groups != 0)
+    {
+        fail("aggs",
+             "must be a positive multiple of the groups (tors / torsPerGroup = " +
+                 std::to_string(groups) + "), got " + std::to_string(tp.aggs));
+    }
+    const uint32_t aggsPerGroup = tp.aggs / groups;
+    if (tp.cores == 0 || tp.cores % aggsPerGroup != 0 || tp.cores > 65536)
+    {
+        fail("cores",
+             "must be a positive multiple of the aggregation switches per group (aggs / groups "
+             "= " +
+                 std::to_string(aggsPerGroup) + ") and <= 65536, got " + std::to_string(tp.cores));
+    }
+    if (tp.wiring != "rail")
+    {
+        fail("wiring",
+             "a three-tier topology cables every NIC of a host to its ToR; \"" + tp.wiring +
+                 "\" is for type \"clos\"");
+    }
+}
+
+void
 Scenario::Validate() const
 {
     auto fail = [this](const std::string& field, const std::string& what) {
@@ -373,11 +428,13 @@ Scenario::Validate() const
         fail("priorityLevels",
              "must be 1..8 (hardware traffic classes), got " + std::to_string(priorityLevels));
     }
-    if (topology.type != "clos" && topology.type != "testbed")
+    if (topology.type != "clos" && topology.type != "three-tier" && topology.type != "testbed")
     {
-        fail("topology.type", "unknown topology '" + topology.type + "' (known: clos, testbed)");
+        fail("topology.type",
+             "unknown topology '" + topology.type + "' (known: clos, three-tier, testbed)");
     }
-    if (topology.type == "clos")
+    ValidateThreeTier();
+    if (topology.type == "clos" || topology.type == "three-tier")
     {
         if (topology.tors == 0 || topology.aggs == 0 || topology.hostsPerTor == 0 ||
             topology.gpusPerHost == 0 || topology.nicsPerHost == 0)
@@ -402,7 +459,7 @@ Scenario::Validate() const
             fail("topology.gpusPerHost",
                  "must be <= 1024, got " + std::to_string(topology.gpusPerHost));
         }
-        if (topology.nicsPerHost > topology.tors)
+        if (topology.type == "clos" && topology.nicsPerHost > topology.tors)
         {
             fail("topology.nicsPerHost", "each NIC needs its own ToR: nicsPerHost <= tors");
         }
@@ -466,6 +523,10 @@ Scenario::Validate() const
     checked([&] {
         ParseDataRate(topology.hostLinkRate, "topology.hostLinkRate");
         ParseDataRate(topology.fabricLinkRate, "topology.fabricLinkRate");
+        if (!topology.coreLinkRate.empty())
+        {
+            ParseDataRate(topology.coreLinkRate, "topology.coreLinkRate");
+        }
         ParseTime(topology.linkDelay, "topology.linkDelay");
         ParseByteSize(topology.switchBuffer, "topology.switchBuffer");
     });
@@ -537,6 +598,13 @@ Scenario::ToJson() const
                      {"pfc", topology.pfc},
                      {"switchBuffer", topology.switchBuffer},
                      {"wiring", topology.wiring}};
+    if (topology.type == "three-tier") // absent otherwise: outputs of the other types unchanged
+    {
+        j["topology"]["torsPerGroup"] = topology.torsPerGroup;
+        j["topology"]["cores"] = topology.cores;
+        j["topology"]["coreLinkRate"] =
+            topology.coreLinkRate.empty() ? topology.fabricLinkRate : topology.coreLinkRate;
+    }
     if (topology.intraHost.enabled) // absent when off: outputs without it stay as they were
     {
         j["topology"]["intraHost"] = {{"enabled", true},
