@@ -76,6 +76,7 @@ CRUX_SOURCES = CRUX_PURE_SOURCES + [
     'model/workload/collectives.cc',
     'model/workload/training-iteration.cc',
     'model/workload/chakra-trace.cc',
+    'model/workload/chakra-trace-check.cc',
     'model/workload/dlt-job-application.cc',
     # --- metrics ---
     'model/metrics/gpu-intensity-tracker.cc',

@@ -63,6 +63,7 @@ set(CRUX_SOURCES
     model/workload/collectives.cc
     model/workload/training-iteration.cc
     model/workload/chakra-trace.cc
+    model/workload/chakra-trace-check.cc
     model/workload/dlt-job-application.cc
     # --- metrics ---
     model/metrics/gpu-intensity-tracker.cc
