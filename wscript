@@ -23,6 +23,7 @@
 CRUX_PURE_SOURCES = [
     # --- cluster description ---
     'model/cluster/cluster-topology.cc',
+    'model/cluster/cluster-topology-builders.cc',
     'model/cluster/gpu-placement.cc',
     # --- scheduling ---
     'model/scheduling/cluster-model.cc',
