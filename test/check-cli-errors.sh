@@ -150,6 +150,8 @@ make_variant tt-cores 'd["topology"].update({"type": "three-tier", "tors": 4, "t
 expect tt-cores "topology.cores: must be a positive multiple of the aggregation switches per group" --scenario="$work/tt-cores.json"
 make_variant tt-rotated 'd["topology"].update({"type": "three-tier", "tors": 4, "torsPerGroup": 2, "aggs": 4, "cores": 4, "wiring": "rotated"})'
 expect tt-rotated "topology.wiring: a three-tier topology cables every NIC of a host to its ToR" --scenario="$work/tt-rotated.json"
+make_variant cables 'd["topology"].update({"tors": 65536, "aggs": 65536, "hostsPerTor": 1})'
+expect cables "topology: ClosConfig: 4295032832 cables (hosts x nicsPerHost + tors x aggs x linksPerTorAgg) exceed" --scenario="$work/cables.json" --dryRun
 # found during the simulation (when the first frame reaches a switch): still one line, exit 1
 make_variant headroom 'd["topology"]["switchBuffer"] = "100KB"'
 expect headroom "does not fit in its buffer (100000 bytes); raise the buffer" --scenario="$work/headroom.json" --modes=ecmp

@@ -85,6 +85,25 @@ RequireThreeTierLinks(const Config& c, const std::string& prefix)
     RequireDelay(c.delay, prefix + ".delay");
 }
 
+/// Largest number of cables (bidirectional links) a builder accepts: 4,194,304. ASSUMPTION: a
+/// bound far above any fabric crux can simulate (the 6,776-GPU Lingjun topology has 4,532
+/// cables; a 100,000-GPU rail-optimised fabric has a few hundred thousand), so that a typo in a
+/// count is one error instead of hours of allocation.
+constexpr uint64_t MAX_CABLES = uint64_t{1} << 22;
+
+/// Check a topology's cable count before anything is allocated; throws std::invalid_argument
+/// "<prefix>: <cables> cables (<formula>) exceed 4,194,304 ...".
+void
+RequireCables(uint64_t cables, const std::string& prefix, const std::string& formula)
+{
+    if (cables > MAX_CABLES)
+    {
+        throw std::invalid_argument(prefix + ": " + std::to_string(cables) + " cables (" + formula +
+                                    ") exceed the " + std::to_string(MAX_CABLES) +
+                                    " a cluster description may have (a typo in a count?)");
+    }
+}
+
 /// Incremental construction of a ClusterTopology.
 class Builder
 {
@@ -408,6 +427,9 @@ BuildTwoLayerClos(const ClosConfig& c)
                                     " hosts exceed the 65,536 the NIC addressing allows");
     }
     const auto hosts = static_cast<uint32_t>(hosts64);
+    RequireCables(hosts64 * c.nicsPerHost + uint64_t{c.tors} * c.aggs * c.linksPerTorAgg,
+                  "ClosConfig",
+                  "hosts x nicsPerHost + tors x aggs x linksPerTorAgg");
     ClusterTopology topo;
     topo.name = "clos";
     topo.gpusPerHost = c.gpusPerHost;
@@ -479,6 +501,10 @@ BuildDoubleSided(const DoubleSidedConfig& c)
     RequireHostShape(c, "DoubleSidedConfig");
     RequirePositive(c.portsPerNic, "DoubleSidedConfig.portsPerNic");
     RequireThreeTierLinks(c, "DoubleSidedConfig");
+    RequireCables(uint64_t{c.numHosts} * c.nicsPerHost * c.portsPerNic +
+                      uint64_t{c.tors} * aggsPerPod + uint64_t{c.aggs} * (c.cores / aggsPerPod),
+                  "DoubleSidedConfig",
+                  "hosts x NICs x ports + ToR-agg + agg-core cables");
 
     ClusterTopology topo;
     topo.name = "double-sided";
@@ -546,6 +572,15 @@ BuildThreeTier(const std::vector<uint32_t>& hostTor,
     RequireHostShape(c, "ThreeTierConfig");
     RequireThreeTierLinks(c, "ThreeTierConfig");
 
+    if (hostTor.size() > 65536)
+    {
+        throw std::invalid_argument("BuildThreeTier: " + std::to_string(hostTor.size()) +
+                                    " hosts exceed the 65,536 the NIC addressing allows");
+    }
+    RequireCables(uint64_t{hostTor.size()} * c.nicsPerHost +
+                      uint64_t{torGroup.size()} * c.aggsPerGroup + uint64_t{numGroups} * c.cores,
+                  "ThreeTierConfig",
+                  "hosts x nicsPerHost + tors x aggsPerGroup + groups x cores");
     const auto hosts = static_cast<uint32_t>(hostTor.size());
     const auto tors = static_cast<uint32_t>(torGroup.size());
     ClusterTopology topo;

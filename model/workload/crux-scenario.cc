@@ -414,6 +414,12 @@ Scenario::ValidateThreeTier() const
              "must divide topology.tors (" + std::to_string(tp.tors) + "), got " +
                  std::to_string(tp.torsPerGroup));
     }
+    if (uint64_t{tp.tors} * tp.hostsPerTor > 65536)
+    {
+        fail("hostsPerTor",
+             "tors x hostsPerTor = " + std::to_string(uint64_t{tp.tors} * tp.hostsPerTor) +
+                 " hosts exceed the 65,536 the fabric addresses");
+    }
     const uint32_t groups = tp.tors / tp.torsPerGroup;
     if (tp.aggs == 0 || tp.aggs % groups != 0)
     {
