@@ -8,6 +8,7 @@
 set(CRUX_PURE_SOURCES
     # --- cluster description ---
     model/cluster/cluster-topology.cc
+    model/cluster/cluster-topology-builders.cc
     model/cluster/gpu-placement.cc
     # --- scheduling ---
     model/scheduling/cluster-model.cc
@@ -67,6 +68,7 @@ set(CRUX_SOURCES
     model/workload/collectives.cc
     model/workload/training-iteration.cc
     model/workload/chakra-trace.cc
+    model/workload/chakra-trace-check.cc
     model/workload/dlt-job-application.cc
     # --- metrics ---
     model/metrics/gpu-intensity-tracker.cc
