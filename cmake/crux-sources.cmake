@@ -35,6 +35,8 @@ set(CRUX_SOURCES
     ${CRUX_PURE_SOURCES}
     # --- fabric ---
     model/fabric/qbb-net-device.cc
+    model/fabric/qbb-net-device-pfc.cc
+    model/fabric/qbb-net-device-tx.cc
     model/fabric/qbb-channel.cc
     model/fabric/pfc-pause-header.cc
     model/fabric/inband-telemetry-header.cc
@@ -49,6 +51,8 @@ set(CRUX_SOURCES
     model/transport/hpcc-congestion-control.cc
     model/transport/rdma-queue-pair.cc
     model/transport/rdma-nic.cc
+    model/transport/rdma-nic-rx.cc
+    model/transport/rdma-nic-tx.cc
     model/transport/rdma-transport.cc
     model/transport/flow-transport.cc
     # --- input checks ---
@@ -116,6 +120,8 @@ set(CRUX_HEADERS
     # --- fabric ---
     model/fabric/qbb-net-device.h
     model/fabric/roce-constants.h
+    model/fabric/wire-time.h
+    model/fabric/pooled-event.h
     model/fabric/qbb-channel.h
     model/fabric/pfc-pause-header.h
     model/fabric/inband-telemetry-header.h

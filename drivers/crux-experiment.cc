@@ -666,22 +666,14 @@ InstallRunDecision(const Scenario& s,
     return out;
 }
 
-/// Count, per link, the data bytes per traffic class (packet fabric) and every device drop.
+/// Count every device drop (the data bytes per link and class are the devices' own counters,
+/// read after the run: no trace sink on the per-frame path).
 void
 ConnectLinkCounters(const RunFabric& f, RunState& state)
 {
     state.linkTcBytes.assign(f.topo->GetNLinks(), {});
     for (uint32_t l = 0; l < f.topo->GetNLinks() && f.rdma; ++l)
     {
-        auto* counters = &state.linkTcBytes[l];
-        f.topo->GetLink(l).txDev->TraceConnectWithoutContext(
-            "MacTx",
-            Callback<void, Ptr<const Packet>, uint8_t>([counters](Ptr<const Packet> p, uint8_t tc) {
-                if (tc < crux::NUM_TRAFFIC_CLASSES) // data; ACK/NAK/CNP: the control class
-                {
-                    (*counters)[tc] += p->GetSize();
-                }
-            }));
         f.topo->GetLink(l).txDev->TraceConnectWithoutContext(
             "Drop",
             Callback<void, Ptr<const Packet>, uint8_t, const std::string&>(
@@ -740,6 +732,14 @@ CollectFabricCounters(const RunFabric& f, RunState& state, ExperimentRunResult& 
     for (uint32_t l = 0; l < topo->GetNLinks(); ++l)
     {
         auto& c = state.linkTcBytes[l];
+        if (f.rdma)
+        {
+            // IP bytes of the data frames (ACK/NAK/CNP travel in the control class)
+            for (uint8_t tc = 0; tc < crux::NUM_TRAFFIC_CLASSES; ++tc)
+            {
+                c[tc] = topo->GetLink(l).txDev->GetTxBytes(tc);
+            }
+        }
         if (f.flow)
         {
             for (uint8_t tc = 0; tc < crux::NUM_TRAFFIC_CLASSES; ++tc)
