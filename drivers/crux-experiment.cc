@@ -83,6 +83,43 @@ PercentChange(double x, double ref)
     return ref > 0 ? (x / ref - 1.0) * 100.0 : std::nan("");
 }
 
+/**
+ * The scenario's "three-tier" topology (BuildThreeTier()): tors ToRs of hostsPerTor hosts each,
+ * ToR t in aggregation group t / torsPerGroup, aggs / groups aggregation switches per group,
+ * cores core switches; every NIC of a host on its ToR.
+ * \param tp the scenario's topology fields (checked by Scenario::ValidateThreeTier())
+ * \param cc the Clos view of the same fields (counts, host/ToR-agg rates and delay parsed)
+ * \return the cluster description; throws InputError naming topology.coreLinkRate
+ */
+ClusterTopology
+BuildScenarioThreeTier(const ScenarioTopology& tp, const ClosConfig& cc)
+{
+    std::vector<uint32_t> hostTor(static_cast<size_t>(tp.tors) * tp.hostsPerTor);
+    for (size_t h = 0; h < hostTor.size(); ++h)
+    {
+        hostTor[h] = static_cast<uint32_t>(h / tp.hostsPerTor);
+    }
+    std::vector<uint32_t> torGroup(tp.tors);
+    for (uint32_t t = 0; t < tp.tors; ++t)
+    {
+        torGroup[t] = t / tp.torsPerGroup;
+    }
+    ThreeTierConfig tc;
+    tc.aggsPerGroup = tp.aggs / (tp.tors / tp.torsPerGroup);
+    tc.cores = tp.cores;
+    tc.gpusPerHost = cc.gpusPerHost;
+    tc.nicsPerHost = cc.nicsPerHost;
+    tc.hostLinkBps = cc.hostLinkBps;
+    tc.torAggBps = cc.torAggBps;
+    tc.aggCoreBps = tp.coreLinkRate.empty()
+                        ? cc.torAggBps
+                        : static_cast<double>(
+                              ParseDataRate(tp.coreLinkRate, "topology.coreLinkRate").GetBitRate());
+    tc.delay = cc.delay;
+    tc.name = "three-tier";
+    return BuildThreeTier(hostTor, torGroup, tc);
+}
+
 } // namespace
 
 // The results of a run as JSON, to come back from a child process (RunParallel; MessagePack
@@ -141,7 +178,7 @@ CruxExperiment::CruxExperiment(const Scenario& scenario)
     auto fail = [&s](const std::string& field, const std::string& what) {
         throw ExperimentError(s.source + ": " + field + ": " + what);
     };
-    if (tp.type != "testbed" && tp.tors % tp.nicsPerHost != 0)
+    if (tp.type == "clos" && tp.tors % tp.nicsPerHost != 0)
     {
         fail("topology.nicsPerHost",
              "must divide topology.tors (each NIC of a host goes to another ToR of its group)");
@@ -168,7 +205,14 @@ CruxExperiment::CruxExperiment(const Scenario& scenario)
             cc.delay = ParseTime(tp.linkDelay, "topology.linkDelay").GetSeconds();
         }
         cc.wiring = tp.wiring;
-        m_cluster = BuildTwoLayerClos(cc);
+        if (tp.type == "three-tier")
+        {
+            m_cluster = BuildScenarioThreeTier(tp, cc);
+        }
+        else
+        {
+            m_cluster = BuildTwoLayerClos(cc);
+        }
         if (tp.intraHost.enabled)
         {
             IntraHostConfig ih;
@@ -760,22 +804,14 @@ InstallRunDecision(const Scenario& s,
     return out;
 }
 
-/// Count, per link, the data bytes per traffic class (packet fabric) and every device drop.
+/// Count every device drop (the data bytes per link and class are the devices' own counters,
+/// read after the run: no trace sink on the per-frame path).
 void
 ConnectLinkCounters(const RunFabric& f, RunState& state)
 {
     state.linkTcBytes.assign(f.topo->GetNLinks(), {});
     for (uint32_t l = 0; l < f.topo->GetNLinks() && f.rdma; ++l)
     {
-        auto* counters = &state.linkTcBytes[l];
-        f.topo->GetLink(l).txDev->TraceConnectWithoutContext(
-            "MacTx",
-            Callback<void, Ptr<const Packet>, uint8_t>([counters](Ptr<const Packet> p, uint8_t tc) {
-                if (tc < crux::NUM_TRAFFIC_CLASSES) // data; ACK/NAK/CNP: the control class
-                {
-                    (*counters)[tc] += p->GetSize();
-                }
-            }));
         f.topo->GetLink(l).txDev->TraceConnectWithoutContext(
             "Drop",
             Callback<void, Ptr<const Packet>, uint8_t, const std::string&>(
@@ -872,6 +908,14 @@ CollectFabricCounters(const RunFabric& f, RunState& state, ExperimentRunResult& 
     for (uint32_t l = 0; l < topo->GetNLinks(); ++l)
     {
         auto& c = state.linkTcBytes[l];
+        if (f.rdma)
+        {
+            // IP bytes of the data frames (ACK/NAK/CNP travel in the control class)
+            for (uint8_t tc = 0; tc < crux::NUM_TRAFFIC_CLASSES; ++tc)
+            {
+                c[tc] = topo->GetLink(l).txDev->GetTxBytes(tc);
+            }
+        }
         if (f.flow)
         {
             for (uint8_t tc = 0; tc < crux::NUM_TRAFFIC_CLASSES; ++tc)
