@@ -44,6 +44,8 @@ CRUX_PURE_SOURCES = [
     # --- experiment drivers ---
     'drivers/random-cluster.cc',
     'drivers/stage-ablation.cc',
+    'drivers/progress-reporter.cc',
+    'drivers/parallel-runs.cc',
 ]
 
 CRUX_SOURCES = CRUX_PURE_SOURCES + [
@@ -179,6 +181,8 @@ CRUX_HEADERS = [
     # --- experiment drivers ---
     'drivers/random-cluster.h',
     'drivers/stage-ablation.h',
+    'drivers/progress-reporter.h',
+    'drivers/parallel-runs.h',
     'drivers/result-directory.h',
     'drivers/crux-experiment.h',
     'drivers/live-cluster-fabric.h',

@@ -29,6 +29,8 @@ set(CRUX_PURE_SOURCES
     # --- experiment drivers ---
     drivers/random-cluster.cc
     drivers/stage-ablation.cc
+    drivers/progress-reporter.cc
+    drivers/parallel-runs.cc
 )
 
 set(CRUX_SOURCES
@@ -173,6 +175,8 @@ set(CRUX_HEADERS
     # --- experiment drivers ---
     drivers/random-cluster.h
     drivers/stage-ablation.h
+    drivers/progress-reporter.h
+    drivers/parallel-runs.h
     drivers/result-directory.h
     drivers/crux-experiment.h
     drivers/live-cluster-fabric.h
