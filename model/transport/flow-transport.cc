@@ -20,6 +20,7 @@
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
+#include "ns3/wire-time.h"
 
 #include <algorithm>
 #include <cmath>
@@ -355,7 +356,7 @@ FlowTransport::GetPathLatency(const std::vector<uint32_t>& path, uint64_t payloa
         Time slowest(0);
         for (uint32_t l : path)
         {
-            const Time ser = m_linkRate[l].CalculateBytesTxTime(wire);
+            const Time ser = crux::BytesTxTime(m_linkRate[l], wire);
             sum += ser;
             slowest = std::max(slowest, ser);
         }
