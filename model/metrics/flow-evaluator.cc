@@ -26,6 +26,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace ns3
 {
@@ -75,14 +76,16 @@ struct JobState
     std::vector<PhaseState> phases;                     //!< the iteration's phases
     std::vector<std::vector<SchedPhaseDep>> dependants; //!< [phase] phases waiting for it
     std::vector<double> endLag;                         //!< [phase] lag of the iteration end, or -1
-    std::vector<uint32_t> armed; //!< phases whose dependencies are done, not started
-    uint32_t phasesLeft{0};      //!< phases not finished
-    double endAt{0};             //!< earliest iteration end from endDeps, s
-    uint64_t completed{0};       //!< iterations completed in [0, H]
-    bool sawWarm{false};         //!< a completion at/after the warm-up was seen
-    double firstWarm{0};         //!< t_a
-    double lastWarm{0};          //!< t_b
-    uint64_t warmCount{0};       //!< completions in (t_a, t_b]
+    /// phases whose dependencies are done, not started: min-heap of (startAt, phase) (a phase's
+    /// startAt no longer changes once it is armed)
+    std::vector<std::pair<double, uint32_t>> armed;
+    uint32_t phasesLeft{0}; //!< phases not finished
+    double endAt{0};        //!< earliest iteration end from endDeps, s
+    uint64_t completed{0};  //!< iterations completed in [0, H]
+    bool sawWarm{false};    //!< a completion at/after the warm-up was seen
+    double firstWarm{0};    //!< t_a
+    double lastWarm{0};     //!< t_b
+    uint64_t warmCount{0};  //!< completions in (t_a, t_b]
 };
 
 /// \return the decimal rendering of x
@@ -199,6 +202,9 @@ class FlowEvaluator::Run
     double m_tieSlack{0};    //!< TIE_FRACTION H, s
     double m_lastUpdate{0};  //!< time the remaining bits of the active transfers refer to, s
     bool m_changed{false};   //!< the active set changed since the rates were computed
+    /// earliest projected end of an active transfer (set with the rates; the active set and the
+    /// projected ends do not change until the next UpdateRates), s
+    double m_minFinish{std::numeric_limits<double>::infinity()};
 };
 
 FlowEvaluator::Run::Run(const FlowEvaluator& evaluator, const EvaluationInput& input)
@@ -350,9 +356,10 @@ FlowEvaluator::Run::ResetPhases(JobState& s)
         ps.started = false;
         if (ps.numDeps == 0)
         {
-            s.armed.push_back(p);
+            s.armed.emplace_back(ps.startAt, p);
         }
     }
+    std::make_heap(s.armed.begin(), s.armed.end(), std::greater<>());
     s.phasesLeft = static_cast<uint32_t>(s.phases.size());
     s.endAt = s.iterStart;
 }
@@ -398,25 +405,16 @@ FlowEvaluator::Run::SettleJob(JobState& s, double now)
         {
             s.computeDone = true;
         }
-        // Start the armed phases that are due (a phase without transfers ends at once and may
-        // arm others: look again until nothing is due).
-        bool again = true;
-        while (again)
+        // Start the armed phases that are due, earliest first (a phase without transfers ends
+        // at once and may arm others, which are due at once if their start is; the order of
+        // the starts changes no number: each transfer's arithmetic is its own, and the water
+        // filling's rates do not depend on the order of the active flows).
+        while (!s.armed.empty() && now >= s.armed.front().first)
         {
-            again = false;
-            for (std::size_t i = 0; i < s.armed.size();)
-            {
-                const uint32_t p = s.armed[i];
-                if (now >= s.phases[p].startAt)
-                {
-                    s.armed[i] = s.armed.back();
-                    s.armed.pop_back();
-                    StartPhase(s, p, now);
-                    again = true;
-                    continue;
-                }
-                ++i;
-            }
+            const uint32_t p = s.armed.front().second;
+            std::pop_heap(s.armed.begin(), s.armed.end(), std::greater<>());
+            s.armed.pop_back();
+            StartPhase(s, p, now);
         }
         if (!(s.computeDone && s.phasesLeft == 0 && now >= s.endAt))
         {
@@ -434,6 +432,7 @@ FlowEvaluator::Run::StartPhase(JobState& s, uint32_t p, double now)
     for (uint32_t f : ps.transfers)
     {
         m_transfers[f].active = true;
+        m_filling->Activate(f);
         m_transfers[f].remaining = m_transfers[f].bits;
         m_rate[f] = 0;
         m_active.push_back(f);
@@ -460,7 +459,8 @@ FlowEvaluator::Run::PhaseDone(JobState& s, uint32_t p, double now)
         q.startAt = std::max(q.startAt, now + d.lag);
         if (--q.depsLeft == 0)
         {
-            s.armed.push_back(d.phase);
+            s.armed.emplace_back(q.startAt, d.phase);
+            std::push_heap(s.armed.begin(), s.armed.end(), std::greater<>());
         }
     }
 }
@@ -500,13 +500,15 @@ FlowEvaluator::Run::UpdateRates(double now)
     }
     m_lastUpdate = now;
     ++m_result.rateComputations;
-    m_filling->Compute(m_active, m_rate);
+    m_filling->Update(m_rate); // the groups of active transfers the change touched
+    m_minFinish = std::numeric_limits<double>::infinity();
     for (uint32_t f : m_active)
     {
         FlowState& st = m_transfers[f];
         const double rate = m_rate[f];
         st.finish = rate > 0 ? now + std::max(0.0, st.remaining) / rate
                              : std::numeric_limits<double>::infinity();
+        m_minFinish = std::min(m_minFinish, st.finish);
     }
     m_changed = false;
 }
@@ -521,25 +523,25 @@ FlowEvaluator::Run::NextEvent() const
         {
             next = std::min(next, s.computeEnd);
         }
-        for (uint32_t p : s.armed)
+        if (!s.armed.empty())
         {
-            next = std::min(next, s.phases[p].startAt);
+            next = std::min(next, s.armed.front().first);
         }
         if (s.phasesLeft == 0 && s.computeDone)
         {
             next = std::min(next, s.endAt);
         }
     }
-    for (uint32_t f : m_active)
-    {
-        next = std::min(next, m_transfers[f].finish);
-    }
-    return next;
+    return std::min(next, m_minFinish); // the earliest projected transfer end
 }
 
 void
 FlowEvaluator::Run::FinishTransfers(double next)
 {
+    if (m_minFinish > next + m_tieSlack)
+    {
+        return; // no transfer ends by then (the projected ends are those of the last rates)
+    }
     for (std::size_t i = 0; i < m_active.size();)
     {
         FlowState& st = m_transfers[m_active[i]];
@@ -548,6 +550,7 @@ FlowEvaluator::Run::FinishTransfers(double next)
             st.remaining = 0;
             m_rate[m_active[i]] = 0;
             st.active = false;
+            m_filling->Deactivate(m_active[i]);
             JobState& js = m_jobs[st.job];
             if (--js.phases[st.phase].left == 0)
             {

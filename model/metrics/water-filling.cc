@@ -104,10 +104,15 @@ PriorityWaterFilling::PriorityWaterFilling(const std::vector<double>& linkCapaci
     {
         m_capacity[k] = cons[k].cap;
         m_threshold[k] = STARVED_FRACTION * cons[k].cap;
-        m_flowsOf.push_back(std::move(cons[k].flows));
     }
     m_residual.assign(nCons, 0.0);
     m_count.assign(nCons, 0);
+    m_classFlowsOn.resize(nCons);
+    m_activeOn.resize(nCons);
+    m_slotPos.assign(m_consOfFlow.size(), 0);
+    m_dirtyMark.assign(nCons, 0);
+    m_seenCons.assign(nCons, 0);
+    m_seenFlow.assign(paths.size(), 0);
     m_version.assign(nCons, 0);
     m_touchedMark.assign(nCons, 0);
     m_pendingMark.assign(paths.size(), 0);
@@ -130,12 +135,21 @@ PriorityWaterFilling::NonDominated(std::vector<Constraint> all)
         }
         return a.cap != b.cap ? a.cap < b.cap : a.flows < b.flows;
     });
+    // A constraint that dominates k carries k's first flow: only the kept constraints on that
+    // flow (a flow crosses a few links) are candidates, not every kept constraint.
+    uint32_t numFlows = 0;
+    for (const Constraint& k : all)
+    {
+        numFlows = std::max(numFlows, k.flows.back() + 1); // flows are ascending, not empty
+    }
+    std::vector<std::vector<uint32_t>> keptOn(numFlows); // [flow] kept constraints crossed
     std::vector<Constraint> cons;
     for (Constraint& k : all)
     {
         bool dominated = false;
-        for (const Constraint& d : cons)
+        for (uint32_t i : keptOn[k.flows.front()])
         {
+            const Constraint& d = cons[i];
             if (d.cap <= k.cap &&
                 std::includes(d.flows.begin(), d.flows.end(), k.flows.begin(), k.flows.end()))
             {
@@ -145,6 +159,10 @@ PriorityWaterFilling::NonDominated(std::vector<Constraint> all)
         }
         if (!dominated)
         {
+            for (uint32_t f : k.flows)
+            {
+                keptOn[f].push_back(static_cast<uint32_t>(cons.size()));
+            }
             cons.push_back(std::move(k));
         }
     }
@@ -173,6 +191,107 @@ PriorityWaterFilling::Compute(const std::vector<uint32_t>& active, std::vector<d
 }
 
 void
+PriorityWaterFilling::Activate(uint32_t f)
+{
+    for (uint32_t i = m_consStart[f]; i < m_consStart[f + 1]; ++i)
+    {
+        const uint32_t k = m_consOfFlow[i];
+        m_slotPos[i] = static_cast<uint32_t>(m_activeOn[k].size());
+        m_activeOn[k].emplace_back(f, i);
+        if (!m_dirtyMark[k])
+        {
+            m_dirtyMark[k] = 1;
+            m_dirty.push_back(k);
+        }
+    }
+}
+
+void
+PriorityWaterFilling::Deactivate(uint32_t f)
+{
+    for (uint32_t i = m_consStart[f]; i < m_consStart[f + 1]; ++i)
+    {
+        const uint32_t k = m_consOfFlow[i];
+        auto& on = m_activeOn[k];
+        const uint32_t pos = m_slotPos[i];
+        on[pos] = on.back();
+        m_slotPos[on[pos].second] = pos;
+        on.pop_back();
+        if (!m_dirtyMark[k])
+        {
+            m_dirtyMark[k] = 1;
+            m_dirty.push_back(k);
+        }
+    }
+}
+
+std::size_t
+PriorityWaterFilling::Update(std::vector<double>& rate)
+{
+    if (m_dirty.empty())
+    {
+        return 0;
+    }
+    if (++m_gen == 0)
+    {
+        std::fill(m_seenCons.begin(), m_seenCons.end(), 0);
+        std::fill(m_seenFlow.begin(), m_seenFlow.end(), 0);
+        m_gen = 1;
+    }
+    // The connected groups of active flows around the changed constraints (breadth-first);
+    // m_dirty grows into the list of every constraint the groups cross.
+    m_group.clear();
+    for (uint32_t k : m_dirty)
+    {
+        m_seenCons[k] = m_gen;
+        m_dirtyMark[k] = 0;
+    }
+    for (std::size_t q = 0; q < m_dirty.size(); ++q)
+    {
+        for (const auto& entry : m_activeOn[m_dirty[q]])
+        {
+            const uint32_t f = entry.first;
+            if (m_seenFlow[f] == m_gen)
+            {
+                continue;
+            }
+            m_seenFlow[f] = m_gen;
+            m_group.push_back(f);
+            for (uint32_t i = m_consStart[f]; i < m_consStart[f + 1]; ++i)
+            {
+                const uint32_t k = m_consOfFlow[i];
+                if (m_seenCons[k] != m_gen)
+                {
+                    m_seenCons[k] = m_gen;
+                    m_dirty.push_back(k);
+                }
+            }
+        }
+    }
+    for (uint32_t k : m_dirty)
+    {
+        m_residual[k] = m_capacity[k];
+    }
+    m_dirty.clear();
+    for (auto& bucket : m_byClass)
+    {
+        bucket.clear();
+    }
+    for (uint32_t f : m_group)
+    {
+        m_byClass[m_class[f]].push_back(f);
+    }
+    for (const auto& unfixed : m_byClass)
+    {
+        if (!unfixed.empty())
+        {
+            FillClass(unfixed, rate);
+        }
+    }
+    return m_group.size();
+}
+
+void
 PriorityWaterFilling::FillClass(const std::vector<uint32_t>& unfixed, std::vector<double>& rate)
 {
     if (++m_stamp == 0)
@@ -187,10 +306,13 @@ PriorityWaterFilling::FillClass(const std::vector<uint32_t>& unfixed, std::vecto
         m_pendingMark[f] = m_stamp;
         for (uint32_t i = m_consStart[f]; i < m_consStart[f + 1]; ++i)
         {
-            if (m_count[m_consOfFlow[i]]++ == 0)
+            const uint32_t k = m_consOfFlow[i];
+            if (m_count[k]++ == 0)
             {
-                m_classCons.push_back(m_consOfFlow[i]);
+                m_classCons.push_back(k);
+                m_classFlowsOn[k].clear();
             }
+            m_classFlowsOn[k].push_back(f);
         }
     }
     // Few constraints: a linear scan for the bottleneck is cheaper than heap upkeep. Both pick
@@ -266,7 +388,7 @@ PriorityWaterFilling::FixBottleneck(const Candidate& top, bool useHeap, std::vec
 {
     std::size_t fixed = 0;
     m_touched.clear();
-    for (uint32_t f : m_flowsOf[top.k])
+    for (uint32_t f : m_classFlowsOn[top.k])
     {
         if (m_pendingMark[f] != m_stamp)
         {

@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -73,6 +74,29 @@ class PriorityWaterFilling
      *        capacities; the other entries are left as they are
      */
     void Compute(const std::vector<uint32_t>& active, std::vector<double>& rate);
+
+    /**
+     * \brief Incremental use: flow f becomes active (it is given a rate at the next Update()).
+     * \param f flow index, not active
+     */
+    void Activate(uint32_t f);
+    /**
+     * \brief Incremental use: flow f stops being active (its rate entry is left as it is).
+     * \param f flow index, active
+     */
+    void Deactivate(uint32_t f);
+    /**
+     * \brief Incremental Compute() of the flows made active by Activate() and not deactivated
+     * since: recomputes only the active flows connected, through the constraints they share
+     * (any class), to a flow activated or deactivated since the last Update(). Every other
+     * active flow keeps its rate, which is bit-identical to what Compute() of the whole active
+     * set gives: progressive filling of one connected group of flows never reads or writes a
+     * constraint of another group, and within a group picks the same bottlenecks in the same
+     * order (smallest share, ties to the lower constraint index), whatever the other groups do.
+     * \param[out] rate [flow] (size paths.size()): the recomputed flows' rates
+     * \return the number of flows recomputed
+     */
+    std::size_t Update(std::vector<double>& rate);
 
     /// \return the number of constraints kept (non-dominated links)
     std::size_t NumConstraints() const;
@@ -133,16 +157,30 @@ class PriorityWaterFilling
      */
     std::size_t FixBottleneck(const Candidate& top, bool useHeap, std::vector<double>& rate);
 
-    std::vector<uint32_t> m_class;                //!< [flow] class index
-    std::vector<uint32_t> m_consStart;            //!< [flow] first entry in m_consOfFlow; + end
-    std::vector<uint32_t> m_consOfFlow;           //!< flat: constraints of flow 0, of flow 1, ...
-    std::vector<std::vector<uint32_t>> m_flowsOf; //!< [constraint] flows, ascending
-    std::vector<double> m_capacity;               //!< [constraint] capacity
-    std::vector<double> m_threshold;              //!< [constraint] residual below it counts as 0
+    std::vector<uint32_t> m_class;      //!< [flow] class index
+    std::vector<uint32_t> m_consStart;  //!< [flow] first entry in m_consOfFlow; + end
+    std::vector<uint32_t> m_consOfFlow; //!< flat: constraints of flow 0, of flow 1, ...
+    std::vector<double> m_capacity;     //!< [constraint] capacity
+    std::vector<double> m_threshold;    //!< [constraint] residual below it counts as 0
 
     // Scratch of Compute() (indexed by constraint or flow).
-    std::vector<double> m_residual;      //!< [constraint] capacity left
-    std::vector<uint32_t> m_count;       //!< [constraint] unfixed flows of the class
+    std::vector<double> m_residual; //!< [constraint] capacity left
+    std::vector<uint32_t> m_count;  //!< [constraint] unfixed flows of the class
+    /// [constraint] the class's active flows crossing it (valid while m_count > 0 in a
+    /// FillClass; refilled per class): the bottleneck step visits these, not every flow of
+    /// the constraint (most of which, one per phase and flow of the timeline, are idle)
+    std::vector<std::vector<uint32_t>> m_classFlowsOn;
+
+    // State of the incremental use (Activate, Deactivate, Update).
+    /// [constraint] (flow, its entry in m_consOfFlow) of the active flows crossing it
+    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> m_activeOn;
+    std::vector<uint32_t> m_slotPos;     //!< [entry of m_consOfFlow] position in m_activeOn
+    std::vector<uint32_t> m_dirty;       //!< constraints of flows (de)activated since Update()
+    std::vector<uint8_t> m_dirtyMark;    //!< [constraint] in m_dirty
+    std::vector<uint32_t> m_seenCons;    //!< [constraint] == m_gen: reached by Update()'s search
+    std::vector<uint32_t> m_seenFlow;    //!< [flow] == m_gen: in the group being recomputed
+    std::vector<uint32_t> m_group;       //!< the active flows being recomputed
+    uint32_t m_gen{0};                   //!< generation of m_seenCons / m_seenFlow
     std::vector<uint32_t> m_version;     //!< [constraint] bumped when residual/count change
     std::vector<uint32_t> m_touchedMark; //!< [constraint] == m_stamp: in m_touched
     std::vector<uint32_t> m_classCons;   //!< constraints crossed by the class's flows

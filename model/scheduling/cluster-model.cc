@@ -273,53 +273,55 @@ ValidatePhases(const std::string& name, const SchedJob& job)
         Fail(name + ".span must be >= 0 s (got " + Num(job.span) + ")");
     }
     std::vector<double> sum(job.flows.size(), 0.0);
-    auto checkDeps =
-        [&](const std::string& what, const std::vector<SchedPhaseDep>& deps, std::size_t limit) {
-            for (std::size_t d = 0; d < deps.size(); ++d)
+    // what() names the phase (built only for an error message)
+    auto checkDeps = [&](auto what, const std::vector<SchedPhaseDep>& deps, std::size_t limit) {
+        for (std::size_t d = 0; d < deps.size(); ++d)
+        {
+            if (deps[d].phase >= limit)
             {
-                if (deps[d].phase >= limit)
-                {
-                    Fail(what + ".deps[" + std::to_string(d) + "].phase " +
-                         std::to_string(deps[d].phase) + " must be < " + std::to_string(limit) +
-                         " (an earlier phase)");
-                }
-                if (!IsNonNegative(deps[d].lag))
-                {
-                    Fail(what + ".deps[" + std::to_string(d) + "].lag must be >= 0 s (got " +
-                         Num(deps[d].lag) + ")");
-                }
+                Fail(what() + ".deps[" + std::to_string(d) + "].phase " +
+                     std::to_string(deps[d].phase) + " must be < " + std::to_string(limit) +
+                     " (an earlier phase)");
             }
-        };
+            if (!IsNonNegative(deps[d].lag))
+            {
+                Fail(what() + ".deps[" + std::to_string(d) + "].lag must be >= 0 s (got " +
+                     Num(deps[d].lag) + ")");
+            }
+        }
+    };
+    // seen[f] == p + 1: flow f already listed in phase p
+    std::vector<std::size_t> seen(job.flows.size(), 0);
     for (std::size_t p = 0; p < job.phases.size(); ++p)
     {
         const SchedPhase& ph = job.phases[p];
-        const std::string pname = name + ".phases[" + std::to_string(p) + "]";
+        auto pname = [&name, p]() { return name + ".phases[" + std::to_string(p) + "]"; };
         if (!IsNonNegative(ph.release))
         {
-            Fail(pname + ".release must be >= 0 s (got " + Num(ph.release) + ")");
+            Fail(pname() + ".release must be >= 0 s (got " + Num(ph.release) + ")");
         }
         checkDeps(pname, ph.deps, p);
         if (ph.flows.size() != ph.bytes.size())
         {
-            Fail(pname + ": flows and bytes differ in size");
+            Fail(pname() + ": flows and bytes differ in size");
         }
-        std::set<uint32_t> seen;
         for (std::size_t i = 0; i < ph.flows.size(); ++i)
         {
-            if (ph.flows[i] >= job.flows.size() || !seen.insert(ph.flows[i]).second)
+            if (ph.flows[i] >= job.flows.size() || seen[ph.flows[i]] == p + 1)
             {
-                Fail(pname + ".flows[" + std::to_string(i) + "] = " + std::to_string(ph.flows[i]) +
-                     " is out of range or repeated");
+                Fail(pname() + ".flows[" + std::to_string(i) +
+                     "] = " + std::to_string(ph.flows[i]) + " is out of range or repeated");
             }
+            seen[ph.flows[i]] = p + 1;
             if (!IsNonNegative(ph.bytes[i]))
             {
-                Fail(pname + ".bytes[" + std::to_string(i) + "] must be >= 0 (got " +
+                Fail(pname() + ".bytes[" + std::to_string(i) + "] must be >= 0 (got " +
                      Num(ph.bytes[i]) + ")");
             }
             sum[ph.flows[i]] += ph.bytes[i];
         }
     }
-    checkDeps(name + ".endDeps", job.endDeps, job.phases.size());
+    checkDeps([&name]() { return name + ".endDeps"; }, job.endDeps, job.phases.size());
     for (std::size_t f = 0; f < job.flows.size(); ++f)
     {
         const double want = job.flows[f].bytesPerIteration;
@@ -387,20 +389,23 @@ Validate(const ClusterModel& model, const SchedulerConfig& config)
         for (std::size_t f = 0; f < job.flows.size(); ++f)
         {
             const SchedFlow& flow = job.flows[f];
-            const std::string fname =
-                name + ".flows[" + std::to_string(f) + "] (id " + std::to_string(flow.id) + ")";
+            // built only for an error message
+            auto fname = [&name, &flow, f]() {
+                return name + ".flows[" + std::to_string(f) + "] (id " + std::to_string(flow.id) +
+                       ")";
+            };
             if (!flowIds.insert(flow.id).second)
             {
-                Fail(fname + ": duplicate flow id " + std::to_string(flow.id) + " in the job");
+                Fail(fname() + ": duplicate flow id " + std::to_string(flow.id) + " in the job");
             }
             if (!IsNonNegative(flow.bytesPerIteration))
             {
-                Fail(fname + ".bytesPerIteration must be >= 0 bytes (got " +
+                Fail(fname() + ".bytesPerIteration must be >= 0 bytes (got " +
                      Num(flow.bytesPerIteration) + ")");
             }
             if (flow.candidatePaths.empty())
             {
-                Fail(fname + ".candidatePaths is empty (a flow needs at least one path)");
+                Fail(fname() + ".candidatePaths is empty (a flow needs at least one path)");
             }
             for (std::size_t p = 0; p < flow.candidatePaths.size(); ++p)
             {
@@ -409,7 +414,7 @@ Validate(const ClusterModel& model, const SchedulerConfig& config)
                     uint32_t link = flow.candidatePaths[p][h];
                     if (link >= model.links.size())
                     {
-                        Fail(fname + ".candidatePaths[" + std::to_string(p) + "][" +
+                        Fail(fname() + ".candidatePaths[" + std::to_string(p) + "][" +
                              std::to_string(h) + "] references unknown link id " +
                              std::to_string(link) + " (the model has " +
                              std::to_string(model.links.size()) + " links)");
@@ -418,7 +423,7 @@ Validate(const ClusterModel& model, const SchedulerConfig& config)
             }
             if (flow.defaultPath >= flow.candidatePaths.size())
             {
-                Fail(fname + ".defaultPath " + std::to_string(flow.defaultPath) +
+                Fail(fname() + ".defaultPath " + std::to_string(flow.defaultPath) +
                      " out of range (" + std::to_string(flow.candidatePaths.size()) +
                      " candidate paths)");
             }

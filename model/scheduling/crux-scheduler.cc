@@ -27,6 +27,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 namespace ns3
@@ -104,6 +105,102 @@ IterationTime(const TimelineJob& j)
     }
     return iteration;
 }
+
+/// Appends the bytes of x to out.
+template <typename T>
+void
+AppendBytes(std::string& out, const T& x)
+{
+    out.append(reinterpret_cast<const char*>(&x), sizeof(x));
+}
+
+/// \return every number of a timeline job as bytes (equal strings = equal jobs, bit for bit)
+std::string
+TimelineBytes(const TimelineJob& t)
+{
+    std::string out;
+    AppendBytes(out, t.computeTime);
+    AppendBytes(out, t.commTime);
+    AppendBytes(out, t.overlapStart);
+    AppendBytes(out, t.numGpus);
+    AppendBytes(out, t.flopsPerIteration);
+    AppendBytes(out, t.span);
+    AppendBytes(out, t.phases.size());
+    for (const TimelinePhase& p : t.phases)
+    {
+        AppendBytes(out, p.release);
+        AppendBytes(out, p.linkTime);
+        AppendBytes(out, p.deps.size());
+        for (const SchedPhaseDep& d : p.deps)
+        {
+            AppendBytes(out, d.phase);
+            AppendBytes(out, d.lag);
+        }
+    }
+    AppendBytes(out, t.endDeps.size());
+    for (const SchedPhaseDep& d : t.endDeps)
+    {
+        AppendBytes(out, d.phase);
+        AppendBytes(out, d.lag);
+    }
+    return out;
+}
+
+/**
+ * Memo of k_x: ComputeCorrectionFactor(ref, job, h, kBound).k is a pure function of the two
+ * timelines (compared bit for bit through their interned byte strings), h and kBound, and
+ * successive decisions of a trace run ask for the same pairs again and again; each entry saves
+ * two SimulateSharedLink runs. Per thread (deterministic also when runs go in parallel);
+ * cleared when it holds more than MEMO_MAX_BYTES of timelines.
+ */
+class CorrectionMemo
+{
+  public:
+    /// \return k for the pair, computed with ComputeCorrectionFactor on a miss
+    double K(const TimelineJob& ref, const TimelineJob& job, double h, double kBound)
+    {
+        if (m_bytes > MEMO_MAX_BYTES)
+        {
+            m_ids.clear();
+            m_k.clear();
+            m_bytes = 0;
+        }
+        std::string key = Intern(ref);
+        key += Intern(job);
+        AppendBytes(key, h);
+        AppendBytes(key, kBound);
+        auto it = m_k.find(key);
+        if (it != m_k.end())
+        {
+            return it->second;
+        }
+        const double k = ComputeCorrectionFactor(ref, job, h, kBound).k;
+        m_k.emplace(std::move(key), k);
+        return k;
+    }
+
+  private:
+    static constexpr std::size_t MEMO_MAX_BYTES = 256u << 20; //!< timeline bytes kept at most
+
+    /// \return a short key (8 bytes) standing for the timeline's content
+    std::string Intern(const TimelineJob& t)
+    {
+        std::string bytes = TimelineBytes(t);
+        const std::size_t size = bytes.size();
+        auto [it, fresh] = m_ids.emplace(std::move(bytes), m_ids.size());
+        if (fresh)
+        {
+            m_bytes += size;
+        }
+        std::string id;
+        AppendBytes(id, static_cast<uint64_t>(it->second));
+        return id;
+    }
+
+    std::unordered_map<std::string, uint64_t> m_ids; //!< timeline bytes -> id
+    std::unordered_map<std::string, double> m_k;     //!< (ref id, job id, h, kBound) -> k
+    std::size_t m_bytes{0};                          //!< bytes of the interned timelines
+};
 
 } // namespace
 
@@ -244,7 +341,8 @@ CruxAssignPriorities(const ClusterModel& model, const CruxOptions& options, Deci
         {
             const TimelineJob jt = ToTimelineJob(job, jd.commTime);
             const double h = CorrectionHorizon(refTimeline, jt, options.horizonIterations);
-            jd.k = ComputeCorrectionFactor(refTimeline, jt, h, options.kBound).k;
+            static thread_local CorrectionMemo memo;
+            jd.k = memo.K(refTimeline, jt, h, options.kBound);
         }
         jd.priorityScore = jd.k * jd.intensity;
     }

@@ -17,9 +17,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
+#include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace ns3
 {
@@ -62,10 +63,13 @@ struct PhasedJob
     std::vector<uint32_t> depsLeft; //!< per phase: dependencies not done
     std::vector<double> startAt;    //!< per phase: earliest start
     std::vector<double> remaining;  //!< per phase: link seconds left
-    std::vector<uint32_t> armed;    //!< dependencies done, not yet released
-    std::set<uint32_t> ready;       //!< released, data left to send
-    uint32_t left{0};               //!< phases not done
-    double endAt{0};                //!< earliest end of the iteration by the end dependencies
+    /// dependencies done, not yet released: min-heap of (startAt, phase) (a phase's startAt no
+    /// longer changes once it is armed)
+    std::vector<std::pair<double, uint32_t>> armed;
+    /// released, data left to send: min-heap of phase indices (the link serves the lowest)
+    std::vector<uint32_t> ready;
+    uint32_t left{0}; //!< phases not done
+    double endAt{0};  //!< earliest end of the iteration by the end dependencies
 
     /// \param j the job (one phase released at overlapStart x computeTime if it has none)
     explicit PhasedJob(const TimelineJob& j)
@@ -121,9 +125,10 @@ struct PhasedJob
             remaining[p] = phases[p].linkTime;
             if (depsLeft[p] == 0)
             {
-                armed.push_back(static_cast<uint32_t>(p));
+                armed.emplace_back(startAt[p], static_cast<uint32_t>(p));
             }
         }
+        std::make_heap(armed.begin(), armed.end(), std::greater<>());
         left = static_cast<uint32_t>(n);
         endAt = t;
     }
@@ -141,7 +146,8 @@ struct PhasedJob
             startAt[d.phase] = std::max(startAt[d.phase], t + d.lag);
             if (--depsLeft[d.phase] == 0)
             {
-                armed.push_back(d.phase);
+                armed.emplace_back(startAt[d.phase], d.phase);
+                std::push_heap(armed.begin(), armed.end(), std::greater<>());
             }
         }
     }
@@ -156,25 +162,22 @@ struct PhasedJob
         while (changed)
         {
             changed = false;
-            for (std::size_t i = 0; i < armed.size();)
+            // release the armed phases that are due (in any order: no number depends on it)
+            while (!armed.empty() && now >= armed.front().first)
             {
-                const uint32_t p = armed[i];
-                if (now >= startAt[p])
+                const uint32_t p = armed.front().second;
+                std::pop_heap(armed.begin(), armed.end(), std::greater<>());
+                armed.pop_back();
+                if (remaining[p] <= 0)
                 {
-                    armed[i] = armed.back();
-                    armed.pop_back();
-                    if (remaining[p] <= 0)
-                    {
-                        Done(p, now);
-                    }
-                    else
-                    {
-                        ready.insert(p);
-                    }
-                    changed = true;
-                    continue;
+                    Done(p, now);
                 }
-                ++i;
+                else
+                {
+                    ready.push_back(p);
+                    std::push_heap(ready.begin(), ready.end(), std::greater<>());
+                }
+                changed = true;
             }
             if (left == 0 && now >= iterStart + compute && now >= endAt && iterStart < now)
             {
@@ -198,9 +201,9 @@ struct PhasedJob
         {
             next = std::min(next, endAt);
         }
-        for (uint32_t p : armed)
+        if (!armed.empty())
         {
-            next = std::min(next, startAt[p]);
+            next = std::min(next, armed.front().first);
         }
         return next;
     }
@@ -252,7 +255,7 @@ SimulatePhases(const std::array<TimelineJob, 2>& jobs, uint32_t highPriority, do
         {
             // the link sends the high-priority job's lowest released phase (strict priority)
             PhasedJob& s = st[sender];
-            const uint32_t phase = *s.ready.begin();
+            const uint32_t phase = s.ready.front();
             const double finish = now + s.remaining[phase];
             next = std::min(next, finish);
             result.sendTime[sender] +=
@@ -260,7 +263,8 @@ SimulatePhases(const std::array<TimelineJob, 2>& jobs, uint32_t highPriority, do
             if (next == finish)
             {
                 s.remaining[phase] = 0;
-                s.ready.erase(s.ready.begin());
+                std::pop_heap(s.ready.begin(), s.ready.end(), std::greater<>());
+                s.ready.pop_back();
                 s.Done(phase, next);
             }
             else
