@@ -141,6 +141,8 @@ CRUX_HEADERS = [
     # --- workload ---
     'model/util/checked-parse.h',
     'model/util/checked-command-line.h',
+    # --- ns-3.35/3.37 adapter (functor events and callbacks) ---
+    'model/util/crux-compat.h',
     'model/workload/crux-scenario.h',
     'model/workload/model-zoo.h',
     'model/workload/parallel-plan.h',

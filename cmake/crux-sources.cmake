@@ -134,6 +134,8 @@ set(CRUX_HEADERS
     # --- input checks ---
     model/util/checked-parse.h
     model/util/checked-command-line.h
+    # --- ns-3.35/3.37 adapter (functor events and callbacks) ---
+    model/util/crux-compat.h
     # --- workload ---
     model/workload/crux-scenario.h
     model/workload/model-zoo.h

@@ -17,6 +17,7 @@
 
 #include "result-directory.h"
 
+#include "ns3/crux-compat.h"
 #include "ns3/boolean.h"
 #include "ns3/chakra-trace.h"
 #include "ns3/comm-scheduler.h"
@@ -632,7 +633,7 @@ ConnectLinkCounters(const RunFabric& f, RunState& state)
         auto* counters = &state.linkTcBytes[l];
         f.topo->GetLink(l).txDev->TraceConnectWithoutContext(
             "MacTx",
-            Callback<void, Ptr<const Packet>, uint8_t>([counters](Ptr<const Packet> p, uint8_t tc) {
+            crux::MakeFunctorCallback<void, Ptr<const Packet>, uint8_t>([counters](Ptr<const Packet> p, uint8_t tc) {
                 if (tc < crux::NUM_TRAFFIC_CLASSES) // data; ACK/NAK/CNP: the control class
                 {
                     (*counters)[tc] += p->GetSize();
@@ -640,7 +641,7 @@ ConnectLinkCounters(const RunFabric& f, RunState& state)
             }));
         f.topo->GetLink(l).txDev->TraceConnectWithoutContext(
             "Drop",
-            Callback<void, Ptr<const Packet>, uint8_t, const std::string&>(
+            crux::MakeFunctorCallback<void, Ptr<const Packet>, uint8_t, const std::string&>(
                 [&state](Ptr<const Packet>, uint8_t, const std::string& reason) {
                     ++state.deviceDrops["device:" + reason];
                 }));
@@ -666,7 +667,7 @@ InstallJobApps(const std::vector<DltJob>& jobs,
             MakeCallback(&GpuIntensityTracker::NotifyIterationComplete, tracker));
         app->TraceConnectWithoutContext(
             "AllReduceComplete",
-            Callback<void, uint32_t, uint32_t, uint32_t, Time, Time>(
+            crux::MakeFunctorCallback<void, uint32_t, uint32_t, uint32_t, Time, Time>(
                 [&state](uint32_t jobId, uint32_t iter, uint32_t, Time start, Time end) {
                     state.comm[{jobId, iter}] += (end - start).GetSeconds();
                 }));
@@ -675,7 +676,7 @@ InstallJobApps(const std::vector<DltJob>& jobs,
             ++state.measuredRemaining;
             app->TraceConnectWithoutContext(
                 "JobComplete",
-                Callback<void, uint32_t, Time>([&state](uint32_t, Time) {
+                crux::MakeFunctorCallback<void, uint32_t, Time>([&state](uint32_t, Time) {
                     if (--state.measuredRemaining == 0)
                     {
                         Simulator::Stop();

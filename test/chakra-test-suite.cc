@@ -27,6 +27,7 @@
 
 #include "crux-test-util.h"
 
+#include "ns3/crux-compat.h"
 #include "ns3/chakra-trace.h"
 #include "ns3/collectives.h"
 #include "ns3/comm-dag-runner.h"
@@ -126,7 +127,7 @@ RunDag(Ptr<MessageTransport> t, std::shared_ptr<CommDag> dag)
     DagRun r;
     Ptr<CommDagRunner> runner = CreateObject<CommDagRunner>();
     runner->Setup(t, 1, dag, 0);
-    runner->Start(Callback<void>([&r]() { r.seconds = Simulator::Now().GetSeconds(); }));
+    runner->Start(crux::MakeFunctorCallback<void>([&r]() { r.seconds = Simulator::Now().GetSeconds(); }));
     Simulator::Run();
     r.bytesByRank = runner->GetBytesSentByRank();
     runner->Dispose();
@@ -160,7 +161,7 @@ Star(uint32_t hosts, double rate)
         t->AddLink(DataRate(static_cast<uint64_t>(rate)), MicroSeconds(1));
     }
     t->SetPathResolver(
-        FlowTransport::PathResolver([](const RdmaQpKey& k, uint16_t) -> std::vector<uint32_t> {
+        crux::MakeFunctorCallback([](const RdmaQpKey& k, uint16_t) -> std::vector<uint32_t> {
             return {2 * k.src.host, 2 * k.dst.host + 1};
         }));
     return t;
@@ -403,7 +404,7 @@ class ChakraFabricsTestCase : public TestCase
                     Ptr<CommDagRunner> runner = CreateObject<CommDagRunner>();
                     runner->Setup(tr, 1, dag, 0);
                     runner->Start(
-                        Callback<void>([&run]() { run.seconds = Simulator::Now().GetSeconds(); }));
+                        crux::MakeFunctorCallback<void>([&run]() { run.seconds = Simulator::Now().GetSeconds(); }));
                     Simulator::Run();
                     run.bytesByRank = runner->GetBytesSentByRank();
                     uint64_t retransmitted = 0;

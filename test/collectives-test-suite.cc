@@ -22,6 +22,7 @@
 
 #include "crux-test-util.h"
 
+#include "ns3/crux-compat.h"
 #include "ns3/collectives.h"
 #include "ns3/comm-dag-runner.h"
 #include "ns3/comm-dag.h"
@@ -174,7 +175,7 @@ RunDag(Ptr<MessageTransport> t, std::shared_ptr<CommDag> dag)
     DagRun r;
     Ptr<CommDagRunner> runner = CreateObject<CommDagRunner>();
     runner->Setup(t, 1, dag, 0);
-    runner->Start(Callback<void>([&r]() { r.seconds = Simulator::Now().GetSeconds(); }));
+    runner->Start(crux::MakeFunctorCallback<void>([&r]() { r.seconds = Simulator::Now().GetSeconds(); }));
     Simulator::Run();
     r.bytesByRank = runner->GetBytesSentByRank();
     r.messages = runner->GetMessagesSent();
@@ -200,7 +201,7 @@ Star(uint32_t hosts, uint32_t gpus, double rate, Time delay)
         t->AddLink(DataRate(static_cast<uint64_t>(rate)), delay);
     }
     t->SetPathResolver(
-        FlowTransport::PathResolver([](const RdmaQpKey& k, uint16_t) -> std::vector<uint32_t> {
+        crux::MakeFunctorCallback([](const RdmaQpKey& k, uint16_t) -> std::vector<uint32_t> {
             return {2 * k.src.host, 2 * k.dst.host + 1};
         }));
     return t;
@@ -224,7 +225,7 @@ Mesh(uint32_t hosts, uint32_t flows, double rate, Time delay)
     {
         t->AddLink(DataRate(static_cast<uint64_t>(rate)), delay);
     }
-    t->SetPathResolver(FlowTransport::PathResolver(
+    t->SetPathResolver(crux::MakeFunctorCallback(
         [](const RdmaQpKey& k, uint16_t) -> std::vector<uint32_t> { return {k.flowId}; }));
     return t;
 }
@@ -555,7 +556,7 @@ class CollectivePacketVsFlowTestCase : public TestCase
                 runner->Setup(t, 1, dag, 0);
                 double& packet = packetBy[cc];
                 runner->Start(
-                    Callback<void>([&packet]() { packet = Simulator::Now().GetSeconds(); }));
+                    crux::MakeFunctorCallback<void>([&packet]() { packet = Simulator::Now().GetSeconds(); }));
                 Simulator::Run();
                 for (auto& nic : nics)
                 {
@@ -737,7 +738,7 @@ class MoePacketTestCase : public TestCase
         {
             topo->GetLink(l).txDev->TraceConnectWithoutContext(
                 "Drop",
-                Callback<void, Ptr<const Packet>, uint8_t, const std::string&>(
+                crux::MakeFunctorCallback<void, Ptr<const Packet>, uint8_t, const std::string&>(
                     [&deviceDrops](Ptr<const Packet>, uint8_t, const std::string&) {
                         ++deviceDrops;
                     }));

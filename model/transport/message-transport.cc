@@ -15,6 +15,7 @@
 
 #include "message-transport.h"
 
+#include "ns3/crux-compat.h"
 #include "ns3/fatal-error.h"
 #include "ns3/simulator.h"
 
@@ -115,7 +116,7 @@ MessageTransport::SendOverNvlink(const MessageRequest& req,
     egress = start + serialization;
     if (!done.IsNull())
     {
-        Simulator::Schedule(egress + latency - now, done);
+        crux::Schedule(egress + latency - now, done);
     }
 }
 

@@ -15,6 +15,7 @@
 
 #include "comm-dag-runner.h"
 
+#include "ns3/crux-compat.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
@@ -249,7 +250,7 @@ CommDagRunner::Issue(CommDag::NodeId n)
                         << ", " << node.bytes << " B, flow " << node.flow);
     m_transport->Send(
         req,
-        MakeCallback(&CommDagRunner::Delivered, Ptr<CommDagRunner>(this), n, m_generation));
+        crux::MakeBoundMemberCallback(&CommDagRunner::Delivered, Ptr<CommDagRunner>(this), n, m_generation));
 }
 
 void
