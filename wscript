@@ -202,6 +202,8 @@ CRUX_TEST_SOURCES = [
     'test/cluster-run-test-suite.cc',
     # scheduling
     'test/flow-evaluator-crosscheck-test-suite.cc',
+    # ns-3.35/3.37 adapter
+    'test/crux-compat-test-suite.cc',
 ]
 
 # Protocol-buffer schemas (= CRUX_PROTO_FILES): compiled by protoc into the build directory;

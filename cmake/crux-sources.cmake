@@ -196,6 +196,8 @@ set(CRUX_TEST_SOURCES
     test/cluster-run-test-suite.cc
     # --- scheduling ---
     test/flow-evaluator-crosscheck-test-suite.cc
+    # --- ns-3.35/3.37 adapter ---
+    test/crux-compat-test-suite.cc
 )
 
 # Names of the ns-3 TestSuites above; ctest runs each one separately.
@@ -221,6 +223,8 @@ set(CRUX_TEST_SUITES
     crux-cluster-run
     # --- scheduling ---
     crux-evaluator-crosscheck
+    # --- ns-3.35/3.37 adapter ---
+    crux-compat
 )
 
 # GoogleTest sources for the pure scheduling layer.

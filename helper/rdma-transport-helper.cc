@@ -16,6 +16,7 @@
 #include "rdma-transport-helper.h"
 
 #include "ns3/boolean.h"
+#include "ns3/crux-compat.h"
 #include "ns3/data-rate.h"
 #include "ns3/fatal-error.h"
 #include "ns3/inband-telemetry-header.h"
@@ -200,8 +201,8 @@ RdmaTransportHelper::Install(const std::vector<std::vector<Ptr<QbbNetDevice>>>& 
                 const DataRate rate = dev->GetDataRate();
                 DefaultBaseRtt(nic,
                                ch->GetDelay() * 2 +
-                                   rate.CalculateBytesTxTime(DataFrameBytes(nic) + 4 + 20) +
-                                   rate.CalculateBytesTxTime(AckFrameBytes() + 4 + 20));
+                                   crux::BytesTxTime(rate, DataFrameBytes(nic) + 4 + 20) +
+                                   crux::BytesTxTime(rate, AckFrameBytes() + 4 + 20));
             }
             t->AddNic(h, n, nic);
         }

@@ -15,6 +15,7 @@
 
 #include "crux-topology.h"
 
+#include "ns3/crux-compat.h"
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
@@ -658,7 +659,7 @@ CruxTopology::GetBaseRtt(const CruxPath& path,
         UintegerValue ifg;
         dev->GetAttribute("InterframeGapBytes", ifg);
         const uint64_t bytes = std::max<uint64_t>(frame + 4, 64) + ifg.Get();
-        return dev->GetDataRate().CalculateBytesTxTime(static_cast<uint32_t>(bytes));
+        return crux::BytesTxTime(dev->GetDataRate(), static_cast<uint32_t>(bytes));
     };
     Time rtt(0);
     for (uint32_t id : path)

@@ -15,8 +15,8 @@
 
 #include "flow-transport.h"
 
-#include "ns3/crux-compat.h"
 #include "ns3/boolean.h"
+#include "ns3/crux-compat.h"
 #include "ns3/fatal-error.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -356,7 +356,7 @@ FlowTransport::GetPathLatency(const std::vector<uint32_t>& path, uint64_t payloa
         Time slowest(0);
         for (uint32_t l : path)
         {
-            const Time ser = m_linkRate[l].CalculateBytesTxTime(wire);
+            const Time ser = crux::BytesTxTime(m_linkRate[l], wire);
             sum += ser;
             slowest = std::max(slowest, ser);
         }

@@ -105,12 +105,12 @@ MessageTransport::SendOverNvlink(const MessageRequest& req,
     Time serialization;
     if (req.bytes < 2 * PIECE)
     {
-        serialization = rate.CalculateBytesTxTime(static_cast<uint32_t>(req.bytes));
+        serialization = crux::BytesTxTime(rate, static_cast<uint32_t>(req.bytes));
     }
     else
     {
-        serialization = rate.CalculateBytesTxTime(static_cast<uint32_t>(req.bytes % PIECE)) +
-                        rate.CalculateBytesTxTime(static_cast<uint32_t>(PIECE)) *
+        serialization = crux::BytesTxTime(rate, static_cast<uint32_t>(req.bytes % PIECE)) +
+                        crux::BytesTxTime(rate, static_cast<uint32_t>(PIECE)) *
                             static_cast<int64_t>(req.bytes / PIECE);
     }
     egress = start + serialization;

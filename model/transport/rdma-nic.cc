@@ -19,6 +19,7 @@
 #include "roce-header.h"
 
 #include "ns3/boolean.h"
+#include "ns3/crux-compat.h"
 #include "ns3/crux-run-error.h"
 #include "ns3/data-rate.h"
 #include "ns3/fatal-error.h"
@@ -802,12 +803,12 @@ RdmaNic::SendDataPacket(RdmaQueuePair* qp)
     {
         // pace: the next packet may leave one frame time at the allowed rate later
         // (frame + FCS + preamble/interframe gap, as the device serializes it)
-        qp->m_nextTxTime = now + rate.CalculateBytesTxTime(frameBytes + 4 + 20);
+        qp->m_nextTxTime = now + crux::BytesTxTime(rate, frameBytes + 4 + 20);
     }
     if (m_pcieRate.GetBitRate() > 0)
     {
         m_pcieFreeAt =
-            std::max(now, m_pcieFreeAt) + m_pcieRate.CalculateBytesTxTime(frameBytes + 4 + 20);
+            std::max(now, m_pcieFreeAt) + crux::BytesTxTime(m_pcieRate, frameBytes + 4 + 20);
     }
     AddHeaders(p, qp, dscp, true);
     m_txDataTrace(p);
