@@ -151,7 +151,7 @@ class CompatTxTimeTestCase : public TestCase
 {
   public:
     CompatTxTimeTestCase()
-        : TestCase("BytesTxTime: 8 x bytes / rate rounded to the nearest ns (ns-3.37's "
+        : TestCase("BytesTxTime: 8 x bytes over the rate, rounded to the nearest ns (ns-3.37's "
                    "CalculateBytesTxTime), wraps at 2^32 bits")
     {
     }
