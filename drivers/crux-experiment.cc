@@ -17,10 +17,10 @@
 
 #include "result-directory.h"
 
-#include "ns3/crux-compat.h"
 #include "ns3/boolean.h"
 #include "ns3/chakra-trace.h"
 #include "ns3/comm-scheduler.h"
+#include "ns3/crux-compat.h"
 #include "ns3/crux-helper.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/data-rate.h"
@@ -633,12 +633,13 @@ ConnectLinkCounters(const RunFabric& f, RunState& state)
         auto* counters = &state.linkTcBytes[l];
         f.topo->GetLink(l).txDev->TraceConnectWithoutContext(
             "MacTx",
-            crux::MakeFunctorCallback<void, Ptr<const Packet>, uint8_t>([counters](Ptr<const Packet> p, uint8_t tc) {
-                if (tc < crux::NUM_TRAFFIC_CLASSES) // data; ACK/NAK/CNP: the control class
-                {
-                    (*counters)[tc] += p->GetSize();
-                }
-            }));
+            crux::MakeFunctorCallback<void, Ptr<const Packet>, uint8_t>(
+                [counters](Ptr<const Packet> p, uint8_t tc) {
+                    if (tc < crux::NUM_TRAFFIC_CLASSES) // data; ACK/NAK/CNP: the control class
+                    {
+                        (*counters)[tc] += p->GetSize();
+                    }
+                }));
         f.topo->GetLink(l).txDev->TraceConnectWithoutContext(
             "Drop",
             crux::MakeFunctorCallback<void, Ptr<const Packet>, uint8_t, const std::string&>(

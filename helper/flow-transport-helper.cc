@@ -53,7 +53,7 @@ FlowTransportHelper::MakePathResolver(Ptr<CruxTopology> topo)
         NS_FATAL_ERROR("FlowTransportHelper::MakePathResolver: topology is null");
     }
     return crux::MakeFunctorCallback([topo](const RdmaQpKey& key,
-                                              uint16_t port) -> std::vector<uint32_t> {
+                                            uint16_t port) -> std::vector<uint32_t> {
         const ClusterTopology& desc = topo->GetDescription();
         if (key.src.host == key.dst.host)
         {

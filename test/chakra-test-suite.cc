@@ -27,11 +27,11 @@
 
 #include "crux-test-util.h"
 
-#include "ns3/crux-compat.h"
 #include "ns3/chakra-trace.h"
 #include "ns3/collectives.h"
 #include "ns3/comm-dag-runner.h"
 #include "ns3/comm-dag.h"
+#include "ns3/crux-compat.h"
 #include "ns3/crux-experiment.h"
 #include "ns3/crux-scenario.h"
 #include "ns3/crux-topology-helper.h"
@@ -127,7 +127,8 @@ RunDag(Ptr<MessageTransport> t, std::shared_ptr<CommDag> dag)
     DagRun r;
     Ptr<CommDagRunner> runner = CreateObject<CommDagRunner>();
     runner->Setup(t, 1, dag, 0);
-    runner->Start(crux::MakeFunctorCallback<void>([&r]() { r.seconds = Simulator::Now().GetSeconds(); }));
+    runner->Start(
+        crux::MakeFunctorCallback<void>([&r]() { r.seconds = Simulator::Now().GetSeconds(); }));
     Simulator::Run();
     r.bytesByRank = runner->GetBytesSentByRank();
     runner->Dispose();
@@ -403,8 +404,8 @@ class ChakraFabricsTestCase : public TestCase
                     DagRun run;
                     Ptr<CommDagRunner> runner = CreateObject<CommDagRunner>();
                     runner->Setup(tr, 1, dag, 0);
-                    runner->Start(
-                        crux::MakeFunctorCallback<void>([&run]() { run.seconds = Simulator::Now().GetSeconds(); }));
+                    runner->Start(crux::MakeFunctorCallback<void>(
+                        [&run]() { run.seconds = Simulator::Now().GetSeconds(); }));
                     Simulator::Run();
                     run.bytesByRank = runner->GetBytesSentByRank();
                     uint64_t retransmitted = 0;

@@ -22,10 +22,10 @@
 
 #include "crux-test-util.h"
 
-#include "ns3/crux-compat.h"
 #include "ns3/collectives.h"
 #include "ns3/comm-dag-runner.h"
 #include "ns3/comm-dag.h"
+#include "ns3/crux-compat.h"
 #include "ns3/crux-switch.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/crux-topology.h"
@@ -175,7 +175,8 @@ RunDag(Ptr<MessageTransport> t, std::shared_ptr<CommDag> dag)
     DagRun r;
     Ptr<CommDagRunner> runner = CreateObject<CommDagRunner>();
     runner->Setup(t, 1, dag, 0);
-    runner->Start(crux::MakeFunctorCallback<void>([&r]() { r.seconds = Simulator::Now().GetSeconds(); }));
+    runner->Start(
+        crux::MakeFunctorCallback<void>([&r]() { r.seconds = Simulator::Now().GetSeconds(); }));
     Simulator::Run();
     r.bytesByRank = runner->GetBytesSentByRank();
     r.messages = runner->GetMessagesSent();
@@ -555,8 +556,8 @@ class CollectivePacketVsFlowTestCase : public TestCase
                 Ptr<CommDagRunner> runner = CreateObject<CommDagRunner>();
                 runner->Setup(t, 1, dag, 0);
                 double& packet = packetBy[cc];
-                runner->Start(
-                    crux::MakeFunctorCallback<void>([&packet]() { packet = Simulator::Now().GetSeconds(); }));
+                runner->Start(crux::MakeFunctorCallback<void>(
+                    [&packet]() { packet = Simulator::Now().GetSeconds(); }));
                 Simulator::Run();
                 for (auto& nic : nics)
                 {

@@ -20,8 +20,8 @@
 
 #include "crux-test-util.h"
 
-#include "ns3/crux-compat.h"
 #include "ns3/boolean.h"
+#include "ns3/crux-compat.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/crux-topology.h"
 #include "ns3/dlt-job-application.h"
@@ -71,8 +71,8 @@ MakeFluid(uint32_t hosts,
     {
         t->AddLink(DataRate(static_cast<uint64_t>(rate)), MicroSeconds(delayUs));
     }
-    t->SetPathResolver(crux::MakeFunctorCallback(
-        [paths](const RdmaQpKey& key, uint16_t) -> std::vector<uint32_t> {
+    t->SetPathResolver(
+        crux::MakeFunctorCallback([paths](const RdmaQpKey& key, uint16_t) -> std::vector<uint32_t> {
             return paths.at(key.flowId);
         }));
     return t;
@@ -86,7 +86,8 @@ struct Completions
     /// \return a callback storing Now() under \p tag \param tag tag
     Callback<void> Make(uint32_t tag)
     {
-        return crux::MakeFunctorCallback<void>([this, tag]() { at[tag] = Simulator::Now().GetSeconds(); });
+        return crux::MakeFunctorCallback<void>(
+            [this, tag]() { at[tag] = Simulator::Now().GetSeconds(); });
     }
 };
 
@@ -230,9 +231,8 @@ class PriorityTestCase : public TestCase
                         done.Make(2));
             });
             double starved = -1;
-            crux::Schedule(MicroSeconds(40), [&]() {
-                starved = t->GetFlowRate(Key(1, 1, Gpu(0, 0), Gpu(1, 0)));
-            });
+            crux::Schedule(MicroSeconds(40),
+                           [&]() { starved = t->GetFlowRate(Key(1, 1, Gpu(0, 0), Gpu(1, 0))); });
             Simulator::Run();
             // TC 7: 0-80 µs; TC 0: 80-100 µs (250 kB), TC 3: 100-120 µs, TC 0: 120-180 µs
             NS_TEST_ASSERT_MSG_EQ(starved, 0, "TC 0 starved while TC 7 fills the link");
@@ -544,7 +544,9 @@ RunPacket(const std::vector<MessageRequest>& reqs)
     }
     for (size_t i = 0; i < reqs.size(); ++i)
     {
-        t->Send(reqs[i], crux::MakeFunctorCallback<void>([&r, i]() { r.done[i] = Simulator::Now().GetSeconds(); }));
+        t->Send(reqs[i], crux::MakeFunctorCallback<void>([&r, i]() {
+                    r.done[i] = Simulator::Now().GetSeconds();
+                }));
     }
     Simulator::Run();
     for (uint32_t l = 0; l < topo->GetNLinks(); ++l)
@@ -579,7 +581,9 @@ RunFlow(const std::vector<MessageRequest>& reqs, bool fluid = false)
     Ptr<FlowTransport> t = fh.Install(topo);
     for (size_t i = 0; i < reqs.size(); ++i)
     {
-        t->Send(reqs[i], crux::MakeFunctorCallback<void>([&r, i]() { r.done[i] = Simulator::Now().GetSeconds(); }));
+        t->Send(reqs[i], crux::MakeFunctorCallback<void>([&r, i]() {
+                    r.done[i] = Simulator::Now().GetSeconds();
+                }));
         r.flowPaths.push_back(t->GetPath(RdmaQpKey::FromRequest(reqs[i])));
     }
     Simulator::Run();

@@ -20,9 +20,9 @@
 
 #include "crux-test-util.h"
 
-#include "ns3/crux-compat.h"
 #include "ns3/cluster-model.h"
 #include "ns3/cluster-topology.h"
+#include "ns3/crux-compat.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/crux-topology.h"
 #include "ns3/dlt-job-application.h"
@@ -140,9 +140,10 @@ class PcieSharingTestCase : public TestCase
             double rate = -1;
             double done = -1;
             t->Send(Req(1, 0, Gpu(0, 0), Gpu(1, 0), 12000000),
-                    crux::MakeFunctorCallback<void>([&done]() { done = Simulator::Now().GetSeconds(); }));
+                    crux::MakeFunctorCallback<void>(
+                        [&done]() { done = Simulator::Now().GetSeconds(); }));
             crux::Schedule(MicroSeconds(10),
-                                [&]() { rate = t->GetFlowRate(Key(1, 0, Gpu(0, 0), Gpu(1, 0))); });
+                           [&]() { rate = t->GetFlowRate(Key(1, 0, Gpu(0, 0), Gpu(1, 0))); });
             Simulator::Run();
             Simulator::Destroy();
             NS_TEST_ASSERT_MSG_EQ_TOL(rate, pcie, 1, "one GPU alone: the PCIe rate");
@@ -192,11 +193,14 @@ class NvlinkFlowTestCase : public TestCase
         Ptr<FlowTransport> t = Fluid(topo);
         std::map<int, double> done;
         t->Send(Req(1, 0, Gpu(0, 0), Gpu(0, 1), 24000000),
-                crux::MakeFunctorCallback<void>([&done]() { done[0] = Simulator::Now().GetSeconds(); }));
+                crux::MakeFunctorCallback<void>(
+                    [&done]() { done[0] = Simulator::Now().GetSeconds(); }));
         t->Send(Req(1, 1, Gpu(0, 0), Gpu(0, 5), 24000000),
-                crux::MakeFunctorCallback<void>([&done]() { done[1] = Simulator::Now().GetSeconds(); }));
+                crux::MakeFunctorCallback<void>(
+                    [&done]() { done[1] = Simulator::Now().GetSeconds(); }));
         t->Send(Req(1, 2, Gpu(1, 3), Gpu(1, 4), 24000000),
-                crux::MakeFunctorCallback<void>([&done]() { done[2] = Simulator::Now().GetSeconds(); }));
+                crux::MakeFunctorCallback<void>(
+                    [&done]() { done[2] = Simulator::Now().GetSeconds(); }));
         Simulator::Run();
         Simulator::Destroy();
         // GPU 0 of host 0 sends two messages: its NVLink egress is shared (1,200 Gbit/s each)
@@ -373,9 +377,11 @@ class PacketFabricTestCase : public TestCase
         }
         std::pair<double, double> done{-1, -1};
         t->Send(Req(1, 0, Gpu(0, 0), Gpu(1, 0), 12000000, dscpA),
-                crux::MakeFunctorCallback<void>([&done]() { done.first = Simulator::Now().GetSeconds(); }));
+                crux::MakeFunctorCallback<void>(
+                    [&done]() { done.first = Simulator::Now().GetSeconds(); }));
         t->Send(Req(2, 0, Gpu(0, 1), Gpu(1, 2), 12000000, 0),
-                crux::MakeFunctorCallback<void>([&done]() { done.second = Simulator::Now().GetSeconds(); }));
+                crux::MakeFunctorCallback<void>(
+                    [&done]() { done.second = Simulator::Now().GetSeconds(); }));
         Simulator::Run();
         Simulator::Destroy();
         return done;

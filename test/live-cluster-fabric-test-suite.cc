@@ -17,10 +17,10 @@
 // scheduler decisions installed while the jobs run (the "flow" engine of the cluster runs).
 // Every number below comes from a real flow-level simulation.
 
-#include "ns3/crux-compat.h"
 #include "ns3/cluster-model.h"
 #include "ns3/cluster-topology.h"
 #include "ns3/comm-scheduler.h"
+#include "ns3/crux-compat.h"
 #include "ns3/dlt-job-application.h"
 #include "ns3/dlt-job.h"
 #include "ns3/flow-transport.h"
@@ -368,11 +368,12 @@ class LiveFabricPriorityTestCase : public TestCase
         const double tChange = 0.3;
         uint64_t tc1AtChange = 1;
         std::vector<uint32_t> changed;
-        fab->TraceConnectWithoutContext("DecisionApplied",
-                                        crux::MakeFunctorCallback<void, Time, uint32_t, uint32_t, uint32_t>(
-                                            [&changed](Time, uint32_t, uint32_t level, uint32_t c) {
-                                                changed.push_back(level * 100 + c);
-                                            }));
+        fab->TraceConnectWithoutContext(
+            "DecisionApplied",
+            crux::MakeFunctorCallback<void, Time, uint32_t, uint32_t, uint32_t>(
+                [&changed](Time, uint32_t, uint32_t level, uint32_t c) {
+                    changed.push_back(level * 100 + c);
+                }));
         crux::Schedule(Seconds(tChange), [&]() {
             tc1AtChange = ft->GetLinkBytes(shared, 1);
             fab->ApplyDecision(cm1, d1);

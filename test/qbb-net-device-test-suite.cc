@@ -19,8 +19,8 @@
 
 #include "crux-test-util.h"
 
-#include "ns3/crux-compat.h"
 #include "ns3/boolean.h"
+#include "ns3/crux-compat.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
@@ -405,11 +405,12 @@ class QbbPauseTestCase : public TestCase
                     pauseRx.push_back(PauseRx{Simulator::Now(), tc, q});
                 }));
         std::vector<std::pair<uint8_t, uint16_t>> pauseTx;
-        l.db->TraceConnectWithoutContext("PfcTx",
-                                         crux::MakeFunctorCallback<void, Ptr<const QbbNetDevice>, uint8_t, uint16_t>(
-                                             [&](Ptr<const QbbNetDevice>, uint8_t tc, uint16_t q) {
-                                                 pauseTx.emplace_back(tc, q);
-                                             }));
+        l.db->TraceConnectWithoutContext(
+            "PfcTx",
+            crux::MakeFunctorCallback<void, Ptr<const QbbNetDevice>, uint8_t, uint16_t>(
+                [&](Ptr<const QbbNetDevice>, uint8_t tc, uint16_t q) {
+                    pauseTx.emplace_back(tc, q);
+                }));
         std::vector<Ptr<Packet>> bWire; // frames sent by b (PAUSE only), copies
         l.db->TraceConnectWithoutContext(
             "Sniffer",
@@ -899,8 +900,8 @@ class QbbThroughputBenchTestCase : public TestCase
             [&received](Ptr<QbbNetDevice>, Ptr<Packet>, uint16_t) { ++received; }));
         const Address dest = l.da->GetBroadcast();
         Ptr<QbbNetDevice> dev = l.da;
-        l.da->SetDequeueHandler(crux::MakeFunctorCallback(
-            [dev, &dest](Ptr<QbbNetDevice>, Ptr<const Packet>, uint8_t) {
+        l.da->SetDequeueHandler(
+            crux::MakeFunctorCallback([dev, &dest](Ptr<QbbNetDevice>, Ptr<const Packet>, uint8_t) {
                 dev->SendInTc(Create<Packet>(4082), dest, IPV4, 1);
             }));
         for (int k = 0; k < 4; ++k)

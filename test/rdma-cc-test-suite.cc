@@ -21,8 +21,8 @@
 
 #include "crux-test-util.h"
 
-#include "ns3/crux-compat.h"
 #include "ns3/boolean.h"
+#include "ns3/crux-compat.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/crux-topology.h"
 #include "ns3/dcqcn-congestion-control.h"
@@ -125,9 +125,9 @@ RunIncast(const std::string& cc, uint32_t n, uint64_t bytes, Time t0, Time t1)
     std::vector<double> done(n, 0);
     for (uint32_t h = 1; h <= n; ++h)
     {
-        s.transport->Send(Req(1, h, Gpu(h, 0), Gpu(0, 0), bytes), crux::MakeFunctorCallback<void>([&done, h]() {
-                              done[h - 1] = Simulator::Now().GetSeconds();
-                          }));
+        s.transport->Send(Req(1, h, Gpu(h, 0), Gpu(0, 0), bytes),
+                          crux::MakeFunctorCallback<void>(
+                              [&done, h]() { done[h - 1] = Simulator::Now().GetSeconds(); }));
     }
     std::vector<double> queue;
     uint64_t rx0 = 0;
@@ -260,9 +260,7 @@ class DcqcnFairnessTestCase : public TestCase
         std::vector<std::array<uint64_t, 2>> samples;
         for (Time t = settle; t <= end; t += MilliSeconds(1))
         {
-            crux::Schedule(t, [&]() {
-                samples.push_back({Delivered(s, 1), Delivered(s, 2)});
-            });
+            crux::Schedule(t, [&]() { samples.push_back({Delivered(s, 1), Delivered(s, 2)}); });
         }
         Simulator::Stop(end + NanoSeconds(1));
         Simulator::Run();
@@ -306,8 +304,9 @@ class DcqcnRecoveryTestCase : public TestCase
         // flow 2 congests flow 1's bottleneck for its 20 MB, then ends
         s.transport->Send(Req(1, 1, Gpu(1, 0), Gpu(0, 0), 400 * 1000 * 1000), Callback<void>());
         Time congestionEnd;
-        s.transport->Send(Req(1, 2, Gpu(2, 0), Gpu(0, 0), 20 * 1000 * 1000),
-                          crux::MakeFunctorCallback<void>([&]() { congestionEnd = Simulator::Now(); }));
+        s.transport->Send(
+            Req(1, 2, Gpu(2, 0), Gpu(0, 0), 20 * 1000 * 1000),
+            crux::MakeFunctorCallback<void>([&]() { congestionEnd = Simulator::Now(); }));
         Ptr<DcqcnCongestionControl> cc = DynamicCast<DcqcnCongestionControl>(
             s.transport->GetQueuePair(Key(1, 1, Gpu(1, 0), Gpu(0, 0)))->GetCongestionControl());
         Time lastCnp;
@@ -315,26 +314,27 @@ class DcqcnRecoveryTestCase : public TestCase
         double rt0 = 0;
         Time lineAt;
         uint32_t events = 0;
-        cc->TraceConnectWithoutContext("Rate",
-                                       crux::MakeFunctorCallback<void, DataRate, DataRate, const std::string&>(
-                                           [&](DataRate rc, DataRate rt, const std::string& ev) {
-                                               if (ev == "cnp")
-                                               {
-                                                   lastCnp = Simulator::Now();
-                                                   rc0 = static_cast<double>(rc.GetBitRate());
-                                                   rt0 = static_cast<double>(rt.GetBitRate());
-                                                   lineAt = Time(0);
-                                                   events = 0;
-                                               }
-                                               else
-                                               {
-                                                   ++events;
-                                                   if (ev == "line-rate")
-                                                   {
-                                                       lineAt = Simulator::Now();
-                                                   }
-                                               }
-                                           }));
+        cc->TraceConnectWithoutContext(
+            "Rate",
+            crux::MakeFunctorCallback<void, DataRate, DataRate, const std::string&>(
+                [&](DataRate rc, DataRate rt, const std::string& ev) {
+                    if (ev == "cnp")
+                    {
+                        lastCnp = Simulator::Now();
+                        rc0 = static_cast<double>(rc.GetBitRate());
+                        rt0 = static_cast<double>(rt.GetBitRate());
+                        lineAt = Time(0);
+                        events = 0;
+                    }
+                    else
+                    {
+                        ++events;
+                        if (ev == "line-rate")
+                        {
+                            lineAt = Simulator::Now();
+                        }
+                    }
+                }));
         Simulator::Stop(MilliSeconds(60));
         Simulator::Run();
 

@@ -20,11 +20,11 @@
 
 #include "crux-test-util.h"
 
-#include "ns3/crux-compat.h"
 #include "ns3/boolean.h"
 #include "ns3/collectives.h"
 #include "ns3/comm-dag-runner.h"
 #include "ns3/comm-dag.h"
+#include "ns3/crux-compat.h"
 #include "ns3/crux-switch.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/crux-topology.h"
@@ -548,7 +548,8 @@ class ManyMessagesTestCase : public TestCase
                                            qps[q].dst,
                                            bytes,
                                            static_cast<uint8_t>(8 * ((q + i / 3) % 3))),
-                                       crux::MakeFunctorCallback<void>([&order, q, i]() { order[q].push_back(i); }));
+                                       crux::MakeFunctorCallback<void>(
+                                           [&order, q, i]() { order[q].push_back(i); }));
                 }
             }
             Simulator::Run();
@@ -581,9 +582,9 @@ class ManyMessagesTestCase : public TestCase
             std::vector<double> done(4, 0);
             for (uint32_t f = 0; f < 4; ++f)
             {
-                h->transport->Send(
-                    Req(1, f, Gpu(0, 0), Gpu(1, 0), bytes, 16),
-                    crux::MakeFunctorCallback<void>([&done, f]() { done[f] = Simulator::Now().GetSeconds(); }));
+                h->transport->Send(Req(1, f, Gpu(0, 0), Gpu(1, 0), bytes, 16),
+                                   crux::MakeFunctorCallback<void>(
+                                       [&done, f]() { done[f] = Simulator::Now().GetSeconds(); }));
             }
             Simulator::Run();
             const double pkt = BurstSeconds({h->nicA->GetMtu()}, h->da);
@@ -604,9 +605,11 @@ class ManyMessagesTestCase : public TestCase
             double lowDone = 0;
             double highDone = 0;
             h->transport->Send(Req(1, 0, Gpu(0, 0), Gpu(1, 0), lowBytes, 8),
-                               crux::MakeFunctorCallback<void>([&]() { lowDone = Simulator::Now().GetSeconds(); }));
+                               crux::MakeFunctorCallback<void>(
+                                   [&]() { lowDone = Simulator::Now().GetSeconds(); }));
             h->transport->Send(Req(2, 0, Gpu(0, 0), Gpu(1, 0), highBytes, 40),
-                               crux::MakeFunctorCallback<void>([&]() { highDone = Simulator::Now().GetSeconds(); }));
+                               crux::MakeFunctorCallback<void>(
+                                   [&]() { highDone = Simulator::Now().GetSeconds(); }));
             Simulator::Run();
             const uint32_t mtu = h->nicA->GetMtu();
             const double pkt = BurstSeconds({mtu}, h->da);
@@ -653,8 +656,9 @@ class RandomLossTestCase : public TestCase
         {
             for (uint32_t q = 0; q < 2; ++q)
             {
-                h->transport->Send(Req(3, q, Gpu(0, 0), Gpu(1, 0), bytes),
-                                   crux::MakeFunctorCallback<void>([&order, q, i]() { order[q].push_back(i); }));
+                h->transport->Send(
+                    Req(3, q, Gpu(0, 0), Gpu(1, 0), bytes),
+                    crux::MakeFunctorCallback<void>([&order, q, i]() { order[q].push_back(i); }));
             }
         }
         Simulator::Run();
@@ -710,7 +714,10 @@ class TailLossTestCase : public TestCase
             std::vector<std::string> reasons;
             h->nicA->TraceConnectWithoutContext(
                 "Retransmit",
-                crux::MakeFunctorCallback<void, Ptr<const RdmaQueuePair>, uint32_t, const std::string&>(
+                crux::MakeFunctorCallback<void,
+                                          Ptr<const RdmaQueuePair>,
+                                          uint32_t,
+                                          const std::string&>(
                     [&](Ptr<const RdmaQueuePair>, uint32_t psn, const std::string& r) {
                         reasons.push_back(r);
                     }));
@@ -806,19 +813,21 @@ class PsnWrapTestCase : public TestCase
         uint32_t lastAckPsn = 0;
         h->nicB->GetDevice()->TraceConnectWithoutContext(
             "MacTx",
-            crux::MakeFunctorCallback<void, Ptr<const Packet>, uint8_t>([&](Ptr<const Packet> p, uint8_t) {
-                Parsed x = Parse(p);
-                if (x.ok && x.hasAeth && x.aeth.IsAck())
-                {
-                    lastAckPsn = x.bth.GetPsn();
-                }
-            }));
+            crux::MakeFunctorCallback<void, Ptr<const Packet>, uint8_t>(
+                [&](Ptr<const Packet> p, uint8_t) {
+                    Parsed x = Parse(p);
+                    if (x.ok && x.hasAeth && x.aeth.IsAck())
+                    {
+                        lastAckPsn = x.bth.GetPsn();
+                    }
+                }));
         const uint64_t bytes = 40 * 4096;
         std::vector<uint32_t> order;
         for (uint32_t i = 0; i < 3; ++i)
         {
-            h->transport->Send(Req(1, 0, Gpu(0, 0), Gpu(1, 0), bytes),
-                               crux::MakeFunctorCallback<void>([&order, i]() { order.push_back(i); }));
+            h->transport->Send(
+                Req(1, 0, Gpu(0, 0), Gpu(1, 0), bytes),
+                crux::MakeFunctorCallback<void>([&order, i]() { order.push_back(i); }));
         }
         Simulator::Run();
         RdmaQpStats s = h->transport->GetStats();
@@ -902,8 +911,9 @@ class PacingTestCase : public TestCase
         auto h = MakeTwoHosts(rdma);
         const uint64_t bytes = 1000000;
         double doneAt = 0;
-        h->transport->Send(Req(1, 0, Gpu(0, 0), Gpu(1, 0), bytes),
-                           crux::MakeFunctorCallback<void>([&]() { doneAt = Simulator::Now().GetSeconds(); }));
+        h->transport->Send(
+            Req(1, 0, Gpu(0, 0), Gpu(1, 0), bytes),
+            crux::MakeFunctorCallback<void>([&]() { doneAt = Simulator::Now().GetSeconds(); }));
         Simulator::Run();
         const std::vector<uint64_t> seg = Segments(bytes, h->nicA->GetMtu());
         // packet i starts at the sum of the paced gaps of packets 0..i-1 (wire bytes at
@@ -952,7 +962,8 @@ class IncastTestCase : public TestCase
         for (uint32_t s = 1; s <= 4; ++s)
         {
             t->Send(Req(1, 0, Gpu(s, 0), Gpu(0, 0), bytes, 24),
-                    crux::MakeFunctorCallback<void>([&done, s]() { done[s - 1] = Simulator::Now().GetSeconds(); }));
+                    crux::MakeFunctorCallback<void>(
+                        [&done, s]() { done[s - 1] = Simulator::Now().GetSeconds(); }));
         }
         Simulator::Run();
         Ptr<CruxSwitch> sw = topo->GetSwitch(0).sw;
@@ -1165,7 +1176,8 @@ class ManyQueuePairsTestCase : public TestCase
         uint32_t left = qps;
         for (uint32_t q = 0; q < qps; ++q)
         {
-            h->transport->Send(Req(1, q, Gpu(0, 0), Gpu(1, 0), perQp), crux::MakeFunctorCallback<void>([&]() {
+            h->transport->Send(Req(1, q, Gpu(0, 0), Gpu(1, 0), perQp),
+                               crux::MakeFunctorCallback<void>([&]() {
                                    if (--left == 0)
                                    {
                                        *done = Simulator::Now();
@@ -1259,12 +1271,15 @@ class TransportApiTestCase : public TestCase
         // intra-host: NVLink egress per GPU, alpha-beta
         std::vector<double> intra(3, 0);
         const uint64_t mb = 1000000;
-        t->Send(Req(1, 0, Gpu(0, 0), Gpu(0, 1), mb),
-                crux::MakeFunctorCallback<void>([&]() { intra[0] = Simulator::Now().GetSeconds(); }));
-        t->Send(Req(1, 1, Gpu(0, 0), Gpu(0, 2), mb),
-                crux::MakeFunctorCallback<void>([&]() { intra[1] = Simulator::Now().GetSeconds(); }));
-        t->Send(Req(1, 2, Gpu(0, 3), Gpu(0, 2), mb),
-                crux::MakeFunctorCallback<void>([&]() { intra[2] = Simulator::Now().GetSeconds(); }));
+        t->Send(Req(1, 0, Gpu(0, 0), Gpu(0, 1), mb), crux::MakeFunctorCallback<void>([&]() {
+                    intra[0] = Simulator::Now().GetSeconds();
+                }));
+        t->Send(Req(1, 1, Gpu(0, 0), Gpu(0, 2), mb), crux::MakeFunctorCallback<void>([&]() {
+                    intra[1] = Simulator::Now().GetSeconds();
+                }));
+        t->Send(Req(1, 2, Gpu(0, 3), Gpu(0, 2), mb), crux::MakeFunctorCallback<void>([&]() {
+                    intra[2] = Simulator::Now().GetSeconds();
+                }));
 
         // inter-host: ports from the request, from SetQpSourcePort, and deferred changes
         const RdmaQpKey kReq = Key(2, 0, Gpu(0, 0), Gpu(2, 0));
@@ -1279,19 +1294,22 @@ class TransportApiTestCase : public TestCase
                 const uint32_t key = hst * 16 + n;
                 t->GetNic(hst, n)->TraceConnectWithoutContext(
                     "TxData",
-                    crux::MakeFunctorCallback<void, Ptr<const Packet>>([&portsByNic, key](Ptr<const Packet> p) {
-                        portsByNic[key].push_back(Parse(p).udp.GetSourcePort());
-                    }));
+                    crux::MakeFunctorCallback<void, Ptr<const Packet>>(
+                        [&portsByNic, key](Ptr<const Packet> p) {
+                            portsByNic[key].push_back(Parse(p).udp.GetSourcePort());
+                        }));
             }
         }
         int interDone = 0;
         t->Send(Req(2, 0, Gpu(0, 0), Gpu(2, 0), 64 * 4096, 0, 50000),
                 crux::MakeFunctorCallback<void>([&]() { ++interDone; }));
-        t->Send(Req(2, 1, Gpu(1, 7), Gpu(3, 4), 64 * 4096), crux::MakeFunctorCallback<void>([&]() { ++interDone; }));
+        t->Send(Req(2, 1, Gpu(1, 7), Gpu(3, 4), 64 * 4096),
+                crux::MakeFunctorCallback<void>([&]() { ++interDone; }));
         // change kReq's port while its first message is in flight; a second message follows
         crux::Schedule(MicroSeconds(3), [&]() { t->SetQpSourcePort(kReq, 50001); });
         crux::Schedule(MicroSeconds(4), [&]() {
-            t->Send(Req(2, 0, Gpu(0, 0), Gpu(2, 0), 4096), crux::MakeFunctorCallback<void>([&]() { ++interDone; }));
+            t->Send(Req(2, 0, Gpu(0, 0), Gpu(2, 0), 4096),
+                    crux::MakeFunctorCallback<void>([&]() { ++interDone; }));
         });
         crux::Schedule(MicroSeconds(200), [&]() {
             t->Send(Req(2, 0, Gpu(0, 0), Gpu(2, 0), 2 * 4096),

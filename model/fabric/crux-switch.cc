@@ -17,8 +17,8 @@
 
 #include "qbb-channel.h"
 
-#include "ns3/crux-compat.h"
 #include "ns3/boolean.h"
+#include "ns3/crux-compat.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/mac48-address.h"

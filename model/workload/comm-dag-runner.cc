@@ -248,9 +248,11 @@ CommDagRunner::Issue(CommDag::NodeId n)
     m_bytesByRank[node.src] += node.bytes;
     NS_LOG_LOGIC("job " << m_jobId << " node " << n << ": rank " << node.src << " -> " << node.dst
                         << ", " << node.bytes << " B, flow " << node.flow);
-    m_transport->Send(
-        req,
-        crux::MakeBoundMemberCallback(&CommDagRunner::Delivered, Ptr<CommDagRunner>(this), n, m_generation));
+    m_transport->Send(req,
+                      crux::MakeBoundMemberCallback(&CommDagRunner::Delivered,
+                                                    Ptr<CommDagRunner>(this),
+                                                    n,
+                                                    m_generation));
 }
 
 void
