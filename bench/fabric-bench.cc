@@ -35,10 +35,12 @@
  * of a node via its nearest interface (ToR n would hand cross-rail packets straight to the
  * destination host's NIC n), and disabling forwarding on the hosts crashes ns-3 3.37's SPF.
  *
- * A packet-hop is one frame transmission by one device (QbbNetDevice "MacTx" or
- * PointToPointNetDevice "PhyTxBegin"; PFC PAUSE frames are reported apart; crux ACK frames are
- * hops too, `data_hops` leaves them out). Wall and process CPU time are measured around
- * Simulator::Run() only; on a shared machine the CPU-time rate is the steadier one.
+ * A packet-hop is one frame transmission by one device (QbbNetDevice::GetTxFrames(), the
+ * device's own counter of the frames "MacTx" reports, or PointToPointNetDevice "PhyTxBegin"; PFC
+ * PAUSE frames are reported apart; crux ACK frames are hops too, `data_hops` leaves them out).
+ * `events_per_hop` is the number of simulator events executed per packet-hop. Wall and process CPU
+ * time are measured around Simulator::Run() only; on a shared machine the CPU-time rate is the
+ * steadier one.
  *
  * Frames have the same wire size in both fabrics, so a saturated link carries the same frame
  * rate: crux 4096 payload + 44 (IPv4, UDP, BTH, ICRC) + 14 Ethernet + 4 FCS + 20 preamble/IFG =
@@ -177,16 +179,6 @@ MakeFlows(const std::string& pattern,
     return flows;
 }
 
-/// Trace sink: count a QbbNetDevice MacTx frame (TC 0 carries data, the control class
-/// ACKs and CNPs).
-void
-CountQbbTx(std::array<uint64_t, QbbNetDevice::N_CLASSES>* perTc,
-           Ptr<const Packet> /* p */,
-           uint8_t tc)
-{
-    ++(*perTc)[tc];
-}
-
 /// Trace sink: count a PointToPointNetDevice PhyTxBegin frame.
 void
 CountP2pTx(uint64_t* counter, Ptr<const Packet> /* p */)
@@ -237,20 +229,6 @@ RunCrux(const Params& prm)
     rdma.SetCongestionControl(prm.cc);
     Ptr<RdmaTransport> transport = rdma.Install(topo);
 
-    // Count frames on every device: each directed link has exactly one transmitting device.
-    std::array<uint64_t, QbbNetDevice::N_CLASSES> perTc{};
-    std::array<uint64_t, QbbNetDevice::N_CLASSES> nicPerTc{};
-    for (uint32_t l = 0; l < topo->GetNLinks(); ++l)
-    {
-        const CruxLinkInfo& link = topo->GetLink(l);
-        link.txDev->TraceConnectWithoutContext("MacTx", MakeBoundCallback(&CountQbbTx, &perTc));
-        if (link.from.isHost)
-        {
-            link.txDev->TraceConnectWithoutContext("MacTx",
-                                                   MakeBoundCallback(&CountQbbTx, &nicPerTc));
-        }
-    }
-
     const std::vector<Flow> flows =
         MakeFlows(prm.pattern, prm.shift, topo->GetNHosts(), cfg.nicsPerHost, cfg.aggs);
     const uint32_t gpusPerNic = cfg.gpusPerHost / cfg.nicsPerHost;
@@ -272,15 +250,21 @@ RunCrux(const Params& prm)
 
     TimedRun(prm.simTime, r);
 
-    for (uint64_t c : perTc)
-    {
-        r.hops += c;
-    }
-    r.dataHops = perTc[0];
-    r.srcFrames = nicPerTc[0];
+    // Frames of every device (each directed link has exactly one transmitting device), from
+    // the devices' counters: TC 0 carries the data, the control class ACKs and CNPs.
     for (uint32_t l = 0; l < topo->GetNLinks(); ++l)
     {
-        r.pauseFrames += topo->GetLink(l).txDev->GetPauseTxCount();
+        const CruxLinkInfo& link = topo->GetLink(l);
+        for (uint8_t c = 0; c < QbbNetDevice::N_CLASSES; ++c)
+        {
+            r.hops += link.txDev->GetTxFrames(c);
+        }
+        r.dataHops += link.txDev->GetTxFrames(0);
+        if (link.from.isHost)
+        {
+            r.srcFrames += link.txDev->GetTxFrames(0);
+        }
+        r.pauseFrames += link.txDev->GetPauseTxCount();
     }
     const RdmaQpStats st = transport->GetStats();
     r.deliveredBytes = st.rxDataBytes;
@@ -490,8 +474,9 @@ main(int argc, char* argv[])
               << std::defaultfloat << std::setprecision(4)
               << " delivered_bytes=" << r.deliveredBytes << " delivered_pkts=" << r.deliveredPkts
               << " src_frames=" << r.srcFrames << " pause_frames=" << r.pauseFrames
-              << " events=" << r.events << " setup_s=" << r.setupSeconds
-              << " peak_rss_kb=" << ru.ru_maxrss << " transport=\"" << r.transport << "\""
-              << std::endl;
+              << " events=" << r.events << " events_per_hop="
+              << (r.hops > 0 ? static_cast<double>(r.events) / static_cast<double>(r.hops) : 0.0)
+              << " setup_s=" << r.setupSeconds << " peak_rss_kb=" << ru.ru_maxrss << " transport=\""
+              << r.transport << "\"" << std::endl;
     return 0;
 }

@@ -8,6 +8,7 @@
 set(CRUX_PURE_SOURCES
     # --- cluster description ---
     model/cluster/cluster-topology.cc
+    model/cluster/cluster-topology-builders.cc
     model/cluster/gpu-placement.cc
     # --- scheduling ---
     model/scheduling/cluster-model.cc
@@ -28,12 +29,16 @@ set(CRUX_PURE_SOURCES
     # --- experiment drivers ---
     drivers/random-cluster.cc
     drivers/stage-ablation.cc
+    drivers/progress-reporter.cc
+    drivers/parallel-runs.cc
 )
 
 set(CRUX_SOURCES
     ${CRUX_PURE_SOURCES}
     # --- fabric ---
     model/fabric/qbb-net-device.cc
+    model/fabric/qbb-net-device-pfc.cc
+    model/fabric/qbb-net-device-tx.cc
     model/fabric/qbb-channel.cc
     model/fabric/pfc-pause-header.cc
     model/fabric/inband-telemetry-header.cc
@@ -48,6 +53,8 @@ set(CRUX_SOURCES
     model/transport/hpcc-congestion-control.cc
     model/transport/rdma-queue-pair.cc
     model/transport/rdma-nic.cc
+    model/transport/rdma-nic-rx.cc
+    model/transport/rdma-nic-tx.cc
     model/transport/rdma-transport.cc
     model/transport/flow-transport.cc
     # --- input checks ---
@@ -63,6 +70,7 @@ set(CRUX_SOURCES
     model/workload/collectives.cc
     model/workload/training-iteration.cc
     model/workload/chakra-trace.cc
+    model/workload/chakra-trace-check.cc
     model/workload/dlt-job-application.cc
     # --- metrics ---
     model/metrics/gpu-intensity-tracker.cc
@@ -114,6 +122,8 @@ set(CRUX_HEADERS
     # --- fabric ---
     model/fabric/qbb-net-device.h
     model/fabric/roce-constants.h
+    model/fabric/wire-time.h
+    model/fabric/pooled-event.h
     model/fabric/qbb-channel.h
     model/fabric/pfc-pause-header.h
     model/fabric/inband-telemetry-header.h
@@ -167,6 +177,8 @@ set(CRUX_HEADERS
     # --- experiment drivers ---
     drivers/random-cluster.h
     drivers/stage-ablation.h
+    drivers/progress-reporter.h
+    drivers/parallel-runs.h
     drivers/result-directory.h
     drivers/crux-experiment.h
     drivers/live-cluster-fabric.h

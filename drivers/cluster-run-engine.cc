@@ -19,6 +19,8 @@
 
 #include "cluster-run-engine.h"
 
+#include "progress-reporter.h"
+
 #include "ns3/comm-scheduler.h"
 #include "ns3/flow-evaluator.h"
 #include "ns3/gpu-placement.h"
@@ -179,8 +181,6 @@ class EpochEngine
     ClusterRunResult Run()
     {
         const double wall0 = WallNow();
-        m_wall0 = wall0;
-        m_nextProgress = wall0 + m_config.progressSeconds;
         m_jobs.resize(m_window.size());
         for (uint32_t i = 0; i < m_window.size(); ++i)
         {
@@ -231,22 +231,15 @@ class EpochEngine
     /// one (wall-clock check only: no simulator event, so results never depend on it).
     void MaybeProgress()
     {
-        if (m_config.progressSeconds <= 0)
+        if (!m_progress.IsOn())
         {
             return;
         }
-        const double now = WallNow();
-        if (now < m_nextProgress)
-        {
-            return;
-        }
-        m_nextProgress = now + m_config.progressSeconds;
         std::ostringstream os;
-        os << std::fixed << std::setprecision(2) << "crux-trace-run: " << m_result.scheduler
-           << ": sim " << (m_ws + Now()) / 86400.0 << " d of " << m_we / 86400.0 << " d, "
-           << m_result.events << " events, " << m_running.size() << " running, " << m_queue.size()
-           << " queued, wall " << std::setprecision(0) << now - m_wall0 << " s\n";
-        std::cerr << os.str() << std::flush;
+        os << std::fixed << std::setprecision(2) << "sim " << (m_ws + Now()) / 86400.0 << " d of "
+           << m_we / 86400.0 << " d, " << m_result.events << " events, " << m_running.size()
+           << " running, " << m_queue.size() << " queued";
+        m_progress.Update(m_result.scheduler, os.str(), m_we > m_ws ? Now() / (m_we - m_ws) : 0);
     }
 
     void Arrive(uint32_t i)
@@ -890,10 +883,9 @@ class EpochEngine
     ClusterModel m_model;                                     //!< running jobs (scheduler input)
     double m_lastEvent{0};                                    //!< sim seconds of the last Advance
     std::map<uint32_t, std::pair<double, double>> m_linkRate; //!< link -> (B/s, B/s × I)
-    std::unordered_map<std::string, std::vector<double>> m_cache; //!< component rates
-    ClusterRunResult m_result;                                    //!< output
-    double m_wall0{0};                                            //!< wall clock at Run()
-    double m_nextProgress{0}; //!< wall clock of the next progress line
+    std::unordered_map<std::string, std::vector<double>> m_cache;            //!< component rates
+    ClusterRunResult m_result;                                               //!< output
+    ProgressReporter m_progress{"crux-trace-run", m_config.progressSeconds}; //!< progress lines
 };
 
 } // namespace

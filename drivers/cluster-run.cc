@@ -16,6 +16,8 @@
 #include "cluster-run.h"
 
 #include "cluster-run-engine.h"
+#include "parallel-runs.h"
+#include "progress-reporter.h"
 #include "result-directory.h"
 
 #include "ns3/comm-scheduler.h"
@@ -114,6 +116,60 @@ LingjunViewOf(const ClusterTopology& topo)
 }
 
 } // namespace
+
+// The results of a run as JSON, to come back from a child process (RunAll; MessagePack keeps
+// every double's bits). Every field of the structs is listed.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClusterJobResult,
+                                   id,
+                                   name,
+                                   model,
+                                   gpus,
+                                   hosts,
+                                   submit,
+                                   arrival,
+                                   start,
+                                   end,
+                                   work,
+                                   done,
+                                   aloneIter,
+                                   flopsPerIter,
+                                   intensity,
+                                   unplaceable)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClusterUtilSample,
+                                   time,
+                                   running,
+                                   queued,
+                                   busyGpus,
+                                   utilization,
+                                   aloneDefault,
+                                   aloneInstalled)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClusterDecisionRow, time, job, level, rank, pathsChanged)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClusterRunResult,
+                                   scheduler,
+                                   jobs,
+                                   util,
+                                   decisions,
+                                   linkBins,
+                                   windowStart,
+                                   windowEnd,
+                                   simEnd,
+                                   meanUtilization,
+                                   meanUtilAloneDefault,
+                                   meanUtilAloneInstalled,
+                                   meanBusyFraction,
+                                   jobsFinished,
+                                   jobsZeroDuration,
+                                   jobsUnfinished,
+                                   jobsUnplaceable,
+                                   meanJct,
+                                   rankClasses,
+                                   events,
+                                   decisionsMade,
+                                   evaluations,
+                                   cacheHits,
+                                   schedulerSeconds,
+                                   evaluatorSeconds,
+                                   wallSeconds)
 
 // ------------------------------------------------------------------------------- config
 
@@ -233,6 +289,10 @@ ClusterRunConfig::Validate() const
     if (!(progressSeconds >= 0) || !std::isfinite(progressSeconds))
     {
         throw ConfigError("progressSeconds", "must be >= 0 wall seconds (0 = no progress lines)");
+    }
+    if (parallelRuns == 0)
+    {
+        throw ConfigError("parallelRuns", "must be >= 1 (1 = one run after another)");
     }
     for (size_t k = 0; k < jobs.size(); ++k)
     {
@@ -470,10 +530,21 @@ ClusterRun::Run(const std::string& scheduler)
 std::vector<ClusterRunResult>
 ClusterRun::RunAll()
 {
-    std::vector<ClusterRunResult> out;
+    std::vector<ParallelRun> runs;
     for (const auto& s : m_config.schedulers)
     {
-        out.push_back(Run(s));
+        runs.push_back(ParallelRun{s, [this, &s]() {
+                                       std::string bytes;
+                                       nlohmann::json::to_msgpack(nlohmann::json(Run(s)), bytes);
+                                       return bytes;
+                                   }});
+    }
+    ProgressReporter progress("crux-trace-run", m_config.progressSeconds);
+    progress.StartRuns(static_cast<uint32_t>(runs.size()));
+    std::vector<ClusterRunResult> out;
+    for (const std::string& bytes : RunParallel(runs, m_config.parallelRuns, &progress))
+    {
+        out.push_back(nlohmann::json::from_msgpack(bytes).get<ClusterRunResult>());
     }
     return out;
 }

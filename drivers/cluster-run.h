@@ -137,6 +137,10 @@ struct ClusterRunConfig
      */
     double progressSeconds{0};
 
+    /// Scheduler runs at a time (>= 1), each in its own child process (RunParallel); 1 = one
+    /// after another in this process. The results do not depend on it.
+    uint32_t parallelRuns{1};
+
     /**
      * \brief Check every field.
      * \throws std::invalid_argument "ClusterRunConfig.<field>: <what is wrong>"
@@ -203,7 +207,8 @@ struct ClusterDecisionRow
 
 /**
  * \ingroup crux
- * \brief Everything one scheduler's run produced.
+ * \brief Everything one scheduler's run produced. (Every field is also listed in cluster-run.cc
+ * for the way back from a child process, RunAll(): a new field goes there too.)
  */
 struct ClusterRunResult
 {
@@ -297,7 +302,13 @@ class ClusterRun
      */
     ClusterRunResult Run(const std::string& scheduler);
 
-    /// \return Run() of every configured scheduler, in order
+    /**
+     * \brief Run() of every configured scheduler: ClusterRunConfig::parallelRuns at a time,
+     * each in its own child process (one after another in this process if 1); with
+     * progressSeconds > 0 a line "runs done k/N" on stderr as they finish.
+     * \return the results, in the order of ClusterRunConfig::schedulers
+     * \throws ParallelRunError "run <scheduler>: ..." if a run failed in its child process
+     */
     std::vector<ClusterRunResult> RunAll();
 
     /**

@@ -15,6 +15,8 @@
 
 #include "crux-experiment.h"
 
+#include "parallel-runs.h"
+#include "progress-reporter.h"
 #include "result-directory.h"
 
 #include "ns3/boolean.h"
@@ -82,7 +84,91 @@ PercentChange(double x, double ref)
     return ref > 0 ? (x / ref - 1.0) * 100.0 : std::nan("");
 }
 
+/**
+ * The scenario's "three-tier" topology (BuildThreeTier()): tors ToRs of hostsPerTor hosts each,
+ * ToR t in aggregation group t / torsPerGroup, aggs / groups aggregation switches per group,
+ * cores core switches; every NIC of a host on its ToR.
+ * \param tp the scenario's topology fields (checked by Scenario::ValidateThreeTier())
+ * \param cc the Clos view of the same fields (counts, host/ToR-agg rates and delay parsed)
+ * \return the cluster description; throws InputError naming topology.coreLinkRate
+ */
+ClusterTopology
+BuildScenarioThreeTier(const ScenarioTopology& tp, const ClosConfig& cc)
+{
+    std::vector<uint32_t> hostTor(static_cast<size_t>(tp.tors) * tp.hostsPerTor);
+    for (size_t h = 0; h < hostTor.size(); ++h)
+    {
+        hostTor[h] = static_cast<uint32_t>(h / tp.hostsPerTor);
+    }
+    std::vector<uint32_t> torGroup(tp.tors);
+    for (uint32_t t = 0; t < tp.tors; ++t)
+    {
+        torGroup[t] = t / tp.torsPerGroup;
+    }
+    ThreeTierConfig tc;
+    tc.aggsPerGroup = tp.aggs / (tp.tors / tp.torsPerGroup);
+    tc.cores = tp.cores;
+    tc.gpusPerHost = cc.gpusPerHost;
+    tc.nicsPerHost = cc.nicsPerHost;
+    tc.hostLinkBps = cc.hostLinkBps;
+    tc.torAggBps = cc.torAggBps;
+    tc.aggCoreBps = tp.coreLinkRate.empty()
+                        ? cc.torAggBps
+                        : static_cast<double>(
+                              ParseDataRate(tp.coreLinkRate, "topology.coreLinkRate").GetBitRate());
+    tc.delay = cc.delay;
+    tc.name = "three-tier";
+    return BuildThreeTier(hostTor, torGroup, tc);
+}
+
 } // namespace
+
+// The results of a run as JSON, to come back from a child process (RunParallel; MessagePack
+// keeps every double's bits). Every field of the two structs is listed.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ExperimentJobResult,
+                                   id,
+                                   name,
+                                   model,
+                                   gpus,
+                                   hosts,
+                                   background,
+                                   flopsPerIteration,
+                                   level,
+                                   dscp,
+                                   schedulerCommTime,
+                                   intensity,
+                                   k,
+                                   reroutedFlows,
+                                   timeShift,
+                                   flowPaths,
+                                   iterStart,
+                                   iterEnd,
+                                   iterComm,
+                                   measuredIterations,
+                                   meanIterationTime,
+                                   throughput,
+                                   meanCommTime,
+                                   jct)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ExperimentRunResult,
+                                   run,
+                                   scheduler,
+                                   jobs,
+                                   windowStart,
+                                   windowEnd,
+                                   utilization,
+                                   utilizationSeries,
+                                   utilizationBin,
+                                   linkTcBytes,
+                                   linkPauseTx,
+                                   drops,
+                                   pauseFrames,
+                                   retransmittedPackets,
+                                   timeouts,
+                                   complete,
+                                   jobsOutsideWindow,
+                                   simulatedTime,
+                                   wallSeconds,
+                                   maxQueueBytes)
 
 CruxExperiment::CruxExperiment(const Scenario& scenario)
     : m_scenario(scenario)
@@ -93,7 +179,7 @@ CruxExperiment::CruxExperiment(const Scenario& scenario)
     auto fail = [&s](const std::string& field, const std::string& what) {
         throw ExperimentError(s.source + ": " + field + ": " + what);
     };
-    if (tp.type != "testbed" && tp.tors % tp.nicsPerHost != 0)
+    if (tp.type == "clos" && tp.tors % tp.nicsPerHost != 0)
     {
         fail("topology.nicsPerHost",
              "must divide topology.tors (each NIC of a host goes to another ToR of its group)");
@@ -120,7 +206,14 @@ CruxExperiment::CruxExperiment(const Scenario& scenario)
             cc.delay = ParseTime(tp.linkDelay, "topology.linkDelay").GetSeconds();
         }
         cc.wiring = tp.wiring;
-        m_cluster = BuildTwoLayerClos(cc);
+        if (tp.type == "three-tier")
+        {
+            m_cluster = BuildScenarioThreeTier(tp, cc);
+        }
+        else
+        {
+            m_cluster = BuildTwoLayerClos(cc);
+        }
         if (tp.intraHost.enabled)
         {
             IntraHostConfig ih;
@@ -445,83 +538,172 @@ CruxExperiment::Run(const std::vector<std::string>& modes)
             ordered.push_back(m);
         }
     }
-    std::vector<ExperimentRunResult> out;
-    for (const auto& m : ordered)
-    {
-        auto runs = RunMode(m);
-        out.insert(out.end(), runs.begin(), runs.end());
-    }
-    return out;
+    return RunOrdered(ordered);
 }
 
 std::vector<ExperimentRunResult>
 CruxExperiment::RunMode(const std::string& mode)
 {
     CheckModes({mode});
+    return RunOrdered({mode});
+}
+
+void
+CruxExperiment::SetParallelRuns(uint32_t jobs)
+{
+    m_parallelRuns = std::max<uint32_t>(1, jobs);
+}
+
+void
+CruxExperiment::SetProgressInterval(double seconds)
+{
+    m_progressSeconds = seconds;
+}
+
+CruxExperiment::RunSpec
+CruxExperiment::MakeSpec(RunSpec::Kind kind,
+                         const std::string& label,
+                         const std::vector<uint32_t>& jobIds,
+                         const std::string& scheduler,
+                         uint32_t iterationsOverride) const
+{
+    RunSpec spec;
+    spec.kind = kind;
+    spec.label = label;
+    spec.jobIds = jobIds;
+    spec.scheduler = scheduler;
+    spec.iterationsOverride = iterationsOverride;
+    for (uint32_t id : jobIds)
+    {
+        auto it = m_measuredComm.find(id);
+        if (it != m_measuredComm.end())
+        {
+            spec.measuredComm.insert(*it);
+        }
+    }
+    return spec;
+}
+
+std::vector<CruxExperiment::RunSpec>
+CruxExperiment::ProfileSpecs() const
+{
+    std::vector<RunSpec> out;
+    const uint32_t p = m_scenario.profileIterations;
+    for (const auto& job : m_jobs)
+    {
+        if (p > 0 && m_measuredComm.count(job.id) == 0)
+        {
+            out.push_back(MakeSpec(RunSpec::PROFILE,
+                                   "profile:" + m_scenario.jobs[job.id].name,
+                                   {job.id},
+                                   "ecmp",
+                                   p + 1));
+        }
+    }
+    return out;
+}
+
+std::vector<ExperimentRunResult>
+CruxExperiment::RunOrdered(const std::vector<std::string>& ordered)
+{
+    // The runs of one batch are independent of each other (in parallel with SetParallelRuns):
+    // a run depends on another only through the t_j measured alone (profileIterations > 0),
+    // which the scheduler runs see (ecmp only those known before it in the sequence).
+    const bool measures = m_scenario.profileIterations > 0;
+    std::vector<uint32_t> all;
+    for (const auto& job : m_jobs)
+    {
+        all.push_back(job.id);
+    }
+    ProgressReporter progress("crux-experiment", m_progressSeconds);
+    const bool alone = !ordered.empty() && ordered.front() == "alone";
+    progress.StartRuns(
+        static_cast<uint32_t>((alone ? m_jobs.size() : 0) + ordered.size() - (alone ? 1 : 0)));
     std::vector<ExperimentRunResult> out;
-    if (mode == "alone")
+    std::vector<RunSpec> batch;
+    size_t k = 0;
+    if (alone)
     {
         for (const auto& job : m_jobs)
         {
-            auto r = RunJobs("alone:" + m_scenario.jobs[job.id].name, {job.id}, "ecmp", 0);
-            const auto& jr = r.jobs.front();
-            m_aloneIter[job.id] = jr.meanIterationTime;
-            const uint32_t p = m_scenario.profileIterations;
-            if (p > 0 && jr.iterComm.size() >= 2)
-            {
-                // Crux §5: t_j profiled alone; skip the first (set-up) iteration.
-                double sum = 0;
-                uint32_t n = 0;
-                for (size_t i = 1; i < jr.iterComm.size() && n < p; ++i, ++n)
-                {
-                    sum += jr.iterComm[i];
-                }
-                m_measuredComm[job.id] = sum / n;
-            }
-            out.push_back(r);
+            const std::string& name = m_scenario.jobs[job.id].name;
+            batch.push_back(MakeSpec(RunSpec::ALONE, "alone:" + name, {job.id}, "ecmp", 0));
         }
-        return out;
+        ++k;
+        if (measures)
+        {
+            RunBatch(batch, out, progress);
+        }
     }
-    if (mode != "ecmp")
+    for (; k < ordered.size() && ordered[k] == "ecmp"; ++k)
     {
-        EnsureProfiled();
+        batch.push_back(MakeSpec(RunSpec::MODE, "ecmp", all, "ecmp", 0));
     }
-    std::vector<uint32_t> ids;
-    for (const auto& job : m_jobs)
+    if (k < ordered.size())
     {
-        ids.push_back(job.id);
+        // every other scheduler uses the t_j of every job: profile the jobs still without one
+        std::vector<RunSpec> profiles = ProfileSpecs();
+        if (!profiles.empty())
+        {
+            progress.AddRuns(static_cast<uint32_t>(profiles.size()));
+            batch.insert(batch.end(), profiles.begin(), profiles.end());
+            RunBatch(batch, out, progress);
+        }
+        for (; k < ordered.size(); ++k)
+        {
+            batch.push_back(MakeSpec(RunSpec::MODE, ordered[k], all, ordered[k], 0));
+        }
     }
-    out.push_back(RunJobs(mode, ids, mode, 0));
+    RunBatch(batch, out, progress);
     return out;
 }
 
 void
-CruxExperiment::EnsureProfiled()
+CruxExperiment::RunBatch(std::vector<RunSpec>& batch,
+                         std::vector<ExperimentRunResult>& out,
+                         ProgressReporter& progress)
 {
-    const uint32_t p = m_scenario.profileIterations;
-    if (p == 0)
+    std::vector<ParallelRun> runs;
+    for (const RunSpec& spec : batch)
     {
-        return;
+        runs.push_back(ParallelRun{spec.label, [this, &spec]() {
+                                       std::string bytes;
+                                       nlohmann::json::to_msgpack(nlohmann::json(RunJobs(spec)),
+                                                                  bytes);
+                                       return bytes;
+                                   }});
     }
-    for (const auto& job : m_jobs)
+    const std::vector<std::string> bytes = RunParallel(runs, m_parallelRuns, &progress);
+    const uint32_t p = m_scenario.profileIterations;
+    for (size_t i = 0; i < batch.size(); ++i)
     {
-        if (m_measuredComm.count(job.id) != 0)
+        const RunSpec& spec = batch[i];
+        const auto r = nlohmann::json::from_msgpack(bytes[i]).get<ExperimentRunResult>();
+        if (spec.kind == RunSpec::MODE)
         {
+            out.push_back(r);
             continue;
         }
-        auto r = RunJobs("profile:" + m_scenario.jobs[job.id].name, {job.id}, "ecmp", p + 1);
-        const auto& jr = r.jobs.front();
-        double sum = 0;
-        uint32_t n = 0;
-        for (size_t i = 1; i < jr.iterComm.size() && n < p; ++i, ++n)
+        const ExperimentJobResult& jr = r.jobs.front();
+        const uint32_t id = spec.jobIds.front();
+        if (p > 0 && jr.iterComm.size() >= 2)
         {
-            sum += jr.iterComm[i];
+            // Crux §5: t_j profiled alone; skip the first (set-up) iteration.
+            double sum = 0;
+            uint32_t n = 0;
+            for (size_t it = 1; it < jr.iterComm.size() && n < p; ++it, ++n)
+            {
+                sum += jr.iterComm[it];
+            }
+            m_measuredComm[id] = sum / n;
         }
-        if (n > 0)
+        if (spec.kind == RunSpec::ALONE)
         {
-            m_measuredComm[job.id] = sum / n;
+            m_aloneIter[id] = jr.meanIterationTime;
+            out.push_back(r);
         }
     }
+    batch.clear();
 }
 
 namespace
@@ -623,23 +805,14 @@ InstallRunDecision(const Scenario& s,
     return out;
 }
 
-/// Count, per link, the data bytes per traffic class (packet fabric) and every device drop.
+/// Count every device drop (the data bytes per link and class are the devices' own counters,
+/// read after the run: no trace sink on the per-frame path).
 void
 ConnectLinkCounters(const RunFabric& f, RunState& state)
 {
     state.linkTcBytes.assign(f.topo->GetNLinks(), {});
     for (uint32_t l = 0; l < f.topo->GetNLinks() && f.rdma; ++l)
     {
-        auto* counters = &state.linkTcBytes[l];
-        f.topo->GetLink(l).txDev->TraceConnectWithoutContext(
-            "MacTx",
-            crux::MakeFunctorCallback<void, Ptr<const Packet>, uint8_t>(
-                [counters](Ptr<const Packet> p, uint8_t tc) {
-                    if (tc < crux::NUM_TRAFFIC_CLASSES) // data; ACK/NAK/CNP: the control class
-                    {
-                        (*counters)[tc] += p->GetSize();
-                    }
-                }));
         f.topo->GetLink(l).txDev->TraceConnectWithoutContext(
             "Drop",
             crux::MakeFunctorCallback<void, Ptr<const Packet>, uint8_t, const std::string&>(
@@ -689,6 +862,44 @@ InstallJobApps(const std::vector<DltJob>& jobs,
     return apps;
 }
 
+/// Progress lines of one run (ProgressReporter::Update, checked whenever an all-reduce
+/// completes; no simulator event): simulated time and the iterations done of the measured jobs
+/// (iterations > 0), which give the estimate of the time left.
+void
+ConnectProgress(const std::vector<DltJob>& jobs,
+                const std::vector<Ptr<DltJobApplication>>& apps,
+                const std::string& label,
+                ProgressReporter& progress)
+{
+    if (!progress.IsOn())
+    {
+        return;
+    }
+    uint64_t total = 0;
+    for (const auto& job : jobs)
+    {
+        total += job.iterations;
+    }
+    auto update =
+        [&jobs, &apps, &progress, label, total](uint32_t, uint32_t, uint32_t, Time, Time) {
+            uint64_t done = 0;
+            for (size_t i = 0; i < jobs.size(); ++i)
+            {
+                done += std::min<uint64_t>(apps[i]->GetIterationTimes().size(), jobs[i].iterations);
+            }
+            std::ostringstream os;
+            os << std::fixed << std::setprecision(4) << "sim " << Simulator::Now().GetSeconds()
+               << " s, iterations " << done << "/" << total;
+            progress.Update(label, os.str(), total > 0 ? static_cast<double>(done) / total : 0.0);
+        };
+    for (const auto& app : apps)
+    {
+        app->TraceConnectWithoutContext(
+            "AllReduceComplete",
+            Callback<void, uint32_t, uint32_t, uint32_t, Time, Time>(update));
+    }
+}
+
 /// The fabric's counters after the run: bytes per link and class, peak queues, PAUSE frames,
 /// drops with their reasons, retransmissions and timeouts.
 void
@@ -698,6 +909,14 @@ CollectFabricCounters(const RunFabric& f, RunState& state, ExperimentRunResult& 
     for (uint32_t l = 0; l < topo->GetNLinks(); ++l)
     {
         auto& c = state.linkTcBytes[l];
+        if (f.rdma)
+        {
+            // IP bytes of the data frames (ACK/NAK/CNP travel in the control class)
+            for (uint8_t tc = 0; tc < crux::NUM_TRAFFIC_CLASSES; ++tc)
+            {
+                c[tc] = topo->GetLink(l).txDev->GetTxBytes(tc);
+            }
+        }
         if (f.flow)
         {
             for (uint8_t tc = 0; tc < crux::NUM_TRAFFIC_CLASSES; ++tc)
@@ -910,12 +1129,11 @@ MeasureJobs(const Scenario& s,
 } // namespace
 
 ExperimentRunResult
-CruxExperiment::RunJobs(const std::string& label,
-                        const std::vector<uint32_t>& jobIds,
-                        const std::string& scheduler,
-                        uint32_t iterationsOverride)
+CruxExperiment::RunJobs(const RunSpec& spec) const
 {
     const Scenario& s = m_scenario;
+    const std::string& label = spec.label;
+    const std::string& scheduler = spec.scheduler;
     NS_LOG_INFO("run " << label << " with scheduler " << scheduler);
     RngSeedManager::SetSeed(static_cast<uint32_t>(s.seed));
     RngSeedManager::SetRun(1);
@@ -923,9 +1141,9 @@ CruxExperiment::RunJobs(const std::string& label,
     RunFabric fabric = BuildRunFabric(s, m_cluster);
     // The fabric's path services (the switches' ECMP hash; both fabrics use the same switches).
     CruxTopologySteering steering(fabric.topo);
-    std::vector<DltJob> jobs = JobsOfRun(s, m_jobs, jobIds, iterationsOverride);
+    std::vector<DltJob> jobs = JobsOfRun(s, m_jobs, spec.jobIds, spec.iterationsOverride);
     ClusterModel cm;
-    const Decision decision = Decide(s, fabric.topo, jobs, m_measuredComm, scheduler, cm);
+    const Decision decision = Decide(s, fabric.topo, jobs, spec.measuredComm, scheduler, cm);
     const RunInstall install = InstallRunDecision(s, cm, decision, jobs, steering);
 
     RunState state;
@@ -933,6 +1151,8 @@ CruxExperiment::RunJobs(const std::string& label,
     Ptr<GpuIntensityTracker> tracker = CreateObject<GpuIntensityTracker>();
     tracker->SetAttribute("TotalGpus", UintegerValue(m_nHosts * m_gpusPerHost));
     const std::vector<Ptr<DltJobApplication>> apps = InstallJobApps(jobs, fabric, tracker, state);
+    ProgressReporter progress("crux-experiment", m_progressSeconds);
+    ConnectProgress(jobs, apps, label, progress);
 
     Simulator::Stop(Seconds(s.stopTime));
     const auto wall0 = std::chrono::steady_clock::now();
@@ -1093,180 +1313,220 @@ CruxExperiment::FormatTable(const std::vector<ExperimentRunResult>& runs) const
     return os.str();
 }
 
+namespace
+{
+
+/// jobs.csv: one row per run and job.
+void
+WriteJobsCsv(std::ostream& f, const std::vector<ExperimentRunResult>& runs)
+{
+    f << "run,scheduler,job,model,gpus,background,level,dscp,flops_per_iteration,"
+         "scheduler_comm_time_s,intensity_flops_per_s,k,rerouted_flows,measured_iterations,"
+         "mean_iteration_s,throughput_iter_per_s,mean_comm_s,jct_s\n";
+    for (const auto& r : runs)
+    {
+        for (const auto& j : r.jobs)
+        {
+            f << r.run << "," << r.scheduler << "," << j.name << "," << j.model << "," << j.gpus
+              << "," << (j.background ? 1 : 0) << "," << j.level << "," << j.dscp << ","
+              << j.flopsPerIteration << "," << j.schedulerCommTime << "," << j.intensity << ","
+              << j.k << "," << j.reroutedFlows << "," << j.measuredIterations << ","
+              << j.meanIterationTime << "," << j.throughput << "," << j.meanCommTime << "," << j.jct
+              << "\n";
+        }
+    }
+}
+
+/// iterations.csv: one row per run, job and iteration.
+void
+WriteIterationsCsv(std::ostream& f, const std::vector<ExperimentRunResult>& runs)
+{
+    f << "run,job,iteration,start_s,end_s,duration_s,allreduce_s\n";
+    for (const auto& r : runs)
+    {
+        for (const auto& j : r.jobs)
+        {
+            for (size_t i = 0; i < j.iterStart.size(); ++i)
+            {
+                f << r.run << "," << j.name << "," << i << "," << j.iterStart[i] << ","
+                  << j.iterEnd[i] << "," << j.iterEnd[i] - j.iterStart[i] << "," << j.iterComm[i]
+                  << "\n";
+            }
+        }
+    }
+}
+
+/// links.csv: IP bytes per run, link and TC (non-zero only).
+void
+WriteLinksCsv(std::ostream& f, const std::vector<ExperimentRunResult>& runs)
+{
+    f << "run,link,tc,bytes\n";
+    for (const auto& r : runs)
+    {
+        for (const auto& [l, tcs] : r.linkTcBytes)
+        {
+            for (size_t tc = 0; tc < tcs.size(); ++tc)
+            {
+                if (tcs[tc] > 0)
+                {
+                    f << r.run << "," << l << "," << tc << "," << tcs[tc] << "\n";
+                }
+            }
+        }
+    }
+}
+
+/// paths.csv: the links of every flow of every run and job.
+void
+WritePathsCsv(std::ostream& f, const std::vector<ExperimentRunResult>& runs)
+{
+    f << "run,job,flow,links\n";
+    for (const auto& r : runs)
+    {
+        for (const auto& j : r.jobs)
+        {
+            for (const auto& [flow, path] : j.flowPaths)
+            {
+                f << r.run << "," << j.name << "," << flow << "," << path << "\n";
+            }
+        }
+    }
+}
+
+/// pfc.csv: PAUSE frames sent per run and link.
+void
+WritePfcCsv(std::ostream& f, const std::vector<ExperimentRunResult>& runs)
+{
+    f << "run,link,pause_frames_sent\n";
+    for (const auto& r : runs)
+    {
+        for (const auto& [l, n] : r.linkPauseTx)
+        {
+            f << r.run << "," << l << "," << n << "\n";
+        }
+    }
+}
+
+/// drops.csv: dropped frames per run and reason.
+void
+WriteDropsCsv(std::ostream& f, const std::vector<ExperimentRunResult>& runs)
+{
+    f << "run,reason,frames\n";
+    for (const auto& r : runs)
+    {
+        for (const auto& [reason, n] : r.drops)
+        {
+            f << r.run << "," << reason << "," << n << "\n";
+        }
+    }
+}
+
+/// utilization.csv: the FLOP utilization series of every run.
+void
+WriteUtilizationCsv(std::ostream& f, const std::vector<ExperimentRunResult>& runs)
+{
+    f << "run,bin_start_s,bin_s,flop_utilization\n";
+    for (const auto& r : runs)
+    {
+        for (size_t b = 0; b < r.utilizationSeries.size(); ++b)
+        {
+            f << r.run << "," << b * r.utilizationBin << "," << r.utilizationBin << ","
+              << r.utilizationSeries[b] << "\n";
+        }
+    }
+}
+
+/// timing.csv: wall-clock seconds of every run (the one file that differs between two runs
+/// with the same seed).
+void
+WriteTimingCsv(std::ostream& f, const std::vector<ExperimentRunResult>& runs)
+{
+    f << "run,wall_s,simulated_s\n";
+    for (const auto& r : runs)
+    {
+        f << r.run << "," << r.wallSeconds << "," << r.simulatedTime << "\n";
+    }
+}
+
+/// summary.json: the scenario as it ran, the t_j measured alone and every run's numbers.
+nlohmann::json
+SummaryJson(const Scenario& scenario,
+            const std::map<uint32_t, double>& measuredComm,
+            const std::vector<ExperimentRunResult>& runs)
+{
+    using nlohmann::json;
+    json j;
+    j["scenario"] = json::parse(scenario.ToJson());
+    j["measuredCommTime"] = json::object();
+    for (const auto& [id, t] : measuredComm)
+    {
+        j["measuredCommTime"][scenario.jobs[id].name] = t;
+    }
+    j["runs"] = json::array();
+    for (const auto& r : runs)
+    {
+        json jr;
+        jr["run"] = r.run;
+        jr["scheduler"] = r.scheduler;
+        jr["complete"] = r.complete;
+        jr["windowStart"] = r.windowStart;
+        jr["windowEnd"] = r.windowEnd;
+        jr["utilization"] = r.utilization;
+        if (!r.jobsOutsideWindow.empty())
+        {
+            jr["utilizationIncomplete"] = r.jobsOutsideWindow; // jobs it leaves out
+        }
+        jr["pauseFrames"] = r.pauseFrames;
+        jr["retransmittedPackets"] = r.retransmittedPackets;
+        jr["timeouts"] = r.timeouts;
+        jr["drops"] = r.drops;
+        if (!r.maxQueueBytes.empty())
+        {
+            jr["maxQueueBytes"] = r.maxQueueBytes; // packet fabric: TC 0..7, control class
+        }
+        jr["simulatedTime"] = r.simulatedTime;
+        jr["jobs"] = json::array();
+        for (const auto& jb : r.jobs)
+        {
+            jr["jobs"].push_back({{"name", jb.name},
+                                  {"model", jb.model},
+                                  {"gpus", jb.gpus},
+                                  {"hosts", jb.hosts},
+                                  {"level", jb.level},
+                                  {"dscp", jb.dscp},
+                                  {"intensity", jb.intensity},
+                                  {"schedulerCommTime", jb.schedulerCommTime},
+                                  {"k", jb.k},
+                                  {"reroutedFlows", jb.reroutedFlows},
+                                  {"measuredIterations", jb.measuredIterations},
+                                  {"meanIterationTime", jb.meanIterationTime},
+                                  {"throughput", jb.throughput},
+                                  {"meanCommTime", jb.meanCommTime},
+                                  {"jct", jb.jct}});
+        }
+        j["runs"].push_back(jr);
+    }
+    return j;
+}
+
+} // namespace
+
 void
 CruxExperiment::WriteResults(const std::vector<ExperimentRunResult>& runs) const
 {
     ResultDirectory out(m_scenario.outputDir);
-    auto open = [&out](const std::string& name) { return &out.Open(name); };
-    {
-        auto f = open("jobs.csv");
-        *f << "run,scheduler,job,model,gpus,background,level,dscp,flops_per_iteration,"
-              "scheduler_comm_time_s,intensity_flops_per_s,k,rerouted_flows,measured_iterations,"
-              "mean_iteration_s,throughput_iter_per_s,mean_comm_s,jct_s\n";
-        for (const auto& r : runs)
-        {
-            for (const auto& j : r.jobs)
-            {
-                *f << r.run << "," << r.scheduler << "," << j.name << "," << j.model << ","
-                   << j.gpus << "," << (j.background ? 1 : 0) << "," << j.level << "," << j.dscp
-                   << "," << j.flopsPerIteration << "," << j.schedulerCommTime << "," << j.intensity
-                   << "," << j.k << "," << j.reroutedFlows << "," << j.measuredIterations << ","
-                   << j.meanIterationTime << "," << j.throughput << "," << j.meanCommTime << ","
-                   << j.jct << "\n";
-            }
-        }
-    }
-    {
-        auto f = open("iterations.csv");
-        *f << "run,job,iteration,start_s,end_s,duration_s,allreduce_s\n";
-        for (const auto& r : runs)
-        {
-            for (const auto& j : r.jobs)
-            {
-                for (size_t i = 0; i < j.iterStart.size(); ++i)
-                {
-                    *f << r.run << "," << j.name << "," << i << "," << j.iterStart[i] << ","
-                       << j.iterEnd[i] << "," << j.iterEnd[i] - j.iterStart[i] << ","
-                       << j.iterComm[i] << "\n";
-                }
-            }
-        }
-    }
-    {
-        auto f = open("links.csv");
-        *f << "run,link,tc,bytes\n";
-        for (const auto& r : runs)
-        {
-            for (const auto& [l, tcs] : r.linkTcBytes)
-            {
-                for (size_t tc = 0; tc < tcs.size(); ++tc)
-                {
-                    if (tcs[tc] > 0)
-                    {
-                        *f << r.run << "," << l << "," << tc << "," << tcs[tc] << "\n";
-                    }
-                }
-            }
-        }
-    }
-    {
-        auto f = open("paths.csv");
-        *f << "run,job,flow,links\n";
-        for (const auto& r : runs)
-        {
-            for (const auto& j : r.jobs)
-            {
-                for (const auto& [flow, path] : j.flowPaths)
-                {
-                    *f << r.run << "," << j.name << "," << flow << "," << path << "\n";
-                }
-            }
-        }
-    }
-    {
-        auto f = open("pfc.csv");
-        *f << "run,link,pause_frames_sent\n";
-        for (const auto& r : runs)
-        {
-            for (const auto& [l, n] : r.linkPauseTx)
-            {
-                *f << r.run << "," << l << "," << n << "\n";
-            }
-        }
-    }
-    {
-        auto f = open("drops.csv");
-        *f << "run,reason,frames\n";
-        for (const auto& r : runs)
-        {
-            for (const auto& [reason, n] : r.drops)
-            {
-                *f << r.run << "," << reason << "," << n << "\n";
-            }
-        }
-    }
-    {
-        auto f = open("utilization.csv");
-        *f << "run,bin_start_s,bin_s,flop_utilization\n";
-        for (const auto& r : runs)
-        {
-            for (size_t b = 0; b < r.utilizationSeries.size(); ++b)
-            {
-                *f << r.run << "," << b * r.utilizationBin << "," << r.utilizationBin << ","
-                   << r.utilizationSeries[b] << "\n";
-            }
-        }
-    }
-    {
-        auto f = open("table.txt");
-        *f << FormatTable(runs);
-    }
-    {
-        using nlohmann::json;
-        json j;
-        j["scenario"] = json::parse(m_scenario.ToJson());
-        j["measuredCommTime"] = json::object();
-        for (const auto& [id, t] : m_measuredComm)
-        {
-            j["measuredCommTime"][m_scenario.jobs[id].name] = t;
-        }
-        j["runs"] = json::array();
-        for (const auto& r : runs)
-        {
-            json jr;
-            jr["run"] = r.run;
-            jr["scheduler"] = r.scheduler;
-            jr["complete"] = r.complete;
-            jr["windowStart"] = r.windowStart;
-            jr["windowEnd"] = r.windowEnd;
-            jr["utilization"] = r.utilization;
-            if (!r.jobsOutsideWindow.empty())
-            {
-                jr["utilizationIncomplete"] = r.jobsOutsideWindow; // jobs it leaves out
-            }
-            jr["pauseFrames"] = r.pauseFrames;
-            jr["retransmittedPackets"] = r.retransmittedPackets;
-            jr["timeouts"] = r.timeouts;
-            jr["drops"] = r.drops;
-            if (!r.maxQueueBytes.empty())
-            {
-                jr["maxQueueBytes"] = r.maxQueueBytes; // packet fabric: TC 0..7, control class
-            }
-            jr["simulatedTime"] = r.simulatedTime;
-            jr["jobs"] = json::array();
-            for (const auto& jb : r.jobs)
-            {
-                jr["jobs"].push_back({{"name", jb.name},
-                                      {"model", jb.model},
-                                      {"gpus", jb.gpus},
-                                      {"hosts", jb.hosts},
-                                      {"level", jb.level},
-                                      {"dscp", jb.dscp},
-                                      {"intensity", jb.intensity},
-                                      {"schedulerCommTime", jb.schedulerCommTime},
-                                      {"k", jb.k},
-                                      {"reroutedFlows", jb.reroutedFlows},
-                                      {"measuredIterations", jb.measuredIterations},
-                                      {"meanIterationTime", jb.meanIterationTime},
-                                      {"throughput", jb.throughput},
-                                      {"meanCommTime", jb.meanCommTime},
-                                      {"jct", jb.jct}});
-            }
-            j["runs"].push_back(jr);
-        }
-        auto f = open("summary.json");
-        *f << j.dump(2) << "\n";
-    }
+    WriteJobsCsv(out.Open("jobs.csv"), runs);
+    WriteIterationsCsv(out.Open("iterations.csv"), runs);
+    WriteLinksCsv(out.Open("links.csv"), runs);
+    WritePathsCsv(out.Open("paths.csv"), runs);
+    WritePfcCsv(out.Open("pfc.csv"), runs);
+    WriteDropsCsv(out.Open("drops.csv"), runs);
+    WriteUtilizationCsv(out.Open("utilization.csv"), runs);
+    out.Open("table.txt") << FormatTable(runs);
+    out.Open("summary.json") << SummaryJson(m_scenario, m_measuredComm, runs).dump(2) << "\n";
     // Wall-clock times differ between runs; they go to a separate file so that the result files
     // above are identical for the same seed.
-    {
-        auto f = open("timing.csv");
-        *f << "run,wall_s,simulated_s\n";
-        for (const auto& r : runs)
-        {
-            *f << r.run << "," << r.wallSeconds << "," << r.simulatedTime << "\n";
-        }
-    }
+    WriteTimingCsv(out.Open("timing.csv"), runs);
     out.Commit();
 }
 

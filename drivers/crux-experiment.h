@@ -30,6 +30,8 @@
 namespace ns3
 {
 
+class ProgressReporter;
+
 /**
  * \ingroup crux
  * \brief Error in an experiment's input (scenario, placement, scheduler name, ...): the message
@@ -76,7 +78,9 @@ struct ExperimentJobResult
 
 /**
  * \ingroup crux
- * \brief Measured outcome of one run (one scheduler, or one job alone).
+ * \brief Measured outcome of one run (one scheduler, or one job alone). (Every field of this
+ * struct and of ExperimentJobResult is also listed in crux-experiment.cc for the way back from
+ * a child process, CruxExperiment::Run(): a new field goes there too.)
  */
 struct ExperimentRunResult
 {
@@ -181,10 +185,32 @@ class CruxExperiment
     /**
      * \brief Run several modes in order ("alone" first if present so that the profiled t_j
      * are available to the schedulers), after Check().
+     *
+     * Every mode is an independent simulation; with SetParallelRuns(N > 1) they run in N forked
+     * child processes at a time (RunParallel). The t_j measured alone (profileIterations > 0)
+     * are an input of the scheduler runs, so then the alone (or profiling) runs go first, in
+     * parallel, and the scheduler runs after them, in parallel. The results, hence the table
+     * and the result files, are the same as one after another.
      * \param modes the modes
      * \return all runs in order
+     * \throws ParallelRunError "run <name>: ..." if a run failed in its child process
      */
     std::vector<ExperimentRunResult> Run(const std::vector<std::string>& modes);
+
+    /**
+     * \brief How many simulations Run() and RunMode() run at a time, each in its own child
+     * process. Default 1: one after another in this process (as the Python bindings use it).
+     * \param jobs runs at a time (0 is taken as 1)
+     */
+    void SetParallelRuns(uint32_t jobs);
+
+    /**
+     * \brief Progress lines on stderr (ProgressReporter): within each simulation (simulated
+     * time, iterations done of the measured jobs' iterations, time left) and over the runs
+     * (runs done k/N, time left).
+     * \param seconds wall seconds between two lines; 0 (default) = none
+     */
+    void SetProgressInterval(double seconds);
 
     /**
      * \brief Per-iteration communication time t_j measured alone (seconds), by job id; empty
@@ -214,15 +240,49 @@ class CruxExperiment
     void WriteResults(const std::vector<ExperimentRunResult>& runs) const;
 
   private:
-    /// Run the given jobs together under a scheduler. \param label run label \param jobIds jobs
-    /// \param scheduler scheduler name \param iterationsOverride 0 = scenario's
-    /// \return the result
-    ExperimentRunResult RunJobs(const std::string& label,
-                                const std::vector<uint32_t>& jobIds,
-                                const std::string& scheduler,
-                                uint32_t iterationsOverride);
-    /// Profile every job alone if t_j are needed and not known yet.
-    void EnsureProfiled();
+    /// One simulation of Run(): the jobs, the scheduler and the t_j it sees.
+    struct RunSpec
+    {
+        /// what the run is for
+        enum Kind
+        {
+            ALONE,   //!< a job alone (a result row; gives its t_j and alone iteration time)
+            PROFILE, //!< profiling a job alone for its t_j (no result row)
+            MODE     //!< all jobs under a scheduler (a result row)
+        };
+
+        Kind kind{MODE};                //!< what the run is for
+        std::string label;              //!< run label ("alone:<job>", "profile:<job>", mode)
+        std::vector<uint32_t> jobIds;   //!< the jobs of the run
+        std::string scheduler;          //!< scheduler name
+        uint32_t iterationsOverride{0}; //!< 0 = the scenario's iterations
+        /// t_j measured alone of the run's jobs that were known when the run started in
+        /// sequence (job id → seconds): the run's only input from other runs
+        std::map<uint32_t, double> measuredComm;
+    };
+
+    /// Run the modes, "alone" first (after CheckModes). \param ordered the modes
+    /// \return the result rows in order
+    std::vector<ExperimentRunResult> RunOrdered(const std::vector<std::string>& ordered);
+    /// A run of \p jobIds under \p scheduler with the t_j known now. \param kind what for
+    /// \param label its label \param jobIds its jobs \param scheduler scheduler name
+    /// \param iterationsOverride 0 = the scenario's \return the run
+    RunSpec MakeSpec(RunSpec::Kind kind,
+                     const std::string& label,
+                     const std::vector<uint32_t>& jobIds,
+                     const std::string& scheduler,
+                     uint32_t iterationsOverride) const;
+    /// \return the profiling runs of the jobs whose t_j is not known yet (none if
+    /// profileIterations = 0)
+    std::vector<RunSpec> ProfileSpecs() const;
+    /// Run \p batch (in parallel, see SetParallelRuns), note what the alone and profiling runs
+    /// measured, append the result rows to \p out and clear \p batch.
+    /// \param batch the runs \param out the result rows \param progress counts the runs
+    void RunBatch(std::vector<RunSpec>& batch,
+                  std::vector<ExperimentRunResult>& out,
+                  ProgressReporter& progress);
+    /// Run one simulation (in this process). \param spec the run \return the result
+    ExperimentRunResult RunJobs(const RunSpec& spec) const;
     /// Place the jobs on the topology's GPUs (constructor).
     void PlaceJobs();
     /// The job of scenario job i that runs a Chakra trace (ChakraTrace::Load, DltJob::FromChakra)
@@ -237,6 +297,8 @@ class CruxExperiment
     uint32_t m_gpusPerHost{0};                 //!< GPUs per host
     std::map<uint32_t, double> m_measuredComm; //!< job id → t_j measured alone, s
     std::map<uint32_t, double> m_aloneIter;    //!< job id → iteration time alone, s
+    uint32_t m_parallelRuns{1};                //!< simulations at a time
+    double m_progressSeconds{0};               //!< wall seconds between progress lines
 };
 
 /**

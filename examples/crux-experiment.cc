@@ -23,6 +23,11 @@
  *   crux-experiment --scenario=scenarios/sec22-gpt-bert.json
  *   crux-experiment --scenario=scenarios/testbed-gpt-bert.json --modes=alone,ecmp,crux,crux-pa
  *   crux-experiment --scenario=scenarios/sec22-gpt-bert.json --congestionControl=hpcc
+ *   crux-experiment --scenario=scenarios/sec22-gpt-bert.json --jobs=1   # one run at a time
+ *
+ * The runs (each job alone, each scheduler) are independent simulations: they run in parallel,
+ * each in its own child process, --jobs at a time (default: all cores); the files and the table
+ * are the same as with --jobs=1. Runs longer than --progress seconds show progress on stderr.
  *
  * Every command-line value overrides the scenario file's field of the same name. Bad input
  * (missing or malformed file, unknown model or scheduler, too many GPUs, 0 priority levels)
@@ -32,6 +37,7 @@
 #include "ns3/crux-experiment.h"
 
 #include "ns3/checked-command-line.h"
+#include "ns3/parallel-runs.h"
 
 #include <cmath>
 #include <iostream>
@@ -41,144 +47,203 @@
 
 using namespace ns3;
 
-int
-main(int argc, char* argv[])
+namespace
 {
-    std::string scenarioPath;
-    std::string modes;
-    std::string outputDir;
-    std::string scheduler;
-    std::string fabric;
-    std::string pathEnforcement;
-    std::string congestionControl;
-    // Overrides: unset unless given (the scenario's value stays then).
-    std::optional<uint64_t> seed;
-    std::optional<uint64_t> priorityLevels;
-    std::optional<double> stopTime;
-    std::optional<uint64_t> profileIterations;
-    bool quiet = false;
-    bool dryRun = false;
 
-    CheckedCommandLine cmd(__FILE__);
+/// The program's options.
+struct ExperimentOptions
+{
+    std::string scenarioPath;      //!< scenario file
+    std::string modes;             //!< comma-separated runs
+    std::string outputDir;         //!< override
+    std::string scheduler;         //!< override
+    std::string fabric;            //!< override
+    std::string pathEnforcement;   //!< override
+    std::string congestionControl; //!< override
+    // Overrides: unset unless given (the scenario's value stays then).
+    std::optional<uint64_t> seed;              //!< override
+    std::optional<uint64_t> priorityLevels;    //!< override
+    std::optional<double> stopTime;            //!< override
+    std::optional<uint64_t> profileIterations; //!< override
+    bool quiet{false};                         //!< no table
+    bool dryRun{false};                        //!< check and exit
+    uint32_t jobs{DefaultParallelJobs()};      //!< runs at a time
+    std::string progress;                      //!< empty: 10 s, or 0 (none) with --quiet
+};
+
+/// Register every option of the program.
+void
+AddOptions(CheckedCommandLine& cmd, ExperimentOptions& o)
+{
     cmd.Usage("Runs a crux scenario (JSON) alone / under ECMP / under a scheduler and writes "
               "the results.");
-    cmd.AddValue("scenario", "Scenario file (JSON, see doc/crux.rst)", scenarioPath);
+    cmd.AddValue("scenario", "Scenario file (JSON, see doc/crux.rst)", o.scenarioPath);
     cmd.AddValue("modes",
                  "Comma-separated runs: alone and/or scheduler names (default: "
                  "alone,ecmp,<scenario scheduler>)",
-                 modes);
-    cmd.AddValue("outputDir", "Override the scenario's outputDir", outputDir);
-    cmd.AddValue("scheduler", "Override the scenario's scheduler", scheduler);
-    cmd.AddValue("fabric", "Override the scenario's fabric (packet or flow)", fabric);
+                 o.modes);
+    cmd.AddValue("outputDir", "Override the scenario's outputDir", o.outputDir);
+    cmd.AddValue("scheduler", "Override the scenario's scheduler", o.scheduler);
+    cmd.AddValue("fabric", "Override the scenario's fabric (packet or flow)", o.fabric);
     cmd.AddValue("pathEnforcement",
                  "Override the scenario's pathEnforcement (source-port or pinned)",
-                 pathEnforcement);
+                 o.pathEnforcement);
     cmd.AddValue("congestionControl",
                  "Override the scenario's congestionControl (dcqcn, hpcc or none; packet fabric)",
-                 congestionControl);
-    cmd.AddOptional("seed", "Override the scenario's seed (1..4294967295)", seed);
+                 o.congestionControl);
+    cmd.AddOptional("seed", "Override the scenario's seed (1..4294967295)", o.seed);
     cmd.AddOptional("priorityLevels",
                     "Override the scenario's priorityLevels (1..8)",
-                    priorityLevels);
-    cmd.AddOptional("stopTime", "Override the scenario's stopTime (seconds, > 0)", stopTime);
+                    o.priorityLevels);
+    cmd.AddOptional("stopTime", "Override the scenario's stopTime (seconds, > 0)", o.stopTime);
     cmd.AddOptional("profileIterations",
                     "Override the scenario's profileIterations (0 = analytic t_j)",
-                    profileIterations);
-    cmd.AddValue("quiet", "Do not print the table", quiet);
+                    o.profileIterations);
+    cmd.AddValue("quiet",
+                 "Do not print the table (and no progress lines unless --progress)",
+                 o.quiet);
+    cmd.AddValue("jobs",
+                 "Simulations at a time, each in its own process (default: all cores; 1 = one "
+                 "after another in this process); the results do not depend on it",
+                 o.jobs,
+                 1,
+                 4096);
+    cmd.AddValue("progress",
+                 "Wall seconds between progress lines on stderr; 0 = none (default 10, 0 with "
+                 "--quiet)",
+                 o.progress);
     cmd.AddValue("dryRun",
                  "Check the scenario, the options, the modes and the output directory, print the "
                  "scenario as it would run (JSON) and exit without simulating",
-                 dryRun);
+                 o.dryRun);
+}
 
+/// Put the text overrides of the command line into the scenario (noted in its source).
+void
+ApplyTextOverrides(const ExperimentOptions& o, Scenario& s)
+{
+    auto overrideField = [&s](const std::string& field) { s.source += " + --" + field; };
+    if (!o.outputDir.empty())
+    {
+        s.outputDir = o.outputDir;
+    }
+    if (!o.scheduler.empty())
+    {
+        s.scheduler = o.scheduler;
+        overrideField("scheduler");
+    }
+    if (!o.fabric.empty())
+    {
+        s.fabric = o.fabric;
+        overrideField("fabric");
+    }
+    if (!o.pathEnforcement.empty())
+    {
+        s.pathEnforcement = o.pathEnforcement;
+        overrideField("pathEnforcement");
+    }
+    if (!o.congestionControl.empty())
+    {
+        s.congestionControl = o.congestionControl;
+        overrideField("congestionControl");
+    }
+}
+
+/// Put the number overrides of the command line into the scenario (noted in its source).
+/// \throws ExperimentError naming the option for a value out of range
+void
+ApplyNumberOverrides(const ExperimentOptions& o, Scenario& s)
+{
+    auto overrideField = [&s](const std::string& field) { s.source += " + --" + field; };
+    if (o.seed)
+    {
+        s.seed = *o.seed;
+        overrideField("seed");
+    }
+    if (o.priorityLevels)
+    {
+        // range-checked by Validate() on 64 bits before it is narrowed
+        if (*o.priorityLevels > 8)
+        {
+            throw ExperimentError("--priorityLevels",
+                                  "must be 1..8 (hardware traffic classes), got " +
+                                      std::to_string(*o.priorityLevels));
+        }
+        s.priorityLevels = static_cast<uint32_t>(*o.priorityLevels);
+        overrideField("priorityLevels");
+    }
+    if (o.stopTime)
+    {
+        if (!(*o.stopTime > 0))
+        {
+            throw ExperimentError("--stopTime: must be a positive number of seconds");
+        }
+        s.stopTime = *o.stopTime;
+        overrideField("stopTime");
+    }
+    if (o.profileIterations)
+    {
+        s.profileIterations = static_cast<uint32_t>(
+            CheckRange(*o.profileIterations, "--profileIterations", 0, UINT32_MAX));
+        overrideField("profileIterations");
+    }
+}
+
+/// The runs of --modes (default: alone, ecmp and the scenario's scheduler), checked.
+/// \throws ExperimentError "--modes: ..."
+std::vector<std::string>
+ModeList(const ExperimentOptions& o, const Scenario& s)
+{
+    std::vector<std::string> modeList = SplitCommaList(o.modes, "--modes");
+    if (modeList.empty())
+    {
+        modeList = {"alone", "ecmp", s.scheduler};
+    }
+    try
+    {
+        CruxExperiment::CheckModes(modeList);
+    }
+    catch (const ExperimentError& e)
+    {
+        throw ExperimentError(std::string("--modes: ") + e.what());
+    }
+    return modeList;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    ExperimentOptions o;
+    CheckedCommandLine cmd(__FILE__);
+    AddOptions(cmd, o);
     try
     {
         cmd.Parse(argc, argv);
-        if (scenarioPath.empty())
+        const double progressSeconds =
+            o.progress.empty() ? (o.quiet ? 0.0 : 10.0) : ParseDouble(o.progress, "--progress", 0);
+        if (o.scenarioPath.empty())
         {
             throw ExperimentError("--scenario: missing (give a scenario file, e.g. "
                                   "--scenario=scenarios/sec22-gpt-bert.json)");
         }
-        Scenario s = Scenario::Load(scenarioPath);
-        auto overrideField = [&s](const std::string& field) { s.source += " + --" + field; };
-        if (!outputDir.empty())
-        {
-            s.outputDir = outputDir;
-        }
-        if (!scheduler.empty())
-        {
-            s.scheduler = scheduler;
-            overrideField("scheduler");
-        }
-        if (!fabric.empty())
-        {
-            s.fabric = fabric;
-            overrideField("fabric");
-        }
-        if (!pathEnforcement.empty())
-        {
-            s.pathEnforcement = pathEnforcement;
-            overrideField("pathEnforcement");
-        }
-        if (!congestionControl.empty())
-        {
-            s.congestionControl = congestionControl;
-            overrideField("congestionControl");
-        }
-        if (seed)
-        {
-            s.seed = *seed;
-            overrideField("seed");
-        }
-        if (priorityLevels)
-        {
-            // range-checked by Validate() on 64 bits before it is narrowed
-            if (*priorityLevels > 8)
-            {
-                throw ExperimentError("--priorityLevels",
-                                      "must be 1..8 (hardware traffic classes), got " +
-                                          std::to_string(*priorityLevels));
-            }
-            s.priorityLevels = static_cast<uint32_t>(*priorityLevels);
-            overrideField("priorityLevels");
-        }
-        if (stopTime)
-        {
-            if (!(*stopTime > 0))
-            {
-                throw ExperimentError("--stopTime: must be a positive number of seconds");
-            }
-            s.stopTime = *stopTime;
-            overrideField("stopTime");
-        }
-        if (profileIterations)
-        {
-            s.profileIterations = static_cast<uint32_t>(
-                CheckRange(*profileIterations, "--profileIterations", 0, UINT32_MAX));
-            overrideField("profileIterations");
-        }
+        Scenario s = Scenario::Load(o.scenarioPath);
+        ApplyTextOverrides(o, s);
+        ApplyNumberOverrides(o, s);
         CruxExperiment exp(s);
-        std::vector<std::string> modeList = SplitCommaList(modes, "--modes");
-        if (modeList.empty())
-        {
-            modeList = {"alone", "ecmp", s.scheduler};
-        }
-        try
-        {
-            CruxExperiment::CheckModes(modeList);
-        }
-        catch (const ExperimentError& e)
-        {
-            throw ExperimentError(std::string("--modes: ") + e.what());
-        }
-        if (dryRun)
+        const std::vector<std::string> modeList = ModeList(o, s);
+        if (o.dryRun)
         {
             exp.Check(modeList);
             std::cout << s.ToJson() << "\n";
             return 0;
         }
+        exp.SetParallelRuns(o.jobs);
+        exp.SetProgressInterval(progressSeconds);
         auto runs = exp.Run(modeList);
         exp.WriteResults(runs);
-        if (!quiet)
+        if (!o.quiet)
         {
             std::cout << exp.FormatTable(runs);
             std::cout << "results written to " << s.outputDir << "/\n";

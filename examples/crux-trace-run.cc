@@ -23,6 +23,10 @@
  *   crux-trace-run --topology=clos --schedulers=crux,ecmp --days=14 --outputDir=out
  *   crux-trace-run --windowStart=1d --windowEnd=1.25d --schedulers=crux,sincronia,ecmp
  *   crux-trace-run --topology=lingjun --topoCsv=data/lingjun-2023/topo.csv
+ *   crux-trace-run --schedulers=crux,ecmp,sincronia --jobs=1   # one scheduler at a time
+ *
+ * The schedulers' runs are independent: they run in parallel, each in its own child process,
+ * --jobs at a time (default: all cores); the files are the same as with --jobs=1.
  *
  * Bad input: one line on stderr naming the option, exit status 1, nothing written.
  */
@@ -31,6 +35,7 @@
 #include "ns3/cluster-run.h"
 #include "ns3/crux-experiment.h"
 #include "ns3/data-rate.h"
+#include "ns3/parallel-runs.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -42,71 +47,22 @@
 
 using namespace ns3;
 
-int
-main(int argc, char* argv[])
+namespace
 {
-    ClusterRunConfig c;
-    std::string progress; // empty: 30 s, or 0 (off) with --quiet
-    bool quiet = false;
-    bool dryRun = false;
-    CheckedCommandLine cmd(__FILE__);
-    cmd.AddValue("topology", "clos, double-sided or lingjun", c.topology);
-    cmd.AddValue("topoCsv", "Lingjun topo.csv (needed for lingjun and for --jobCsv)", c.topoCsv);
-    cmd.AddValue("placement", "locality, random, buddy or trace (recorded hosts)", c.placement);
-    cmd.AddValue("placementSeed", "Seed of the random/buddy placement", c.placementSeed);
-    cmd.AddConverted(
-        "schedulers",
-        "Comma-separated scheduler names (first = baseline of the "
-        "relative column)",
-        "crux,ecmp",
-        [&c](const std::string& text) { c.schedulers = SplitCommaList(text, "--schedulers"); });
-    cmd.AddValue("seed", "Seed of trace generation, model draw, ECMP hash, schedulers", c.seed);
-    cmd.AddConverted("windowStart",
-                     "Window start after the first submission (s, or 30m/6h/1d)",
-                     "0",
-                     [&c](const std::string& text) {
-                         c.windowStart = ParseDurationSeconds(text, "--windowStart");
-                     });
-    cmd.AddConverted(
-        "windowEnd",
-        "Window end (s, or 30m/6h/1d); -1 = whole trace",
-        "-1",
-        [&c](const std::string& text) { c.windowEnd = ParseDurationSeconds(text, "--windowEnd"); });
-    cmd.AddValue("days", "Submission span of the generated trace (days)", c.traceDays);
-    cmd.AddConverted(
-        "drain",
-        "Run at most this long after windowEnd (s, or 6h/1d)",
-        "2d",
-        [&c](const std::string& text) { c.drainSeconds = ParseDurationSeconds(text, "--drain"); });
-    cmd.AddConverted("binSeconds",
-                     "Bin of link-intensity.csv (seconds)",
-                     "3600",
-                     [&c](const std::string& text) {
-                         c.binSeconds = ParseDurationSeconds(text, "--binSeconds");
-                     });
-    c.outputDir = "crux-trace-run-output";
-    cmd.AddValue("outputDir", "Output directory (one subdirectory per scheduler)", c.outputDir);
-    cmd.AddValue("numLevels", "Priority levels K (1..8)", c.numLevels);
-    cmd.AddValue("uniquePriorities",
-                 "Epoch engine: evaluate crux-pa / crux-ps-pa with one priority class per job "
-                 "(their rank, as the paper does); false = on the numLevels hardware levels",
-                 c.uniquePriorities);
-    cmd.AddValue("engine", "epoch (steady rates per epoch) or flow", c.engine);
-    cmd.AddValue("jobCsv",
-                 "Real job.csv (with --workerCsv, --topoCsv); empty = generate",
-                 c.jobCsv);
-    cmd.AddValue("workerCsv", "Real worker.csv", c.workerCsv);
-    cmd.AddValue("horizonIterations", "Evaluator horizon, longest iterations", c.horizonIterations);
-    cmd.AddValue("workModel",
-                 "iterations (trace duration x alone rate; contention lengthens JCT) or "
-                 "duration (each job runs its trace duration; contention lowers utilization)",
-                 c.workModel);
-    cmd.AddConverted(
-        "jobsPerDay",
-        "Arrival rate of the generated trace, jobs per day (default: the real "
-        "trace's 5180 / 14)",
-        "",
-        [&c](const std::string& text) { c.jobsPerDay = ParseDouble(text, "--jobsPerDay"); });
+
+/// The program's options.
+struct TraceRunOptions
+{
+    ClusterRunConfig c;   //!< the run's config
+    std::string progress; //!< empty: 10 s, or 0 (off) with --quiet
+    bool quiet{false};    //!< no table
+    bool dryRun{false};   //!< check and exit
+};
+
+/// Register the link-rate options (one rate for the same layer of every topology).
+void
+AddRateOptions(CheckedCommandLine& cmd, ClusterRunConfig& c)
+{
     auto rate = [](const std::string& option, std::vector<double*> targets) {
         return [option, targets](const std::string& text) {
             const auto bps = static_cast<double>(ParseDataRate(text, option).GetBitRate());
@@ -131,33 +87,103 @@ main(int argc, char* argv[])
                      "Aggregation-core link rate (double-sided, lingjun); omit for the default",
                      "",
                      rate("--aggCoreRate", {&c.doubleSided.aggCoreBps, &c.threeTier.aggCoreBps}));
+}
+
+/// Register the trace and window options.
+void
+AddTraceOptions(CheckedCommandLine& cmd, ClusterRunConfig& c)
+{
+    cmd.AddConverted("windowStart",
+                     "Window start after the first submission (s, or 30m/6h/1d)",
+                     "0",
+                     [&c](const std::string& text) {
+                         c.windowStart = ParseDurationSeconds(text, "--windowStart");
+                     });
+    cmd.AddConverted(
+        "windowEnd",
+        "Window end (s, or 30m/6h/1d); -1 = whole trace",
+        "-1",
+        [&c](const std::string& text) { c.windowEnd = ParseDurationSeconds(text, "--windowEnd"); });
+    cmd.AddValue("days", "Submission span of the generated trace (days)", c.traceDays);
+    cmd.AddConverted(
+        "drain",
+        "Run at most this long after windowEnd (s, or 6h/1d)",
+        "2d",
+        [&c](const std::string& text) { c.drainSeconds = ParseDurationSeconds(text, "--drain"); });
+    cmd.AddConverted("binSeconds",
+                     "Bin of link-intensity.csv (seconds)",
+                     "3600",
+                     [&c](const std::string& text) {
+                         c.binSeconds = ParseDurationSeconds(text, "--binSeconds");
+                     });
+    cmd.AddValue("jobCsv",
+                 "Real job.csv (with --workerCsv, --topoCsv); empty = generate",
+                 c.jobCsv);
+    cmd.AddValue("workerCsv", "Real worker.csv", c.workerCsv);
+    cmd.AddConverted(
+        "jobsPerDay",
+        "Arrival rate of the generated trace, jobs per day (default: the real "
+        "trace's 5180 / 14)",
+        "",
+        [&c](const std::string& text) { c.jobsPerDay = ParseDouble(text, "--jobsPerDay"); });
+}
+
+/// Register every option of the program.
+void
+AddOptions(CheckedCommandLine& cmd, TraceRunOptions& o)
+{
+    ClusterRunConfig& c = o.c;
+    cmd.AddValue("topology", "clos, double-sided or lingjun", c.topology);
+    cmd.AddValue("topoCsv", "Lingjun topo.csv (needed for lingjun and for --jobCsv)", c.topoCsv);
+    cmd.AddValue("placement", "locality, random, buddy or trace (recorded hosts)", c.placement);
+    cmd.AddValue("placementSeed", "Seed of the random/buddy placement", c.placementSeed);
+    cmd.AddConverted(
+        "schedulers",
+        "Comma-separated scheduler names (first = baseline of the "
+        "relative column)",
+        "crux,ecmp",
+        [&c](const std::string& text) { c.schedulers = SplitCommaList(text, "--schedulers"); });
+    cmd.AddValue("seed", "Seed of trace generation, model draw, ECMP hash, schedulers", c.seed);
+    AddTraceOptions(cmd, c);
+    c.outputDir = "crux-trace-run-output";
+    cmd.AddValue("outputDir", "Output directory (one subdirectory per scheduler)", c.outputDir);
+    cmd.AddValue("numLevels", "Priority levels K (1..8)", c.numLevels);
+    cmd.AddValue("uniquePriorities",
+                 "Epoch engine: evaluate crux-pa / crux-ps-pa with one priority class per job "
+                 "(their rank, as the paper does); false = on the numLevels hardware levels",
+                 c.uniquePriorities);
+    cmd.AddValue("engine", "epoch (steady rates per epoch) or flow", c.engine);
+    cmd.AddValue("horizonIterations", "Evaluator horizon, longest iterations", c.horizonIterations);
+    cmd.AddValue("workModel",
+                 "iterations (trace duration x alone rate; contention lengthens JCT) or "
+                 "duration (each job runs its trace duration; contention lowers utilization)",
+                 c.workModel);
+    AddRateOptions(cmd, c);
     cmd.AddValue("quiet",
                  "Do not print the table (and no progress lines unless --progress)",
-                 quiet);
+                 o.quiet);
     cmd.AddValue("progress",
-                 "Wall seconds between progress lines on stderr; 0 = none (default 30, "
+                 "Wall seconds between progress lines on stderr; 0 = none (default 10, "
                  "0 with --quiet)",
-                 progress);
+                 o.progress);
+    c.parallelRuns = DefaultParallelJobs();
+    cmd.AddValue("jobs",
+                 "Scheduler runs at a time, each in its own process (default: all cores; 1 = "
+                 "one after another in this process); the results do not depend on it",
+                 c.parallelRuns,
+                 1,
+                 4096);
     cmd.AddValue("dryRun",
                  "Check the options, the output directory and the trace (read or generated), "
                  "print the window's size and exit without simulating",
-                 dryRun);
-    try
-    {
-        cmd.Parse(argc, argv);
-        c.progressSeconds =
-            progress.empty() ? (quiet ? 0.0 : 30.0) : ParseDouble(progress, "--progress");
-        if (cmd.IsGiven("aggCoreRate") && c.topology == "clos")
-        {
-            throw InputError("--aggCoreRate", "the two-layer clos has no core layer");
-        }
-    }
-    catch (const InputError& e)
-    {
-        std::cerr << "crux-trace-run: error: " << OneLine(e.what()) << std::endl;
-        return 1;
-    }
-    // Map the config's field names back to the options for the one-line error.
+                 o.dryRun);
+}
+
+/// \return \p msg with a config field name in front ("ClusterRunConfig.topoCsv: ...") replaced
+/// by its option ("--topoCsv: ...")
+std::string
+WithOptionName(std::string msg)
+{
     static const std::vector<std::pair<std::string, std::string>> fieldToOption = {
         {"ClusterRunConfig.topoCsv", "--topoCsv"},
         {"ClusterRunConfig.topology", "--topology"},
@@ -176,96 +202,141 @@ main(int argc, char* argv[])
         {"ClusterRunConfig.horizonIterations", "--horizonIterations"},
         {"ClusterRunConfig.workModel", "--workModel"},
         {"ClusterRunConfig.progressSeconds", "--progress"},
+        {"ClusterRunConfig.parallelRuns", "--jobs"},
         {"ClusterRunConfig.outputDir", "--outputDir"},
         {"ClusterRunConfig.jobs:", "trace (--jobCsv / --workerCsv, or the generated one):"},
         {"ClusterRunConfig.threeTier", "--topoCsv / lingjun topology"},
     };
+    for (const auto& [field, option] : fieldToOption)
+    {
+        if (msg.rfind(field, 0) == 0)
+        {
+            return option + msg.substr(field.size());
+        }
+    }
+    return msg;
+}
+
+/// Skipped trace rows are reported, never silently dropped: all of them for files the user
+/// gave, a count for a generated trace (it skips rows on purpose, like the real one).
+void
+ReportTraceWarnings(const ClusterRun& run)
+{
+    const auto& warnings = run.GetTraceWarnings();
+    if (!warnings.empty())
+    {
+        size_t generated = 0;
+        for (const auto& w : warnings)
+        {
+            if (w.file.rfind("generated ", 0) == 0)
+            {
+                ++generated; // on purpose: jobs that never ran, pods on unknown hosts
+                continue;
+            }
+            std::cerr << "crux-trace-run: warning: " << ToString(w) << "\n";
+        }
+        const size_t listed = warnings.size() - generated;
+        std::cerr << "crux-trace-run: warning: " << warnings.size() << " trace rows/jobs skipped";
+        if (listed > 0)
+        {
+            std::cerr << " (" << listed << " listed above)";
+        }
+        if (generated > 0)
+        {
+            std::cerr << "; " << generated
+                      << " by the generated trace on purpose (jobs that never ran, pods on "
+                         "hosts outside the topology, as in the real trace)";
+        }
+        std::cerr << "; trace_rows_skipped in summary.json" << std::endl;
+    }
+    if (run.GetZeroDurationJobs() > 0)
+    {
+        std::cerr << "crux-trace-run: warning: " << run.GetZeroDurationJobs()
+                  << " window jobs with zero run time (start == end) left out of the run; "
+                     "jobs_zero_duration in summary.json"
+                  << std::endl;
+    }
+}
+
+/// Print the window, the table and the legend of its columns.
+void
+PrintTable(const ClusterRun& run, const std::vector<ClusterRunResult>& runs)
+{
+    const ClusterRunConfig& c = run.GetConfig();
+    std::cout << "trace window [" << runs.front().windowStart << ", " << runs.front().windowEnd
+              << "] s, " << run.GetWindowJobs().size() << " jobs, " << run.GetTopology().NumGpus()
+              << " GPUs (" << c.topology << ", " << c.placement << " placement)\n"
+              << ClusterRun::FormatTable(runs)
+              << "busy: mean allocated GPU fraction (the utilization if communication "
+                 "cost nothing); alone@ECMP / alone@paths: mean utilization with every "
+                 "running job at its stand-alone rate on its ECMP default / installed "
+                 "paths; "
+                 "alone@paths - alone@ECMP = what the paths gain per job, inter-job "
+                 "loss = alone@paths - mean util (contention between jobs)\n"
+              << "results in " << c.outputDir << "/<scheduler>/\n";
+}
+
+/// Check, run, write and print (after the options were parsed). \param o the options
+/// \return the exit status
+int
+RunTrace(const TraceRunOptions& o)
+{
+    ClusterRun run(o.c);
+    ReportTraceWarnings(run);
+    if (o.dryRun)
+    {
+        std::cout << "dry run: " << run.GetWindowJobs().size() << " window jobs, "
+                  << run.GetTopology().NumGpus() << " GPUs (" << o.c.topology
+                  << "); nothing simulated or written\n";
+        return 0;
+    }
+    const auto runs = run.RunAll();
+    run.WriteResults(runs);
+    if (!o.quiet)
+    {
+        PrintTable(run, runs);
+    }
+    if (runs.front().jobsUnplaceable > 0)
+    {
+        // The same jobs for every scheduler (placement does not depend on it).
+        std::cerr << "crux-trace-run: warning: " << runs.front().jobsUnplaceable
+                  << " window jobs can never fit the topology (unplaceable, skipped; "
+                     "finished = -1 in jobs.csv, jobs_unplaceable in summary.json)"
+                  << std::endl;
+    }
+    return 0;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    TraceRunOptions o;
+    CheckedCommandLine cmd(__FILE__);
+    AddOptions(cmd, o);
     try
     {
-        ClusterRun run(c);
-        // Skipped trace rows are reported, never silently dropped: all of them for files the
-        // user gave, a count for a generated trace (it skips rows on purpose, like the real one).
-        const auto& warnings = run.GetTraceWarnings();
-        if (!warnings.empty())
+        cmd.Parse(argc, argv);
+        o.c.progressSeconds =
+            o.progress.empty() ? (o.quiet ? 0.0 : 10.0) : ParseDouble(o.progress, "--progress");
+        if (cmd.IsGiven("aggCoreRate") && o.c.topology == "clos")
         {
-            size_t generated = 0;
-            for (const auto& w : warnings)
-            {
-                if (w.file.rfind("generated ", 0) == 0)
-                {
-                    ++generated; // on purpose: jobs that never ran, pods on unknown hosts
-                    continue;
-                }
-                std::cerr << "crux-trace-run: warning: " << ToString(w) << "\n";
-            }
-            const size_t listed = warnings.size() - generated;
-            std::cerr << "crux-trace-run: warning: " << warnings.size()
-                      << " trace rows/jobs skipped";
-            if (listed > 0)
-            {
-                std::cerr << " (" << listed << " listed above)";
-            }
-            if (generated > 0)
-            {
-                std::cerr << "; " << generated
-                          << " by the generated trace on purpose (jobs that never ran, pods on "
-                             "hosts outside the topology, as in the real trace)";
-            }
-            std::cerr << "; trace_rows_skipped in summary.json" << std::endl;
+            throw InputError("--aggCoreRate", "the two-layer clos has no core layer");
         }
-        if (run.GetZeroDurationJobs() > 0)
-        {
-            std::cerr << "crux-trace-run: warning: " << run.GetZeroDurationJobs()
-                      << " window jobs with zero run time (start == end) left out of the run; "
-                         "jobs_zero_duration in summary.json"
-                      << std::endl;
-        }
-        if (dryRun)
-        {
-            std::cout << "dry run: " << run.GetWindowJobs().size() << " window jobs, "
-                      << run.GetTopology().NumGpus() << " GPUs (" << c.topology
-                      << "); nothing simulated or written\n";
-            return 0;
-        }
-        const auto runs = run.RunAll();
-        run.WriteResults(runs);
-        if (!quiet)
-        {
-            std::cout << "trace window [" << runs.front().windowStart << ", "
-                      << runs.front().windowEnd << "] s, " << run.GetWindowJobs().size()
-                      << " jobs, " << run.GetTopology().NumGpus() << " GPUs (" << c.topology << ", "
-                      << c.placement << " placement)\n"
-                      << ClusterRun::FormatTable(runs)
-                      << "busy: mean allocated GPU fraction (the utilization if communication "
-                         "cost nothing); alone@ECMP / alone@paths: mean utilization with every "
-                         "running job at its stand-alone rate on its ECMP default / installed "
-                         "paths; "
-                         "alone@paths - alone@ECMP = what the paths gain per job, inter-job "
-                         "loss = alone@paths - mean util (contention between jobs)\n"
-                      << "results in " << c.outputDir << "/<scheduler>/\n";
-        }
-        if (runs.front().jobsUnplaceable > 0)
-        {
-            // The same jobs for every scheduler (placement does not depend on it).
-            std::cerr << "crux-trace-run: warning: " << runs.front().jobsUnplaceable
-                      << " window jobs can never fit the topology (unplaceable, skipped; "
-                         "finished = -1 in jobs.csv, jobs_unplaceable in summary.json)"
-                      << std::endl;
-        }
+    }
+    catch (const InputError& e)
+    {
+        std::cerr << "crux-trace-run: error: " << OneLine(e.what()) << std::endl;
+        return 1;
+    }
+    try
+    {
+        return RunTrace(o);
     }
     catch (const std::exception& e)
     {
-        std::string msg = e.what();
-        for (const auto& [field, option] : fieldToOption)
-        {
-            if (msg.rfind(field, 0) == 0)
-            {
-                msg = option + msg.substr(field.size());
-                break;
-            }
-        }
-        std::cerr << "crux-trace-run: error: " << OneLine(msg) << std::endl;
+        std::cerr << "crux-trace-run: error: " << OneLine(WithOptionName(e.what())) << std::endl;
         return 1;
     }
-    return 0;
 }

@@ -25,6 +25,7 @@
 #include "ns3/qbb-channel.h"
 #include "ns3/roce-header.h"
 #include "ns3/uinteger.h"
+#include "ns3/wire-time.h"
 
 namespace ns3
 {
@@ -39,7 +40,7 @@ uint32_t
 DataFrameBytes(Ptr<RdmaNic> nic)
 {
     return nic->GetMtu() + RdmaNic::GetDataHeaderBytes() + InbandTelemetryHeader::SERIALIZED_SIZE +
-           14;
+           crux::ETH_HEADER_BYTES;
 }
 
 /// \return bytes of an ACK frame with an INT echo, Ethernet header included
@@ -47,7 +48,7 @@ uint32_t
 AckFrameBytes()
 {
     return 20 + 8 + RoceBthHeader::SERIALIZED_SIZE + RoceAethHeader::SERIALIZED_SIZE +
-           InbandTelemetryHeader::SERIALIZED_SIZE + roce::ICRC_SIZE + 14;
+           InbandTelemetryHeader::SERIALIZED_SIZE + roce::ICRC_SIZE + crux::ETH_HEADER_BYTES;
 }
 } // namespace
 
@@ -199,10 +200,11 @@ RdmaTransportHelper::Install(const std::vector<std::vector<Ptr<QbbNetDevice>>>& 
             if (ch)
             {
                 const DataRate rate = dev->GetDataRate();
-                DefaultBaseRtt(nic,
-                               ch->GetDelay() * 2 +
-                                   crux::BytesTxTime(rate, DataFrameBytes(nic) + 4 + 20) +
-                                   crux::BytesTxTime(rate, AckFrameBytes() + 4 + 20));
+                DefaultBaseRtt(
+                    nic,
+                    ch->GetDelay() * 2 +
+                        crux::BytesTxTime(rate, crux::FrameWireBytes(DataFrameBytes(nic))) +
+                        crux::BytesTxTime(rate, crux::FrameWireBytes(AckFrameBytes())));
             }
             t->AddNic(h, n, nic);
         }

@@ -844,10 +844,16 @@ class ClusterRunProgressTestCase : public TestCase
         std::string line;
         uint32_t n = 0;
         uint32_t ecmpLines = 0;
+        std::vector<std::string> runLines; // over the runs: "runs done k/2, wall ..."
         while (std::getline(lines, line))
         {
-            ++n;
             NS_TEST_EXPECT_MSG_EQ(line.rfind("crux-trace-run: ", 0), 0, "prefix: " << line);
+            if (line.rfind("crux-trace-run: runs done ", 0) == 0)
+            {
+                runLines.push_back(line);
+                continue;
+            }
+            ++n;
             NS_TEST_EXPECT_MSG_NE(line.find(" d of 0.01 d, "), std::string::npos, line);
             NS_TEST_EXPECT_MSG_NE(line.find(" running, "), std::string::npos, line);
             NS_TEST_EXPECT_MSG_NE(line.find(" queued, wall "), std::string::npos, line);
@@ -856,6 +862,14 @@ class ClusterRunProgressTestCase : public TestCase
         NS_TEST_ASSERT_MSG_GT_OR_EQ(n, 2, "progress lines printed");
         NS_TEST_ASSERT_MSG_GT_OR_EQ(ecmpLines, 1, "a line of the ecmp run");
         NS_TEST_ASSERT_MSG_LT_OR_EQ(n, events, "at most one line per event");
+        // one line per finished run (the interval is shorter than any run)
+        NS_TEST_ASSERT_MSG_EQ(runLines.size(), 2, "a 'runs done' line per run");
+        NS_TEST_EXPECT_MSG_EQ(runLines[0].rfind("crux-trace-run: runs done 1/2, wall ", 0),
+                              0,
+                              runLines[0]);
+        NS_TEST_EXPECT_MSG_EQ(runLines[1].rfind("crux-trace-run: runs done 2/2, wall ", 0),
+                              0,
+                              runLines[1]);
         for (const char* s : {"ecmp", "crux"})
         {
             for (const char* f :

@@ -16,8 +16,9 @@
 // Unit tests of the ns-3.35/3.37 adapter (model/util/crux-compat.h), run in every build mode:
 // functor events run at their time, in scheduling order, with their arguments copied at
 // scheduling time and with the context given; Callbacks from functors and member functions with
-// bound arguments call what they hold; BytesTxTime rounds to the nearest nanosecond (ns-3.37's
-// DataRate::CalculateBytesTxTime; ns-3.35's truncates) and wraps at 2^32 bits as ns-3's does.
+// bound arguments call what they hold; crux::BytesTxTime (model/fabric/wire-time.h) rounds to the
+// nearest nanosecond (ns-3.37's DataRate::CalculateBytesTxTime; ns-3.35's truncates) and times
+// messages of 512 MiB and more in 256 MiB pieces instead of wrapping at 2^32 bits as ns-3's does.
 
 #include "ns3/crux-compat.h"
 #include "ns3/data-rate.h"
@@ -25,6 +26,7 @@
 #include "ns3/object.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
+#include "ns3/wire-time.h"
 
 #include <string>
 #include <vector>
@@ -146,13 +148,13 @@ class CompatCallbackTestCase : public TestCase
     }
 };
 
-/// BytesTxTime: nearest-nanosecond rounding and the 32-bit wrap of ns-3's DataRate.
+/// BytesTxTime: nearest-nanosecond rounding, no 32-bit wrap.
 class CompatTxTimeTestCase : public TestCase
 {
   public:
     CompatTxTimeTestCase()
         : TestCase("BytesTxTime: 8 x bytes over the rate, rounded to the nearest ns (ns-3.37's "
-                   "CalculateBytesTxTime), wraps at 2^32 bits")
+                   "CalculateBytesTxTime), no wrap at 2^32 bits")
     {
     }
 
@@ -174,11 +176,15 @@ class CompatTxTimeTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(crux::BytesTxTime(DataRate("25Gbps"), 1 << 20),
                               NanoSeconds(335544),
                               "1 MiB at 25 Gbit/s");
-        // 2^29 B = 2^32 bits wraps to 0, as DataRate::CalculateBytesTxTime (message-transport.cc
-        // splits larger messages into 256 MiB pieces for this reason).
-        NS_TEST_EXPECT_MSG_EQ(crux::BytesTxTime(DataRate("100Gbps"), 1u << 29),
-                              Time(0),
-                              "2^32 bits wrap to 0");
+        // 2^29 B = 2^32 bits: ns-3's DataRate wraps to 0; here 2 x 256 MiB at 100 Gbit/s =
+        // 2 x 21,474,836.48 ns -> 2 x 21,474,836 ns.
+        NS_TEST_EXPECT_MSG_EQ(crux::BytesTxTime(DataRate("100Gbps"), uint64_t(1) << 29),
+                              NanoSeconds(2 * 21474836),
+                              "512 MiB: two 256 MiB pieces, no wrap");
+        // 5 GiB + 3 B at 8 Gbit/s: 20 pieces of 268,435,456 ns + 3 ns
+        NS_TEST_EXPECT_MSG_EQ(crux::BytesTxTime(DataRate("8Gbps"), (uint64_t(5) << 30) + 3),
+                              NanoSeconds(20 * int64_t(268435456) + 3),
+                              "5 GiB + 3 B");
         NS_TEST_EXPECT_MSG_EQ(crux::BytesTxTime(DataRate("8Gbps"), 1u << 28),
                               NanoSeconds(268435456),
                               "256 MiB at 8 Gbit/s");

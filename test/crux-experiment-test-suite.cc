@@ -257,6 +257,138 @@ class ExperimentFlowVsPacketTestCase : public TestCase
     }
 };
 
+/**
+ * The scenario topology type "three-tier" on both fabrics: 4 ToRs in 2 aggregation groups
+ * (2 aggregation switches each), 4 core switches, 2 hosts per ToR with 2 NICs each; one GPT job
+ * on hosts 0, 2, 4, 6 (ToRs 0..3), so its ring crosses both groups. Checked against a second
+ * construction of the same cluster (BuildThreeTier() called here): every flow's path climbs
+ * exactly as high as its ends need (2 links within a ToR, 4 within a group, 6 across groups,
+ * through 2 core-switch links), the core links carry, on the flow fabric, twice the bytes of the
+ * cross-group flows (each crosses one core switch: up and down), nothing is dropped or resent on
+ * the packet fabric, and the two fabrics agree within 10 %.
+ */
+class ExperimentThreeTierTestCase : public TestCase
+{
+  public:
+    ExperimentThreeTierTestCase()
+        : TestCase("topology type three-tier: paths climb to the core only across groups; core "
+                   "bytes = 2 x cross-group bytes; packet and flow agree")
+    {
+    }
+
+  private:
+    static std::string Text(const std::string& fabric)
+    {
+        return R"({"name": "three-tier",
+  "topology": {"type": "three-tier", "tors": 4, "torsPerGroup": 2, "aggs": 4, "cores": 4,
+               "hostsPerTor": 2, "gpusPerHost": 8, "nicsPerHost": 2, "hostLinkRate": "100Gbps",
+               "fabricLinkRate": "100Gbps", "coreLinkRate": "25Gbps"},
+  "jobs": [{"name": "gpt", "model": "gpt", "hosts": [0, 2, 4, 6], "gpusPerHost": 8,
+            "gradientBytes": 48000000, "computeTime": 0.05, "iterations": 2}],
+  "scheduler": "ecmp", "profileIterations": 0, "seed": 1,
+  "fabric": ")" +
+               fabric + R"(", "outputDir": "/tmp/unused"})";
+    }
+
+    void DoRun() override
+    {
+        // the second construction: the same cluster from the library's builder
+        ThreeTierConfig tc;
+        tc.aggsPerGroup = 2;
+        tc.cores = 4;
+        tc.gpusPerHost = 8;
+        tc.nicsPerHost = 2;
+        tc.hostLinkBps = 100e9;
+        tc.torAggBps = 100e9;
+        tc.aggCoreBps = 25e9;
+        const ClusterTopology c = BuildThreeTier({0, 0, 1, 1, 2, 2, 3, 3}, {0, 0, 1, 1}, tc);
+        NS_TEST_ASSERT_MSG_EQ(c.nodes.size(), 8 + 4 + 4 + 4, "hosts, ToRs, aggs, cores");
+        auto isCore = [&c](uint32_t link) {
+            return c.nodes[c.linkEnds[link].first].kind == ClusterNodeKind::CORE ||
+                   c.nodes[c.linkEnds[link].second].kind == ClusterNodeKind::CORE;
+        };
+        double iteration[2] = {0, 0};
+        int k = 0;
+        for (const std::string fabric : {"packet", "flow"})
+        {
+            CruxExperiment exp(Scenario::Parse(Text(fabric), "three-tier.json"));
+            const auto runs = exp.RunMode("ecmp");
+            const auto& r = runs.back();
+            const auto& job = JobOf(r, "gpt");
+            NS_TEST_ASSERT_MSG_EQ(r.complete, true, fabric << ": the job finishes");
+            NS_TEST_ASSERT_MSG_EQ(job.measuredIterations, 1, fabric << ": iteration 1 measured");
+            iteration[k++] = job.meanIterationTime;
+            NS_TEST_ASSERT_MSG_GT(job.flowPaths.size(), 0, fabric << ": flows have paths");
+            uint64_t crossBytes = 0;
+            std::map<uint32_t, bool> firstLinkCross; // NIC up link -> its flows cross groups
+            for (const auto& [flow, path] : job.flowPaths)
+            {
+                std::vector<uint32_t> links;
+                std::istringstream is(path);
+                std::string tok;
+                while (is >> tok)
+                {
+                    links.push_back(static_cast<uint32_t>(std::stoul(tok.substr(1))));
+                }
+                NS_TEST_ASSERT_MSG_GT(links.size(), 0, "flow " << flow << " has a path");
+                const uint32_t src = c.linkEnds[links.front()].first;
+                const uint32_t dst = c.linkEnds[links.back()].second;
+                NS_TEST_ASSERT_MSG_EQ(ToString(c.nodes[src].kind), "host", "path from a host");
+                NS_TEST_ASSERT_MSG_EQ(ToString(c.nodes[dst].kind), "host", "path to a host");
+                const uint32_t ts = c.hostTor[src];
+                const uint32_t td = c.hostTor[dst];
+                const bool cross = c.torGroup[ts] != c.torGroup[td];
+                const size_t want = ts == td ? 2 : (cross ? 6 : 4);
+                NS_TEST_ASSERT_MSG_EQ(links.size(),
+                                      want,
+                                      fabric << " flow " << flow << ": " << path);
+                size_t core = 0;
+                for (uint32_t l : links)
+                {
+                    core += isCore(l) ? 1 : 0;
+                }
+                NS_TEST_ASSERT_MSG_EQ(core, cross ? 2 : 0, fabric << " flow " << flow << ": core");
+                firstLinkCross[links.front()] = cross;
+            }
+            if (fabric == "packet")
+            {
+                NS_TEST_ASSERT_MSG_EQ(r.drops.size(), 0, "lossless");
+                NS_TEST_ASSERT_MSG_EQ(r.retransmittedPackets, 0, "no retransmission");
+                NS_TEST_ASSERT_MSG_EQ(r.timeouts, 0, "no timeout");
+                continue;
+            }
+            // flow fabric: payload bytes; a NIC's up link carries only its own flows
+            for (const auto& [l, cross] : firstLinkCross)
+            {
+                if (cross)
+                {
+                    const auto it = r.linkTcBytes.find(l);
+                    NS_TEST_ASSERT_MSG_EQ((it != r.linkTcBytes.end()), true, "link counted");
+                    for (uint64_t b : it->second)
+                    {
+                        crossBytes += b;
+                    }
+                }
+            }
+            uint64_t coreBytes = 0;
+            for (const auto& [l, tcs] : r.linkTcBytes)
+            {
+                for (uint64_t b : tcs)
+                {
+                    coreBytes += isCore(l) ? b : 0;
+                }
+            }
+            std::cout << "[crux-experiment] three-tier flow fabric: core-link bytes " << coreBytes
+                      << ", cross-group flows' bytes " << crossBytes << std::endl;
+            NS_TEST_ASSERT_MSG_GT(crossBytes, 0, "the ring crosses groups");
+            NS_TEST_ASSERT_MSG_EQ(coreBytes, 2 * crossBytes, "core bytes = 2 x cross-group bytes");
+        }
+        std::cout << "[crux-experiment] three-tier iteration: packet " << iteration[0]
+                  << " s, flow " << iteration[1] << " s" << std::endl;
+        NS_TEST_ASSERT_MSG_EQ_TOL(iteration[1] / iteration[0], 1.0, 0.10, "flow vs packet");
+    }
+};
+
 /// Bad input: one clear error naming the field, nothing written.
 class ExperimentBadInputTestCase : public TestCase
 {
@@ -435,6 +567,7 @@ class CruxExperimentTestSuite : public TestSuite
         AddTestCase(new ExperimentContentionTestCase, TestCase::EXTENSIVE);
         AddTestCase(new ExperimentDeterminismTestCase, TestCase::EXTENSIVE);
         AddTestCase(new ExperimentFlowVsPacketTestCase, TestCase::EXTENSIVE);
+        AddTestCase(new ExperimentThreeTierTestCase, TestCase::EXTENSIVE);
     }
 };
 

@@ -192,6 +192,7 @@ CruxSwitch::DoDispose()
     m_ports.clear();
     m_pinned.clear();
     m_routeIndex.clear();
+    m_routeTableStale = true;
     m_routeGroups.clear();
     if (m_mmu)
     {
@@ -216,6 +217,7 @@ CruxSwitch::AddPort(Ptr<QbbNetDevice> dev)
     const auto port = static_cast<uint32_t>(m_ports.size());
     m_ports.push_back(dev);
     m_peerAddr.emplace_back();
+    m_peerAddrKnown.push_back(false);
     const uint32_t mmuPort = m_mmu->AddPort(dev);
     if (mmuPort != port)
     {
@@ -309,17 +311,20 @@ CruxSwitch::SetRoute(Ipv4Address dst, const std::vector<uint32_t>& ports)
         if (m_routeGroups[g] == ports)
         {
             m_routeIndex[dst.Get()] = g;
+            m_routeTableStale = true;
             return;
         }
     }
     m_routeGroups.push_back(ports);
     m_routeIndex[dst.Get()] = static_cast<uint32_t>(m_routeGroups.size() - 1);
+    m_routeTableStale = true;
 }
 
 void
 CruxSwitch::ClearRoutes()
 {
     m_routeIndex.clear();
+    m_routeTableStale = true;
     m_routeGroups.clear();
 }
 
@@ -400,11 +405,56 @@ CruxSwitch::EcmpHash(const FiveTuple& tuple, uint32_t seed)
     return Fmix32(crc.checksum());
 }
 
+namespace
+{
+/// Slot of \p key in a table of 2^(32 − shift) slots (Fibonacci hashing).
+inline uint32_t
+RouteSlot(uint32_t key, uint32_t shift)
+{
+    return shift >= 32 ? 0 : static_cast<uint32_t>((key * 0x9E3779B1u) >> shift);
+}
+} // namespace
+
+void
+CruxSwitch::BuildRouteTable() const
+{
+    uint32_t bits = 1;
+    while ((1ULL << bits) < 2ULL * m_routeIndex.size())
+    {
+        ++bits;
+    }
+    m_routeTableShift = 32 - bits;
+    m_routeTable.assign(std::size_t(1) << bits, {0, -1});
+    const uint32_t mask = (1U << bits) - 1;
+    for (const auto& [addr, group] : m_routeIndex)
+    {
+        uint32_t i = RouteSlot(addr, m_routeTableShift);
+        while (m_routeTable[i].second >= 0)
+        {
+            i = (i + 1) & mask;
+        }
+        m_routeTable[i] = {addr, static_cast<int32_t>(group)};
+    }
+    m_routeTableStale = false;
+}
+
 int32_t
 CruxSwitch::FindRouteGroup(uint32_t dst) const
 {
-    auto it = m_routeIndex.find(dst);
-    return it == m_routeIndex.end() ? -1 : static_cast<int32_t>(it->second);
+    // per frame: a flat table instead of std::unordered_map (same content, m_routeIndex)
+    if (m_routeTableStale)
+    {
+        BuildRouteTable();
+    }
+    const auto mask = static_cast<uint32_t>(m_routeTable.size() - 1);
+    for (uint32_t i = RouteSlot(dst, m_routeTableShift);; i = (i + 1) & mask)
+    {
+        const auto& slot = m_routeTable[i];
+        if (slot.second < 0 || slot.first == dst)
+        {
+            return slot.second;
+        }
+    }
 }
 
 uint32_t
@@ -445,17 +495,18 @@ CruxSwitch::GetMmu() const
     return m_mmu;
 }
 
-const Address&
+Mac48Address
 CruxSwitch::GetPeerAddress(uint32_t port)
 {
-    Address& a = m_peerAddr[port];
-    if (a.IsInvalid())
+    if (!m_peerAddrKnown[port])
     {
         Ptr<QbbChannel> ch = DynamicCast<QbbChannel>(m_ports[port]->GetChannel());
         Ptr<QbbNetDevice> peer = ch ? ch->GetPeer(PeekPointer(m_ports[port])) : nullptr;
-        a = peer ? peer->GetAddress() : Address(Mac48Address::GetBroadcast());
+        m_peerAddr[port] =
+            peer ? Mac48Address::ConvertFrom(peer->GetAddress()) : Mac48Address::GetBroadcast();
+        m_peerAddrKnown[port] = true;
     }
-    return a;
+    return m_peerAddr[port];
 }
 
 void

@@ -289,12 +289,20 @@ class CruxSwitch : public Object
     /// ECMP choice given a group index
     uint32_t EcmpChoose(int32_t group, const FiveTuple& t) const;
     /// \return destination MAC used on port \p port (the link peer's address, or broadcast)
-    const Address& GetPeerAddress(uint32_t port);
+    Mac48Address GetPeerAddress(uint32_t port);
 
-    std::vector<Ptr<QbbNetDevice>> m_ports; //!< port devices by index
-    std::vector<Address> m_peerAddr;        //!< link peer MAC per port (empty until known)
+    std::vector<Ptr<QbbNetDevice>> m_ports;              //!< port devices by index
+    std::vector<Mac48Address> m_peerAddr;                //!< link peer MAC per port (once known)
+    std::vector<bool> m_peerAddrKnown;                   //!< m_peerAddr[port] resolved
     std::unordered_map<uint32_t, uint32_t> m_routeIndex; //!< dst IPv4 (host order) → group
-    std::vector<std::vector<uint32_t>> m_routeGroups;    //!< equal-cost port lists
+    /// The per-frame lookup of m_routeIndex: open addressing, linear probing, a power-of-two
+    /// number of (address, group) slots (group -1 = empty), rebuilt when the routes changed
+    mutable std::vector<std::pair<uint32_t, int32_t>> m_routeTable;
+    mutable uint32_t m_routeTableShift{32}; //!< 32 − log2(number of slots)
+    mutable bool m_routeTableStale{true};   //!< m_routeIndex changed since the last build
+    /// Rebuild m_routeTable from m_routeIndex.
+    void BuildRouteTable() const;
+    std::vector<std::vector<uint32_t>> m_routeGroups;                  //!< equal-cost port lists
     std::unordered_map<FiveTuple, uint32_t, FiveTupleHasher> m_pinned; //!< tuple → port
     Ptr<SwitchMmu> m_mmu;                                              //!< shared-buffer MMU
     uint32_t m_ecmpSeed{0};                                            //!< attribute EcmpSeed

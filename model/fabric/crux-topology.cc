@@ -15,7 +15,8 @@
 
 #include "crux-topology.h"
 
-#include "ns3/crux-compat.h"
+#include "wire-time.h"
+
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
@@ -659,7 +660,7 @@ CruxTopology::GetBaseRtt(const CruxPath& path,
         UintegerValue ifg;
         dev->GetAttribute("InterframeGapBytes", ifg);
         const uint64_t bytes = std::max<uint64_t>(frame + 4, 64) + ifg.Get();
-        return crux::BytesTxTime(dev->GetDataRate(), static_cast<uint32_t>(bytes));
+        return crux::BytesTxTime(dev->GetDataRate(), bytes);
     };
     Time rtt(0);
     for (uint32_t id : path)

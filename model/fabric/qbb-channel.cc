@@ -15,6 +15,7 @@
 
 #include "qbb-channel.h"
 
+#include "pooled-event.h"
 #include "qbb-net-device.h"
 
 #include "ns3/log.h"
@@ -27,6 +28,36 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("CruxQbbChannel");
 
 NS_OBJECT_ENSURE_REGISTERED(QbbChannel);
+
+namespace
+{
+/// The arrival of a frame at the peer device: QbbNetDevice::Receive(), from a recycled event.
+class FrameArrival : public PooledEvent<FrameArrival>
+{
+  public:
+    /// \param dev receiving device \param frame the frame \param dest its destination MAC
+    /// \param protocol its EtherType
+    FrameArrival(QbbNetDevice* dev, Ptr<Packet> frame, Mac48Address dest, uint16_t protocol)
+        : m_dev(dev),
+          m_frame(std::move(frame)),
+          m_dest(dest),
+          m_protocol(protocol)
+    {
+    }
+
+  protected:
+    void Notify() override
+    {
+        m_dev->Receive(std::move(m_frame), m_dest, m_protocol);
+    }
+
+  private:
+    QbbNetDevice* m_dev; //!< receiving device (held by the channel)
+    Ptr<Packet> m_frame; //!< the frame without Ethernet header
+    Mac48Address m_dest; //!< Ethernet destination
+    uint16_t m_protocol; //!< EtherType
+};
+} // namespace
 
 TypeId
 QbbChannel::GetTypeId()
@@ -76,7 +107,12 @@ QbbChannel::Attach(Ptr<QbbNetDevice> dev)
 }
 
 bool
-QbbChannel::TransmitStart(Ptr<Packet> frame, const QbbNetDevice* src, Time txTime, bool macControl)
+QbbChannel::TransmitStart(Ptr<Packet> frame,
+                          Mac48Address dest,
+                          uint16_t protocol,
+                          const QbbNetDevice* src,
+                          Time txTime,
+                          bool macControl)
 {
     if (m_nDevices < 2)
     {
@@ -90,9 +126,7 @@ QbbChannel::TransmitStart(Ptr<Packet> frame, const QbbNetDevice* src, Time txTim
     const Time latency = macControl ? Time(0) : peer->GetIngressLatency();
     Simulator::ScheduleWithContext(peer->GetNode()->GetId(),
                                    txTime + m_delay + latency,
-                                   &QbbNetDevice::Receive,
-                                   peer,
-                                   frame);
+                                   new FrameArrival(peer, std::move(frame), dest, protocol));
     return true;
 }
 

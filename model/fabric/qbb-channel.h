@@ -17,6 +17,7 @@
 #define CRUX_QBB_CHANNEL_H
 
 #include "ns3/channel.h"
+#include "ns3/mac48-address.h"
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
 #include "ns3/ptr.h"
@@ -59,14 +60,27 @@ class QbbChannel : public Channel
 
     /**
      * \brief Start carrying a frame from \p src to the other end of the link.
-     * \param frame the whole frame (Ethernet header included); handed to the peer unchanged
+     *
+     * The frame travels as its payload plus the Ethernet header's destination and EtherType
+     * (the source is the sending device): the devices write no Ethernet header into the
+     * packet on every hop; QbbNetDevice builds one only for its Sniffer trace and its
+     * ReceiveErrorModel.
+     * \param frame the frame without its Ethernet header (L3 packet or PAUSE payload); handed
+     *        to the peer unchanged
+     * \param dest Ethernet destination address
+     * \param protocol EtherType
      * \param src the sending device (must be attached to this channel)
      * \param txTime serialization time of the frame at the sender's line rate
      * \param macControl true for a PFC PAUSE frame (delivered without the peer's ingress
      *        latency)
      * \return false if there is no peer device yet (the frame is then lost; the caller traces it)
      */
-    bool TransmitStart(Ptr<Packet> frame, const QbbNetDevice* src, Time txTime, bool macControl);
+    bool TransmitStart(Ptr<Packet> frame,
+                       Mac48Address dest,
+                       uint16_t protocol,
+                       const QbbNetDevice* src,
+                       Time txTime,
+                       bool macControl);
 
     /// \return the propagation delay of the link (one way)
     Time GetDelay() const;

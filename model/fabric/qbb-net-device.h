@@ -92,7 +92,11 @@ class QbbChannel;
  * Accounting units: GetTcQueueBytes(), MaxTcBytes, ECN thresholds and DWRR quanta count frame
  * bytes including the 14-byte Ethernet header (no FCS, no gap); a frame leaves its queue when
  * its serialization starts. The DequeueHandler and "MacTx" see the packet without its Ethernet
- * header; the device adds that header to the same Packet object right after they return.
+ * header. The Ethernet header is not written into the packet on every hop: the channel carries
+ * the packet with the header's destination and EtherType beside it (QbbChannel::TransmitStart),
+ * and the device builds the complete frame (a copy with the header) only for the Sniffer trace
+ * and the ReceiveErrorModel, which see the same bytes as on the wire. Timing counts the header
+ * either way.
  *
  * Configuration: attributes DataRate, Mtu, InterframeGapBytes, MaxTcBytes, Scheduler,
  * DwrrQuanta, DscpToTc, ControlDscp, EcnEnabled, EcnKminBytes, EcnKmaxBytes, EcnPmax,
@@ -166,6 +170,21 @@ class QbbNetDevice : public NetDevice
      * \param tc traffic class 0..7, or CONTROL_CLASS (values above 8 are clamped to 7)
      * \param stampInt push an in-band telemetry hop when the frame leaves its queue (the
      *        packet must carry an InbandTelemetryHeader after its IPv4/UDP/BTH headers)
+     * \return false if the frame was dropped (queue limit), true otherwise
+     */
+    bool SendInTc(Ptr<Packet> packet,
+                  Mac48Address dest,
+                  uint16_t protocolNumber,
+                  uint8_t tc,
+                  bool stampInt = false);
+
+    /**
+     * \brief SendInTc() with any Address (converted with Mac48Address::ConvertFrom()).
+     * \param packet payload starting at the L3 header
+     * \param dest destination MAC address
+     * \param protocolNumber EtherType (0x0800 for IPv4)
+     * \param tc traffic class 0..7, or CONTROL_CLASS
+     * \param stampInt push an in-band telemetry hop when the frame leaves its queue
      * \return false if the frame was dropped (queue limit), true otherwise
      */
     bool SendInTc(Ptr<Packet> packet,
@@ -250,9 +269,20 @@ class QbbNetDevice : public NetDevice
 
     /**
      * \brief Called by the channel when a frame has fully arrived.
-     * \param packet the frame, Ethernet header included
+     * \param packet the frame without its Ethernet header (see QbbChannel::TransmitStart)
+     * \param dest the Ethernet destination address of the frame
+     * \param protocol its EtherType (the source address is the link peer's)
      */
-    void Receive(Ptr<Packet> packet);
+    void Receive(Ptr<Packet> packet, Mac48Address dest, uint16_t protocol);
+
+    /// \return data frames (L3 packets) of class \p cls that started serialization so far
+    /// \param cls traffic class 0..7, or CONTROL_CLASS (PAUSE frames: GetPauseTxCount())
+    uint64_t GetTxFrames(uint8_t cls) const;
+
+    /// \return bytes of the L3 packets of class \p cls that started serialization so far (the
+    /// size "MacTx" sees: no Ethernet header, FCS or gap)
+    /// \param cls traffic class 0..7, or CONTROL_CLASS
+    uint64_t GetTxBytes(uint8_t cls) const;
 
     // NetDevice interface. Send() uses traffic class 0 unless the packet carries an IPv4 header,
     // in which case the DSCP → TC map is applied.
@@ -288,6 +318,8 @@ class QbbNetDevice : public NetDevice
     void DoDispose() override;
 
   private:
+    class TxCompleteEvent;
+
     /// One data frame waiting in a traffic-class FIFO (Ethernet header added at dequeue).
     struct TxItem
     {
@@ -300,18 +332,32 @@ class QbbNetDevice : public NetDevice
     /// One PAUSE frame waiting in the control queue.
     struct CtrlItem
     {
-        Ptr<Packet> frame; //!< complete frame, Ethernet header included
+        Ptr<Packet> frame; //!< the PAUSE payload (PfcPauseHeader), without Ethernet header
         uint8_t tc;        //!< paused traffic class
         uint16_t quanta;   //!< quanta carried
     };
 
     /// Start serializing the next frame if the transmitter is idle and a frame is eligible.
     void StartTransmission();
-    /// Put a complete frame on the wire: trace it, compute its time, hand it to the channel.
-    /// \param frame the frame with Ethernet header
+    /// Put a frame on the wire: trace it, compute its time, hand it to the channel.
+    /// \param frame the frame without its Ethernet header
+    /// \param dest Ethernet destination \param protocol EtherType
     /// \param macControl a PAUSE frame (the peer acts on it without its IngressLatency)
     /// \param cls class the frame left (PAUSE frames: CONTROL_CLASS), for the INT counters
-    void TransmitFrame(Ptr<Packet> frame, bool macControl, uint8_t cls);
+    void TransmitFrame(Ptr<Packet> frame,
+                       Mac48Address dest,
+                       uint16_t protocol,
+                       bool macControl,
+                       uint8_t cls);
+    /// \return a copy of \p payload with the Ethernet header of its frame (for the Sniffer
+    /// trace and the ReceiveErrorModel) \param payload frame without Ethernet header
+    /// \param src source \param dest destination \param protocol EtherType
+    static Ptr<Packet> WithEthernetHeader(Ptr<const Packet> payload,
+                                          Mac48Address src,
+                                          Mac48Address dest,
+                                          uint16_t protocol);
+    /// \return the MAC address of the device at the other end of the link (broadcast if none)
+    Mac48Address GetPeerMac() const;
     /// End of serialization of the current frame (including the interframe gap).
     void TransmitComplete();
     /// \return the traffic class to serve next (data only), or -1 if none is eligible
@@ -400,6 +446,8 @@ class QbbNetDevice : public NetDevice
     uint64_t m_totalQueueBytes = 0;                       //!< sum of m_queueBytes
     uint64_t m_txWireBytes = 0;                           //!< wire bytes transmitted
     std::array<uint64_t, N_CLASSES> m_txWireBytesClass{}; //!< wire bytes per class (PAUSE: control)
+    std::array<uint64_t, N_CLASSES> m_txFrames{};         //!< data frames sent per class
+    std::array<uint64_t, N_CLASSES> m_txBytes{};          //!< their L3 bytes per class
     std::deque<CtrlItem> m_ctrlQueue;                     //!< PAUSE frames, served first
     uint16_t m_nonEmptyMask = 0;                          //!< bit c set = class c has frames
     uint8_t m_pausedMask = 0;                             //!< bit c set = TC c paused by the peer

@@ -38,6 +38,38 @@ static constexpr uint8_t NUM_TRAFFIC_CLASSES = 8;
 /// UDP destination port of RoCEv2 (IANA assignment; IBA vol. 1 rel. 1.4, Annex A17).
 static constexpr uint16_t ROCEV2_UDP_PORT = 4791;
 
+/// EtherType of IPv4 (IEEE 802.3 Type field; RFC 894).
+static constexpr uint16_t IPV4_ETHERTYPE = 0x0800;
+
+/// Ethernet II header without preamble: destination, source, Type (IEEE 802.3-2018 §3.1.1).
+static constexpr uint32_t ETH_HEADER_BYTES = 14;
+
+/// Frame check sequence after the payload of every Ethernet frame (IEEE 802.3-2018 §3.2.9).
+static constexpr uint32_t ETH_FCS_BYTES = 4;
+
+/// Minimum Ethernet frame, header to FCS; shorter frames are padded (IEEE 802.3-2018 §3.2.7).
+static constexpr uint32_t ETH_MIN_FRAME_BYTES = 64;
+
+/// Per-frame wire overhead besides the frame itself: preamble (7) + start frame delimiter (1)
+/// (IEEE 802.3-2018 §3.2.1–3.2.2) + the minimum interpacket gap of 96 bit times = 12 bytes
+/// (§4.4.2). QbbNetDevice's InterframeGapBytes default; the NIC's pacing and PCIe serializer
+/// and the base-RTT estimate count a frame with it.
+static constexpr uint32_t ETH_PREAMBLE_GAP_BYTES = 8 + 12;
+
+/**
+ * \brief Bytes a frame of \p frameBytes (Ethernet header to payload, no FCS) occupies on an
+ * Ethernet wire, or on the NIC's PCIe link which crux times like it (RdmaNic "PcieRate"): the
+ * frame, its FCS, preamble and SFD and the interpacket gap. (QbbNetDevice also pads short
+ * frames to ETH_MIN_FRAME_BYTES; RoCEv2 data frames are never that short.)
+ * \param frameBytes frame bytes, Ethernet header included, FCS excluded
+ * \return wire bytes
+ */
+constexpr uint64_t
+FrameWireBytes(uint64_t frameBytes)
+{
+    return frameBytes + ETH_FCS_BYTES + ETH_PREAMBLE_GAP_BYTES;
+}
+
 /// First port of the IANA dynamic range (RFC 6335 §6: 49152–65535): the UDP source ports crux
 /// uses as ECMP entropy.
 static constexpr uint16_t MIN_DYNAMIC_UDP_PORT = 49152;

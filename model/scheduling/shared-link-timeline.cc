@@ -40,111 +40,180 @@ struct JobState
 /// Upper bound on simulation steps (guards against pathological horizons).
 constexpr uint64_t MAX_STEPS = 100000000ULL;
 
-/// The phased form (at least one job has phases; see TimelineJob). Inputs already checked.
-TimelineResult
-SimulatePhases(const std::array<TimelineJob, 2>& jobs, uint32_t highPriority, double horizon)
+/// One job of the phased form (SimulatePhases): its phases and the progress of its current
+/// iteration.
+struct PhasedJob
 {
+    /// One phase: released `release` seconds into the iteration once its dependencies are
+    /// done, then sends `linkTime` seconds of data on the shared link.
     struct Phase
     {
-        double release{0};
-        std::vector<SchedPhaseDep> deps;
-        double linkTime{0};
+        double release{0};               //!< release time in the iteration, s
+        std::vector<SchedPhaseDep> deps; //!< phases it waits for (with lags)
+        double linkTime{0};              //!< link seconds it sends
     };
 
-    struct State
-    {
-        std::vector<Phase> phases;
-        std::vector<std::vector<SchedPhaseDep>> dependants;
-        std::vector<double> endLag;
-        double compute{0};
-        // current iteration
-        double iterStart{0};
-        std::vector<uint32_t> depsLeft;
-        std::vector<double> startAt;
-        std::vector<double> remaining;
-        std::vector<uint32_t> armed; // dependencies done, not yet released
-        std::set<uint32_t> ready;    // released, data left to send
-        uint32_t left{0};
-        double endAt{0};
-    };
+    std::vector<Phase> phases;                          //!< the iteration's phases
+    std::vector<std::vector<SchedPhaseDep>> dependants; //!< per phase: phases waiting for it
+    std::vector<double> endLag; //!< per phase: lag before the iteration may end (-1: none)
+    double compute{0};          //!< the iteration's compute span, s
+    // current iteration
+    double iterStart{0};            //!< start of the current iteration, s
+    std::vector<uint32_t> depsLeft; //!< per phase: dependencies not done
+    std::vector<double> startAt;    //!< per phase: earliest start
+    std::vector<double> remaining;  //!< per phase: link seconds left
+    std::vector<uint32_t> armed;    //!< dependencies done, not yet released
+    std::set<uint32_t> ready;       //!< released, data left to send
+    uint32_t left{0};               //!< phases not done
+    double endAt{0};                //!< earliest end of the iteration by the end dependencies
 
-    std::array<State, 2> st;
-    for (uint32_t x = 0; x < 2; ++x)
+    /// \param j the job (one phase released at overlapStart x computeTime if it has none)
+    explicit PhasedJob(const TimelineJob& j)
     {
-        const TimelineJob& j = jobs[x];
-        State& s = st[x];
         if (j.phases.empty())
         {
-            s.phases.push_back(Phase{j.overlapStart * j.computeTime, {}, j.commTime});
-            s.endLag.assign(1, 0.0);
-            s.compute = j.computeTime;
+            phases.push_back(Phase{j.overlapStart * j.computeTime, {}, j.commTime});
+            endLag.assign(1, 0.0);
+            compute = j.computeTime;
         }
         else
         {
             for (const TimelinePhase& p : j.phases)
             {
-                s.phases.push_back(Phase{p.release, p.deps, p.linkTime});
+                phases.push_back(Phase{p.release, p.deps, p.linkTime});
             }
-            s.endLag.assign(s.phases.size(), -1.0);
+            endLag.assign(phases.size(), -1.0);
             for (const SchedPhaseDep& d : j.endDeps)
             {
-                s.endLag.at(d.phase) = std::max(s.endLag.at(d.phase), d.lag);
+                endLag.at(d.phase) = std::max(endLag.at(d.phase), d.lag);
             }
-            s.compute = std::max(j.computeTime, j.span);
+            compute = std::max(j.computeTime, j.span);
         }
-        s.dependants.assign(s.phases.size(), {});
-        for (uint32_t p = 0; p < s.phases.size(); ++p)
+        dependants.assign(phases.size(), {});
+        for (uint32_t p = 0; p < phases.size(); ++p)
         {
-            for (const SchedPhaseDep& d : s.phases[p].deps)
+            for (const SchedPhaseDep& d : phases[p].deps)
             {
                 if (d.phase >= p)
                 {
                     throw std::invalid_argument("SimulateSharedLink: a phase depends on a later "
                                                 "phase");
                 }
-                s.dependants[d.phase].push_back(SchedPhaseDep{p, d.lag});
+                dependants[d.phase].push_back(SchedPhaseDep{p, d.lag});
             }
         }
     }
-    auto reset = [](State& s, double t) {
-        s.iterStart = t;
-        const std::size_t n = s.phases.size();
-        s.depsLeft.assign(n, 0);
-        s.startAt.assign(n, 0);
-        s.remaining.assign(n, 0);
-        s.armed.clear();
-        s.ready.clear();
+
+    /// Start an iteration at time \p t.
+    void Reset(double t)
+    {
+        iterStart = t;
+        const std::size_t n = phases.size();
+        depsLeft.assign(n, 0);
+        startAt.assign(n, 0);
+        remaining.assign(n, 0);
+        armed.clear();
+        ready.clear();
         for (std::size_t p = 0; p < n; ++p)
         {
-            s.depsLeft[p] = static_cast<uint32_t>(s.phases[p].deps.size());
-            s.startAt[p] = t + s.phases[p].release;
-            s.remaining[p] = s.phases[p].linkTime;
-            if (s.depsLeft[p] == 0)
+            depsLeft[p] = static_cast<uint32_t>(phases[p].deps.size());
+            startAt[p] = t + phases[p].release;
+            remaining[p] = phases[p].linkTime;
+            if (depsLeft[p] == 0)
             {
-                s.armed.push_back(static_cast<uint32_t>(p));
+                armed.push_back(static_cast<uint32_t>(p));
             }
         }
-        s.left = static_cast<uint32_t>(n);
-        s.endAt = t;
-    };
-    auto done = [](State& s, uint32_t p, double t) {
-        --s.left;
-        if (s.endLag[p] >= 0)
-        {
-            s.endAt = std::max(s.endAt, t + s.endLag[p]);
-        }
-        for (const SchedPhaseDep& d : s.dependants[p])
-        {
-            s.startAt[d.phase] = std::max(s.startAt[d.phase], t + d.lag);
-            if (--s.depsLeft[d.phase] == 0)
-            {
-                s.armed.push_back(d.phase);
-            }
-        }
-    };
-    for (State& s : st)
+        left = static_cast<uint32_t>(n);
+        endAt = t;
+    }
+
+    /// Phase \p p finished sending at time \p t: arm the phases waiting for it.
+    void Done(uint32_t p, double t)
     {
-        reset(s, 0);
+        --left;
+        if (endLag[p] >= 0)
+        {
+            endAt = std::max(endAt, t + endLag[p]);
+        }
+        for (const SchedPhaseDep& d : dependants[p])
+        {
+            startAt[d.phase] = std::max(startAt[d.phase], t + d.lag);
+            if (--depsLeft[d.phase] == 0)
+            {
+                armed.push_back(d.phase);
+            }
+        }
+    }
+
+    /// Release the armed phases whose start has come (a phase with nothing to send is done at
+    /// once) and start the next iteration when this one is complete, until nothing changes.
+    /// \param now the time \return iterations completed
+    uint32_t Advance(double now)
+    {
+        uint32_t completed = 0;
+        bool changed = true;
+        while (changed)
+        {
+            changed = false;
+            for (std::size_t i = 0; i < armed.size();)
+            {
+                const uint32_t p = armed[i];
+                if (now >= startAt[p])
+                {
+                    armed[i] = armed.back();
+                    armed.pop_back();
+                    if (remaining[p] <= 0)
+                    {
+                        Done(p, now);
+                    }
+                    else
+                    {
+                        ready.insert(p);
+                    }
+                    changed = true;
+                    continue;
+                }
+                ++i;
+            }
+            if (left == 0 && now >= iterStart + compute && now >= endAt && iterStart < now)
+            {
+                ++completed;
+                Reset(now);
+                changed = true;
+            }
+        }
+        return completed;
+    }
+
+    /// \param now the time \param next an upper bound \return the earliest of \p next and this
+    /// job's next compute end, iteration end or phase release after \p now
+    double NextEvent(double now, double next) const
+    {
+        if (iterStart + compute > now)
+        {
+            next = std::min(next, iterStart + compute);
+        }
+        if (left == 0 && endAt > now)
+        {
+            next = std::min(next, endAt);
+        }
+        for (uint32_t p : armed)
+        {
+            next = std::min(next, startAt[p]);
+        }
+        return next;
+    }
+};
+
+/// The phased form (at least one job has phases; see TimelineJob). Inputs already checked.
+TimelineResult
+SimulatePhases(const std::array<TimelineJob, 2>& jobs, uint32_t highPriority, double horizon)
+{
+    std::array<PhasedJob, 2> st = {PhasedJob(jobs[0]), PhasedJob(jobs[1])};
+    for (PhasedJob& s : st)
+    {
+        s.Reset(0);
     }
     TimelineResult result;
     const double end = horizon * (1 + 1e-9);
@@ -154,39 +223,7 @@ SimulatePhases(const std::array<TimelineJob, 2>& jobs, uint32_t highPriority, do
     {
         for (uint32_t x = 0; x < 2; ++x)
         {
-            State& s = st[x];
-            bool changed = true;
-            while (changed)
-            {
-                changed = false;
-                for (std::size_t i = 0; i < s.armed.size();)
-                {
-                    const uint32_t p = s.armed[i];
-                    if (now >= s.startAt[p])
-                    {
-                        s.armed[i] = s.armed.back();
-                        s.armed.pop_back();
-                        if (s.remaining[p] <= 0)
-                        {
-                            done(s, p, now);
-                        }
-                        else
-                        {
-                            s.ready.insert(p);
-                        }
-                        changed = true;
-                        continue;
-                    }
-                    ++i;
-                }
-                if (s.left == 0 && now >= s.iterStart + s.compute && now >= s.endAt &&
-                    s.iterStart < now)
-                {
-                    result.completedIterations[x]++;
-                    reset(s, now);
-                    changed = true;
-                }
-            }
+            result.completedIterations[x] += st[x].Advance(now);
         }
         if (now >= end)
         {
@@ -207,24 +244,14 @@ SimulatePhases(const std::array<TimelineJob, 2>& jobs, uint32_t highPriority, do
             }
         }
         double next = end;
-        for (const State& s : st)
+        for (const PhasedJob& s : st)
         {
-            if (s.iterStart + s.compute > now)
-            {
-                next = std::min(next, s.iterStart + s.compute);
-            }
-            if (s.left == 0 && s.endAt > now)
-            {
-                next = std::min(next, s.endAt);
-            }
-            for (uint32_t p : s.armed)
-            {
-                next = std::min(next, s.startAt[p]);
-            }
+            next = s.NextEvent(now, next);
         }
         if (sender >= 0)
         {
-            State& s = st[sender];
+            // the link sends the high-priority job's lowest released phase (strict priority)
+            PhasedJob& s = st[sender];
             const uint32_t phase = *s.ready.begin();
             const double finish = now + s.remaining[phase];
             next = std::min(next, finish);
@@ -234,7 +261,7 @@ SimulatePhases(const std::array<TimelineJob, 2>& jobs, uint32_t highPriority, do
             {
                 s.remaining[phase] = 0;
                 s.ready.erase(s.ready.begin());
-                done(s, phase, next);
+                s.Done(phase, next);
             }
             else
             {
@@ -256,7 +283,6 @@ SimulatePhases(const std::array<TimelineJob, 2>& jobs, uint32_t highPriority, do
     result.utilization = gpus > 0 ? busy / (gpus * horizon) : 0;
     return result;
 }
-
 } // namespace
 
 TimelineResult

@@ -18,6 +18,7 @@
 #include "ns3/crux-compat.h"
 #include "ns3/fatal-error.h"
 #include "ns3/simulator.h"
+#include "ns3/wire-time.h"
 
 #include <algorithm>
 
@@ -99,21 +100,8 @@ MessageTransport::SendOverNvlink(const MessageRequest& req,
     const Time now = Simulator::Now();
     Time& egress = busy[req.src.host][req.src.localGpu];
     const Time start = std::max(now, egress);
-    // DataRate::CalculateBytesTxTime takes uint32_t bytes and multiplies by 8 in 32 bits: it
-    // wraps from 512 MiB on: larger messages are timed as whole 256 MiB pieces plus the rest.
-    constexpr uint64_t PIECE = uint64_t(1) << 28;
-    Time serialization;
-    if (req.bytes < 2 * PIECE)
-    {
-        serialization = crux::BytesTxTime(rate, static_cast<uint32_t>(req.bytes));
-    }
-    else
-    {
-        serialization = crux::BytesTxTime(rate, static_cast<uint32_t>(req.bytes % PIECE)) +
-                        crux::BytesTxTime(rate, static_cast<uint32_t>(PIECE)) *
-                            static_cast<int64_t>(req.bytes / PIECE);
-    }
-    egress = start + serialization;
+    // messages can exceed DataRate::CalculateBytesTxTime's 32-bit range (crux::BytesTxTime)
+    egress = start + crux::BytesTxTime(rate, req.bytes);
     if (!done.IsNull())
     {
         crux::Schedule(egress + latency - now, done);

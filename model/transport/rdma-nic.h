@@ -22,6 +22,7 @@
 #include "ns3/address.h"
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
+#include "ns3/mac48-address.h"
 #include "ns3/nstime.h"
 #include "ns3/object-factory.h"
 #include "ns3/object.h"
@@ -322,7 +323,7 @@ class RdmaNic : public Object
     // state
     Ptr<QbbNetDevice> m_dev;                                             //!< the port
     Ipv4Address m_address;                                               //!< own address
-    Address m_peerMac;                                                   //!< MAC of the link peer
+    Mac48Address m_peerMac;                                              //!< MAC of the link peer
     bool m_peerMacKnown{false};                                          //!< m_peerMac resolved
     std::vector<Ptr<RdmaQueuePair>> m_qps;                               //!< by QPN − FIRST_QPN
     std::array<std::deque<RdmaQueuePair*>, QbbNetDevice::N_TC> m_active; //!< round robins

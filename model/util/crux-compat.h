@@ -36,10 +36,10 @@
  * \file
  * \ingroup crux
  * The few ns-3.36+ conveniences crux uses, in a form that builds on ns-3.35 (waf) and ns-3.37
- * (CMake) alike: scheduling a lambda or any other functor, a Callback made from a lambda, a
- * member-function Callback with bound leading arguments, and DataRate's transmission time as
- * ns-3.36+ computes it (BytesTxTime; ns-3.35 truncates it to the time step, so a run would
- * differ from ns-3.37's).
+ * (CMake) alike: scheduling a lambda or any other functor, a Callback made from a lambda, and a
+ * member-function Callback with bound leading arguments. (DataRate's transmission time as
+ * ns-3.37 computes it, which ns-3.35 truncates, is crux::BytesTxTime in model/fabric/wire-time.h,
+ * the one function every caller uses.)
  *
  * ns-3.35 has none of the three (its Simulator::Schedule and MakeEvent take a member or free
  * function pointer only, its Callback has no constructor from a lambda, and MakeBoundCallback
@@ -160,24 +160,6 @@ ScheduleWithContext(uint32_t context, const Time& delay, F&& f, Ts&&... args)
     EventImpl* raw = PeekPointer(event);
     raw->Ref();
     Simulator::ScheduleWithContext(context, delay, raw);
-}
-
-/**
- * \ingroup crux
- * \brief DataRate::CalculateBytesTxTime(bytes) exactly as ns-3.36+ computes it: 8 * bytes bits
- * (in 32 bits, so it wraps from 512 MiB on, as ns-3's) over the rate, rounded to the nearest
- * time step. ns-3.35's CalculateBytesTxTime truncates instead (Seconds(bits) / bps in integer
- * time steps), which shortens every frame by up to one step and moves packet-level results; with
- * this function the same run gives the same numbers on ns-3.35 and ns-3.37.
- * \param rate the link (or PCIe/NVLink) rate
- * \param bytes the bytes to serialize
- * \return the serialization time
- */
-inline Time
-BytesTxTime(const DataRate& rate, uint32_t bytes)
-{
-    const uint32_t bits = bytes * 8; // 32-bit product, as DataRate::CalculateBytesTxTime's
-    return Seconds(int64x64_t(bits) / rate.GetBitRate());
 }
 
 /**

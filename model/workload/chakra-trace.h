@@ -98,6 +98,12 @@ struct ChakraNode
     bool hasCommDst{false};         //!< the node has comm_dst
     int64_t commDst{0};             //!< comm_dst: receiving rank of a COMM_SEND_NODE
     int64_t commTag{0};             //!< comm_tag (0 if absent): matches sends to receives
+
+    /**
+     * \param file the rank file the node was read from
+     * \return the prefix of a message about this node: "<file>: node <id> '<name>': "
+     */
+    std::string Where(const std::string& file) const;
 };
 
 /**
@@ -230,8 +236,27 @@ class ChakraTrace
     uint32_t NumSkipped() const;
 
   private:
-    /// Check the graph and compute the build order (throws ChakraError).
+    /// Check the graph and compute the build order (throws ChakraError): the steps below, in
+    /// this order (chakra-trace-check.cc).
     void Prepare();
+    /// Per-node checks (unique ids, node types and their attributes, ranks of sends and
+    /// receives, collective kinds crux runs) and m_deps. \return per rank: the indices of its
+    /// collective nodes in file order
+    std::vector<std::vector<uint32_t>> CheckNodes();
+    /// The k-th collective of every rank forms collective k (same kind and size, same count on
+    /// every rank); fills m_collMembers. \param colls CheckNodes()'s result
+    void MatchCollectives(const std::vector<std::vector<uint32_t>>& colls);
+    /// The global graph's vertices (one per node, one per collective): m_vertices, m_vertexOf.
+    void NumberVertices();
+    /// The k-th send s→d with tag t matches the k-th receive of d from s with tag t (sizes
+    /// equal, none left over): m_sendOf, m_pointToPoint.
+    void MatchPointToPoint();
+    /// A topological order of the vertices (Kahn) into m_order; a cycle (also through other
+    /// ranks) is a ChakraError naming it. \return per vertex: its predecessors (sorted, unique)
+    std::vector<std::vector<uint32_t>> OrderVertices();
+    /// W_j, compute time, skipped nodes and the earliest communication start (free
+    /// communication). \param preds OrderVertices()'s result
+    void ComputeStatistics(const std::vector<std::vector<uint32_t>>& preds);
 
     /// A vertex of the global graph: one node of one rank, or one collective of all ranks.
     struct Vertex

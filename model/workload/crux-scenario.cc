@@ -173,6 +173,150 @@ class ObjectReader
     std::set<std::string> m_used;
 };
 
+/**
+ * Read the "topology" object of a scenario (the checks of Validate() come later).
+ * \param t the object \param source file name for messages \param tp filled in
+ */
+void
+ReadTopology(const json& t, const std::string& source, ScenarioTopology& tp)
+{
+    ObjectReader r(t, "topology", source);
+    r.Read("type", tp.type);
+    r.Read("tors", tp.tors);
+    r.Read("aggs", tp.aggs);
+    r.Read("hostsPerTor", tp.hostsPerTor);
+    r.Read("gpusPerHost", tp.gpusPerHost);
+    r.Read("nicsPerHost", tp.nicsPerHost);
+    r.Read("hostLinkRate", tp.hostLinkRate);
+    r.Read("fabricLinkRate", tp.fabricLinkRate);
+    r.Read("linkDelay", tp.linkDelay);
+    r.Read("pfc", tp.pfc);
+    r.Read("switchBuffer", tp.switchBuffer);
+    r.Read("wiring", tp.wiring);
+    r.Read("torsPerGroup", tp.torsPerGroup);
+    r.Read("cores", tp.cores);
+    r.Read("coreLinkRate", tp.coreLinkRate);
+    if (const json* ih = r.Get("intraHost"))
+    {
+        ObjectReader ir(*ih, "topology.intraHost", source);
+        ir.Read("enabled", tp.intraHost.enabled);
+        ir.Read("pcieRate", tp.intraHost.pcieRate);
+        ir.Read("pcieLatency", tp.intraHost.pcieLatency);
+        ir.Read("nvlinkRate", tp.intraHost.nvlinkRate);
+        ir.Read("nvlinkLatency", tp.intraHost.nvlinkLatency);
+        ir.RejectUnknown();
+    }
+    r.RejectUnknown();
+}
+
+/**
+ * Read one element of a scenario's "jobs" array.
+ * \param jj the job object \param i its index \param source file name for messages
+ * \return the job
+ */
+ScenarioJob
+ReadJob(const json& jj, size_t i, const std::string& source)
+{
+    ObjectReader r(jj, "jobs[" + std::to_string(i) + "]", source);
+    ScenarioJob job;
+    job.name = "job" + std::to_string(i);
+    r.Read("name", job.name);
+    r.Read("model", job.model);
+    r.Read("gpus", job.gpus);
+    r.Read("hosts", job.hosts);
+    r.Read("gpusPerHost", job.gpusPerHost);
+    r.Read("start", job.start);
+    r.Read("iterations", job.iterations);
+    r.Read("computeTime", job.computeTime);
+    r.Read("gradientBytes", job.gradientBytes);
+    r.Read("background", job.background);
+    r.Read("chakra", job.chakra);
+    if (r.Get("chakra") != nullptr && job.chakra.empty())
+    {
+        r.Fail(r.Field("chakra"), "must not be empty (the path prefix of the rank files)");
+    }
+    if (!job.chakra.empty() && r.Get("model") != nullptr)
+    {
+        r.Fail(r.Field("model"), "give either \"model\" or \"chakra\", not both");
+    }
+    if (!job.chakra.empty() && r.Get("parallelism") != nullptr)
+    {
+        r.Fail(r.Field("parallelism"),
+               "a Chakra trace job has no parallelism plan (the trace is the plan)");
+    }
+    if (const json* pj = r.Get("parallelism"))
+    {
+        ObjectReader pr(*pj, r.Field("parallelism"), source);
+        auto& q = job.parallelism;
+        for (auto [key, out] : {std::make_pair("tp", &q.tp),
+                                std::make_pair("pp", &q.pp),
+                                std::make_pair("dp", &q.dp),
+                                std::make_pair("ep", &q.ep),
+                                std::make_pair("microBatches", &q.microBatches),
+                                std::make_pair("layersPerBlock", &q.layersPerBlock)})
+        {
+            pr.Read(key, *out);
+            if (pj->contains(key) && *out == 0)
+            {
+                pr.Fail(pr.Field(key), "must be >= 1 (omit it for the default)");
+            }
+        }
+        pr.Read("sequenceParallel", q.sequenceParallel);
+        pr.RejectUnknown();
+        job.hasPlan = true;
+    }
+    if (const json* cj = r.Get("collectives"))
+    {
+        ObjectReader cr(*cj, r.Field("collectives"), source);
+        cr.Read("allReduce", job.parallelism.allReduce);
+        cr.Read("allToAll", job.parallelism.allToAll);
+        cr.RejectUnknown();
+        AllReduceAlgorithm ar;
+        if (!ParseAllReduceAlgorithm(job.parallelism.allReduce, ar) ||
+            (cj->contains("allReduce") && job.parallelism.allReduce.empty()))
+        {
+            std::string known;
+            for (const auto& n : AllReduceAlgorithmNames())
+            {
+                known += (known.empty() ? "" : ", ") + n;
+            }
+            cr.Fail(cr.Field("allReduce"),
+                    "unknown algorithm '" + job.parallelism.allReduce + "' (known: " + known +
+                        "; omit it for NCCL's choice)");
+        }
+        AllToAllAlgorithm aa;
+        if (!ParseAllToAllAlgorithm(job.parallelism.allToAll, aa) ||
+            (cj->contains("allToAll") && job.parallelism.allToAll.empty()))
+        {
+            cr.Fail(cr.Field("allToAll"),
+                    "unknown algorithm '" + job.parallelism.allToAll + "' (known: pairwise)");
+        }
+        job.hasPlan = true;
+    }
+    if (const json* oj = r.Get("overlap"))
+    {
+        ObjectReader orr(*oj, r.Field("overlap"), source);
+        orr.Read("forwardFraction", job.overlapForward);
+        orr.Read("buckets", job.overlapBuckets);
+        orr.RejectUnknown();
+        if (oj->contains("forwardFraction") &&
+            !(job.overlapForward >= 0 && job.overlapForward <= 1))
+        {
+            orr.Fail(orr.Field("forwardFraction"), "must be in [0, 1]");
+        }
+        if (oj->contains("buckets") && job.overlapBuckets == 0)
+        {
+            orr.Fail(orr.Field("buckets"), "must be >= 1 (omit it for the default)");
+        }
+    }
+    r.RejectUnknown();
+    if (job.model.empty() && job.chakra.empty())
+    {
+        r.Fail(r.Field("model"), "missing (name a model of the zoo, e.g. \"gpt\")");
+    }
+    return job;
+}
+
 } // namespace
 
 Scenario
@@ -225,31 +369,7 @@ Scenario::Parse(const std::string& text, const std::string& source)
     top.Read("congestionControl", s.congestionControl);
     if (const json* t = top.Get("topology"))
     {
-        ObjectReader r(*t, "topology", source);
-        auto& tp = s.topology;
-        r.Read("type", tp.type);
-        r.Read("tors", tp.tors);
-        r.Read("aggs", tp.aggs);
-        r.Read("hostsPerTor", tp.hostsPerTor);
-        r.Read("gpusPerHost", tp.gpusPerHost);
-        r.Read("nicsPerHost", tp.nicsPerHost);
-        r.Read("hostLinkRate", tp.hostLinkRate);
-        r.Read("fabricLinkRate", tp.fabricLinkRate);
-        r.Read("linkDelay", tp.linkDelay);
-        r.Read("pfc", tp.pfc);
-        r.Read("switchBuffer", tp.switchBuffer);
-        r.Read("wiring", tp.wiring);
-        if (const json* ih = r.Get("intraHost"))
-        {
-            ObjectReader ir(*ih, "topology.intraHost", source);
-            ir.Read("enabled", tp.intraHost.enabled);
-            ir.Read("pcieRate", tp.intraHost.pcieRate);
-            ir.Read("pcieLatency", tp.intraHost.pcieLatency);
-            ir.Read("nvlinkRate", tp.intraHost.nvlinkRate);
-            ir.Read("nvlinkLatency", tp.intraHost.nvlinkLatency);
-            ir.RejectUnknown();
-        }
-        r.RejectUnknown();
+        ReadTopology(*t, source, s.topology);
     }
     const json* jobs = top.Get("jobs");
     if (jobs == nullptr || !jobs->is_array() || jobs->empty())
@@ -258,108 +378,69 @@ Scenario::Parse(const std::string& text, const std::string& source)
     }
     for (size_t i = 0; i < jobs->size(); ++i)
     {
-        ObjectReader r((*jobs)[i], "jobs[" + std::to_string(i) + "]", source);
-        ScenarioJob job;
-        job.name = "job" + std::to_string(i);
-        r.Read("name", job.name);
-        r.Read("model", job.model);
-        r.Read("gpus", job.gpus);
-        r.Read("hosts", job.hosts);
-        r.Read("gpusPerHost", job.gpusPerHost);
-        r.Read("start", job.start);
-        r.Read("iterations", job.iterations);
-        r.Read("computeTime", job.computeTime);
-        r.Read("gradientBytes", job.gradientBytes);
-        r.Read("background", job.background);
-        r.Read("chakra", job.chakra);
-        if (r.Get("chakra") != nullptr && job.chakra.empty())
-        {
-            r.Fail(r.Field("chakra"), "must not be empty (the path prefix of the rank files)");
-        }
-        if (!job.chakra.empty() && r.Get("model") != nullptr)
-        {
-            r.Fail(r.Field("model"), "give either \"model\" or \"chakra\", not both");
-        }
-        if (!job.chakra.empty() && r.Get("parallelism") != nullptr)
-        {
-            r.Fail(r.Field("parallelism"),
-                   "a Chakra trace job has no parallelism plan (the trace is the plan)");
-        }
-        if (const json* pj = r.Get("parallelism"))
-        {
-            ObjectReader pr(*pj, r.Field("parallelism"), source);
-            auto& q = job.parallelism;
-            for (auto [key, out] : {std::make_pair("tp", &q.tp),
-                                    std::make_pair("pp", &q.pp),
-                                    std::make_pair("dp", &q.dp),
-                                    std::make_pair("ep", &q.ep),
-                                    std::make_pair("microBatches", &q.microBatches),
-                                    std::make_pair("layersPerBlock", &q.layersPerBlock)})
-            {
-                pr.Read(key, *out);
-                if (pj->contains(key) && *out == 0)
-                {
-                    pr.Fail(pr.Field(key), "must be >= 1 (omit it for the default)");
-                }
-            }
-            pr.Read("sequenceParallel", q.sequenceParallel);
-            pr.RejectUnknown();
-            job.hasPlan = true;
-        }
-        if (const json* cj = r.Get("collectives"))
-        {
-            ObjectReader cr(*cj, r.Field("collectives"), source);
-            cr.Read("allReduce", job.parallelism.allReduce);
-            cr.Read("allToAll", job.parallelism.allToAll);
-            cr.RejectUnknown();
-            AllReduceAlgorithm ar;
-            if (!ParseAllReduceAlgorithm(job.parallelism.allReduce, ar) ||
-                (cj->contains("allReduce") && job.parallelism.allReduce.empty()))
-            {
-                std::string known;
-                for (const auto& n : AllReduceAlgorithmNames())
-                {
-                    known += (known.empty() ? "" : ", ") + n;
-                }
-                cr.Fail(cr.Field("allReduce"),
-                        "unknown algorithm '" + job.parallelism.allReduce + "' (known: " + known +
-                            "; omit it for NCCL's choice)");
-            }
-            AllToAllAlgorithm aa;
-            if (!ParseAllToAllAlgorithm(job.parallelism.allToAll, aa) ||
-                (cj->contains("allToAll") && job.parallelism.allToAll.empty()))
-            {
-                cr.Fail(cr.Field("allToAll"),
-                        "unknown algorithm '" + job.parallelism.allToAll + "' (known: pairwise)");
-            }
-            job.hasPlan = true;
-        }
-        if (const json* oj = r.Get("overlap"))
-        {
-            ObjectReader orr(*oj, r.Field("overlap"), source);
-            orr.Read("forwardFraction", job.overlapForward);
-            orr.Read("buckets", job.overlapBuckets);
-            orr.RejectUnknown();
-            if (oj->contains("forwardFraction") &&
-                !(job.overlapForward >= 0 && job.overlapForward <= 1))
-            {
-                orr.Fail(orr.Field("forwardFraction"), "must be in [0, 1]");
-            }
-            if (oj->contains("buckets") && job.overlapBuckets == 0)
-            {
-                orr.Fail(orr.Field("buckets"), "must be >= 1 (omit it for the default)");
-            }
-        }
-        r.RejectUnknown();
-        if (job.model.empty() && job.chakra.empty())
-        {
-            r.Fail(r.Field("model"), "missing (name a model of the zoo, e.g. \"gpt\")");
-        }
-        s.jobs.push_back(job);
+        s.jobs.push_back(ReadJob((*jobs)[i], i, source));
     }
     top.RejectUnknown();
     s.Validate();
     return s;
+}
+
+void
+Scenario::ValidateThreeTier() const
+{
+    auto fail = [this](const std::string& field, const std::string& what) {
+        throw ScenarioError(source + ": topology." + field + ": " + what);
+    };
+    const auto& tp = topology;
+    if (tp.type != "three-tier")
+    {
+        // fields of another type are refused rather than silently ignored
+        if (tp.torsPerGroup != 0 || tp.cores != 0 || !tp.coreLinkRate.empty())
+        {
+            fail(tp.torsPerGroup != 0 ? "torsPerGroup"
+                 : tp.cores != 0      ? "cores"
+                                      : "coreLinkRate",
+                 "only for topology type \"three-tier\" (type is \"" + tp.type + "\")");
+        }
+        return;
+    }
+    if (tp.torsPerGroup == 0)
+    {
+        fail("torsPerGroup", "missing or 0 (ToRs per aggregation group of a three-tier topology)");
+    }
+    if (tp.tors == 0 || tp.tors % tp.torsPerGroup != 0)
+    {
+        fail("torsPerGroup",
+             "must divide topology.tors (" + std::to_string(tp.tors) + "), got " +
+                 std::to_string(tp.torsPerGroup));
+    }
+    if (uint64_t{tp.tors} * tp.hostsPerTor > 65536)
+    {
+        fail("hostsPerTor",
+             "tors x hostsPerTor = " + std::to_string(uint64_t{tp.tors} * tp.hostsPerTor) +
+                 " hosts exceed the 65,536 the fabric addresses");
+    }
+    const uint32_t groups = tp.tors / tp.torsPerGroup;
+    if (tp.aggs == 0 || tp.aggs % groups != 0)
+    {
+        fail("aggs",
+             "must be a positive multiple of the groups (tors / torsPerGroup = " +
+                 std::to_string(groups) + "), got " + std::to_string(tp.aggs));
+    }
+    const uint32_t aggsPerGroup = tp.aggs / groups;
+    if (tp.cores == 0 || tp.cores % aggsPerGroup != 0 || tp.cores > 65536)
+    {
+        fail("cores",
+             "must be a positive multiple of the aggregation switches per group (aggs / groups "
+             "= " +
+                 std::to_string(aggsPerGroup) + ") and <= 65536, got " + std::to_string(tp.cores));
+    }
+    if (tp.wiring != "rail")
+    {
+        fail("wiring",
+             "a three-tier topology cables every NIC of a host to its ToR; \"" + tp.wiring +
+                 "\" is for type \"clos\"");
+    }
 }
 
 void
@@ -373,11 +454,13 @@ Scenario::Validate() const
         fail("priorityLevels",
              "must be 1..8 (hardware traffic classes), got " + std::to_string(priorityLevels));
     }
-    if (topology.type != "clos" && topology.type != "testbed")
+    if (topology.type != "clos" && topology.type != "three-tier" && topology.type != "testbed")
     {
-        fail("topology.type", "unknown topology '" + topology.type + "' (known: clos, testbed)");
+        fail("topology.type",
+             "unknown topology '" + topology.type + "' (known: clos, three-tier, testbed)");
     }
-    if (topology.type == "clos")
+    ValidateThreeTier();
+    if (topology.type == "clos" || topology.type == "three-tier")
     {
         if (topology.tors == 0 || topology.aggs == 0 || topology.hostsPerTor == 0 ||
             topology.gpusPerHost == 0 || topology.nicsPerHost == 0)
@@ -402,7 +485,7 @@ Scenario::Validate() const
             fail("topology.gpusPerHost",
                  "must be <= 1024, got " + std::to_string(topology.gpusPerHost));
         }
-        if (topology.nicsPerHost > topology.tors)
+        if (topology.type == "clos" && topology.nicsPerHost > topology.tors)
         {
             fail("topology.nicsPerHost", "each NIC needs its own ToR: nicsPerHost <= tors");
         }
@@ -466,6 +549,10 @@ Scenario::Validate() const
     checked([&] {
         ParseDataRate(topology.hostLinkRate, "topology.hostLinkRate");
         ParseDataRate(topology.fabricLinkRate, "topology.fabricLinkRate");
+        if (!topology.coreLinkRate.empty())
+        {
+            ParseDataRate(topology.coreLinkRate, "topology.coreLinkRate");
+        }
         ParseTime(topology.linkDelay, "topology.linkDelay");
         ParseByteSize(topology.switchBuffer, "topology.switchBuffer");
     });
@@ -537,6 +624,13 @@ Scenario::ToJson() const
                      {"pfc", topology.pfc},
                      {"switchBuffer", topology.switchBuffer},
                      {"wiring", topology.wiring}};
+    if (topology.type == "three-tier") // absent otherwise: outputs of the other types unchanged
+    {
+        j["topology"]["torsPerGroup"] = topology.torsPerGroup;
+        j["topology"]["cores"] = topology.cores;
+        j["topology"]["coreLinkRate"] =
+            topology.coreLinkRate.empty() ? topology.fabricLinkRate : topology.coreLinkRate;
+    }
     if (topology.intraHost.enabled) // absent when off: outputs without it stay as they were
     {
         j["topology"]["intraHost"] = {{"enabled", true},

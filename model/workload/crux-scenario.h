@@ -56,7 +56,7 @@ class ScenarioError : public InputError
  */
 struct ScenarioTopology
 {
-    std::string type{"clos"};              //!< "clos" or "testbed"
+    std::string type{"clos"};              //!< "clos", "three-tier" or "testbed"
     uint32_t tors{2};                      //!< ToR switches
     uint32_t aggs{2};                      //!< aggregation switches
     uint32_t hostsPerTor{4};               //!< hosts under each ToR
@@ -72,6 +72,14 @@ struct ScenarioTopology
     /// on ToR (n + h) mod nicsPerHost, so ring all-reduce traffic crosses the aggregation layer
     /// and jobs contend there, as in the paper's testbed (§6.2).
     std::string wiring{"rail"};
+    /// "three-tier" only (BuildThreeTier()): ToRs per aggregation group (pod); tors must be a
+    /// multiple of it. 0 = not given (required for "three-tier", refused for the other types).
+    uint32_t torsPerGroup{0};
+    /// "three-tier" only: core switches, a multiple of the aggregation switches per group
+    /// (aggs / groups); 0 = not given (required for "three-tier", refused otherwise).
+    uint32_t cores{0};
+    /// "three-tier" only: aggregation ↔ core rate ("" = fabricLinkRate; refused otherwise).
+    std::string coreLinkRate;
 
     /// "intraHost": intra-host links (ClusterTopology::AddIntraHostLinks(); defaults and their
     /// sources: IntraHostConfig). Off by default.
@@ -180,6 +188,14 @@ struct Scenario
      * \throws ScenarioError naming the field
      */
     void Validate() const;
+
+    /**
+     * \brief Check the fields of topology type "three-tier" (torsPerGroup divides tors, aggs a
+     * multiple of the groups, cores a multiple of the aggregation switches per group, "rail"
+     * wiring), and that the other types do not set them. Called by Validate().
+     * \throws ScenarioError naming the field
+     */
+    void ValidateThreeTier() const;
 
     /// \return the scenario as JSON text (all fields, defaults included), for the results dir
     std::string ToJson() const;

@@ -93,21 +93,19 @@ ParallelPlan::ToString() const
     return os.str();
 }
 
-ParallelPlan
-ResolvePlan(const ParallelismRequest& req,
-            const ModelSpec& model,
-            uint32_t numGpus,
-            uint32_t gpusPerHost)
+namespace
 {
-    const uint32_t n = numGpus;
-    const uint32_t g = gpusPerHost;
-    if (n == 0 || g == 0 || n % g != 0)
-    {
-        throw PlanError("parallelism",
-                        "the job has " + Str(n) + " GPUs, " + Str(g) +
-                            " per host: no plan possible");
-    }
-    ParallelPlan plan;
+
+/**
+ * The checks of a plan that do not depend on the degrees: collective algorithms, and that only
+ * transformer models take tp/pp/sequence parallelism and only MoE models ep > 1.
+ * \param req the request \param model the model \param plan its algorithms, sequenceParallel
+ * and layersPerBlock are set. Throws PlanError naming the field.
+ */
+void
+ResolveKinds(const ParallelismRequest& req, const ModelSpec& model, ParallelPlan& plan)
+{
+    const bool transformer = model.IsTransformer();
     if (!ParseAllReduceAlgorithm(req.allReduce, plan.allReduce))
     {
         throw PlanError("collectives.allReduce",
@@ -122,7 +120,6 @@ ResolvePlan(const ParallelismRequest& req,
     }
     plan.sequenceParallel = req.sequenceParallel;
     plan.layersPerBlock = req.layersPerBlock > 0 ? req.layersPerBlock : 1;
-    const bool transformer = model.IsTransformer();
     if (!transformer)
     {
         for (const auto& [field, value] : {std::make_pair("tp", req.tp),
@@ -149,8 +146,21 @@ ResolvePlan(const ParallelismRequest& req,
                         "model '" + model.name + "' has no experts: ep must be 1, got " +
                             Str(req.ep));
     }
+}
 
-    // ---- tp
+/**
+ * The tensor-parallel degree: the request's, checked, or the zoo's fitted to the job.
+ * \param req the request \param model the model \param n the job's GPUs
+ * \param g its GPUs per host \param plan plan.tp is set. Throws PlanError naming the field.
+ */
+void
+ResolveTp(const ParallelismRequest& req,
+          const ModelSpec& model,
+          uint32_t n,
+          uint32_t g,
+          ParallelPlan& plan)
+{
+    const bool transformer = model.IsTransformer();
     if (req.tp > 0)
     {
         plan.tp = req.tp;
@@ -179,8 +189,17 @@ ResolvePlan(const ParallelismRequest& req,
             return n % t == 0 && (!transformer || model.heads % t == 0);
         });
     }
+}
 
-    // ---- pp, dp
+/**
+ * The pipeline and data-parallel degrees (tp x pp x dp = n), given plan.tp.
+ * \param req the request \param model the model \param n the job's GPUs
+ * \param plan plan.pp and plan.dp are set. Throws PlanError naming the field.
+ */
+void
+ResolvePpDp(const ParallelismRequest& req, const ModelSpec& model, uint32_t n, ParallelPlan& plan)
+{
+    const bool transformer = model.IsTransformer();
     if (req.pp > 0)
     {
         plan.pp = req.pp;
@@ -241,8 +260,15 @@ ResolvePlan(const ParallelismRequest& req,
                               : 1;
         plan.dp = rest / plan.pp;
     }
+}
 
-    // ---- ep
+/**
+ * The expert-parallel degree (divides the experts and dp), given plan.dp.
+ * \param req the request \param model the model \param plan plan.ep is set. Throws PlanError.
+ */
+void
+ResolveEp(const ParallelismRequest& req, const ModelSpec& model, ParallelPlan& plan)
+{
     if (req.ep > 0)
     {
         plan.ep = req.ep;
@@ -264,8 +290,19 @@ ResolvePlan(const ParallelismRequest& req,
             return plan.dp % e == 0;
         });
     }
+}
 
-    // ---- micro-batches
+/**
+ * Micro-batches per iteration and replica: the request's, or the replica's sequences over the
+ * zoo's micro-batch size (at least 1).
+ * \param req the request \param model the model \param n the job's GPUs \param plan set
+ */
+void
+ResolveMicroBatches(const ParallelismRequest& req,
+                    const ModelSpec& model,
+                    uint32_t n,
+                    ParallelPlan& plan)
+{
     if (req.microBatches > 0)
     {
         plan.microBatches = req.microBatches;
@@ -276,7 +313,30 @@ ResolvePlan(const ParallelismRequest& req,
         const double m = perReplica / std::max<uint32_t>(1, model.microBatchSize);
         plan.microBatches = static_cast<uint32_t>(std::max(1.0, std::round(m)));
     }
-    return plan;
 }
 
+} // namespace
+
+ParallelPlan
+ResolvePlan(const ParallelismRequest& req,
+            const ModelSpec& model,
+            uint32_t numGpus,
+            uint32_t gpusPerHost)
+{
+    const uint32_t n = numGpus;
+    const uint32_t g = gpusPerHost;
+    if (n == 0 || g == 0 || n % g != 0)
+    {
+        throw PlanError("parallelism",
+                        "the job has " + Str(n) + " GPUs, " + Str(g) +
+                            " per host: no plan possible");
+    }
+    ParallelPlan plan;
+    ResolveKinds(req, model, plan);
+    ResolveTp(req, model, n, g, plan);
+    ResolvePpDp(req, model, n, plan);
+    ResolveEp(req, model, plan);
+    ResolveMicroBatches(req, model, n, plan);
+    return plan;
+}
 } // namespace ns3

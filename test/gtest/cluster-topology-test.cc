@@ -494,6 +494,44 @@ TEST(ClusterTopologyTest, BadConfigNamesTheField)
     ExpectInvalid([&] { BuildThreeTier({0}, {}, ThreeTierConfig{}); }, "torGroup");
 }
 
+// A typo in a count is refused before anything is allocated (it used to allocate for hours):
+// 65,536 ToRs x 65,536 aggregation switches = 2^32 cables; the bound is 2^22 cables.
+TEST(ClusterTopologyTest, OversizedFabricRefusedBeforeAllocation)
+{
+    {
+        ClosConfig c;
+        c.tors = 65536;
+        c.aggs = 65536;
+        c.hostsPerTor = 1;
+        c.nicsPerHost = 1;
+        ExpectInvalid([&] { BuildTwoLayerClos(c); }, "4295032832 cables");
+    }
+    {
+        // one over the bound: 1,024 host cables + 1,024 ToRs x 4,096 aggs = 4,195,328 cables
+        ClosConfig c;
+        c.tors = 1024;
+        c.aggs = 4096;
+        c.hostsPerTor = 1;
+        c.nicsPerHost = 1;
+        ExpectInvalid([&] { BuildTwoLayerClos(c); }, "4195328 cables");
+    }
+    {
+        DoubleSidedConfig c;
+        c.tors = 2;
+        c.aggs = 4096;
+        c.cores = 4096 * 1024;
+        ExpectInvalid([&] { BuildDoubleSided(c); }, "cables");
+    }
+    {
+        ThreeTierConfig c;
+        c.aggsPerGroup = 1;
+        c.cores = 1 << 22;
+        ExpectInvalid([&] { BuildThreeTier({0}, {0}, c); }, "cables");
+    }
+    ExpectInvalid([&] { BuildThreeTier(std::vector<uint32_t>(65537, 0), {0}, ThreeTierConfig{}); },
+                  "65537 hosts");
+}
+
 // ------------------------------------------------------------------ intra-host links (issue 12)
 
 namespace

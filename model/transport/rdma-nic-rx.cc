@@ -1,0 +1,415 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+/**
+ * \file
+ * \ingroup crux
+ * RdmaNic, receive side: frame parsing, the responder (in-order check, ACK coalescing, NAK,
+ * CNP, message delivery), the requester's ACK/NAK handling, go-back-N and the retransmission
+ * timer / stall watchdog (rdma-nic.h).
+ */
+
+#include "rdma-nic.h"
+#include "roce-header.h"
+
+#include "ns3/crux-run-error.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CruxRdmaNicRx");
+
+namespace
+{
+const std::string g_reasonNak = "nak";                                 //!< Retransmit reason
+const std::string g_reasonTimeout = "timeout";                         //!< Retransmit reason
+constexpr uint16_t IPV4_ETHERTYPE = crux::IPV4_ETHERTYPE;              //!< EtherType of IPv4
+constexpr uint32_t IPV4_HEADER_BYTES = 20;                             //!< IPv4, no options
+constexpr uint32_t UDP_HEADER_BYTES = 8;                               //!< UDP header
+constexpr uint32_t INT_BYTES = InbandTelemetryHeader::SERIALIZED_SIZE; //!< INT stack
+} // namespace
+
+void
+RdmaNic::ReceiveFrame(Ptr<QbbNetDevice> /* dev */, Ptr<Packet> packet, uint16_t protocol)
+{
+    // One copy of the fixed-size headers out of the packet and a direct parse: cheaper than
+    // deserializing Ipv4Header/UdpHeader/BTH objects on this per-packet path. Layout (we send
+    // no IPv4 options): IPv4 [0, 20), UDP [20, 28), BTH [28, 40), AETH [40, 44) for ACKs.
+    constexpr uint32_t ipLen = IPV4_HEADER_BYTES;
+    constexpr uint32_t bthAt = ipLen + UDP_HEADER_BYTES;
+    constexpr uint32_t aethAt = bthAt + RoceBthHeader::SERIALIZED_SIZE;
+    constexpr uint32_t minLen = aethAt + roce::ICRC_SIZE;
+    const uint32_t size = packet->GetSize();
+    if (protocol != IPV4_ETHERTYPE || size < minLen)
+    {
+        ++m_unknownFrames;
+        return;
+    }
+    // room for an INT stack after the BTH (data) or after the AETH (ACK echo); only copied when
+    // present (below)
+    uint8_t b[aethAt + RoceAethHeader::SERIALIZED_SIZE + INT_BYTES];
+    packet->CopyData(b, std::min<uint32_t>(size, aethAt + RoceAethHeader::SERIALIZED_SIZE));
+    const uint32_t dst = (static_cast<uint32_t>(b[16]) << 24) |
+                         (static_cast<uint32_t>(b[17]) << 16) |
+                         (static_cast<uint32_t>(b[18]) << 8) | b[19];
+    const uint16_t dport = static_cast<uint16_t>((b[22] << 8) | b[23]);
+    if (b[0] != 0x45 || b[9] != 17 || dst != m_address.Get() || dport != roce::UDP_PORT)
+    {
+        ++m_unknownFrames;
+        NS_LOG_WARN("NIC " << m_address << " got a frame that is not RoCEv2 for it");
+        return;
+    }
+    const roce::BthView bth = roce::BthView::Read(b + bthAt);
+    const uint32_t idx = bth.destQp - FIRST_QPN;
+    if (bth.destQp < FIRST_QPN || idx >= m_qps.size() || !m_qps[idx]->m_peer)
+    {
+        ++m_unknownFrames;
+        NS_LOG_WARN("NIC " << m_address << ": no connected QPN " << bth.destQp);
+        return;
+    }
+    RdmaQueuePair* qp = PeekPointer(m_qps[idx]);
+    if (roce::IsRcSend(bth.opcode))
+    {
+        const bool ce = (b[1] & 0x3) == Ipv4Header::ECN_CE;
+        const uint32_t intBytes = bth.intFlag ? INT_BYTES : 0;
+        if (size < aethAt + intBytes + roce::ICRC_SIZE)
+        {
+            ++m_unknownFrames;
+            return;
+        }
+        if (bth.intFlag)
+        {
+            packet->CopyData(b, aethAt + INT_BYTES);
+        }
+        HandleData(qp,
+                   bth,
+                   ce,
+                   size - aethAt - intBytes - roce::ICRC_SIZE,
+                   bth.intFlag ? b + aethAt : nullptr);
+    }
+    else if (bth.opcode == roce::RC_ACK)
+    {
+        constexpr uint32_t ackLen = aethAt + RoceAethHeader::SERIALIZED_SIZE + roce::ICRC_SIZE;
+        if (size < ackLen)
+        {
+            ++m_unknownFrames;
+            return;
+        }
+        // an ACK longer than BTH + AETH + ICRC carries an INT echo after the AETH (HPCC)
+        const bool echo = size >= ackLen + INT_BYTES;
+        if (echo)
+        {
+            packet->CopyData(b, sizeof(b));
+        }
+        HandleAck(qp,
+                  bth,
+                  b[aethAt],
+                  echo ? b + aethAt + RoceAethHeader::SERIALIZED_SIZE : nullptr);
+    }
+    else if (bth.opcode == roce::CNP)
+    {
+        ++qp->m_stats.cnpsReceived;
+        qp->m_cc->OnCnp();
+    }
+    else
+    {
+        ++m_unknownFrames;
+    }
+}
+
+void
+RdmaNic::HandleData(RdmaQueuePair* qp,
+                    const roce::BthView& bth,
+                    bool ce,
+                    uint32_t payload,
+                    const uint8_t* intStack)
+{
+    const Time now = Simulator::Now();
+    if (ce)
+    {
+        ++qp->m_stats.ceReceived;
+        if (m_cnpEnabled && (!qp->m_cnpSentOnce || now - qp->m_lastCnpTime >= m_cnpInterval))
+        {
+            qp->m_cnpSentOnce = true;
+            qp->m_lastCnpTime = now;
+            SendCnp(qp);
+        }
+    }
+    const uint32_t epsn = (qp->m_rxPsnBase + static_cast<uint32_t>(qp->m_rxEpsn)) & roce::PSN_MASK;
+    const int32_t d = roce::PsnDiff(bth.psn, epsn);
+    const uint8_t op = bth.opcode;
+    if (d > 0)
+    {
+        // ahead of the expected PSN: a packet was lost; drop, NAK once per gap
+        ++qp->m_stats.outOfOrderDrops;
+        if (!qp->m_nakOutstanding)
+        {
+            qp->m_nakOutstanding = true;
+            SendAck(qp, true);
+        }
+        return;
+    }
+    if (d < 0)
+    {
+        // duplicate of an accepted packet (after a go-back-N rewind): re-acknowledge
+        ++qp->m_stats.duplicates;
+        ++qp->m_unackedRx;
+        if (bth.ackReq || qp->m_unackedRx >= m_ackInterval)
+        {
+            SendAck(qp, false, intStack);
+        }
+        return;
+    }
+    // in order
+    if (qp->m_rxMsgs.empty())
+    {
+        NS_FATAL_ERROR("RdmaNic " << m_address << ": data for " << Describe(qp)
+                                  << " but no message is expected (PSN " << bth.psn << ")");
+    }
+    const bool starts = op == roce::RC_SEND_FIRST || op == roce::RC_SEND_ONLY;
+    if (starts != (qp->m_rxMsgBytes == 0))
+    {
+        NS_FATAL_ERROR("RdmaNic " << m_address << ": opcode sequence error on " << Describe(qp)
+                                  << " (opcode " << unsigned(op) << " at PSN " << bth.psn << ", "
+                                  << qp->m_rxMsgBytes << " bytes of the message so far)");
+    }
+    ++qp->m_rxEpsn;
+    qp->m_nakOutstanding = false;
+    ++qp->m_stats.rxDataPackets;
+    qp->m_stats.rxDataBytes += payload;
+    qp->m_rxMsgBytes += payload;
+    ++qp->m_unackedRx;
+    const bool end = roce::IsMessageEnd(op);
+    if (end || bth.ackReq || qp->m_unackedRx >= m_ackInterval)
+    {
+        if (end)
+        {
+            ++qp->m_msn; // the ACK of a message's last packet carries its MSN
+        }
+        SendAck(qp, false, intStack);
+    }
+    if (!end)
+    {
+        if (qp->m_rxMsgBytes > qp->m_rxMsgs.front().bytes)
+        {
+            NS_FATAL_ERROR("RdmaNic " << m_address << ": message on " << Describe(qp)
+                                      << " longer than its " << qp->m_rxMsgs.front().bytes
+                                      << " bytes");
+        }
+        return;
+    }
+    RdmaQueuePair::RxMessage m = std::move(qp->m_rxMsgs.front());
+    qp->m_rxMsgs.pop_front();
+    if (qp->m_rxMsgBytes != m.bytes)
+    {
+        NS_FATAL_ERROR("RdmaNic " << m_address << ": message on " << Describe(qp) << " ended after "
+                                  << qp->m_rxMsgBytes << " bytes, expected " << m.bytes);
+    }
+    qp->m_rxMsgBytes = 0;
+    ++qp->m_stats.messagesDelivered;
+    NS_LOG_LOGIC("message of " << m.bytes << " B delivered on " << Describe(qp));
+    m_messageCompleteTrace(m.jobId, m.flowId, m.bytes, now - m.postTime);
+    if (!m.done.IsNull())
+    {
+        m.done();
+    }
+}
+
+void
+RdmaNic::HandleAck(RdmaQueuePair* qp,
+                   const roce::BthView& bth,
+                   uint8_t syndrome,
+                   const uint8_t* intEcho)
+{
+    const uint32_t una = (qp->m_txPsnBase + static_cast<uint32_t>(qp->m_sndUna)) & roce::PSN_MASK;
+    const int32_t d = roce::PsnDiff(bth.psn, una);
+    if ((syndrome & 0x60) == 0)
+    {
+        ++qp->m_stats.acksReceived;
+        uint64_t acked = 0;
+        if (d >= 0)
+        {
+            const uint64_t newUna = qp->m_sndUna + static_cast<uint64_t>(d) + 1;
+            if (newUna > qp->m_sndHigh)
+            {
+                NS_FATAL_ERROR("RdmaNic " << m_address << ": ACK PSN " << bth.psn << " on "
+                                          << Describe(qp) << " beyond the last packet sent");
+            }
+            acked = newUna - qp->m_sndUna;
+            AdvanceUna(qp, newUna);
+        }
+        RdmaAckEvent ev;
+        ev.newlyAcked = acked;
+        ev.ackedPackets = qp->m_sndUna;
+        ev.nextPacket = qp->m_sndNxt;
+        InbandTelemetryHeader echo;
+        if (intEcho != nullptr)
+        {
+            echo = InbandTelemetryHeader::FromRaw(intEcho);
+            ev.intEcho = &echo;
+        }
+        qp->m_cc->OnAck(ev);
+    }
+    else if (syndrome == RoceAethHeader::SYNDROME_NAK_PSN_SEQ_ERROR)
+    {
+        ++qp->m_stats.naksReceived;
+        if (d < 0)
+        {
+            return; // stale
+        }
+        const uint64_t newUna = qp->m_sndUna + static_cast<uint64_t>(d);
+        if (newUna > qp->m_sndHigh)
+        {
+            NS_FATAL_ERROR("RdmaNic " << m_address << ": NAK PSN " << bth.psn << " on "
+                                      << Describe(qp) << " beyond the last packet sent");
+        }
+        if (newUna > qp->m_sndUna)
+        {
+            AdvanceUna(qp, newUna);
+        }
+        if (qp->m_sndNxt > qp->m_sndUna)
+        {
+            ++qp->m_stats.nakRewinds;
+            Rewind(qp, g_reasonNak);
+        }
+    }
+    else
+    {
+        NS_LOG_WARN("unsupported AETH syndrome 0x" << std::hex << unsigned(syndrome));
+    }
+}
+
+void
+RdmaNic::AdvanceUna(RdmaQueuePair* qp, uint64_t newUna)
+{
+    const Time now = Simulator::Now();
+    qp->m_sndUna = newUna;
+    qp->m_lastProgress = now;
+    qp->m_rtoStart = now;
+    qp->m_rtoBackoff = 1;
+    std::size_t popped = 0;
+    while (!qp->m_txMsgs.empty() &&
+           qp->m_txMsgs.front().firstSeq + qp->m_txMsgs.front().nPkts <= newUna)
+    {
+        qp->m_txMsgs.pop_front();
+        ++popped;
+        ++qp->m_stats.messagesAcked;
+    }
+    if (qp->m_sndNxt < newUna)
+    {
+        // the responder has packets we were about to resend
+        qp->m_sndNxt = newUna;
+        qp->SeekCursor();
+    }
+    else
+    {
+        qp->m_txCur -= popped;
+    }
+    if (qp->m_sndUna == qp->m_sndMax)
+    {
+        Simulator::Remove(qp->m_timer); // idle: nothing to time; PostSend() re-arms
+    }
+    if (qp->m_tcWait && qp->m_sndUna >= qp->m_sndNxt)
+    {
+        qp->m_tcWait = false; // everything in flight acknowledged: switch class now
+        Activate(qp);
+    }
+    if (qp->m_pendingPort != 0 && qp->m_sndUna == qp->m_sndHigh)
+    {
+        qp->m_srcPort = qp->m_pendingPort;
+        qp->m_pendingPort = 0;
+    }
+    if (qp->m_windowWait)
+    {
+        qp->m_windowWait = false; // the window moved: FillTc checks it again
+        Activate(qp);
+    }
+}
+
+void
+RdmaNic::Rewind(RdmaQueuePair* qp, const std::string& reason)
+{
+    const uint32_t psn = (qp->m_txPsnBase + static_cast<uint32_t>(qp->m_sndUna)) & roce::PSN_MASK;
+    NS_LOG_INFO("NIC " << m_address << " " << Describe(qp) << " goes back to PSN " << psn << " ("
+                       << reason << "), " << (qp->m_sndNxt - qp->m_sndUna) << " packets");
+    qp->m_sndNxt = qp->m_sndUna;
+    qp->m_txCur = 0; // the head message holds the first unacknowledged packet
+    qp->m_rtoStart = Simulator::Now();
+    qp->m_tcWait = false;
+    qp->m_windowWait = false;
+    m_retransmitTrace(qp, psn, reason);
+    Activate(qp);
+}
+
+void
+RdmaNic::EnsureTimer(RdmaQueuePair* qp, Time at)
+{
+    if (qp->m_timer.IsRunning())
+    {
+        if (qp->m_timerAt <= at)
+        {
+            return;
+        }
+        Simulator::Remove(qp->m_timer);
+    }
+    const Time now = Simulator::Now();
+    if (at < now)
+    {
+        at = now;
+    }
+    qp->m_timerAt = at;
+    qp->m_timer = Simulator::Schedule(at - now, &RdmaNic::TimerExpired, this, qp);
+}
+
+void
+RdmaNic::TimerExpired(RdmaQueuePair* qp)
+{
+    if (qp->m_sndUna == qp->m_sndMax)
+    {
+        return; // idle: the next PostSend() re-arms
+    }
+    const Time now = Simulator::Now();
+    if (m_stallTimeout.IsStrictlyPositive() && now - qp->m_lastProgress >= m_stallTimeout)
+    {
+        throw CruxRunError(DescribeStall(qp));
+    }
+    if (qp->m_sndNxt > qp->m_sndUna && now - qp->m_rtoStart >= m_rto * qp->m_rtoBackoff)
+    {
+        ++qp->m_stats.timeouts;
+        qp->m_rtoBackoff = std::min(qp->m_rtoBackoff * 2, m_maxRtoBackoff);
+        qp->m_cc->OnTimeout();
+        Rewind(qp, g_reasonTimeout);
+    }
+    Time next = Time::Max();
+    if (qp->m_sndNxt > qp->m_sndUna)
+    {
+        next = qp->m_rtoStart + m_rto * qp->m_rtoBackoff;
+    }
+    if (m_stallTimeout.IsStrictlyPositive())
+    {
+        next = std::min(next, qp->m_lastProgress + m_stallTimeout);
+    }
+    if (next != Time::Max())
+    {
+        EnsureTimer(qp, next);
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""A run with a job that completes no iteration inside the measurement window (issue 15).
+
+The cluster utilization of such a run cannot count that job; crux-experiment must say so: the
+table marks the run "INCOMPLETE: without <job> ...", summary.json lists the job under
+runs[i].utilizationIncomplete, and the utilization it prints is the one of the jobs it does count.
+
+Scenario: scenarios/smoke.json on the flow fabric, with the 16-GPU job made slow (1 s of compute
+per iteration, 2 iterations, not a background job), so that the measurement window (ended by the
+32-GPU job's last iteration, ~0.3 s) holds none of its measured iterations. Checks, on the real
+run:
+  - the table line of every multi-job run (ecmp, crux) carries the INCOMPLETE mark naming the job;
+  - summary.json: utilizationIncomplete == ["small"] for those runs, absent for the alone runs;
+    the job has 0 measured iterations and its iteration 1 (the first measured one) ends after
+    windowEnd in iterations.csv;
+  - the utilization of each multi-job run equals, by a second route, the alone run of the counted
+    job scaled by its throughput ratio (only that job's FLOPs count), within 1e-9;
+and, as the counter-check, the same scenario with the job back as a background job gives no
+INCOMPLETE mark and no utilizationIncomplete key.
+
+Usage: check-incomplete-utilization.py <crux-experiment binary> <module root>
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def run(binary, scenario, out):
+    """Run crux-experiment on a scenario dict; return (stdout, summary dict, out dir)."""
+    scenario = dict(scenario, outputDir=out)
+    path = out + ".json"
+    with open(path, "w") as f:
+        json.dump(scenario, f)
+    p = subprocess.run([binary, "--scenario=" + path], capture_output=True, text=True,
+                       timeout=300)
+    if p.returncode != 0:
+        sys.exit(f"FAIL: crux-experiment exit {p.returncode}: {p.stderr.strip()}")
+    with open(os.path.join(out, "summary.json")) as f:
+        return p.stdout, json.load(f)
+
+
+def main():
+    binary, root = sys.argv[1], sys.argv[2]
+    with open(os.path.join(root, "scenarios", "smoke.json")) as f:
+        base = json.load(f)
+    base["fabric"] = "flow"
+    fails = []
+    with tempfile.TemporaryDirectory() as work:
+        slow = json.loads(json.dumps(base))
+        small = slow["jobs"][1]
+        small.pop("background", None)
+        small["computeTime"] = 1.0
+        small["iterations"] = 2
+        out = os.path.join(work, "incomplete")
+        stdout, summary = run(binary, slow, out)
+        runs = {r["run"]: r for r in summary["runs"]}
+        util_lines = {}
+        in_util = False
+        for line in stdout.splitlines():
+            if line.startswith("cluster GPU utilization"):
+                in_util = True
+                continue
+            if in_util and line.startswith("  "):
+                util_lines[line.split()[0]] = line
+            else:
+                in_util = False
+        alone_big = runs["alone:big"]
+        big_alone_tput = alone_big["jobs"][0]["throughput"]
+        for name in ("ecmp", "crux"):
+            r = runs[name]
+            line = util_lines.get(name, "")
+            if "INCOMPLETE: without small" not in line:
+                fails.append(f"{name}: table line lacks the INCOMPLETE mark: '{line}'")
+            if r.get("utilizationIncomplete") != ["small"]:
+                fails.append(f"{name}: utilizationIncomplete = {r.get('utilizationIncomplete')}")
+            jobs = {j["name"]: j for j in r["jobs"]}
+            if jobs["small"]["measuredIterations"] != 0:
+                fails.append(f"{name}: small has {jobs['small']['measuredIterations']} measured "
+                             "iterations, expected 0")
+            expect = alone_big["utilization"] * jobs["big"]["throughput"] / big_alone_tput
+            if abs(r["utilization"] - expect) > 1e-9 * max(1.0, expect):
+                fails.append(f"{name}: utilization {r['utilization']!r} != {expect!r} (the "
+                             "counted job's alone utilization scaled by its throughput)")
+            with open(os.path.join(out, "iterations.csv")) as f:
+                rows = [row for row in csv.DictReader(f)
+                        if row.get("run") == name and row.get("job") == "small"]
+            ends = [float(row["end_s"]) for row in rows if int(row["iteration"]) >= 1]
+            if not ends or min(ends) <= r["windowEnd"]:
+                fails.append(f"{name}: small's measured iterations end at {ends}, window ends "
+                             f"at {r['windowEnd']}: the case does not test what it should")
+        for name in ("alone:big", "alone:small"):
+            if "utilizationIncomplete" in runs[name]:
+                fails.append(f"{name}: utilizationIncomplete present in an alone run")
+
+        out2 = os.path.join(work, "complete")
+        stdout2, summary2 = run(binary, base, out2)
+        if "INCOMPLETE" in stdout2:
+            fails.append("background variant: INCOMPLETE printed")
+        for r in summary2["runs"]:
+            if "utilizationIncomplete" in r:
+                fails.append(f"background variant: {r['run']} has utilizationIncomplete")
+    for f in fails:
+        print("FAIL", f)
+    if not fails:
+        print("ok: INCOMPLETE marked for ecmp and crux, utilization = the counted job's, "
+              "no mark when every job counts")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
