@@ -3,10 +3,11 @@
 # crux: communication scheduling for deep-learning training clusters (ns-3 module).
 #
 # Build file for waf-based ns-3 trees (ns-3 <= 3.35): copy or link this repository to
-# contrib/crux of the ns-3 tree, then `./waf configure --enable-examples --enable-tests` and
-# `./waf build`. ns-3 3.35 is the realistic target (the first waf release whose default C++
-# dialect is C++17); this file was written from ns-3.35's module template and has not been
-# run against a waf tree.
+# contrib/crux of the ns-3 tree, then `./waf configure --enable-modules=crux --enable-examples
+# --enable-tests -d release --disable-werror` and `./waf build`. Tested with ns-3.35 (the first
+# waf release whose default C++ dialect is C++17) by scripts/waf335.sh, which CI runs.
+# The sources use the ns-3.36+ conveniences (functor events and callbacks) only through
+# model/util/crux-compat.h, which builds on ns-3.35 too.
 #
 # The lists below must equal cmake/crux-sources.cmake (CRUX_PURE_SOURCES, CRUX_SOURCES,
 # CRUX_HEADERS, CRUX_TEST_SOURCES) and examples/wscript must build exactly CRUX_EXAMPLES;
@@ -151,6 +152,8 @@ CRUX_HEADERS = [
     # --- workload ---
     'model/util/checked-parse.h',
     'model/util/checked-command-line.h',
+    # --- ns-3.35/3.37 adapter (functor events and callbacks) ---
+    'model/util/crux-compat.h',
     'model/workload/crux-scenario.h',
     'model/workload/model-zoo.h',
     'model/workload/parallel-plan.h',
@@ -212,11 +215,13 @@ CRUX_TEST_SOURCES = [
     'test/cluster-run-test-suite.cc',
     # scheduling
     'test/flow-evaluator-crosscheck-test-suite.cc',
+    # ns-3.35/3.37 adapter
+    'test/crux-compat-test-suite.cc',
 ]
 
 # Protocol-buffer schemas (= CRUX_PROTO_FILES): compiled by protoc into the build directory;
-# the library links libprotobuf (Debian: protobuf-compiler, libprotobuf-dev). Untested in a waf
-# tree, like the rest of this file (doc/crux.rst, "Chakra execution traces").
+# the library links libprotobuf (Debian: protobuf-compiler, libprotobuf-dev); doc/crux.rst,
+# "Chakra execution traces".
 CRUX_PROTO_FILES = [
     'model/workload/chakra-et.proto',
 ]

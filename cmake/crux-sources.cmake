@@ -144,6 +144,8 @@ set(CRUX_HEADERS
     # --- input checks ---
     model/util/checked-parse.h
     model/util/checked-command-line.h
+    # --- ns-3.35/3.37 adapter (functor events and callbacks) ---
+    model/util/crux-compat.h
     # --- workload ---
     model/workload/crux-scenario.h
     model/workload/model-zoo.h
@@ -206,6 +208,8 @@ set(CRUX_TEST_SOURCES
     test/cluster-run-test-suite.cc
     # --- scheduling ---
     test/flow-evaluator-crosscheck-test-suite.cc
+    # --- ns-3.35/3.37 adapter ---
+    test/crux-compat-test-suite.cc
 )
 
 # Names of the ns-3 TestSuites above; ctest runs each one separately.
@@ -231,6 +235,8 @@ set(CRUX_TEST_SUITES
     crux-cluster-run
     # --- scheduling ---
     crux-evaluator-crosscheck
+    # --- ns-3.35/3.37 adapter ---
+    crux-compat
 )
 
 # GoogleTest sources for the pure scheduling layer.

@@ -22,6 +22,7 @@
 #include "ns3/boolean.h"
 #include "ns3/chakra-trace.h"
 #include "ns3/comm-scheduler.h"
+#include "ns3/crux-compat.h"
 #include "ns3/crux-helper.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/data-rate.h"
@@ -814,7 +815,7 @@ ConnectLinkCounters(const RunFabric& f, RunState& state)
     {
         f.topo->GetLink(l).txDev->TraceConnectWithoutContext(
             "Drop",
-            Callback<void, Ptr<const Packet>, uint8_t, const std::string&>(
+            crux::MakeFunctorCallback<void, Ptr<const Packet>, uint8_t, const std::string&>(
                 [&state](Ptr<const Packet>, uint8_t, const std::string& reason) {
                     ++state.deviceDrops["device:" + reason];
                 }));
@@ -840,7 +841,7 @@ InstallJobApps(const std::vector<DltJob>& jobs,
             MakeCallback(&GpuIntensityTracker::NotifyIterationComplete, tracker));
         app->TraceConnectWithoutContext(
             "AllReduceComplete",
-            Callback<void, uint32_t, uint32_t, uint32_t, Time, Time>(
+            crux::MakeFunctorCallback<void, uint32_t, uint32_t, uint32_t, Time, Time>(
                 [&state](uint32_t jobId, uint32_t iter, uint32_t, Time start, Time end) {
                     state.comm[{jobId, iter}] += (end - start).GetSeconds();
                 }));
@@ -849,7 +850,7 @@ InstallJobApps(const std::vector<DltJob>& jobs,
             ++state.measuredRemaining;
             app->TraceConnectWithoutContext(
                 "JobComplete",
-                Callback<void, uint32_t, Time>([&state](uint32_t, Time) {
+                crux::MakeFunctorCallback<void, uint32_t, Time>([&state](uint32_t, Time) {
                     if (--state.measuredRemaining == 0)
                     {
                         Simulator::Stop();

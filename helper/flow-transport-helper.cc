@@ -17,6 +17,7 @@
 
 #include "crux-helper.h"
 
+#include "ns3/crux-compat.h"
 #include "ns3/fatal-error.h"
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
@@ -51,8 +52,8 @@ FlowTransportHelper::MakePathResolver(Ptr<CruxTopology> topo)
     {
         NS_FATAL_ERROR("FlowTransportHelper::MakePathResolver: topology is null");
     }
-    return FlowTransport::PathResolver([topo](const RdmaQpKey& key,
-                                              uint16_t port) -> std::vector<uint32_t> {
+    return crux::MakeFunctorCallback([topo](const RdmaQpKey& key,
+                                            uint16_t port) -> std::vector<uint32_t> {
         const ClusterTopology& desc = topo->GetDescription();
         if (key.src.host == key.dst.host)
         {

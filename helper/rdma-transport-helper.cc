@@ -16,6 +16,7 @@
 #include "rdma-transport-helper.h"
 
 #include "ns3/boolean.h"
+#include "ns3/crux-compat.h"
 #include "ns3/data-rate.h"
 #include "ns3/fatal-error.h"
 #include "ns3/inband-telemetry-header.h"

@@ -31,6 +31,7 @@
 #include "ns3/collectives.h"
 #include "ns3/comm-dag-runner.h"
 #include "ns3/comm-dag.h"
+#include "ns3/crux-compat.h"
 #include "ns3/crux-experiment.h"
 #include "ns3/crux-scenario.h"
 #include "ns3/crux-topology-helper.h"
@@ -126,7 +127,8 @@ RunDag(Ptr<MessageTransport> t, std::shared_ptr<CommDag> dag)
     DagRun r;
     Ptr<CommDagRunner> runner = CreateObject<CommDagRunner>();
     runner->Setup(t, 1, dag, 0);
-    runner->Start(Callback<void>([&r]() { r.seconds = Simulator::Now().GetSeconds(); }));
+    runner->Start(
+        crux::MakeFunctorCallback<void>([&r]() { r.seconds = Simulator::Now().GetSeconds(); }));
     Simulator::Run();
     r.bytesByRank = runner->GetBytesSentByRank();
     runner->Dispose();
@@ -160,7 +162,7 @@ Star(uint32_t hosts, double rate)
         t->AddLink(DataRate(static_cast<uint64_t>(rate)), MicroSeconds(1));
     }
     t->SetPathResolver(
-        FlowTransport::PathResolver([](const RdmaQpKey& k, uint16_t) -> std::vector<uint32_t> {
+        crux::MakeFunctorCallback([](const RdmaQpKey& k, uint16_t) -> std::vector<uint32_t> {
             return {2 * k.src.host, 2 * k.dst.host + 1};
         }));
     return t;
@@ -402,8 +404,8 @@ class ChakraFabricsTestCase : public TestCase
                     DagRun run;
                     Ptr<CommDagRunner> runner = CreateObject<CommDagRunner>();
                     runner->Setup(tr, 1, dag, 0);
-                    runner->Start(
-                        Callback<void>([&run]() { run.seconds = Simulator::Now().GetSeconds(); }));
+                    runner->Start(crux::MakeFunctorCallback<void>(
+                        [&run]() { run.seconds = Simulator::Now().GetSeconds(); }));
                     Simulator::Run();
                     run.bytesByRank = runner->GetBytesSentByRank();
                     uint64_t retransmitted = 0;

@@ -25,6 +25,7 @@
 #include "ns3/collectives.h"
 #include "ns3/comm-dag-runner.h"
 #include "ns3/comm-dag.h"
+#include "ns3/crux-compat.h"
 #include "ns3/crux-switch.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/crux-topology.h"
@@ -174,7 +175,8 @@ RunDag(Ptr<MessageTransport> t, std::shared_ptr<CommDag> dag)
     DagRun r;
     Ptr<CommDagRunner> runner = CreateObject<CommDagRunner>();
     runner->Setup(t, 1, dag, 0);
-    runner->Start(Callback<void>([&r]() { r.seconds = Simulator::Now().GetSeconds(); }));
+    runner->Start(
+        crux::MakeFunctorCallback<void>([&r]() { r.seconds = Simulator::Now().GetSeconds(); }));
     Simulator::Run();
     r.bytesByRank = runner->GetBytesSentByRank();
     r.messages = runner->GetMessagesSent();
@@ -200,7 +202,7 @@ Star(uint32_t hosts, uint32_t gpus, double rate, Time delay)
         t->AddLink(DataRate(static_cast<uint64_t>(rate)), delay);
     }
     t->SetPathResolver(
-        FlowTransport::PathResolver([](const RdmaQpKey& k, uint16_t) -> std::vector<uint32_t> {
+        crux::MakeFunctorCallback([](const RdmaQpKey& k, uint16_t) -> std::vector<uint32_t> {
             return {2 * k.src.host, 2 * k.dst.host + 1};
         }));
     return t;
@@ -224,7 +226,7 @@ Mesh(uint32_t hosts, uint32_t flows, double rate, Time delay)
     {
         t->AddLink(DataRate(static_cast<uint64_t>(rate)), delay);
     }
-    t->SetPathResolver(FlowTransport::PathResolver(
+    t->SetPathResolver(crux::MakeFunctorCallback(
         [](const RdmaQpKey& k, uint16_t) -> std::vector<uint32_t> { return {k.flowId}; }));
     return t;
 }
@@ -554,8 +556,8 @@ class CollectivePacketVsFlowTestCase : public TestCase
                 Ptr<CommDagRunner> runner = CreateObject<CommDagRunner>();
                 runner->Setup(t, 1, dag, 0);
                 double& packet = packetBy[cc];
-                runner->Start(
-                    Callback<void>([&packet]() { packet = Simulator::Now().GetSeconds(); }));
+                runner->Start(crux::MakeFunctorCallback<void>(
+                    [&packet]() { packet = Simulator::Now().GetSeconds(); }));
                 Simulator::Run();
                 for (auto& nic : nics)
                 {
@@ -737,7 +739,7 @@ class MoePacketTestCase : public TestCase
         {
             topo->GetLink(l).txDev->TraceConnectWithoutContext(
                 "Drop",
-                Callback<void, Ptr<const Packet>, uint8_t, const std::string&>(
+                crux::MakeFunctorCallback<void, Ptr<const Packet>, uint8_t, const std::string&>(
                     [&deviceDrops](Ptr<const Packet>, uint8_t, const std::string&) {
                         ++deviceDrops;
                     }));

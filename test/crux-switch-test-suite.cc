@@ -22,6 +22,7 @@
 #include "crux-test-util.h"
 
 #include "ns3/boolean.h"
+#include "ns3/crux-compat.h"
 #include "ns3/crux-switch.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/crux-topology.h"
@@ -201,7 +202,7 @@ struct LinkObserver
         {
             topo->GetLink(id).txDev->TraceConnectWithoutContext(
                 "MacTx",
-                MakeCallback(&LinkObserver::OnMacTx, this, id));
+                crux::MakeBoundMemberCallback(&LinkObserver::OnMacTx, this, id));
         }
     }
 

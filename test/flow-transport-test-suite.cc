@@ -21,6 +21,7 @@
 #include "crux-test-util.h"
 
 #include "ns3/boolean.h"
+#include "ns3/crux-compat.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/crux-topology.h"
 #include "ns3/dlt-job-application.h"
@@ -70,8 +71,8 @@ MakeFluid(uint32_t hosts,
     {
         t->AddLink(DataRate(static_cast<uint64_t>(rate)), MicroSeconds(delayUs));
     }
-    t->SetPathResolver(FlowTransport::PathResolver(
-        [paths](const RdmaQpKey& key, uint16_t) -> std::vector<uint32_t> {
+    t->SetPathResolver(
+        crux::MakeFunctorCallback([paths](const RdmaQpKey& key, uint16_t) -> std::vector<uint32_t> {
             return paths.at(key.flowId);
         }));
     return t;
@@ -85,7 +86,8 @@ struct Completions
     /// \return a callback storing Now() under \p tag \param tag tag
     Callback<void> Make(uint32_t tag)
     {
-        return Callback<void>([this, tag]() { at[tag] = Simulator::Now().GetSeconds(); });
+        return crux::MakeFunctorCallback<void>(
+            [this, tag]() { at[tag] = Simulator::Now().GetSeconds(); });
     }
 };
 
@@ -120,7 +122,7 @@ class FairShareTestCase : public TestCase
         std::vector<std::vector<double>> traced;
         t->TraceConnectWithoutContext(
             "MessageComplete",
-            Callback<void, uint32_t, uint32_t, uint64_t, Time, Time>(
+            crux::MakeFunctorCallback<void, uint32_t, uint32_t, uint64_t, Time, Time>(
                 [&traced](uint32_t job, uint32_t flow, uint64_t bytes, Time s, Time e) {
                     traced.push_back(
                         {double(job), double(flow), double(bytes), s.GetSeconds(), e.GetSeconds()});
@@ -129,7 +131,7 @@ class FairShareTestCase : public TestCase
         double rateB = -1;
         uint64_t midBytes = 0;
         uint32_t midActive = 0;
-        Simulator::Schedule(MicroSeconds(80), [&]() {
+        crux::Schedule(MicroSeconds(80), [&]() {
             rateA = t->GetFlowRate(Key(1, 0, Gpu(0, 0), Gpu(2, 0)));
             rateB = t->GetFlowRate(Key(1, 1, Gpu(1, 0), Gpu(2, 0)));
             midBytes = t->GetLinkBytes(2, 0);
@@ -194,7 +196,7 @@ class PriorityTestCase : public TestCase
             double rL = -1;
             uint64_t tc7 = 0;
             uint64_t tc0 = 0;
-            Simulator::Schedule(MicroSeconds(100), [&]() {
+            crux::Schedule(MicroSeconds(100), [&]() {
                 rH = t->GetFlowRate(Key(1, 0, Gpu(0, 0), Gpu(2, 0)));
                 rL = t->GetFlowRate(Key(1, 1, Gpu(1, 0), Gpu(2, 0)));
                 tc7 = t->GetLinkBytes(2, 7);
@@ -224,14 +226,13 @@ class PriorityTestCase : public TestCase
             Completions done;
             t->Send(Req(1, 0, Gpu(0, 0), Gpu(1, 0), 1000000, 63), done.Make(0)); // TC 7
             t->Send(Req(1, 1, Gpu(0, 0), Gpu(1, 0), 1000000, 0), done.Make(1));  // TC 0
-            Simulator::Schedule(MicroSeconds(100), [&]() {
+            crux::Schedule(MicroSeconds(100), [&]() {
                 t->Send(Req(1, 2, Gpu(0, 0), Gpu(1, 0), 250000, 24), // TC 3
                         done.Make(2));
             });
             double starved = -1;
-            Simulator::Schedule(MicroSeconds(40), [&]() {
-                starved = t->GetFlowRate(Key(1, 1, Gpu(0, 0), Gpu(1, 0)));
-            });
+            crux::Schedule(MicroSeconds(40),
+                           [&]() { starved = t->GetFlowRate(Key(1, 1, Gpu(0, 0), Gpu(1, 0))); });
             Simulator::Run();
             // TC 7: 0-80 µs; TC 0: 80-100 µs (250 kB), TC 3: 100-120 µs, TC 0: 120-180 µs
             NS_TEST_ASSERT_MSG_EQ(starved, 0, "TC 0 starved while TC 7 fills the link");
@@ -271,7 +272,7 @@ class MaxMinTestCase : public TestCase
         std::vector<double> r(3, -1);
         uint64_t aBytes = 0;
         uint64_t bBytes = 0;
-        Simulator::Schedule(MicroSeconds(100), [&]() {
+        crux::Schedule(MicroSeconds(100), [&]() {
             r[0] = t->GetFlowRate(Key(1, 0, Gpu(0, 0), Gpu(1, 0)));
             r[1] = t->GetFlowRate(Key(1, 1, Gpu(0, 0), Gpu(2, 0)));
             r[2] = t->GetFlowRate(Key(1, 2, Gpu(2, 0), Gpu(3, 0)));
@@ -352,7 +353,7 @@ class MaxMinPropertyTestCase : public TestCase
             uint32_t violations = 0;
             uint32_t overloads = 0;
             uint32_t starved = 0;
-            Simulator::Schedule(NanoSeconds(1), [&]() {
+            crux::Schedule(NanoSeconds(1), [&]() {
                 std::vector<double> rate(reqs.size());
                 std::vector<std::vector<uint32_t>> path(reqs.size());
                 std::vector<uint8_t> tc(reqs.size());
@@ -533,7 +534,7 @@ RunPacket(const std::vector<MessageRequest>& reqs)
     {
         topo->GetLink(l).txDev->TraceConnectWithoutContext(
             "MacTx",
-            Callback<void, Ptr<const Packet>, uint8_t>(
+            crux::MakeFunctorCallback<void, Ptr<const Packet>, uint8_t>(
                 [&dataFrames, l](Ptr<const Packet>, uint8_t tc) {
                     if (tc != QbbNetDevice::CONTROL_CLASS) // ACKs use the control class
                     {
@@ -543,7 +544,9 @@ RunPacket(const std::vector<MessageRequest>& reqs)
     }
     for (size_t i = 0; i < reqs.size(); ++i)
     {
-        t->Send(reqs[i], Callback<void>([&r, i]() { r.done[i] = Simulator::Now().GetSeconds(); }));
+        t->Send(reqs[i], crux::MakeFunctorCallback<void>([&r, i]() {
+                    r.done[i] = Simulator::Now().GetSeconds();
+                }));
     }
     Simulator::Run();
     for (uint32_t l = 0; l < topo->GetNLinks(); ++l)
@@ -578,7 +581,9 @@ RunFlow(const std::vector<MessageRequest>& reqs, bool fluid = false)
     Ptr<FlowTransport> t = fh.Install(topo);
     for (size_t i = 0; i < reqs.size(); ++i)
     {
-        t->Send(reqs[i], Callback<void>([&r, i]() { r.done[i] = Simulator::Now().GetSeconds(); }));
+        t->Send(reqs[i], crux::MakeFunctorCallback<void>([&r, i]() {
+                    r.done[i] = Simulator::Now().GetSeconds();
+                }));
         r.flowPaths.push_back(t->GetPath(RdmaQpKey::FromRequest(reqs[i])));
     }
     Simulator::Run();
@@ -760,7 +765,7 @@ class DltJobOnFlowsTestCase : public TestCase
                 t->AddLink(DataRate("100Gb/s"), MicroSeconds(1));
                 t->AddLink(DataRate("100Gb/s"), MicroSeconds(1));
             }
-            t->SetPathResolver(FlowTransport::PathResolver(
+            t->SetPathResolver(crux::MakeFunctorCallback(
                 [](const RdmaQpKey& k, uint16_t) -> std::vector<uint32_t> {
                     return {2 * k.src.host, 2 * k.dst.host + 1};
                 }));

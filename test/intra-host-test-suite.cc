@@ -22,6 +22,7 @@
 
 #include "ns3/cluster-model.h"
 #include "ns3/cluster-topology.h"
+#include "ns3/crux-compat.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/crux-topology.h"
 #include "ns3/dlt-job-application.h"
@@ -100,10 +101,10 @@ RunTwo(bool intra, GpuId srcA, GpuId dstA, uint8_t dscpA, GpuId srcB, GpuId dstB
     TwoRates r;
     const uint64_t bytes = 12000000;
     t->Send(Req(1, 0, srcA, dstA, bytes, dscpA),
-            Callback<void>([&r]() { r.doneA = Simulator::Now().GetSeconds(); }));
+            crux::MakeFunctorCallback<void>([&r]() { r.doneA = Simulator::Now().GetSeconds(); }));
     t->Send(Req(2, 0, srcB, dstB, bytes, dscpB),
-            Callback<void>([&r]() { r.doneB = Simulator::Now().GetSeconds(); }));
-    Simulator::Schedule(MicroSeconds(10), [&]() {
+            crux::MakeFunctorCallback<void>([&r]() { r.doneB = Simulator::Now().GetSeconds(); }));
+    crux::Schedule(MicroSeconds(10), [&]() {
         r.a = t->GetFlowRate(Key(1, 0, srcA, dstA));
         r.b = t->GetFlowRate(Key(2, 0, srcB, dstB));
     });
@@ -139,9 +140,10 @@ class PcieSharingTestCase : public TestCase
             double rate = -1;
             double done = -1;
             t->Send(Req(1, 0, Gpu(0, 0), Gpu(1, 0), 12000000),
-                    Callback<void>([&done]() { done = Simulator::Now().GetSeconds(); }));
-            Simulator::Schedule(MicroSeconds(10),
-                                [&]() { rate = t->GetFlowRate(Key(1, 0, Gpu(0, 0), Gpu(1, 0))); });
+                    crux::MakeFunctorCallback<void>(
+                        [&done]() { done = Simulator::Now().GetSeconds(); }));
+            crux::Schedule(MicroSeconds(10),
+                           [&]() { rate = t->GetFlowRate(Key(1, 0, Gpu(0, 0), Gpu(1, 0))); });
             Simulator::Run();
             Simulator::Destroy();
             NS_TEST_ASSERT_MSG_EQ_TOL(rate, pcie, 1, "one GPU alone: the PCIe rate");
@@ -191,11 +193,14 @@ class NvlinkFlowTestCase : public TestCase
         Ptr<FlowTransport> t = Fluid(topo);
         std::map<int, double> done;
         t->Send(Req(1, 0, Gpu(0, 0), Gpu(0, 1), 24000000),
-                Callback<void>([&done]() { done[0] = Simulator::Now().GetSeconds(); }));
+                crux::MakeFunctorCallback<void>(
+                    [&done]() { done[0] = Simulator::Now().GetSeconds(); }));
         t->Send(Req(1, 1, Gpu(0, 0), Gpu(0, 5), 24000000),
-                Callback<void>([&done]() { done[1] = Simulator::Now().GetSeconds(); }));
+                crux::MakeFunctorCallback<void>(
+                    [&done]() { done[1] = Simulator::Now().GetSeconds(); }));
         t->Send(Req(1, 2, Gpu(1, 3), Gpu(1, 4), 24000000),
-                Callback<void>([&done]() { done[2] = Simulator::Now().GetSeconds(); }));
+                crux::MakeFunctorCallback<void>(
+                    [&done]() { done[2] = Simulator::Now().GetSeconds(); }));
         Simulator::Run();
         Simulator::Destroy();
         // GPU 0 of host 0 sends two messages: its NVLink egress is shared (1,200 Gbit/s each)
@@ -372,9 +377,11 @@ class PacketFabricTestCase : public TestCase
         }
         std::pair<double, double> done{-1, -1};
         t->Send(Req(1, 0, Gpu(0, 0), Gpu(1, 0), 12000000, dscpA),
-                Callback<void>([&done]() { done.first = Simulator::Now().GetSeconds(); }));
+                crux::MakeFunctorCallback<void>(
+                    [&done]() { done.first = Simulator::Now().GetSeconds(); }));
         t->Send(Req(2, 0, Gpu(0, 1), Gpu(1, 2), 12000000, 0),
-                Callback<void>([&done]() { done.second = Simulator::Now().GetSeconds(); }));
+                crux::MakeFunctorCallback<void>(
+                    [&done]() { done.second = Simulator::Now().GetSeconds(); }));
         Simulator::Run();
         Simulator::Destroy();
         return done;

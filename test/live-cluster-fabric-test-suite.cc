@@ -20,6 +20,7 @@
 #include "ns3/cluster-model.h"
 #include "ns3/cluster-topology.h"
 #include "ns3/comm-scheduler.h"
+#include "ns3/crux-compat.h"
 #include "ns3/dlt-job-application.h"
 #include "ns3/dlt-job.h"
 #include "ns3/flow-transport.h"
@@ -234,12 +235,12 @@ class LiveFabricRerouteTestCase : public TestCase
         const DltJob b = TestJob(1, 1, 3, 40);
         std::map<uint32_t, uint32_t> finished;
         auto onFinish = [&finished](uint32_t id) { ++finished[id]; };
-        auto fab = StartFabric({a, b}, Callback<void, uint32_t>(onFinish));
+        auto fab = StartFabric({a, b}, crux::MakeFunctorCallback<void, uint32_t>(onFinish));
 
         std::vector<std::vector<uint32_t>> applied; // (time ns, job, level, changed)
         fab->TraceConnectWithoutContext(
             "DecisionApplied",
-            Callback<void, Time, uint32_t, uint32_t, uint32_t>(
+            crux::MakeFunctorCallback<void, Time, uint32_t, uint32_t, uint32_t>(
                 [&applied](Time t, uint32_t job, uint32_t level, uint32_t changed) {
                     applied.push_back(
                         {static_cast<uint32_t>(t.GetMicroSeconds()), job, level, changed});
@@ -259,7 +260,7 @@ class LiveFabricRerouteTestCase : public TestCase
         uint32_t other = 0; // ToR0 -> agg1 link of job 1's new path
         uint64_t sharedAtChange = 0;
         uint64_t otherAtChange = 0;
-        Simulator::Schedule(Seconds(tChange), [&]() {
+        crux::Schedule(Seconds(tChange), [&]() {
             sharedAtChange = ft->GetLinkBytes(shared, 0);
             fab->ApplyDecision(cm1, d1);
             other = fab->GetInstalledPath(1, 0)[1];
@@ -367,12 +368,13 @@ class LiveFabricPriorityTestCase : public TestCase
         const double tChange = 0.3;
         uint64_t tc1AtChange = 1;
         std::vector<uint32_t> changed;
-        fab->TraceConnectWithoutContext("DecisionApplied",
-                                        Callback<void, Time, uint32_t, uint32_t, uint32_t>(
-                                            [&changed](Time, uint32_t, uint32_t level, uint32_t c) {
-                                                changed.push_back(level * 100 + c);
-                                            }));
-        Simulator::Schedule(Seconds(tChange), [&]() {
+        fab->TraceConnectWithoutContext(
+            "DecisionApplied",
+            crux::MakeFunctorCallback<void, Time, uint32_t, uint32_t, uint32_t>(
+                [&changed](Time, uint32_t, uint32_t level, uint32_t c) {
+                    changed.push_back(level * 100 + c);
+                }));
+        crux::Schedule(Seconds(tChange), [&]() {
             tc1AtChange = ft->GetLinkBytes(shared, 1);
             fab->ApplyDecision(cm1, d1);
         });
@@ -426,11 +428,11 @@ class LiveFabricStopTestCase : public TestCase
             ++finished[id];
             finishTime.push_back(Simulator::Now().GetSeconds());
         };
-        auto fab = StartFabric({a, b}, Callback<void, uint32_t>(onFinish));
+        auto fab = StartFabric({a, b}, crux::MakeFunctorCallback<void, uint32_t>(onFinish));
         Apply(fab, {a, b}, {{0, 0, 0}, {1, 0, 0}});
         const double tStop = 0.2;
         uint64_t itersAtStop = 0;
-        Simulator::Schedule(Seconds(tStop), [&]() {
+        crux::Schedule(Seconds(tStop), [&]() {
             fab->StopJob(0);
             itersAtStop = fab->CompletedIterations(0);
             fab->StopJob(0); // no effect the second time
@@ -597,7 +599,7 @@ class LiveFabricInFlightTestCase : public TestCase
         auto [cm1, d1] = MakeDecision(fab, {a}, {{0, 3, 1}});
         Ptr<FlowTransport> ft = fab->GetTransport();
         uint32_t activeAtChange = 0;
-        Simulator::Schedule(Seconds(COMPUTE + 0.001), [&]() {
+        crux::Schedule(Seconds(COMPUTE + 0.001), [&]() {
             activeAtChange = ft->GetNActiveFlows();
             fab->ApplyDecision(cm1, d1);
         });
@@ -636,7 +638,7 @@ class LiveFabricSchedulerTestCase : public TestCase
         auto fab = StartFabric({a, b});
         Apply(fab, {a, b}, {{0, 0, 0}, {1, 0, 0}});
         const double tChange = 0.3;
-        Simulator::Schedule(Seconds(tChange), [&]() {
+        crux::Schedule(Seconds(tChange), [&]() {
             ClusterModel cm;
             cm.links = fab->GetTopology().links;
             for (uint32_t id : fab->GetRunningJobs())

@@ -20,6 +20,7 @@
 #include "crux-test-util.h"
 
 #include "ns3/boolean.h"
+#include "ns3/crux-compat.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
@@ -126,7 +127,7 @@ struct RxLog
     void Attach(Ptr<QbbNetDevice> dev)
     {
         dev->SetFrameHandler(
-            QbbNetDevice::FrameHandler([this](Ptr<QbbNetDevice>, Ptr<Packet> p, uint16_t type) {
+            crux::MakeFunctorCallback([this](Ptr<QbbNetDevice>, Ptr<Packet> p, uint16_t type) {
                 if (type != IPV4)
                 {
                     return;
@@ -172,7 +173,7 @@ struct BacklogSource
     {
         dev = d;
         dev->SetDequeueHandler(
-            QbbNetDevice::DequeueHandler([this](Ptr<QbbNetDevice>, Ptr<const Packet>, uint8_t tc) {
+            crux::MakeFunctorCallback([this](Ptr<QbbNetDevice>, Ptr<const Packet>, uint8_t tc) {
                 txStarts.emplace_back(Simulator::Now(), tc);
                 if (running && l3Bytes[tc] != 0)
                 {
@@ -235,10 +236,10 @@ class QbbStrictPriorityTestCase : public TestCase
                            5);
             if (Simulator::Now() + period < stop)
             {
-                Simulator::Schedule(period, sendHigh);
+                crux::Schedule(period, sendHigh);
             }
         };
-        Simulator::Schedule(NanoSeconds(333), sendHigh);
+        crux::Schedule(NanoSeconds(333), sendHigh);
         Simulator::Stop(stop + MicroSeconds(20));
         Simulator::Run();
 
@@ -399,20 +400,21 @@ class QbbPauseTestCase : public TestCase
         std::vector<PauseRx> pauseRx;
         l.da->TraceConnectWithoutContext(
             "PfcRx",
-            Callback<void, Ptr<const QbbNetDevice>, uint8_t, uint16_t>(
+            crux::MakeFunctorCallback<void, Ptr<const QbbNetDevice>, uint8_t, uint16_t>(
                 [&](Ptr<const QbbNetDevice>, uint8_t tc, uint16_t q) {
                     pauseRx.push_back(PauseRx{Simulator::Now(), tc, q});
                 }));
         std::vector<std::pair<uint8_t, uint16_t>> pauseTx;
-        l.db->TraceConnectWithoutContext("PfcTx",
-                                         Callback<void, Ptr<const QbbNetDevice>, uint8_t, uint16_t>(
-                                             [&](Ptr<const QbbNetDevice>, uint8_t tc, uint16_t q) {
-                                                 pauseTx.emplace_back(tc, q);
-                                             }));
+        l.db->TraceConnectWithoutContext(
+            "PfcTx",
+            crux::MakeFunctorCallback<void, Ptr<const QbbNetDevice>, uint8_t, uint16_t>(
+                [&](Ptr<const QbbNetDevice>, uint8_t tc, uint16_t q) {
+                    pauseTx.emplace_back(tc, q);
+                }));
         std::vector<Ptr<Packet>> bWire; // frames sent by b (PAUSE only), copies
         l.db->TraceConnectWithoutContext(
             "Sniffer",
-            Callback<void, Ptr<const Packet>>([&](Ptr<const Packet> f) {
+            crux::MakeFunctorCallback<void, Ptr<const Packet>>([&](Ptr<const Packet> f) {
                 EthernetHeader eth;
                 f->PeekHeader(eth);
                 if (eth.GetLengthType() == QbbNetDevice::PFC_ETHERTYPE)
@@ -424,11 +426,11 @@ class QbbPauseTestCase : public TestCase
         bool pausedMid = false;
         bool pausedAfter = true;
         auto pause = [&](double us, uint16_t q) {
-            Simulator::Schedule(MicroSeconds(us), [&l, q]() { l.db->SendPause(3, q); });
+            crux::Schedule(MicroSeconds(us), [&l, q]() { l.db->SendPause(3, q); });
         };
         pause(100, 1000); // (a) 51.2 us pause
-        Simulator::Schedule(MicroSeconds(130), [&]() { pausedMid = l.da->IsTcPaused(3); });
-        Simulator::Schedule(MicroSeconds(160), [&]() { pausedAfter = l.da->IsTcPaused(3); });
+        crux::Schedule(MicroSeconds(130), [&]() { pausedMid = l.da->IsTcPaused(3); });
+        crux::Schedule(MicroSeconds(160), [&]() { pausedAfter = l.da->IsTcPaused(3); });
         pause(300, 65535); // (b) long pause ...
         pause(400, 0);     //     ... cancelled by XON
         pause(600, 1000);  // (c) 51.2 us pause ...
@@ -666,7 +668,7 @@ class QbbEcnTestCase : public TestCase
         RxLog rx;
         rx.Attach(l.db);
         l.db->SendPause(2, 65535);
-        Simulator::Schedule(MicroSeconds(10), [&l]() {
+        crux::Schedule(MicroSeconds(10), [&l]() {
             for (uint32_t k = 1; k <= n; ++k)
             {
                 l.da->SendInTc(MakeIpv4Packet(L3_1US, 2, k, Ipv4Header::ECN_ECT0),
@@ -676,7 +678,7 @@ class QbbEcnTestCase : public TestCase
             }
         });
         uint64_t queuedWhilePaused = 0;
-        Simulator::Schedule(MicroSeconds(20), [&l, &queuedWhilePaused]() {
+        crux::Schedule(MicroSeconds(20), [&l, &queuedWhilePaused]() {
             queuedWhilePaused = l.da->GetTcQueueBytes(2);
             l.db->SendPause(2, 0);
         });
@@ -726,14 +728,14 @@ class QbbConfigTestCase : public TestCase
         std::vector<std::string> reasons;
         l.da->TraceConnectWithoutContext(
             "Drop",
-            Callback<void, Ptr<const Packet>, uint8_t, const std::string&>(
+            crux::MakeFunctorCallback<void, Ptr<const Packet>, uint8_t, const std::string&>(
                 [&](Ptr<const Packet>, uint8_t, const std::string& why) {
                     reasons.push_back(why);
                 }));
         std::vector<uint8_t> txTc;
         l.da->TraceConnectWithoutContext(
             "MacTx",
-            Callback<void, Ptr<const Packet>, uint8_t>(
+            crux::MakeFunctorCallback<void, Ptr<const Packet>, uint8_t>(
                 [&](Ptr<const Packet>, uint8_t tc) { txTc.push_back(tc); }));
 
         NS_TEST_ASSERT_MSG_EQ(unsigned(l.da->DscpToTc(3)), 2, "override 0-7 -> 2");
@@ -815,7 +817,7 @@ class QbbPcapTestCase : public TestCase
                                IPV4,
                                3);
             }
-            Simulator::Schedule(MicroSeconds(5), [&l]() { l.db->SendPause(3, 0xabcd); });
+            crux::Schedule(MicroSeconds(5), [&l]() { l.db->SendPause(3, 0xabcd); });
             Simulator::Run();
             l.da = nullptr;
             l.db = nullptr;
@@ -894,12 +896,12 @@ class QbbThroughputBenchTestCase : public TestCase
     {
         TestLink l = MakeLink("100Gb/s", MicroSeconds(1));
         uint64_t received = 0;
-        l.db->SetFrameHandler(QbbNetDevice::FrameHandler(
+        l.db->SetFrameHandler(crux::MakeFunctorCallback(
             [&received](Ptr<QbbNetDevice>, Ptr<Packet>, uint16_t) { ++received; }));
         const Address dest = l.da->GetBroadcast();
         Ptr<QbbNetDevice> dev = l.da;
-        l.da->SetDequeueHandler(QbbNetDevice::DequeueHandler(
-            [dev, &dest](Ptr<QbbNetDevice>, Ptr<const Packet>, uint8_t) {
+        l.da->SetDequeueHandler(
+            crux::MakeFunctorCallback([dev, &dest](Ptr<QbbNetDevice>, Ptr<const Packet>, uint8_t) {
                 dev->SendInTc(Create<Packet>(4082), dest, IPV4, 1);
             }));
         for (int k = 0; k < 4; ++k)

@@ -22,6 +22,7 @@
 #include "crux-test-util.h"
 
 #include "ns3/boolean.h"
+#include "ns3/crux-compat.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/crux-topology.h"
 #include "ns3/dcqcn-congestion-control.h"
@@ -124,19 +125,19 @@ RunIncast(const std::string& cc, uint32_t n, uint64_t bytes, Time t0, Time t1)
     std::vector<double> done(n, 0);
     for (uint32_t h = 1; h <= n; ++h)
     {
-        s.transport->Send(Req(1, h, Gpu(h, 0), Gpu(0, 0), bytes), Callback<void>([&done, h]() {
-                              done[h - 1] = Simulator::Now().GetSeconds();
-                          }));
+        s.transport->Send(Req(1, h, Gpu(h, 0), Gpu(0, 0), bytes),
+                          crux::MakeFunctorCallback<void>(
+                              [&done, h]() { done[h - 1] = Simulator::Now().GetSeconds(); }));
     }
     std::vector<double> queue;
     uint64_t rx0 = 0;
     uint64_t rx1 = 0;
     Ptr<RdmaNic> rxNic = s.transport->GetNic(0, 0);
-    Simulator::Schedule(t0, [&]() { rx0 = rxNic->GetStats().rxDataBytes; });
-    Simulator::Schedule(t1, [&]() { rx1 = rxNic->GetStats().rxDataBytes; });
+    crux::Schedule(t0, [&]() { rx0 = rxNic->GetStats().rxDataBytes; });
+    crux::Schedule(t1, [&]() { rx1 = rxNic->GetStats().rxDataBytes; });
     for (Time t = t0; t < t1; t += MicroSeconds(1))
     {
-        Simulator::Schedule(t, [&]() { queue.push_back(s.bottleneck->GetTcQueueBytes(0)); });
+        crux::Schedule(t, [&]() { queue.push_back(s.bottleneck->GetTcQueueBytes(0)); });
     }
     Simulator::Run();
     Ptr<CruxSwitch> sw = s.topo->GetSwitch(0).sw;
@@ -244,7 +245,7 @@ class DcqcnFairnessTestCase : public TestCase
         Star s = MakeStar(2, "dcqcn");
         const uint64_t bytes = 1000 * 1000 * 1000; // both stay backlogged
         s.transport->Send(Req(1, 1, Gpu(1, 0), Gpu(0, 0), bytes), Callback<void>());
-        Simulator::Schedule(MilliSeconds(1), [&s, bytes]() {
+        crux::Schedule(MilliSeconds(1), [&s, bytes]() {
             s.transport->Send(Req(1, 2, Gpu(2, 0), Gpu(0, 0), bytes), Callback<void>());
         });
         // alpha, which sets how hard a CNP cuts, adapts with time constant K/g = 55 us x 256 =
@@ -259,9 +260,7 @@ class DcqcnFairnessTestCase : public TestCase
         std::vector<std::array<uint64_t, 2>> samples;
         for (Time t = settle; t <= end; t += MilliSeconds(1))
         {
-            Simulator::Schedule(t, [&]() {
-                samples.push_back({Delivered(s, 1), Delivered(s, 2)});
-            });
+            crux::Schedule(t, [&]() { samples.push_back({Delivered(s, 1), Delivered(s, 2)}); });
         }
         Simulator::Stop(end + NanoSeconds(1));
         Simulator::Run();
@@ -305,8 +304,9 @@ class DcqcnRecoveryTestCase : public TestCase
         // flow 2 congests flow 1's bottleneck for its 20 MB, then ends
         s.transport->Send(Req(1, 1, Gpu(1, 0), Gpu(0, 0), 400 * 1000 * 1000), Callback<void>());
         Time congestionEnd;
-        s.transport->Send(Req(1, 2, Gpu(2, 0), Gpu(0, 0), 20 * 1000 * 1000),
-                          Callback<void>([&]() { congestionEnd = Simulator::Now(); }));
+        s.transport->Send(
+            Req(1, 2, Gpu(2, 0), Gpu(0, 0), 20 * 1000 * 1000),
+            crux::MakeFunctorCallback<void>([&]() { congestionEnd = Simulator::Now(); }));
         Ptr<DcqcnCongestionControl> cc = DynamicCast<DcqcnCongestionControl>(
             s.transport->GetQueuePair(Key(1, 1, Gpu(1, 0), Gpu(0, 0)))->GetCongestionControl());
         Time lastCnp;
@@ -314,26 +314,27 @@ class DcqcnRecoveryTestCase : public TestCase
         double rt0 = 0;
         Time lineAt;
         uint32_t events = 0;
-        cc->TraceConnectWithoutContext("Rate",
-                                       Callback<void, DataRate, DataRate, const std::string&>(
-                                           [&](DataRate rc, DataRate rt, const std::string& ev) {
-                                               if (ev == "cnp")
-                                               {
-                                                   lastCnp = Simulator::Now();
-                                                   rc0 = static_cast<double>(rc.GetBitRate());
-                                                   rt0 = static_cast<double>(rt.GetBitRate());
-                                                   lineAt = Time(0);
-                                                   events = 0;
-                                               }
-                                               else
-                                               {
-                                                   ++events;
-                                                   if (ev == "line-rate")
-                                                   {
-                                                       lineAt = Simulator::Now();
-                                                   }
-                                               }
-                                           }));
+        cc->TraceConnectWithoutContext(
+            "Rate",
+            crux::MakeFunctorCallback<void, DataRate, DataRate, const std::string&>(
+                [&](DataRate rc, DataRate rt, const std::string& ev) {
+                    if (ev == "cnp")
+                    {
+                        lastCnp = Simulator::Now();
+                        rc0 = static_cast<double>(rc.GetBitRate());
+                        rt0 = static_cast<double>(rt.GetBitRate());
+                        lineAt = Time(0);
+                        events = 0;
+                    }
+                    else
+                    {
+                        ++events;
+                        if (ev == "line-rate")
+                        {
+                            lineAt = Simulator::Now();
+                        }
+                    }
+                }));
         Simulator::Stop(MilliSeconds(60));
         Simulator::Run();
 
@@ -423,7 +424,7 @@ class HpccJoinTestCase : public TestCase
         const uint64_t bytes = 1000 * 1000 * 1000;
         const Time join = MicroSeconds(500);
         s.transport->Send(Req(1, 1, Gpu(1, 0), Gpu(0, 0), bytes), Callback<void>());
-        Simulator::Schedule(join, [&s, bytes]() {
+        crux::Schedule(join, [&s, bytes]() {
             s.transport->Send(Req(1, 2, Gpu(2, 0), Gpu(0, 0), bytes), Callback<void>());
         });
         Ptr<HpccCongestionControl> cc = DynamicCast<HpccCongestionControl>(
@@ -434,8 +435,8 @@ class HpccJoinTestCase : public TestCase
         const Time w1 = join + t * 25;
         std::array<uint64_t, 2> at0{};
         std::array<uint64_t, 2> at1{};
-        Simulator::Schedule(w0, [&]() { at0 = {Delivered(s, 1), Delivered(s, 2)}; });
-        Simulator::Schedule(w1, [&]() { at1 = {Delivered(s, 1), Delivered(s, 2)}; });
+        crux::Schedule(w0, [&]() { at0 = {Delivered(s, 1), Delivered(s, 2)}; });
+        crux::Schedule(w1, [&]() { at1 = {Delivered(s, 1), Delivered(s, 2)}; });
         Simulator::Stop(w1 + NanoSeconds(1));
         Simulator::Run();
         const double a = 8.0 * (at1[0] - at0[0]) / (w1 - w0).GetSeconds();
@@ -494,7 +495,7 @@ class IntTestCase : public TestCase
         uint32_t echoes = 0;
         s.transport->GetNic(1, 0)->GetDevice()->TraceConnectWithoutContext(
             "MacRx",
-            Callback<void, Ptr<const Packet>>([&](Ptr<const Packet> pkt) {
+            crux::MakeFunctorCallback<void, Ptr<const Packet>>([&](Ptr<const Packet> pkt) {
                 // an ACK with an echo: IPv4 20 + UDP 8 + BTH 12 + AETH 4 + INT 52 + ICRC 4
                 if (pkt->GetSize() == 100)
                 {

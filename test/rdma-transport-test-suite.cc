@@ -24,6 +24,7 @@
 #include "ns3/collectives.h"
 #include "ns3/comm-dag-runner.h"
 #include "ns3/comm-dag.h"
+#include "ns3/crux-compat.h"
 #include "ns3/crux-switch.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/crux-topology.h"
@@ -189,7 +190,7 @@ struct Delivery
     /// \return a completion callback recording into this object (which must outlive the run)
     Callback<void> Make()
     {
-        return Callback<void>([this]() {
+        return crux::MakeFunctorCallback<void>([this]() {
             ++calls;
             at = Simulator::Now();
         });
@@ -201,7 +202,7 @@ void
 InterposeDrop(Ptr<QbbNetDevice> dev, Ptr<RdmaNic> nic, std::function<bool(Ptr<const Packet>)> drop)
 {
     dev->SetFrameHandler(
-        QbbNetDevice::FrameHandler([nic, drop](Ptr<QbbNetDevice> d, Ptr<Packet> p, uint16_t proto) {
+        crux::MakeFunctorCallback([nic, drop](Ptr<QbbNetDevice> d, Ptr<Packet> p, uint16_t proto) {
             if (!drop(p))
             {
                 nic->ReceiveFrame(d, p, proto);
@@ -350,7 +351,7 @@ StartRing(Ptr<RdmaTransport> t, uint64_t bytes, std::function<void()> done)
     Collectives::RingAllReduce(*dag, {0, 1, 2, 3}, bytes, {});
     Ptr<CommDagRunner> ring = CreateObject<CommDagRunner>();
     ring->Setup(t, 7, dag, 24);
-    ring->Start(Callback<void>(done));
+    ring->Start(crux::MakeFunctorCallback<void>(done));
     return ring;
 }
 
@@ -454,7 +455,7 @@ class GoodputTestCase : public TestCase
         Time tracedDuration;
         h->nicB->TraceConnectWithoutContext(
             "MessageComplete",
-            Callback<void, uint32_t, uint32_t, uint64_t, Time>(
+            crux::MakeFunctorCallback<void, uint32_t, uint32_t, uint64_t, Time>(
                 [&](uint32_t job, uint32_t flow, uint64_t b, Time d) {
                     tracedBytes += b;
                     tracedDuration = d;
@@ -547,7 +548,8 @@ class ManyMessagesTestCase : public TestCase
                                            qps[q].dst,
                                            bytes,
                                            static_cast<uint8_t>(8 * ((q + i / 3) % 3))),
-                                       Callback<void>([&order, q, i]() { order[q].push_back(i); }));
+                                       crux::MakeFunctorCallback<void>(
+                                           [&order, q, i]() { order[q].push_back(i); }));
                 }
             }
             Simulator::Run();
@@ -580,9 +582,9 @@ class ManyMessagesTestCase : public TestCase
             std::vector<double> done(4, 0);
             for (uint32_t f = 0; f < 4; ++f)
             {
-                h->transport->Send(
-                    Req(1, f, Gpu(0, 0), Gpu(1, 0), bytes, 16),
-                    Callback<void>([&done, f]() { done[f] = Simulator::Now().GetSeconds(); }));
+                h->transport->Send(Req(1, f, Gpu(0, 0), Gpu(1, 0), bytes, 16),
+                                   crux::MakeFunctorCallback<void>(
+                                       [&done, f]() { done[f] = Simulator::Now().GetSeconds(); }));
             }
             Simulator::Run();
             const double pkt = BurstSeconds({h->nicA->GetMtu()}, h->da);
@@ -603,9 +605,11 @@ class ManyMessagesTestCase : public TestCase
             double lowDone = 0;
             double highDone = 0;
             h->transport->Send(Req(1, 0, Gpu(0, 0), Gpu(1, 0), lowBytes, 8),
-                               Callback<void>([&]() { lowDone = Simulator::Now().GetSeconds(); }));
+                               crux::MakeFunctorCallback<void>(
+                                   [&]() { lowDone = Simulator::Now().GetSeconds(); }));
             h->transport->Send(Req(2, 0, Gpu(0, 0), Gpu(1, 0), highBytes, 40),
-                               Callback<void>([&]() { highDone = Simulator::Now().GetSeconds(); }));
+                               crux::MakeFunctorCallback<void>(
+                                   [&]() { highDone = Simulator::Now().GetSeconds(); }));
             Simulator::Run();
             const uint32_t mtu = h->nicA->GetMtu();
             const double pkt = BurstSeconds({mtu}, h->da);
@@ -652,8 +656,9 @@ class RandomLossTestCase : public TestCase
         {
             for (uint32_t q = 0; q < 2; ++q)
             {
-                h->transport->Send(Req(3, q, Gpu(0, 0), Gpu(1, 0), bytes),
-                                   Callback<void>([&order, q, i]() { order[q].push_back(i); }));
+                h->transport->Send(
+                    Req(3, q, Gpu(0, 0), Gpu(1, 0), bytes),
+                    crux::MakeFunctorCallback<void>([&order, q, i]() { order[q].push_back(i); }));
             }
         }
         Simulator::Run();
@@ -709,7 +714,10 @@ class TailLossTestCase : public TestCase
             std::vector<std::string> reasons;
             h->nicA->TraceConnectWithoutContext(
                 "Retransmit",
-                Callback<void, Ptr<const RdmaQueuePair>, uint32_t, const std::string&>(
+                crux::MakeFunctorCallback<void,
+                                          Ptr<const RdmaQueuePair>,
+                                          uint32_t,
+                                          const std::string&>(
                     [&](Ptr<const RdmaQueuePair>, uint32_t psn, const std::string& r) {
                         reasons.push_back(r);
                     }));
@@ -800,24 +808,26 @@ class PsnWrapTestCase : public TestCase
         std::set<uint32_t> sentPsn;
         h->nicA->TraceConnectWithoutContext(
             "TxData",
-            Callback<void, Ptr<const Packet>>(
+            crux::MakeFunctorCallback<void, Ptr<const Packet>>(
                 [&](Ptr<const Packet> p) { sentPsn.insert(Parse(p).bth.GetPsn()); }));
         uint32_t lastAckPsn = 0;
         h->nicB->GetDevice()->TraceConnectWithoutContext(
             "MacTx",
-            Callback<void, Ptr<const Packet>, uint8_t>([&](Ptr<const Packet> p, uint8_t) {
-                Parsed x = Parse(p);
-                if (x.ok && x.hasAeth && x.aeth.IsAck())
-                {
-                    lastAckPsn = x.bth.GetPsn();
-                }
-            }));
+            crux::MakeFunctorCallback<void, Ptr<const Packet>, uint8_t>(
+                [&](Ptr<const Packet> p, uint8_t) {
+                    Parsed x = Parse(p);
+                    if (x.ok && x.hasAeth && x.aeth.IsAck())
+                    {
+                        lastAckPsn = x.bth.GetPsn();
+                    }
+                }));
         const uint64_t bytes = 40 * 4096;
         std::vector<uint32_t> order;
         for (uint32_t i = 0; i < 3; ++i)
         {
-            h->transport->Send(Req(1, 0, Gpu(0, 0), Gpu(1, 0), bytes),
-                               Callback<void>([&order, i]() { order.push_back(i); }));
+            h->transport->Send(
+                Req(1, 0, Gpu(0, 0), Gpu(1, 0), bytes),
+                crux::MakeFunctorCallback<void>([&order, i]() { order.push_back(i); }));
         }
         Simulator::Run();
         RdmaQpStats s = h->transport->GetStats();
@@ -901,8 +911,9 @@ class PacingTestCase : public TestCase
         auto h = MakeTwoHosts(rdma);
         const uint64_t bytes = 1000000;
         double doneAt = 0;
-        h->transport->Send(Req(1, 0, Gpu(0, 0), Gpu(1, 0), bytes),
-                           Callback<void>([&]() { doneAt = Simulator::Now().GetSeconds(); }));
+        h->transport->Send(
+            Req(1, 0, Gpu(0, 0), Gpu(1, 0), bytes),
+            crux::MakeFunctorCallback<void>([&]() { doneAt = Simulator::Now().GetSeconds(); }));
         Simulator::Run();
         const std::vector<uint64_t> seg = Segments(bytes, h->nicA->GetMtu());
         // packet i starts at the sum of the paced gaps of packets 0..i-1 (wire bytes at
@@ -951,7 +962,8 @@ class IncastTestCase : public TestCase
         for (uint32_t s = 1; s <= 4; ++s)
         {
             t->Send(Req(1, 0, Gpu(s, 0), Gpu(0, 0), bytes, 24),
-                    Callback<void>([&done, s]() { done[s - 1] = Simulator::Now().GetSeconds(); }));
+                    crux::MakeFunctorCallback<void>(
+                        [&done, s]() { done[s - 1] = Simulator::Now().GetSeconds(); }));
         }
         Simulator::Run();
         Ptr<CruxSwitch> sw = topo->GetSwitch(0).sw;
@@ -1056,7 +1068,7 @@ class LinkCutTestCase : public TestCase
             t->SetJobLabel(7, "gpt-ring");
             Ptr<CommDagRunner> ring = StartRing(t, 64 * 1000 * 1000, []() {});
             // 200 us in, the ToR 0 - agg cable fails: every frame on it is lost from then on
-            Simulator::Schedule(MicroSeconds(200), [topo]() {
+            crux::Schedule(MicroSeconds(200), [topo]() {
                 for (uint32_t id : Tor0AggLinks(topo))
                 {
                     Ptr<RateErrorModel> cut = CreateObject<RateErrorModel>();
@@ -1108,7 +1120,7 @@ class ErrorModelTestCase : public TestCase
         {
             topo->GetLink(id).rxDev->TraceConnectWithoutContext(
                 "Drop",
-                Callback<void, Ptr<const Packet>, uint8_t, const std::string&>(
+                crux::MakeFunctorCallback<void, Ptr<const Packet>, uint8_t, const std::string&>(
                     [&drops](Ptr<const Packet>, uint8_t, const std::string& why) {
                         ++drops[why];
                     }));
@@ -1164,7 +1176,8 @@ class ManyQueuePairsTestCase : public TestCase
         uint32_t left = qps;
         for (uint32_t q = 0; q < qps; ++q)
         {
-            h->transport->Send(Req(1, q, Gpu(0, 0), Gpu(1, 0), perQp), Callback<void>([&]() {
+            h->transport->Send(Req(1, q, Gpu(0, 0), Gpu(1, 0), perQp),
+                               crux::MakeFunctorCallback<void>([&]() {
                                    if (--left == 0)
                                    {
                                        *done = Simulator::Now();
@@ -1258,12 +1271,15 @@ class TransportApiTestCase : public TestCase
         // intra-host: NVLink egress per GPU, alpha-beta
         std::vector<double> intra(3, 0);
         const uint64_t mb = 1000000;
-        t->Send(Req(1, 0, Gpu(0, 0), Gpu(0, 1), mb),
-                Callback<void>([&]() { intra[0] = Simulator::Now().GetSeconds(); }));
-        t->Send(Req(1, 1, Gpu(0, 0), Gpu(0, 2), mb),
-                Callback<void>([&]() { intra[1] = Simulator::Now().GetSeconds(); }));
-        t->Send(Req(1, 2, Gpu(0, 3), Gpu(0, 2), mb),
-                Callback<void>([&]() { intra[2] = Simulator::Now().GetSeconds(); }));
+        t->Send(Req(1, 0, Gpu(0, 0), Gpu(0, 1), mb), crux::MakeFunctorCallback<void>([&]() {
+                    intra[0] = Simulator::Now().GetSeconds();
+                }));
+        t->Send(Req(1, 1, Gpu(0, 0), Gpu(0, 2), mb), crux::MakeFunctorCallback<void>([&]() {
+                    intra[1] = Simulator::Now().GetSeconds();
+                }));
+        t->Send(Req(1, 2, Gpu(0, 3), Gpu(0, 2), mb), crux::MakeFunctorCallback<void>([&]() {
+                    intra[2] = Simulator::Now().GetSeconds();
+                }));
 
         // inter-host: ports from the request, from SetQpSourcePort, and deferred changes
         const RdmaQpKey kReq = Key(2, 0, Gpu(0, 0), Gpu(2, 0));
@@ -1278,23 +1294,26 @@ class TransportApiTestCase : public TestCase
                 const uint32_t key = hst * 16 + n;
                 t->GetNic(hst, n)->TraceConnectWithoutContext(
                     "TxData",
-                    Callback<void, Ptr<const Packet>>([&portsByNic, key](Ptr<const Packet> p) {
-                        portsByNic[key].push_back(Parse(p).udp.GetSourcePort());
-                    }));
+                    crux::MakeFunctorCallback<void, Ptr<const Packet>>(
+                        [&portsByNic, key](Ptr<const Packet> p) {
+                            portsByNic[key].push_back(Parse(p).udp.GetSourcePort());
+                        }));
             }
         }
         int interDone = 0;
         t->Send(Req(2, 0, Gpu(0, 0), Gpu(2, 0), 64 * 4096, 0, 50000),
-                Callback<void>([&]() { ++interDone; }));
-        t->Send(Req(2, 1, Gpu(1, 7), Gpu(3, 4), 64 * 4096), Callback<void>([&]() { ++interDone; }));
+                crux::MakeFunctorCallback<void>([&]() { ++interDone; }));
+        t->Send(Req(2, 1, Gpu(1, 7), Gpu(3, 4), 64 * 4096),
+                crux::MakeFunctorCallback<void>([&]() { ++interDone; }));
         // change kReq's port while its first message is in flight; a second message follows
-        Simulator::Schedule(MicroSeconds(3), [&]() { t->SetQpSourcePort(kReq, 50001); });
-        Simulator::Schedule(MicroSeconds(4), [&]() {
-            t->Send(Req(2, 0, Gpu(0, 0), Gpu(2, 0), 4096), Callback<void>([&]() { ++interDone; }));
+        crux::Schedule(MicroSeconds(3), [&]() { t->SetQpSourcePort(kReq, 50001); });
+        crux::Schedule(MicroSeconds(4), [&]() {
+            t->Send(Req(2, 0, Gpu(0, 0), Gpu(2, 0), 4096),
+                    crux::MakeFunctorCallback<void>([&]() { ++interDone; }));
         });
-        Simulator::Schedule(MicroSeconds(200), [&]() {
+        crux::Schedule(MicroSeconds(200), [&]() {
             t->Send(Req(2, 0, Gpu(0, 0), Gpu(2, 0), 2 * 4096),
-                    Callback<void>([&]() { ++interDone; }));
+                    crux::MakeFunctorCallback<void>([&]() { ++interDone; }));
         });
         Simulator::Run();
 

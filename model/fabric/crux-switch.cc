@@ -18,6 +18,7 @@
 #include "qbb-channel.h"
 
 #include "ns3/boolean.h"
+#include "ns3/crux-compat.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/mac48-address.h"
@@ -228,8 +229,8 @@ CruxSwitch::AddPort(Ptr<QbbNetDevice> dev)
     {
         m_mmu->SetName("switch node " + std::to_string(dev->GetNode()->GetId()));
     }
-    dev->SetFrameHandler(MakeCallback(&CruxSwitch::HandleFrame, this, port));
-    dev->SetDequeueHandler(MakeCallback(&CruxSwitch::HandleDequeue, this, port));
+    dev->SetFrameHandler(crux::MakeBoundMemberCallback(&CruxSwitch::HandleFrame, this, port));
+    dev->SetDequeueHandler(crux::MakeBoundMemberCallback(&CruxSwitch::HandleDequeue, this, port));
     return port;
 }
 

@@ -17,6 +17,7 @@
 #define CRUX_WIRE_TIME_H
 
 #include "ns3/data-rate.h"
+#include "ns3/int64x64.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>
@@ -28,17 +29,23 @@ namespace crux
 
 /**
  * \ingroup crux
- * \brief Time \p bytes take at \p rate: DataRate::CalculateBytesTxTime() without its 32-bit
- * wrap.
+ * \brief Time \p bytes take at \p rate: ns-3.37's DataRate::CalculateBytesTxTime() (8 x bytes
+ * bits over the rate, rounded to the nearest time step), without its 32-bit wrap, computed here
+ * so that every build mode gives the same times.
  *
- * ns-3.37's DataRate::CalculateBytesTxTime(uint32_t bytes) multiplies by 8 in 32 bits, so it
- * wraps from 512 MiB on (and bytes above 4 GiB do not even reach it). Every crux caller that
- * times bytes at a rate goes through this function: below 512 MiB it is exactly
- * CalculateBytesTxTime(); from 512 MiB on the bytes are timed as whole 256 MiB pieces plus the
- * rest (each piece exact; the sum differs from the exact quotient by at most one time step per
- * piece). Only whole messages reach that size: the NVLink alpha-beta model
- * (MessageTransport); frames (NIC pacing, PCIe serializer, base RTT, store-and-forward
- * latency) are far below it.
+ * - ns-3.35's CalculateBytesTxTime truncates to whole time steps instead of rounding, which
+ *   shortens frames by up to one step and moves packet-level results (the waf mode found it:
+ *   iteration times by up to 1 %, PAUSE counts by 3-5 %); this function gives ns-3.37's value
+ *   on both (checked against ns-3.37's on 28,740 rate/size pairs, and by ns-3 suite
+ *   crux-compat against closed forms).
+ * - ns-3.37's CalculateBytesTxTime(uint32_t bytes) multiplies by 8 in 32 bits, so it wraps from
+ *   512 MiB on; from 512 MiB on the bytes are timed here as whole 256 MiB pieces plus the rest
+ *   (each piece exact; the sum differs from the exact quotient by at most one time step per
+ *   piece). Only whole messages reach that size: the NVLink alpha-beta model
+ *   (MessageTransport); frames (NIC pacing, PCIe serializer, base RTT, store-and-forward
+ *   latency) are far below it.
+ *
+ * Every crux caller that times bytes at a rate goes through this function.
  * \param rate the rate (> 0 bit/s)
  * \param bytes the number of bytes
  * \return the transmission time
@@ -46,14 +53,17 @@ namespace crux
 inline Time
 BytesTxTime(const DataRate& rate, uint64_t bytes)
 {
+    // below 512 MiB: 8 x bytes < 2^32, ns-3.37's exact form (int64x64_t quotient, Seconds()
+    // rounds to the nearest time step)
+    auto exact = [&rate](uint64_t b) {
+        return Seconds(int64x64_t(static_cast<uint32_t>(b * 8)) / rate.GetBitRate());
+    };
     constexpr uint64_t PIECE = uint64_t(1) << 28;
     if (bytes < 2 * PIECE)
     {
-        return rate.CalculateBytesTxTime(static_cast<uint32_t>(bytes));
+        return exact(bytes);
     }
-    return rate.CalculateBytesTxTime(static_cast<uint32_t>(bytes % PIECE)) +
-           rate.CalculateBytesTxTime(static_cast<uint32_t>(PIECE)) *
-               static_cast<int64_t>(bytes / PIECE);
+    return exact(bytes % PIECE) + exact(PIECE) * static_cast<int64_t>(bytes / PIECE);
 }
 
 } // namespace crux

@@ -16,6 +16,7 @@
 #include "flow-transport.h"
 
 #include "ns3/boolean.h"
+#include "ns3/crux-compat.h"
 #include "ns3/fatal-error.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -502,7 +503,7 @@ FlowTransport::Update()
             if (c->key.src.host == c->key.dst.host)
             {
                 // intra-host: not a network message (no MessageComplete trace, as RdmaTransport)
-                Simulator::Schedule(alpha, [done = m.done]() {
+                crux::Schedule(alpha, [done = m.done]() {
                     if (!done.IsNull())
                     {
                         done();

@@ -15,6 +15,7 @@
 
 #include "message-transport.h"
 
+#include "ns3/crux-compat.h"
 #include "ns3/fatal-error.h"
 #include "ns3/simulator.h"
 #include "ns3/wire-time.h"
@@ -103,7 +104,7 @@ MessageTransport::SendOverNvlink(const MessageRequest& req,
     egress = start + crux::BytesTxTime(rate, req.bytes);
     if (!done.IsNull())
     {
-        Simulator::Schedule(egress + latency - now, done);
+        crux::Schedule(egress + latency - now, done);
     }
 }
 

@@ -15,6 +15,7 @@
 
 #include "comm-dag-runner.h"
 
+#include "ns3/crux-compat.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
@@ -247,9 +248,11 @@ CommDagRunner::Issue(CommDag::NodeId n)
     m_bytesByRank[node.src] += node.bytes;
     NS_LOG_LOGIC("job " << m_jobId << " node " << n << ": rank " << node.src << " -> " << node.dst
                         << ", " << node.bytes << " B, flow " << node.flow);
-    m_transport->Send(
-        req,
-        MakeCallback(&CommDagRunner::Delivered, Ptr<CommDagRunner>(this), n, m_generation));
+    m_transport->Send(req,
+                      crux::MakeBoundMemberCallback(&CommDagRunner::Delivered,
+                                                    Ptr<CommDagRunner>(this),
+                                                    n,
+                                                    m_generation));
 }
 
 void
