@@ -896,7 +896,7 @@ ConnectProgress(const std::vector<DltJob>& jobs,
     {
         app->TraceConnectWithoutContext(
             "AllReduceComplete",
-            Callback<void, uint32_t, uint32_t, uint32_t, Time, Time>(update));
+            crux::MakeFunctorCallback<void, uint32_t, uint32_t, uint32_t, Time, Time>(update));
     }
 }
 
