@@ -168,6 +168,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ExperimentRunResult,
                                    jobsOutsideWindow,
                                    simulatedTime,
                                    wallSeconds,
+                                   events,
                                    maxQueueBytes)
 
 CruxExperiment::CruxExperiment(const Scenario& scenario)
@@ -1164,6 +1165,7 @@ CruxExperiment::RunJobs(const RunSpec& spec) const
     r.scheduler = scheduler;
     r.simulatedTime = Simulator::Now().GetSeconds();
     r.wallSeconds = std::chrono::duration<double>(wall1 - wall0).count();
+    r.events = Simulator::GetEventCount();
     r.complete = state.measuredRemaining == 0;
     DoubleValue peakValue;
     tracker->GetAttribute("PeakFlops", peakValue);
@@ -1436,15 +1438,15 @@ WriteUtilizationCsv(std::ostream& f, const std::vector<ExperimentRunResult>& run
     }
 }
 
-/// timing.csv: wall-clock seconds of every run (the one file that differs between two runs
-/// with the same seed).
+/// timing.csv: wall-clock seconds, simulated seconds and ns-3 events of every run (the one file
+/// that differs between two runs with the same seed: the wall-clock column).
 void
 WriteTimingCsv(std::ostream& f, const std::vector<ExperimentRunResult>& runs)
 {
-    f << "run,wall_s,simulated_s\n";
+    f << "run,wall_s,simulated_s,events\n";
     for (const auto& r : runs)
     {
-        f << r.run << "," << r.wallSeconds << "," << r.simulatedTime << "\n";
+        f << r.run << "," << r.wallSeconds << "," << r.simulatedTime << "," << r.events << "\n";
     }
 }
 

@@ -109,6 +109,7 @@ struct ExperimentRunResult
     std::vector<std::string> jobsOutsideWindow;
     double simulatedTime{0}; //!< simulation end time, seconds
     double wallSeconds{0};   //!< wall-clock time of Simulator::Run, seconds
+    uint64_t events{0};      //!< ns-3 events executed by the run (Simulator::GetEventCount)
 
     /// packet fabric: largest queue (bytes, Ethernet header included) any device held, per
     /// class (TC 0..7, then the control class of ACK/NAK/CNP); empty for the flow fabric

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# LLM-scale benchmark of the flow fabric (issue 11, "Speed"): one iteration of a GPT-3 175B job
+# on 1,024 GPUs (bench/gpt3-175b-1024.json: 128 hosts x 8 A100, TP 8 x PP 8 x DP 16, the zoo's
+# micro-batches, 12-layer blocks for the TP all-reduces, two-layer Clos of 16 ToRs and 8
+# aggregation switches with 4 x 200 Gbit/s NICs per host), run alone on the flow fabric, and
+# in the same invocation the same job shape on 128 GPUs (TP 8 x PP 8 x DP 2, 16 hosts) as the
+# baseline: wall and CPU seconds, ns-3 events (timing.csv), peak RSS and the simulated iteration
+# (jobs.csv jct_s) of each, and the 1,024 / 128 ratios.
+#
+# Usage: bench/run-llm-bench.sh [--no-build] [--skip-large]
+#   --no-build    use $CRUX_BUILD_DIR/crux-experiment as it is
+#   --skip-large  only the 128-GPU baseline (a quick check of the script)
+# Environment: CRUX_BUILD_DIR = build directory (default <clone>/build).
+# The 1,024-GPU run takes about 45 CPU-seconds and 0.8 GB; progress lines every 30 s.
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD_DIR="${CRUX_BUILD_DIR:-$REPO/build}"
+BUILD=1
+LARGE=1
+for arg in "$@"; do
+    case "$arg" in
+        --no-build) BUILD=0 ;;
+        --skip-large) LARGE=0 ;;
+        -h | --help)
+            sed -n '2,/^set /{/^#/p}' "$0"
+            exit 0
+            ;;
+        *)
+            echo "run-llm-bench.sh: unknown option '$arg' (see --help)" >&2
+            exit 1
+            ;;
+    esac
+done
+# shellcheck source=bench/bench-lib.sh
+source "$REPO/bench/bench-lib.sh"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+if [[ $BUILD == 1 ]]; then
+    crux_bench_configure "$BUILD_DIR" "$REPO" "$TMP"
+    cmake --build "$BUILD_DIR" --target crux-experiment > "$TMP/build.log" 2>&1 || {
+        cat "$TMP/build.log" >&2
+        exit 1
+    }
+fi
+BIN="$BUILD_DIR/crux-experiment"
+[[ -x "$BIN" ]] || { echo "run-llm-bench.sh: no $BIN (build it or drop --no-build)" >&2; exit 1; }
+
+# The 128-GPU baseline: the same scenario cut to 16 hosts (4 ToRs of 16 ports) and DP 2.
+python3 - "$REPO/bench/gpt3-175b-1024.json" "$TMP/gpt3-175b-128.json" << 'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["name"] = "gpt3-175b-128"
+s["topology"]["tors"] = 4
+s["topology"]["hostsPerTor"] = 16
+s["topology"]["aggs"] = 8
+s["jobs"][0]["hosts"] = list(range(16))
+s["jobs"][0]["parallelism"]["dp"] = 2
+json.dump(s, open(sys.argv[2], "w"), indent=2)
+PY
+
+# run <label> <scenario>: one alone iteration on the flow fabric; prints one result line
+run() {
+    local label=$1 scenario=$2 out="$TMP/$1"
+    /usr/bin/time -f "%U %S %M" -o "$TMP/$label.time" \
+        "$BIN" --scenario="$scenario" --fabric=flow --modes=alone --outputDir="$out" \
+        --progress=30 > "$TMP/$label.log" 2> "$TMP/$label.err" || {
+        cat "$TMP/$label.err" >&2
+        echo "run-llm-bench.sh: the $label run failed" >&2
+        exit 1
+    }
+    grep -v '^crux-experiment: ' "$TMP/$label.err" >&2 || true
+    python3 - "$label" "$out" "$TMP/$label.time" << 'PY'
+import csv, sys
+label, out, tfile = sys.argv[1:]
+t = list(csv.DictReader(open(out + "/timing.csv")))[0]
+j = list(csv.DictReader(open(out + "/jobs.csv")))[0]
+user, sys_s, rss = open(tfile).read().split()
+print(f"{label:14s} gpus {j['gpus']:>5s}  iteration {float(j['jct_s']):8.3f} s  "
+      f"wall {float(t['wall_s']):7.1f} s  cpu {float(user) + float(sys_s):7.1f} s  "
+      f"events {int(t['events']):>11,d}  peak RSS {int(rss) / 1024:7.0f} MB")
+with open(out + "/../" + label + ".row", "w") as f:
+    f.write(f"{float(user) + float(sys_s)} {t['events']} {t['wall_s']}\n")
+PY
+}
+
+echo "== load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+run gpt3-175b-128 "$TMP/gpt3-175b-128.json"
+if [[ $LARGE == 1 ]]; then
+    run gpt3-175b-1024 "$REPO/bench/gpt3-175b-1024.json"
+    read -r c1 e1 w1 < "$TMP/gpt3-175b-128.row"
+    read -r c8 e8 w8 < "$TMP/gpt3-175b-1024.row"
+    awk -v c1="$c1" -v c8="$c8" -v e1="$e1" -v e8="$e8" 'BEGIN {
+        printf "1,024 / 128 GPUs: cpu %.2fx, events %.2fx (GPUs 8x)\n", c8 / c1, e8 / e1 }'
+fi
