@@ -523,7 +523,11 @@ class PcieReceiveTestCase : public TestCase
     /// \param packet packet fabric (else flow) \param cc the packet fabric's congestion control
     /// ("none": the flow fabric has none either; "dcqcn") \param intra with intra-host links
     /// \return what it measured
-    static Result Run(bool packet, const std::string& cc = "none", bool intra = true)
+    /// \param rxPcie if > 0, the receiving NIC's PcieRate instead of the description's
+    static Result Run(bool packet,
+                      const std::string& cc = "none",
+                      bool intra = true,
+                      uint64_t rxPcie = 0)
     {
         Ptr<CruxTopology> topo = CruxTopologyHelper().Install(ThreeHosts(intra));
         Ptr<MessageTransport> t;
@@ -534,6 +538,10 @@ class PcieReceiveTestCase : public TestCase
             h.SetCongestionControl(cc);
             rdma = h.Install(topo);
             t = rdma;
+            if (rxPcie > 0)
+            {
+                rdma->GetNic(2, 0)->SetAttribute("PcieRate", DataRateValue(DataRate(rxPcie)));
+            }
         }
         else
         {
@@ -594,6 +602,14 @@ class PcieReceiveTestCase : public TestCase
                 NS_TEST_ASSERT_MSG_EQ((d.nicPauses > 0), intra, "dcqcn: NIC PAUSE iff PCIe");
             }
         }
+        // ablation: the receiving NIC's PCIe link as fast as its port (no NIC PAUSE)
+        const Result e = Run(true, "dcqcn", true, 200000000000ULL);
+        std::cout << "[crux-intra] receive-bound GPU pair, dcqcn, receiving PCIe 200 Gbit/s: "
+                  << e.doneA / US << " / " << e.doneB / US << " us, NIC " << e.nicPauses
+                  << " PAUSE, " << e.stats.ceReceived << " CE, " << e.stats.cnpsSent << " CNP"
+                  << std::endl;
+        NS_TEST_ASSERT_MSG_EQ(e.nicPauses, 0, "a PCIe link as fast as the port: no NIC PAUSE");
+        NS_TEST_ASSERT_MSG_EQ(e.stats.retransmittedPackets + e.drops, 0, "lossless");
         // both messages share the receiving PCIe link: 2 x 12 MB in 4178/4096 framing at
         // 192 Gbit/s (the port would allow 200 Gbit/s)
         const double closed = 2 * 12e6 * 4178.0 / 4096.0 * 8 / 192e9;
