@@ -961,6 +961,10 @@ CollectFabricCounters(const RunFabric& f, RunState& state, ExperimentRunResult& 
         const RdmaQpStats stats = f.rdma->GetStats();
         r.retransmittedPackets = stats.retransmittedPackets;
         r.timeouts = stats.timeouts;
+        if (stats.pcieRxDrops > 0)
+        {
+            r.drops["nic:pcie-rx-buffer-full"] += stats.pcieRxDrops; // RdmaNic receive buffer
+        }
     }
 }
 

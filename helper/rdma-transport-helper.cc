@@ -171,6 +171,8 @@ RdmaTransportHelper::Install(Ptr<CruxTopology> topo)
                 nic->SetAttribute(
                     "PcieRate",
                     DataRateValue(DataRate(static_cast<uint64_t>(desc.intraHost.pcieBps))));
+                // GPU -> PCIe switch -> NIC: the two PCIe links of ClusterTopology::GpuPath()
+                nic->SetAttribute("PcieLatency", TimeValue(Seconds(2 * desc.intraHost.pcieDelay)));
             }
             if (baseRtt.IsZero())
             {

@@ -24,12 +24,17 @@
 #include "rdma-nic.h"
 #include "roce-header.h"
 
+#include "ns3/crux-compat.h"
 #include "ns3/crux-run-error.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
+#include "ns3/qbb-channel.h"
 #include "ns3/simulator.h"
+#include "ns3/wire-time.h"
 
 #include <algorithm>
+#include <cmath>
+#include <sstream>
 
 namespace ns3
 {
@@ -94,6 +99,23 @@ RdmaNic::ReceiveFrame(Ptr<QbbNetDevice> /* dev */, Ptr<Packet> packet, uint16_t 
             ++m_unknownFrames;
             return;
         }
+        if (m_pcieRate.GetBitRate() > 0)
+        {
+            // the frame waits in the NIC's receive buffer for its PCIe write (PcieRxNext)
+            PcieRxFrame f;
+            f.qp = qp;
+            f.bth = bth;
+            f.ce = ce;
+            f.payload = size - aethAt - intBytes - roce::ICRC_SIZE;
+            f.frameBytes = size + crux::ETH_HEADER_BYTES;
+            f.bufferBytes = f.frameBytes + crux::ETH_FCS_BYTES;
+            if (bth.intFlag)
+            {
+                f.packet = packet;
+            }
+            PcieRxEnqueue(std::move(f), m_dev->DscpToTc(static_cast<uint8_t>(b[1] >> 2)));
+            return;
+        }
         if (bth.intFlag)
         {
             packet->CopyData(b, aethAt + INT_BYTES);
@@ -102,7 +124,8 @@ RdmaNic::ReceiveFrame(Ptr<QbbNetDevice> /* dev */, Ptr<Packet> packet, uint16_t 
                    bth,
                    ce,
                    size - aethAt - intBytes - roce::ICRC_SIZE,
-                   bth.intFlag ? b + aethAt : nullptr);
+                   bth.intFlag ? b + aethAt : nullptr,
+                   m_pcieLatency);
     }
     else if (bth.opcode == roce::RC_ACK)
     {
@@ -135,11 +158,172 @@ RdmaNic::ReceiveFrame(Ptr<QbbNetDevice> /* dev */, Ptr<Packet> packet, uint16_t 
 }
 
 void
+RdmaNic::PcieRxConfigure()
+{
+    // PFC headroom as SwitchMmu computes it (IEEE 802.1Qbb-2011 Annex N): the frame the switch
+    // may be sending when the PAUSE is generated, the frame it may have started when the PAUSE
+    // arrives, frame-granularity accounting, the PAUSE frame, and the bytes on the wire in both
+    // directions plus the response time.
+    const uint64_t bitRate = m_dev->GetDataRate().GetBitRate();
+    Time delay(0);
+    uint64_t mtu = m_dev->GetMtu();
+    Ptr<QbbChannel> ch = DynamicCast<QbbChannel>(m_dev->GetChannel());
+    if (ch)
+    {
+        delay = ch->GetDelay();
+        Ptr<QbbNetDevice> peer = ch->GetPeer(PeekPointer(m_dev));
+        if (peer)
+        {
+            mtu = std::max<uint64_t>(mtu, peer->GetMtu());
+        }
+    }
+    const uint64_t maxFrame = mtu + crux::ETH_HEADER_BYTES + crux::ETH_FCS_BYTES;
+    const double inFlight =
+        (2.0 * delay.GetSeconds() + m_pcieRxResponse.GetSeconds()) * (bitRate / 8.0);
+    const uint64_t headroom =
+        3 * maxFrame + crux::ETH_MIN_FRAME_BYTES + static_cast<uint64_t>(std::ceil(inFlight));
+    if (m_pcieRxBuffer < headroom + 2 * maxFrame)
+    {
+        std::ostringstream os;
+        os << "RdmaNic " << m_address
+           << ": its receive buffer (RdmaNic::PcieRxBufferBytes = " << m_pcieRxBuffer
+           << " bytes per traffic class) does not hold the PFC headroom of its "
+           << m_dev->GetDataRate() << " port (" << headroom << " bytes) plus two frames ("
+           << 2 * maxFrame << " bytes); raise RdmaNic::PcieRxBufferBytes";
+        throw CruxRunError(os.str());
+    }
+    // mlx5 (Linux en/port_buffer.c): xoff threshold = buffer size - headroom, xon = xoff - MTU
+    m_pcieRxXoff = m_pcieRxBuffer - headroom;
+    m_pcieRxXon = m_pcieRxXoff - maxFrame;
+    m_pcieRxPauseTime = Seconds(static_cast<double>(m_pcieRxQuanta) * 512.0 / bitRate);
+    m_pcieRxConfigured = true;
+    NS_LOG_INFO("NIC " << m_address << " receive buffer " << m_pcieRxBuffer
+                       << " B per TC, headroom " << headroom << " B, Xoff " << m_pcieRxXoff
+                       << " B, Xon " << m_pcieRxXon << " B");
+}
+
+void
+RdmaNic::PcieRxEnqueue(PcieRxFrame f, uint8_t tc)
+{
+    if (!m_pcieRxConfigured)
+    {
+        PcieRxConfigure();
+    }
+    if (m_pcieRxBytes[tc] + f.bufferBytes > m_pcieRxBuffer)
+    {
+        // the headroom did not hold (PcieRxBufferBytes too small for the link): go-back-N
+        // recovers the frame
+        ++f.qp->m_stats.pcieRxDrops;
+        NS_LOG_WARN("NIC " << m_address << " receive buffer of TC " << unsigned(tc)
+                           << " full: frame of " << Describe(f.qp) << " dropped");
+        return;
+    }
+    m_pcieRxBytes[tc] += f.bufferBytes;
+    m_pcieRxPeak = std::max(m_pcieRxPeak, m_pcieRxBytes[tc]);
+    m_pcieRxQueue[tc].push_back(std::move(f));
+    if (!m_pcieRxPaused[tc] && m_pcieRxBytes[tc] >= m_pcieRxXoff)
+    {
+        m_pcieRxPaused[tc] = true;
+        PcieRxPause(tc);
+    }
+    if (!m_pcieRxBusy)
+    {
+        PcieRxNext();
+    }
+}
+
+void
+RdmaNic::PcieRxPause(uint8_t tc)
+{
+    if (!m_pcieRxPaused[tc])
+    {
+        return;
+    }
+    m_dev->SendPause(tc, m_pcieRxQuanta);
+    ++m_pcieRxPauses;
+    NS_LOG_LOGIC("NIC " << m_address << " pauses TC " << unsigned(tc) << " (" << m_pcieRxBytes[tc]
+                        << " B in its receive buffer)");
+    m_pcieRxRefresh[tc] =
+        Simulator::Schedule(m_pcieRxPauseTime / 2, &RdmaNic::PcieRxPause, this, tc);
+}
+
+void
+RdmaNic::PcieRxNext()
+{
+    const uint8_t ended = m_pcieRxCurTc;
+    if (m_pcieRxBusy)
+    {
+        m_pcieRxBusy = false;
+        m_pcieRxBytes[ended] -= m_pcieRxCurBytes;
+    }
+    for (;;)
+    {
+        int tc = QbbNetDevice::N_TC - 1;
+        while (tc >= 0 && m_pcieRxQueue[tc].empty())
+        {
+            --tc;
+        }
+        if (tc < 0)
+        {
+            break;
+        }
+        PcieRxFrame f = std::move(m_pcieRxQueue[tc].front());
+        m_pcieRxQueue[tc].pop_front();
+        // the receive pipeline: transport check, then the DMA write of the payload
+        constexpr uint32_t intAt =
+            IPV4_HEADER_BYTES + UDP_HEADER_BYTES + RoceBthHeader::SERIALIZED_SIZE;
+        uint8_t b[intAt + INT_BYTES];
+        const uint8_t* intStack = nullptr;
+        if (f.packet)
+        {
+            f.packet->CopyData(b, sizeof(b));
+            intStack = b + intAt;
+        }
+        const Time write = crux::BytesTxTime(m_pcieRate, crux::FrameWireBytes(f.frameBytes));
+        if (HandleData(f.qp, f.bth, f.ce, f.payload, intStack, write + m_pcieLatency))
+        {
+            m_pcieRxBusy = true;
+            m_pcieRxCurTc = static_cast<uint8_t>(tc);
+            m_pcieRxCurBytes = f.bufferBytes;
+            m_pcieRxEvent = Simulator::Schedule(write, &RdmaNic::PcieRxNext, this);
+            break;
+        }
+        // discarded (out of order or duplicate): no write
+        m_pcieRxBytes[tc] -= f.bufferBytes;
+    }
+    // resume the classes that drained to Xon
+    for (uint8_t tc = 0; tc < QbbNetDevice::N_TC; ++tc)
+    {
+        if (m_pcieRxPaused[tc] && m_pcieRxBytes[tc] <= m_pcieRxXon)
+        {
+            m_pcieRxPaused[tc] = false;
+            m_pcieRxRefresh[tc].Cancel();
+            m_dev->SendPause(tc, 0);
+            ++m_pcieRxResumes;
+            NS_LOG_LOGIC("NIC " << m_address << " resumes TC " << unsigned(tc));
+        }
+    }
+}
+
+void
+RdmaNic::DeliverMessage(RdmaQueuePair* qp, const RdmaQueuePair::RxMessage& m)
+{
+    ++qp->m_stats.messagesDelivered;
+    NS_LOG_LOGIC("message of " << m.bytes << " B delivered on " << Describe(qp));
+    m_messageCompleteTrace(m.jobId, m.flowId, m.bytes, Simulator::Now() - m.postTime);
+    if (!m.done.IsNull())
+    {
+        m.done();
+    }
+}
+
+bool
 RdmaNic::HandleData(RdmaQueuePair* qp,
                     const roce::BthView& bth,
                     bool ce,
                     uint32_t payload,
-                    const uint8_t* intStack)
+                    const uint8_t* intStack,
+                    Time deliverDelay)
 {
     const Time now = Simulator::Now();
     if (ce)
@@ -164,7 +348,7 @@ RdmaNic::HandleData(RdmaQueuePair* qp,
             qp->m_nakOutstanding = true;
             SendAck(qp, true);
         }
-        return;
+        return false;
     }
     if (d < 0)
     {
@@ -175,7 +359,7 @@ RdmaNic::HandleData(RdmaQueuePair* qp,
         {
             SendAck(qp, false, intStack);
         }
-        return;
+        return false;
     }
     // in order
     if (qp->m_rxMsgs.empty())
@@ -213,7 +397,7 @@ RdmaNic::HandleData(RdmaQueuePair* qp,
                                       << " longer than its " << qp->m_rxMsgs.front().bytes
                                       << " bytes");
         }
-        return;
+        return true;
     }
     RdmaQueuePair::RxMessage m = std::move(qp->m_rxMsgs.front());
     qp->m_rxMsgs.pop_front();
@@ -223,13 +407,14 @@ RdmaNic::HandleData(RdmaQueuePair* qp,
                                   << qp->m_rxMsgBytes << " bytes, expected " << m.bytes);
     }
     qp->m_rxMsgBytes = 0;
-    ++qp->m_stats.messagesDelivered;
-    NS_LOG_LOGIC("message of " << m.bytes << " B delivered on " << Describe(qp));
-    m_messageCompleteTrace(m.jobId, m.flowId, m.bytes, now - m.postTime);
-    if (!m.done.IsNull())
+    if (deliverDelay.IsStrictlyPositive())
     {
-        m.done();
+        // complete for the application once its last byte crossed PCIe into GPU memory
+        crux::Schedule(deliverDelay, [this, qp, m]() { DeliverMessage(qp, m); });
+        return true;
     }
+    DeliverMessage(qp, m);
+    return true;
 }
 
 void

@@ -19,6 +19,7 @@
 #include "roce-header.h"
 
 #include "ns3/boolean.h"
+#include "ns3/crux-compat.h"
 #include "ns3/data-rate.h"
 #include "ns3/fatal-error.h"
 #include "ns3/ipv4-header.h"
@@ -130,10 +131,48 @@ RdmaNic::GetTypeId()
                           "NIC hands them to its device, the highest traffic class first when "
                           "several wait (the paper's intra-host priority, Crux §5); each frame "
                           "occupies it for its wire size (frame, FCS, preamble and gap, as the "
-                          "flow fabric counts it). 0 (default): no PCIe limit.",
+                          "flow fabric counts it). Received data frames cross it towards the "
+                          "GPU the same way (receive buffer, NIC-originated PFC: see "
+                          "PcieRxBufferBytes). 0 (default): no PCIe limit.",
                           DataRateValue(DataRate(0)),
                           MakeDataRateAccessor(&RdmaNic::m_pcieRate),
                           MakeDataRateChecker())
+            .AddAttribute("PcieLatency",
+                          "One-way latency GPU <-> NIC through the PCIe switch (intra-host links: "
+                          "RdmaTransportHelper sets it to the GPU -> PCIe switch -> NIC path, 2 x "
+                          "topology.intraHost.pcieLatency). The DMA read of a message pays it "
+                          "before its first packet can leave, the DMA write of its last packet "
+                          "before the message is complete at the receiver; the flow fabric's "
+                          "path latency counts the same two. 0 (default): none.",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&RdmaNic::m_pcieLatency),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("PcieRxBufferBytes",
+                          "Receive buffer of the NIC port per traffic class, in bytes (frame + "
+                          "FCS), used with PcieRate > 0: received data frames wait in it for "
+                          "their PCIe write; the NIC PAUSEs a class at Xoff = this minus the PFC "
+                          "headroom. Default 130,944: a lossless receive buffer of a ConnectX "
+                          "adapter (port buffer 262,016 B split into two buffers of 130,944 B; "
+                          "NVIDIA/Mellanox community DOC-2933, \"HowTo Tune Receive Buffers on "
+                          "Mellanox Adapter Cards\"; Linux mlx5 en/port_buffer.c sets xoff = "
+                          "size - headroom and xon = xoff - max MTU the same way).",
+                          UintegerValue(130944),
+                          MakeUintegerAccessor(&RdmaNic::m_pcieRxBuffer),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("PcieRxPfcResponseTime",
+                          "PAUSE generation plus reaction delay of both link ends, counted in "
+                          "the receive buffer's PFC headroom (IEEE 802.1Qbb Annex N, as "
+                          "SwitchMmu::PfcResponseTime; ASSUMPTION: the switch's 1 us).",
+                          TimeValue(MicroSeconds(1)),
+                          MakeTimeAccessor(&RdmaNic::m_pcieRxResponse),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("PcieRxPauseQuanta",
+                          "Quanta (units of 512 bit times) of the PAUSE frames the NIC sends "
+                          "when its PCIe write-back falls behind; refreshed every half pause "
+                          "time while the class stays paused (as SwitchMmu::PauseQuanta).",
+                          UintegerValue(0xffff),
+                          MakeUintegerAccessor(&RdmaNic::m_pcieRxQuanta),
+                          MakeUintegerChecker<uint16_t>(1))
             .AddAttribute("MaxDeviceQueueFrames",
                           "Data frames per traffic class the NIC keeps queued in its device; "
                           "more wait in the queue pairs (so PFC PAUSE back-pressures them).",
@@ -195,6 +234,8 @@ RdmaNic::RdmaNic()
       m_initialPsn(0),
       m_ackDscp(46),
       m_maxDevQueue(2),
+      m_pcieRxBuffer(130944),
+      m_pcieRxQuanta(0xffff),
       m_cnpEnabled(true),
       m_cnpInterval(MicroSeconds(50))
 {
@@ -235,6 +276,13 @@ void
 RdmaNic::DoDispose()
 {
     m_fillEvent.Cancel();
+    m_pcieEvent.Cancel();
+    m_pcieRxEvent.Cancel();
+    for (uint8_t tc = 0; tc < QbbNetDevice::N_TC; ++tc)
+    {
+        m_pcieRxRefresh[tc].Cancel();
+        m_pcieRxQueue[tc].clear();
+    }
     for (auto& q : m_active)
     {
         q.clear();
@@ -401,6 +449,32 @@ RdmaNic::PostSend(Ptr<RdmaQueuePair> qpPtr,
                                                      "for ACK/NAK/CNP (job "
                                                   << jobId << ", flow " << flowId << ")");
     }
+    // the matching receive, posted now on the peer queue pair
+    RdmaQueuePair::RxMessage r;
+    r.bytes = bytes;
+    r.jobId = jobId;
+    r.flowId = flowId;
+    r.postTime = Simulator::Now();
+    r.done = done;
+    qp->m_peer->m_rxMsgs.push_back(std::move(r));
+    if (m_pcieLatency.IsStrictlyPositive())
+    {
+        // the DMA read of the payload: its first byte reaches the NIC one PCIe latency later
+        crux::Schedule(m_pcieLatency, [this, qpPtr, bytes, dscp, jobId, flowId]() {
+            QueueMessage(PeekPointer(qpPtr), bytes, dscp, jobId, flowId);
+        });
+        return;
+    }
+    QueueMessage(qp, bytes, dscp, jobId, flowId);
+}
+
+void
+RdmaNic::QueueMessage(RdmaQueuePair* qp,
+                      uint64_t bytes,
+                      uint8_t dscp,
+                      uint32_t jobId,
+                      uint32_t flowId)
+{
     const Time now = Simulator::Now();
     const bool wasIdle = qp->m_sndUna == qp->m_sndMax;
     RdmaQueuePair::TxMessage m;
@@ -413,13 +487,6 @@ RdmaNic::PostSend(Ptr<RdmaQueuePair> qpPtr,
     m.flowId = flowId;
     qp->m_txMsgs.push_back(m);
     qp->m_sndMax += m.nPkts;
-    RdmaQueuePair::RxMessage r;
-    r.bytes = bytes;
-    r.jobId = jobId;
-    r.flowId = flowId;
-    r.postTime = now;
-    r.done = done;
-    qp->m_peer->m_rxMsgs.push_back(std::move(r));
     NS_LOG_LOGIC("post " << bytes << " B (" << m.nPkts << " packets) on " << Describe(qp));
     if (wasIdle)
     {
@@ -468,6 +535,30 @@ RdmaNic::GetStats() const
         s += qp->m_stats;
     }
     return s;
+}
+
+uint64_t
+RdmaNic::GetPcieRxPauseFrames() const
+{
+    return m_pcieRxPauses;
+}
+
+uint64_t
+RdmaNic::GetPcieRxResumeFrames() const
+{
+    return m_pcieRxResumes;
+}
+
+uint64_t
+RdmaNic::GetPcieRxPeakBytes() const
+{
+    return m_pcieRxPeak;
+}
+
+uint64_t
+RdmaNic::GetPcieRxXoff() const
+{
+    return m_pcieRxXoff;
 }
 
 uint64_t

@@ -109,9 +109,29 @@ namespace ns3
  * which the requester counts and hands to its RdmaCongestionControl (the DCQCN notification
  * point / reaction point split).
  *
- * Completion: a message is complete when its last byte arrives in order at the responder; the
+ * **PCIe (intra-host links; "PcieRate" > 0).** Send side: data frames cross the NIC's PCIe
+ * link (its PCIe switch's uplink) one at a time before the NIC hands them to its device, the
+ * highest traffic class first. Receive side (rdma-nic-rx.cc): received data frames wait in the
+ * NIC's receive buffer ("PcieRxBufferBytes" per traffic class, the port buffer of a ConnectX
+ * adapter) and are written to GPU memory through the PCIe link at "PcieRate", one at a time, the
+ * highest class first. The transport check (PSN, ACK/NAK coalescing, CNP) runs when a frame
+ * leaves the buffer for its PCIe write, as in a NIC's receive pipeline; out-of-order and
+ * duplicate frames are discarded there without a write. When the PCIe write-back falls behind
+ * and a class's buffer reaches Xoff = buffer − headroom (IEEE 802.1Qbb Annex N, as SwitchMmu),
+ * the NIC itself sends a PFC PAUSE for that class on its port (refreshed every half pause time)
+ * and resumes it (PAUSE with 0 quanta) at Xon = Xoff − one frame; the "slow receiver" of Guo et
+ * al., "RDMA over Commodity Ethernet at Scale", SIGCOMM'16 §4.4. Nothing is dropped while the
+ * headroom holds (a frame that does not fit is dropped and counted in
+ * RdmaQpStats::pcieRxDrops). "PcieLatency" (one-way GPU ↔ NIC through the PCIe switch) is paid
+ * by the DMA read of a message before its first packet can leave and by the DMA write of its
+ * last packet before the message is complete (the flow fabric's path latency counts both).
+ *
+ * Completion: a message is complete when its last byte arrives in order at the responder; with
+ * "PcieRate" > 0, when the PCIe write of its last packet has ended, plus "PcieLatency". The
  * completion callback given to PostSend() is called then, and "MessageComplete" is traced by the
- * receiving NIC.
+ * receiving NIC. ACKs are sent by the transport check (before the PCIe write): an RC ACK means
+ * the responder NIC accepted the packet, not that it is placed in memory (hence IBTA's later
+ * RDMA FLUSH operation for placement guarantees).
  */
 class RdmaNic : public Object
 {
@@ -232,6 +252,19 @@ class RdmaNic : public Object
     /// \return frames received that were not RoCEv2 for this NIC (wrong type, address, QPN)
     uint64_t GetUnknownFrames() const;
 
+    /// \return PFC PAUSE frames (quanta > 0, refreshes included) this NIC sent because its PCIe
+    /// write-back fell behind ("PcieRate" > 0); also counted in its device's GetPauseTxCount()
+    uint64_t GetPcieRxPauseFrames() const;
+    /// \return PFC resume frames (PAUSE with 0 quanta) this NIC sent when its receive buffer
+    /// drained to Xon; also counted in its device's GetPauseTxCount()
+    uint64_t GetPcieRxResumeFrames() const;
+    /// \return the largest number of bytes (frame + FCS) one traffic class held at once in the
+    /// NIC's receive buffer (0 without "PcieRate")
+    uint64_t GetPcieRxPeakBytes() const;
+    /// \return Xoff of the receive buffer in bytes per traffic class ("PcieRxBufferBytes"
+    /// minus the PFC headroom); computed when the first data frame arrives (0 before)
+    uint64_t GetPcieRxXoff() const;
+
   protected:
     void DoDispose() override;
 
@@ -253,6 +286,41 @@ class RdmaNic : public Object
     void SendDataPacket(RdmaQueuePair* qp);
     /// The PCIe link is free again: fill the classes, highest first (PcieRate).
     void PcieFree();
+    /// Enqueue the message's packets after its DMA read (PostSend; PcieLatency later with
+    /// intra-host links). \param qp queue pair \param bytes payload bytes \param dscp DSCP
+    /// \param jobId job id \param flowId flow id
+    void QueueMessage(RdmaQueuePair* qp,
+                      uint64_t bytes,
+                      uint8_t dscp,
+                      uint32_t jobId,
+                      uint32_t flowId);
+
+    /// A received data frame waiting in the NIC's receive buffer for its PCIe write.
+    struct PcieRxFrame
+    {
+        RdmaQueuePair* qp{nullptr}; //!< its queue pair
+        roce::BthView bth;          //!< its BTH
+        bool ce{false};             //!< CE marked
+        uint32_t payload{0};        //!< payload bytes
+        uint32_t frameBytes{0};     //!< L3 packet + Ethernet header (PCIe time, as on send)
+        uint32_t bufferBytes{0};    //!< bytes charged to the buffer (frame + FCS)
+        Ptr<Packet> packet;         //!< the frame, kept only for its INT stack (else null)
+    };
+
+    /// Receive side of the PCIe link: a data frame arrived (PcieRate > 0); charge it to the
+    /// buffer of class \p tc, PAUSE the class at Xoff, start its write if the link is idle.
+    /// \param f the frame \param tc its traffic class
+    void PcieRxEnqueue(PcieRxFrame f, uint8_t tc);
+    /// The PCIe write in progress ended (release its bytes, resume its class at Xon); start
+    /// the next one, highest class first.
+    void PcieRxNext();
+    /// Compute the receive buffer's headroom, Xoff and Xon from the port (first data frame).
+    void PcieRxConfigure();
+    /// Send (or refresh) a PAUSE for class \p tc on the port. \param tc traffic class
+    void PcieRxPause(uint8_t tc);
+    /// Hand a complete message to the application (callback, "MessageComplete").
+    /// \param qp queue pair \param m the message
+    void DeliverMessage(RdmaQueuePair* qp, const RdmaQueuePair::RxMessage& m);
     /// Send an ACK (or NAK with \p nak) for the responder state of \p qp.
     /// \param qp queue pair \param nak true: NAK (PSN sequence error)
     /// \param intEcho serialized INT stack to copy after the AETH (ACKs only), or null
@@ -267,14 +335,18 @@ class RdmaNic : public Object
     /// \param p packet \param qp its queue pair (statistics) \param tc traffic class
     /// \return true if the device accepted it
     bool Enqueue(Ptr<Packet> p, RdmaQueuePair* qp, uint8_t tc);
-    /// Responder: a data packet arrived.
+    /// Responder: a data packet arrived (the transport check).
     /// \param qp queue pair \param bth its BTH \param ce CE marked \param payload payload bytes
     /// \param intStack its serialized INT stack, or null
-    void HandleData(RdmaQueuePair* qp,
+    /// \param deliverDelay a message this packet completes is delivered that much later (its
+    /// PCIe write and latency; 0 without PcieRate)
+    /// \return true if the packet was accepted in order (its payload is written to memory)
+    bool HandleData(RdmaQueuePair* qp,
                     const roce::BthView& bth,
                     bool ce,
                     uint32_t payload,
-                    const uint8_t* intStack);
+                    const uint8_t* intStack,
+                    Time deliverDelay = Time(0));
     /// Requester: an ACK/NAK arrived. \param qp queue pair \param bth BTH
     /// \param syndrome AETH syndrome \param intEcho serialized INT echo after the AETH, or null
     void HandleAck(RdmaQueuePair* qp,
@@ -315,6 +387,10 @@ class RdmaNic : public Object
     DataRate m_pcieRate;       //!< NIC <-> PCIe switch rate (0: not modelled)
     Time m_pcieFreeAt;         //!< the PCIe link is busy until then
     EventId m_pcieEvent;       //!< pending PcieFree
+    Time m_pcieLatency;        //!< one-way GPU <-> NIC latency through the PCIe switch
+    uint64_t m_pcieRxBuffer;   //!< receive buffer per traffic class, bytes
+    Time m_pcieRxResponse;     //!< PFC response time counted in the headroom
+    uint16_t m_pcieRxQuanta;   //!< quanta of the NIC's PAUSE frames
     bool m_cnpEnabled;         //!< send CNPs on CE
     Time m_cnpInterval;        //!< min gap between CNPs per queue pair
     ObjectFactory m_ccFactory; //!< creates the congestion control of each queue pair
@@ -334,6 +410,23 @@ class RdmaNic : public Object
     EventId m_fillEvent;                                  //!< pending DeferredFill
     uint16_t m_ipId{0};                                   //!< IPv4 identification counter
     uint64_t m_unknownFrames{0};                          //!< non-RoCE / foreign frames received
+
+    // receive side of the PCIe link (PcieRate > 0)
+    std::array<std::deque<PcieRxFrame>, QbbNetDevice::N_TC> m_pcieRxQueue; //!< buffer, per TC
+    std::array<uint64_t, QbbNetDevice::N_TC> m_pcieRxBytes{};              //!< bytes held, per TC
+    std::array<bool, QbbNetDevice::N_TC> m_pcieRxPaused{};                 //!< PAUSE sent, per TC
+    std::array<EventId, QbbNetDevice::N_TC> m_pcieRxRefresh{}; //!< PAUSE refresh, per TC
+    EventId m_pcieRxEvent;                                     //!< end of the write in progress
+    bool m_pcieRxBusy{false};                                  //!< a write is in progress
+    uint8_t m_pcieRxCurTc{0};                                  //!< its class
+    uint32_t m_pcieRxCurBytes{0};                              //!< its buffer bytes
+    bool m_pcieRxConfigured{false};                            //!< Xoff/Xon computed
+    uint64_t m_pcieRxXoff{0};                                  //!< PAUSE threshold, bytes
+    uint64_t m_pcieRxXon{0};                                   //!< resume threshold, bytes
+    Time m_pcieRxPauseTime;                                    //!< one PAUSE's duration
+    uint64_t m_pcieRxPauses{0};                                //!< PAUSE frames sent
+    uint64_t m_pcieRxResumes{0};                               //!< resume frames sent
+    uint64_t m_pcieRxPeak{0};                                  //!< peak bytes of one class
 
     // traces
     TracedCallback<uint32_t, uint32_t, uint64_t, Time> m_messageCompleteTrace; //!< delivery

@@ -51,6 +51,7 @@ RdmaQpStats::operator+=(const RdmaQpStats& o)
     cnpsSent += o.cnpsSent;
     ceReceived += o.ceReceived;
     messagesDelivered += o.messagesDelivered;
+    pcieRxDrops += o.pcieRxDrops;
     return *this;
 }
 

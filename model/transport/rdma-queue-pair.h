@@ -63,6 +63,7 @@ struct RdmaQpStats
     uint64_t cnpsSent{0};          //!< CNPs sent (attribute RdmaNic::CnpEnabled)
     uint64_t ceReceived{0};        //!< data packets that arrived with ECN CE
     uint64_t messagesDelivered{0}; //!< messages whose last byte arrived
+    uint64_t pcieRxDrops{0};       //!< data frames dropped: the NIC's receive buffer was full
 
     /**
      * \brief Add another set of counters to this one.
