@@ -167,6 +167,12 @@ LiveClusterFabric::Setup(const ClusterTopology& topo)
             Seconds(m_topo.linkDelay[l]));
     }
     m_transport->SetPathResolver(MakeCallback(&LiveClusterFabric::Resolve, this));
+    if (m_topo.HasIntraHostLinks())
+    {
+        // messages between GPUs of one host become flows on GPU -> NVSwitch -> GPU
+        m_transport->SetIntraHostPathResolver(
+            MakeCallback(&LiveClusterFabric::ResolveIntraHost, this));
+    }
     m_node = CreateObject<Node>();
     m_setup = true;
 }
@@ -387,6 +393,13 @@ LiveClusterFabric::Resolve(const RdmaQpKey& key, uint16_t port) const
                                              << PATH_PORT_BASE << ")");
     }
     return fs.paths[port - PATH_PORT_BASE];
+}
+
+std::vector<uint32_t>
+LiveClusterFabric::ResolveIntraHost(const RdmaQpKey& key, uint16_t /* port */) const
+{
+    // the one path resolver of the description (as FlowTransportHelper's): NVLink inside a host
+    return m_topo.GpuPath(key.src.host, key.src.localGpu, key.dst.host, key.dst.localGpu, {});
 }
 
 uint64_t

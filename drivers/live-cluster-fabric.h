@@ -48,9 +48,14 @@ namespace ns3
  *
  * **Fabric.** Setup() registers every host of the ClusterTopology (gpusPerHost GPUs each) and
  * every directed link (SchedLink::bandwidth bit/s, ClusterTopology::linkDelay seconds) with a
- * FlowTransport (same link ids), and sets its path resolver. Transport knobs (PacketPayload,
- * DSCP → TC map, NVLink rate...) are FlowTransport attributes: set them on GetTransport() or
- * with Config defaults.
+ * FlowTransport (same link ids), and sets its path resolver. With intra-host links
+ * (AddIntraHostLinks()) the path tables hold GPU paths (EqualCostGpuPaths(): GPU -> PCIe switch
+ * -> NIC -> network -> NIC -> PCIe switch -> GPU, the scheduler's candidatePaths), so flows of
+ * GPUs behind one PCIe switch share its uplink (strict priority by class, max-min inside one),
+ * and messages between GPUs of one host are flows on GPU -> NVSwitch -> GPU
+ * (FlowTransport::SetIntraHostPathResolver()) instead of the NVLink egress model. Transport knobs
+ * (PacketPayload, DSCP → TC map, NVLink rate...) are FlowTransport attributes: set them on
+ * GetTransport() or with Config defaults.
  *
  * **Paths.** LiveClusterFabric owns the routing state: for every flow (job id, flow id) of a job
  * a path table, i.e. a list of link-id lists, initially ClusterTopology::EqualCostPaths() of the
@@ -264,6 +269,10 @@ class LiveClusterFabric : public Object, public PathSteering
     /// Path resolver given to FlowTransport. \param key connection \param port UDP source port
     /// \return the path
     std::vector<uint32_t> Resolve(const RdmaQpKey& key, uint16_t port) const;
+    /// Intra-host path resolver given to FlowTransport when the topology has intra-host links
+    /// (ClusterTopology::GpuPath(): GPU -> NVSwitch -> GPU). \param key connection between two
+    /// GPUs of one host \param port ignored \return the path
+    std::vector<uint32_t> ResolveIntraHost(const RdmaQpKey& key, uint16_t port) const;
     /// JobComplete trace sink. \param jobId job \param jct job completion time
     void OnJobComplete(uint32_t jobId, Time jct);
     /// Deliver onFinish. \param jobId job
