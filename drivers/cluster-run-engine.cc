@@ -158,6 +158,7 @@ class EpochEngine
         m_sc.numLevels = config.numLevels;
         m_sc.seed = config.seed;
         m_evalOpt.horizonIterations = config.horizonIterations;
+        m_evalOpt.steadyHorizonLimit = config.steadyHorizonLimit;
         m_evalOpt.warmupFraction = config.warmupFraction;
         // "trace" placement puts each job on its recorded hosts (GpuPlacer::AllocateOn); the
         // policy is then unused.

@@ -282,6 +282,10 @@ ClusterRunConfig::Validate() const
     {
         throw ConfigError("horizonIterations", "must be > 0");
     }
+    if (!(steadyHorizonLimit >= 1) || !std::isfinite(steadyHorizonLimit))
+    {
+        throw ConfigError("steadyHorizonLimit", "must be a finite number >= 1");
+    }
     if (!(warmupFraction >= 0 && warmupFraction < 1))
     {
         throw ConfigError("warmupFraction", "must be in [0, 1)");

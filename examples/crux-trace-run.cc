@@ -195,6 +195,10 @@ AddOptions(CheckedCommandLine& cmd, TraceRunOptions& o)
                  c.uniquePriorities);
     cmd.AddValue("engine", "epoch (steady rates per epoch) or flow", c.engine);
     cmd.AddValue("horizonIterations", "Evaluator horizon, longest iterations", c.horizonIterations);
+    cmd.AddValue("steadyHorizonLimit",
+                 "Evaluator: a job without a whole iteration after the warm-up is simulated on "
+                 "past the horizon, up to this many horizons (>= 1; 1 = never)",
+                 c.steadyHorizonLimit);
     cmd.AddValue("workModel",
                  "iterations (trace duration x alone rate; contention lengthens JCT) or "
                  "duration (each job runs its trace duration; contention lowers utilization)",
@@ -242,6 +246,7 @@ WithOptionName(std::string msg)
         {"ClusterRunConfig.binSeconds", "--binSeconds"},
         {"ClusterRunConfig.engine", "--engine"},
         {"ClusterRunConfig.horizonIterations", "--horizonIterations"},
+        {"ClusterRunConfig.steadyHorizonLimit", "--steadyHorizonLimit"},
         {"ClusterRunConfig.workModel", "--workModel"},
         {"ClusterRunConfig.progressSeconds", "--progress"},
         {"ClusterRunConfig.parallelRuns", "--jobs"},

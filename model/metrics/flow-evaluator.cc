@@ -79,13 +79,14 @@ struct JobState
     /// phases whose dependencies are done, not started: min-heap of (startAt, phase) (a phase's
     /// startAt no longer changes once it is armed)
     std::vector<std::pair<double, uint32_t>> armed;
-    uint32_t phasesLeft{0}; //!< phases not finished
-    double endAt{0};        //!< earliest iteration end from endDeps, s
-    uint64_t completed{0};  //!< iterations completed in [0, H]
-    bool sawWarm{false};    //!< a completion at/after the warm-up was seen
-    double firstWarm{0};    //!< t_a
-    double lastWarm{0};     //!< t_b
-    uint64_t warmCount{0};  //!< completions in (t_a, t_b]
+    uint32_t phasesLeft{0};   //!< phases not finished
+    double endAt{0};          //!< earliest iteration end from endDeps, s
+    uint64_t completed{0};    //!< iterations completed in [0, H]
+    uint64_t completedAll{0}; //!< iterations completed by the stop (the extension included)
+    bool sawWarm{false};      //!< a completion at/after the warm-up was seen
+    double firstWarm{0};      //!< t_a
+    double lastWarm{0};       //!< t_b
+    uint64_t warmCount{0};    //!< completions in (t_a, t_b]
 };
 
 /// \return the decimal rendering of x
@@ -178,9 +179,11 @@ class FlowEvaluator::Run
      * valid until the next change of the active set).
      */
     void UpdateRates(double now);
-    /// \return the earliest of H(1 + tolerance), the pending computation ends and transfer
-    ///         starts, and the projected transfer ends, s
-    double NextEvent() const;
+    /// \param now current time, s
+    /// \return the earliest of H(1 + tolerance) (before H; past H the steady-state extension
+    ///         limit), the pending computation ends and transfer starts, and the projected
+    ///         transfer ends, s
+    double NextEvent(double now) const;
     /// Ends every active transfer whose projected end is at most next + tie slack.
     void FinishTransfers(double next);
     /// Fills m_result's per-job and total results from the job states.
@@ -198,6 +201,9 @@ class FlowEvaluator::Run
 
     FlowEvaluation m_result; //!< the evaluation being built (events, rate computations, ...)
     double m_end{0};         //!< H (1 + HORIZON_TOLERANCE), s
+    double m_limit{0};       //!< steady-state extension limit: steadyHorizonLimit × m_end, s
+    double m_stop{0};        //!< time the simulation stopped, s
+    uint32_t m_unsteady{0};  //!< jobs without a whole iteration interval after the warm-up
     double m_warm{0};        //!< warm-up end, warmupFraction H, s
     double m_tieSlack{0};    //!< TIE_FRACTION H, s
     double m_lastUpdate{0};  //!< time the remaining bits of the active transfers refer to, s
@@ -222,6 +228,8 @@ FlowEvaluator::Run::Run(const FlowEvaluator& evaluator, const EvaluationInput& i
     const double horizon = m_evaluator.m_horizon;
     m_result.horizon = horizon;
     m_end = horizon * (1 + HORIZON_TOLERANCE);
+    m_limit = m_end * m_evaluator.m_options.steadyHorizonLimit;
+    m_unsteady = static_cast<uint32_t>(m_jobs.size());
     m_warm = m_evaluator.m_options.warmupFraction * horizon;
     m_tieSlack = TIE_FRACTION * horizon;
 }
@@ -374,7 +382,7 @@ FlowEvaluator::Run::Simulate()
         {
             SettleJob(s, now);
         }
-        if (now >= m_end)
+        if (now >= m_end && (m_unsteady == 0 || now >= m_limit))
         {
             break;
         }
@@ -388,10 +396,11 @@ FlowEvaluator::Run::Simulate()
         {
             UpdateRates(now);
         }
-        const double next = NextEvent();
+        const double next = NextEvent(now);
         FinishTransfers(next);
         now = next;
     }
+    m_stop = now;
     CollectResults();
     return std::move(m_result);
 }
@@ -468,9 +477,16 @@ FlowEvaluator::Run::PhaseDone(JobState& s, uint32_t p, double now)
 void
 FlowEvaluator::Run::CompleteIteration(JobState& s, double now)
 {
-    if (now <= m_end)
+    const bool inHorizon = now <= m_end;
+    const bool hadInterval = s.warmCount > 0;
+    ++s.completedAll;
+    if (inHorizon)
     {
         ++s.completed;
+    }
+    // past H only a job still without an interval is measured (the steady-state extension)
+    if ((inHorizon || !hadInterval) && now <= m_limit)
+    {
         if (now >= m_warm)
         {
             if (!s.sawWarm)
@@ -483,6 +499,10 @@ FlowEvaluator::Run::CompleteIteration(JobState& s, double now)
                 ++s.warmCount;
             }
             s.lastWarm = now;
+        }
+        if (!hadInterval && s.warmCount > 0)
+        {
+            --m_unsteady;
         }
     }
     s.iterStart = now;
@@ -514,9 +534,9 @@ FlowEvaluator::Run::UpdateRates(double now)
 }
 
 double
-FlowEvaluator::Run::NextEvent() const
+FlowEvaluator::Run::NextEvent(double now) const
 {
-    double next = m_end;
+    double next = now < m_end ? m_end : m_limit;
     for (const JobState& s : m_jobs)
     {
         if (!s.computeDone)
@@ -581,9 +601,11 @@ FlowEvaluator::Run::CollectResults()
         e.completedIterations = s.completed;
         e.completedFlops = job.flopsPerIteration * static_cast<double>(s.completed);
         e.gpuBusySeconds = job.numGpus * job.computeTime * static_cast<double>(s.completed);
+        // no interval by the stop: the mean over the simulated time (H without an extension)
         e.iterationRate = (s.warmCount > 0 && s.lastWarm > s.firstWarm)
                               ? static_cast<double>(s.warmCount) / (s.lastWarm - s.firstWarm)
-                              : static_cast<double>(s.completed) / horizon;
+                          : m_stop > m_end ? static_cast<double>(s.completedAll) / m_stop
+                                           : static_cast<double>(s.completed) / horizon;
         e.standaloneIterationTime =
             StandaloneIterationTime(job, JobCommTime(model, job, m_input.paths[s.model]));
         m_result.completedFlops += e.completedFlops;
@@ -594,6 +616,7 @@ FlowEvaluator::Run::CollectResults()
         m_result.jobs.push_back(e);
     }
     m_result.gpuUtilization = gpus > 0 ? busy / (gpus * horizon) : 0;
+    m_result.stopTime = m_stop > m_end ? m_stop : horizon;
     m_result.steadyGpuUtilization = gpus > 0 ? steadyBusy / gpus : 0;
 }
 
@@ -618,6 +641,11 @@ FlowEvaluator::FlowEvaluator(const ClusterModel& model, const FlowEvaluatorOptio
     {
         throw std::invalid_argument("FlowEvaluatorOptions.warmupFraction must be in [0, 1) (got " +
                                     Num(options.warmupFraction) + ")");
+    }
+    if (!(std::isfinite(options.steadyHorizonLimit) && options.steadyHorizonLimit >= 1))
+    {
+        throw std::invalid_argument("FlowEvaluatorOptions.steadyHorizonLimit must be >= 1 (got " +
+                                    Num(options.steadyHorizonLimit) + ")");
     }
     for (const SchedLink& link : m_model.links)
     {

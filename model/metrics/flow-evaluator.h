@@ -102,6 +102,19 @@ struct FlowEvaluatorOptions
     double horizonIterations{60};
     /// The steady-state rate ignores iterations completed before warmupFraction × H ([0, 1)).
     double warmupFraction{0.25};
+    /**
+     * Steady-state extension (>= 1): a job that has not completed two iterations at or after the
+     * warm-up by H (so has no whole iteration interval to measure its rate on) keeps being
+     * simulated, with every other job, past H until it has, or until steadyHorizonLimit × H.
+     * Completions after H only feed JobEvaluation::iterationRate of such jobs: n_j,
+     * completedFlops and gpuUtilization count [0, H] as before, and a job that had its interval
+     * by H keeps the rate measured in [0, H]. 1 = no extension (the rate of a job without an
+     * interval is then n_j / H, quantised by up to one iteration in H: a job whose iterations
+     * are longer than the stand-alone estimate that sets the automatic horizon, e.g. by
+     * collisions among its own flows, could be reported at half its rate with
+     * horizonIterations 4).
+     */
+    double steadyHorizonLimit{16};
     /// Where the priority class of a job comes from.
     EvaluationPriority priority{EvaluationPriority::LEVEL};
     /// Guard against runaway simulations: at most this many events (std::runtime_error).
@@ -121,7 +134,9 @@ struct JobEvaluation
     /**
      * Steady-state iterations per second: with t_a the first iteration completion at or after
      * warmupFraction × H and t_b the last one in [0, H], (completions in (t_a, t_b]) / (t_b -
-     * t_a); if fewer than two completions fall after the warm-up, n_j / H.
+     * t_a). If fewer than two completions fall after the warm-up by H, the simulation goes on
+     * past H (FlowEvaluatorOptions::steadyHorizonLimit) and t_b is the job's second completion
+     * after the warm-up; if it has none by the limit, (completions by the stop) / stop time.
      */
     double iterationRate{0};
     double standaloneIterationTime{0}; //!< max(c_j, ov_j c_j + t_j) on the chosen paths, s
@@ -141,6 +156,9 @@ struct FlowEvaluation
     double steadyGpuUtilization{0};  //!< Σ numGpus c iterationRate / Σ numGpus, 0..1
     uint64_t events{0};              //!< simulation steps taken
     uint64_t rateComputations{0};    //!< water-filling runs
+    /// time the simulation stopped, seconds: H, or later when the steady-state extension
+    /// (FlowEvaluatorOptions::steadyHorizonLimit) ran past it
+    double stopTime{0};
 };
 
 /**
@@ -171,8 +189,8 @@ class FlowEvaluator
      * \param options the evaluation knobs
      * \throws std::invalid_argument if the model fails Validate() (with numLevels 1), an option
      *         is out of range (horizon < 0, horizonIterations <= 0, warmupFraction outside
-     *         [0, 1)), or a job could finish an iteration in zero time (computeTime = 0 and no
-     *         flow with bytes on a non-empty path)
+     *         [0, 1), steadyHorizonLimit < 1), or a job could finish an iteration in zero time
+     * (computeTime = 0 and no flow with bytes on a non-empty path)
      */
     FlowEvaluator(const ClusterModel& model, const FlowEvaluatorOptions& options);
 

@@ -270,6 +270,67 @@ TEST(FlowEvaluator, IndependentJobsAddUpAndEmptyPathsAreInstant)
     EXPECT_NEAR(b.jobs[0].iterationRate, 1 / 0.7, 1e-9); // 0.3 s compute + 0.4 s traffic
 }
 
+TEST(FlowEvaluator, SteadyStateExtensionMeasuresAWholeInterval)
+{
+    // Three sequential phases, each 1e9 bytes on its own 8 Gbit/s link: t_j (busiest link) is
+    // 1 s, so the stand-alone estimate that sets the automatic horizon is 1 s, but an iteration
+    // really takes 3 s (one phase after another). horizonIterations 4: H = 4 s, warm-up 1 s, one
+    // completion (t = 3 s) in [0, H] and no whole interval after the warm-up.
+    ClusterModel m;
+    m.links = {{8e9, "a"}, {8e9, "b"}, {8e9, "c"}};
+    SchedJob j = MakeJob(1, 1e12, 0.0, 1.0, {{1e9, {0}}, {1e9, {1}}, {1e9, {2}}}, 8);
+    for (uint32_t p = 0; p < 3; ++p)
+    {
+        SchedPhase ph;
+        ph.flows = {p};
+        ph.bytes = {1e9};
+        if (p > 0)
+        {
+            ph.deps = {SchedPhaseDep{p - 1, 0.0}};
+        }
+        j.phases.push_back(ph);
+    }
+    j.endDeps = {SchedPhaseDep{2, 0.0}};
+    m.jobs = {j};
+    FlowEvaluatorOptions o;
+    o.horizonIterations = 4;
+    ASSERT_DOUBLE_EQ(FlowEvaluator(m, o).Horizon(), 4.0);
+
+    // default: the run goes on to the second completion (6 s); rate = one interval, 1/3 per s
+    FlowEvaluation e = EvaluateDecision(m, Levels(m, {0}), o);
+    ASSERT_EQ(e.jobs.size(), 1u);
+    EXPECT_NEAR(e.jobs[0].iterationRate, 1.0 / 3.0, 1e-12);
+    EXPECT_EQ(e.jobs[0].completedIterations, 1u); // [0, H] only
+    EXPECT_NEAR(e.stopTime, 6.0, 1e-9);
+    EXPECT_DOUBLE_EQ(e.horizon, 4.0);
+
+    // no extension: the old quantised rate n_j / H = 1/4
+    o.steadyHorizonLimit = 1;
+    e = EvaluateDecision(m, Levels(m, {0}), o);
+    EXPECT_DOUBLE_EQ(e.jobs[0].iterationRate, 0.25);
+    EXPECT_DOUBLE_EQ(e.stopTime, 4.0);
+
+    // a limit before the second completion (5.6 s): completions by the stop / stop time
+    o.steadyHorizonLimit = 1.4;
+    e = EvaluateDecision(m, Levels(m, {0}), o);
+    EXPECT_NEAR(e.jobs[0].iterationRate, 1.0 / 5.6, 1e-9);
+    EXPECT_NEAR(e.stopTime, 5.6, 1e-6);
+
+    // a second job that has its interval by H keeps the rate measured in [0, H]: a 1 s job on
+    // its own link gives 1 per s with or without the first job's extension
+    ClusterModel two = m;
+    two.links.push_back({8e9, "d"});
+    two.jobs.push_back(MakeJob(2, 1e12, 0.0, 1.0, {{1e9, {3}}}, 8));
+    o.steadyHorizonLimit = 16;
+    e = EvaluateDecision(two, Levels(two, {0, 0}), o);
+    EXPECT_NEAR(e.jobs[0].iterationRate, 1.0 / 3.0, 1e-12);
+    EXPECT_NEAR(e.jobs[1].iterationRate, 1.0, 1e-12);
+    EXPECT_EQ(e.jobs[1].completedIterations, 4u);
+
+    o.steadyHorizonLimit = 0.5;
+    EXPECT_THROW(FlowEvaluator(m, o), std::invalid_argument);
+}
+
 TEST(FlowEvaluator, AutomaticHorizonAndBadInput)
 {
     ClusterModel m;
