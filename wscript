@@ -213,6 +213,7 @@ CRUX_TEST_SOURCES = [
     'test/live-cluster-fabric-test-suite.cc',
     'test/crux-helper-test-suite.cc',
     'test/cluster-run-test-suite.cc',
+    'test/trace-intra-host-test-suite.cc',
     # scheduling
     'test/flow-evaluator-crosscheck-test-suite.cc',
     # ns-3.35/3.37 adapter

@@ -206,6 +206,7 @@ set(CRUX_TEST_SOURCES
     test/live-cluster-fabric-test-suite.cc
     test/crux-helper-test-suite.cc
     test/cluster-run-test-suite.cc
+    test/trace-intra-host-test-suite.cc
     # --- scheduling ---
     test/flow-evaluator-crosscheck-test-suite.cc
     # --- ns-3.35/3.37 adapter ---
@@ -233,6 +234,7 @@ set(CRUX_TEST_SUITES
     crux-live-fabric
     crux-helper
     crux-cluster-run
+    crux-trace-intra-host
     # --- scheduling ---
     crux-evaluator-crosscheck
     # --- ns-3.35/3.37 adapter ---

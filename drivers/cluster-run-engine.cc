@@ -345,6 +345,9 @@ class EpochEngine
             }
         }
         DltJob dlt = DltJob::FromModel(i, j.res.model, gpus);
+        // with intra-host links a single-host job all-reduces over NVLink (finite t_j), as in
+        // crux-experiment's topology.intraHost
+        dlt.intraHostAllReduce = m_topo.HasIntraHostLinks();
         if (ModelMapper::IsLlm(j.res.model))
         {
             dlt.ApplyPlan(ModelMapper::TracePlanRequest()); // trace LLMs: real size, default plan

@@ -416,6 +416,17 @@ ClusterRun::BuildTopology()
                                                                 : "threeTier",
                           e.what());
     }
+    if (m_config.intraHost.enabled)
+    {
+        try
+        {
+            AddIntraHostLinks(m_topo, m_config.intraHost);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw ConfigError("intraHost", e.what());
+        }
+    }
 }
 
 void
@@ -651,6 +662,15 @@ ClusterRun::WriteResults(const std::vector<ClusterRunResult>& runs) const
             // "rank": one class per job (unique priorities, epoch engine), "level": K levels
             j["priority_classes"] = r.rankClasses ? "rank" : "level";
             j["engine"] = m_config.engine;
+            if (m_config.intraHost.enabled)
+            {
+                // only with intra-host links: a run without them keeps its file byte for byte
+                const IntraHostConfig& ih = m_config.intraHost;
+                j["intra_host"] = {{"pcie_bps", ih.pcieBps},
+                                   {"pcie_latency_s", ih.pcieDelay},
+                                   {"nvlink_bps", ih.nvlinkBps},
+                                   {"nvlink_latency_s", ih.nvlinkDelay}};
+            }
             j["window"] = {{"start_s", r.windowStart}, {"end_s", r.windowEnd}};
             j["sim_end_s"] = r.simEnd;
             j["mean_gpu_utilization"] = r.meanUtilization;

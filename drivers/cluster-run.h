@@ -51,6 +51,15 @@ struct ClusterRunConfig
     ThreeTierConfig threeTier;     //!< builder config of "lingjun"
     /// Cap on the equal-cost candidate paths of one flow (ClusterTopology::EqualCostPaths).
     uint32_t maxPaths{64};
+    /**
+     * Intra-host links (AddIntraHostLinks(): per host a GPU node per GPU, a PCIe switch per NIC
+     * shared by its GPUs, an NVSwitch; rates, delays and their sources: IntraHostConfig).
+     * enabled = false (default): none, every result as without this field. With them both
+     * engines carry every flow GPU -> PCIe switch -> NIC -> network -> NIC -> PCIe switch ->
+     * GPU, single-host jobs all-reduce over NVLink (DltJob::intraHostAllReduce), and t_j / I_j
+     * include the intra-host links (Crux Definition 2).
+     */
+    IntraHostConfig intraHost;
 
     // ------------------------------------------------------------------ placement
     /// "locality", "random" or "buddy" (ParsePlacementPolicy; GpuPlacer), or "trace": the

@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -167,6 +168,12 @@ LiveClusterFabric::Setup(const ClusterTopology& topo)
             Seconds(m_topo.linkDelay[l]));
     }
     m_transport->SetPathResolver(MakeCallback(&LiveClusterFabric::Resolve, this));
+    if (m_topo.HasIntraHostLinks())
+    {
+        // messages between GPUs of one host become flows on GPU -> NVSwitch -> GPU
+        m_transport->SetIntraHostPathResolver(
+            MakeCallback(&LiveClusterFabric::ResolveIntraHost, this));
+    }
     m_node = CreateObject<Node>();
     m_setup = true;
 }
@@ -214,7 +221,10 @@ LiveClusterFabric::StartJob(const DltJob& jobIn, Callback<void, uint32_t> onFini
         fs.key.flowId = f.flowId;
         fs.key.src = f.src;
         fs.key.dst = f.dst;
-        fs.paths = sf->candidatePaths;
+        for (const auto& p : sf->candidatePaths)
+        {
+            fs.paths.push_back(NetworkPart(p)); // the table holds network paths (ports steer)
+        }
         fs.ecmp = sf->defaultPath;
         for (const auto& p : fs.paths)
         {
@@ -344,7 +354,22 @@ LiveClusterFabric::PathOf(const RdmaQpKey& key, uint16_t port) const
         const FlowState& fs = GetFlowState(key.jobId, key.flowId, "PathOf");
         return fs.paths[fs.ecmp];
     }
-    return Resolve(key, port);
+    return TablePath(key, port);
+}
+
+std::vector<uint32_t>
+LiveClusterFabric::NetworkPart(const std::vector<uint32_t>& path) const
+{
+    if (!m_topo.HasIntraHostLinks())
+    {
+        return path;
+    }
+    const uint32_t n = m_topo.NumNetworkLinks();
+    std::vector<uint32_t> out;
+    std::copy_if(path.begin(), path.end(), std::back_inserter(out), [n](uint32_t l) {
+        return l < n;
+    });
+    return out;
 }
 
 std::optional<uint16_t>
@@ -368,6 +393,17 @@ LiveClusterFabric::CheckPath(const RdmaQpKey& key, const std::vector<uint32_t>& 
 std::vector<uint32_t>
 LiveClusterFabric::Resolve(const RdmaQpKey& key, uint16_t port) const
 {
+    // the table's network path extended by the GPUs' PCIe links (as is without them)
+    return m_topo.GpuPath(key.src.host,
+                          key.src.localGpu,
+                          key.dst.host,
+                          key.dst.localGpu,
+                          TablePath(key, port));
+}
+
+const std::vector<uint32_t>&
+LiveClusterFabric::TablePath(const RdmaQpKey& key, uint16_t port) const
+{
     auto it = m_jobs.find(key.jobId);
     if (it == m_jobs.end())
     {
@@ -387,6 +423,13 @@ LiveClusterFabric::Resolve(const RdmaQpKey& key, uint16_t port) const
                                              << PATH_PORT_BASE << ")");
     }
     return fs.paths[port - PATH_PORT_BASE];
+}
+
+std::vector<uint32_t>
+LiveClusterFabric::ResolveIntraHost(const RdmaQpKey& key, uint16_t /* port */) const
+{
+    // the one path resolver of the description (as FlowTransportHelper's): NVLink inside a host
+    return m_topo.GpuPath(key.src.host, key.src.localGpu, key.dst.host, key.dst.localGpu, {});
 }
 
 uint64_t

@@ -48,13 +48,19 @@ namespace ns3
  *
  * **Fabric.** Setup() registers every host of the ClusterTopology (gpusPerHost GPUs each) and
  * every directed link (SchedLink::bandwidth bit/s, ClusterTopology::linkDelay seconds) with a
- * FlowTransport (same link ids), and sets its path resolver. Transport knobs (PacketPayload,
- * DSCP → TC map, NVLink rate...) are FlowTransport attributes: set them on GetTransport() or
- * with Config defaults.
+ * FlowTransport (same link ids), and sets its path resolver. With intra-host links
+ * (AddIntraHostLinks()) the path tables hold GPU paths (EqualCostGpuPaths(): GPU -> PCIe switch
+ * -> NIC -> network -> NIC -> PCIe switch -> GPU, the scheduler's candidatePaths), so flows of
+ * GPUs behind one PCIe switch share its uplink (strict priority by class, max-min inside one),
+ * and messages between GPUs of one host are flows on GPU -> NVSwitch -> GPU
+ * (FlowTransport::SetIntraHostPathResolver()) instead of the NVLink egress model. Transport knobs
+ * (PacketPayload, DSCP → TC map, NVLink rate...) are FlowTransport attributes: set them on
+ * GetTransport() or with Config defaults.
  *
  * **Paths.** LiveClusterFabric owns the routing state: for every flow (job id, flow id) of a job
  * a path table, i.e. a list of link-id lists, initially ClusterTopology::EqualCostPaths() of the
- * flow (at most "MaxPaths"), and the index of the installed path. The installed path is encoded
+ * flow (at most "MaxPaths"; network links only, NetworkPart()), and the index of the installed
+ * path. The installed path is encoded
  * in the UDP source port of the flow's messages: **port = 49152 + path-table index**
  * (PortOfPathIndex()); the resolver handed to FlowTransport maps (connection key, port) back
  * through the table. Before any decision a flow uses its ECMP default,
@@ -237,6 +243,10 @@ class LiveClusterFabric : public Object, public PathSteering
                                     const std::vector<uint32_t>& path) const override;
     /// \return ClusterTopology::CheckPath of the flow's GPUs \param key a flow \param path path
     std::string CheckPath(const RdmaQpKey& key, const std::vector<uint32_t>& path) const override;
+    /// \return \p path without the topology's intra-host links (path tables and ports hold
+    /// network paths; the transport gets them extended by ClusterTopology::GpuPath())
+    /// \param path link ids
+    std::vector<uint32_t> NetworkPart(const std::vector<uint32_t>& path) const override;
 
   protected:
     void DoDispose() override;
@@ -261,9 +271,16 @@ class LiveClusterFabric : public Object, public PathSteering
         std::map<uint32_t, FlowState> flows; //!< flow id -> routing state
     };
 
+    /// The table path a port encodes (NS_FATAL_ERROR for an unknown flow or a port outside the
+    /// table). \param key connection \param port UDP source port \return the network path
+    const std::vector<uint32_t>& TablePath(const RdmaQpKey& key, uint16_t port) const;
     /// Path resolver given to FlowTransport. \param key connection \param port UDP source port
-    /// \return the path
+    /// \return the path (TablePath() with the GPUs' PCIe links, ClusterTopology::GpuPath())
     std::vector<uint32_t> Resolve(const RdmaQpKey& key, uint16_t port) const;
+    /// Intra-host path resolver given to FlowTransport when the topology has intra-host links
+    /// (ClusterTopology::GpuPath(): GPU -> NVSwitch -> GPU). \param key connection between two
+    /// GPUs of one host \param port ignored \return the path
+    std::vector<uint32_t> ResolveIntraHost(const RdmaQpKey& key, uint16_t port) const;
     /// JobComplete trace sink. \param jobId job \param jct job completion time
     void OnJobComplete(uint32_t jobId, Time jct);
     /// Deliver onFinish. \param jobId job

@@ -24,6 +24,7 @@
  *   crux-trace-run --windowStart=1d --windowEnd=1.25d --schedulers=crux,sincronia,ecmp
  *   crux-trace-run --topology=lingjun --topoCsv=data/lingjun-2023/topo.csv
  *   crux-trace-run --schedulers=crux,ecmp,sincronia --jobs=1   # one scheduler at a time
+ *   crux-trace-run --intraHost=true --pcieRate=128Gbps   # PCIe / NVLink links in every host
  *
  * The schedulers' runs are independent: they run in parallel, each in its own child process,
  * --jobs at a time (default: all cores); the files are the same as with --jobs=1.
@@ -87,6 +88,46 @@ AddRateOptions(CheckedCommandLine& cmd, ClusterRunConfig& c)
                      "Aggregation-core link rate (double-sided, lingjun); omit for the default",
                      "",
                      rate("--aggCoreRate", {&c.doubleSided.aggCoreBps, &c.threeTier.aggCoreBps}));
+}
+
+/// Register the intra-host link options (the scenario's topology.intraHost fields, parsed by the
+/// same ParseDataRate / ParseTime; defaults from IntraHostConfig, the one place they live).
+void
+AddIntraHostOptions(CheckedCommandLine& cmd, ClusterRunConfig& c)
+{
+    IntraHostConfig& ih = c.intraHost;
+    cmd.AddValue("intraHost",
+                 "Intra-host links: per host a PCIe switch per NIC shared by its GPUs and an "
+                 "NVSwitch (GPU paths in both engines, NVLink all-reduce of single-host jobs)",
+                 ih.enabled);
+    auto bps = [](double v) { return std::to_string(std::llround(v)) + "bps"; };
+    auto ns = [](double v) { return std::to_string(std::llround(v * 1e9)) + "ns"; };
+    cmd.AddConverted("pcieRate",
+                     "With --intraHost: each PCIe link, per direction (NCCL's Gen4 x16)",
+                     bps(ih.pcieBps),
+                     [&ih](const std::string& text) {
+                         ih.pcieBps =
+                             static_cast<double>(ParseDataRate(text, "--pcieRate").GetBitRate());
+                     });
+    cmd.AddConverted("pcieLatency",
+                     "With --intraHost: each PCIe link's one-way latency",
+                     ns(ih.pcieDelay),
+                     [&ih](const std::string& text) {
+                         ih.pcieDelay = ParseTime(text, "--pcieLatency").GetSeconds();
+                     });
+    cmd.AddConverted("nvlinkRate",
+                     "With --intraHost: each GPU <-> NVSwitch link, per direction (A100)",
+                     bps(ih.nvlinkBps),
+                     [&ih](const std::string& text) {
+                         ih.nvlinkBps =
+                             static_cast<double>(ParseDataRate(text, "--nvlinkRate").GetBitRate());
+                     });
+    cmd.AddConverted("nvlinkLatency",
+                     "With --intraHost: each NVLink link's one-way latency",
+                     ns(ih.nvlinkDelay),
+                     [&ih](const std::string& text) {
+                         ih.nvlinkDelay = ParseTime(text, "--nvlinkLatency").GetSeconds();
+                     });
 }
 
 /// Register the trace and window options.
@@ -163,6 +204,7 @@ AddOptions(CheckedCommandLine& cmd, TraceRunOptions& o)
                  "duration (each job runs its trace duration; contention lowers utilization)",
                  c.workModel);
     AddRateOptions(cmd, c);
+    AddIntraHostOptions(cmd, c);
     cmd.AddValue("quiet",
                  "Do not print the table (and no progress lines unless --progress)",
                  o.quiet);
@@ -211,6 +253,7 @@ WithOptionName(std::string msg)
         {"ClusterRunConfig.outputDir", "--outputDir"},
         {"ClusterRunConfig.jobs:", "trace (--jobCsv / --workerCsv, or the generated one):"},
         {"ClusterRunConfig.threeTier", "--topoCsv / lingjun topology"},
+        {"ClusterRunConfig.intraHost", "--intraHost"},
     };
     for (const auto& [field, option] : fieldToOption)
     {
@@ -328,6 +371,14 @@ main(int argc, char* argv[])
         if (cmd.IsGiven("aggCoreRate") && o.c.topology == "clos")
         {
             throw InputError("--aggCoreRate", "the two-layer clos has no core layer");
+        }
+        for (const char* name : {"pcieRate", "pcieLatency", "nvlinkRate", "nvlinkLatency"})
+        {
+            if (cmd.IsGiven(name) && !o.c.intraHost.enabled)
+            {
+                throw InputError(std::string("--") + name,
+                                 "applies to intra-host links only; add --intraHost=true");
+            }
         }
     }
     catch (const InputError& e)

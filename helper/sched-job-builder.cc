@@ -337,6 +337,7 @@ AddIntraHostFlows(const DltJob& job, const ClusterTopology& topo, SchedJob& sj)
     {
         return; // intra-host traffic uses no modelled link
     }
+    SchedPhase intra; // with a communication timeline: the intra-host connections' phase
     for (const DltCommFlow& f : job.IntraHostPattern())
     {
         SchedFlow sf;
@@ -345,7 +346,18 @@ AddIntraHostFlows(const DltJob& job, const ClusterTopology& topo, SchedJob& sj)
         sf.candidatePaths = {
             topo.GpuPath(f.src.host, f.src.localGpu, f.dst.host, f.dst.localGpu, {})};
         sf.defaultPath = 0;
+        intra.flows.push_back(static_cast<uint32_t>(sj.flows.size()));
+        intra.bytes.push_back(f.bytesPerIteration);
         sj.flows.push_back(std::move(sf));
+    }
+    if (!sj.phases.empty() && !intra.flows.empty())
+    {
+        // A job with a timeline (a plan's TP over NVLink): its timeline already holds the time
+        // of these transfers (AddCommTimeline's NVLink model), so their bytes go into one phase
+        // released at the iteration start without dependencies. It makes them count in t_j and
+        // occupy the job's own NVLink links (no other job's GPU uses them) and ends the
+        // iteration only if those links are slower than the timeline's NVLink model.
+        sj.phases.push_back(std::move(intra));
     }
 }
 

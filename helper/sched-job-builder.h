@@ -122,6 +122,9 @@ SchedJob MakeClusterSchedJob(const DltJob& job,
  * SchedFlow per DltJob::IntraHostPattern() flow to \p sj (its flow id and bytes, one candidate
  * path: the NVLink path GPU -> NVSwitch -> GPU, ClusterTopology::GpuPath()), so that t_j runs
  * over the NVLink links too (Crux Definition 2); without intra-host links nothing is added.
+ * A job with a communication timeline (SchedJob::phases non-empty) gets one more phase holding
+ * these flows' bytes, released at the iteration start without dependencies (their time is
+ * already in the timeline's NVLink model), so the phases still add up to bytesPerIteration.
  * MakeClusterSchedJob() and MakeClusterModel() call it.
  * \param job the job \param topo its topology \param sj the job's SchedJob (flows appended)
  */
