@@ -126,12 +126,14 @@ Streams(CommDag& dag, size_t n)
 }
 
 /**
- * Ring schedule: `steps` steps; in step s rank r sends chunk chunkOf(s, r) of the buffer cut
- * into N chunks to rank r+1; step s > 0 waits for the step s−1 message of rank r−1.
+ * Ring schedule (described as `what`, CommDag::BeginCollective): `steps` steps; in step s rank r
+ * sends chunk chunkOf(s, r) of the buffer cut into N chunks to rank r+1; step s > 0 waits for the
+ * step s−1 message of rank r−1.
  */
 template <typename ChunkOf>
 CollectiveNodes
 RingSchedule(CommDag& dag,
+             const char* what,
              const std::vector<uint32_t>& members,
              uint64_t bytes,
              const NodeList& ready,
@@ -141,8 +143,10 @@ RingSchedule(CommDag& dag,
     const uint32_t n = members.size();
     const auto stream = Streams(dag, n);
     std::vector<NodeId> msg(static_cast<size_t>(n) * steps, NONE); // [s * n + r]
+    dag.BeginCollective(what, steps);
     for (uint32_t s = 0; s < steps; ++s)
     {
+        dag.SetStep(s);
         for (uint32_t r = 0; r < n; ++r)
         {
             const NodeId dep = s == 0 ? ReadyOf(ready, r) : msg[(s - 1) * n + (r + n - 1) % n];
@@ -319,9 +323,13 @@ Collectives::RingAllReduce(CommDag& dag,
     {
         return Trivial(dag, members, ready);
     }
-    return RingSchedule(dag, members, bytes, ready, 2 * (n - 1), [n](uint32_t s, uint32_t r) {
-        return RingChunkOfStep(s, r, n);
-    });
+    return RingSchedule(dag,
+                        "all-reduce (ring)",
+                        members,
+                        bytes,
+                        ready,
+                        2 * (n - 1),
+                        [n](uint32_t s, uint32_t r) { return RingChunkOfStep(s, r, n); });
 }
 
 CollectiveNodes
@@ -340,9 +348,13 @@ Collectives::RingReduceScatter(CommDag& dag,
     {
         return Trivial(dag, members, ready);
     }
-    return RingSchedule(dag, members, bytes, ready, n - 1, [n](uint32_t s, uint32_t r) {
-        return (r + n - s) % n;
-    });
+    return RingSchedule(dag,
+                        "reduce-scatter (ring)",
+                        members,
+                        bytes,
+                        ready,
+                        n - 1,
+                        [n](uint32_t s, uint32_t r) { return (r + n - s) % n; });
 }
 
 CollectiveNodes
@@ -363,9 +375,13 @@ Collectives::RingAllGather(CommDag& dag,
         return Trivial(dag, members, ready);
     }
     const uint32_t o = offset % n;
-    return RingSchedule(dag, members, bytes, ready, n - 1, [n, o](uint32_t s, uint32_t r) {
-        return (r + o + n - s) % n;
-    });
+    return RingSchedule(dag,
+                        "all-gather (ring)",
+                        members,
+                        bytes,
+                        ready,
+                        n - 1,
+                        [n, o](uint32_t s, uint32_t r) { return (r + o + n - s) % n; });
 }
 
 CollectiveNodes
@@ -462,6 +478,7 @@ Collectives::TreeAllReduce(CommDag& dag,
     const uint32_t h = groups.size();
     const uint32_t c = chunks > 0 ? chunks : TreeChunks(bytes);
     const uint64_t half[2] = {(bytes + 1) / 2, bytes / 2};
+    dag.BeginCollective("all-reduce (double binary tree)");
     std::vector<NodeList> received(n); // per member: nodes after which it holds a final chunk
     for (uint32_t tree = 0; tree < 2; ++tree)
     {
@@ -599,6 +616,7 @@ Collectives::HalvingDoublingAllReduce(CommDag& dag,
     const uint32_t extra = n - p;
     auto oldRank = [extra](uint32_t nr) { return nr < extra ? 2 * nr + 1 : nr + extra; };
     const auto stream = Streams(dag, n);
+    dag.BeginCollective("all-reduce (halving-doubling)");
     // MPICH's fold for non-powers of two: members 0, 2, .., 2r−2 hand their buffer over first
     std::vector<NodeId> pre(n, NONE);
     for (uint32_t i = 0; i + 1 < 2 * extra; i += 2)
@@ -703,6 +721,7 @@ Collectives::Broadcast(CommDag& dag,
     }
     const uint32_t c = chunks > 0 ? chunks : BroadcastChunks(bytes);
     const auto stream = Streams(dag, n);
+    dag.BeginCollective("broadcast (ring)");
     std::vector<NodeList> received(n);
     for (uint32_t ch = 0; ch < c; ++ch)
     {
@@ -745,8 +764,10 @@ Collectives::AllToAll(CommDag& dag,
     }
     const auto stream = Streams(dag, n);
     std::vector<NodeId> msg(static_cast<size_t>(n) * n, NONE); // [d * n + r]
+    dag.BeginCollective("all-to-all", n - 1);
     for (uint32_t d = 1; d < n; ++d)
     {
+        dag.SetStep(d - 1);
         for (uint32_t r = 0; r < n; ++r)
         {
             const uint32_t to = (r + d) % n;
@@ -787,6 +808,7 @@ Collectives::SendRecv(CommDag& dag,
     }
     CollectiveNodes out;
     out.rankDone.push_back(dag.AddBarrier({ReadyOf(ready, 0)}));
+    dag.BeginCollective("send/receive");
     const NodeId m = dag.AddMessage(members[0],
                                     members[1],
                                     bytes,
