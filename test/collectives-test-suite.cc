@@ -615,6 +615,20 @@ PlannedJob(const std::string& model,
     return job;
 }
 
+/// GPT-3 13B on 4 hosts x 8 GPUs: TP 8 inside each host, PP 2 x DP 2 across hosts, 4
+/// micro-batches, ring all-reduce.
+DltJob
+Gpt13bPp2Dp2Tp8()
+{
+    ParallelismRequest req;
+    req.tp = 8;
+    req.pp = 2;
+    req.dp = 2;
+    req.microBatches = 4;
+    req.allReduce = "ring";
+    return PlannedJob("gpt3-13b", 4, 8, req);
+}
+
 /// Run a job alone on a transport; \return its iteration times
 std::vector<double>
 RunJob(const DltJob& job, Ptr<MessageTransport> t)
@@ -832,13 +846,7 @@ class MessageDescriptionTestCase : public TestCase
     {
         // TP 8 per host, PP 2 x DP 2 on 4 hosts, 4 micro-batches: 2 x 8 activation and 2 x 8
         // gradient sends per micro-batch
-        ParallelismRequest req;
-        req.tp = 8;
-        req.pp = 2;
-        req.dp = 2;
-        req.microBatches = 4;
-        req.allReduce = "ring";
-        const DltJob job = PlannedJob("gpt3-13b", 4, 8, req);
+        const DltJob job = Gpt13bPp2Dp2Tp8();
         CommDag dag(TrainingIteration::RankGpus(job));
         TrainingIteration::Build(job, dag);
         dag.Finalize();
@@ -899,13 +907,7 @@ class PlannedPatternTestCase : public TestCase
         // TP 8 inside each host, PP 2 x DP 2 across 4 hosts: PP flows host d <-> d + 2 carry
         // m activations each way, DP rings host 0 <-> 1 and 2 <-> 3 per (TP rank, stage)
         {
-            ParallelismRequest req;
-            req.tp = 8;
-            req.pp = 2;
-            req.dp = 2;
-            req.microBatches = 4;
-            req.allReduce = "ring";
-            const DltJob job = PlannedJob("gpt3-13b", 4, 8, req);
+            const DltJob job = Gpt13bPp2Dp2Tp8();
             const ModelSpec& m = job.model;
             const double tokens = m.SamplesPerIteration(32) * m.sequenceLength / 2 / 4;
             const uint64_t act =
