@@ -629,21 +629,6 @@ Gpt13bPp2Dp2Tp8()
     return PlannedJob("gpt3-13b", 4, 8, req);
 }
 
-/// Run a job alone on a transport; \return its iteration times
-std::vector<double>
-RunJob(const DltJob& job, Ptr<MessageTransport> t)
-{
-    Ptr<Node> node = CreateObject<Node>();
-    Ptr<DltJobApplication> app = CreateObject<DltJobApplication>();
-    app->SetJob(job);
-    app->SetTransport(t);
-    node->AddApplication(app);
-    Simulator::Run();
-    std::vector<double> times = app->GetIterationTimes();
-    Simulator::Destroy();
-    return times;
-}
-
 /// A small mixture-of-experts transformer for packet-level tests (not in the zoo).
 ModelSpec
 TinyMoe()
@@ -697,7 +682,7 @@ class PipelineBubbleTestCase : public TestCase
             req.microBatches = m;
             const DltJob job = PlannedJob("gpt3-1.3b", p, 1, req);
             NS_TEST_ASSERT_MSG_EQ(job.plan->pp, p, "plan pp");
-            const auto it = RunJob(job, CreateObject<FreeTransport>());
+            const auto it = RunJobAlone(job, CreateObject<FreeTransport>());
             NS_TEST_ASSERT_MSG_EQ(it.size(), 1, "iteration completed");
             const double stage = job.computeTime / m; // forward + backward of one micro-batch
             const double want = (m + p - 1) * stage;
@@ -1135,7 +1120,7 @@ class TimelineEvaluatorTestCase : public TestCase
             Ptr<CruxTopology> topo = th.BuildClos(SmallClos(2));
             const ClusterModel cm = MakeClusterModel(topo, {c.job});
             Ptr<FlowTransport> t = FlowTransportHelper().Install(topo);
-            const auto it = RunJob(c.job, t);
+            const auto it = RunJobAlone(c.job, t);
             NS_TEST_ASSERT_MSG_EQ(it.size(), c.job.iterations, c.what << ": completed");
             const double fabric = it.back();
             const SchedJob& sj = cm.jobs.at(0);

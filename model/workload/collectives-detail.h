@@ -61,6 +61,19 @@ bool SkipInCountOnly(const CommDag& dag, const std::vector<uint32_t>& members);
 /// \param ready per-member ready nodes
 CollectiveNodes Trivial(CommDag& dag, const std::vector<uint32_t>& members, const NodeList& ready);
 
+/**
+ * The common start of a collective: Check() the arguments, then whether it sends nothing (a
+ * count-only DAG skipping it, one member, or zero bytes: the caller returns Trivial()).
+ * \param dag the DAG \param members member ranks \param ready per-member ready nodes
+ * \param bytes the collective's size \param who its name for the messages
+ * \return true if it sends nothing
+ */
+bool NothingToSend(const CommDag& dag,
+                   const std::vector<uint32_t>& members,
+                   const NodeList& ready,
+                   uint64_t bytes,
+                   const char* who);
+
 /// \return one new stream per member \param dag the DAG \param n number of members
 std::vector<uint32_t> Streams(CommDag& dag, size_t n);
 

@@ -43,16 +43,11 @@ Collectives::Broadcast(CommDag& dag,
                        const NodeList& ready,
                        uint32_t chunks)
 {
-    Check(dag, members, ready, "Broadcast");
-    if (SkipInCountOnly(dag, members))
+    if (NothingToSend(dag, members, ready, bytes, "Broadcast"))
     {
         return Trivial(dag, members, ready);
     }
     const uint32_t n = members.size();
-    if (n == 1 || bytes == 0)
-    {
-        return Trivial(dag, members, ready);
-    }
     const uint32_t c = chunks > 0 ? chunks : BroadcastChunks(bytes);
     const auto stream = Streams(dag, n);
     dag.BeginCollective("broadcast (ring)");
@@ -86,16 +81,11 @@ Collectives::AllToAll(CommDag& dag,
                       uint64_t bytes,
                       const NodeList& ready)
 {
-    Check(dag, members, ready, "AllToAll");
-    if (SkipInCountOnly(dag, members))
+    if (NothingToSend(dag, members, ready, bytes, "AllToAll"))
     {
         return Trivial(dag, members, ready);
     }
     const uint32_t n = members.size();
-    if (n == 1 || bytes == 0)
-    {
-        return Trivial(dag, members, ready);
-    }
     const auto stream = Streams(dag, n);
     std::vector<NodeId> msg(static_cast<size_t>(n) * n, NONE); // [d * n + r]
     dag.BeginCollective("all-to-all", n - 1);

@@ -107,16 +107,11 @@ Collectives::TreeAllReduce(CommDag& dag,
                            const NodeList& ready,
                            uint32_t chunks)
 {
-    Check(dag, members, ready, "TreeAllReduce");
-    if (SkipInCountOnly(dag, members))
+    if (NothingToSend(dag, members, ready, bytes, "TreeAllReduce"))
     {
         return Trivial(dag, members, ready);
     }
     const size_t n = members.size();
-    if (n == 1 || bytes == 0)
-    {
-        return Trivial(dag, members, ready);
-    }
     const auto groups = ByHost(dag, members);
     const uint32_t h = groups.size();
     const uint32_t c = chunks > 0 ? chunks : TreeChunks(bytes);
@@ -241,16 +236,11 @@ Collectives::HalvingDoublingAllReduce(CommDag& dag,
                                       uint64_t bytes,
                                       const NodeList& ready)
 {
-    Check(dag, members, ready, "HalvingDoublingAllReduce");
-    if (SkipInCountOnly(dag, members))
+    if (NothingToSend(dag, members, ready, bytes, "HalvingDoublingAllReduce"))
     {
         return Trivial(dag, members, ready);
     }
     const uint32_t n = members.size();
-    if (n == 1 || bytes == 0)
-    {
-        return Trivial(dag, members, ready);
-    }
     uint32_t p = 1;
     while (p * 2 <= n)
     {

@@ -107,6 +107,17 @@ Trivial(CommDag& dag, const std::vector<uint32_t>& members, const NodeList& read
     return out;
 }
 
+bool
+NothingToSend(const CommDag& dag,
+              const std::vector<uint32_t>& members,
+              const NodeList& ready,
+              uint64_t bytes,
+              const char* who)
+{
+    Check(dag, members, ready, who);
+    return SkipInCountOnly(dag, members) || members.size() == 1 || bytes == 0;
+}
+
 std::vector<uint32_t>
 Streams(CommDag& dag, size_t n)
 {
@@ -235,16 +246,11 @@ Collectives::RingAllReduce(CommDag& dag,
                            uint64_t bytes,
                            const NodeList& ready)
 {
-    Check(dag, members, ready, "RingAllReduce");
-    if (SkipInCountOnly(dag, members))
+    if (NothingToSend(dag, members, ready, bytes, "RingAllReduce"))
     {
         return Trivial(dag, members, ready);
     }
     const uint32_t n = members.size();
-    if (n == 1 || bytes == 0)
-    {
-        return Trivial(dag, members, ready);
-    }
     return RingSchedule(dag,
                         "all-reduce (ring)",
                         members,
@@ -260,16 +266,11 @@ Collectives::RingReduceScatter(CommDag& dag,
                                uint64_t bytes,
                                const NodeList& ready)
 {
-    Check(dag, members, ready, "RingReduceScatter");
-    if (SkipInCountOnly(dag, members))
+    if (NothingToSend(dag, members, ready, bytes, "RingReduceScatter"))
     {
         return Trivial(dag, members, ready);
     }
     const uint32_t n = members.size();
-    if (n == 1 || bytes == 0)
-    {
-        return Trivial(dag, members, ready);
-    }
     return RingSchedule(dag,
                         "reduce-scatter (ring)",
                         members,
@@ -286,16 +287,11 @@ Collectives::RingAllGather(CommDag& dag,
                            const NodeList& ready,
                            uint32_t offset)
 {
-    Check(dag, members, ready, "RingAllGather");
-    if (SkipInCountOnly(dag, members))
+    if (NothingToSend(dag, members, ready, bytes, "RingAllGather"))
     {
         return Trivial(dag, members, ready);
     }
     const uint32_t n = members.size();
-    if (n == 1 || bytes == 0)
-    {
-        return Trivial(dag, members, ready);
-    }
     const uint32_t o = offset % n;
     return RingSchedule(dag,
                         "all-gather (ring)",
