@@ -68,6 +68,8 @@ set(CRUX_SOURCES
     model/workload/comm-dag.cc
     model/workload/comm-dag-runner.cc
     model/workload/collectives.cc
+    model/workload/collectives-tree.cc
+    model/workload/collectives-p2p.cc
     model/workload/training-iteration.cc
     model/workload/chakra-trace.cc
     model/workload/chakra-trace-check.cc
@@ -154,6 +156,7 @@ set(CRUX_HEADERS
     model/workload/comm-dag.h
     model/workload/comm-dag-runner.h
     model/workload/collectives.h
+    model/workload/collectives-detail.h
     model/workload/training-iteration.h
     model/workload/chakra-trace.h
     model/workload/dlt-job-application.h

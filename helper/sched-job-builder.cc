@@ -81,40 +81,47 @@ MergeLags(std::vector<PhaseLag>& into,
     }
 }
 
-} // namespace
-
-void
-AddCommTimeline(const DltJob& job, SchedJob& sj, double intraHostRate, double intraHostLatency)
+/// The communication phases of one iteration before renumbering (AddCommTimeline step 1).
+struct ProvisionalPhases
 {
-    if (!(intraHostRate > 0) || !(intraHostLatency >= 0))
-    {
-        throw std::invalid_argument("AddCommTimeline: the NVLink rate must be > 0 and the "
-                                    "latency >= 0");
-    }
-    std::unordered_map<uint32_t, uint32_t> flowIndex;
-    for (std::size_t f = 0; f < sj.flows.size(); ++f)
-    {
-        flowIndex[sj.flows[f].id] = static_cast<uint32_t>(f);
-    }
-    CommDag dag(TrainingIteration::RankGpus(job));
-    TrainingIteration::Build(job, dag);
-    dag.Finalize();
+    std::vector<int64_t> key;                      //!< [phase] its ideal start, Time steps
+    std::vector<std::map<uint32_t, double>> bytes; //!< [phase] flow index -> bytes
+    std::vector<std::map<uint32_t, int64_t>> deps; //!< [phase] phase -> lag, Time steps
+    std::map<uint32_t, int64_t> endDeps;           //!< phase -> lag before the iteration's end
+    int64_t span{0};                               //!< ideal iteration span, Time steps
+};
+
+/**
+ * AddCommTimeline step 1: walk the iteration DAG in node order (a topological order) with ideal
+ * (uncontended) timing; inter-host messages that start at the same ideal time form one phase.
+ * \param dag the finalized iteration DAG
+ * \param flowIndex flow id -> index into the SchedJob's flows
+ * \param intraHostRate NVLink rate, bit/s \param intraHostLatency NVLink latency, seconds
+ * \return the phases, numbered in order of discovery
+ */
+ProvisionalPhases
+WalkPhases(const CommDag& dag,
+           const std::unordered_map<uint32_t, uint32_t>& flowIndex,
+           double intraHostRate,
+           double intraHostLatency)
+{
+    const int64_t latency = CommDag::SecondsToSteps(intraHostLatency);
+    const double stepsPerBit = CommDag::SecondsToSteps(1.0) / intraHostRate;
     const uint32_t n = dag.NumNodes();
     const auto& succ = dag.Successors();
     const auto& conns = dag.Connections();
-    const int64_t latency = CommDag::SecondsToSteps(intraHostLatency);
-    const double stepsPerBit = CommDag::SecondsToSteps(1.0) / intraHostRate;
 
     std::vector<int64_t> start(n, 0);
     std::vector<std::vector<PhaseLag>> in(n);
     std::vector<int64_t> streamStart(dag.NumStreams(), 0);
     std::vector<std::vector<PhaseLag>> streamIn(dag.NumStreams());
-    std::map<int64_t, uint32_t> phaseOfKey;        // ideal start (steps) -> provisional phase
-    std::vector<int64_t> key;                      // [phase] its ideal start
-    std::vector<std::map<uint32_t, double>> bytes; // [phase] flow index -> bytes
-    std::vector<std::map<uint32_t, int64_t>> deps; // [phase] phase -> lag
-    std::map<uint32_t, int64_t> endDeps;
-    int64_t span = 0;
+    std::map<int64_t, uint32_t> phaseOfKey; // ideal start (steps) -> provisional phase
+    ProvisionalPhases r;
+    auto& key = r.key;
+    auto& bytes = r.bytes;
+    auto& deps = r.deps;
+    auto& endDeps = r.endDeps;
+    int64_t& span = r.span;
     std::vector<PhaseLag> out;
     for (uint32_t id = 0; id < n; ++id)
     {
@@ -190,6 +197,23 @@ AddCommTimeline(const DltJob& job, SchedJob& sj, double intraHostRate, double in
         }
         std::vector<PhaseLag>().swap(in[id]);
     }
+    return r;
+}
+
+/**
+ * AddCommTimeline step 2: renumber the phases in order of their ideal start and write them, the
+ * end dependencies and the span into \p sj.
+ * \param job the job (for error messages) \param prov the phases of WalkPhases \param sj output
+ * \throws std::logic_error if a dependency does not start earlier than its phase
+ */
+void
+EmitPhases(const DltJob& job, const ProvisionalPhases& prov, SchedJob& sj)
+{
+    const auto& key = prov.key;
+    const auto& bytes = prov.bytes;
+    const auto& deps = prov.deps;
+    const auto& endDeps = prov.endDeps;
+    const int64_t span = prov.span;
     // Phases in order of their ideal start (a dependency always starts earlier: same start =
     // same phase), renumbered.
     std::vector<uint32_t> order(key.size());
@@ -242,6 +266,27 @@ AddCommTimeline(const DltJob& job, SchedJob& sj, double intraHostRate, double in
               sj.endDeps.end(),
               [](const SchedPhaseDep& a, const SchedPhaseDep& b) { return a.phase < b.phase; });
     sj.span = sj.phases.empty() ? 0.0 : seconds(span);
+}
+
+} // namespace
+
+void
+AddCommTimeline(const DltJob& job, SchedJob& sj, double intraHostRate, double intraHostLatency)
+{
+    if (!(intraHostRate > 0) || !(intraHostLatency >= 0))
+    {
+        throw std::invalid_argument("AddCommTimeline: the NVLink rate must be > 0 and the "
+                                    "latency >= 0");
+    }
+    std::unordered_map<uint32_t, uint32_t> flowIndex;
+    for (std::size_t f = 0; f < sj.flows.size(); ++f)
+    {
+        flowIndex[sj.flows[f].id] = static_cast<uint32_t>(f);
+    }
+    CommDag dag(TrainingIteration::RankGpus(job));
+    TrainingIteration::Build(job, dag);
+    dag.Finalize();
+    EmitPhases(job, WalkPhases(dag, flowIndex, intraHostRate, intraHostLatency), sj);
 }
 
 SchedJob

@@ -42,41 +42,12 @@ fullness=${CRUX_NS3_FULLNESS:-QUICK}
 ns3_version=3.37
 debian_suite=bookworm
 
-phase=setup
-phase_start=$EPOCHREALTIME
-timings=()
+tag=intree
+# shellcheck source=scripts/ns3-tree-lib.sh
+. "$here/scripts/ns3-tree-lib.sh"
 
-print_timings() {
-  [ ${#timings[@]} -gt 0 ] || return 0
-  echo "intree: phase timings (seconds):"
-  printf '  %s\n' "${timings[@]}"
-}
-
-on_exit() {
-  local rc=$?
-  print_timings
-  if [ $rc -ne 0 ]; then
-    echo "intree: FAILED in phase '$phase' (exit status $rc)" >&2
-  fi
-}
-trap on_exit EXIT
-
-die() {
-  echo "intree: ERROR in phase '$phase': $*" >&2
-  exit 1
-}
-
-begin() {
-  phase=$1
-  phase_start=$EPOCHREALTIME
-  echo "=== intree: $phase"
-}
-
-end() {
-  local dt
-  dt=$(awk -v a="$phase_start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
-  timings+=("$(printf '%-10s %8s  %s' "$phase" "$dt" "${1:-}")")
-  echo "=== intree: $phase done in ${dt}s ${1:-}"
+crux_testpy() {
+  (cd "$ns3dir" && ./test.py --nocolor --no-build "$@")
 }
 
 # ./ns3 refuses to run when $USER is root (it is a guard against `sudo ./ns3`); building as root
@@ -85,24 +56,6 @@ ns3() {
   local user=${USER:-}
   [ "$user" != root ] || user=root-crux-intree
   (cd "$ns3dir" && env USER="$user" ./ns3 "$@")
-}
-
-# Prints the CMake list variable $1 of cmake/crux-sources.cmake, space-separated (CMake itself
-# evaluates the file, so comments and ${...} references are handled as the build sees them).
-crux_list() {
-  local script
-  script=$(mktemp "${TMPDIR:-/tmp}/crux-list.XXXXXX.cmake")
-  cat >"$script" <<'EOF'
-include(${CRUX_SOURCES_FILE})
-string(REPLACE ";" " " _crux_out "${${CRUX_LIST}}")
-execute_process(COMMAND ${CMAKE_COMMAND} -E echo "${_crux_out}")
-EOF
-  cmake -DCRUX_SOURCES_FILE="$here/cmake/crux-sources.cmake" -DCRUX_LIST="$1" -P "$script" ||
-    {
-      rm -f "$script"
-      die "cannot read $1 from cmake/crux-sources.cmake"
-    }
-  rm -f "$script"
 }
 
 # ------------------------------------------------------------------------------------ setup
@@ -172,45 +125,13 @@ else
     find_tarball
     [ -n "$tarball" ] || die "no ns3_$ns3_version*.orig.tar.* in $dl after apt-get source (ls: $(ls "$dl"))"
   fi
-  unpack=$(mktemp -d "$cache/unpack.XXXXXX")
-  tar -xf "$tarball" -C "$unpack" || die "cannot unpack $tarball"
-  # The .orig tarball is the ns-allinone layout; the ns-3 tree is the folder holding ./ns3,
-  # CMakeLists.txt and test.py (ns-allinone-3.37/ns-3.37).
-  tree=""
-  while IFS= read -r f; do
-    d=$(dirname "$f")
-    if [ -f "$d/CMakeLists.txt" ] && [ -f "$d/test.py" ] && [ -f "$d/VERSION" ]; then
-      tree=$d
-      break
-    fi
-  done < <(find "$unpack" -maxdepth 3 -type f -name ns3)
-  [ -n "$tree" ] || die "no ns-3 tree (./ns3 + CMakeLists.txt + test.py) inside $tarball"
-  [ "$(cat "$tree/VERSION")" = "$ns3_version" ] ||
-    die "$tarball holds ns-3 $(cat "$tree/VERSION"), expected $ns3_version"
-  rm -rf "$ns3dir"
-  mv "$tree" "$ns3dir"
-  rm -rf "$unpack"
-  end "(from $(basename "$tarball"))"
+  # the .orig tarball is the ns-allinone layout: the tree is ns-allinone-3.37/ns-3.37
+  unpack_ns3_tree "$tarball" ns3
 fi
 
 # -------------------------------------------------------------------------------- configure
 begin configure
-link=$ns3dir/contrib/crux
-if [ -L "$link" ]; then
-  if [ "$(readlink "$link")" != "$here" ]; then
-    ln -sfn "$here" "$link"
-    # Another clone: its files may be older than the objects built from the previous one, so
-    # make timestamps irrelevant by dropping crux's objects (ns-3's own stay).
-    if [ -d "$ns3dir/cmake-cache/contrib/crux" ]; then
-      echo "intree: contrib/crux now points to $here; recompiling crux"
-      find "$ns3dir/cmake-cache/contrib/crux" -name '*.o' -delete
-    fi
-  fi
-elif [ -e "$link" ]; then
-  die "$link exists and is not a symlink to a crux clone; move it away"
-else
-  ln -s "$here" "$link"
-fi
+link_crux "$ns3dir/cmake-cache/contrib/crux" objects
 configure_args=(configure -G Ninja -d "$profile" --enable-examples --enable-tests
   --enable-modules=crux --filter-module-examples-and-tests=crux)
 # shellcheck disable=SC2206 # word splitting of the extra arguments is intended
@@ -240,15 +161,7 @@ end
 begin run
 # ns-3's own way: ./test.py runs the examples listed in test/examples-to-run.py (each must PASS),
 # then the scenario program once more by ./ns3 run, checking its output directory.
-[ -f "$here/test/examples-to-run.py" ] || die "test/examples-to-run.py is missing"
-want=$(grep -c '^    ("' "$here/test/examples-to-run.py")
-exlog=$(mktemp "${TMPDIR:-/tmp}/crux-intree-examples.XXXXXX")
-(cd "$ns3dir" && ./test.py --nocolor --no-build --constrain=example) >"$exlog" 2>&1 ||
-  { cat "$exlog"; die "./test.py --constrain=example failed"; }
-cat "$exlog"
-passed=$(grep -c "PASS: Example contrib/crux/" "$exlog" || true)
-[ "$passed" -eq "$want" ] || die "$passed of the $want examples of test/examples-to-run.py passed"
-rm -f "$exlog"
+run_examples
 if [[ " ${examples[*]} " == *" crux-experiment "* ]]; then
   [ -f "$here/scenarios/smoke.json" ] || die "crux-experiment is listed but scenarios/smoke.json is missing"
   out=$(mktemp -d "${TMPDIR:-/tmp}/crux-intree-run.XXXXXX")
@@ -263,31 +176,7 @@ end "($passed examples)"
 
 # ------------------------------------------------------------------------------------ tests
 begin tests
-[ ${#suites[@]} -gt 0 ] || die "CRUX_TEST_SUITES in cmake/crux-sources.cmake is empty"
-results=$(mktemp -d "${TMPDIR:-/tmp}/crux-intree-tests.XXXXXX")
-failed=()
-for s in "${suites[@]}"; do
-  # test.py exits 0 when passed + skipped == total, so also when the suite is unknown (0 of 0)
-  # or skipped: require its own PASS line as well.
-  rc=0
-  suite_start=$EPOCHREALTIME
-  (cd "$ns3dir" && ./test.py --nocolor --no-build --fullness="$fullness" --suite="$s" \
-    --text="$results/$s") >"$results/$s.log" 2>&1 || rc=$?
-  cat "$results/$s.log"
-  echo "intree: suite $s took $(awk -v a="$suite_start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')s"
-  # test.py prints "[i/n] PASS: TestSuite <name>" (the counter is absent in older versions).
-  if [ $rc -ne 0 ] ||
-    ! sed -E 's/^\[[0-9]+\/[0-9]+\] //' "$results/$s.log" | grep -qxF "PASS: TestSuite $s"; then
-    failed+=("$s")
-    [ ! -f "$results/$s.txt" ] || cat "$results/$s.txt"
-  fi
-done
-if [ ${#failed[@]} -gt 0 ]; then
-  echo "$((${#suites[@]} - ${#failed[@]})) passed, ${#failed[@]} failed"
-  die "test.py suites failed: ${failed[*]} (logs in $results)"
-fi
-rm -rf "$results"
-echo "${#suites[@]} passed, 0 failed"
+run_suites "${suites[@]}"
 end "(${#suites[@]} suites, fullness $fullness)"
 
 # ----------------------------------------------------------------------------------- python

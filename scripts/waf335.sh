@@ -40,69 +40,16 @@ tarball=${CRUX_NS335_TARBALL:-/work/shared/ns-3.35/ns-3.35-source.tar.gz}
 jobs=${CRUX_NS3_JOBS:-$(nproc)}
 fullness=${CRUX_NS3_FULLNESS:-QUICK}
 
-phase=setup
-phase_start=$EPOCHREALTIME
-script_start=$EPOCHREALTIME
-timings=()
-
-print_timings() {
-  [ ${#timings[@]} -gt 0 ] || return 0
-  echo "waf335: phase timings (seconds):"
-  printf '  %s\n' "${timings[@]}"
-  awk -v a="$script_start" -v b="$EPOCHREALTIME" 'BEGIN { printf "  total      %8.1f\n", b - a }'
-}
-
-on_exit() {
-  local rc=$?
-  print_timings
-  if [ $rc -ne 0 ]; then
-    echo "waf335: FAILED in phase '$phase' (exit status $rc)" >&2
-  fi
-}
-trap on_exit EXIT
-
-die() {
-  echo "waf335: ERROR in phase '$phase': $*" >&2
-  exit 1
-}
-
-begin() {
-  phase=$1
-  phase_start=$EPOCHREALTIME
-  echo "=== waf335: $phase"
-}
-
-end() {
-  local dt
-  dt=$(awk -v a="$phase_start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
-  timings+=("$(printf '%-10s %8s  %s' "$phase" "$dt" "${1:-}")")
-  echo "=== waf335: $phase done in ${dt}s ${1:-}"
-}
+tag=waf335
+# shellcheck source=scripts/ns3-tree-lib.sh
+. "$here/scripts/ns3-tree-lib.sh"
 
 waf() {
   (cd "$ns3dir" && nice -n 10 python3 ./waf "$@")
 }
 
-testpy() {
+crux_testpy() {
   (cd "$ns3dir" && nice -n 10 python3 ./test.py --nocolor --nowaf "$@")
-}
-
-# Prints the CMake list variable $1 of cmake/crux-sources.cmake, space-separated (CMake itself
-# evaluates the file, so comments and ${...} references are handled as the build sees them).
-crux_list() {
-  local script
-  script=$(mktemp "${TMPDIR:-/tmp}/crux-list.XXXXXX.cmake")
-  cat >"$script" <<'EOF'
-include(${CRUX_SOURCES_FILE})
-string(REPLACE ";" " " _crux_out "${${CRUX_LIST}}")
-execute_process(COMMAND ${CMAKE_COMMAND} -E echo "${_crux_out}")
-EOF
-  cmake -DCRUX_SOURCES_FILE="$here/cmake/crux-sources.cmake" -DCRUX_LIST="$1" -P "$script" ||
-    {
-      rm -f "$script"
-      die "cannot read $1 from cmake/crux-sources.cmake"
-    }
-  rm -f "$script"
 }
 
 # ------------------------------------------------------------------------------------ setup
@@ -123,36 +70,13 @@ if [ -x "$ns3dir/waf" ] && [ -f "$ns3dir/wscript" ] &&
   end "(cached)"
 else
   [ -f "$tarball" ] || die "$tarball not found (set CRUX_NS335_TARBALL to the ns-3.35 source tarball)"
-  unpack=$(mktemp -d "$cache/unpack.XXXXXX")
-  tar -xzf "$tarball" -C "$unpack" || die "cannot unpack $tarball"
-  tree=$unpack/ns-$ns3_version
-  [ -x "$tree/waf" ] && [ -f "$tree/VERSION" ] || die "$tarball does not hold ns-$ns3_version/waf"
-  [ "$(cat "$tree/VERSION")" = "$ns3_version" ] ||
-    die "$tarball holds ns-3 $(cat "$tree/VERSION"), expected $ns3_version"
-  rm -rf "$ns3dir" "$cache/configure-$ns3_version.stamp"
-  mv "$tree" "$ns3dir"
-  rm -rf "$unpack"
-  end "(from $(basename "$tarball"))"
+  rm -f "$cache/configure-$ns3_version.stamp"
+  unpack_ns3_tree "$tarball" waf
 fi
 
 # -------------------------------------------------------------------------------- configure
 begin configure
-link=$ns3dir/contrib/crux
-if [ -L "$link" ]; then
-  if [ "$(readlink "$link")" != "$here" ]; then
-    ln -sfn "$here" "$link"
-    # Another clone: its files may be older than the objects built from the previous one, so
-    # make timestamps irrelevant by dropping crux's objects (ns-3's own stay).
-    if [ -d "$ns3dir/build/contrib/crux" ]; then
-      echo "waf335: contrib/crux now points to $here; recompiling crux"
-      rm -rf "$ns3dir/build/contrib/crux"
-    fi
-  fi
-elif [ -e "$link" ]; then
-  die "$link exists and is not a symlink to a crux clone; move it away"
-else
-  ln -s "$here" "$link"
-fi
+link_crux "$ns3dir/build/contrib/crux" rm
 configure_args=(configure -d release --enable-examples --enable-tests --enable-modules=crux
   --disable-werror --disable-python)
 # shellcheck disable=SC2206 # word splitting of the extra arguments is intended
@@ -186,14 +110,7 @@ end
 
 # -------------------------------------------------------------------------------------- run
 begin run
-[ -f "$here/test/examples-to-run.py" ] || die "test/examples-to-run.py is missing"
-want=$(grep -c '^    ("' "$here/test/examples-to-run.py")
-exlog=$(mktemp "${TMPDIR:-/tmp}/crux-waf335-examples.XXXXXX")
-testpy --constrain=example >"$exlog" 2>&1 || { cat "$exlog"; die "./test.py --constrain=example failed"; }
-cat "$exlog"
-passed=$(grep -c "PASS: Example contrib/crux/" "$exlog" || true)
-[ "$passed" -eq "$want" ] || die "$passed of the $want examples of test/examples-to-run.py passed"
-rm -f "$exlog"
+run_examples
 out=$(mktemp -d "${TMPDIR:-/tmp}/crux-waf335-run.XXXXXX")
 waf --run "crux-experiment --scenario=contrib/crux/scenarios/smoke.json --outputDir=$out" ||
   die "./waf --run crux-experiment --scenario=contrib/crux/scenarios/smoke.json failed"
@@ -204,29 +121,7 @@ end "($passed examples + smoke scenario)"
 
 # ------------------------------------------------------------------------------------ tests
 begin tests
-[ ${#suites[@]} -gt 0 ] || die "CRUX_TEST_SUITES in cmake/crux-sources.cmake is empty"
-results=$(mktemp -d "${TMPDIR:-/tmp}/crux-waf335-tests.XXXXXX")
-failed=()
-for s in "${suites[@]}"; do
-  # test.py exits 0 when passed + skipped == total, so also when the suite is unknown (0 of 0)
-  # or skipped: require its own PASS line as well.
-  rc=0
-  suite_start=$EPOCHREALTIME
-  testpy --fullness="$fullness" --suite="$s" --text="$results/$s" >"$results/$s.log" 2>&1 || rc=$?
-  cat "$results/$s.log"
-  echo "waf335: suite $s took $(awk -v a="$suite_start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')s"
-  if [ $rc -ne 0 ] ||
-    ! sed -E 's/^\[[0-9]+\/[0-9]+\] //' "$results/$s.log" | grep -qxF "PASS: TestSuite $s"; then
-    failed+=("$s")
-    [ ! -f "$results/$s.txt" ] || cat "$results/$s.txt"
-  fi
-done
-if [ ${#failed[@]} -gt 0 ]; then
-  echo "$((${#suites[@]} - ${#failed[@]})) passed, ${#failed[@]} failed"
-  die "test.py suites failed: ${failed[*]} (logs in $results)"
-fi
-rm -rf "$results"
-echo "${#suites[@]} passed, 0 failed"
+run_suites "${suites[@]}"
 end "(${#suites[@]} suites, fullness $fullness)"
 phase="done"
 echo "waf335: all phases passed"

@@ -140,16 +140,22 @@ expect seed-abc "--seed: 'abc' is not a non-negative integer" --scenario="$work/
 make_variant foo 'pass'
 expect foo "--foo: unknown option" --scenario="$work/foo.json" --foo=1
 make_variant modes-none 'pass'
+expect progress "--progress: -1 is out of range (must be >= 0)" --scenario="$work/modes-none.json" --progress=-1
 expect modes-none "--modes: empty value" --scenario="$work/modes-none.json" --modes=
 # three-tier fields: only for that type, and consistent counts
-make_variant tt-on-clos 'd["topology"]["cores"] = 4'
-expect tt-on-clos "topology.cores: only for topology type \"three-tier\"" --scenario="$work/tt-on-clos.json"
-make_variant tt-groups 'd["topology"].update({"type": "three-tier", "tors": 4, "torsPerGroup": 3, "cores": 4})'
-expect tt-groups "topology.torsPerGroup: must divide topology.tors (4), got 3" --scenario="$work/tt-groups.json"
-make_variant tt-cores 'd["topology"].update({"type": "three-tier", "tors": 4, "torsPerGroup": 2, "aggs": 4, "cores": 3})'
-expect tt-cores "topology.cores: must be a positive multiple of the aggregation switches per group" --scenario="$work/tt-cores.json"
-make_variant tt-rotated 'd["topology"].update({"type": "three-tier", "tors": 4, "torsPerGroup": 2, "aggs": 4, "cores": 4, "wiring": "rotated"})'
-expect tt-rotated "topology.wiring: a three-tier topology cables every NIC of a host to its ToR" --scenario="$work/tt-rotated.json"
+# three_tier <name> <expected substring> <topology fields as a Python dict literal>: a scenario
+# whose topology gets the fields, rejected with the message
+three_tier() {
+  make_variant "$1" "d[\"topology\"].update($3)"
+  expect "$1" "$2" --scenario="$work/$1.json"
+}
+three_tier tt-on-clos "topology.cores: only for topology type \"three-tier\"" '{"cores": 4}'
+three_tier tt-groups "topology.torsPerGroup: must divide topology.tors (4), got 3" \
+  '{"type": "three-tier", "tors": 4, "torsPerGroup": 3, "cores": 4}'
+three_tier tt-cores "topology.cores: must be a positive multiple of the aggregation switches per group" \
+  '{"type": "three-tier", "tors": 4, "torsPerGroup": 2, "aggs": 4, "cores": 3}'
+three_tier tt-rotated "topology.wiring: a three-tier topology cables every NIC of a host to its ToR" \
+  '{"type": "three-tier", "tors": 4, "torsPerGroup": 2, "aggs": 4, "cores": 4, "wiring": "rotated"}'
 make_variant cables 'd["topology"].update({"tors": 65536, "aggs": 65536, "hostsPerTor": 1})'
 expect cables "topology: ClosConfig: 4295032832 cables (hosts x nicsPerHost + tors x aggs x linksPerTorAgg) exceed" --scenario="$work/cables.json" --dryRun
 # found during the simulation (when the first frame reaches a switch): still one line, exit 1

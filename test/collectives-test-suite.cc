@@ -615,19 +615,18 @@ PlannedJob(const std::string& model,
     return job;
 }
 
-/// Run a job alone on a transport; \return its iteration times
-std::vector<double>
-RunJob(const DltJob& job, Ptr<MessageTransport> t)
+/// GPT-3 13B on 4 hosts x 8 GPUs: TP 8 inside each host, PP 2 x DP 2 across hosts, 4
+/// micro-batches, ring all-reduce.
+DltJob
+Gpt13bPp2Dp2Tp8()
 {
-    Ptr<Node> node = CreateObject<Node>();
-    Ptr<DltJobApplication> app = CreateObject<DltJobApplication>();
-    app->SetJob(job);
-    app->SetTransport(t);
-    node->AddApplication(app);
-    Simulator::Run();
-    std::vector<double> times = app->GetIterationTimes();
-    Simulator::Destroy();
-    return times;
+    ParallelismRequest req;
+    req.tp = 8;
+    req.pp = 2;
+    req.dp = 2;
+    req.microBatches = 4;
+    req.allReduce = "ring";
+    return PlannedJob("gpt3-13b", 4, 8, req);
 }
 
 /// A small mixture-of-experts transformer for packet-level tests (not in the zoo).
@@ -683,7 +682,7 @@ class PipelineBubbleTestCase : public TestCase
             req.microBatches = m;
             const DltJob job = PlannedJob("gpt3-1.3b", p, 1, req);
             NS_TEST_ASSERT_MSG_EQ(job.plan->pp, p, "plan pp");
-            const auto it = RunJob(job, CreateObject<FreeTransport>());
+            const auto it = RunJobAlone(job, CreateObject<FreeTransport>());
             NS_TEST_ASSERT_MSG_EQ(it.size(), 1, "iteration completed");
             const double stage = job.computeTime / m; // forward + backward of one micro-batch
             const double want = (m + p - 1) * stage;
@@ -794,6 +793,88 @@ class MoePacketTestCase : public TestCase
     }
 };
 
+/// Every message of a planned iteration names its collective and step in the user's terms
+/// (CommDag::Describe, what the stall watchdog prints), from a small table, not a string per node.
+class MessageDescriptionTestCase : public TestCase
+{
+  public:
+    MessageDescriptionTestCase()
+        : TestCase("planned iteration: every message described (PP send stage and micro-batch, DP "
+                   "bucket and ring step, EP all-to-all); description table << node array")
+    {
+    }
+
+  private:
+    /// Count the messages of \p dag whose description starts with each of \p prefixes; check
+    /// that every message is described. \return counts in the order of \p prefixes
+    std::vector<uint32_t> Count(const CommDag& dag, const std::vector<std::string>& prefixes)
+    {
+        std::vector<uint32_t> n(prefixes.size(), 0);
+        for (CommDag::NodeId id = 0; id < dag.NumNodes(); ++id)
+        {
+            const std::string d = dag.Describe(id);
+            if (dag.GetNode(id).kind != CommDag::Kind::MESSAGE)
+            {
+                NS_TEST_EXPECT_MSG_EQ(d, "", "only messages are described");
+                continue;
+            }
+            NS_TEST_EXPECT_MSG_NE(d, "", "message " << id << " described");
+            for (size_t i = 0; i < prefixes.size(); ++i)
+            {
+                n[i] += d.rfind(prefixes[i], 0) == 0 ? 1 : 0;
+            }
+        }
+        return n;
+    }
+
+    void DoRun() override
+    {
+        // TP 8 per host, PP 2 x DP 2 on 4 hosts, 4 micro-batches: 2 x 8 activation and 2 x 8
+        // gradient sends per micro-batch
+        const DltJob job = Gpt13bPp2Dp2Tp8();
+        CommDag dag(TrainingIteration::RankGpus(job));
+        TrainingIteration::Build(job, dag);
+        dag.Finalize();
+        const auto n =
+            Count(dag,
+                  {"PP activation send stage 0 -> 1, micro-batch 3",
+                   "PP gradient send stage 1 -> 0, micro-batch 0",
+                   "DP all-reduce (ring) bucket 0, stage 1, step 2 of 2",
+                   "TP all-reduce (ring) stage 0, forward micro-batch 2, step 14 of 14",
+                   "PP all-gather (ring) stage 1, micro-batch 3 (TP group), step 7 of 7"});
+        NS_TEST_ASSERT_MSG_EQ(n[0], 2 * 8, "activation sends of micro-batch 3: DP 2 x TP 8");
+        NS_TEST_ASSERT_MSG_EQ(n[1], 2 * 8, "gradient sends of micro-batch 0");
+        NS_TEST_ASSERT_MSG_EQ(n[2], 8 * 2, "DP ring of 2, last step: 8 rails x 2 members");
+        NS_TEST_EXPECT_MSG_GT(n[3], 0, "TP ring all-reduce steps 1..14 of a forward pass");
+        NS_TEST_EXPECT_MSG_GT(n[4], 0, "the receiving stage's all-gather of the PP shards");
+        // memory: the node array is unchanged (the message's step index reuses Node::label);
+        // the description table adds a small fraction of it
+        const double nodeBytes = static_cast<double>(sizeof(CommDag::Node)) * dag.NumNodes();
+        const double tableBytes = static_cast<double>(dag.DescriptionBytes());
+        std::cout << "[crux-collectives] description table: " << dag.NumNodes() << " nodes, "
+                  << sizeof(CommDag::Node) << " B/node in the node array, "
+                  << tableBytes / dag.NumNodes() << " B/node in the description table\n";
+        NS_TEST_ASSERT_MSG_LT(tableBytes, 0.15 * nodeBytes, "the table is small beside the nodes");
+
+        // EP: the dispatch / combine all-to-all of a MoE job
+        DltJob moe;
+        moe.id = 5;
+        moe.model = TinyMoe();
+        moe.gpus = Gpus(4, 2);
+        moe.computeTime = moe.model.computeTime;
+        moe.gradientBytes = moe.model.GradientBytes();
+        ParallelismRequest ep;
+        ep.ep = 4;
+        moe.ApplyPlan(ep);
+        CommDag moeDag(TrainingIteration::RankGpus(moe));
+        TrainingIteration::Build(moe, moeDag);
+        moeDag.Finalize();
+        const auto e = Count(moeDag, {"EP all-to-all forward micro-batch 0, step 3 of 3"});
+        NS_TEST_ASSERT_MSG_EQ(e[0] % 4, 0, "last step of an all-to-all of 4: 4 senders each");
+        NS_TEST_ASSERT_MSG_GT(e[0], 0, "EP all-to-all described");
+    }
+};
+
 /// The scheduler's view of planned jobs: PP and EP flows with their bytes; per-link bytes of a
 /// 3D-parallel job on the flow fabric equal what the scheduler's flows put on their paths.
 class PlannedPatternTestCase : public TestCase
@@ -811,13 +892,7 @@ class PlannedPatternTestCase : public TestCase
         // TP 8 inside each host, PP 2 x DP 2 across 4 hosts: PP flows host d <-> d + 2 carry
         // m activations each way, DP rings host 0 <-> 1 and 2 <-> 3 per (TP rank, stage)
         {
-            ParallelismRequest req;
-            req.tp = 8;
-            req.pp = 2;
-            req.dp = 2;
-            req.microBatches = 4;
-            req.allReduce = "ring";
-            const DltJob job = PlannedJob("gpt3-13b", 4, 8, req);
+            const DltJob job = Gpt13bPp2Dp2Tp8();
             const ModelSpec& m = job.model;
             const double tokens = m.SamplesPerIteration(32) * m.sequenceLength / 2 / 4;
             const uint64_t act =
@@ -1045,7 +1120,7 @@ class TimelineEvaluatorTestCase : public TestCase
             Ptr<CruxTopology> topo = th.BuildClos(SmallClos(2));
             const ClusterModel cm = MakeClusterModel(topo, {c.job});
             Ptr<FlowTransport> t = FlowTransportHelper().Install(topo);
-            const auto it = RunJob(c.job, t);
+            const auto it = RunJobAlone(c.job, t);
             NS_TEST_ASSERT_MSG_EQ(it.size(), c.job.iterations, c.what << ": completed");
             const double fabric = it.back();
             const SchedJob& sj = cm.jobs.at(0);
@@ -1100,6 +1175,7 @@ class CollectivesTestSuite : public TestSuite
         AddTestCase(new PipelineBubbleTestCase, TestCase::QUICK);
         AddTestCase(new MoePacketTestCase, TestCase::QUICK);
         AddTestCase(new PlannedPatternTestCase, TestCase::QUICK);
+        AddTestCase(new MessageDescriptionTestCase, TestCase::QUICK);
         AddTestCase(new TimelineEvaluatorTestCase, TestCase::QUICK);
     }
 };

@@ -22,17 +22,20 @@
 // inline), so it needs no entry in the file lists of cmake/crux-sources.cmake and wscript.
 
 #include "ns3/cluster-topology.h"
+#include "ns3/dlt-job-application.h"
 #include "ns3/message-transport.h"
 #include "ns3/net-device.h"
 #include "ns3/node.h"
 #include "ns3/ptr.h"
 #include "ns3/rdma-transport.h"
+#include "ns3/simulator.h"
 
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 // Module root, for the shipped scenario files: set by the standalone CMakeLists.txt; in an ns-3
 // source tree, build_lib() defines NS_TEST_SOURCEDIR (the module's test directory, relative to
@@ -81,6 +84,31 @@ Gpu(uint32_t host, uint32_t local)
     g.host = host;
     g.localGpu = local;
     return g;
+}
+
+/**
+ * \brief Run a job alone: a DltJobApplication with \p job on \p transport on a new node, the
+ * simulation to its end, then Simulator::Destroy().
+ * \param job the job \param transport its transport
+ * \param jct if not null, receives the job completion time (DltJobApplication::GetJct)
+ * \return its iteration times, seconds, in order
+ */
+inline std::vector<double>
+RunJobAlone(const DltJob& job, Ptr<MessageTransport> transport, Time* jct = nullptr)
+{
+    Ptr<Node> node = CreateObject<Node>();
+    Ptr<DltJobApplication> app = CreateObject<DltJobApplication>();
+    app->SetJob(job);
+    app->SetTransport(transport);
+    node->AddApplication(app);
+    Simulator::Run();
+    if (jct)
+    {
+        *jct = app->GetJct();
+    }
+    std::vector<double> times = app->GetIterationTimes();
+    Simulator::Destroy();
+    return times;
 }
 
 /**

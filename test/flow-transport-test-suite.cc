@@ -720,22 +720,6 @@ RingJob(uint32_t hosts, uint64_t gradientBytes, uint32_t buckets, uint32_t itera
     return job;
 }
 
-/// Run \p job alone on \p transport; \return its iteration times (seconds)
-std::vector<double>
-RunJob(const DltJob& job, Ptr<MessageTransport> transport, Time* jct)
-{
-    Ptr<Node> node = CreateObject<Node>();
-    Ptr<DltJobApplication> app = CreateObject<DltJobApplication>();
-    app->SetJob(job);
-    app->SetTransport(transport);
-    node->AddApplication(app);
-    Simulator::Run();
-    *jct = app->GetJct();
-    std::vector<double> times = app->GetIterationTimes();
-    Simulator::Destroy();
-    return times;
-}
-
 } // namespace
 
 /// DltJobApplication runs a ring all-reduce job to completion on FlowTransport.
@@ -770,7 +754,7 @@ class DltJobOnFlowsTestCase : public TestCase
                     return {2 * k.src.host, 2 * k.dst.host + 1};
                 }));
             Time jct;
-            const std::vector<double> it = RunJob(job, t, &jct);
+            const std::vector<double> it = RunJobAlone(job, t, &jct);
             // ring step: chunk = grad / buckets / hosts on disjoint links; 2(N-1) steps/bucket
             const double chunk = double(grad) / buckets / hosts;
             const double a = 2 * (hosts - 1) * (chunk * 8 / 100e9 + 2 * US);
@@ -824,7 +808,7 @@ class DltJobOnFlowsTestCase : public TestCase
                 CruxTopologyHelper th;
                 Ptr<CruxTopology> topo = th.BuildClos(SmallClos());
                 Ptr<RdmaTransport> t = RdmaTransportHelper().Install(topo);
-                itPacket = RunJob(job, t, &jct);
+                itPacket = RunJobAlone(job, t, &jct);
             }
             NS_TEST_ASSERT_MSG_EQ(itFlow.size(), 2, "flow level: job completed");
             NS_TEST_ASSERT_MSG_EQ(itPacket.size(), 2, "packet level: job completed");

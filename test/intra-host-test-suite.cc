@@ -441,15 +441,7 @@ class PacketFabricTestCase : public TestCase
         {
             t = FlowTransportHelper().Install(topo);
         }
-        Ptr<Node> node = CreateObject<Node>();
-        Ptr<DltJobApplication> app = CreateObject<DltJobApplication>();
-        app->SetJob(job);
-        app->SetTransport(t);
-        node->AddApplication(app);
-        Simulator::Run();
-        std::vector<double> it = app->GetIterationTimes();
-        Simulator::Destroy();
-        return it;
+        return RunJobAlone(job, t);
     }
 
     void DoRun() override

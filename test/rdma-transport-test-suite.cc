@@ -342,12 +342,18 @@ Tor0AggLinks(Ptr<CruxTopology> topo)
 }
 
 /// A ring all-reduce of \p bytes over the 4 hosts of MakeSmallClos (job 7, DSCP 24), built by
-/// the collectives library and run by a CommDagRunner.
+/// the collectives library and run by a CommDagRunner; \p context and \p which describe it
+/// (CommDag::SetContext).
 Ptr<CommDagRunner>
-StartRing(Ptr<RdmaTransport> t, uint64_t bytes, std::function<void()> done)
+StartRing(Ptr<RdmaTransport> t,
+          uint64_t bytes,
+          std::function<void()> done,
+          const std::string& context = "",
+          const std::string& which = "")
 {
     auto dag =
         std::make_shared<CommDag>(std::vector<GpuId>{Gpu(0, 0), Gpu(1, 0), Gpu(2, 0), Gpu(3, 0)});
+    dag->SetContext(context, which);
     Collectives::RingAllReduce(*dag, {0, 1, 2, 3}, bytes, {});
     Ptr<CommDagRunner> ring = CreateObject<CommDagRunner>();
     ring->Setup(t, 7, dag, 24);
@@ -1054,7 +1060,8 @@ class LinkCutTestCase : public TestCase
 {
   public:
     LinkCutTestCase()
-        : TestCase("link cut mid-transfer: exit 1 with one line naming the job and its flow")
+        : TestCase("link cut mid-transfer: exit 1 with one line naming the job, its collective "
+                   "and step, GPUs and queue pair")
     {
     }
 
@@ -1066,7 +1073,12 @@ class LinkCutTestCase : public TestCase
             Ptr<CruxTopology> topo = MakeSmallClos();
             Ptr<RdmaTransport> t = RdmaTransportHelper().Install(topo);
             t->SetJobLabel(7, "gpt-ring");
-            Ptr<CommDagRunner> ring = StartRing(t, 64 * 1000 * 1000, []() {});
+            Ptr<CommDagRunner> ring = StartRing(
+                t,
+                64 * 1000 * 1000,
+                []() {},
+                "DP",
+                "bucket 3");
             // 200 us in, the ToR 0 - agg cable fails: every frame on it is lost from then on
             crux::Schedule(MicroSeconds(200), [topo]() {
                 for (uint32_t id : Tor0AggLinks(topo))
@@ -1085,7 +1097,11 @@ class LinkCutTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(r.status, 1, "exit status 1");
         NS_TEST_ASSERT_MSG_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1, "one line");
         NS_TEST_ASSERT_MSG_NE(r.err.find("job 7 (gpt-ring) flow "), std::string::npos, "job");
-        NS_TEST_ASSERT_MSG_NE(r.err.find(" is stuck: GPU "), std::string::npos, "GPUs");
+        // the collective and its step in the user's terms (CommDag::Describe via the runner)
+        NS_TEST_ASSERT_MSG_NE(r.err.find(" is stuck in DP all-reduce (ring) bucket 3, step "),
+                              std::string::npos,
+                              "collective");
+        NS_TEST_ASSERT_MSG_NE(r.err.find(" of 6: GPU "), std::string::npos, "step of 2(n-1), GPUs");
         NS_TEST_ASSERT_MSG_NE(r.err.find("queue pair QPN 0x"), std::string::npos, "queue pair");
         NS_TEST_ASSERT_MSG_NE(r.err.find("34.36"), std::string::npos, "after 8 x the IB timeout");
     }

@@ -263,23 +263,12 @@ ClusterTopology::EqualCostPaths(uint32_t srcHost,
                                 uint32_t dstGpu,
                                 uint32_t maxPaths) const
 {
-    if (srcHost >= NumHosts() || dstHost >= NumHosts())
-    {
-        throw std::out_of_range("EqualCostPaths: host index " +
-                                std::to_string(std::max(srcHost, dstHost)) + " >= NumHosts() " +
-                                std::to_string(NumHosts()));
-    }
-    const uint32_t srcNic = NicOfGpu(srcGpu);
+    const uint32_t srcNic = NicOfGpu(srcGpu); // checks the GPU indices
     const uint32_t dstNic = NicOfGpu(dstGpu);
-    if (maxPaths == 0)
-    {
-        throw std::invalid_argument("EqualCostPaths: maxPaths must be >= 1");
-    }
-    if (srcHost == dstHost)
-    {
-        return {std::vector<uint32_t>()};
-    }
-    return EqualCostNicPaths(srcHost, srcNic, dstHost, dstNic, maxPaths);
+    // EqualCostNicPaths checks the hosts and maxPaths; GPUs of one host need no network path
+    // (their NICs count as one: an empty path, as for one NIC)
+    const bool sameHost = srcHost == dstHost;
+    return EqualCostNicPaths(srcHost, srcNic, dstHost, sameHost ? srcNic : dstNic, maxPaths);
 }
 
 std::vector<std::vector<uint32_t>>

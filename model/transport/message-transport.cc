@@ -37,6 +37,35 @@ MessageTransport::GetTypeId()
 MessageTransport::~MessageTransport() = default;
 
 void
+MessageTransport::DoDispose()
+{
+    m_describers.clear();
+    Object::DoDispose();
+}
+
+void
+MessageTransport::SetMessageDescriber(uint32_t jobId, DescribeCallback describe)
+{
+    if (describe.IsNull())
+    {
+        m_describers.erase(jobId);
+        return;
+    }
+    m_describers[jobId] = describe;
+}
+
+std::string
+MessageTransport::DescribeMessage(uint32_t jobId, uint32_t tag)
+{
+    auto it = m_describers.find(jobId);
+    if (it == m_describers.end() || tag == MessageRequest().tag)
+    {
+        return std::string();
+    }
+    return it->second(tag);
+}
+
+void
 MessageTransport::CheckRequest(const MessageRequest& req,
                                const std::string& transport,
                                const std::vector<uint32_t>& gpusPerHost)

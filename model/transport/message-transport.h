@@ -22,6 +22,7 @@
 #include "ns3/object.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,8 @@ struct MessageRequest
     uint64_t bytes{0};      //!< payload size in bytes (> 0)
     uint8_t dscp{0};        //!< DSCP (0..63) carried in the IPv4 header; selects the traffic class
     uint16_t udpSrcPort{0}; //!< RoCEv2 UDP source port (ECMP entropy); 0 = transport default
+    uint32_t tag{0xffffffffu}; //!< the sender's id of the message (CommDagRunner: its DAG node),
+                               //!< given to the job's describer (SetMessageDescriber); none = ~0
 };
 
 /**
@@ -93,7 +96,31 @@ class MessageTransport : public Object
      */
     virtual void Send(const MessageRequest& req, CompletionCallback done) = 0;
 
+    /// Describer: the message tag (MessageRequest::tag) -> what it belongs to in the user's
+    /// words, e.g. "DP all-reduce (ring) bucket 3, step 5 of 14" (empty: unknown).
+    typedef Callback<std::string, uint32_t> DescribeCallback;
+
+    /**
+     * \brief Register who describes the messages of a job, for error messages such as the
+     * packet transport's stall watchdog (RdmaNic::StallTimeout). The transport does not know the
+     * workload layer: it only calls the callback. One describer per job; a later call replaces
+     * it, a null callback removes it. A transport that forwards to another one overrides it to
+     * forward the describer too.
+     * \param jobId the job (MessageRequest::jobId)
+     * \param describe the describer (CommDagRunner registers its DAG's)
+     */
+    virtual void SetMessageDescriber(uint32_t jobId, DescribeCallback describe);
+
+    /**
+     * \brief What a message is, through the job's describer.
+     * \param jobId the job \param tag the message's MessageRequest::tag
+     * \return the description; empty without a describer or for the tag "none"
+     */
+    std::string DescribeMessage(uint32_t jobId, uint32_t tag);
+
   protected:
+    void DoDispose() override;
+
     /**
      * \brief Validates a request at the top of an implementation's Send().
      *
@@ -157,6 +184,9 @@ class MessageTransport : public Object
                                std::vector<std::vector<Time>>& busy,
                                DataRate rate,
                                Time latency);
+
+  private:
+    std::map<uint32_t, DescribeCallback> m_describers; //!< SetMessageDescriber: job -> describer
 };
 
 } // namespace ns3

@@ -418,7 +418,8 @@ RdmaNic::PostSend(Ptr<RdmaQueuePair> qpPtr,
                   uint8_t dscp,
                   uint32_t jobId,
                   uint32_t flowId,
-                  Callback<void> done)
+                  Callback<void> done,
+                  uint32_t tag)
 {
     RdmaQueuePair* qp = PeekPointer(qpPtr);
     if (!qp || qp->m_nic != this)
@@ -485,6 +486,7 @@ RdmaNic::QueueMessage(RdmaQueuePair* qp,
     m.tc = m_dev->DscpToTc(dscp);
     m.jobId = jobId;
     m.flowId = flowId;
+    m.tag = tag;
     qp->m_txMsgs.push_back(m);
     qp->m_sndMax += m.nPkts;
     NS_LOG_LOGIC("post " << bytes << " B (" << m.nPkts << " packets) on " << Describe(qp));
@@ -590,7 +592,14 @@ RdmaNic::DescribeStall(const RdmaQueuePair* qp) const
         {
             os << " (" << qp->m_jobLabel << ")";
         }
-        os << " flow " << m.flowId << " is stuck: ";
+        os << " flow " << m.flowId << " is stuck";
+        const std::string what =
+            qp->m_describe.IsNull() ? std::string() : qp->m_describe(m.jobId, m.tag);
+        if (!what.empty())
+        {
+            os << " in " << what;
+        }
+        os << ": ";
         if (!qp->m_gpuLabel.empty())
         {
             os << qp->m_gpuLabel << ", ";

@@ -223,13 +223,15 @@ class RdmaNic : public Object
      * \param jobId job id, for the MessageComplete trace
      * \param flowId flow id, for the MessageComplete trace
      * \param done called once when the last byte has arrived at the peer (may be null)
+     * \param tag the sender's id of the message (MessageRequest::tag), for the watchdog
      */
     void PostSend(Ptr<RdmaQueuePair> qp,
                   uint64_t bytes,
                   uint8_t dscp,
                   uint32_t jobId,
                   uint32_t flowId,
-                  Callback<void> done);
+                  Callback<void> done,
+                  uint32_t tag = 0xffffffffu);
 
     /**
      * \brief Process a frame received by the device (the FrameHandler installed by Attach()).

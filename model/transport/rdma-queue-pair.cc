@@ -74,6 +74,7 @@ RdmaQueuePair::DoDispose()
     m_txMsgs.clear();
     m_rxMsgs.clear();
     m_cc = nullptr;
+    m_describe = Callback<std::string, uint32_t, uint32_t>();
     m_peer = nullptr;
     m_nic = nullptr;
     Object::DoDispose();
@@ -209,10 +210,13 @@ RdmaQueuePair::SetCongestionControl(Ptr<RdmaCongestionControl> cc)
 }
 
 void
-RdmaQueuePair::SetLabels(const std::string& job, const std::string& gpus)
+RdmaQueuePair::SetLabels(const std::string& job,
+                         const std::string& gpus,
+                         Callback<std::string, uint32_t, uint32_t> describe)
 {
     m_jobLabel = job;
     m_gpuLabel = gpus;
+    m_describe = describe;
 }
 
 uint8_t

@@ -156,8 +156,13 @@ class RdmaQueuePair : public Object
      * the user's terms. RdmaTransport sets them.
      * \param job the job's name (e.g. the scenario's "gpt"; may be empty)
      * \param gpus source and destination GPU (e.g. "GPU 0.3 (host.local) -> GPU 6.3")
+     * \param describe (job id, message tag) -> what the message is in the user's words
+     *        (MessageTransport::DescribeMessage; may be null)
      */
-    void SetLabels(const std::string& job, const std::string& gpus);
+    void SetLabels(const std::string& job,
+                   const std::string& gpus,
+                   Callback<std::string, uint32_t, uint32_t> describe =
+                       Callback<std::string, uint32_t, uint32_t>());
 
   protected:
     void DoDispose() override;
@@ -175,6 +180,7 @@ class RdmaQueuePair : public Object
         uint8_t tc;        //!< traffic class (device DscpToTc(dscp))
         uint32_t jobId;    //!< owning job (watchdog message)
         uint32_t flowId;   //!< job-local flow (watchdog message)
+        uint32_t tag;      //!< MessageRequest::tag (watchdog message)
     };
 
     /// One expected message on the responder side (the simulation's receive work request).
@@ -203,6 +209,7 @@ class RdmaQueuePair : public Object
     uint16_t m_pendingPort{0};      //!< port to switch to when drained (0 = none)
     std::string m_jobLabel;         //!< job name for the watchdog
     std::string m_gpuLabel;         //!< GPUs for the watchdog
+    Callback<std::string, uint32_t, uint32_t> m_describe; //!< (job, tag) -> description
 
     // requester
     uint32_t m_txPsnBase{0};         //!< PSN of packet counter 0

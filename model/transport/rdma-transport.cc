@@ -229,11 +229,19 @@ RdmaTransport::GetOrCreateQueuePair(const RdmaQpKey& key, uint16_t initialPort)
     Ptr<RdmaQueuePair> qb = b->CreateQueuePair();
     RdmaNic::Connect(qa, qb, port);
     auto label = m_jobLabels.find(key.jobId);
-    qa->SetLabels(label != m_jobLabels.end() ? label->second : std::string(), GpuPairLabel(key));
+    qa->SetLabels(label != m_jobLabels.end() ? label->second : std::string(),
+                  GpuPairLabel(key),
+                  Describer());
     m_qps.emplace(key, qa);
     NS_LOG_INFO("job " << key.jobId << " flow " << key.flowId << ": queue pair " << qa->GetQpn()
                        << " " << a->GetAddress() << ":" << port << " -> " << b->GetAddress());
     return qa;
+}
+
+Callback<std::string, uint32_t, uint32_t>
+RdmaTransport::Describer()
+{
+    return MakeCallback(&MessageTransport::DescribeMessage, static_cast<MessageTransport*>(this));
 }
 
 void
@@ -244,7 +252,7 @@ RdmaTransport::SetJobLabel(uint32_t jobId, const std::string& label)
     {
         if (key.jobId == jobId)
         {
-            qp->SetLabels(label, GpuPairLabel(key));
+            qp->SetLabels(label, GpuPairLabel(key), Describer());
         }
     }
 }
@@ -331,7 +339,7 @@ RdmaTransport::Send(const MessageRequest& req, CompletionCallback done)
     {
         qp->SetSourcePort(req.udpSrcPort);
     }
-    qp->GetNic()->PostSend(qp, req.bytes, req.dscp, req.jobId, req.flowId, done);
+    qp->GetNic()->PostSend(qp, req.bytes, req.dscp, req.jobId, req.flowId, done, req.tag);
 }
 
 RdmaQpStats

@@ -194,6 +194,10 @@ class RdmaTransport : public MessageTransport
     void DoDispose() override;
 
   private:
+    /// \return the queue pairs' watchdog describer: MessageTransport::DescribeMessage of this
+    /// transport (a raw pointer: the transport outlives its NICs' queue pairs' use of it)
+    Callback<std::string, uint32_t, uint32_t> Describer();
+
     DataRate m_intraRate; //!< NVLink bandwidth per GPU egress
     Time m_intraLatency;  //!< NVLink latency
 

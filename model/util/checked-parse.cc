@@ -179,6 +179,30 @@ ParseUint32(const std::string& text, const std::string& field, uint32_t min, uin
     return static_cast<uint32_t>(ParseUint64(text, field, min, max));
 }
 
+namespace
+{
+/// The allowed range as a human writes it: "1..8", "must be >= 0" when there is no upper bound
+/// (max = the largest double), "must be <= 5" when there is no lower bound.
+std::string
+RangeText(double min, double max)
+{
+    const double top = std::numeric_limits<double>::max();
+    if (max >= top && min <= -top)
+    {
+        return "must be a finite number";
+    }
+    if (max >= top)
+    {
+        return "must be >= " + FormatDouble(min);
+    }
+    if (min <= -top)
+    {
+        return "must be <= " + FormatDouble(max);
+    }
+    return FormatDouble(min) + ".." + FormatDouble(max);
+}
+} // namespace
+
 double
 CheckFinite(double value, const std::string& field, double min, double max)
 {
@@ -189,8 +213,7 @@ CheckFinite(double value, const std::string& field, double min, double max)
     if (value < min || value > max)
     {
         throw InputError(field,
-                         FormatDouble(value) + " is out of range (" + FormatDouble(min) + ".." +
-                             FormatDouble(max) + ")");
+                         FormatDouble(value) + " is out of range (" + RangeText(min, max) + ")");
     }
     return value;
 }

@@ -15,28 +15,25 @@
 
 #include "collectives.h"
 
+#include "collectives-detail.h"
+
 #include <algorithm>
 #include <cmath>
 #include <set>
 #include <stdexcept>
 #include <string>
 
+// The collectives library, in three files by algorithm family: this one (argument checks and
+// building blocks, ring family and the hierarchical all-reduce built from rings, the all-reduce
+// dispatch), collectives-tree.cc (double binary tree, halving-doubling), collectives-p2p.cc
+// (broadcast, all-to-all, send/receive).
+
 namespace ns3
 {
 
-namespace
+namespace collectives_detail
 {
 
-typedef CommDag::NodeId NodeId;
-typedef CommDag::NodeList NodeList;
-constexpr NodeId NONE = CommDag::NONE;
-
-/// NCCL's Simple-protocol buffer per connection (facts §5.1): the pipeline chunk size.
-constexpr uint64_t PIPELINE_CHUNK = 4ull << 20;
-/// Upper bound of pipeline chunks per collective (bounds the DAG size).
-constexpr uint64_t MAX_PIPELINE_CHUNKS = 64;
-
-/// Validate the common arguments.
 void
 Check(const CommDag& dag,
       const std::vector<uint32_t>& members,
@@ -70,7 +67,6 @@ Check(const CommDag& dag,
     }
 }
 
-/// The ready node of member i (NONE: no dependency).
 NodeId
 ReadyOf(const NodeList& ready, size_t i)
 {
@@ -81,7 +77,6 @@ ReadyOf(const NodeList& ready, size_t i)
     return ready.size() == 1 ? ready[0] : ready[i];
 }
 
-/// Count-only DAGs keep inter-host bytes only: a collective inside one host adds nothing.
 bool
 SkipInCountOnly(const CommDag& dag, const std::vector<uint32_t>& members)
 {
@@ -100,7 +95,6 @@ SkipInCountOnly(const CommDag& dag, const std::vector<uint32_t>& members)
     return true;
 }
 
-/// N = 1 or S = 0: nothing to send; complete one event after the members are ready.
 CollectiveNodes
 Trivial(CommDag& dag, const std::vector<uint32_t>& members, const NodeList& ready)
 {
@@ -113,7 +107,17 @@ Trivial(CommDag& dag, const std::vector<uint32_t>& members, const NodeList& read
     return out;
 }
 
-/// One stream per member.
+bool
+NothingToSend(const CommDag& dag,
+              const std::vector<uint32_t>& members,
+              const NodeList& ready,
+              uint64_t bytes,
+              const char* who)
+{
+    Check(dag, members, ready, who);
+    return SkipInCountOnly(dag, members) || members.size() == 1 || bytes == 0;
+}
+
 std::vector<uint32_t>
 Streams(CommDag& dag, size_t n)
 {
@@ -125,48 +129,6 @@ Streams(CommDag& dag, size_t n)
     return s;
 }
 
-/**
- * Ring schedule: `steps` steps; in step s rank r sends chunk chunkOf(s, r) of the buffer cut
- * into N chunks to rank r+1; step s > 0 waits for the step s−1 message of rank r−1.
- */
-template <typename ChunkOf>
-CollectiveNodes
-RingSchedule(CommDag& dag,
-             const std::vector<uint32_t>& members,
-             uint64_t bytes,
-             const NodeList& ready,
-             uint32_t steps,
-             ChunkOf chunkOf)
-{
-    const uint32_t n = members.size();
-    const auto stream = Streams(dag, n);
-    std::vector<NodeId> msg(static_cast<size_t>(n) * steps, NONE); // [s * n + r]
-    for (uint32_t s = 0; s < steps; ++s)
-    {
-        for (uint32_t r = 0; r < n; ++r)
-        {
-            const NodeId dep = s == 0 ? ReadyOf(ready, r) : msg[(s - 1) * n + (r + n - 1) % n];
-            msg[s * n + r] = dag.AddMessage(members[r],
-                                            members[(r + 1) % n],
-                                            Collectives::ChunkBytes(bytes, n, chunkOf(s, r)),
-                                            stream[r],
-                                            {dep});
-        }
-    }
-    CollectiveNodes out;
-    for (uint32_t q = 0; q < n; ++q)
-    {
-        NodeList deps{ReadyOf(ready, q)};
-        for (uint32_t s = 0; s < steps; ++s)
-        {
-            deps.push_back(msg[s * n + (q + n - 1) % n]);
-        }
-        out.rankDone.push_back(dag.AddBarrier(deps));
-    }
-    return out;
-}
-
-/// Members grouped by host, in order of first appearance: positions into `members`.
 std::vector<std::vector<size_t>>
 ByHost(const CommDag& dag, const std::vector<uint32_t>& members)
 {
@@ -190,38 +152,56 @@ ByHost(const CommDag& dag, const std::vector<uint32_t>& members)
     return groups;
 }
 
-/// NCCL's ncclGetBtree: parent of rank in a btree of nranks (−1 for the root 0).
-int32_t
-BtreeParent(int32_t nranks, int32_t rank)
+} // namespace collectives_detail
+
+using namespace collectives_detail;
+
+namespace
 {
-    if (rank == 0)
+
+/**
+ * Ring schedule (described as `what`, CommDag::BeginCollective): `steps` steps; in step s rank r
+ * sends chunk chunkOf(s, r) of the buffer cut into N chunks to rank r+1; step s > 0 waits for the
+ * step s−1 message of rank r−1.
+ */
+template <typename ChunkOf>
+CollectiveNodes
+RingSchedule(CommDag& dag,
+             const char* what,
+             const std::vector<uint32_t>& members,
+             uint64_t bytes,
+             const NodeList& ready,
+             uint32_t steps,
+             ChunkOf chunkOf)
+{
+    const uint32_t n = members.size();
+    const auto stream = Streams(dag, n);
+    std::vector<NodeId> msg(static_cast<size_t>(n) * steps, NONE); // [s * n + r]
+    dag.BeginCollective(what, steps);
+    for (uint32_t s = 0; s < steps; ++s)
     {
-        return -1;
-    }
-    int32_t bit = 1;
-    for (; bit < nranks; bit <<= 1)
-    {
-        if (bit & rank)
+        dag.SetStep(s);
+        for (uint32_t r = 0; r < n; ++r)
         {
-            break;
+            const NodeId dep = s == 0 ? ReadyOf(ready, r) : msg[(s - 1) * n + (r + n - 1) % n];
+            msg[s * n + r] = dag.AddMessage(members[r],
+                                            members[(r + 1) % n],
+                                            Collectives::ChunkBytes(bytes, n, chunkOf(s, r)),
+                                            stream[r],
+                                            {dep});
         }
     }
-    int32_t up = (rank ^ bit) | (bit << 1);
-    if (up >= nranks)
+    CollectiveNodes out;
+    for (uint32_t q = 0; q < n; ++q)
     {
-        up = rank ^ bit;
+        NodeList deps{ReadyOf(ready, q)};
+        for (uint32_t s = 0; s < steps; ++s)
+        {
+            deps.push_back(msg[s * n + (q + n - 1) % n]);
+        }
+        out.rankDone.push_back(dag.AddBarrier(deps));
     }
-    return up;
-}
-
-/// Bytes of blocks [a, b) of a buffer of `total` bytes cut into n blocks (ChunkBytes).
-uint64_t
-BlockRangeBytes(uint64_t total, uint32_t n, uint32_t a, uint32_t b)
-{
-    const uint64_t q = total / n;
-    const uint64_t rem = total % n;
-    const uint64_t extra = rem > a ? std::min<uint64_t>(b, rem) - a : 0;
-    return (b - a) * q + extra;
+    return out;
 }
 
 } // namespace
@@ -260,68 +240,24 @@ Collectives::RingAllReduceBytesSent(uint64_t total, uint32_t n, uint32_t rank)
     return sum;
 }
 
-uint32_t
-Collectives::TreeChunks(uint64_t bytes)
-{
-    const uint64_t half = (bytes + 1) / 2;
-    return static_cast<uint32_t>(
-        std::clamp<uint64_t>((half + PIPELINE_CHUNK - 1) / PIPELINE_CHUNK, 1, MAX_PIPELINE_CHUNKS));
-}
-
-uint32_t
-Collectives::BroadcastChunks(uint64_t bytes)
-{
-    return static_cast<uint32_t>(std::clamp<uint64_t>((bytes + PIPELINE_CHUNK - 1) / PIPELINE_CHUNK,
-                                                      1,
-                                                      MAX_PIPELINE_CHUNKS));
-}
-
-std::vector<int32_t>
-Collectives::TreeParents(uint32_t n, uint32_t tree)
-{
-    std::vector<int32_t> parent(n, -1);
-    const int32_t nn = static_cast<int32_t>(n);
-    for (int32_t r = 0; r < nn; ++r)
-    {
-        if (tree == 0)
-        {
-            parent[r] = BtreeParent(nn, r);
-        }
-        else if (n % 2 == 1)
-        {
-            // shift by one rank (ncclGetDtree, odd nranks)
-            const int32_t u = BtreeParent(nn, (r - 1 + nn) % nn);
-            parent[r] = u == -1 ? -1 : (u + 1) % nn;
-        }
-        else
-        {
-            // mirror (ncclGetDtree, even nranks)
-            const int32_t u = BtreeParent(nn, nn - 1 - r);
-            parent[r] = u == -1 ? -1 : nn - 1 - u;
-        }
-    }
-    return parent;
-}
-
 CollectiveNodes
 Collectives::RingAllReduce(CommDag& dag,
                            const std::vector<uint32_t>& members,
                            uint64_t bytes,
                            const NodeList& ready)
 {
-    Check(dag, members, ready, "RingAllReduce");
-    if (SkipInCountOnly(dag, members))
+    if (NothingToSend(dag, members, ready, bytes, "RingAllReduce"))
     {
         return Trivial(dag, members, ready);
     }
     const uint32_t n = members.size();
-    if (n == 1 || bytes == 0)
-    {
-        return Trivial(dag, members, ready);
-    }
-    return RingSchedule(dag, members, bytes, ready, 2 * (n - 1), [n](uint32_t s, uint32_t r) {
-        return RingChunkOfStep(s, r, n);
-    });
+    return RingSchedule(dag,
+                        "all-reduce (ring)",
+                        members,
+                        bytes,
+                        ready,
+                        2 * (n - 1),
+                        [n](uint32_t s, uint32_t r) { return RingChunkOfStep(s, r, n); });
 }
 
 CollectiveNodes
@@ -330,19 +266,18 @@ Collectives::RingReduceScatter(CommDag& dag,
                                uint64_t bytes,
                                const NodeList& ready)
 {
-    Check(dag, members, ready, "RingReduceScatter");
-    if (SkipInCountOnly(dag, members))
+    if (NothingToSend(dag, members, ready, bytes, "RingReduceScatter"))
     {
         return Trivial(dag, members, ready);
     }
     const uint32_t n = members.size();
-    if (n == 1 || bytes == 0)
-    {
-        return Trivial(dag, members, ready);
-    }
-    return RingSchedule(dag, members, bytes, ready, n - 1, [n](uint32_t s, uint32_t r) {
-        return (r + n - s) % n;
-    });
+    return RingSchedule(dag,
+                        "reduce-scatter (ring)",
+                        members,
+                        bytes,
+                        ready,
+                        n - 1,
+                        [n](uint32_t s, uint32_t r) { return (r + n - s) % n; });
 }
 
 CollectiveNodes
@@ -352,20 +287,19 @@ Collectives::RingAllGather(CommDag& dag,
                            const NodeList& ready,
                            uint32_t offset)
 {
-    Check(dag, members, ready, "RingAllGather");
-    if (SkipInCountOnly(dag, members))
+    if (NothingToSend(dag, members, ready, bytes, "RingAllGather"))
     {
         return Trivial(dag, members, ready);
     }
     const uint32_t n = members.size();
-    if (n == 1 || bytes == 0)
-    {
-        return Trivial(dag, members, ready);
-    }
     const uint32_t o = offset % n;
-    return RingSchedule(dag, members, bytes, ready, n - 1, [n, o](uint32_t s, uint32_t r) {
-        return (r + o + n - s) % n;
-    });
+    return RingSchedule(dag,
+                        "all-gather (ring)",
+                        members,
+                        bytes,
+                        ready,
+                        n - 1,
+                        [n, o](uint32_t s, uint32_t r) { return (r + o + n - s) % n; });
 }
 
 CollectiveNodes
@@ -438,361 +372,6 @@ Collectives::HierarchicalAllReduce(CommDag& dag,
             out.rankDone[groups[g][j]] = done[j];
         }
     }
-    return out;
-}
-
-CollectiveNodes
-Collectives::TreeAllReduce(CommDag& dag,
-                           const std::vector<uint32_t>& members,
-                           uint64_t bytes,
-                           const NodeList& ready,
-                           uint32_t chunks)
-{
-    Check(dag, members, ready, "TreeAllReduce");
-    if (SkipInCountOnly(dag, members))
-    {
-        return Trivial(dag, members, ready);
-    }
-    const size_t n = members.size();
-    if (n == 1 || bytes == 0)
-    {
-        return Trivial(dag, members, ready);
-    }
-    const auto groups = ByHost(dag, members);
-    const uint32_t h = groups.size();
-    const uint32_t c = chunks > 0 ? chunks : TreeChunks(bytes);
-    const uint64_t half[2] = {(bytes + 1) / 2, bytes / 2};
-    std::vector<NodeList> received(n); // per member: nodes after which it holds a final chunk
-    for (uint32_t tree = 0; tree < 2; ++tree)
-    {
-        if (half[tree] == 0)
-        {
-            continue;
-        }
-        const auto parent = TreeParents(h, tree);
-        std::vector<std::vector<uint32_t>> children(h);
-        std::vector<uint32_t> depth(h, 0);
-        for (uint32_t x = 0; x < h; ++x)
-        {
-            if (parent[x] >= 0)
-            {
-                children[parent[x]].push_back(x);
-            }
-            for (int32_t y = parent[x]; y >= 0; y = parent[y])
-            {
-                ++depth[x];
-            }
-        }
-        std::vector<uint32_t> order(h); // root first
-        for (uint32_t x = 0; x < h; ++x)
-        {
-            order[x] = x;
-        }
-        std::stable_sort(order.begin(), order.end(), [&depth](uint32_t a, uint32_t b) {
-            return depth[a] < depth[b];
-        });
-        const auto up = Streams(dag, n);
-        const auto down = Streams(dag, n);
-        for (uint32_t ch = 0; ch < c; ++ch)
-        {
-            const uint64_t b = ChunkBytes(half[tree], c, ch);
-            // reduce: up the chain to the host's position 0, then up the tree (deepest first)
-            std::vector<NodeId> upMsg(h, NONE);
-            std::vector<NodeId> reduced(h, NONE); // root: chunk fully reduced at its head
-            for (auto it = order.rbegin(); it != order.rend(); ++it)
-            {
-                const uint32_t x = *it;
-                const auto& chain = groups[x];
-                NodeId prev = NONE;
-                for (size_t i = chain.size() - 1; i >= 1; --i)
-                {
-                    prev = dag.AddMessage(members[chain[i]],
-                                          members[chain[i - 1]],
-                                          b,
-                                          up[chain[i]],
-                                          {ReadyOf(ready, chain[i]), prev},
-                                          tree);
-                }
-                NodeList deps{ReadyOf(ready, chain[0]), prev};
-                for (uint32_t y : children[x])
-                {
-                    deps.push_back(upMsg[y]);
-                }
-                if (parent[x] >= 0)
-                {
-                    upMsg[x] = dag.AddMessage(members[chain[0]],
-                                              members[groups[parent[x]][0]],
-                                              b,
-                                              up[chain[0]],
-                                              deps,
-                                              tree);
-                }
-                else
-                {
-                    reduced[x] = dag.AddBarrier(deps);
-                }
-            }
-            // broadcast: down the tree (root first), then down each chain
-            std::vector<NodeId> arrived(h, NONE);
-            for (uint32_t x : order)
-            {
-                const auto& chain = groups[x];
-                if (parent[x] < 0)
-                {
-                    arrived[x] = reduced[x];
-                }
-                for (uint32_t y : children[x])
-                {
-                    arrived[y] = dag.AddMessage(members[chain[0]],
-                                                members[groups[y][0]],
-                                                b,
-                                                down[chain[0]],
-                                                {arrived[x]},
-                                                tree);
-                }
-                received[chain[0]].push_back(arrived[x]);
-                NodeId prev = arrived[x];
-                for (size_t i = 1; i < chain.size(); ++i)
-                {
-                    prev = dag.AddMessage(members[chain[i - 1]],
-                                          members[chain[i]],
-                                          b,
-                                          down[chain[i - 1]],
-                                          {prev},
-                                          tree);
-                    received[chain[i]].push_back(prev);
-                }
-            }
-        }
-    }
-    CollectiveNodes out;
-    for (size_t i = 0; i < n; ++i)
-    {
-        NodeList deps{ReadyOf(ready, i)};
-        deps.insert(deps.end(), received[i].begin(), received[i].end());
-        out.rankDone.push_back(dag.AddBarrier(deps));
-    }
-    return out;
-}
-
-CollectiveNodes
-Collectives::HalvingDoublingAllReduce(CommDag& dag,
-                                      const std::vector<uint32_t>& members,
-                                      uint64_t bytes,
-                                      const NodeList& ready)
-{
-    Check(dag, members, ready, "HalvingDoublingAllReduce");
-    if (SkipInCountOnly(dag, members))
-    {
-        return Trivial(dag, members, ready);
-    }
-    const uint32_t n = members.size();
-    if (n == 1 || bytes == 0)
-    {
-        return Trivial(dag, members, ready);
-    }
-    uint32_t p = 1;
-    while (p * 2 <= n)
-    {
-        p *= 2;
-    }
-    const uint32_t extra = n - p;
-    auto oldRank = [extra](uint32_t nr) { return nr < extra ? 2 * nr + 1 : nr + extra; };
-    const auto stream = Streams(dag, n);
-    // MPICH's fold for non-powers of two: members 0, 2, .., 2r−2 hand their buffer over first
-    std::vector<NodeId> pre(n, NONE);
-    for (uint32_t i = 0; i + 1 < 2 * extra; i += 2)
-    {
-        pre[i] = dag.AddMessage(members[i], members[i + 1], bytes, stream[i], {ReadyOf(ready, i)});
-    }
-    std::vector<NodeId> last(p, NONE); // per participant: last message it received
-    std::vector<uint32_t> lo(p, 0);
-    std::vector<uint32_t> hi(p, p);
-    for (uint32_t nr = 0; nr < p; ++nr)
-    {
-        const uint32_t i = oldRank(nr);
-        last[nr] = i < 2 * extra ? dag.AddBarrier({ReadyOf(ready, i), pre[i - 1]})
-                                 : dag.AddBarrier({ReadyOf(ready, i)});
-    }
-    // recursive halving (reduce-scatter): partner at distance p/2, p/4, ..., 1
-    for (uint32_t mask = p / 2; mask >= 1; mask /= 2)
-    {
-        std::vector<NodeId> sent(p);
-        std::vector<uint32_t> nlo(p);
-        std::vector<uint32_t> nhi(p);
-        for (uint32_t nr = 0; nr < p; ++nr)
-        {
-            const uint32_t partner = nr ^ mask;
-            const uint32_t mid = (lo[nr] + hi[nr]) / 2;
-            const bool lower = (nr & mask) == 0;
-            nlo[nr] = lower ? lo[nr] : mid;
-            nhi[nr] = lower ? mid : hi[nr];
-            const uint64_t b = lower ? BlockRangeBytes(bytes, p, mid, hi[nr])
-                                     : BlockRangeBytes(bytes, p, lo[nr], mid);
-            sent[nr] = dag.AddMessage(members[oldRank(nr)],
-                                      members[oldRank(partner)],
-                                      b,
-                                      stream[oldRank(nr)],
-                                      {last[nr]});
-        }
-        for (uint32_t nr = 0; nr < p; ++nr)
-        {
-            last[nr] = sent[nr ^ mask];
-        }
-        lo = nlo;
-        hi = nhi;
-    }
-    // recursive doubling (all-gather): partner at distance 1, 2, ..., p/2
-    for (uint32_t mask = 1; mask < p; mask *= 2)
-    {
-        std::vector<NodeId> sent(p);
-        for (uint32_t nr = 0; nr < p; ++nr)
-        {
-            const uint32_t partner = nr ^ mask;
-            sent[nr] = dag.AddMessage(members[oldRank(nr)],
-                                      members[oldRank(partner)],
-                                      BlockRangeBytes(bytes, p, lo[nr], hi[nr]),
-                                      stream[oldRank(nr)],
-                                      {last[nr]});
-        }
-        std::vector<uint32_t> nlo(p);
-        std::vector<uint32_t> nhi(p);
-        for (uint32_t nr = 0; nr < p; ++nr)
-        {
-            const uint32_t partner = nr ^ mask;
-            last[nr] = sent[partner];
-            nlo[nr] = std::min(lo[nr], lo[partner]);
-            nhi[nr] = std::max(hi[nr], hi[partner]);
-        }
-        lo = nlo;
-        hi = nhi;
-    }
-    CollectiveNodes out;
-    out.rankDone.assign(n, NONE);
-    for (uint32_t nr = 0; nr < p; ++nr)
-    {
-        const uint32_t i = oldRank(nr);
-        out.rankDone[i] = dag.AddBarrier({ReadyOf(ready, i), last[nr]});
-        if (i < 2 * extra)
-        {
-            // hand the result back to the folded member
-            const NodeId post =
-                dag.AddMessage(members[i], members[i - 1], bytes, stream[i], {last[nr]});
-            out.rankDone[i - 1] = dag.AddBarrier({ReadyOf(ready, i - 1), post});
-        }
-    }
-    return out;
-}
-
-CollectiveNodes
-Collectives::Broadcast(CommDag& dag,
-                       const std::vector<uint32_t>& members,
-                       uint64_t bytes,
-                       const NodeList& ready,
-                       uint32_t chunks)
-{
-    Check(dag, members, ready, "Broadcast");
-    if (SkipInCountOnly(dag, members))
-    {
-        return Trivial(dag, members, ready);
-    }
-    const uint32_t n = members.size();
-    if (n == 1 || bytes == 0)
-    {
-        return Trivial(dag, members, ready);
-    }
-    const uint32_t c = chunks > 0 ? chunks : BroadcastChunks(bytes);
-    const auto stream = Streams(dag, n);
-    std::vector<NodeList> received(n);
-    for (uint32_t ch = 0; ch < c; ++ch)
-    {
-        NodeId prev = ReadyOf(ready, 0);
-        for (uint32_t i = 0; i + 1 < n; ++i)
-        {
-            prev = dag.AddMessage(members[i],
-                                  members[i + 1],
-                                  ChunkBytes(bytes, c, ch),
-                                  stream[i],
-                                  {prev, ReadyOf(ready, i), ReadyOf(ready, i + 1)});
-            received[i + 1].push_back(prev);
-        }
-    }
-    CollectiveNodes out;
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        NodeList deps{ReadyOf(ready, i)};
-        deps.insert(deps.end(), received[i].begin(), received[i].end());
-        out.rankDone.push_back(dag.AddBarrier(deps));
-    }
-    return out;
-}
-
-CollectiveNodes
-Collectives::AllToAll(CommDag& dag,
-                      const std::vector<uint32_t>& members,
-                      uint64_t bytes,
-                      const NodeList& ready)
-{
-    Check(dag, members, ready, "AllToAll");
-    if (SkipInCountOnly(dag, members))
-    {
-        return Trivial(dag, members, ready);
-    }
-    const uint32_t n = members.size();
-    if (n == 1 || bytes == 0)
-    {
-        return Trivial(dag, members, ready);
-    }
-    const auto stream = Streams(dag, n);
-    std::vector<NodeId> msg(static_cast<size_t>(n) * n, NONE); // [d * n + r]
-    for (uint32_t d = 1; d < n; ++d)
-    {
-        for (uint32_t r = 0; r < n; ++r)
-        {
-            const uint32_t to = (r + d) % n;
-            NodeList deps{ReadyOf(ready, r)};
-            if (d > 1)
-            {
-                deps.push_back(msg[(d - 1) * n + r]);                   // own previous send
-                deps.push_back(msg[(d - 1) * n + (r + n - d + 1) % n]); // previous receipt
-            }
-            msg[d * n + r] =
-                dag.AddMessage(members[r], members[to], ChunkBytes(bytes, n, to), stream[r], deps);
-        }
-    }
-    CollectiveNodes out;
-    for (uint32_t r = 0; r < n; ++r)
-    {
-        NodeList deps{ReadyOf(ready, r)};
-        for (uint32_t d = 1; d < n; ++d)
-        {
-            deps.push_back(msg[d * n + (r + n - d) % n]);
-        }
-        out.rankDone.push_back(dag.AddBarrier(deps));
-    }
-    return out;
-}
-
-CollectiveNodes
-Collectives::SendRecv(CommDag& dag,
-                      const std::vector<uint32_t>& members,
-                      uint64_t bytes,
-                      const NodeList& ready)
-{
-    Check(dag, members, ready, "SendRecv");
-    if (members.size() != 2)
-    {
-        throw std::invalid_argument("Collectives::SendRecv: needs exactly 2 members, got " +
-                                    std::to_string(members.size()));
-    }
-    CollectiveNodes out;
-    out.rankDone.push_back(dag.AddBarrier({ReadyOf(ready, 0)}));
-    const NodeId m = dag.AddMessage(members[0],
-                                    members[1],
-                                    bytes,
-                                    dag.NewStream(),
-                                    {ReadyOf(ready, 0), ReadyOf(ready, 1)});
-    out.rankDone.push_back(dag.AddBarrier({m}));
     return out;
 }
 

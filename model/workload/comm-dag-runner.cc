@@ -143,6 +143,12 @@ CommDagRunner::Start(DoneCallback done)
     }
     Abort();
     ++m_generation;
+    // the transport names a stuck message through its DAG node (the watchdog, CommDag::Describe);
+    // the callback holds the DAG, not this runner
+    std::shared_ptr<const CommDag> dag = m_dag;
+    m_transport->SetMessageDescriber(m_jobId,
+                                     crux::MakeFunctorCallback<std::string, uint32_t>(
+                                         [dag](uint32_t node) { return dag->Describe(node); }));
     const uint32_t n = m_dag->NumNodes();
     m_done = done;
     m_running = true;
@@ -243,6 +249,7 @@ CommDagRunner::Issue(CommDag::NodeId n)
     req.bytes = node.bytes;
     req.dscp = m_dscp;
     req.udpSrcPort = m_ports[node.flow];
+    req.tag = n;
     ++m_messagesSent;
     m_bytesSent += node.bytes;
     m_bytesByRank[node.src] += node.bytes;
@@ -265,7 +272,7 @@ CommDagRunner::Complete(CommDag::NodeId n)
     }
     m_state[n] |= DONE;
     const CommDag::Node& node = m_dag->GetNode(n);
-    if (node.label != 0 && !m_label.IsNull())
+    if (node.kind == CommDag::Kind::BARRIER && node.label != 0 && !m_label.IsNull())
     {
         m_label(m_dag->Labels()[node.label - 1], Simulator::Now());
     }

@@ -55,7 +55,10 @@ namespace ns3
  * Abort() (or a new Start()) abandons a run: later deliveries of its messages are ignored and
  * its pending delays are cancelled. A message that is never delivered leaves the run pending
  * (the transport's watchdog reports that). Every message carries the job id, the DAG's flow id
- * of its connection, the DSCP and the flow's UDP source port given to Setup().
+ * of its connection, the DSCP and the flow's UDP source port given to Setup(), and its node id as
+ * MessageRequest::tag; Start() registers the DAG's CommDag::Describe as the job's describer
+ * (MessageTransport::SetMessageDescriber), so the packet transport's watchdog names a stuck
+ * message's collective and step.
  */
 class CommDagRunner : public Object
 {

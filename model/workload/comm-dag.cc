@@ -168,6 +168,7 @@ CommDag::Message(uint32_t src,
     n.flow = conn;
     n.stream = stream;
     n.bytes = bytes;
+    n.label = m_curStep;
     return Push(n, begin, end);
 }
 
@@ -252,6 +253,69 @@ CommDag::Barrier(const NodeId* begin, const NodeId* end, CommDagLabel label)
         n.label = static_cast<uint32_t>(m_labels.size());
     }
     return Push(n, begin, end);
+}
+
+void
+CommDag::SetContext(std::string prefix, std::string suffix)
+{
+    m_prefix = std::move(prefix);
+    m_suffix = std::move(suffix);
+}
+
+void
+CommDag::BeginCollective(const std::string& what, uint32_t steps)
+{
+    if (m_countOnly)
+    {
+        return;
+    }
+    std::string text = m_prefix.empty() ? what : m_prefix + " " + what;
+    if (!m_suffix.empty())
+    {
+        text += " " + m_suffix;
+    }
+    m_collectives.push_back(Collective{std::move(text), steps});
+    m_steps.push_back(Step{static_cast<uint32_t>(m_collectives.size() - 1), 0});
+    m_curStep = static_cast<uint32_t>(m_steps.size());
+}
+
+void
+CommDag::SetStep(uint32_t step)
+{
+    if (m_countOnly || m_curStep == 0 || m_steps[m_curStep - 1].step == step)
+    {
+        return;
+    }
+    m_steps.push_back(Step{m_steps[m_curStep - 1].collective, step});
+    m_curStep = static_cast<uint32_t>(m_steps.size());
+}
+
+std::string
+CommDag::Describe(NodeId id) const
+{
+    if (id >= m_nodes.size() || m_nodes[id].kind != Kind::MESSAGE || m_nodes[id].label == 0)
+    {
+        return std::string();
+    }
+    const Step& st = m_steps[m_nodes[id].label - 1];
+    const Collective& c = m_collectives[st.collective];
+    if (c.steps == 0)
+    {
+        return c.what;
+    }
+    return c.what + ", step " + std::to_string(st.step + 1) + " of " + std::to_string(c.steps);
+}
+
+std::size_t
+CommDag::DescriptionBytes() const
+{
+    std::size_t b =
+        m_collectives.capacity() * sizeof(Collective) + m_steps.capacity() * sizeof(Step);
+    for (const Collective& c : m_collectives)
+    {
+        b += c.what.capacity() > 15 ? c.what.capacity() + 1 : 0; // beyond the SSO buffer
+    }
+    return b;
 }
 
 CommDag::NodeId

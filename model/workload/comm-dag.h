@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -108,7 +109,8 @@ class CommDag
         uint64_t bytes{0};          //!< MESSAGE: payload bytes
         int64_t duration{0};        //!< DELAY: duration in Time steps (Time::GetTimeStep();
                                     //!< no ns3::Time member: millions of nodes stay cheap)
-        uint32_t label{0};          //!< BARRIER: index into Labels() + 1 (0 = unlabelled)
+        uint32_t label{0};          //!< BARRIER: index into Labels() + 1; MESSAGE: index into
+                                    //!< the step table + 1 (Describe()); 0 = unlabelled
     };
 
     /// One connection (ordered GPU pair) and what the DAG sends on it.
@@ -210,6 +212,42 @@ class CommDag
     NodeId AddBarrier(std::initializer_list<NodeId> deps, CommDagLabel label = CommDagLabel());
 
     /**
+     * \brief The user's words around the collectives added next, e.g. ("DP", "bucket 3") makes
+     * a ring all-reduce "DP all-reduce (ring) bucket 3". Kept until changed; ("", "") clears it.
+     * \param prefix what the collective serves ("DP", "TP", "EP", ...; may be empty)
+     * \param suffix which one ("bucket 3", "stage 1", ...; may be empty)
+     */
+    void SetContext(std::string prefix, std::string suffix = std::string());
+
+    /**
+     * \brief Start describing the messages added next as one collective (or point-to-point
+     * transfer): Describe() of each of them names it. Only a small table entry per collective
+     * and per step is stored (Node::label indexes it), not a string per message; nothing in
+     * count-only mode. The step is 0 until SetStep().
+     * \param what the operation, e.g. "all-reduce (ring)" or "PP activation send stage 1 -> 2,
+     *        micro-batch 4"; the context (SetContext()) is put around it
+     * \param steps the number of steps of the algorithm (0: not printed)
+     */
+    void BeginCollective(const std::string& what, uint32_t steps = 0);
+
+    /**
+     * \brief The step of the current collective the messages added next belong to.
+     * \param step 0-based step (printed 1-based: "step 5 of 14")
+     */
+    void SetStep(uint32_t step);
+
+    /**
+     * \brief What a message belongs to, in the user's terms, e.g. "DP all-reduce (ring) bucket
+     * 3, step 5 of 14" (bucket, micro-batch and stage numbers are 0-based as in the traces).
+     * \param id a node id
+     * \return the description; empty for a node that is not a described message
+     */
+    std::string Describe(NodeId id) const;
+
+    /// \return bytes of the DAG's description tables (BeginCollective(); for memory accounting)
+    std::size_t DescriptionBytes() const;
+
+    /**
      * \brief Freeze the DAG: successor lists and connection numbers (inter-host first). No node
      * can be added afterwards; called again, no effect.
      */
@@ -259,17 +297,37 @@ class CommDag
     /// Fail if finalized.
     void CheckOpen() const;
 
-    std::vector<GpuId> m_gpus;                          //!< rank -> GPU
-    bool m_countOnly{false};                            //!< keep only connection bytes
-    bool m_final{false};                                //!< Finalize() was called
-    std::vector<Node> m_nodes;                          //!< nodes
-    std::vector<std::pair<NodeId, NodeId>> m_edges;     //!< (from, to) in insertion order
-    std::vector<NodeId> m_succ;                         //!< successor array (CSR)
-    std::vector<CommDagLabel> m_labels;                 //!< labels
-    uint32_t m_streams{0};                              //!< streams allocated
-    uint64_t m_messages{0};                             //!< messages added
-    NodeId m_dummy{0};                                  //!< count-only: ids handed out
-    std::vector<Connection> m_conns;                    //!< connections
+    std::vector<GpuId> m_gpus;                      //!< rank -> GPU
+    bool m_countOnly{false};                        //!< keep only connection bytes
+    bool m_final{false};                            //!< Finalize() was called
+    std::vector<Node> m_nodes;                      //!< nodes
+    std::vector<std::pair<NodeId, NodeId>> m_edges; //!< (from, to) in insertion order
+    std::vector<NodeId> m_succ;                     //!< successor array (CSR)
+    std::vector<CommDagLabel> m_labels;             //!< labels
+
+    /// A described collective (BeginCollective()).
+    struct Collective
+    {
+        std::string what; //!< context + operation
+        uint32_t steps;   //!< number of steps (0 = none)
+    };
+
+    /// One step of a collective (a MESSAGE node's label − 1 indexes these).
+    struct Step
+    {
+        uint32_t collective; //!< index into m_collectives
+        uint32_t step;       //!< 0-based step
+    };
+
+    std::string m_prefix;                  //!< SetContext prefix
+    std::string m_suffix;                  //!< SetContext suffix
+    std::vector<Collective> m_collectives; //!< described collectives
+    std::vector<Step> m_steps;             //!< (collective, step) of the labelled messages
+    uint32_t m_curStep{0};                 //!< label of the next messages (0 = none)
+    uint32_t m_streams{0};                 //!< streams allocated
+    uint64_t m_messages{0};                //!< messages added
+    NodeId m_dummy{0};                     //!< count-only: ids handed out
+    std::vector<Connection> m_conns;       //!< connections
     std::unordered_map<uint64_t, uint32_t> m_connIndex; //!< (src, dst, channel) key -> number
 };
 

@@ -72,6 +72,11 @@ class DltJobApplication::Relay : public MessageTransport
         m_inner->Send(r, done);
     }
 
+    void SetMessageDescriber(uint32_t jobId, DescribeCallback describe) override
+    {
+        m_inner->SetMessageDescriber(jobId, describe); // the real transport's watchdog asks
+    }
+
     Ptr<MessageTransport> m_inner;        //!< the real transport
     uint8_t m_dscp;                       //!< DSCP of the next messages
     std::map<uint32_t, uint16_t> m_ports; //!< flow id -> UDP source port of the next messages

@@ -310,46 +310,28 @@ DltJob::BucketBytes(uint32_t rail, uint32_t bucket) const
     return SplitPart(RailBytes(rail), numBuckets, bucket);
 }
 
-std::vector<DltCommFlow>
-DltJob::CommunicationPattern() const
+namespace
 {
-    Validate();
-    const std::vector<GpuId> ranks = TrainingIteration::RankGpus(*this);
-    CommDag dag(ranks, true);
-    TrainingIteration::Build(*this, dag);
-    dag.Finalize();
-    const uint32_t perHost = TensorParallel();
-    std::vector<DltCommFlow> flows;
-    const auto& conns = dag.Connections();
-    for (uint32_t id = 0; id < conns.size() && conns[id].interHost; ++id)
-    {
-        DltCommFlow f;
-        f.flowId = id;
-        f.src = ranks[conns[id].src];
-        f.dst = ranks[conns[id].dst];
-        f.rail = conns[id].src % perHost;
-        f.rank = conns[id].src / perHost;
-        f.bytesPerIteration = static_cast<double>(conns[id].bytes);
-        flows.push_back(f);
-    }
-    return flows;
-}
-
+/**
+ * The connections of one iteration of \p job kept by \p keep, as DltCommFlows in connection
+ * (= flow id) order.
+ * \param countOnly build a count-only DAG (inter-host connections only, O(connections) memory)
+ */
+template <typename Keep>
 std::vector<DltCommFlow>
-DltJob::IntraHostPattern() const
+Pattern(const DltJob& job, bool countOnly, Keep keep)
 {
-    Validate();
-    const std::vector<GpuId> ranks = TrainingIteration::RankGpus(*this);
-    // a full DAG: count-only mode skips collectives inside one host
-    CommDag dag(ranks, false);
-    TrainingIteration::Build(*this, dag);
+    job.Validate();
+    const std::vector<GpuId> ranks = TrainingIteration::RankGpus(job);
+    CommDag dag(ranks, countOnly);
+    TrainingIteration::Build(job, dag);
     dag.Finalize();
-    const uint32_t perHost = TensorParallel();
+    const uint32_t perHost = job.TensorParallel();
     std::vector<DltCommFlow> flows;
     const auto& conns = dag.Connections();
     for (uint32_t id = 0; id < conns.size(); ++id)
     {
-        if (conns[id].interHost || conns[id].bytes == 0)
+        if (!keep(conns[id]))
         {
             continue;
         }
@@ -363,6 +345,22 @@ DltJob::IntraHostPattern() const
         flows.push_back(f);
     }
     return flows;
+}
+} // namespace
+
+std::vector<DltCommFlow>
+DltJob::CommunicationPattern() const
+{
+    return Pattern(*this, true, [](const CommDag::Connection& c) { return c.interHost; });
+}
+
+std::vector<DltCommFlow>
+DltJob::IntraHostPattern() const
+{
+    // a full DAG: count-only mode skips collectives inside one host
+    return Pattern(*this, false, [](const CommDag::Connection& c) {
+        return !c.interHost && c.bytes > 0;
+    });
 }
 
 } // namespace ns3

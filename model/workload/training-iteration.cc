@@ -87,6 +87,7 @@ BuildDataParallelRings(const DltJob& job, CommDag& dag)
     for (uint32_t b = 0; b < buckets; ++b)
     {
         const NodeId start = dag.AddBarrier({release[b], previous}, {BUCKET_START, b});
+        dag.SetContext("DP", "bucket " + std::to_string(b));
         NodeList done;
         if (dp > 1)
         {
@@ -170,6 +171,24 @@ class PlanBuilder
     /// The data-parallel buckets of stage s (after the releases are known).
     void Buckets(uint32_t s);
 
+    /// The 1F1B op sequence of every stage: [stage] -> ops in issue order.
+    std::vector<std::vector<Op>> OneFOneB() const;
+
+    /// The pipeline messages of op `op` of stage s to stage `to` (s + 1 forward, s − 1
+    /// backward), one per replica and TP rank, after the op's last node of each replica.
+    /// \return [replica] -> the tp messages
+    std::vector<NodeList> PipelineSends(uint32_t s,
+                                        uint32_t to,
+                                        const Op& op,
+                                        const std::vector<NodeList>& last,
+                                        const std::vector<uint32_t>& ppStream);
+
+    /// " stage s" when the job is pipelined, else "" (the watchdog's descriptions).
+    std::string StageText(uint32_t s) const
+    {
+        return m_plan.pp > 1 ? "stage " + std::to_string(s) : std::string();
+    }
+
     const DltJob& m_job;
     CommDag& m_dag;
     const ParallelPlan& m_plan;
@@ -184,6 +203,8 @@ class PlanBuilder
     int64_t m_trackDone{0};                     //!< backward compute emitted so far, steps
     uint32_t m_nextBucket{0};                   //!< next bucket to release
     NodeList m_lastCompute;                     //!< last compute node per replica (tracked)
+    std::string m_passText; //!< the current pass in the user's words (CommDag::SetContext)
+    uint64_t m_ppBytes{0};  //!< one pipeline message: a TP rank's share of the boundary tensor
 };
 
 NodeList
@@ -261,6 +282,7 @@ PlanBuilder::TpCollective(uint32_t s, const std::vector<NodeList>& ready, uint64
             members.push_back(Rank(t, d, s));
         }
         const NodeId r = ready[d].size() == 1 ? ready[d][0] : m_dag.AddBarrier(ready[d]);
+        m_dag.SetContext("TP", m_passText);
         CollectiveNodes c;
         if (kind == 0)
         {
@@ -301,6 +323,7 @@ PlanBuilder::ExpertAllToAll(uint32_t s, const std::vector<NodeList>& ready, uint
                             : ready[d].size() == 1 ? ready[d][0]
                                                    : m_dag.AddBarrier(ready[d]));
             }
+            m_dag.SetContext("EP", m_passText);
             const auto c = Collectives::AllToAll(m_dag, members, bytes, r);
             for (uint32_t q = 0; q < ep; ++q)
             {
@@ -323,6 +346,10 @@ PlanBuilder::Pass(uint32_t s, const Op& op, const std::vector<NodeList>& start)
     const double passTime =
         m_job.computeTime * share * (op.forward ? m_job.overlapStart : 1 - m_job.overlapStart);
     const bool track = !op.forward && op.micro + 1 == m && m_plan.dp > 1;
+    m_passText = StageText(s);
+    m_passText += (m_passText.empty() ? "" : ", ") +
+                  std::string(op.forward ? "forward" : "backward") + " micro-batch " +
+                  std::to_string(op.micro);
     if (track)
     {
         m_release.assign(m_plan.dp, std::vector<NodeId>(m_job.numBuckets, NONE));
@@ -461,6 +488,10 @@ PlanBuilder::Buckets(uint32_t s)
                 ready.push_back(
                     m_dag.AddBarrier({m_release[d][b], previous[d]}, {BUCKET_START, b}));
             }
+            const std::string stage = StageText(s);
+            const std::string where =
+                "bucket " + std::to_string(b) + (stage.empty() ? "" : ", " + stage);
+            m_dag.SetContext("DP", where);
             const auto denseDone = Collectives::AllReduce(m_dag,
                                                           members,
                                                           SplitPart(dense, buckets, b),
@@ -474,6 +505,7 @@ PlanBuilder::Buckets(uint32_t s)
             if (expert > 0 && dp / ep > 1)
             {
                 // expert gradients: the replicas holding the same experts (d mod ep)
+                m_dag.SetContext("expert DP", where);
                 for (uint32_t q = 0; q < ep; ++q)
                 {
                     std::vector<uint32_t> edp;
@@ -502,6 +534,61 @@ PlanBuilder::Buckets(uint32_t s)
     }
 }
 
+std::vector<std::vector<PlanBuilder::Op>>
+PlanBuilder::OneFOneB() const
+{
+    const uint32_t pp = m_plan.pp;
+    const uint32_t m = m_plan.microBatches;
+    std::vector<std::vector<Op>> ops(pp);
+    for (uint32_t s = 0; s < pp; ++s)
+    {
+        const uint32_t warm = std::min(pp - s - 1, m);
+        for (uint32_t i = 0; i < warm; ++i)
+        {
+            ops[s].push_back({true, i});
+        }
+        for (uint32_t i = 0; i + warm < m; ++i)
+        {
+            ops[s].push_back({true, warm + i});
+            ops[s].push_back({false, i});
+        }
+        for (uint32_t i = m - warm; i < m; ++i)
+        {
+            ops[s].push_back({false, i});
+        }
+    }
+    return ops;
+}
+
+std::vector<NodeList>
+PlanBuilder::PipelineSends(uint32_t s,
+                           uint32_t to,
+                           const Op& op,
+                           const std::vector<NodeList>& last,
+                           const std::vector<uint32_t>& ppStream)
+{
+    const uint32_t dp = m_plan.dp;
+    const uint32_t tp = m_plan.tp;
+    m_dag.SetContext("", "");
+    m_dag.BeginCollective(std::string(op.forward ? "PP activation send" : "PP gradient send") +
+                          " stage " + std::to_string(s) + " -> " + std::to_string(to) +
+                          ", micro-batch " + std::to_string(op.micro));
+    std::vector<NodeList> out(dp);
+    for (uint32_t d = 0; d < dp; ++d)
+    {
+        for (uint32_t t = 0; t < tp; ++t)
+        {
+            out[d].push_back(
+                m_dag.AddMessage(Rank(t, d, s),
+                                 Rank(t, d, to),
+                                 m_ppBytes,
+                                 ppStream[((s * dp + d) * tp + t) * 2 + (op.forward ? 0 : 1)],
+                                 {last[d][0]}));
+        }
+    }
+    return out;
+}
+
 void
 PlanBuilder::Build()
 {
@@ -524,28 +611,10 @@ PlanBuilder::Build()
     // Each TP rank sends its 1/tp share of the boundary tensor: the sequence shard with sequence
     // parallelism, else Megatron's scatter/gather optimization (Narayanan et al. SC'21 §4.1:
     // send 1/t over the network, all-gather over NVLink at the receiving stage).
-    const uint64_t ppBytes = (m_actBytes + tp - 1) / tp;
+    m_ppBytes = (m_actBytes + tp - 1) / tp;
     const bool ppGather = tp > 1 && !m_plan.sequenceParallel;
 
-    // 1F1B op sequence per stage
-    std::vector<std::vector<Op>> ops(pp);
-    for (uint32_t s = 0; s < pp; ++s)
-    {
-        const uint32_t warm = std::min(pp - s - 1, m);
-        for (uint32_t i = 0; i < warm; ++i)
-        {
-            ops[s].push_back({true, i});
-        }
-        for (uint32_t i = 0; i + warm < m; ++i)
-        {
-            ops[s].push_back({true, warm + i});
-            ops[s].push_back({false, i});
-        }
-        for (uint32_t i = m - warm; i < m; ++i)
-        {
-            ops[s].push_back({false, i});
-        }
-    }
+    const std::vector<std::vector<Op>> ops = OneFOneB();
     // pipeline messages: [s][micro][replica] -> the tp messages into stage s (forward) / s (bwd)
     std::vector<std::vector<std::vector<NodeList>>> act(
         pp,
@@ -595,6 +664,9 @@ PlanBuilder::Build()
                         {
                             members.push_back(Rank(t, d, s));
                         }
+                        m_dag.SetContext("PP",
+                                         StageText(s) + ", micro-batch " +
+                                             std::to_string(op.micro) + " (TP group)");
                         const auto ag = Collectives::RingAllGather(m_dag, members, m_actBytes, in);
                         start[d].insert(start[d].end(), ag.rankDone.begin(), ag.rankDone.end());
                     }
@@ -612,34 +684,12 @@ PlanBuilder::Build()
                 // pipeline sends (asynchronous: the stage does not wait for them)
                 if (op.forward && s + 1 < pp)
                 {
-                    for (uint32_t d = 0; d < dp; ++d)
-                    {
-                        for (uint32_t t = 0; t < tp; ++t)
-                        {
-                            act[s + 1][op.micro][d].push_back(
-                                m_dag.AddMessage(Rank(t, d, s),
-                                                 Rank(t, d, s + 1),
-                                                 ppBytes,
-                                                 ppStream[((s * dp + d) * tp + t) * 2],
-                                                 {last[s][d][0]}));
-                        }
-                    }
+                    act[s + 1][op.micro] = PipelineSends(s, s + 1, op, last[s], ppStream);
                     actBuilt[s + 1][op.micro] = true;
                 }
                 if (!op.forward && s > 0)
                 {
-                    for (uint32_t d = 0; d < dp; ++d)
-                    {
-                        for (uint32_t t = 0; t < tp; ++t)
-                        {
-                            grad[s - 1][op.micro][d].push_back(
-                                m_dag.AddMessage(Rank(t, d, s),
-                                                 Rank(t, d, s - 1),
-                                                 ppBytes,
-                                                 ppStream[((s * dp + d) * tp + t) * 2 + 1],
-                                                 {last[s][d][0]}));
-                        }
-                    }
+                    grad[s - 1][op.micro] = PipelineSends(s, s - 1, op, last[s], ppStream);
                     gradBuilt[s - 1][op.micro] = true;
                 }
                 if (!op.forward && op.micro + 1 == m && dp > 1)

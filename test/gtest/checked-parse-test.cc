@@ -133,7 +133,11 @@ TEST(CheckedParse, DoublesAreFiniteAndWhole)
     {
         EXPECT_EQ(ErrorOf([&] { ParseDouble(t, "--days"); }).rfind("--days: ", 0), 0u) << t;
     }
-    EXPECT_NE(ErrorOf([] { ParseDouble("-1", "f", 0); }).find("out of range"), std::string::npos);
+    // no upper bound: said in words, not as the largest double (1.79769e+308)
+    EXPECT_EQ(ErrorOf([] { ParseDouble("-1", "f", 0); }), "f: -1 is out of range (must be >= 0)");
+    EXPECT_EQ(ErrorOf([] { ParseDouble("9", "f", -std::numeric_limits<double>::max(), 5); }),
+              "f: 9 is out of range (must be <= 5)");
+    EXPECT_EQ(ErrorOf([] { ParseDouble("9", "f", 1, 8); }), "f: 9 is out of range (1..8)");
     EXPECT_EQ(ParseDurationSeconds("1.5d", "f"), 1.5 * 86400);
     EXPECT_EQ(ParseDurationSeconds("-1", "f"), -1.0);
     EXPECT_NE(ErrorOf([] { ParseDurationSeconds("6 h", "f"); }), "");
