@@ -143,13 +143,28 @@ make_variant modes-none 'pass'
 expect modes-none "--modes: empty value" --scenario="$work/modes-none.json" --modes=
 # three-tier fields: only for that type, and consistent counts
 make_variant tt-on-clos 'd["topology"]["cores"] = 4'
-expect tt-on-clos "topology.cores: only for topology type \"three-tier\"" --scenario="$work/tt-on-clos.json"
+expect tt-on-clos "topology.cores: only for topology types \"three-tier\" and \"double-sided\"" --scenario="$work/tt-on-clos.json"
 make_variant tt-groups 'd["topology"].update({"type": "three-tier", "tors": 4, "torsPerGroup": 3, "cores": 4})'
 expect tt-groups "topology.torsPerGroup: must divide topology.tors (4), got 3" --scenario="$work/tt-groups.json"
 make_variant tt-cores 'd["topology"].update({"type": "three-tier", "tors": 4, "torsPerGroup": 2, "aggs": 4, "cores": 3})'
 expect tt-cores "topology.cores: must be a positive multiple of the aggregation switches per group" --scenario="$work/tt-cores.json"
 make_variant tt-rotated 'd["topology"].update({"type": "three-tier", "tors": 4, "torsPerGroup": 2, "aggs": 4, "cores": 4, "wiring": "rotated"})'
 expect tt-rotated "topology.wiring: a three-tier topology cables every NIC of a host to its ToR" --scenario="$work/tt-rotated.json"
+# double-sided fields: ToRs pair up, counts consistent, no three-tier groups
+make_variant ds-odd 'd["topology"].update({"type": "double-sided", "tors": 3, "aggs": 3, "cores": 2})'
+expect ds-odd "topology.tors: must be even and > 0 (a double-sided topology pairs its ToRs), got 3" --scenario="$work/ds-odd.json"
+make_variant ds-aggs 'd["topology"].update({"type": "double-sided", "tors": 4, "aggs": 3, "cores": 4})'
+expect ds-aggs "topology.aggs: must be a positive multiple of the ToR pairs (tors / 2 = 2), got 3" --scenario="$work/ds-aggs.json"
+make_variant ds-cores 'd["topology"].update({"type": "double-sided", "tors": 4, "aggs": 4, "cores": 3})'
+expect ds-cores "topology.cores: must be a positive multiple of the aggregation switches per ToR pair" --scenario="$work/ds-cores.json"
+make_variant ds-nocores 'd["topology"].update({"type": "double-sided", "tors": 4, "aggs": 4})'
+expect ds-nocores "topology.cores: must be a positive multiple of the aggregation switches per ToR pair (aggs / (tors / 2) = 2) and <= 65536, got 0" --scenario="$work/ds-nocores.json"
+make_variant ds-groups 'd["topology"].update({"type": "double-sided", "tors": 4, "aggs": 4, "cores": 4, "torsPerGroup": 2})'
+expect ds-groups "topology.torsPerGroup: only for topology type \"three-tier\" (type is \"double-sided\")" --scenario="$work/ds-groups.json"
+make_variant ds-rotated 'd["topology"].update({"type": "double-sided", "tors": 4, "aggs": 4, "cores": 4, "wiring": "rotated"})'
+expect ds-rotated "topology.wiring: a double-sided topology cables port p of every NIC to ToR p of the host's pair" --scenario="$work/ds-rotated.json"
+make_variant ds-rate 'd["topology"].update({"type": "double-sided", "tors": 4, "aggs": 4, "cores": 4, "coreLinkRate": "fast"})'
+expect ds-rate "topology.coreLinkRate: 'fast' is not a data rate" --scenario="$work/ds-rate.json"
 make_variant cables 'd["topology"].update({"tors": 65536, "aggs": 65536, "hostsPerTor": 1})'
 expect cables "topology: ClosConfig: 4295032832 cables (hosts x nicsPerHost + tors x aggs x linksPerTorAgg) exceed" --scenario="$work/cables.json" --dryRun
 # found during the simulation (when the first frame reaches a switch): still one line, exit 1

@@ -47,7 +47,7 @@ constexpr uint32_t INT_BYTES = InbandTelemetryHeader::SERIALIZED_SIZE; //!< INT 
 } // namespace
 
 void
-RdmaNic::ReceiveFrame(Ptr<QbbNetDevice> /* dev */, Ptr<Packet> packet, uint16_t protocol)
+RdmaNic::ReceiveFrame(Ptr<QbbNetDevice> dev, Ptr<Packet> packet, uint16_t protocol)
 {
     // One copy of the fixed-size headers out of the packet and a direct parse: cheaper than
     // deserializing Ipv4Header/UdpHeader/BTH objects on this per-packet path. Layout (we send
@@ -97,6 +97,11 @@ RdmaNic::ReceiveFrame(Ptr<QbbNetDevice> /* dev */, Ptr<Packet> packet, uint16_t 
         if (bth.intFlag)
         {
             packet->CopyData(b, aethAt + INT_BYTES);
+        }
+        if (m_ports.size() > 1)
+        {
+            // its ACK/NAK/CNP go back on the port the data came in on (the path reversed)
+            qp->m_rxPort = static_cast<uint8_t>(PortOf(PeekPointer(dev)));
         }
         HandleData(qp,
                    bth,

@@ -198,7 +198,6 @@ RdmaNic::RdmaNic()
       m_cnpEnabled(true),
       m_cnpInterval(MicroSeconds(50))
 {
-    m_devQueued.fill(0);
     m_ccFactory.SetTypeId(DcqcnCongestionControl::GetTypeId());
 }
 
@@ -235,20 +234,18 @@ void
 RdmaNic::DoDispose()
 {
     m_fillEvent.Cancel();
-    for (auto& q : m_active)
-    {
-        q.clear();
-    }
     for (auto& qp : m_qps)
     {
         qp->Dispose();
     }
     m_qps.clear();
-    if (m_dev)
+    for (Port& pt : m_ports)
     {
-        m_dev->SetFrameHandler(QbbNetDevice::FrameHandler());
-        m_dev->SetDequeueHandler(QbbNetDevice::DequeueHandler());
+        pt.dev->SetFrameHandler(QbbNetDevice::FrameHandler());
+        pt.dev->SetDequeueHandler(QbbNetDevice::DequeueHandler());
     }
+    m_ports.clear();
+    m_portSelector = Callback<uint32_t, const FiveTuple&>();
     m_dev = nullptr;
     Object::DoDispose();
 }
@@ -269,11 +266,65 @@ RdmaNic::Attach(Ptr<QbbNetDevice> dev, Ipv4Address address)
     }
     m_dev = dev;
     m_address = address;
+    m_ports.assign(1, Port());
+    m_ports[0].dev = dev;
+    InstallHandlers(dev);
+}
+
+void
+RdmaNic::InstallHandlers(Ptr<QbbNetDevice> dev)
+{
     // The device holds the NIC (Ptr in its callbacks) so that a NIC lives as long as its port;
     // the device's DoDispose() clears its handlers, which breaks the cycle at Simulator::Destroy.
     Ptr<RdmaNic> self(this);
-    m_dev->SetFrameHandler(MakeCallback(&RdmaNic::ReceiveFrame, self));
-    m_dev->SetDequeueHandler(MakeCallback(&RdmaNic::DeviceDequeued, self));
+    dev->SetFrameHandler(MakeCallback(&RdmaNic::ReceiveFrame, self));
+    dev->SetDequeueHandler(MakeCallback(&RdmaNic::DeviceDequeued, self));
+}
+
+uint32_t
+RdmaNic::AddPort(Ptr<QbbNetDevice> dev)
+{
+    NS_LOG_FUNCTION(this << dev);
+    if (!dev || m_ports.empty())
+    {
+        NS_FATAL_ERROR("RdmaNic::AddPort: device is null or the NIC has no port 0 (Attach)");
+    }
+    if (m_mtu + GetDataHeaderBytes() > dev->GetMtu())
+    {
+        NS_FATAL_ERROR("RdmaNic::AddPort: RdmaNic Mtu " << m_mtu << " + " << GetDataHeaderBytes()
+                                                        << " header bytes exceeds the device Mtu "
+                                                        << dev->GetMtu() << " of " << m_address);
+    }
+    if (m_ports.size() >= 255)
+    {
+        NS_FATAL_ERROR("RdmaNic::AddPort: at most 255 ports per NIC");
+    }
+    m_ports.emplace_back();
+    m_ports.back().dev = dev;
+    InstallHandlers(dev);
+    return static_cast<uint32_t>(m_ports.size() - 1);
+}
+
+uint32_t
+RdmaNic::GetNPorts() const
+{
+    return static_cast<uint32_t>(m_ports.size());
+}
+
+Ptr<QbbNetDevice>
+RdmaNic::GetPortDevice(uint32_t port) const
+{
+    if (port >= m_ports.size())
+    {
+        NS_FATAL_ERROR("RdmaNic::GetPortDevice: port " << port << " >= " << m_ports.size());
+    }
+    return m_ports[port].dev;
+}
+
+void
+RdmaNic::SetPortSelector(Callback<uint32_t, const FiveTuple&> selector)
+{
+    m_portSelector = selector;
 }
 
 Ptr<QbbNetDevice>
