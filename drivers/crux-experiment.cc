@@ -121,6 +121,36 @@ BuildScenarioThreeTier(const ScenarioTopology& tp, const ClosConfig& cc)
     return BuildThreeTier(hostTor, torGroup, tc);
 }
 
+/**
+ * The scenario's "double-sided" topology (BuildDoubleSided(), the paper's §6.3 double-sided
+ * topology): tors / 2 ToR pairs with hostsPerTor hosts each (every host under both ToRs of its
+ * pair), every NIC with two ports (port p to ToR p of the pair), aggs / (tors / 2) aggregation
+ * switches per pair, cores core switches in planes.
+ * \param tp the scenario's topology fields (checked by Scenario::ValidateDoubleSided())
+ * \param cc the Clos view of the same fields (counts, host/ToR-agg rates and delay parsed)
+ * \return the cluster description; throws InputError naming topology.coreLinkRate
+ */
+ClusterTopology
+BuildScenarioDoubleSided(const ScenarioTopology& tp, const ClosConfig& cc)
+{
+    DoubleSidedConfig dc;
+    dc.tors = tp.tors;
+    dc.aggs = tp.aggs;
+    dc.cores = tp.cores;
+    dc.numHosts = tp.tors / 2 * tp.hostsPerTor;
+    dc.gpusPerHost = cc.gpusPerHost;
+    dc.nicsPerHost = cc.nicsPerHost;
+    dc.portsPerNic = 2;
+    dc.hostLinkBps = cc.hostLinkBps;
+    dc.torAggBps = cc.torAggBps;
+    dc.aggCoreBps = tp.coreLinkRate.empty()
+                        ? cc.torAggBps
+                        : static_cast<double>(
+                              ParseDataRate(tp.coreLinkRate, "topology.coreLinkRate").GetBitRate());
+    dc.delay = cc.delay;
+    return BuildDoubleSided(dc);
+}
+
 } // namespace
 
 // The results of a run as JSON, to come back from a child process (RunParallel; MessagePack
@@ -210,6 +240,10 @@ CruxExperiment::CruxExperiment(const Scenario& scenario)
         if (tp.type == "three-tier")
         {
             m_cluster = BuildScenarioThreeTier(tp, cc);
+        }
+        else if (tp.type == "double-sided")
+        {
+            m_cluster = BuildScenarioDoubleSided(tp, cc);
         }
         else
         {

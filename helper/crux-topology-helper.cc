@@ -21,6 +21,7 @@
 #include "ns3/uinteger.h"
 
 #include <cmath>
+#include <map>
 #include <stdexcept>
 
 namespace ns3
@@ -73,17 +74,20 @@ CruxTopologyHelper::Install(const ClusterTopology& desc)
     {
         NS_FATAL_ERROR("CruxTopologyHelper::Install: topology '" << desc.name << "' has no hosts");
     }
-    if (desc.PortsPerNic() != 1)
-    {
-        NS_FATAL_ERROR("CruxTopologyHelper::Install: topology '"
-                       << desc.name << "' has " << desc.PortsPerNic()
-                       << " ports per NIC; the packet fabric models one device per NIC");
-    }
+    // NIC and port of every host up link (a NIC with several ports gets one device per port)
+    std::map<uint32_t, std::pair<uint32_t, uint32_t>> nicPortOf; // up link -> (NIC, port)
     for (uint32_t h = 0; h < nHosts; ++h)
     {
         if (desc.hostNode[h] != h)
         {
             NS_FATAL_ERROR("CruxTopologyHelper::Install: hosts must be the first nodes");
+        }
+        for (uint32_t n = 0; n < desc.nicUp[h].size(); ++n)
+        {
+            for (uint32_t p = 0; p < desc.nicUp[h][n].size(); ++p)
+            {
+                nicPortOf[desc.nicUp[h][n][p]] = {n, p};
+            }
         }
     }
     Ptr<CruxTopology> topo = CreateObject<CruxTopology>();
@@ -125,12 +129,31 @@ CruxTopologyHelper::Install(const ClusterTopology& desc)
         {
             NetDeviceContainer d = m_qbb.Install(topo->GetHost(lower).node, up.node);
             const uint32_t port = up.sw->AddPort(DynamicCast<QbbNetDevice>(d.Get(1)));
-            topo->AddHostLink(lower,
-                              DynamicCast<QbbNetDevice>(d.Get(0)),
-                              upper - nHosts,
-                              port,
-                              rate,
-                              delay);
+            const auto np = nicPortOf.find(l);
+            if (np == nicPortOf.end())
+            {
+                NS_FATAL_ERROR("CruxTopologyHelper::Install: host link "
+                               << l << " of '" << desc.name << "' is no NIC port");
+            }
+            if (np->second.second == 0)
+            {
+                topo->AddHostLink(lower,
+                                  DynamicCast<QbbNetDevice>(d.Get(0)),
+                                  upper - nHosts,
+                                  port,
+                                  rate,
+                                  delay);
+            }
+            else
+            {
+                topo->AddNicPort(lower,
+                                 np->second.first,
+                                 DynamicCast<QbbNetDevice>(d.Get(0)),
+                                 upper - nHosts,
+                                 port,
+                                 rate,
+                                 delay);
+            }
         }
         else
         {

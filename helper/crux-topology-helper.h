@@ -38,7 +38,9 @@ namespace ns3
  * \brief Turns a cluster description (ClusterTopology) into the packet fabric: ns-3 Nodes for
  * hosts and switches (CruxSwitch + SwitchMmu aggregated), one QbbNetDevice pair per cable in
  * the description's link order (switch ports in cabling order), every switch's ECMP groups
- * from the description's shortest paths; returns the CruxTopology.
+ * from the description's shortest paths; returns the CruxTopology. A NIC with several ports
+ * (the double-sided topology: two, one to each ToR of the host's pair) gets one QbbNetDevice
+ * per port on its host node, all with the NIC's one address (CruxNicInfo::ports).
  *
  * Host NICs are bare QbbNetDevices on the host nodes (no Internet stack): the RDMA transport
  * attaches to them with QbbNetDevice::SetFrameHandler()/SetDequeueHandler() (see
@@ -79,8 +81,7 @@ class CruxTopologyHelper
 
     /**
      * \brief Build the packet fabric of a cluster description.
-     * \param desc the description (every NIC with one port: the packet fabric models one
-     *        device per NIC; NS_FATAL_ERROR otherwise)
+     * \param desc the description (one device per cable: a NIC with P ports gets P devices)
      * \return the finalized topology; its link ids, host, NIC and switch indices are the
      *         description's
      */

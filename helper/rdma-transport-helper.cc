@@ -165,6 +165,16 @@ RdmaTransportHelper::Install(Ptr<CruxTopology> topo)
         for (uint32_t n = 0; n < host.nics.size(); ++n)
         {
             Ptr<RdmaNic> nic = InstallNic(host.nics[n].device, host.nics[n].address);
+            if (host.nics[n].ports.size() > 1)
+            {
+                // a multi-port NIC (double-sided): one RdmaNic on every port's device; the
+                // topology picks each queue pair's port (pinned route, else the NIC's ECMP hash)
+                for (uint32_t p = 1; p < host.nics[n].ports.size(); ++p)
+                {
+                    nic->AddPort(host.nics[n].ports[p].device);
+                }
+                nic->SetPortSelector(MakeCallback(&CruxTopology::SelectNicPort, PeekPointer(topo)));
+            }
             if (desc.HasIntraHostLinks())
             {
                 // the NIC's PCIe switch uplink (ClusterTopology::pcieNic), shared by its GPUs

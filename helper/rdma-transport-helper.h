@@ -94,7 +94,8 @@ class RdmaTransportHelper
     void SetTransportAttribute(const std::string& name, const AttributeValue& value);
 
     /**
-     * \brief One RdmaNic per NIC of every host of a built topology.
+     * \brief One RdmaNic per NIC of every host of a built topology; a NIC with several ports
+     * (CruxNicInfo::ports) drives all of them, its port selector CruxTopology::SelectNicPort.
      * \param topo a finalized CruxTopology (non-null)
      * \return the transport; host h, NIC n of the topology is GetNic(h, n) of the transport
      */

@@ -142,20 +142,35 @@ expect foo "--foo: unknown option" --scenario="$work/foo.json" --foo=1
 make_variant modes-none 'pass'
 expect progress "--progress: -1 is out of range (must be >= 0)" --scenario="$work/modes-none.json" --progress=-1
 expect modes-none "--modes: empty value" --scenario="$work/modes-none.json" --modes=
-# three-tier fields: only for that type, and consistent counts
-# three_tier <name> <expected substring> <topology fields as a Python dict literal>: a scenario
+# topology <name> <expected substring> <topology fields as a Python dict literal>: a scenario
 # whose topology gets the fields, rejected with the message
-three_tier() {
+topology() {
   make_variant "$1" "d[\"topology\"].update($3)"
   expect "$1" "$2" --scenario="$work/$1.json"
 }
-three_tier tt-on-clos "topology.cores: only for topology type \"three-tier\"" '{"cores": 4}'
-three_tier tt-groups "topology.torsPerGroup: must divide topology.tors (4), got 3" \
+# three-tier fields: only for that type, and consistent counts
+topology tt-on-clos "topology.cores: only for topology types \"three-tier\" and \"double-sided\"" '{"cores": 4}'
+topology tt-groups "topology.torsPerGroup: must divide topology.tors (4), got 3" \
   '{"type": "three-tier", "tors": 4, "torsPerGroup": 3, "cores": 4}'
-three_tier tt-cores "topology.cores: must be a positive multiple of the aggregation switches per group" \
+topology tt-cores "topology.cores: must be a positive multiple of the aggregation switches per group" \
   '{"type": "three-tier", "tors": 4, "torsPerGroup": 2, "aggs": 4, "cores": 3}'
-three_tier tt-rotated "topology.wiring: a three-tier topology cables every NIC of a host to its ToR" \
+topology tt-rotated "topology.wiring: a three-tier topology cables every NIC of a host to its ToR" \
   '{"type": "three-tier", "tors": 4, "torsPerGroup": 2, "aggs": 4, "cores": 4, "wiring": "rotated"}'
+# double-sided fields: ToRs pair up, counts consistent, no three-tier groups
+topology ds-odd "topology.tors: must be even and > 0 (a double-sided topology pairs its ToRs), got 3" \
+  '{"type": "double-sided", "tors": 3, "aggs": 3, "cores": 2}'
+topology ds-aggs "topology.aggs: must be a positive multiple of the ToR pairs (tors / 2 = 2), got 3" \
+  '{"type": "double-sided", "tors": 4, "aggs": 3, "cores": 4}'
+topology ds-cores "topology.cores: must be a positive multiple of the aggregation switches per ToR pair" \
+  '{"type": "double-sided", "tors": 4, "aggs": 4, "cores": 3}'
+topology ds-nocores "topology.cores: must be a positive multiple of the aggregation switches per ToR pair (aggs / (tors / 2) = 2) and <= 65536, got 0" \
+  '{"type": "double-sided", "tors": 4, "aggs": 4}'
+topology ds-groups "topology.torsPerGroup: only for topology type \"three-tier\" (type is \"double-sided\")" \
+  '{"type": "double-sided", "tors": 4, "aggs": 4, "cores": 4, "torsPerGroup": 2}'
+topology ds-rotated "topology.wiring: a double-sided topology cables port p of every NIC to ToR p of the host's pair" \
+  '{"type": "double-sided", "tors": 4, "aggs": 4, "cores": 4, "wiring": "rotated"}'
+topology ds-rate "topology.coreLinkRate: 'fast' is not a data rate" \
+  '{"type": "double-sided", "tors": 4, "aggs": 4, "cores": 4, "coreLinkRate": "fast"}'
 make_variant cables 'd["topology"].update({"tors": 65536, "aggs": 65536, "hostsPerTor": 1})'
 expect cables "topology: ClosConfig: 4295032832 cables (hosts x nicsPerHost + tors x aggs x linksPerTorAgg) exceed" --scenario="$work/cables.json" --dryRun
 # found during the simulation (when the first frame reaches a switch): still one line, exit 1

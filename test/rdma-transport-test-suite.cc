@@ -1015,6 +1015,123 @@ class IncastTestCase : public TestCase
     }
 };
 
+// ================================================================================ dual port
+
+/**
+ * A NIC with two ports (the double-sided topology, BuildDoubleSided: one ToR pair, every NIC's
+ * port p on ToR p): hosts 1..4 send 4 MiB each to host 0, steered by UDP source port onto the
+ * path via ToR (s mod 2). Each sender's data leaves on the port its path starts on (the other
+ * port sends no data), PredictPath() gives that path, the receiver gets data on both ports and
+ * answers on the arrival port, PFC keeps it lossless (PAUSE received), and the two receiver
+ * ports together run at twice one port's rate: all bytes arrive in 2 message times of one port.
+ */
+class DualPortTestCase : public TestCase
+{
+  public:
+    DualPortTestCase()
+        : TestCase("two-port NIC: data on the path's first port, ACKs on the arrival port, "
+                   "PFC per port, receiver at 2 x port rate")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        DoubleSidedConfig dc;
+        dc.tors = 2;
+        dc.aggs = 1;
+        dc.cores = 1;
+        dc.numHosts = 5;
+        dc.gpusPerHost = 1;
+        dc.nicsPerHost = 1;
+        dc.portsPerNic = 2;
+        dc.hostLinkBps = 100e9;
+        dc.torAggBps = 100e9;
+        dc.aggCoreBps = 100e9;
+        CruxTopologyHelper topoHelper;
+        topoHelper.SetMmuAttribute("BufferSize", UintegerValue(4 * 1024 * 1024));
+        Ptr<CruxTopology> topo = topoHelper.Install(BuildDoubleSided(dc));
+        NS_TEST_ASSERT_MSG_EQ(topo->GetHost(0).nics.size(), 1, "one NIC");
+        NS_TEST_ASSERT_MSG_EQ(topo->GetHost(0).nics[0].ports.size(), 2, "with two ports");
+        RdmaTransportHelper rdma;
+        rdma.SetCongestionControl("none");
+        Ptr<RdmaTransport> t = rdma.Install(topo);
+        NS_TEST_ASSERT_MSG_EQ(t->GetNic(0, 0)->GetNPorts(), 2, "the RdmaNic drives both ports");
+        const uint64_t bytes = 4 * 1024 * 1024;
+        std::vector<double> done(4, 0);
+        std::vector<CruxPath> wanted(5);
+        for (uint32_t s = 1; s <= 4; ++s)
+        {
+            const std::vector<CruxPath> paths = topo->GetEqualCostPaths(s, 0, 0, 0);
+            NS_TEST_ASSERT_MSG_EQ(paths.size(), 2, "via either ToR of the pair");
+            const CruxPath& want = paths[s % 2];
+            wanted[s] = want;
+            const RdmaQpKey key = Key(1, s, Gpu(s, 0), Gpu(0, 0));
+            FiveTuple tuple = t->GetFiveTuple(key);
+            tuple.srcPort = topo->FindUdpSourcePort(tuple.srcIp, tuple.dstIp, want);
+            NS_TEST_ASSERT_MSG_EQ((topo->PredictPath(tuple) == want), true, "predicted path");
+            t->SetQpSourcePort(key, tuple.srcPort);
+            t->Send(Req(1, s, Gpu(s, 0), Gpu(0, 0), bytes),
+                    crux::MakeFunctorCallback<void>(
+                        [&done, s]() { done[s - 1] = Simulator::Now().GetSeconds(); }));
+        }
+        Simulator::Run();
+        auto dataBytes = [](Ptr<QbbNetDevice> dev) {
+            uint64_t b = 0;
+            for (uint8_t tc = 0; tc < QbbNetDevice::N_TC; ++tc)
+            {
+                b += dev->GetTxBytes(tc);
+            }
+            return b;
+        };
+        uint64_t pausesRx = 0;
+        for (uint32_t s = 1; s <= 4; ++s)
+        {
+            NS_TEST_ASSERT_MSG_GT(done[s - 1], 0, "sender " << s << " completed");
+            const CruxNicInfo& nic = topo->GetHost(s).nics[0];
+            for (uint32_t p = 0; p < 2; ++p)
+            {
+                const bool used = nic.ports[p].uplink == wanted[s].front();
+                NS_TEST_ASSERT_MSG_EQ((dataBytes(nic.ports[p].device) > 0),
+                                      used,
+                                      "sender " << s << " port " << p << " sends data iff its "
+                                                << "path starts there");
+                pausesRx += nic.ports[p].device->GetPauseRxCount();
+            }
+        }
+        // the receiver: data in on both ports, ACKs out on both (each port's senders' ACKs)
+        const CruxNicInfo& rx = topo->GetHost(0).nics[0];
+        for (uint32_t p = 0; p < 2; ++p)
+        {
+            NS_TEST_ASSERT_MSG_EQ(dataBytes(rx.ports[p].device), 0, "the receiver sends no data");
+            NS_TEST_ASSERT_MSG_GT(rx.ports[p].device->GetTxBytes(QbbNetDevice::CONTROL_CLASS),
+                                  0,
+                                  "ACKs leave on receiver port " << p);
+        }
+        const RdmaQpStats st = t->GetStats();
+        const uint32_t mtu = t->GetNic(0, 0)->GetMtu();
+        const double last = *std::max_element(done.begin(), done.end());
+        // two messages back to back on each receiver port, both ports in parallel
+        const double ideal = 2 * BurstSeconds(Segments(bytes, mtu), rx.ports[0].device);
+        std::cout << "[crux-rdma] dual-port 4-to-1: last done " << last * 1e6 << " us (2 x port "
+                  << "bound " << ideal * 1e6 << " us), PAUSE received by senders " << pausesRx
+                  << ", retransmitted " << st.retransmittedPackets << ", timeouts " << st.timeouts
+                  << std::endl;
+        uint64_t drops = 0;
+        for (uint32_t sw = 0; sw < topo->GetNSwitches(); ++sw)
+        {
+            drops += topo->GetSwitch(sw).sw->GetTotalDrops();
+        }
+        NS_TEST_ASSERT_MSG_EQ(drops, 0, "PFC: zero drops");
+        NS_TEST_ASSERT_MSG_GT(pausesRx, 0, "sender ports received PAUSE");
+        NS_TEST_ASSERT_MSG_EQ(st.retransmittedPackets, 0, "lossless: no retransmission");
+        NS_TEST_ASSERT_MSG_EQ(st.timeouts, 0, "lossless: no RTO");
+        NS_TEST_ASSERT_MSG_EQ(st.rxDataBytes, 4 * bytes, "exact bytes");
+        NS_TEST_ASSERT_MSG_EQ_TOL(last, ideal, 0.02 * ideal, "both receiver ports at line rate");
+        Simulator::Destroy();
+    }
+};
+
 // ================================================================================== watchdog
 
 /// A queue pair that can never progress ends the run with one error line naming it.
@@ -1483,6 +1600,7 @@ class RdmaTransportTestSuite : public TestSuite
         AddTestCase(new PsnWrapTestCase, TestCase::QUICK);
         AddTestCase(new PacingTestCase, TestCase::QUICK);
         AddTestCase(new IncastTestCase, TestCase::QUICK);
+        AddTestCase(new DualPortTestCase, TestCase::QUICK);
         AddTestCase(new WatchdogTestCase, TestCase::QUICK);
         AddTestCase(new LinkCutTestCase, TestCase::QUICK);
         AddTestCase(new ErrorModelTestCase, TestCase::QUICK);

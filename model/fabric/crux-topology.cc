@@ -42,14 +42,25 @@ constexpr uint32_t MAX_HOPS = 64;
 TypeId
 CruxTopology::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::CruxTopology")
-                            .SetParent<Object>()
-                            .SetGroupName("Crux")
-                            .AddConstructor<CruxTopology>();
+    static TypeId tid =
+        TypeId("ns3::CruxTopology")
+            .SetParent<Object>()
+            .SetGroupName("Crux")
+            .AddConstructor<CruxTopology>()
+            .AddAttribute("NicPortHashSeed",
+                          "Seed of the ECMP hash (CruxSwitch::EcmpHash) by which a NIC with "
+                          "several ports (double-sided topology) picks the port of a flow that "
+                          "has no pinned route (SelectNicPort()). Default 0x5eed0001: an "
+                          "ASSUMPTION, any value not equal to a switch's EcmpSeed (base + switch "
+                          "index) keeps the NIC's choice independent of the ToRs'.",
+                          UintegerValue(0x5eed0001),
+                          MakeUintegerAccessor(&CruxTopology::m_nicPortSeed),
+                          MakeUintegerChecker<uint32_t>());
     return tid;
 }
 
 CruxTopology::CruxTopology()
+    : m_nicPortSeed(0x5eed0001)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -166,10 +177,42 @@ CruxTopology::AddHostLink(uint32_t host,
     n.tor = sw;
     n.uplink = up;
     n.downlink = up + 1;
+    n.ports.push_back(CruxNicPortInfo{nicDev, sw, up, up + 1});
     h.nics.push_back(n);
     m_addrNic[n.address.Get()] = {host, nic};
     m_finalized = false;
     return nic;
+}
+
+uint32_t
+CruxTopology::AddNicPort(uint32_t host,
+                         uint32_t nic,
+                         Ptr<QbbNetDevice> portDev,
+                         uint32_t sw,
+                         uint32_t swPort,
+                         DataRate rate,
+                         Time delay)
+{
+    if (host >= m_hosts.size() || nic >= m_hosts[host].nics.size())
+    {
+        NS_FATAL_ERROR("CruxTopology::AddNicPort: host " << host << " has no NIC " << nic
+                                                         << " (add it with AddHostLink)");
+    }
+    CruxHostInfo& h = m_hosts[host];
+    // register the cable as AddHostLink does, then move the new NIC entry into a port of nic
+    const uint32_t added = AddHostLink(host, portDev, sw, swPort, rate, delay);
+    const CruxNicInfo extra = h.nics[added];
+    h.nics.pop_back();
+    m_addrNic.erase(extra.address.Get());
+    CruxNicInfo& n = h.nics[nic];
+    const auto port = static_cast<uint32_t>(n.ports.size());
+    n.ports.push_back(extra.ports.front());
+    for (uint32_t id : {extra.uplink, extra.downlink})
+    {
+        CruxLinkInfo& l = m_links[id];
+        (l.from.isHost ? l.from : l.to).port = nic; // host ends name the NIC
+    }
+    return port;
 }
 
 uint32_t
@@ -246,19 +289,24 @@ CruxTopology::Finalize()
                        << m_desc.NumHosts() << ", " << m_desc.NumSwitches() << ", "
                        << m_desc.NumNetworkLinks() << "); build with CruxTopologyHelper::Install");
     }
-    // ECMP groups: for every NIC address, the ports towards its ToR on a shortest path (the
-    // cluster description's hop counts), in the switch's port order.
+    // ECMP groups: for every NIC address, the ports towards the NIC on a shortest path (the
+    // cluster description's hop counts towards the ToRs of its ports), in the switch's port
+    // order; at a ToR of the NIC, its ports' down links.
     std::map<uint32_t, std::vector<int32_t>> hops; // ToR switch index -> hops per node id
     for (const CruxHostInfo& h : m_hosts)
     {
         for (const CruxNicInfo& n : h.nics)
         {
-            if (hops.count(n.tor) == 0)
+            for (const CruxNicPortInfo& p : n.ports)
             {
-                hops[n.tor] = m_desc.ShortestPathHops(nHosts + n.tor);
+                if (hops.count(p.tor) == 0)
+                {
+                    hops[p.tor] = m_desc.ShortestPathHops(nHosts + p.tor);
+                }
             }
         }
     }
+    std::vector<int32_t> dist; // hops to the nearest ToR of one NIC, per node id
     for (uint32_t s = 0; s < nSw; ++s)
     {
         Ptr<CruxSwitch> sw = m_switches[s].sw;
@@ -268,14 +316,33 @@ CruxTopology::Finalize()
             for (const CruxNicInfo& n : h.nics)
             {
                 std::vector<uint32_t> ports;
-                if (n.tor == s)
+                for (const CruxNicPortInfo& p : n.ports)
                 {
-                    ports.push_back(m_links[n.downlink].from.port);
+                    if (p.tor == s)
+                    {
+                        ports.push_back(m_links[p.downlink].from.port);
+                    }
                 }
-                else
+                if (ports.empty())
                 {
-                    const std::vector<int32_t>& d = hops.at(n.tor);
-                    if (d[nHosts + s] <= 0)
+                    const std::vector<int32_t>* d = &hops.at(n.tor);
+                    if (n.ports.size() > 1)
+                    {
+                        dist = *d;
+                        for (const CruxNicPortInfo& p : n.ports)
+                        {
+                            const std::vector<int32_t>& dp = hops.at(p.tor);
+                            for (std::size_t i = 0; i < dist.size(); ++i)
+                            {
+                                if (dp[i] >= 0 && (dist[i] < 0 || dp[i] < dist[i]))
+                                {
+                                    dist[i] = dp[i];
+                                }
+                            }
+                        }
+                        d = &dist;
+                    }
+                    if ((*d)[nHosts + s] <= 0)
                     {
                         continue; // unreachable
                     }
@@ -285,7 +352,7 @@ CruxTopology::Finalize()
                         {
                             continue;
                         }
-                        if (d[nHosts + m_links[id].to.index] == d[nHosts + s] - 1)
+                        if ((*d)[nHosts + m_links[id].to.index] == (*d)[nHosts + s] - 1)
                         {
                             ports.push_back(m_links[id].from.port);
                         }
@@ -499,7 +566,8 @@ CruxTopology::FollowPath(const FiveTuple& t, bool pinned) const
         NS_FATAL_ERROR("CruxTopology::PredictPath: " << t << ": source or destination is not a "
                                                      << "NIC address of this topology");
     }
-    CruxPath path{m_hosts[src->first].nics[src->second].uplink};
+    const CruxNicInfo& nic = m_hosts[src->first].nics[src->second];
+    CruxPath path{nic.ports.size() > 1 ? nic.ports[NicPort(t, nic, pinned)].uplink : nic.uplink};
     CruxEndpoint at = m_links[path.back()].to;
     for (uint32_t hop = 0; hop < MAX_HOPS; ++hop)
     {
@@ -524,6 +592,37 @@ CruxTopology::FollowPath(const FiveTuple& t, bool pinned) const
     }
     NS_LOG_WARN("forwarding loop for " << t);
     return CruxPath();
+}
+
+uint32_t
+CruxTopology::NicPort(const FiveTuple& t, const CruxNicInfo& nic, bool pinned) const
+{
+    const auto n = static_cast<uint32_t>(nic.ports.size());
+    if (n <= 1)
+    {
+        return 0;
+    }
+    if (pinned && !m_nicPinned.empty())
+    {
+        auto it = m_nicPinned.find(t);
+        if (it != m_nicPinned.end())
+        {
+            return it->second;
+        }
+    }
+    return CruxSwitch::EcmpHash(t, m_nicPortSeed) % n;
+}
+
+uint32_t
+CruxTopology::SelectNicPort(const FiveTuple& tuple) const
+{
+    auto src = FindNic(tuple.srcIp);
+    if (!src)
+    {
+        NS_FATAL_ERROR("CruxTopology::SelectNicPort: " << tuple << ": source is not a NIC "
+                                                       << "address of this topology");
+    }
+    return NicPort(tuple, m_hosts[src->first].nics[src->second], true);
 }
 
 CruxPath
@@ -629,11 +728,20 @@ CruxTopology::InstallPinnedRoute(const FiveTuple& tuple, const CruxPath& path)
         const CruxLinkInfo& l = m_links[path[i]];
         m_switches[l.from.index].sw->AddPinnedRoute(tuple, l.from.port);
     }
+    const CruxNicInfo& nic = m_hosts[src->first].nics[src->second];
+    for (uint32_t p = 0; nic.ports.size() > 1 && p < nic.ports.size(); ++p)
+    {
+        if (nic.ports[p].uplink == path.front())
+        {
+            m_nicPinned[tuple] = p; // the source NIC leaves on the path's first link
+        }
+    }
 }
 
 void
 CruxTopology::RemovePinnedRoute(const FiveTuple& tuple)
 {
+    m_nicPinned.erase(tuple);
     for (const CruxSwitchInfo& s : m_switches)
     {
         s.sw->RemovePinnedRoute(tuple);

@@ -44,15 +44,30 @@ typedef std::vector<uint32_t> CruxPath;
 
 /**
  * \ingroup crux
- * \brief One RDMA NIC of a host: its device, IPv4 address and attachment.
+ * \brief One port of an RDMA NIC: its device and cable (a NIC of the double-sided topology has
+ * two, one to each ToR of its host's pair).
+ */
+struct CruxNicPortInfo
+{
+    Ptr<QbbNetDevice> device; //!< the port's device (on the host node)
+    uint32_t tor{0};          //!< switch index of the switch this port is cabled to
+    uint32_t uplink{0};       //!< directed link id port → switch
+    uint32_t downlink{0};     //!< directed link id switch → port
+};
+
+/**
+ * \ingroup crux
+ * \brief One RDMA NIC of a host: its IPv4 address and ports (device, attachment). The fields
+ * device, tor, uplink and downlink are those of port 0 (the only port of a single-port NIC).
  */
 struct CruxNicInfo
 {
-    Ptr<QbbNetDevice> device; //!< the NIC's port device (on the host node)
+    Ptr<QbbNetDevice> device; //!< port 0's device (on the host node)
     Ipv4Address address;      //!< 0x0A000000 | (host << 8) | (nic + 1) (see addressing rules)
-    uint32_t tor{0};          //!< switch index of the switch this NIC is cabled to
-    uint32_t uplink{0};       //!< directed link id NIC → switch
-    uint32_t downlink{0};     //!< directed link id switch → NIC
+    uint32_t tor{0};          //!< switch index of the switch port 0 is cabled to
+    uint32_t uplink{0};       //!< directed link id port 0 → switch
+    uint32_t downlink{0};     //!< directed link id switch → port 0
+    std::vector<CruxNicPortInfo> ports; //!< every port, port 0 first (one address for all)
 };
 
 /**
@@ -195,6 +210,25 @@ class CruxTopology : public Object
                          Time delay);
 
     /**
+     * \brief Register a cable between a further port of an existing NIC and a switch port (a
+     * NIC with several ports, e.g. the double-sided topology's two ports per NIC). The port gets
+     * the next port number of the NIC; the NIC keeps its one address.
+     * \param host host index
+     * \param nic NIC index of the host (already added by AddHostLink())
+     * \param portDev the port's device (already attached to the cable's channel)
+     * \param sw switch index \param swPort port index of the cable's device on the switch
+     * \param rate line rate \param delay one-way propagation delay
+     * \return the port number within the NIC (>= 1)
+     */
+    uint32_t AddNicPort(uint32_t host,
+                        uint32_t nic,
+                        Ptr<QbbNetDevice> portDev,
+                        uint32_t sw,
+                        uint32_t swPort,
+                        DataRate rate,
+                        Time delay);
+
+    /**
      * \brief Register a cable between two switch ports.
      * \param a switch index of end a \param aPort port index on a
      * \param b switch index of end b \param bPort port index on b
@@ -284,6 +318,18 @@ class CruxTopology : public Object
     std::optional<std::pair<uint32_t, uint32_t>> FindNic(Ipv4Address addr) const;
 
     // ---------------------------------------------------------------- paths
+
+    /**
+     * \brief The port of the source NIC a flow leaves on: the port of a pinned route of
+     * \p tuple (InstallPinnedRoute(): the path's first link), else the NIC's ECMP choice over
+     * its ports, EcmpHash(tuple, NicPortHashSeed) mod ports (CruxSwitch::EcmpHash, the switches'
+     * hash with the attribute "NicPortHashSeed"), as a bonded dual-port NIC hashes the 5-tuple.
+     * Source-port steering therefore picks the first link as it picks the switch hops. 0 for a
+     * single-port NIC. RdmaNic asks this (RdmaNic::SetPortSelector()) for every queue pair.
+     * \param tuple flow key; srcIp must be a NIC address (NS_FATAL_ERROR otherwise)
+     * \return the port index of the source NIC
+     */
+    uint32_t SelectNicPort(const FiveTuple& tuple) const;
 
     /**
      * \brief All shortest (hop-count) paths between two NICs, in a deterministic order: the
@@ -381,6 +427,9 @@ class CruxTopology : public Object
   private:
     /// \return path following the switches' decisions \param t tuple \param pinned use pins
     CruxPath FollowPath(const FiveTuple& t, bool pinned) const;
+    /// \return the source NIC's port of \p t (see SelectNicPort()) \param t tuple
+    /// \param nic the source NIC \param pinned use pinned routes
+    uint32_t NicPort(const FiveTuple& t, const CruxNicInfo& nic, bool pinned) const;
     /// Check that Finalize() ran.
     void CheckFinalized(const char* what) const;
 
@@ -390,6 +439,8 @@ class CruxTopology : public Object
     std::vector<std::vector<uint32_t>> m_swPortLink; //!< [switch][port] → outgoing link id
     std::unordered_map<const NetDevice*, uint32_t> m_txDevLink; //!< tx device → link id
     std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> m_addrNic; //!< addr → (h, n)
+    std::unordered_map<FiveTuple, uint32_t, FiveTupleHasher> m_nicPinned;  //!< tuple → NIC port
+    uint32_t m_nicPortSeed;  //!< attribute NicPortHashSeed
     ClusterTopology m_desc;  //!< the cluster description the devices were built from
     bool m_finalized{false}; //!< Finalize() done
 };

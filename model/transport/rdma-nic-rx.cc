@@ -52,7 +52,7 @@ constexpr uint32_t INT_BYTES = InbandTelemetryHeader::SERIALIZED_SIZE; //!< INT 
 } // namespace
 
 void
-RdmaNic::ReceiveFrame(Ptr<QbbNetDevice> /* dev */, Ptr<Packet> packet, uint16_t protocol)
+RdmaNic::ReceiveFrame(Ptr<QbbNetDevice> dev, Ptr<Packet> packet, uint16_t protocol)
 {
     // One copy of the fixed-size headers out of the packet and a direct parse: cheaper than
     // deserializing Ipv4Header/UdpHeader/BTH objects on this per-packet path. Layout (we send
@@ -98,6 +98,11 @@ RdmaNic::ReceiveFrame(Ptr<QbbNetDevice> /* dev */, Ptr<Packet> packet, uint16_t 
         {
             ++m_unknownFrames;
             return;
+        }
+        if (m_ports.size() > 1)
+        {
+            // its ACK/NAK/CNP go back on the port the data came in on (the path reversed)
+            qp->m_rxPort = static_cast<uint8_t>(PortOf(PeekPointer(dev)));
         }
         if (m_pcieRate.GetBitRate() > 0)
         {
@@ -239,8 +244,12 @@ RdmaNic::PcieRxPause(uint8_t tc)
     {
         return;
     }
-    m_dev->SendPause(tc, m_pcieRxQuanta);
-    ++m_pcieRxPauses;
+    for (Port& pt : m_ports)
+    {
+        // the receive buffer is the NIC's: every port that can bring data of the class pauses
+        pt.dev->SendPause(tc, m_pcieRxQuanta);
+        ++m_pcieRxPauses;
+    }
     NS_LOG_LOGIC("NIC " << m_address << " pauses TC " << unsigned(tc) << " (" << m_pcieRxBytes[tc]
                         << " B in its receive buffer)");
     m_pcieRxRefresh[tc] =
@@ -298,8 +307,11 @@ RdmaNic::PcieRxNext()
         {
             m_pcieRxPaused[tc] = false;
             m_pcieRxRefresh[tc].Cancel();
-            m_dev->SendPause(tc, 0);
-            ++m_pcieRxResumes;
+            for (Port& pt : m_ports)
+            {
+                pt.dev->SendPause(tc, 0);
+                ++m_pcieRxResumes;
+            }
             NS_LOG_LOGIC("NIC " << m_address << " resumes TC " << unsigned(tc));
         }
     }

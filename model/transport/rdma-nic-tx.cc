@@ -133,12 +133,24 @@ RdmaNic::Activate(RdmaQueuePair* qp)
     {
         return;
     }
+    if (m_ports.size() > 1 && qp->m_sndNxt == qp->m_sndUna)
+    {
+        // nothing in flight: the port may change (a new source port or pinned route)
+        const uint32_t port = m_portSelector.IsNull() ? 0 : m_portSelector(qp->GetFiveTuple());
+        if (port >= m_ports.size())
+        {
+            NS_FATAL_ERROR("RdmaNic " << m_address << ": the port selector chose port " << port
+                                      << " of " << m_ports.size() << " for " << Describe(qp));
+        }
+        qp->m_txPort = static_cast<uint8_t>(port);
+    }
+    Port& pt = m_ports[qp->m_txPort];
     const uint8_t tc = qp->CurrentTc();
-    m_active[tc].push_back(qp);
+    pt.active[tc].push_back(qp);
     qp->m_inActiveList = true;
     // Deferred to the end of the current instant, once for all queue pairs activated in it, so
     // that queue pairs posted at the same time start together in the round robin.
-    m_pendingFill |= static_cast<uint8_t>(1U << tc);
+    pt.pendingFill |= static_cast<uint8_t>(1U << tc);
     if (!m_fillEvent.IsRunning())
     {
         m_fillEvent = Simulator::ScheduleNow(&RdmaNic::DeferredFill, this);
@@ -148,13 +160,16 @@ RdmaNic::Activate(RdmaQueuePair* qp)
 void
 RdmaNic::DeferredFill()
 {
-    uint8_t mask = m_pendingFill;
-    m_pendingFill = 0;
-    while (mask != 0)
+    for (uint32_t port = 0; port < m_ports.size(); ++port)
     {
-        const uint8_t c = static_cast<uint8_t>(__builtin_ctz(mask));
-        mask &= static_cast<uint8_t>(~(1U << c));
-        Fill(c);
+        uint8_t mask = m_ports[port].pendingFill;
+        m_ports[port].pendingFill = 0;
+        while (mask != 0)
+        {
+            const uint8_t c = static_cast<uint8_t>(__builtin_ctz(mask));
+            mask &= static_cast<uint8_t>(~(1U << c));
+            Fill(port, c);
+        }
     }
 }
 
@@ -166,42 +181,58 @@ RdmaNic::Wake(RdmaQueuePair* qp)
 }
 
 void
-RdmaNic::DeviceDequeued(Ptr<QbbNetDevice> /* dev */, Ptr<const Packet> /* p */, uint8_t tc)
+RdmaNic::DeviceDequeued(Ptr<QbbNetDevice> dev, Ptr<const Packet> /* p */, uint8_t tc)
 {
     if (tc >= QbbNetDevice::N_TC)
     {
         return; // an ACK/NAK/CNP left the control class: no data to refill
     }
-    if (m_devQueued[tc] > 0)
+    const uint32_t port = m_ports.size() > 1 ? PortOf(PeekPointer(dev)) : 0;
+    if (m_ports[port].devQueued[tc] > 0)
     {
-        --m_devQueued[tc];
+        --m_ports[port].devQueued[tc];
     }
-    Fill(tc);
+    Fill(port, tc);
+}
+
+uint32_t
+RdmaNic::PortOf(const QbbNetDevice* dev) const
+{
+    for (uint32_t i = 0; i < m_ports.size(); ++i)
+    {
+        if (PeekPointer(m_ports[i].dev) == dev)
+        {
+            return i;
+        }
+    }
+    return 0;
 }
 
 void
-RdmaNic::Fill(uint8_t tc)
+RdmaNic::Fill(uint32_t port, uint8_t tc)
 {
-    m_refill |= static_cast<uint8_t>(1U << tc);
-    if (m_inFill)
+    Port& pt = m_ports[port];
+    pt.refill |= static_cast<uint8_t>(1U << tc);
+    if (pt.inFill)
     {
         return; // the running Fill() loop picks it up
     }
-    m_inFill = true;
-    while (m_refill != 0)
+    pt.inFill = true;
+    while (pt.refill != 0)
     {
-        const uint8_t c = static_cast<uint8_t>(__builtin_ctz(m_refill));
-        m_refill &= static_cast<uint8_t>(~(1U << c));
-        FillTc(c);
+        const uint8_t c = static_cast<uint8_t>(__builtin_ctz(pt.refill));
+        pt.refill &= static_cast<uint8_t>(~(1U << c));
+        FillTc(port, c);
     }
-    m_inFill = false;
+    pt.inFill = false;
 }
 
 void
-RdmaNic::FillTc(uint8_t tc)
+RdmaNic::FillTc(uint32_t port, uint8_t tc)
 {
-    std::deque<RdmaQueuePair*>& list = m_active[tc];
-    while (m_devQueued[tc] < m_maxDevQueue && !list.empty())
+    Port& pt = m_ports[port];
+    std::deque<RdmaQueuePair*>& list = pt.active[tc];
+    while (pt.devQueued[tc] < m_maxDevQueue && !list.empty())
     {
         RdmaQueuePair* qp = list.front();
         list.pop_front();
@@ -223,9 +254,9 @@ RdmaNic::FillTc(uint8_t tc)
         if (qtc != tc)
         {
             // its next message uses another class
-            m_active[qtc].push_back(qp);
+            pt.active[qtc].push_back(qp);
             qp->m_inActiveList = true;
-            m_refill |= static_cast<uint8_t>(1U << qtc);
+            pt.refill |= static_cast<uint8_t>(1U << qtc);
             continue;
         }
         if (qp->m_parked)
@@ -262,11 +293,11 @@ RdmaNic::FillTc(uint8_t tc)
         if (qp->m_sndNxt < qp->m_sndMax && !qp->m_inActiveList && !qp->m_parked)
         {
             const uint8_t ntc = qp->CurrentTc();
-            m_active[ntc].push_back(qp);
+            pt.active[ntc].push_back(qp);
             qp->m_inActiveList = true;
             if (ntc != tc)
             {
-                m_refill |= static_cast<uint8_t>(1U << ntc);
+                pt.refill |= static_cast<uint8_t>(1U << ntc);
             }
         }
     }
@@ -289,32 +320,33 @@ RdmaNic::AddHeaders(Ptr<Packet> p, const RdmaQueuePair* qp, uint8_t dscp, bool e
 }
 
 bool
-RdmaNic::Enqueue(Ptr<Packet> p, RdmaQueuePair* qp, uint8_t tc)
+RdmaNic::Enqueue(Ptr<Packet> p, RdmaQueuePair* qp, uint8_t tc, uint32_t port)
 {
-    if (!m_peerMacKnown)
+    Port& pt = m_ports[port];
+    if (!pt.peerMacKnown)
     {
-        m_peerMac = Mac48Address::GetBroadcast();
-        Ptr<QbbChannel> ch = DynamicCast<QbbChannel>(m_dev->GetChannel());
+        pt.peerMac = Mac48Address::GetBroadcast();
+        Ptr<QbbChannel> ch = DynamicCast<QbbChannel>(pt.dev->GetChannel());
         if (ch)
         {
-            Ptr<QbbNetDevice> peer = ch->GetPeer(PeekPointer(m_dev));
+            Ptr<QbbNetDevice> peer = ch->GetPeer(PeekPointer(pt.dev));
             if (peer)
             {
-                m_peerMac = Mac48Address::ConvertFrom(peer->GetAddress());
-                m_peerMacKnown = true;
+                pt.peerMac = Mac48Address::ConvertFrom(peer->GetAddress());
+                pt.peerMacKnown = true;
             }
         }
     }
     const bool data = tc < QbbNetDevice::N_TC;
     if (data)
     {
-        ++m_devQueued[tc];
+        ++pt.devQueued[tc];
     }
-    if (!m_dev->SendInTc(p, m_peerMac, IPV4_ETHERTYPE, tc))
+    if (!pt.dev->SendInTc(p, pt.peerMac, IPV4_ETHERTYPE, tc))
     {
         if (data)
         {
-            --m_devQueued[tc];
+            --pt.devQueued[tc];
         }
         ++qp->m_stats.deviceDrops;
         NS_LOG_WARN("device refused a frame of " << Describe(qp));
@@ -396,7 +428,7 @@ RdmaNic::SendDataPacket(RdmaQueuePair* qp)
         payload + GetDataHeaderBytes() + (withInt ? INT_BYTES : 0) + crux::ETH_HEADER_BYTES;
     qp->m_cc->OnDataSent(frameBytes);
     const DataRate rate = qp->m_cc->GetRate();
-    const DataRate line = m_dev->GetDataRate();
+    const DataRate line = m_ports[qp->m_txPort].dev->GetDataRate();
     if (rate < line)
     {
         // pace: the next packet may leave one frame time at the allowed rate later
@@ -410,24 +442,32 @@ RdmaNic::SendDataPacket(RdmaQueuePair* qp)
     }
     AddHeaders(p, qp, dscp, true);
     m_txDataTrace(p);
-    Enqueue(p, qp, tc);
+    Enqueue(p, qp, tc, qp->m_txPort);
 }
 
 void
 RdmaNic::PcieFree()
 {
     // strict priority at the PCIe link: the highest class with a waiting queue pair goes first
+    // (the NIC's one PCIe link serves all its ports)
     for (int tc = QbbNetDevice::N_TC - 1; tc >= 0 && m_pcieFreeAt <= Simulator::Now(); --tc)
     {
-        if (!m_active[tc].empty())
+        for (uint32_t port = 0; port < m_ports.size() && m_pcieFreeAt <= Simulator::Now(); ++port)
         {
-            Fill(static_cast<uint8_t>(tc));
+            if (!m_ports[port].active[tc].empty())
+            {
+                Fill(port, static_cast<uint8_t>(tc));
+            }
         }
     }
     // queue pairs of lower classes may still wait: come back when the link is free again
     const Time now = Simulator::Now();
-    if (m_pcieFreeAt > now && !m_pcieEvent.IsRunning() &&
-        std::any_of(m_active.begin(), m_active.end(), [](const auto& l) { return !l.empty(); }))
+    const bool waiting = std::any_of(m_ports.begin(), m_ports.end(), [](const Port& pt) {
+        return std::any_of(pt.active.begin(), pt.active.end(), [](const auto& l) {
+            return !l.empty();
+        });
+    });
+    if (m_pcieFreeAt > now && !m_pcieEvent.IsRunning() && waiting)
     {
         m_pcieEvent = Simulator::Schedule(m_pcieFreeAt - now, &RdmaNic::PcieFree, this);
     }
@@ -462,7 +502,7 @@ RdmaNic::SendAck(RdmaQueuePair* qp, bool nak, const uint8_t* intEcho)
     }
     qp->m_unackedRx = 0;
     AddHeaders(p, qp, m_ackDscp, false);
-    Enqueue(p, qp, m_dev->DscpToClass(m_ackDscp));
+    Enqueue(p, qp, m_dev->DscpToClass(m_ackDscp), qp->m_rxPort);
 }
 
 void
@@ -476,7 +516,7 @@ RdmaNic::SendCnp(RdmaQueuePair* qp)
     p->AddHeader(bth);
     ++qp->m_stats.cnpsSent;
     AddHeaders(p, qp, m_ackDscp, false);
-    Enqueue(p, qp, m_dev->DscpToClass(m_ackDscp));
+    Enqueue(p, qp, m_dev->DscpToClass(m_ackDscp), qp->m_rxPort);
 }
 
 } // namespace ns3

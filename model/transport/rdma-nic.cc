@@ -239,7 +239,6 @@ RdmaNic::RdmaNic()
       m_cnpEnabled(true),
       m_cnpInterval(MicroSeconds(50))
 {
-    m_devQueued.fill(0);
     m_ccFactory.SetTypeId(DcqcnCongestionControl::GetTypeId());
 }
 
@@ -283,20 +282,18 @@ RdmaNic::DoDispose()
         m_pcieRxRefresh[tc].Cancel();
         m_pcieRxQueue[tc].clear();
     }
-    for (auto& q : m_active)
-    {
-        q.clear();
-    }
     for (auto& qp : m_qps)
     {
         qp->Dispose();
     }
     m_qps.clear();
-    if (m_dev)
+    for (Port& pt : m_ports)
     {
-        m_dev->SetFrameHandler(QbbNetDevice::FrameHandler());
-        m_dev->SetDequeueHandler(QbbNetDevice::DequeueHandler());
+        pt.dev->SetFrameHandler(QbbNetDevice::FrameHandler());
+        pt.dev->SetDequeueHandler(QbbNetDevice::DequeueHandler());
     }
+    m_ports.clear();
+    m_portSelector = Callback<uint32_t, const FiveTuple&>();
     m_dev = nullptr;
     Object::DoDispose();
 }
@@ -317,11 +314,65 @@ RdmaNic::Attach(Ptr<QbbNetDevice> dev, Ipv4Address address)
     }
     m_dev = dev;
     m_address = address;
+    m_ports.assign(1, Port());
+    m_ports[0].dev = dev;
+    InstallHandlers(dev);
+}
+
+void
+RdmaNic::InstallHandlers(Ptr<QbbNetDevice> dev)
+{
     // The device holds the NIC (Ptr in its callbacks) so that a NIC lives as long as its port;
     // the device's DoDispose() clears its handlers, which breaks the cycle at Simulator::Destroy.
     Ptr<RdmaNic> self(this);
-    m_dev->SetFrameHandler(MakeCallback(&RdmaNic::ReceiveFrame, self));
-    m_dev->SetDequeueHandler(MakeCallback(&RdmaNic::DeviceDequeued, self));
+    dev->SetFrameHandler(MakeCallback(&RdmaNic::ReceiveFrame, self));
+    dev->SetDequeueHandler(MakeCallback(&RdmaNic::DeviceDequeued, self));
+}
+
+uint32_t
+RdmaNic::AddPort(Ptr<QbbNetDevice> dev)
+{
+    NS_LOG_FUNCTION(this << dev);
+    if (!dev || m_ports.empty())
+    {
+        NS_FATAL_ERROR("RdmaNic::AddPort: device is null or the NIC has no port 0 (Attach)");
+    }
+    if (m_mtu + GetDataHeaderBytes() > dev->GetMtu())
+    {
+        NS_FATAL_ERROR("RdmaNic::AddPort: RdmaNic Mtu " << m_mtu << " + " << GetDataHeaderBytes()
+                                                        << " header bytes exceeds the device Mtu "
+                                                        << dev->GetMtu() << " of " << m_address);
+    }
+    if (m_ports.size() >= 255)
+    {
+        NS_FATAL_ERROR("RdmaNic::AddPort: at most 255 ports per NIC");
+    }
+    m_ports.emplace_back();
+    m_ports.back().dev = dev;
+    InstallHandlers(dev);
+    return static_cast<uint32_t>(m_ports.size() - 1);
+}
+
+uint32_t
+RdmaNic::GetNPorts() const
+{
+    return static_cast<uint32_t>(m_ports.size());
+}
+
+Ptr<QbbNetDevice>
+RdmaNic::GetPortDevice(uint32_t port) const
+{
+    if (port >= m_ports.size())
+    {
+        NS_FATAL_ERROR("RdmaNic::GetPortDevice: port " << port << " >= " << m_ports.size());
+    }
+    return m_ports[port].dev;
+}
+
+void
+RdmaNic::SetPortSelector(Callback<uint32_t, const FiveTuple&> selector)
+{
+    m_portSelector = selector;
 }
 
 Ptr<QbbNetDevice>
@@ -461,12 +512,12 @@ RdmaNic::PostSend(Ptr<RdmaQueuePair> qpPtr,
     if (m_pcieLatency.IsStrictlyPositive())
     {
         // the DMA read of the payload: its first byte reaches the NIC one PCIe latency later
-        crux::Schedule(m_pcieLatency, [this, qpPtr, bytes, dscp, jobId, flowId]() {
-            QueueMessage(PeekPointer(qpPtr), bytes, dscp, jobId, flowId);
+        crux::Schedule(m_pcieLatency, [this, qpPtr, bytes, dscp, jobId, flowId, tag]() {
+            QueueMessage(PeekPointer(qpPtr), bytes, dscp, jobId, flowId, tag);
         });
         return;
     }
-    QueueMessage(qp, bytes, dscp, jobId, flowId);
+    QueueMessage(qp, bytes, dscp, jobId, flowId, tag);
 }
 
 void
@@ -474,7 +525,8 @@ RdmaNic::QueueMessage(RdmaQueuePair* qp,
                       uint64_t bytes,
                       uint8_t dscp,
                       uint32_t jobId,
-                      uint32_t flowId)
+                      uint32_t flowId,
+                      uint32_t tag)
 {
     const Time now = Simulator::Now();
     const bool wasIdle = qp->m_sndUna == qp->m_sndMax;

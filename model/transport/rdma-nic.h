@@ -45,9 +45,20 @@ namespace ns3
  * \brief Packet-level RoCEv2 RDMA NIC: reliable-connection queue pairs with go-back-N loss
  * recovery, a retransmission timeout and a stall watchdog, on one QbbNetDevice.
  *
- * One RdmaNic drives exactly one NIC port (QbbNetDevice) with one IPv4 address; a host with N
- * NICs has N RdmaNics (RdmaTransport maps GPUs to them). The NIC installs itself as the device's
- * FrameHandler (arrivals) and DequeueHandler (transmit pacing).
+ * One RdmaNic has one IPv4 address and drives one or more ports (QbbNetDevices): Attach() binds
+ * port 0, AddPort() further ones (the double-sided topology gives every NIC two ports, one to
+ * each ToR of its host's pair); a host with N NICs has N RdmaNics (RdmaTransport maps GPUs to
+ * them). The NIC installs itself as every port device's FrameHandler (arrivals) and
+ * DequeueHandler (transmit pacing).
+ *
+ * **Ports.** Each port has its own per-class round robins and device refill, so a PFC PAUSE on
+ * one port stops only the queue pairs sending on it. A queue pair sends its data out of one
+ * port, chosen when it starts sending with nothing in flight by the port selector
+ * (SetPortSelector(); CruxTopology::SelectNicPort: a pinned route's first link, else the
+ * NIC's ECMP hash of the 5-tuple, so source-port steering picks the first link as it picks the
+ * switch hops; without a selector, port 0). ACKs, NAKs and CNPs of a responder queue pair leave
+ * on the port its data last arrived on (the data path reversed). Frames arrive on any port; the
+ * NIC never forwards. With one port everything is as before.
  *
  * **Frames** (/tmp/addr.md, IBA Annex A17): Ethernet (added by the device) / IPv4 (the NIC's
  * address → the peer's, DSCP of the message, ECN = ECT(0) on data so switches can mark CE,
@@ -177,7 +188,33 @@ class RdmaNic : public Object
      */
     void Attach(Ptr<QbbNetDevice> dev, Ipv4Address address);
 
-    /// \return the attached device (null before Attach())
+    /**
+     * \brief Bind a further port of this NIC (after Attach()): installs the frame and dequeue
+     * handlers on \p dev. Its traffic-class map and data rate should equal port 0's (the NIC
+     * classifies a message once, with port 0's DscpToTc()).
+     * \param dev the port's QbbNetDevice (non-null; NS_FATAL_ERROR otherwise, before Attach(),
+     *        or if its "Mtu" cannot carry Mtu + GetDataHeaderBytes())
+     * \return the port index (1, 2, ...)
+     */
+    uint32_t AddPort(Ptr<QbbNetDevice> dev);
+
+    /// \return the number of ports (0 before Attach())
+    uint32_t GetNPorts() const;
+
+    /// \return the device of port \p port (NS_FATAL_ERROR if out of range) \param port index
+    Ptr<QbbNetDevice> GetPortDevice(uint32_t port) const;
+
+    /**
+     * \brief Set the function that picks the port a queue pair's data leaves on, from its
+     * 5-tuple (source NIC address, destination NIC address, 17, UDP source port, 4791); asked
+     * whenever a queue pair starts sending with nothing in flight. RdmaTransportHelper sets
+     * CruxTopology::SelectNicPort for NICs with several ports. A result >= GetNPorts() is an
+     * NS_FATAL_ERROR. Unset: port 0.
+     * \param selector the selector (may be null)
+     */
+    void SetPortSelector(Callback<uint32_t, const FiveTuple&> selector);
+
+    /// \return the attached device of port 0 (null before Attach())
     Ptr<QbbNetDevice> GetDevice() const;
     /// \return the NIC's IPv4 address
     Ipv4Address GetAddress() const;
@@ -276,10 +313,15 @@ class RdmaNic : public Object
     void DeviceDequeued(Ptr<QbbNetDevice> dev, Ptr<const Packet> p, uint8_t tc);
     /// Fill the classes of queue pairs activated during the current instant.
     void DeferredFill();
-    /// Refill the device queue of class \p tc (re-entrancy safe). \param tc traffic class
-    void Fill(uint8_t tc);
-    /// Refill one class (called from Fill only). \param tc traffic class
-    void FillTc(uint8_t tc);
+    /// Refill the device queue of class \p tc of a port (re-entrancy safe).
+    /// \param port port index \param tc traffic class
+    void Fill(uint32_t port, uint8_t tc);
+    /// Refill one class (called from Fill only). \param port port index \param tc class
+    void FillTc(uint32_t port, uint8_t tc);
+    /// \return the index of the port whose device is \p dev (0 if none) \param dev a device
+    uint32_t PortOf(const QbbNetDevice* dev) const;
+    /// Install the frame and dequeue handlers on \p dev. \param dev a port device
+    void InstallHandlers(Ptr<QbbNetDevice> dev);
     /// Put \p qp in its class's round robin if it has data to send. \param qp queue pair
     void Activate(RdmaQueuePair* qp);
     /// End of a pacing wait. \param qp queue pair
@@ -290,12 +332,13 @@ class RdmaNic : public Object
     void PcieFree();
     /// Enqueue the message's packets after its DMA read (PostSend; PcieLatency later with
     /// intra-host links). \param qp queue pair \param bytes payload bytes \param dscp DSCP
-    /// \param jobId job id \param flowId flow id
+    /// \param jobId job id \param flowId flow id \param tag the sender's message tag (PostSend)
     void QueueMessage(RdmaQueuePair* qp,
                       uint64_t bytes,
                       uint8_t dscp,
                       uint32_t jobId,
-                      uint32_t flowId);
+                      uint32_t flowId,
+                      uint32_t tag);
 
     /// A received data frame waiting in the NIC's receive buffer for its PCIe write.
     struct PcieRxFrame
@@ -333,10 +376,11 @@ class RdmaNic : public Object
     /// \param p packet starting at the BTH \param qp queue pair \param dscp DSCP
     /// \param ectCapable data packet (ECT(0)) or control (Not-ECT)
     void AddHeaders(Ptr<Packet> p, const RdmaQueuePair* qp, uint8_t dscp, bool ectCapable);
-    /// Hand a packet (IPv4 header first) to the device in class \p tc.
+    /// Hand a packet (IPv4 header first) to a port's device in class \p tc.
     /// \param p packet \param qp its queue pair (statistics) \param tc traffic class
+    /// \param port port index
     /// \return true if the device accepted it
-    bool Enqueue(Ptr<Packet> p, RdmaQueuePair* qp, uint8_t tc);
+    bool Enqueue(Ptr<Packet> p, RdmaQueuePair* qp, uint8_t tc, uint32_t port);
     /// Responder: a data packet arrived (the transport check).
     /// \param qp queue pair \param bth its BTH \param ce CE marked \param payload payload bytes
     /// \param intStack its serialized INT stack, or null
@@ -398,20 +442,28 @@ class RdmaNic : public Object
     ObjectFactory m_ccFactory; //!< creates the congestion control of each queue pair
     Time m_baseRtt;            //!< base RTT given to the congestion control
 
+    /// One port of the NIC: its device and transmit state.
+    struct Port
+    {
+        Ptr<QbbNetDevice> dev;                                             //!< the port's device
+        Mac48Address peerMac;                                              //!< MAC of the link peer
+        bool peerMacKnown{false};                                          //!< peerMac resolved
+        std::array<std::deque<RdmaQueuePair*>, QbbNetDevice::N_TC> active; //!< round robins
+        std::array<uint32_t, QbbNetDevice::N_TC> devQueued{}; //!< our frames in the device
+        bool inFill{false};                                   //!< Fill() running
+        uint8_t refill{0};                                    //!< classes to (re)fill, bit mask
+        uint8_t pendingFill{0}; //!< classes for DeferredFill, bit mask
+    };
+
     // state
-    Ptr<QbbNetDevice> m_dev;                                             //!< the port
-    Ipv4Address m_address;                                               //!< own address
-    Mac48Address m_peerMac;                                              //!< MAC of the link peer
-    bool m_peerMacKnown{false};                                          //!< m_peerMac resolved
-    std::vector<Ptr<RdmaQueuePair>> m_qps;                               //!< by QPN − FIRST_QPN
-    std::array<std::deque<RdmaQueuePair*>, QbbNetDevice::N_TC> m_active; //!< round robins
-    std::array<uint32_t, QbbNetDevice::N_TC> m_devQueued; //!< our frames in the device, per TC
-    bool m_inFill{false};                                 //!< Fill() running
-    uint8_t m_refill{0};                                  //!< classes to (re)fill, bit mask
-    uint8_t m_pendingFill{0};                             //!< classes for DeferredFill, bit mask
-    EventId m_fillEvent;                                  //!< pending DeferredFill
-    uint16_t m_ipId{0};                                   //!< IPv4 identification counter
-    uint64_t m_unknownFrames{0};                          //!< non-RoCE / foreign frames received
+    Ptr<QbbNetDevice> m_dev;                             //!< port 0's device
+    Ipv4Address m_address;                               //!< own address
+    std::vector<Port> m_ports;                           //!< ports, 0 = Attach()'s
+    Callback<uint32_t, const FiveTuple&> m_portSelector; //!< SetPortSelector()
+    std::vector<Ptr<RdmaQueuePair>> m_qps;               //!< by QPN − FIRST_QPN
+    EventId m_fillEvent;                                 //!< pending DeferredFill
+    uint16_t m_ipId{0};                                  //!< IPv4 identification counter
+    uint64_t m_unknownFrames{0};                         //!< non-RoCE / foreign frames received
 
     // receive side of the PCIe link (PcieRate > 0)
     std::array<std::deque<PcieRxFrame>, QbbNetDevice::N_TC> m_pcieRxQueue; //!< buffer, per TC

@@ -224,6 +224,7 @@ class RdmaQueuePair : public Object
     bool m_tcWait{false};            //!< waiting for in-flight packets before a class change
     bool m_windowWait{false};        //!< waiting for ACKs: the congestion window is full
     uint8_t m_txTc{0xFF};            //!< traffic class of the last data packet sent
+    uint8_t m_txPort{0};             //!< NIC port its data leaves on (RdmaNic::SetPortSelector)
     Time m_nextTxTime;               //!< earliest time of the next packet when paced
     EventId m_wakeEvent;             //!< end of pacing wait
     Time m_rtoStart;                 //!< start of the current retransmission-timer period
@@ -243,6 +244,7 @@ class RdmaQueuePair : public Object
     uint64_t m_rxMsgBytes{0};       //!< bytes received of the head expected message
     Time m_lastCnpTime;             //!< last CNP sent (rate limit)
     bool m_cnpSentOnce{false};      //!< a CNP was sent already
+    uint8_t m_rxPort{0};            //!< NIC port the last data packet arrived on (ACK/CNP port)
 
     RdmaQpStats m_stats; //!< counters
 };

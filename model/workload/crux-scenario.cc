@@ -395,12 +395,16 @@ Scenario::ValidateThreeTier() const
     if (tp.type != "three-tier")
     {
         // fields of another type are refused rather than silently ignored
-        if (tp.torsPerGroup != 0 || tp.cores != 0 || !tp.coreLinkRate.empty())
+        if (tp.torsPerGroup != 0)
         {
-            fail(tp.torsPerGroup != 0 ? "torsPerGroup"
-                 : tp.cores != 0      ? "cores"
-                                      : "coreLinkRate",
+            fail("torsPerGroup",
                  "only for topology type \"three-tier\" (type is \"" + tp.type + "\")");
+        }
+        if (tp.type != "double-sided" && (tp.cores != 0 || !tp.coreLinkRate.empty()))
+        {
+            fail(tp.cores != 0 ? "cores" : "coreLinkRate",
+                 "only for topology types \"three-tier\" and \"double-sided\" (type is \"" +
+                     tp.type + "\")");
         }
         return;
     }
@@ -444,6 +448,52 @@ Scenario::ValidateThreeTier() const
 }
 
 void
+Scenario::ValidateDoubleSided() const
+{
+    auto fail = [this](const std::string& field, const std::string& what) {
+        throw ScenarioError(source + ": topology." + field + ": " + what);
+    };
+    const auto& tp = topology;
+    if (tp.type != "double-sided")
+    {
+        return;
+    }
+    if (tp.tors == 0 || tp.tors % 2 != 0)
+    {
+        fail("tors",
+             "must be even and > 0 (a double-sided topology pairs its ToRs), got " +
+                 std::to_string(tp.tors));
+    }
+    const uint32_t pairs = tp.tors / 2;
+    if (uint64_t{pairs} * tp.hostsPerTor > 65536)
+    {
+        fail("hostsPerTor",
+             "tors / 2 x hostsPerTor = " + std::to_string(uint64_t{pairs} * tp.hostsPerTor) +
+                 " hosts exceed the 65,536 the fabric addresses");
+    }
+    if (tp.aggs == 0 || tp.aggs % pairs != 0)
+    {
+        fail("aggs",
+             "must be a positive multiple of the ToR pairs (tors / 2 = " + std::to_string(pairs) +
+                 "), got " + std::to_string(tp.aggs));
+    }
+    const uint32_t aggsPerPair = tp.aggs / pairs;
+    if (tp.cores == 0 || tp.cores % aggsPerPair != 0 || tp.cores > 65536)
+    {
+        fail("cores",
+             "must be a positive multiple of the aggregation switches per ToR pair (aggs / (tors "
+             "/ 2) = " +
+                 std::to_string(aggsPerPair) + ") and <= 65536, got " + std::to_string(tp.cores));
+    }
+    if (tp.wiring != "rail")
+    {
+        fail("wiring",
+             "a double-sided topology cables port p of every NIC to ToR p of the host's pair; \"" +
+                 tp.wiring + "\" is for type \"clos\"");
+    }
+}
+
+void
 Scenario::Validate() const
 {
     auto fail = [this](const std::string& field, const std::string& what) {
@@ -454,13 +504,16 @@ Scenario::Validate() const
         fail("priorityLevels",
              "must be 1..8 (hardware traffic classes), got " + std::to_string(priorityLevels));
     }
-    if (topology.type != "clos" && topology.type != "three-tier" && topology.type != "testbed")
+    if (topology.type != "clos" && topology.type != "three-tier" &&
+        topology.type != "double-sided" && topology.type != "testbed")
     {
         fail("topology.type",
-             "unknown topology '" + topology.type + "' (known: clos, three-tier, testbed)");
+             "unknown topology '" + topology.type +
+                 "' (known: clos, three-tier, double-sided, testbed)");
     }
     ValidateThreeTier();
-    if (topology.type == "clos" || topology.type == "three-tier")
+    ValidateDoubleSided();
+    if (topology.type != "testbed")
     {
         if (topology.tors == 0 || topology.aggs == 0 || topology.hostsPerTor == 0 ||
             topology.gpusPerHost == 0 || topology.nicsPerHost == 0)
@@ -624,9 +677,13 @@ Scenario::ToJson() const
                      {"pfc", topology.pfc},
                      {"switchBuffer", topology.switchBuffer},
                      {"wiring", topology.wiring}};
-    if (topology.type == "three-tier") // absent otherwise: outputs of the other types unchanged
+    // absent otherwise: outputs of the other types unchanged
+    if (topology.type == "three-tier")
     {
         j["topology"]["torsPerGroup"] = topology.torsPerGroup;
+    }
+    if (topology.type == "three-tier" || topology.type == "double-sided")
+    {
         j["topology"]["cores"] = topology.cores;
         j["topology"]["coreLinkRate"] =
             topology.coreLinkRate.empty() ? topology.fabricLinkRate : topology.coreLinkRate;

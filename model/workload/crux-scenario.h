@@ -56,10 +56,10 @@ class ScenarioError : public InputError
  */
 struct ScenarioTopology
 {
-    std::string type{"clos"};              //!< "clos", "three-tier" or "testbed"
+    std::string type{"clos"};              //!< "clos", "three-tier", "double-sided" or "testbed"
     uint32_t tors{2};                      //!< ToR switches
     uint32_t aggs{2};                      //!< aggregation switches
-    uint32_t hostsPerTor{4};               //!< hosts under each ToR
+    uint32_t hostsPerTor{4};               //!< hosts under each ToR ("double-sided": ToR pair)
     uint32_t gpusPerHost{8};               //!< GPUs per host
     uint32_t nicsPerHost{1};               //!< RDMA NICs per host
     std::string hostLinkRate{"100Gbps"};   //!< NIC ↔ ToR rate (ns-3 DataRate string)
@@ -75,10 +75,12 @@ struct ScenarioTopology
     /// "three-tier" only (BuildThreeTier()): ToRs per aggregation group (pod); tors must be a
     /// multiple of it. 0 = not given (required for "three-tier", refused for the other types).
     uint32_t torsPerGroup{0};
-    /// "three-tier" only: core switches, a multiple of the aggregation switches per group
-    /// (aggs / groups); 0 = not given (required for "three-tier", refused otherwise).
+    /// "three-tier" and "double-sided" only: core switches, a multiple of the aggregation
+    /// switches per group (aggs / groups; "double-sided": aggs / (tors / 2)); 0 = not given
+    /// (required for those types, refused otherwise).
     uint32_t cores{0};
-    /// "three-tier" only: aggregation ↔ core rate ("" = fabricLinkRate; refused otherwise).
+    /// "three-tier" and "double-sided" only: aggregation ↔ core rate ("" = fabricLinkRate;
+    /// refused otherwise).
     std::string coreLinkRate;
 
     /// "intraHost": intra-host links (ClusterTopology::AddIntraHostLinks(); defaults and their
@@ -196,6 +198,14 @@ struct Scenario
      * \throws ScenarioError naming the field
      */
     void ValidateThreeTier() const;
+
+    /**
+     * \brief Check the fields of topology type "double-sided" (BuildDoubleSided(): tors even,
+     * aggs a multiple of the ToR pairs, cores a multiple of the aggregation switches per pair,
+     * "rail" wiring, no torsPerGroup). Called by Validate().
+     * \throws ScenarioError naming the field
+     */
+    void ValidateDoubleSided() const;
 
     /// \return the scenario as JSON text (all fields, defaults included), for the results dir
     std::string ToJson() const;
