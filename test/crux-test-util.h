@@ -68,6 +68,35 @@ SmallClosConfig()
     return c;
 }
 
+/**
+ * \param hosts hosts under the one ToR (>= 1)
+ * \param intra add the intra-host links (AddIntraHostLinks)
+ * \param ih their configuration (default: IntraHostConfig(), PCIe 192 Gbit/s)
+ * \return testbed-like hosts (8 GPUs, 4 x 200 Gbit/s NICs: one per GPU pair, so one PCIe switch
+ *         per GPU pair) on one ToR, 1 us links, with or without the intra-host links
+ */
+inline ClusterTopology
+TestbedHostsOnOneTor(uint32_t hosts, bool intra, const IntraHostConfig& ih = IntraHostConfig())
+{
+    ClosConfig c;
+    c.tors = 1;
+    c.aggs = 0;
+    c.hostsPerTor = hosts;
+    c.numHosts = 0;
+    c.gpusPerHost = 8;
+    c.nicsPerHost = 4;
+    c.hostLinkBps = 200e9;
+    c.torAggBps = 200e9;
+    c.delay = 1e-6;
+    c.wiring = "tor";
+    ClusterTopology t = BuildTwoLayerClos(c);
+    if (intra)
+    {
+        AddIntraHostLinks(t, ih);
+    }
+    return t;
+}
+
 namespace test
 {
 

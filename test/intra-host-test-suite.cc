@@ -56,52 +56,18 @@ namespace
 constexpr double US = 1e-6; //!< one microsecond in seconds
 constexpr double NS = 1e-9; //!< one nanosecond in seconds
 
-/// Two hosts of 8 GPUs and 4 x 200 Gbit/s NICs (one per GPU pair, as the paper's testbed) on one
-/// ToR, 1 us links; with or without the default intra-host links.
+/// Two testbed hosts on one ToR (TestbedHostsOnOneTor).
 ClusterTopology
 TwoHosts(bool intra)
 {
-    ClosConfig c;
-    c.tors = 1;
-    c.aggs = 0;
-    c.hostsPerTor = 2;
-    c.numHosts = 0;
-    c.gpusPerHost = 8;
-    c.nicsPerHost = 4;
-    c.hostLinkBps = 200e9;
-    c.torAggBps = 200e9;
-    c.delay = 1e-6;
-    c.wiring = "tor";
-    ClusterTopology t = BuildTwoLayerClos(c);
-    if (intra)
-    {
-        AddIntraHostLinks(t, IntraHostConfig());
-    }
-    return t;
+    return TestbedHostsOnOneTor(2, intra);
 }
 
-/// Three hosts (8 GPUs, 4 x 200 Gbit/s NICs each) on one ToR, 1 us links, with or without the
-/// default intra-host links (PCIe 192 Gbit/s).
+/// Three testbed hosts on one ToR (TestbedHostsOnOneTor).
 ClusterTopology
 ThreeHosts(bool intra)
 {
-    ClosConfig c;
-    c.tors = 1;
-    c.aggs = 0;
-    c.hostsPerTor = 3;
-    c.numHosts = 0;
-    c.gpusPerHost = 8;
-    c.nicsPerHost = 4;
-    c.hostLinkBps = 200e9;
-    c.torAggBps = 200e9;
-    c.delay = 1e-6;
-    c.wiring = "tor";
-    ClusterTopology t = BuildTwoLayerClos(c);
-    if (intra)
-    {
-        AddIntraHostLinks(t, IntraHostConfig());
-    }
-    return t;
+    return TestbedHostsOnOneTor(3, intra);
 }
 
 /// A fluid FlowTransport (PacketPayload 0: completion = bytes x 8 / rate + link delays).

@@ -19,6 +19,8 @@
 // Expected values are closed forms of the link rates (IntraHostConfig; PCIe set to 100 Gbit/s
 // where it must bind clearly below the NIC) or the other engine.
 
+#include "crux-test-util.h"
+
 #include "ns3/cluster-model.h"
 #include "ns3/cluster-run.h"
 #include "ns3/cluster-topology.h"
@@ -40,28 +42,11 @@ using namespace ns3;
 namespace
 {
 
-/// Two hosts of 8 GPUs and 4 x 200 Gbit/s NICs (one PCIe switch per GPU pair) on one ToR,
-/// with or without the default intra-host links.
+/// Two testbed hosts on one ToR (TestbedHostsOnOneTor).
 ClusterTopology
 TwoHosts(bool intra, const IntraHostConfig& ih = IntraHostConfig())
 {
-    ClosConfig c;
-    c.tors = 1;
-    c.aggs = 0;
-    c.hostsPerTor = 2;
-    c.numHosts = 0;
-    c.gpusPerHost = 8;
-    c.nicsPerHost = 4;
-    c.hostLinkBps = 200e9;
-    c.torAggBps = 200e9;
-    c.delay = 1e-6;
-    c.wiring = "tor";
-    ClusterTopology t = BuildTwoLayerClos(c);
-    if (intra)
-    {
-        AddIntraHostLinks(t, ih);
-    }
-    return t;
+    return TestbedHostsOnOneTor(2, intra, ih);
 }
 
 /// A 2-GPU ring job on GPU \p gpu of hosts 0 and 1: compute 0.5 ms, 24 MB of gradients, one
