@@ -317,6 +317,10 @@ QbbNetDevice::StartTransmission()
         m_ctrlQueue.pop_front();
         m_txBusy = true;
         ++m_pauseTxCount;
+        if (item.tc < N_TC)
+        {
+            ++m_pauseTxPerTc[item.tc];
+        }
         m_pfcTxTrace(this, item.tc, item.quanta);
         TransmitFrame(item.frame,
                       PfcPauseHeader::GetPauseDestination(),

@@ -539,6 +539,12 @@ QbbNetDevice::GetPauseTxCount() const
 }
 
 uint64_t
+QbbNetDevice::GetPauseTxCount(uint8_t tc) const
+{
+    return tc < N_TC ? m_pauseTxPerTc[tc] : 0;
+}
+
+uint64_t
 QbbNetDevice::GetTxFrames(uint8_t cls) const
 {
     if (cls >= N_CLASSES)

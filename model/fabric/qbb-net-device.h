@@ -266,6 +266,13 @@ class QbbNetDevice : public NetDevice
     uint64_t GetPauseRxCount() const;
     /// \return total PAUSE frames sent so far (all TCs)
     uint64_t GetPauseTxCount() const;
+    /**
+     * \brief PAUSE frames sent so far for one traffic class (IEEE 802.1Qbb: each frame of this
+     * device pauses one class; RESUME frames, quanta 0, are counted too).
+     * \param tc traffic class 0..7; any other value returns 0
+     * \return frames sent for class \p tc; the sum over the classes is GetPauseTxCount()
+     */
+    uint64_t GetPauseTxCount(uint8_t tc) const;
 
     /**
      * \brief Called by the channel when a frame has fully arrived.
@@ -456,9 +463,10 @@ class QbbNetDevice : public NetDevice
     EventId m_txCompleteEvent;                            //!< end of the current serialization
     std::array<int64_t, N_TC> m_deficit;                  //!< DWRR deficit counters, bytes
     uint8_t m_drrCurrent = 0;                             //!< DWRR: TC whose turn it is
-    bool m_drrTurnStarted = false; //!< DWRR: quantum already granted this turn
-    uint64_t m_pauseRxCount = 0;   //!< PAUSE frames received
-    uint64_t m_pauseTxCount = 0;   //!< PAUSE frames sent
+    bool m_drrTurnStarted = false;               //!< DWRR: quantum already granted this turn
+    uint64_t m_pauseRxCount = 0;                 //!< PAUSE frames received
+    uint64_t m_pauseTxCount = 0;                 //!< PAUSE frames sent
+    std::array<uint64_t, N_TC> m_pauseTxPerTc{}; //!< PAUSE frames sent per paused class
 
     // traces
     TracedCallback<Ptr<const Packet>, uint8_t> m_macTxTrace;                    //!< "MacTx"
