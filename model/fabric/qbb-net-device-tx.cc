@@ -316,11 +316,7 @@ QbbNetDevice::StartTransmission()
         CtrlItem item = std::move(m_ctrlQueue.front());
         m_ctrlQueue.pop_front();
         m_txBusy = true;
-        ++m_pauseTxCount;
-        if (item.tc < N_TC)
-        {
-            ++m_pauseTxPerTc[item.tc];
-        }
+        ++m_pauseTxPerTc[item.tc]; // SendPause() accepts only classes 0..7
         m_pfcTxTrace(this, item.tc, item.quanta);
         TransmitFrame(item.frame,
                       PfcPauseHeader::GetPauseDestination(),

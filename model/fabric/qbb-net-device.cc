@@ -32,6 +32,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <numeric>
 #include <sstream>
 #include <vector>
 
@@ -545,7 +546,7 @@ QbbNetDevice::GetPauseRxCount() const
 uint64_t
 QbbNetDevice::GetPauseTxCount() const
 {
-    return m_pauseTxCount;
+    return std::accumulate(m_pauseTxPerTc.begin(), m_pauseTxPerTc.end(), uint64_t{0});
 }
 
 uint64_t

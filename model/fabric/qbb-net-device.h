@@ -527,7 +527,6 @@ class QbbNetDevice : public NetDevice
     uint8_t m_drrCurrent = 0;                             //!< DWRR: TC whose turn it is
     bool m_drrTurnStarted = false;               //!< DWRR: quantum already granted this turn
     uint64_t m_pauseRxCount = 0;                 //!< PAUSE frames received
-    uint64_t m_pauseTxCount = 0;                 //!< PAUSE frames sent
     std::array<uint64_t, N_TC> m_pauseTxPerTc{}; //!< PAUSE frames sent per paused class
 
     // traces
