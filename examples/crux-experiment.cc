@@ -47,6 +47,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <initializer_list>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -131,19 +132,34 @@ AddOptions(CheckedCommandLine& cmd, ExperimentOptions& o)
                  o.mpi);
 }
 
-/// The number of processes mpirun started (OpenMPI's or a PMI launcher's variable), 1 without.
+/// \return the value of the first of \p names set in the environment (OpenMPI's or a PMI
+/// launcher's variables), or \p otherwise
 uint32_t
-LauncherSize()
+LauncherValue(std::initializer_list<const char*> names, uint32_t otherwise)
 {
-    for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    for (const char* name : names)
     {
         const char* v = std::getenv(name);
-        if (v != nullptr && std::atoi(v) > 1)
+        if (v != nullptr)
         {
             return static_cast<uint32_t>(std::atoi(v));
         }
     }
-    return 1;
+    return otherwise;
+}
+
+/// \return the number of processes mpirun started, 1 without mpirun
+uint32_t
+LauncherSize()
+{
+    return LauncherValue({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}, 1);
+}
+
+/// \return this process's rank as mpirun numbers it (also before MPI_Init), 0 without mpirun
+uint32_t
+LauncherRank()
+{
+    return LauncherValue({"OMPI_COMM_WORLD_RANK", "PMI_RANK"}, 0);
 }
 
 /// Put the text overrides of the command line into the scenario (noted in its source).
@@ -326,7 +342,9 @@ main(int argc, char* argv[])
     {
         // Bad input is found by every rank alike: rank 0 says it. An error during a distributed
         // simulation may be one rank's: that rank says it and ends all ranks.
-        if (simulating || CruxDistributed::GetRank() == 0)
+        const uint32_t rank =
+            CruxDistributed::IsEnabled() ? CruxDistributed::GetRank() : LauncherRank();
+        if (simulating || rank == 0)
         {
             std::cerr << "crux-experiment: error: "
                       << (simulating && CruxDistributed::GetSize() > 1

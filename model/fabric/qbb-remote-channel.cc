@@ -17,6 +17,7 @@
 
 #include "qbb-net-device.h"
 
+#include "ns3/address-utils.h"
 #include "ns3/header.h"
 #include "ns3/log.h"
 #include "ns3/mpi-interface.h"
