@@ -296,6 +296,7 @@ main(int argc, char* argv[])
         ApplyNumberOverrides(o, s);
         CruxExperiment exp(s);
         const std::vector<std::string> modeList = ModeList(o, s);
+        exp.SetDistributed(o.mpi); // checks the rank rule and the jobs' ranks (also --dryRun)
         if (o.dryRun)
         {
             exp.Check(modeList);
@@ -308,7 +309,6 @@ main(int argc, char* argv[])
         }
         exp.SetParallelRuns(o.jobs);
         exp.SetProgressInterval(progressSeconds);
-        exp.SetDistributed(o.mpi);
         simulating = true;
         auto runs = exp.Run(modeList);
         if (o.mpi)

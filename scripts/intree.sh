@@ -201,15 +201,17 @@ mpi_scenario=$here/scenarios/mpi-two-pods.json
 mpi_out=$(mktemp -d "${TMPDIR:-/tmp}/crux-intree-mpi.XXXXXX")
 wall=()
 for np in 1 2; do
+  # the same --outputDir for both runs (summary.json records it), moved aside after each run
   t0=$EPOCHREALTIME
   "${mpirun_cmd[@]}" -np $np "$experiment" --mpi --scenario="$mpi_scenario" \
-    --outputDir="$mpi_out/np$np" --quiet --progress=0 2>"$mpi_out/np$np.stderr" ||
+    --outputDir="$mpi_out/run" --quiet --progress=0 2>"$mpi_out/np$np.stderr" ||
     {
       cat "$mpi_out/np$np.stderr"
       die "mpirun -np $np crux-experiment --mpi --scenario=$mpi_scenario failed"
     }
   wall+=("$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')")
   cat "$mpi_out/np$np.stderr"
+  mv "$mpi_out/run" "$mpi_out/np$np"
 done
 # the files of both runs, byte for byte (timing.csv holds wall-clock times and event counts)
 files=$(cd "$mpi_out/np1" && ls)

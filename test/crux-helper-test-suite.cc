@@ -20,6 +20,7 @@
 
 #include "crux-test-util.h"
 
+#include "ns3/channel.h"
 #include "ns3/cluster-model.h"
 #include "ns3/cluster-topology.h"
 #include "ns3/crux-helper.h"
