@@ -314,10 +314,12 @@ def build(bld):
             source=node, target=[pb_cc, pb_h])
         generated.append(pb_cc)
 
-    # ns-3's distributed simulator: only when the tree was configured with --enable-mpi and
-    # its mpi module is enabled (CRUX_MPI_SOURCES), otherwise the one-rank stand-in.
+    # ns-3's distributed simulator: only when the tree was configured with --enable-mpi
+    # (CRUX_MPI_SOURCES, depending on the mpi module, as ns-3.35's point-to-point does for its
+    # remote channel), otherwise the one-rank stand-in. Not tested: scripts/waf335.sh builds
+    # without MPI.
     deps = ['core', 'network', 'internet']
-    mpi = bool(bld.env['ENABLE_MPI']) and 'ns3-mpi' in bld.env['NS3_ENABLED_MODULES']
+    mpi = bool(bld.env['ENABLE_MPI'])
     if mpi:
         deps = deps + ['mpi']
     module = bld.create_ns3_module('crux', deps)
