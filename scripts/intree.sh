@@ -193,6 +193,7 @@ for f in "$ns3dir"/build/contrib/crux/examples/ns${ns3_version}-crux-experiment*
   [ -x "$f" ] && experiment=$f && break
 done
 [ -n "$experiment" ] || die "no crux-experiment binary under $ns3dir/build/contrib/crux/examples"
+# shellcheck disable=SC2206 # CRUX_MPIRUN may carry options (word-split on purpose)
 mpirun_cmd=(${CRUX_MPIRUN:-mpirun} --oversubscribe)
 if [ "$(id -u)" -eq 0 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
