@@ -816,7 +816,8 @@ namespace
 /// Per-run mutable state reached from trace sinks.
 struct RunState
 {
-    uint32_t measuredRemaining{0};                        //!< measured jobs not finished
+    uint32_t measuredRemaining{0}; //!< measured jobs not finished
+    int64_t lastDone{-1};          //!< time step at which measuredRemaining reached 0 (-1: not yet)
     std::map<std::pair<uint32_t, uint32_t>, double> comm; //!< (job, iteration) → all-reduce s
     /// per link, per TC: IP bytes of the data frames sent (packet fabric)
     std::vector<std::array<uint64_t, crux::NUM_TRAFFIC_CLASSES>> linkTcBytes;
@@ -959,10 +960,14 @@ InstallJobApps(const std::vector<DltJob>& jobs,
             app->TraceConnectWithoutContext("JobComplete",
                                             crux::MakeFunctorCallback<void, uint32_t, Time>(
                                                 [&state, stopWhenDone](uint32_t, Time) {
-                                                    if (--state.measuredRemaining == 0 &&
-                                                        stopWhenDone)
+                                                    if (--state.measuredRemaining == 0)
                                                     {
-                                                        Simulator::Stop();
+                                                        state.lastDone =
+                                                            Simulator::Now().GetTimeStep();
+                                                        if (stopWhenDone)
+                                                        {
+                                                            Simulator::Stop();
+                                                        }
                                                     }
                                                 }));
         }
@@ -1290,24 +1295,24 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrackerRecord, job, iteration, start, end, fl
 /// (every counter of a node simulated by another rank stays 0 here, so sums are exact).
 struct RankPart
 {
-    std::vector<uint32_t> jobIds;        //!< the jobs simulated by this rank
-    std::vector<JobRecord> records;      //!< their records, in the order of jobIds
-    std::vector<uint32_t> commJob;       //!< RunState::comm keys: job ids
-    std::vector<uint32_t> commIteration; //!< RunState::comm keys: iterations
-    std::vector<double> commSeconds;     //!< RunState::comm values
-    std::vector<TrackerRecord> tracker;  //!< the tracker notifications of its jobs
-    ExperimentRunResult counters;        //!< CollectFabricCounters of this rank
-    uint64_t events{0};                  //!< events this rank executed
-    uint32_t measuredRemaining{0};       //!< its measured jobs not finished
+    std::vector<uint32_t> jobIds;   //!< the jobs simulated by this rank
+    std::vector<JobRecord> records; //!< their records, in the order of jobIds
+    /// the AllReduceComplete notifications of its jobs, in order (job, iteration, start and
+    /// end as TrackerRecord; flops unused)
+    std::vector<TrackerRecord> allReduce;
+    std::vector<TrackerRecord> tracker; //!< the tracker notifications of its jobs
+    int64_t lastDone{-1}; //!< time step its last measured job finished (-1: none or not done)
+    ExperimentRunResult counters;  //!< CollectFabricCounters of this rank
+    uint64_t events{0};            //!< events this rank executed
+    uint32_t measuredRemaining{0}; //!< its measured jobs not finished
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankPart,
                                    jobIds,
                                    records,
-                                   commJob,
-                                   commIteration,
-                                   commSeconds,
+                                   allReduce,
                                    tracker,
+                                   lastDone,
                                    counters,
                                    events,
                                    measuredRemaining)
@@ -1405,6 +1410,13 @@ CruxExperiment::RunJobsDistributed(const RunSpec& spec) const
                     part.tracker.push_back(
                         TrackerRecord{job, it, start.GetTimeStep(), end.GetTimeStep(), flops});
                 }));
+        app->TraceConnectWithoutContext(
+            "AllReduceComplete",
+            crux::MakeFunctorCallback<void, uint32_t, uint32_t, uint32_t, Time, Time>(
+                [&part](uint32_t job, uint32_t it, uint32_t, Time start, Time end) {
+                    part.allReduce.push_back(
+                        TrackerRecord{job, it, start.GetTimeStep(), end.GetTimeStep(), 0.0});
+                }));
     }
     ProgressReporter progress("crux-experiment", rank == 0 ? m_progressSeconds : 0.0);
     ConnectProgress(local, apps, label, progress);
@@ -1422,12 +1434,7 @@ CruxExperiment::RunJobsDistributed(const RunSpec& spec) const
         part.jobIds.push_back(job.id);
     }
     part.records = RecordsOf(apps);
-    for (const auto& [key, seconds] : state.comm)
-    {
-        part.commJob.push_back(key.first);
-        part.commIteration.push_back(key.second);
-        part.commSeconds.push_back(seconds);
-    }
+    part.lastDone = state.lastDone;
     CollectFabricCounters(fabric, state, part.counters);
     part.events = Simulator::GetEventCount();
     part.measuredRemaining = state.measuredRemaining;
@@ -1442,30 +1449,51 @@ CruxExperiment::RunJobsDistributed(const RunSpec& spec) const
     ExperimentRunResult r;
     r.run = label;
     r.scheduler = scheduler;
-    r.simulatedTime = Simulator::Now().GetSeconds();
     r.wallSeconds = std::chrono::duration<double>(wall1 - wall0).count();
     uint32_t remaining = 0;
+    int64_t lastDone = -1;
+    for (const RankPart& p : parts)
+    {
+        r.events += p.events;
+        remaining += p.measuredRemaining;
+        lastDone = std::max(lastDone, p.lastDone);
+    }
+    r.complete = remaining == 0;
+    // The end a single-process run has: the completion of the last measured job (the ranks ran
+    // on to the next stop check); what ended after it is left out of the job records below.
+    const Time end =
+        anyMeasured && r.complete && lastDone >= 0 ? TimeStep(lastDone) : Simulator::Now();
+    r.simulatedTime = end.GetSeconds();
     std::map<uint32_t, JobRecord> recordOf;
     RunState merged;
     std::map<uint32_t, std::vector<TrackerRecord>> trackerOf;
     for (const RankPart& p : parts)
     {
-        r.events += p.events;
-        remaining += p.measuredRemaining;
-        for (size_t i = 0; i < p.jobIds.size(); ++i)
-        {
-            recordOf[p.jobIds[i]] = p.records.at(i);
-        }
-        for (size_t i = 0; i < p.commJob.size(); ++i)
-        {
-            merged.comm[{p.commJob[i], p.commIteration[i]}] = p.commSeconds[i];
-        }
         for (const TrackerRecord& t : p.tracker)
         {
-            trackerOf[t.job].push_back(t);
+            if (t.end <= end.GetTimeStep())
+            {
+                trackerOf[t.job].push_back(t);
+            }
+        }
+        for (size_t i = 0; i < p.jobIds.size(); ++i)
+        {
+            // the iterations completed by the end (one tracker record each, in order)
+            JobRecord rec = p.records.at(i);
+            const size_t n = std::min(rec.times.size(), trackerOf[p.jobIds[i]].size());
+            rec.starts.resize(std::min(rec.starts.size(), n));
+            rec.times.resize(n);
+            recordOf[p.jobIds[i]] = rec;
+        }
+        for (const TrackerRecord& ar : p.allReduce)
+        {
+            if (ar.end <= end.GetTimeStep())
+            {
+                merged.comm[{ar.job, ar.iteration}] +=
+                    (TimeStep(ar.end) - TimeStep(ar.start)).GetSeconds();
+            }
         }
     }
-    r.complete = remaining == 0;
     // The tracker of a single-process run, rebuilt: jobs registered in run order, each job's
     // iterations in its own order.
     Ptr<GpuIntensityTracker> tracker = CreateObject<GpuIntensityTracker>();
@@ -1499,7 +1527,7 @@ CruxExperiment::RunJobsDistributed(const RunSpec& spec) const
     if (r.simulatedTime > 0)
     {
         r.utilizationSeries =
-            tracker->GetUtilizationSeries(Seconds(r.utilizationBin), Seconds(0), Simulator::Now());
+            tracker->GetUtilizationSeries(Seconds(r.utilizationBin), Seconds(0), end);
     }
     for (const RankPart& p : parts)
     {
