@@ -18,7 +18,8 @@
 #              must PASS) and the smoke scenario via `./ns3 run`.
 #   mpi        one packet-level simulation split over MPI ranks (ns-3's distributed simulator):
 #              crux-experiment --mpi on scenarios/mpi-two-pods.json under `mpirun -np 1` and
-#              `mpirun -np 2`; every result file (timing.csv aside) must be byte-identical (cmp),
+#              `mpirun -np 2`, and without MPI; every result file (timing.csv aside) must be
+#              byte-identical (cmp),
 #              frames must have crossed between the two ranks; prints the wall-time ratio. Then
 #              bad input: more ranks than ToRs, a job spanning ranks, mpirun without --mpi: exit
 #              status 1, one error line, nothing written.
@@ -214,6 +215,12 @@ for np in 1 2; do
   cat "$mpi_out/np$np.stderr"
   mv "$mpi_out/run" "$mpi_out/np$np"
 done
+# and the same scenario without MPI (one process, the default simulator)
+t0=$EPOCHREALTIME
+"$experiment" --scenario="$mpi_scenario" --outputDir="$mpi_out/run" --quiet --progress=0 \
+  --jobs=1 || die "crux-experiment --scenario=$mpi_scenario (without MPI) failed"
+plain_wall=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
+mv "$mpi_out/run" "$mpi_out/plain"
 # the files of both runs, byte for byte (timing.csv holds wall-clock times and event counts)
 files=$(cd "$mpi_out/np1" && ls)
 [ -n "$files" ] || die "mpirun -np 1 wrote nothing to $mpi_out/np1"
@@ -222,16 +229,17 @@ files=$(cd "$mpi_out/np1" && ls)
 differ=()
 for f in $files; do
   [ "$f" = timing.csv ] && continue
-  cmp -s "$mpi_out/np1/$f" "$mpi_out/np2/$f" || differ+=("$f")
+  cmp -s "$mpi_out/np1/$f" "$mpi_out/np2/$f" || differ+=("$f (1 vs 2 ranks)")
+  cmp -s "$mpi_out/np1/$f" "$mpi_out/plain/$f" || differ+=("$f (1 rank vs without MPI)")
 done
 [ ${#differ[@]} -eq 0 ] ||
-  die "1 and 2 ranks differ in ${differ[*]} (kept in $mpi_out/np1 and $mpi_out/np2)"
+  die "result files differ: ${differ[*]} (kept in $mpi_out/np1, np2 and plain)"
 # both ranks simulated traffic that crossed to the other one
 grep -Eq "MPI: 2 ranks; frames sent to another rank: rank 0 [1-9][0-9]* rank 1 [1-9][0-9]*" \
   "$mpi_out/np2.stderr" || die "no frames crossed between the 2 ranks (see $mpi_out/np2.stderr)"
-echo "intree: mpi: $(echo "$files" | grep -vc '^timing.csv$') result files identical with 1 and 2 ranks"
+echo "intree: mpi: $(echo "$files" | grep -vc '^timing.csv$') result files identical with 1 rank, 2 ranks and without MPI"
 ratio=$(awk -v a="${wall[0]}" -v b="${wall[1]}" 'BEGIN { printf "%.2f", a / b }')
-echo "intree: mpi: wall time 1 rank ${wall[0]} s, 2 ranks ${wall[1]} s: speed-up $ratio"
+echo "intree: mpi: wall time 1 rank ${wall[0]} s, 2 ranks ${wall[1]} s (speed-up $ratio), without MPI $plain_wall s"
 # bad input: exit status 1, exactly one error line, no output directory
 mpi_bad() { # <what> <np> <text the error must contain> <options...>
   local what=$1 np=$2 want=$3 err rc=0
