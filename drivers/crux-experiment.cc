@@ -1051,10 +1051,16 @@ CollectFabricCounters(const RunFabric& f, RunState& state, ExperimentRunResult& 
                     std::max(r.maxQueueBytes[k], topo->GetLink(l).txDev->GetPeakTcQueueBytes(k));
             }
         }
-        const uint64_t pauses = topo->GetLink(l).txDev->GetPauseTxCount();
+        const Ptr<QbbNetDevice> dev = topo->GetLink(l).txDev;
+        const uint64_t pauses = dev->GetPauseTxCount();
         if (pauses > 0)
         {
-            r.linkPauseTx[l] = pauses;
+            auto& perTc = r.linkPauseTx[l];
+            perTc.resize(QbbNetDevice::N_TC, 0);
+            for (uint8_t tc = 0; tc < QbbNetDevice::N_TC; ++tc)
+            {
+                perTc[tc] = dev->GetPauseTxCount(tc);
+            }
         }
         r.pauseFrames += pauses;
     }
@@ -1813,16 +1819,22 @@ WritePathsCsv(std::ostream& f, const std::vector<ExperimentRunResult>& runs)
     }
 }
 
-/// pfc.csv: PAUSE frames sent per run and link.
+/// pfc.csv: PAUSE frames sent per run, link and paused traffic class (rows with frames only).
 void
 WritePfcCsv(std::ostream& f, const std::vector<ExperimentRunResult>& runs)
 {
-    f << "run,link,pause_frames_sent\n";
+    f << "run,link,tc,pause_frames_sent\n";
     for (const auto& r : runs)
     {
-        for (const auto& [l, n] : r.linkPauseTx)
+        for (const auto& [l, perTc] : r.linkPauseTx)
         {
-            f << r.run << "," << l << "," << n << "\n";
+            for (size_t tc = 0; tc < perTc.size(); ++tc)
+            {
+                if (perTc[tc] > 0)
+                {
+                    f << r.run << "," << l << "," << tc << "," << perTc[tc] << "\n";
+                }
+            }
         }
     }
 }

@@ -97,12 +97,14 @@ struct ExperimentRunResult
     /// link id → bytes per TC sent on the link (8 entries): packet fabric = IP packet bytes of
     /// every data/ACK frame (MacTx); flow fabric = payload bytes (FlowTransport::GetLinkBytes)
     std::map<uint32_t, std::vector<uint64_t>> linkTcBytes;
-    std::map<uint32_t, uint64_t> linkPauseTx; //!< link id → PAUSE frames sent on it
-    std::map<std::string, uint64_t> drops;    //!< drop reason → frames (switches and devices)
-    uint64_t pauseFrames{0};                  //!< PAUSE frames sent by all devices
-    uint64_t retransmittedPackets{0};         //!< RDMA go-back-N retransmissions
-    uint64_t timeouts{0};                     //!< RDMA retransmission-timer expiries
-    bool complete{true};                      //!< every measured job finished before stopTime
+    /// link id → PAUSE frames sent on it per paused traffic class (8 entries; RESUME frames
+    /// included); links that sent none are absent
+    std::map<uint32_t, std::vector<uint64_t>> linkPauseTx;
+    std::map<std::string, uint64_t> drops; //!< drop reason → frames (switches and devices)
+    uint64_t pauseFrames{0};               //!< PAUSE frames sent by all devices
+    uint64_t retransmittedPackets{0};      //!< RDMA go-back-N retransmissions
+    uint64_t timeouts{0};                  //!< RDMA retransmission-timer expiries
+    bool complete{true};                   //!< every measured job finished before stopTime
     /// jobs that completed no iteration inside the measurement window: utilization cannot
     /// count them, so it is marked incomplete in the table and summary.json
     /// ("utilizationIncomplete") rather than silently lower

@@ -15,9 +15,11 @@
 
 #include "crux-topology-helper.h"
 
+#include "ns3/global-value.h"
 #include "ns3/log.h"
 #include "ns3/net-device-container.h"
 #include "ns3/qbb-net-device.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -277,6 +279,17 @@ CruxTopologyHelper::SetHostFrameHandler(Ptr<CruxTopology> topo,
                        << host << " has " << h.nics.size() << " NICs");
     }
     h.nics[nic].device->SetFrameHandler(handler);
+}
+
+void
+CruxTopologyHelper::PreferFastScheduler()
+{
+    StringValue current;
+    GlobalValue::GetValueByName("SchedulerType", current);
+    if (current.Get() == "ns3::MapScheduler")
+    {
+        GlobalValue::Bind("SchedulerType", StringValue("ns3::PriorityQueueScheduler"));
+    }
 }
 
 } // namespace ns3

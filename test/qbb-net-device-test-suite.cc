@@ -442,6 +442,13 @@ class QbbPauseTestCase : public TestCase
 
         NS_TEST_ASSERT_MSG_EQ(pauseRx.size(), 7, "seven PAUSE frames arrive");
         NS_TEST_ASSERT_MSG_EQ(l.db->GetPauseTxCount(), 7, "sender counts seven PAUSE frames");
+        for (uint8_t tc = 0; tc <= QbbNetDevice::N_TC; ++tc)
+        {
+            NS_TEST_ASSERT_MSG_EQ(l.db->GetPauseTxCount(tc),
+                                  (tc == 3 ? uint64_t{7} : uint64_t{0}),
+                                  "PAUSE frames counted for the paused class only (TC " << +tc
+                                                                                        << ")");
+        }
         NS_TEST_ASSERT_MSG_EQ(l.da->GetPauseRxCount(), 7, "receiver counts seven PAUSE frames");
         NS_TEST_ASSERT_MSG_EQ(pauseTx.size(), 7, "PfcTx fired seven times");
         NS_TEST_ASSERT_MSG_EQ(pauseTx[1].second, 65535, "PfcTx carries the quanta");

@@ -186,8 +186,7 @@ CruxSwitch::DoDispose()
     NS_LOG_FUNCTION(this);
     for (auto& dev : m_ports)
     {
-        dev->SetFrameHandler(QbbNetDevice::FrameHandler());
-        dev->SetDequeueHandler(QbbNetDevice::DequeueHandler());
+        dev->SetOwner(nullptr, 0, nullptr);
     }
     m_ports.clear();
     m_pinned.clear();
@@ -229,8 +228,8 @@ CruxSwitch::AddPort(Ptr<QbbNetDevice> dev)
     {
         m_mmu->SetName("switch node " + std::to_string(dev->GetNode()->GetId()));
     }
-    dev->SetFrameHandler(crux::MakeBoundMemberCallback(&CruxSwitch::HandleFrame, this, port));
-    dev->SetDequeueHandler(crux::MakeBoundMemberCallback(&CruxSwitch::HandleDequeue, this, port));
+    // The switch holds its ports, not the reverse (DoDispose() clears the owner).
+    dev->SetOwner(this, port, nullptr);
     return port;
 }
 
@@ -510,7 +509,7 @@ CruxSwitch::GetPeerAddress(uint32_t port)
 }
 
 void
-CruxSwitch::HandleFrame(uint32_t port, Ptr<QbbNetDevice> dev, Ptr<Packet> p, uint16_t etherType)
+CruxSwitch::DeviceReceive(uint32_t port, QbbNetDevice* dev, Ptr<Packet> p, uint16_t etherType)
 {
     ++m_rxFrames;
     const uint32_t size = p->GetSize();
@@ -588,7 +587,10 @@ CruxSwitch::HandleFrame(uint32_t port, Ptr<QbbNetDevice> dev, Ptr<Packet> p, uin
         ip.SetTtl(ttl - 1);
         p->AddHeader(ip);
     }
-    m_forwardTrace(p, port, outPort, outTc);
+    if (!m_forwardTrace.IsEmpty())
+    {
+        m_forwardTrace(p, port, outPort, outTc);
+    }
     ++m_fwdFrames;
     // The MMU's shadow entry is already queued: the device may dequeue synchronously.
     if (!egress->SendInTc(p, GetPeerAddress(outPort), ETHERTYPE_IPV4, outTc, stampInt))
@@ -600,9 +602,9 @@ CruxSwitch::HandleFrame(uint32_t port, Ptr<QbbNetDevice> dev, Ptr<Packet> p, uin
 }
 
 void
-CruxSwitch::HandleDequeue(uint32_t port,
-                          Ptr<QbbNetDevice> /* dev */,
-                          Ptr<const Packet> /* p */,
+CruxSwitch::DeviceDequeue(uint32_t port,
+                          QbbNetDevice* /* dev */,
+                          const Ptr<Packet>& /* p */,
                           uint8_t tc)
 {
     m_mmu->OnDequeue(port, tc);

@@ -107,7 +107,7 @@ struct FiveTupleHasher
  * "no-route", "buffer-full", "pfc-headroom-exceeded", "ttl", "egress-refused" (the egress device
  * refused the frame: its own "Drop" trace gives why, e.g. "egress-queue-full"), "not-ipv4".
  */
-class CruxSwitch : public Object
+class CruxSwitch : public Object, public QbbNetDevice::Owner
 {
   public:
     /// Reasons for dropping a frame (index into the per-reason counters).
@@ -278,10 +278,13 @@ class CruxSwitch : public Object
     void DoDispose() override;
 
   private:
-    /// Frame arrival on port \p port (FrameHandler of that device, port bound at AddPort()).
-    void HandleFrame(uint32_t port, Ptr<QbbNetDevice> dev, Ptr<Packet> p, uint16_t etherType);
-    /// Frame leaving port \p port's TC queue (DequeueHandler of that device).
-    void HandleDequeue(uint32_t port, Ptr<QbbNetDevice> dev, Ptr<const Packet> p, uint8_t tc);
+    /// Frame arrival on port \p port (the device's Owner, port given at AddPort()).
+    void DeviceReceive(uint32_t port,
+                       QbbNetDevice* dev,
+                       Ptr<Packet> p,
+                       uint16_t etherType) override;
+    /// Frame leaving port \p port's TC queue (the device's Owner).
+    void DeviceDequeue(uint32_t port, QbbNetDevice* dev, const Ptr<Packet>& p, uint8_t tc) override;
     /// Trace and count one drop.
     void DoDrop(Ptr<const Packet> p, uint32_t port, uint8_t tc, DropReason reason);
     /// \return the route group index for \p dst, or -1

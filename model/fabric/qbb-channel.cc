@@ -123,9 +123,13 @@ QbbChannel::TransmitStart(Ptr<Packet> frame,
     // The peer lives as long as this channel holds it; the raw pointer avoids two reference
     // count updates per frame.
     // A switch port's forwarding latency is added here rather than as an event of its own.
-    const Time latency = macControl ? Time(0) : peer->GetIngressLatency();
-    Simulator::ScheduleWithContext(peer->GetNode()->GetId(),
-                                   txTime + m_delay + latency,
+    Time delay = txTime + m_delay;
+    if (!macControl)
+    {
+        delay += peer->GetIngressLatency();
+    }
+    Simulator::ScheduleWithContext(peer->GetNodeId(),
+                                   delay,
                                    new FrameArrival(peer, std::move(frame), dest, protocol));
     return true;
 }

@@ -99,7 +99,15 @@ QbbNetDevice::Receive(Ptr<Packet> packet, Mac48Address dest, uint16_t type)
         ReceivePause(packet);
         return;
     }
-    m_macRxTrace(packet);
+    if (!m_macRxTrace.IsEmpty())
+    {
+        m_macRxTrace(packet);
+    }
+    if (m_rxOwner != nullptr)
+    {
+        m_rxOwner->DeviceReceive(m_ownerPort, this, std::move(packet), type);
+        return;
+    }
     if (!m_frameHandler.IsNull())
     {
         m_frameHandler(this, packet, type);

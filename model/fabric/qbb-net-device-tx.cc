@@ -317,6 +317,10 @@ QbbNetDevice::StartTransmission()
         m_ctrlQueue.pop_front();
         m_txBusy = true;
         ++m_pauseTxCount;
+        if (item.tc < N_TC)
+        {
+            ++m_pauseTxPerTc[item.tc];
+        }
         m_pfcTxTrace(this, item.tc, item.quanta);
         TransmitFrame(item.frame,
                       PfcPauseHeader::GetPauseDestination(),
@@ -351,13 +355,20 @@ QbbNetDevice::StartTransmission()
     }
     // Busy before the callbacks: they may enqueue more frames on this device.
     m_txBusy = true;
-    if (!m_dequeueHandler.IsNull())
+    if (m_dequeueOwner != nullptr)
+    {
+        m_dequeueOwner->DeviceDequeue(m_ownerPort, this, item.packet, tc);
+    }
+    else if (!m_dequeueHandler.IsNull())
     {
         m_dequeueHandler(this, item.packet, tc);
     }
     ++m_txFrames[tc];
     m_txBytes[tc] += item.packet->GetSize();
-    m_macTxTrace(item.packet, tc);
+    if (!m_macTxTrace.IsEmpty())
+    {
+        m_macTxTrace(item.packet, tc);
+    }
     TransmitFrame(item.packet, item.dest, item.protocol, false, tc);
 }
 

@@ -278,6 +278,9 @@ QbbNetDevice::DoDispose()
     m_receiveErrorModel = nullptr;
     m_frameHandler = FrameHandler();
     m_dequeueHandler = DequeueHandler();
+    m_rxOwner = nullptr;
+    m_dequeueOwner = nullptr;
+    m_ownerHold = nullptr;
     m_rxCallback = NetDevice::ReceiveCallback();
     m_promiscCallback = NetDevice::PromiscReceiveCallback();
     NetDevice::DoDispose();
@@ -453,22 +456,29 @@ QbbNetDevice::SetIngressLatency(Time latency)
     m_ingressLatency = latency;
 }
 
-Time
-QbbNetDevice::GetIngressLatency() const
-{
-    return m_ingressLatency;
-}
-
 void
 QbbNetDevice::SetFrameHandler(FrameHandler handler)
 {
     m_frameHandler = handler;
+    m_rxOwner = nullptr;
+}
+
+void
+QbbNetDevice::SetOwner(Owner* owner, uint32_t port, Ptr<Object> hold)
+{
+    m_rxOwner = owner;
+    m_dequeueOwner = owner;
+    m_ownerPort = port;
+    m_ownerHold = hold;
+    m_frameHandler = FrameHandler();
+    m_dequeueHandler = DequeueHandler();
 }
 
 void
 QbbNetDevice::SetDequeueHandler(DequeueHandler handler)
 {
     m_dequeueHandler = handler;
+    m_dequeueOwner = nullptr;
 }
 
 bool
@@ -536,6 +546,12 @@ uint64_t
 QbbNetDevice::GetPauseTxCount() const
 {
     return m_pauseTxCount;
+}
+
+uint64_t
+QbbNetDevice::GetPauseTxCount(uint8_t tc) const
+{
+    return tc < N_TC ? m_pauseTxPerTc[tc] : 0;
 }
 
 uint64_t
@@ -718,6 +734,7 @@ void
 QbbNetDevice::SetNode(Ptr<Node> node)
 {
     m_node = node;
+    m_nodeId = node ? node->GetId() : 0;
 }
 
 bool

@@ -133,6 +133,40 @@ class QbbNetDevice : public NetDevice
      */
     typedef Callback<void, Ptr<QbbNetDevice>, Ptr<const Packet>, uint8_t> DequeueHandler;
 
+    /**
+     * \brief The object that owns a device's frames (a switch, a NIC): the per-frame form of
+     * FrameHandler and DequeueHandler with the same arguments, called with one virtual call per
+     * frame instead of a Callback (whose wrappers copy every Ptr argument on each call).
+     * SetOwner() installs it; the device calls it where it would call the handlers.
+     */
+    class Owner
+    {
+      public:
+        virtual ~Owner() = default;
+        /**
+         * \brief A non-PAUSE frame arrived (FrameHandler).
+         * \param port the owner's index of the device, given to SetOwner()
+         * \param dev the receiving device
+         * \param packet the frame without its Ethernet header
+         * \param protocol its EtherType
+         */
+        virtual void DeviceReceive(uint32_t port,
+                                   QbbNetDevice* dev,
+                                   Ptr<Packet> packet,
+                                   uint16_t protocol) = 0;
+        /**
+         * \brief A frame left an egress queue and starts serialization (DequeueHandler).
+         * \param port the owner's index of the device, given to SetOwner()
+         * \param dev the device
+         * \param packet the frame as enqueued (without Ethernet header)
+         * \param cls its class 0..7 or CONTROL_CLASS
+         */
+        virtual void DeviceDequeue(uint32_t port,
+                                   QbbNetDevice* dev,
+                                   const Ptr<Packet>& packet,
+                                   uint8_t cls) = 0;
+    };
+
     /// Signature of the PFC trace sources: (device, traffic class, quanta). 0 quanta = resume.
     typedef void (*PfcTracedCallback)(Ptr<const QbbNetDevice> dev, uint8_t tc, uint16_t quanta);
 
@@ -230,13 +264,36 @@ class QbbNetDevice : public NetDevice
     void SetIngressLatency(Time latency);
 
     /// \return the delay set with SetIngressLatency() (0 by default)
-    Time GetIngressLatency() const;
+    const Time& GetIngressLatency() const
+    {
+        return m_ingressLatency;
+    }
 
-    /// \param handler receives every non-PAUSE frame arriving on this device
+    /// \return the id of the node this device is on (0 before SetNode()); the channel's
+    /// per-frame form of GetNode()->GetId()
+    uint32_t GetNodeId() const
+    {
+        return m_nodeId;
+    }
+
+    /// \param handler receives every non-PAUSE frame arriving on this device (replaces an
+    /// Owner set with SetOwner())
     void SetFrameHandler(FrameHandler handler);
 
-    /// \param handler told about every data frame that starts transmission
+    /// \param handler told about every data frame that starts transmission (replaces an Owner
+    /// set with SetOwner())
     void SetDequeueHandler(DequeueHandler handler);
+
+    /**
+     * \brief Give the device's received and dequeued frames to \p owner (both hooks; replaces
+     * the FrameHandler and DequeueHandler). The device keeps \p hold (the owner as an Object,
+     * may be null) alive until DoDispose() or the next SetOwner(), as a Callback holding it
+     * would; the owner clears itself (SetOwner(nullptr, 0, nullptr)) when it goes away first.
+     * \param owner the owner (null: none)
+     * \param port the owner's index of this device, passed back on every call
+     * \param hold the owner's Object, or null
+     */
+    void SetOwner(Owner* owner, uint32_t port, Ptr<Object> hold);
 
     /// \return the line rate of this device in bit/s
     DataRate GetDataRate() const;
@@ -266,6 +323,13 @@ class QbbNetDevice : public NetDevice
     uint64_t GetPauseRxCount() const;
     /// \return total PAUSE frames sent so far (all TCs)
     uint64_t GetPauseTxCount() const;
+    /**
+     * \brief PAUSE frames sent so far for one traffic class (IEEE 802.1Qbb: each frame of this
+     * device pauses one class; RESUME frames, quanta 0, are counted too).
+     * \param tc traffic class 0..7; any other value returns 0
+     * \return frames sent for class \p tc; the sum over the classes is GetPauseTxCount()
+     */
+    uint64_t GetPauseTxCount(uint8_t tc) const;
 
     /**
      * \brief Called by the channel when a frame has fully arrived.
@@ -433,8 +497,13 @@ class QbbNetDevice : public NetDevice
     Ptr<QbbChannel> m_channel;                           //!< attached link
     uint32_t m_ifIndex = 0;                              //!< interface index on the node
     Mac48Address m_address;                              //!< own MAC address
+    uint32_t m_nodeId = 0;                               //!< m_node's id (cached)
     FrameHandler m_frameHandler;                         //!< owner's receive hook
     DequeueHandler m_dequeueHandler;                     //!< owner's dequeue hook
+    Owner* m_rxOwner = nullptr;                          //!< receive hook as an Owner
+    Owner* m_dequeueOwner = nullptr;                     //!< dequeue hook as an Owner
+    uint32_t m_ownerPort = 0;                            //!< SetOwner()'s port
+    Ptr<Object> m_ownerHold;                             //!< keeps the Owner alive
     NetDevice::ReceiveCallback m_rxCallback;             //!< ns-3 stack receive hook
     NetDevice::PromiscReceiveCallback m_promiscCallback; //!< ns-3 promiscuous hook
     TracedCallback<> m_linkChangeCallbacks;              //!< link-change listeners
@@ -456,9 +525,10 @@ class QbbNetDevice : public NetDevice
     EventId m_txCompleteEvent;                            //!< end of the current serialization
     std::array<int64_t, N_TC> m_deficit;                  //!< DWRR deficit counters, bytes
     uint8_t m_drrCurrent = 0;                             //!< DWRR: TC whose turn it is
-    bool m_drrTurnStarted = false; //!< DWRR: quantum already granted this turn
-    uint64_t m_pauseRxCount = 0;   //!< PAUSE frames received
-    uint64_t m_pauseTxCount = 0;   //!< PAUSE frames sent
+    bool m_drrTurnStarted = false;               //!< DWRR: quantum already granted this turn
+    uint64_t m_pauseRxCount = 0;                 //!< PAUSE frames received
+    uint64_t m_pauseTxCount = 0;                 //!< PAUSE frames sent
+    std::array<uint64_t, N_TC> m_pauseTxPerTc{}; //!< PAUSE frames sent per paused class
 
     // traces
     TracedCallback<Ptr<const Packet>, uint8_t> m_macTxTrace;                    //!< "MacTx"

@@ -52,6 +52,15 @@ constexpr uint32_t INT_BYTES = InbandTelemetryHeader::SERIALIZED_SIZE; //!< INT 
 } // namespace
 
 void
+RdmaNic::DeviceReceive(uint32_t /* port */,
+                       QbbNetDevice* dev,
+                       Ptr<Packet> packet,
+                       uint16_t protocol)
+{
+    ReceiveFrame(Ptr<QbbNetDevice>(dev), std::move(packet), protocol);
+}
+
+void
 RdmaNic::ReceiveFrame(Ptr<QbbNetDevice> dev, Ptr<Packet> packet, uint16_t protocol)
 {
     // One copy of the fixed-size headers out of the packet and a direct parse: cheaper than

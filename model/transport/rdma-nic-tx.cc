@@ -59,7 +59,9 @@ class RoceIpUdpHeader : public Header
     uint8_t tos{0};      //!< DSCP << 2 | ECN
     uint16_t id{0};      //!< IPv4 identification
     uint16_t srcPort{0}; //!< UDP source port (ECMP entropy)
-    uint16_t l4Bytes{0}; //!< UDP header + payload bytes
+    uint16_t l4Bytes{0}; //!< UDP header + payload bytes (the BTH included)
+    bool withBth{false}; //!< the BTH follows the UDP header in this header's bytes
+    RoceBthHeader bth;   //!< the BTH, when withBth
 
     /// \return the TypeId
     static TypeId GetTypeId()
@@ -81,11 +83,17 @@ class RoceIpUdpHeader : public Header
         os << "IPv4 " << Ipv4Address(src) << " > " << Ipv4Address(dst) << " tos " << unsigned(tos)
            << " id " << id << ", UDP " << srcPort << " > " << roce::UDP_PORT << " length "
            << l4Bytes;
+        if (withBth)
+        {
+            os << ", ";
+            bth.Print(os);
+        }
     }
 
     uint32_t GetSerializedSize() const override
     {
-        return IPV4_HEADER_BYTES + UDP_HEADER_BYTES;
+        return IPV4_HEADER_BYTES + UDP_HEADER_BYTES +
+               (withBth ? RoceBthHeader::SERIALIZED_SIZE : 0);
     }
 
     void Serialize(Buffer::Iterator i) const override
@@ -105,6 +113,10 @@ class RoceIpUdpHeader : public Header
         i.WriteHtonU16(roce::UDP_PORT);
         i.WriteHtonU16(l4Bytes);
         i.WriteU16(0);
+        if (withBth)
+        {
+            bth.Serialize(i);
+        }
     }
 
     uint32_t Deserialize(Buffer::Iterator i) override
@@ -120,6 +132,10 @@ class RoceIpUdpHeader : public Header
         i.Next(2);
         l4Bytes = i.ReadNtohU16();
         i.Next(2);
+        if (withBth)
+        {
+            bth.Deserialize(i);
+        }
         return GetSerializedSize();
     }
 };
@@ -181,13 +197,16 @@ RdmaNic::Wake(RdmaQueuePair* qp)
 }
 
 void
-RdmaNic::DeviceDequeued(Ptr<QbbNetDevice> dev, Ptr<const Packet> /* p */, uint8_t tc)
+RdmaNic::DeviceDequeue(uint32_t /* port */,
+                       QbbNetDevice* dev,
+                       const Ptr<Packet>& /* p */,
+                       uint8_t tc)
 {
     if (tc >= QbbNetDevice::N_TC)
     {
         return; // an ACK/NAK/CNP left the control class: no data to refill
     }
-    const uint32_t port = m_ports.size() > 1 ? PortOf(PeekPointer(dev)) : 0;
+    const uint32_t port = m_ports.size() > 1 ? PortOf(dev) : 0;
     if (m_ports[port].devQueued[tc] > 0)
     {
         --m_ports[port].devQueued[tc];
@@ -304,18 +323,26 @@ RdmaNic::FillTc(uint32_t port, uint8_t tc)
 }
 
 void
-RdmaNic::AddHeaders(Ptr<Packet> p, const RdmaQueuePair* qp, uint8_t dscp, bool ectCapable)
+RdmaNic::AddHeaders(Ptr<Packet> p,
+                    const RdmaQueuePair* qp,
+                    uint8_t dscp,
+                    bool ectCapable,
+                    const RoceBthHeader& bth)
 {
-    // One header write for IPv4 and UDP (the bytes Ipv4Header + UdpHeader write; see
-    // RoceIpUdpHeader): two AddHeader() calls and two header objects less per packet.
+    // One header write for IPv4, UDP and the BTH (the bytes Ipv4Header + UdpHeader +
+    // RoceBthHeader write; see RoceIpUdpHeader): three AddHeader() calls and three header
+    // objects less per packet.
     RoceIpUdpHeader h;
+    h.withBth = true;
+    h.bth = bth;
     h.src = m_address.Get();
     h.dst = qp->m_remote.Get();
     h.tos = static_cast<uint8_t>((dscp << 2) |
                                  (ectCapable ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_NotECT));
     h.id = m_ipId++;
     h.srcPort = qp->m_srcPort;
-    h.l4Bytes = static_cast<uint16_t>(p->GetSize() + UDP_HEADER_BYTES);
+    h.l4Bytes =
+        static_cast<uint16_t>(p->GetSize() + UDP_HEADER_BYTES + RoceBthHeader::SERIALIZED_SIZE);
     p->AddHeader(h);
 }
 
@@ -400,7 +427,6 @@ RdmaNic::SendDataPacket(RdmaQueuePair* qp)
     bth.SetAckRequest(last || (ackEvery > 0 && (seq + 1) % ackEvery == 0));
     bth.SetIntFlag(withInt);
     bth.SetPsn(qp->m_txPsnBase + static_cast<uint32_t>(seq & roce::PSN_MASK));
-    p->AddHeader(bth);
 
     // bookkeeping before the device call (which may call back into Fill)
     if (qp->m_sndNxt == qp->m_sndUna)
@@ -440,8 +466,11 @@ RdmaNic::SendDataPacket(RdmaQueuePair* qp)
         m_pcieFreeAt = std::max(now, m_pcieFreeAt) +
                        crux::BytesTxTime(m_pcieRate, crux::FrameWireBytes(frameBytes));
     }
-    AddHeaders(p, qp, dscp, true);
-    m_txDataTrace(p);
+    AddHeaders(p, qp, dscp, true, bth);
+    if (!m_txDataTrace.IsEmpty())
+    {
+        m_txDataTrace(p);
+    }
     Enqueue(p, qp, tc, qp->m_txPort);
 }
 
@@ -491,7 +520,6 @@ RdmaNic::SendAck(RdmaQueuePair* qp, bool nak, const uint8_t* intEcho)
     bth.SetOpcode(roce::RC_ACK);
     bth.SetDestQp(qp->m_destQpn);
     bth.SetPsn(nak ? epsn : epsn - 1);
-    p->AddHeader(bth);
     if (nak)
     {
         ++qp->m_stats.naksSent;
@@ -501,7 +529,7 @@ RdmaNic::SendAck(RdmaQueuePair* qp, bool nak, const uint8_t* intEcho)
         ++qp->m_stats.acksSent;
     }
     qp->m_unackedRx = 0;
-    AddHeaders(p, qp, m_ackDscp, false);
+    AddHeaders(p, qp, m_ackDscp, false, bth);
     Enqueue(p, qp, m_dev->DscpToClass(m_ackDscp), qp->m_rxPort);
 }
 
@@ -513,9 +541,8 @@ RdmaNic::SendCnp(RdmaQueuePair* qp)
     bth.SetOpcode(roce::CNP);
     bth.SetDestQp(qp->m_destQpn);
     bth.SetPsn(0);
-    p->AddHeader(bth);
     ++qp->m_stats.cnpsSent;
-    AddHeaders(p, qp, m_ackDscp, false);
+    AddHeaders(p, qp, m_ackDscp, false, bth);
     Enqueue(p, qp, m_dev->DscpToClass(m_ackDscp), qp->m_rxPort);
 }
 

@@ -289,8 +289,7 @@ RdmaNic::DoDispose()
     m_qps.clear();
     for (Port& pt : m_ports)
     {
-        pt.dev->SetFrameHandler(QbbNetDevice::FrameHandler());
-        pt.dev->SetDequeueHandler(QbbNetDevice::DequeueHandler());
+        pt.dev->SetOwner(nullptr, 0, nullptr);
     }
     m_ports.clear();
     m_portSelector = Callback<uint32_t, const FiveTuple&>();
@@ -322,11 +321,9 @@ RdmaNic::Attach(Ptr<QbbNetDevice> dev, Ipv4Address address)
 void
 RdmaNic::InstallHandlers(Ptr<QbbNetDevice> dev)
 {
-    // The device holds the NIC (Ptr in its callbacks) so that a NIC lives as long as its port;
-    // the device's DoDispose() clears its handlers, which breaks the cycle at Simulator::Destroy.
-    Ptr<RdmaNic> self(this);
-    dev->SetFrameHandler(MakeCallback(&RdmaNic::ReceiveFrame, self));
-    dev->SetDequeueHandler(MakeCallback(&RdmaNic::DeviceDequeued, self));
+    // The device holds the NIC (SetOwner's hold) so that a NIC lives as long as its port; the
+    // device's DoDispose() clears its owner, which breaks the cycle at Simulator::Destroy.
+    dev->SetOwner(this, 0, Ptr<Object>(this));
 }
 
 uint32_t

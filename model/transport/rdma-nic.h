@@ -144,7 +144,7 @@ namespace ns3
  * the responder NIC accepted the packet, not that it is placed in memory (hence IBTA's later
  * RDMA FLUSH operation for placement guarantees).
  */
-class RdmaNic : public Object
+class RdmaNic : public Object, public QbbNetDevice::Owner
 {
     friend class RdmaQueuePair;
 
@@ -308,9 +308,15 @@ class RdmaNic : public Object
     void DoDispose() override;
 
   private:
-    /// Device dequeue callback: frame of class \p tc started serialization.
-    /// \param dev device \param p packet \param tc traffic class
-    void DeviceDequeued(Ptr<QbbNetDevice> dev, Ptr<const Packet> p, uint8_t tc);
+    /// The device's Owner, receive side: ReceiveFrame().
+    void DeviceReceive(uint32_t port,
+                       QbbNetDevice* dev,
+                       Ptr<Packet> packet,
+                       uint16_t protocol) override;
+    /// The device's Owner, dequeue side: a frame of class \p tc started serialization.
+    /// \param port unused (ports are found by device) \param dev device \param p packet
+    /// \param tc traffic class
+    void DeviceDequeue(uint32_t port, QbbNetDevice* dev, const Ptr<Packet>& p, uint8_t tc) override;
     /// Fill the classes of queue pairs activated during the current instant.
     void DeferredFill();
     /// Refill the device queue of class \p tc of a port (re-entrancy safe).
@@ -372,10 +378,14 @@ class RdmaNic : public Object
     void SendAck(RdmaQueuePair* qp, bool nak, const uint8_t* intEcho = nullptr);
     /// Send a CNP to the requester of \p qp. \param qp queue pair
     void SendCnp(RdmaQueuePair* qp);
-    /// Add the UDP and IPv4 headers.
-    /// \param p packet starting at the BTH \param qp queue pair \param dscp DSCP
-    /// \param ectCapable data packet (ECT(0)) or control (Not-ECT)
-    void AddHeaders(Ptr<Packet> p, const RdmaQueuePair* qp, uint8_t dscp, bool ectCapable);
+    /// Add the BTH, UDP and IPv4 headers (one header write).
+    /// \param p packet starting after the BTH \param qp queue pair \param dscp DSCP
+    /// \param ectCapable data packet (ECT(0)) or control (Not-ECT) \param bth the BTH
+    void AddHeaders(Ptr<Packet> p,
+                    const RdmaQueuePair* qp,
+                    uint8_t dscp,
+                    bool ectCapable,
+                    const RoceBthHeader& bth);
     /// Hand a packet (IPv4 header first) to a port's device in class \p tc.
     /// \param p packet \param qp its queue pair (statistics) \param tc traffic class
     /// \param port port index

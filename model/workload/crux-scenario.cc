@@ -418,33 +418,12 @@ Scenario::ValidateThreeTier() const
              "must divide topology.tors (" + std::to_string(tp.tors) + "), got " +
                  std::to_string(tp.torsPerGroup));
     }
-    if (uint64_t{tp.tors} * tp.hostsPerTor > 65536)
-    {
-        fail("hostsPerTor",
-             "tors x hostsPerTor = " + std::to_string(uint64_t{tp.tors} * tp.hostsPerTor) +
-                 " hosts exceed the 65,536 the fabric addresses");
-    }
-    const uint32_t groups = tp.tors / tp.torsPerGroup;
-    if (tp.aggs == 0 || tp.aggs % groups != 0)
-    {
-        fail("aggs",
-             "must be a positive multiple of the groups (tors / torsPerGroup = " +
-                 std::to_string(groups) + "), got " + std::to_string(tp.aggs));
-    }
-    const uint32_t aggsPerGroup = tp.aggs / groups;
-    if (tp.cores == 0 || tp.cores % aggsPerGroup != 0 || tp.cores > 65536)
-    {
-        fail("cores",
-             "must be a positive multiple of the aggregation switches per group (aggs / groups "
-             "= " +
-                 std::to_string(aggsPerGroup) + ") and <= 65536, got " + std::to_string(tp.cores));
-    }
-    if (tp.wiring != "rail")
-    {
-        fail("wiring",
-             "a three-tier topology cables every NIC of a host to its ToR; \"" + tp.wiring +
-                 "\" is for type \"clos\"");
-    }
+    ValidateAggregationGroups(uint64_t{tp.tors} * tp.hostsPerTor,
+                              "tors x hostsPerTor",
+                              tp.tors / tp.torsPerGroup,
+                              "groups (tors / torsPerGroup",
+                              "group (aggs / groups",
+                              "a three-tier topology cables every NIC of a host to its ToR");
 }
 
 void
@@ -464,32 +443,49 @@ Scenario::ValidateDoubleSided() const
              "must be even and > 0 (a double-sided topology pairs its ToRs), got " +
                  std::to_string(tp.tors));
     }
-    const uint32_t pairs = tp.tors / 2;
-    if (uint64_t{pairs} * tp.hostsPerTor > 65536)
+    ValidateAggregationGroups(uint64_t{tp.tors / 2} * tp.hostsPerTor,
+                              "tors / 2 x hostsPerTor",
+                              tp.tors / 2,
+                              "ToR pairs (tors / 2",
+                              "ToR pair (aggs / (tors / 2)",
+                              "a double-sided topology cables port p of every NIC to ToR p of "
+                              "the host's pair");
+}
+
+void
+Scenario::ValidateAggregationGroups(uint64_t hosts,
+                                    const std::string& hostsFormula,
+                                    uint32_t groups,
+                                    const std::string& groupsName,
+                                    const std::string& perGroupName,
+                                    const std::string& wiringWhy) const
+{
+    auto fail = [this](const std::string& field, const std::string& what) {
+        throw ScenarioError(source + ": topology." + field + ": " + what);
+    };
+    const auto& tp = topology;
+    if (hosts > 65536)
     {
         fail("hostsPerTor",
-             "tors / 2 x hostsPerTor = " + std::to_string(uint64_t{pairs} * tp.hostsPerTor) +
+             hostsFormula + " = " + std::to_string(hosts) +
                  " hosts exceed the 65,536 the fabric addresses");
     }
-    if (tp.aggs == 0 || tp.aggs % pairs != 0)
+    if (tp.aggs == 0 || tp.aggs % groups != 0)
     {
         fail("aggs",
-             "must be a positive multiple of the ToR pairs (tors / 2 = " + std::to_string(pairs) +
+             "must be a positive multiple of the " + groupsName + " = " + std::to_string(groups) +
                  "), got " + std::to_string(tp.aggs));
     }
-    const uint32_t aggsPerPair = tp.aggs / pairs;
-    if (tp.cores == 0 || tp.cores % aggsPerPair != 0 || tp.cores > 65536)
+    const uint32_t aggsPerGroup = tp.aggs / groups;
+    if (tp.cores == 0 || tp.cores % aggsPerGroup != 0 || tp.cores > 65536)
     {
         fail("cores",
-             "must be a positive multiple of the aggregation switches per ToR pair (aggs / (tors "
-             "/ 2) = " +
-                 std::to_string(aggsPerPair) + ") and <= 65536, got " + std::to_string(tp.cores));
+             "must be a positive multiple of the aggregation switches per " + perGroupName + " = " +
+                 std::to_string(aggsPerGroup) + ") and <= 65536, got " + std::to_string(tp.cores));
     }
     if (tp.wiring != "rail")
     {
-        fail("wiring",
-             "a double-sided topology cables port p of every NIC to ToR p of the host's pair; \"" +
-                 tp.wiring + "\" is for type \"clos\"");
+        fail("wiring", wiringWhy + "; \"" + tp.wiring + "\" is for type \"clos\"");
     }
 }
 

@@ -207,6 +207,25 @@ struct Scenario
      */
     void ValidateDoubleSided() const;
 
+    /**
+     * \brief The checks three-tier and double-sided share: hosts addressable, aggs a positive
+     * multiple of the aggregation groups, cores a multiple of the aggregation switches per
+     * group, "rail" wiring. Called by ValidateThreeTier() and ValidateDoubleSided().
+     * \param hosts host count of the topology
+     * \param hostsFormula how \p hosts is computed, for the message ("tors x hostsPerTor")
+     * \param groups aggregation groups (> 0)
+     * \param groupsName the groups in the messages ("groups (tors / torsPerGroup", ...)
+     * \param perGroupName one group and its aggregation count ("group (aggs / groups", ...)
+     * \param wiringWhy what the topology cables, for the wiring message
+     * \throws ScenarioError naming the field
+     */
+    void ValidateAggregationGroups(uint64_t hosts,
+                                   const std::string& hostsFormula,
+                                   uint32_t groups,
+                                   const std::string& groupsName,
+                                   const std::string& perGroupName,
+                                   const std::string& wiringWhy) const;
+
     /// \return the scenario as JSON text (all fields, defaults included), for the results dir
     std::string ToJson() const;
 };
