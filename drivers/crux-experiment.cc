@@ -1328,19 +1328,21 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankPart,
 void
 AddRankCounters(const ExperimentRunResult& part, ExperimentRunResult& r)
 {
-    for (const auto& [link, bytes] : part.linkTcBytes)
-    {
-        auto& sum = r.linkTcBytes[link];
-        sum.resize(std::max(sum.size(), bytes.size()), 0);
-        for (size_t tc = 0; tc < bytes.size(); ++tc)
+    // link id -> per-TC counts, added class by class
+    auto addPerTc = [](const std::map<uint32_t, std::vector<uint64_t>>& from,
+                       std::map<uint32_t, std::vector<uint64_t>>& to) {
+        for (const auto& [link, counts] : from)
         {
-            sum[tc] += bytes[tc];
+            auto& sum = to[link];
+            sum.resize(std::max(sum.size(), counts.size()), 0);
+            for (size_t tc = 0; tc < counts.size(); ++tc)
+            {
+                sum[tc] += counts[tc];
+            }
         }
-    }
-    for (const auto& [link, n] : part.linkPauseTx)
-    {
-        r.linkPauseTx[link] += n;
-    }
+    };
+    addPerTc(part.linkTcBytes, r.linkTcBytes);
+    addPerTc(part.linkPauseTx, r.linkPauseTx);
     for (const auto& [reason, n] : part.drops)
     {
         r.drops[reason] += n;
