@@ -194,6 +194,19 @@ CRUX_HEADERS = [
     'drivers/live-cluster-fabric.h',
     'drivers/cluster-run.h',
     'drivers/cluster-run-engine.h',
+    'drivers/distributed-run.h',
+]
+
+# Build variants (see cmake/crux-sources.cmake): with ns-3's mpi module, or without it.
+CRUX_MPI_SOURCES = [
+    'model/fabric/qbb-remote-channel.cc',
+    'drivers/distributed-run-mpi.cc',
+]
+CRUX_NO_MPI_SOURCES = [
+    'drivers/distributed-run-none.cc',
+]
+CRUX_MPI_HEADERS = [
+    'model/fabric/qbb-remote-channel.h',
 ]
 
 # ns-3 TestSuites (compiled into the crux test library, run by ns-3's test.py / test-runner).
@@ -301,8 +314,20 @@ def build(bld):
             source=node, target=[pb_cc, pb_h])
         generated.append(pb_cc)
 
-    module = bld.create_ns3_module('crux', ['core', 'network', 'internet'])
+    # ns-3's distributed simulator: only when the tree was configured with --enable-mpi
+    # (CRUX_MPI_SOURCES, depending on the mpi module, as ns-3.35's point-to-point does for its
+    # remote channel), otherwise the one-rank stand-in. Not tested: scripts/waf335.sh builds
+    # without MPI.
+    deps = ['core', 'network', 'internet']
+    mpi = bool(bld.env['ENABLE_MPI'])
+    if mpi:
+        deps = deps + ['mpi']
+    module = bld.create_ns3_module('crux', deps)
     module.source = CRUX_SOURCES + generated
+    if mpi:
+        module.source += CRUX_MPI_SOURCES
+    else:
+        module.source += CRUX_NO_MPI_SOURCES
     module.use.append('PROTOBUF')
     module.includes = [bld.path.find_dir('model/workload').get_bld().abspath()]
 
@@ -313,6 +338,8 @@ def build(bld):
     headers = bld(features='ns3header')
     headers.module = 'crux'
     headers.source = CRUX_HEADERS
+    if mpi:
+        headers.source += CRUX_MPI_HEADERS
 
     if bld.env.ENABLE_EXAMPLES:
         bld.recurse('examples')

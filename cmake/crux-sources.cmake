@@ -187,6 +187,22 @@ set(CRUX_HEADERS
     drivers/live-cluster-fabric.h
     drivers/cluster-run.h
     drivers/cluster-run-engine.h
+    drivers/distributed-run.h
+)
+
+# Build variants: ns-3's distributed simulator (MPI). CRUX_MPI_SOURCES and CRUX_MPI_HEADERS are
+# compiled only when ns-3 has its mpi module (in-tree, ./ns3 configure --enable-mpi with mpi among
+# the enabled modules; waf: ENABLE_MPI); otherwise CRUX_NO_MPI_SOURCES (CruxDistributed with one
+# rank). Both build modes and the wscript add one or the other to CRUX_SOURCES / CRUX_HEADERS.
+set(CRUX_MPI_SOURCES
+    model/fabric/qbb-remote-channel.cc
+    drivers/distributed-run-mpi.cc
+)
+set(CRUX_NO_MPI_SOURCES
+    drivers/distributed-run-none.cc
+)
+set(CRUX_MPI_HEADERS
+    model/fabric/qbb-remote-channel.h
 )
 
 # ns-3 TestSuites (simulations), compiled into the crux test library.

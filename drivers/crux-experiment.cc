@@ -15,6 +15,7 @@
 
 #include "crux-experiment.h"
 
+#include "distributed-run.h"
 #include "parallel-runs.h"
 #include "progress-reporter.h"
 #include "result-directory.h"
@@ -525,8 +526,16 @@ void
 CruxExperiment::Check(const std::vector<std::string>& modes) const
 {
     CheckModes(modes);
-    // A bad output location is reported before the simulations, not after them.
-    const std::string why = ResultDirectory::Problem(m_scenario.outputDir);
+    // A bad output location is reported before the simulations, not after them. Distributed:
+    // rank 0 alone probes the directory (ranks probing it at once race on creating it) and
+    // every rank takes its answer, so that every rank refuses alike.
+    std::string why = m_distributed && CruxDistributed::GetRank() != 0
+                          ? std::string()
+                          : ResultDirectory::Problem(m_scenario.outputDir);
+    if (m_distributed)
+    {
+        why = CruxDistributed::AllGather(why).front();
+    }
     if (!why.empty())
     {
         throw ExperimentError(m_scenario.source + ": outputDir: " + why);
@@ -595,6 +604,69 @@ CruxExperiment::SetProgressInterval(double seconds)
     m_progressSeconds = seconds;
 }
 
+void
+CruxExperiment::SetDistributed(bool on, double stopCheckSeconds)
+{
+    m_distributed = on;
+    m_stopCheckSeconds = stopCheckSeconds;
+    m_ranks = on ? CruxDistributed::GetSize() : 1;
+    m_jobRank.clear();
+    if (!on)
+    {
+        return;
+    }
+    const Scenario& s = m_scenario;
+    if (s.fabric != "packet")
+    {
+        throw ExperimentError(s.source + ": fabric: MPI ranks split the packet fabric; got '" +
+                              s.fabric + "' (use --fabric=packet)");
+    }
+    std::vector<uint32_t> nodeRank;
+    try
+    {
+        nodeRank = CruxTopologyHelper::AssignRanks(m_cluster, m_ranks);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw ExperimentError(s.source + ": topology: " + e.what());
+    }
+    for (const auto& job : m_jobs)
+    {
+        std::map<uint32_t, std::vector<uint32_t>> hostsOf; // rank → hosts of the job
+        for (uint32_t h : job.Hosts())
+        {
+            hostsOf[nodeRank[m_cluster.hostNode[h]]].push_back(h);
+        }
+        if (hostsOf.size() > 1)
+        {
+            std::ostringstream os;
+            os << s.source << ": jobs[" << job.id << "] ('" << s.jobs[job.id].name
+               << "'): its hosts are on " << hostsOf.size() << " of the " << m_ranks
+               << " MPI ranks (";
+            bool first = true;
+            for (const auto& [r, hosts] : hostsOf)
+            {
+                os << (first ? "" : "; ") << "rank " << r << ": hosts";
+                for (uint32_t h : hosts)
+                {
+                    os << " " << h;
+                }
+                first = false;
+            }
+            os << "); a job's hosts must be under the ToRs of one rank (rank rule: contiguous "
+                  "blocks of ToRs), use fewer ranks or place the job under fewer ToRs";
+            throw ExperimentError(os.str());
+        }
+        m_jobRank[job.id] = hostsOf.empty() ? 0 : hostsOf.begin()->first;
+    }
+}
+
+const std::map<uint32_t, uint32_t>&
+CruxExperiment::GetJobRanks() const
+{
+    return m_jobRank;
+}
+
 CruxExperiment::RunSpec
 CruxExperiment::MakeSpec(RunSpec::Kind kind,
                          const std::string& label,
@@ -650,7 +722,10 @@ CruxExperiment::RunOrdered(const std::vector<std::string>& ordered)
     {
         all.push_back(job.id);
     }
-    ProgressReporter progress("crux-experiment", m_progressSeconds);
+    // distributed: progress lines from rank 0 only
+    ProgressReporter progress("crux-experiment",
+                              m_distributed && CruxDistributed::GetRank() != 0 ? 0.0
+                                                                               : m_progressSeconds);
     const bool alone = !ordered.empty() && ordered.front() == "alone";
     progress.StartRuns(
         static_cast<uint32_t>((alone ? m_jobs.size() : 0) + ordered.size() - (alone ? 1 : 0)));
@@ -708,7 +783,9 @@ CruxExperiment::RunBatch(std::vector<RunSpec>& batch,
                                        return bytes;
                                    }});
     }
-    const std::vector<std::string> bytes = RunParallel(runs, m_parallelRuns, &progress);
+    // a distributed run is one simulation over all ranks: one after another
+    const std::vector<std::string> bytes =
+        RunParallel(runs, m_distributed ? 1 : m_parallelRuns, &progress);
     const uint32_t p = m_scenario.profileIterations;
     for (size_t i = 0; i < batch.size(); ++i)
     {
@@ -747,7 +824,8 @@ namespace
 /// Per-run mutable state reached from trace sinks.
 struct RunState
 {
-    uint32_t measuredRemaining{0};                        //!< measured jobs not finished
+    uint32_t measuredRemaining{0}; //!< measured jobs not finished
+    int64_t lastDone{-1};          //!< time step at which measuredRemaining reached 0 (-1: not yet)
     std::map<std::pair<uint32_t, uint32_t>, double> comm; //!< (job, iteration) → all-reduce s
     /// per link, per TC: IP bytes of the data frames sent (packet fabric)
     std::vector<std::array<uint64_t, crux::NUM_TRAFFIC_CLASSES>> linkTcBytes;
@@ -775,14 +853,16 @@ struct RunInstall
  * Build the scenario's fabric: the cluster description as ns-3 nodes (switch buffer, PFC, the
  * seed-salted ECMP hash) and the transport of its "fabric" (packet level with its congestion
  * control, or flow level). Both transports give a connection the same default UDP source port,
- * so ECMP places it on the same path.
+ * so ECMP places it on the same path. \p ranks > 1 splits the nodes over the MPI ranks
+ * (CruxTopologyHelper::SetRanks).
  */
 RunFabric
-BuildRunFabric(const Scenario& s, const ClusterTopology& cluster)
+BuildRunFabric(const Scenario& s, const ClusterTopology& cluster, uint32_t ranks = 1)
 {
     const auto& tp = s.topology;
     RunFabric f;
     CruxTopologyHelper th;
+    th.SetRanks(ranks);
     th.SetMmuAttribute("BufferSize",
                        UintegerValue(ParseByteSize(tp.switchBuffer, "topology.switchBuffer")));
     th.SetMmuAttribute("PfcEnabled", BooleanValue(tp.pfc));
@@ -858,12 +938,14 @@ ConnectLinkCounters(const RunFabric& f, RunState& state)
 }
 
 /// Install one application per job, registered with the tracker; the run stops when every
-/// measured job (iterations > 0) is done. \return the applications, in the order of \p jobs
+/// measured job (iterations > 0) is done (with \p stopWhenDone; a distributed run decides that
+/// over all ranks instead). \return the applications, in the order of \p jobs
 std::vector<Ptr<DltJobApplication>>
 InstallJobApps(const std::vector<DltJob>& jobs,
                const RunFabric& f,
                Ptr<GpuIntensityTracker> tracker,
-               RunState& state)
+               RunState& state,
+               bool stopWhenDone = true)
 {
     std::vector<Ptr<DltJobApplication>> apps;
     for (const auto& job : jobs)
@@ -883,14 +965,19 @@ InstallJobApps(const std::vector<DltJob>& jobs,
         if (job.iterations > 0)
         {
             ++state.measuredRemaining;
-            app->TraceConnectWithoutContext(
-                "JobComplete",
-                crux::MakeFunctorCallback<void, uint32_t, Time>([&state](uint32_t, Time) {
-                    if (--state.measuredRemaining == 0)
-                    {
-                        Simulator::Stop();
-                    }
-                }));
+            app->TraceConnectWithoutContext("JobComplete",
+                                            crux::MakeFunctorCallback<void, uint32_t, Time>(
+                                                [&state, stopWhenDone](uint32_t, Time) {
+                                                    if (--state.measuredRemaining == 0)
+                                                    {
+                                                        state.lastDone =
+                                                            Simulator::Now().GetTimeStep();
+                                                        if (stopWhenDone)
+                                                        {
+                                                            Simulator::Stop();
+                                                        }
+                                                    }
+                                                }));
         }
         apps.push_back(app);
     }
@@ -1074,13 +1161,42 @@ Decide(const Scenario& s,
     }
 }
 
+/// What a job's application recorded in a run (DltJobApplication), as plain values: they come
+/// back from the other ranks in a distributed run.
+struct JobRecord
+{
+    std::vector<double> starts; //!< iteration start times, s (GetIterationStarts)
+    std::vector<double> times;  //!< iteration durations, s (GetIterationTimes)
+    bool complete{false};       //!< IsComplete()
+    double jct{-1};             //!< GetJct() in seconds if complete, else -1
+};
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(JobRecord, starts, times, complete, jct)
+
+/// \return the records of \p apps, in their order
+std::vector<JobRecord>
+RecordsOf(const std::vector<Ptr<DltJobApplication>>& apps)
+{
+    std::vector<JobRecord> out;
+    for (const auto& app : apps)
+    {
+        JobRecord rec;
+        rec.starts = app->GetIterationStarts();
+        rec.times = app->GetIterationTimes();
+        rec.complete = app->IsComplete();
+        rec.jct = rec.complete ? app->GetJct().GetSeconds() : -1.0;
+        out.push_back(std::move(rec));
+    }
+    return out;
+}
+
 /// Fill \p r's measurement window, job rows and utilization from the applications' iteration
 /// records (doc: the measurement window). \param totalGpus GPUs of the cluster \param
 /// peakFlops the tracker's peak FLOP/s per GPU
 void
 MeasureJobs(const Scenario& s,
             const std::vector<DltJob>& jobs,
-            const std::vector<Ptr<DltJobApplication>>& apps,
+            const std::vector<JobRecord>& apps,
             const Decision& decision,
             const RunInstall& install,
             const RunState& state,
@@ -1095,10 +1211,10 @@ MeasureJobs(const Scenario& s,
     for (size_t i = 0; i < jobs.size(); ++i)
     {
         windowStart = std::max(windowStart, jobs[i].startTime);
-        if (jobs[i].iterations > 0 && apps[i]->IsComplete())
+        if (jobs[i].iterations > 0 && apps[i].complete)
         {
-            const auto& st = apps[i]->GetIterationStarts();
-            const auto& du = apps[i]->GetIterationTimes();
+            const auto& st = apps[i].starts;
+            const auto& du = apps[i].times;
             windowEnd = std::min(windowEnd, st.back() + du.back());
         }
     }
@@ -1132,8 +1248,8 @@ MeasureJobs(const Scenario& s,
                 jr.flowPaths[key.second] = path;
             }
         }
-        const auto& st = apps[i]->GetIterationStarts();
-        const auto& du = apps[i]->GetIterationTimes();
+        const auto& st = apps[i].starts;
+        const auto& du = apps[i].times;
         double sumT = 0;
         double sumC = 0;
         for (size_t it = 0; it < st.size(); ++it)
@@ -1165,7 +1281,7 @@ MeasureJobs(const Scenario& s,
         {
             r.jobsOutsideWindow.push_back(jr.name);
         }
-        jr.jct = apps[i]->IsComplete() ? apps[i]->GetJct().GetSeconds() : -1.0;
+        jr.jct = apps[i].jct;
         r.jobs.push_back(jr);
     }
     r.utilization = flopRate / (static_cast<double>(totalGpus) * peakFlops);
@@ -1173,9 +1289,283 @@ MeasureJobs(const Scenario& s,
 
 } // namespace
 
+namespace
+{
+
+/// One IterationComplete notification (GpuIntensityTracker::NotifyIterationComplete's
+/// arguments; times as simulator time steps, so that they come back exactly).
+struct TrackerRecord
+{
+    uint32_t job{0};       //!< job id
+    uint32_t iteration{0}; //!< iteration index
+    int64_t start{0};      //!< start, time steps
+    int64_t end{0};        //!< end, time steps
+    double flops{0};       //!< FLOPs of the iteration
+};
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrackerRecord, job, iteration, start, end, flops)
+
+/// What one rank of a distributed run measured: its jobs' records and its nodes' counters
+/// (every counter of a node simulated by another rank stays 0 here, so sums are exact).
+struct RankPart
+{
+    std::vector<uint32_t> jobIds;   //!< the jobs simulated by this rank
+    std::vector<JobRecord> records; //!< their records, in the order of jobIds
+    /// the AllReduceComplete notifications of its jobs, in order (job, iteration, start and
+    /// end as TrackerRecord; flops unused)
+    std::vector<TrackerRecord> allReduce;
+    std::vector<TrackerRecord> tracker; //!< the tracker notifications of its jobs
+    int64_t lastDone{-1}; //!< time step its last measured job finished (-1: none or not done)
+    ExperimentRunResult counters;  //!< CollectFabricCounters of this rank
+    uint64_t events{0};            //!< events this rank executed
+    uint32_t measuredRemaining{0}; //!< its measured jobs not finished
+};
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankPart,
+                                   jobIds,
+                                   records,
+                                   allReduce,
+                                   tracker,
+                                   lastDone,
+                                   counters,
+                                   events,
+                                   measuredRemaining)
+
+/// Add the fabric counters of one rank (\p part) to the run's (\p r): sums, and the largest
+/// peak queue per class.
+void
+AddRankCounters(const ExperimentRunResult& part, ExperimentRunResult& r)
+{
+    // link id -> per-TC counts, added class by class
+    auto addPerTc = [](const std::map<uint32_t, std::vector<uint64_t>>& from,
+                       std::map<uint32_t, std::vector<uint64_t>>& to) {
+        for (const auto& [link, counts] : from)
+        {
+            auto& sum = to[link];
+            sum.resize(std::max(sum.size(), counts.size()), 0);
+            for (size_t tc = 0; tc < counts.size(); ++tc)
+            {
+                sum[tc] += counts[tc];
+            }
+        }
+    };
+    addPerTc(part.linkTcBytes, r.linkTcBytes);
+    addPerTc(part.linkPauseTx, r.linkPauseTx);
+    for (const auto& [reason, n] : part.drops)
+    {
+        r.drops[reason] += n;
+    }
+    r.pauseFrames += part.pauseFrames;
+    r.retransmittedPackets += part.retransmittedPackets;
+    r.timeouts += part.timeouts;
+    r.maxQueueBytes.resize(std::max(r.maxQueueBytes.size(), part.maxQueueBytes.size()), 0);
+    for (size_t k = 0; k < part.maxQueueBytes.size(); ++k)
+    {
+        r.maxQueueBytes[k] = std::max(r.maxQueueBytes[k], part.maxQueueBytes[k]);
+    }
+}
+
+/// Every \p interval, over all ranks (a collective inside a simulator event, at the same
+/// simulation time on every rank): stop when every measured job of the run is done.
+void
+DistributedStopCheck(const RunState* state, bool anyMeasured, Time interval)
+{
+    if (CruxDistributed::AllTrue(state->measuredRemaining == 0) && anyMeasured)
+    {
+        Simulator::Stop();
+        return;
+    }
+    Simulator::Schedule(interval, &DistributedStopCheck, state, anyMeasured, interval);
+}
+
+} // namespace
+
+ExperimentRunResult
+CruxExperiment::RunJobsDistributed(const RunSpec& spec) const
+{
+    const Scenario& s = m_scenario;
+    const std::string& label = spec.label;
+    const std::string& scheduler = spec.scheduler;
+    const uint32_t rank = CruxDistributed::GetRank();
+    NS_LOG_INFO("rank " << rank << ": run " << label << " with scheduler " << scheduler);
+    RngSeedManager::SetSeed(static_cast<uint32_t>(s.seed));
+    RngSeedManager::SetRun(1);
+
+    // Every rank builds the whole fabric (nodes of other ranks stay idle) and takes the same
+    // decision; it installs only the applications of its own jobs.
+    RunFabric fabric = BuildRunFabric(s, m_cluster, m_ranks);
+    CruxTopologySteering steering(fabric.topo);
+    std::vector<DltJob> jobs = JobsOfRun(s, m_jobs, spec.jobIds, spec.iterationsOverride);
+    ClusterModel cm;
+    const Decision decision = Decide(s, fabric.topo, jobs, spec.measuredComm, scheduler, cm);
+    const RunInstall install = InstallRunDecision(s, cm, decision, jobs, steering);
+
+    RunState state;
+    ConnectLinkCounters(fabric, state);
+    Ptr<GpuIntensityTracker> localTracker = CreateObject<GpuIntensityTracker>();
+    localTracker->SetAttribute("TotalGpus", UintegerValue(m_nHosts * m_gpusPerHost));
+    std::vector<DltJob> local;
+    bool anyMeasured = false;
+    for (const auto& job : jobs)
+    {
+        anyMeasured = anyMeasured || job.iterations > 0;
+        if (m_jobRank.at(job.id) == rank)
+        {
+            local.push_back(job);
+        }
+    }
+    const std::vector<Ptr<DltJobApplication>> apps =
+        InstallJobApps(local, fabric, localTracker, state, false);
+    RankPart part;
+    for (const auto& app : apps)
+    {
+        app->TraceConnectWithoutContext(
+            "IterationComplete",
+            crux::MakeFunctorCallback<void, uint32_t, uint32_t, Time, Time, double>(
+                [&part](uint32_t job, uint32_t it, Time start, Time end, double flops) {
+                    part.tracker.push_back(
+                        TrackerRecord{job, it, start.GetTimeStep(), end.GetTimeStep(), flops});
+                }));
+        app->TraceConnectWithoutContext(
+            "AllReduceComplete",
+            crux::MakeFunctorCallback<void, uint32_t, uint32_t, uint32_t, Time, Time>(
+                [&part](uint32_t job, uint32_t it, uint32_t, Time start, Time end) {
+                    part.allReduce.push_back(
+                        TrackerRecord{job, it, start.GetTimeStep(), end.GetTimeStep(), 0.0});
+                }));
+    }
+    ProgressReporter progress("crux-experiment", rank == 0 ? m_progressSeconds : 0.0);
+    ConnectProgress(local, apps, label, progress);
+
+    Simulator::Stop(Seconds(s.stopTime));
+    const Time interval = Seconds(m_stopCheckSeconds);
+    Simulator::Schedule(interval, &DistributedStopCheck, &state, anyMeasured, interval);
+    const auto wall0 = std::chrono::steady_clock::now();
+    Simulator::Run();
+    const auto wall1 = std::chrono::steady_clock::now();
+
+    // This rank's part, then every rank's, merged in rank order (the same on every rank).
+    for (const auto& job : local)
+    {
+        part.jobIds.push_back(job.id);
+    }
+    part.records = RecordsOf(apps);
+    part.lastDone = state.lastDone;
+    CollectFabricCounters(fabric, state, part.counters);
+    part.events = Simulator::GetEventCount();
+    part.measuredRemaining = state.measuredRemaining;
+    std::string bytes;
+    nlohmann::json::to_msgpack(nlohmann::json(part), bytes);
+    std::vector<RankPart> parts;
+    for (const std::string& b : CruxDistributed::AllGather(bytes))
+    {
+        parts.push_back(nlohmann::json::from_msgpack(b).get<RankPart>());
+    }
+
+    ExperimentRunResult r;
+    r.run = label;
+    r.scheduler = scheduler;
+    r.wallSeconds = std::chrono::duration<double>(wall1 - wall0).count();
+    uint32_t remaining = 0;
+    int64_t lastDone = -1;
+    for (const RankPart& p : parts)
+    {
+        r.events += p.events;
+        remaining += p.measuredRemaining;
+        lastDone = std::max(lastDone, p.lastDone);
+    }
+    r.complete = remaining == 0;
+    // The end a single-process run has: the completion of the last measured job (the ranks ran
+    // on to the next stop check); what ended after it is left out of the job records below.
+    const Time end =
+        anyMeasured && r.complete && lastDone >= 0 ? TimeStep(lastDone) : Simulator::Now();
+    r.simulatedTime = end.GetSeconds();
+    std::map<uint32_t, JobRecord> recordOf;
+    RunState merged;
+    std::map<uint32_t, std::vector<TrackerRecord>> trackerOf;
+    for (const RankPart& p : parts)
+    {
+        for (const TrackerRecord& t : p.tracker)
+        {
+            if (t.end <= end.GetTimeStep())
+            {
+                trackerOf[t.job].push_back(t);
+            }
+        }
+        for (size_t i = 0; i < p.jobIds.size(); ++i)
+        {
+            // the iterations completed by the end (one tracker record each, in order)
+            JobRecord rec = p.records.at(i);
+            const size_t n = std::min(rec.times.size(), trackerOf[p.jobIds[i]].size());
+            rec.starts.resize(std::min(rec.starts.size(), n));
+            rec.times.resize(n);
+            recordOf[p.jobIds[i]] = rec;
+        }
+        for (const TrackerRecord& ar : p.allReduce)
+        {
+            if (ar.end <= end.GetTimeStep())
+            {
+                merged.comm[{ar.job, ar.iteration}] +=
+                    (TimeStep(ar.end) - TimeStep(ar.start)).GetSeconds();
+            }
+        }
+    }
+    // The tracker of a single-process run, rebuilt: jobs registered in run order, each job's
+    // iterations in its own order.
+    Ptr<GpuIntensityTracker> tracker = CreateObject<GpuIntensityTracker>();
+    tracker->SetAttribute("TotalGpus", UintegerValue(m_nHosts * m_gpusPerHost));
+    std::vector<JobRecord> records;
+    for (const auto& job : jobs)
+    {
+        tracker->RegisterJob(job.id, job.flopsPerIteration, job.NumGpus(), job.computeTime);
+        for (const TrackerRecord& t : trackerOf[job.id])
+        {
+            tracker->NotifyIterationComplete(t.job,
+                                             t.iteration,
+                                             TimeStep(t.start),
+                                             TimeStep(t.end),
+                                             t.flops);
+        }
+        records.push_back(recordOf.at(job.id));
+    }
+    DoubleValue peakValue;
+    tracker->GetAttribute("PeakFlops", peakValue);
+    MeasureJobs(s,
+                jobs,
+                records,
+                decision,
+                install,
+                merged,
+                m_nHosts * m_gpusPerHost,
+                peakValue.Get(),
+                r);
+    r.utilizationBin = std::max(0.01, std::ceil(r.simulatedTime / 200 * 100) / 100);
+    if (r.simulatedTime > 0)
+    {
+        r.utilizationSeries =
+            tracker->GetUtilizationSeries(Seconds(r.utilizationBin), Seconds(0), end);
+    }
+    for (const RankPart& p : parts)
+    {
+        AddRankCounters(p.counters, r);
+    }
+    if (!r.complete)
+    {
+        NS_LOG_WARN("run " << label << ": stopTime " << s.stopTime
+                           << " s reached before every measured job finished");
+    }
+    Simulator::Destroy();
+    CruxDistributed::EndRun();
+    return r;
+}
+
 ExperimentRunResult
 CruxExperiment::RunJobs(const RunSpec& spec) const
 {
+    if (m_distributed)
+    {
+        return RunJobsDistributed(spec);
+    }
     const Scenario& s = m_scenario;
     const std::string& label = spec.label;
     const std::string& scheduler = spec.scheduler;
@@ -1215,7 +1605,7 @@ CruxExperiment::RunJobs(const RunSpec& spec) const
     tracker->GetAttribute("PeakFlops", peakValue);
     MeasureJobs(s,
                 jobs,
-                apps,
+                RecordsOf(apps),
                 decision,
                 install,
                 state,

@@ -216,6 +216,26 @@ class CruxExperiment
     void SetProgressInterval(double seconds);
 
     /**
+     * \brief Split every simulation over the ranks of ns-3's distributed simulator (MPI; the
+     * process must have called CruxDistributed::Enable()). Each rank builds the whole fabric
+     * with the nodes of CruxTopologyHelper::AssignRanks() as its own, simulates only those (links
+     * between ranks are QbbRemoteChannels) and the applications of the jobs whose hosts are its;
+     * the ranks then exchange what they measured (CruxDistributed::AllGather), so that every rank
+     * returns the same results. A run ends at the first multiple of \p stopCheckSeconds of
+     * simulated time at which every measured job is done (a collective check; a single-process
+     * run ends at the completion itself), or at stopTime. Runs go one after another
+     * (SetParallelRuns does not apply).
+     * \param on true to split \param stopCheckSeconds period of the end-of-run check, s
+     * \throws ExperimentError if the scenario's fabric is not "packet", if the rank rule does
+     * not support CruxDistributed::GetSize() ranks (more ranks than ToRs), or if a job has hosts
+     * on two ranks (naming the job, its hosts and their ranks)
+     */
+    void SetDistributed(bool on, double stopCheckSeconds = 100e-6);
+
+    /// \return the rank that simulates each job (job id → rank; empty unless distributed)
+    const std::map<uint32_t, uint32_t>& GetJobRanks() const;
+
+    /**
      * \brief Per-iteration communication time t_j measured alone (seconds), by job id; empty
      * until an "alone" mode ran (or profiling ran) with Scenario::profileIterations > 0.
      * \return job id → t_j
@@ -286,6 +306,9 @@ class CruxExperiment
                   ProgressReporter& progress);
     /// Run one simulation (in this process). \param spec the run \return the result
     ExperimentRunResult RunJobs(const RunSpec& spec) const;
+    /// RunJobs() split over the MPI ranks (SetDistributed). \param spec the run \return the
+    /// result, the same on every rank
+    ExperimentRunResult RunJobsDistributed(const RunSpec& spec) const;
     /// Place the jobs on the topology's GPUs (constructor).
     void PlaceJobs();
     /// The job of scenario job i that runs a Chakra trace (ChakraTrace::Load, DltJob::FromChakra)
@@ -302,6 +325,10 @@ class CruxExperiment
     std::map<uint32_t, double> m_aloneIter;    //!< job id → iteration time alone, s
     uint32_t m_parallelRuns{1};                //!< simulations at a time
     double m_progressSeconds{0};               //!< wall seconds between progress lines
+    bool m_distributed{false};                 //!< split over MPI ranks (SetDistributed)
+    uint32_t m_ranks{1};                       //!< MPI ranks
+    double m_stopCheckSeconds{100e-6};         //!< end-of-run check period, s
+    std::map<uint32_t, uint32_t> m_jobRank;    //!< job id → rank simulating it
 };
 
 /**

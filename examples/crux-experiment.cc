@@ -29,6 +29,11 @@
  * each in its own child process, --jobs at a time (default: all cores); the files and the table
  * are the same as with --jobs=1. Runs longer than --progress seconds show progress on stderr.
  *
+ * One packet-level simulation split over MPI ranks (ns-3's distributed simulator; only in an
+ * ns-3 tree built with --enable-mpi, see doc/crux.rst, "Distributed packet simulation (MPI)"):
+ *
+ *   mpirun -np 2 crux-experiment --mpi --scenario=scenarios/mpi-two-pods.json
+ *
  * Every command-line value overrides the scenario file's field of the same name. Bad input
  * (missing or malformed file, unknown model or scheduler, too many GPUs, 0 priority levels)
  * prints one line naming the file and field and exits with status 1 before anything is written.
@@ -38,9 +43,12 @@
 
 #include "ns3/checked-command-line.h"
 #include "ns3/crux-topology-helper.h"
+#include "ns3/distributed-run.h"
 #include "ns3/parallel-runs.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <initializer_list>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -68,6 +76,7 @@ struct ExperimentOptions
     std::optional<uint64_t> profileIterations; //!< override
     bool quiet{false};                         //!< no table
     bool dryRun{false};                        //!< check and exit
+    bool mpi{false};                           //!< split each simulation over MPI ranks
     uint32_t jobs{DefaultParallelJobs()};      //!< runs at a time
     std::string progress;                      //!< empty: 10 s, or 0 (none) with --quiet
 };
@@ -117,6 +126,41 @@ AddOptions(CheckedCommandLine& cmd, ExperimentOptions& o)
                  "Check the scenario, the options, the modes and the output directory, print the "
                  "scenario as it would run (JSON) and exit without simulating",
                  o.dryRun);
+    cmd.AddValue("mpi",
+                 "Split each packet-level simulation over the ranks of mpirun (ns-3's "
+                 "distributed simulator; needs ns-3 built with --enable-mpi); the runs go one "
+                 "after another and rank 0 writes the results",
+                 o.mpi);
+}
+
+/// \return the value of the first of \p names set in the environment (OpenMPI's or a PMI
+/// launcher's variables), or \p otherwise
+uint32_t
+LauncherValue(std::initializer_list<const char*> names, uint32_t otherwise)
+{
+    for (const char* name : names)
+    {
+        const char* v = std::getenv(name);
+        if (v != nullptr)
+        {
+            return static_cast<uint32_t>(std::atoi(v));
+        }
+    }
+    return otherwise;
+}
+
+/// \return the number of processes mpirun started, 1 without mpirun
+uint32_t
+LauncherSize()
+{
+    return LauncherValue({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}, 1);
+}
+
+/// \return this process's rank as mpirun numbers it (also before MPI_Init), 0 without mpirun
+uint32_t
+LauncherRank()
+{
+    return LauncherValue({"OMPI_COMM_WORLD_RANK", "PMI_RANK"}, 0);
 }
 
 /// Put the text overrides of the command line into the scenario (noted in its source).
@@ -222,9 +266,28 @@ main(int argc, char* argv[])
     CruxTopologyHelper::PreferFastScheduler();
     CheckedCommandLine cmd(__FILE__);
     AddOptions(cmd, o);
+    bool simulating = false; // an error from now on may be one rank's alone
     try
     {
         cmd.Parse(argc, argv);
+        if (o.mpi)
+        {
+            try
+            {
+                CruxDistributed::Enable(&argc, &argv);
+            }
+            catch (const std::runtime_error& e)
+            {
+                throw ExperimentError(std::string("--mpi: ") + e.what()); // no mpi module
+            }
+        }
+        else if (LauncherSize() > 1)
+        {
+            throw ExperimentError("--mpi: started by mpirun with " +
+                                  std::to_string(LauncherSize()) +
+                                  " processes but without --mpi (every process would run the "
+                                  "whole experiment and write the same files)");
+        }
         const double progressSeconds =
             o.progress.empty() ? (o.quiet ? 0.0 : 10.0) : ParseDouble(o.progress, "--progress", 0);
         if (o.scenarioPath.empty())
@@ -237,26 +300,69 @@ main(int argc, char* argv[])
         ApplyNumberOverrides(o, s);
         CruxExperiment exp(s);
         const std::vector<std::string> modeList = ModeList(o, s);
+        exp.SetDistributed(o.mpi); // checks the rank rule and the jobs' ranks (also --dryRun)
         if (o.dryRun)
         {
             exp.Check(modeList);
-            std::cout << s.ToJson() << "\n";
+            if (CruxDistributed::GetRank() == 0)
+            {
+                std::cout << s.ToJson() << "\n";
+            }
+            CruxDistributed::Disable();
             return 0;
         }
         exp.SetParallelRuns(o.jobs);
         exp.SetProgressInterval(progressSeconds);
+        simulating = true;
         auto runs = exp.Run(modeList);
-        exp.WriteResults(runs);
-        if (!o.quiet)
+        if (o.mpi)
         {
-            std::cout << exp.FormatTable(runs);
-            std::cout << "results written to " << s.outputDir << "/\n";
+            // what crossed between the ranks (stderr; the result files do not depend on it)
+            const auto sent =
+                CruxDistributed::AllGather(std::to_string(CruxDistributed::GetRemoteFramesSent()));
+            if (CruxDistributed::GetRank() == 0)
+            {
+                std::cerr << "crux-experiment: MPI: " << sent.size()
+                          << " ranks; frames sent to another rank:";
+                for (size_t r = 0; r < sent.size(); ++r)
+                {
+                    std::cerr << " rank " << r << " " << sent[r];
+                }
+                std::cerr << std::endl;
+            }
+        }
+        // distributed: every rank has the merged results; rank 0 writes them
+        if (CruxDistributed::GetRank() == 0)
+        {
+            exp.WriteResults(runs);
+            if (!o.quiet)
+            {
+                std::cout << exp.FormatTable(runs);
+                std::cout << "results written to " << s.outputDir << "/\n";
+            }
         }
     }
     catch (const std::exception& e)
     {
-        std::cerr << "crux-experiment: error: " << OneLine(e.what()) << std::endl;
+        // Bad input is found by every rank alike: rank 0 says it. An error during a distributed
+        // simulation may be one rank's: that rank says it and ends all ranks.
+        const uint32_t rank =
+            CruxDistributed::IsEnabled() ? CruxDistributed::GetRank() : LauncherRank();
+        if (simulating || rank == 0)
+        {
+            std::cerr << "crux-experiment: error: "
+                      << (simulating && CruxDistributed::GetSize() > 1
+                              ? "rank " + std::to_string(CruxDistributed::GetRank()) + ": "
+                              : std::string())
+                      << OneLine(e.what()) << std::endl;
+        }
+        if (simulating && CruxDistributed::GetSize() > 1)
+        {
+            CruxDistributed::Abort(1);
+        }
+        CruxDistributed::Disable();
         return 1;
     }
+    CruxDistributed::Disable();
     return 0;
 }

@@ -22,6 +22,7 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <stdexcept>
@@ -67,6 +68,50 @@ CruxTopologyHelper::SetEcmpSeedBase(uint32_t base)
     m_ecmpSeedBase = base;
 }
 
+void
+CruxTopologyHelper::SetRanks(uint32_t nRanks)
+{
+    m_ranks = std::max<uint32_t>(1, nRanks);
+}
+
+std::vector<uint32_t>
+CruxTopologyHelper::AssignRanks(const ClusterTopology& desc, uint32_t nRanks)
+{
+    const uint32_t nTors = static_cast<uint32_t>(desc.torNode.size());
+    if (nRanks == 0 || nRanks > nTors)
+    {
+        throw std::invalid_argument(
+            std::to_string(nRanks) + " MPI ranks for topology '" + desc.name +
+            "': the rank rule (contiguous blocks of ToRs with their hosts) supports 1 to " +
+            std::to_string(nTors) + " ranks (its number of ToRs)");
+    }
+    std::vector<uint32_t> rank(desc.NumNetworkNodes(), 0);
+    for (uint32_t t = 0; t < nTors; ++t)
+    {
+        rank[desc.torNode[t]] = static_cast<uint32_t>(uint64_t{t} * nRanks / nTors);
+    }
+    for (uint32_t h = 0; h < desc.NumHosts(); ++h)
+    {
+        rank[desc.hostNode[h]] = rank[desc.torNode[desc.hostTor[h]]];
+    }
+    for (const ClusterNodeKind kind : {ClusterNodeKind::AGG, ClusterNodeKind::CORE})
+    {
+        std::vector<uint32_t> ids;
+        for (uint32_t n = 0; n < desc.NumNetworkNodes(); ++n)
+        {
+            if (desc.nodes[n].kind == kind)
+            {
+                ids.push_back(n);
+            }
+        }
+        for (uint32_t i = 0; i < ids.size(); ++i)
+        {
+            rank[ids[i]] = static_cast<uint32_t>(uint64_t{i} * nRanks / ids.size());
+        }
+    }
+    return rank;
+}
+
 Ptr<CruxTopology>
 CruxTopologyHelper::Install(const ClusterTopology& desc)
 {
@@ -92,11 +137,24 @@ CruxTopologyHelper::Install(const ClusterTopology& desc)
             }
         }
     }
+    // system id of every node (all 0 in a single-process fabric)
+    std::vector<uint32_t> rank(desc.NumNetworkNodes(), 0);
+    if (m_ranks > 1)
+    {
+        try
+        {
+            rank = AssignRanks(desc, m_ranks);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            NS_FATAL_ERROR("CruxTopologyHelper::Install: " << e.what());
+        }
+    }
     Ptr<CruxTopology> topo = CreateObject<CruxTopology>();
     topo->SetDescription(desc);
     for (uint32_t h = 0; h < nHosts; ++h)
     {
-        topo->AddHost(CreateObject<Node>(), desc.gpusPerHost);
+        topo->AddHost(CreateObject<Node>(rank[desc.hostNode[h]]), desc.gpusPerHost);
     }
     // network nodes and links only: the intra-host part of the description (if any) has no
     // devices in the packet fabric (see doc/crux.rst, "Intra-host links")
@@ -106,7 +164,7 @@ CruxTopologyHelper::Install(const ClusterTopology& desc)
         const CruxSwitchLayer layer = kind == ClusterNodeKind::TOR   ? CruxSwitchLayer::TOR
                                       : kind == ClusterNodeKind::AGG ? CruxSwitchLayer::AGG
                                                                      : CruxSwitchLayer::CORE;
-        Ptr<Node> node = CreateObject<Node>();
+        Ptr<Node> node = CreateObject<Node>(rank[n]);
         Ptr<CruxSwitch> sw = m_switchFactory.Create<CruxSwitch>();
         for (const auto& [name, value] : m_mmuAttributes)
         {

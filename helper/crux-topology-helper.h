@@ -80,6 +80,31 @@ class CruxTopologyHelper
     void SetEcmpSeedBase(uint32_t base);
 
     /**
+     * \brief Split the fabrics built afterwards over \p nRanks MPI ranks (ns-3's distributed
+     * simulator): every node gets the system id AssignRanks() gives it, and a cable whose two
+     * nodes have different ranks gets a QbbRemoteChannel (which exists only when ns-3 has its mpi
+     * module). 1 (the default) builds the usual single-process fabric.
+     * \param nRanks number of ranks (> 0)
+     */
+    void SetRanks(uint32_t nRanks);
+
+    /**
+     * \brief The rank rule: ToR t (in the description's ToR order, so the ToRs of a pod are
+     * consecutive) goes to rank floor(t × nRanks / T) with T ToRs, a host to the rank of its first
+     * ToR (ClusterTopology::hostTor), the i-th aggregation switch of A to rank
+     * floor(i × nRanks / A) and the i-th core switch of C to floor(i × nRanks / C). Contiguous
+     * blocks of ToRs with their hosts per rank: a job whose hosts are under the ToRs of one block
+     * runs on one rank; aggregation and core switches are spread evenly, so traffic between the
+     * ToRs of one block may cross ranks on its way through an aggregation switch.
+     * \param desc the cluster description
+     * \param nRanks number of ranks
+     * \return rank of every network node (node id = index; hosts first, as in \p desc)
+     * \throws std::invalid_argument if \p nRanks is 0 or exceeds the number of ToRs (a rank
+     *         without a ToR would simulate nothing)
+     */
+    static std::vector<uint32_t> AssignRanks(const ClusterTopology& desc, uint32_t nRanks);
+
+    /**
      * \brief Build the packet fabric of a cluster description.
      * \param desc the description (one device per cable: a NIC with P ports gets P devices)
      * \return the finalized topology; its link ids, host, NIC and switch indices are the
@@ -142,6 +167,7 @@ class CruxTopologyHelper
     ObjectFactory m_switchFactory; //!< creates CruxSwitch objects
     std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_mmuAttributes; //!< MMU settings
     uint32_t m_ecmpSeedBase{0}; //!< switch s gets EcmpSeed m_ecmpSeedBase + s
+    uint32_t m_ranks{1};        //!< MPI ranks the fabric is split over (SetRanks)
 };
 
 } // namespace ns3

@@ -51,7 +51,27 @@ QbbHelper::Install(Ptr<Node> a, Ptr<Node> b)
     {
         NS_FATAL_ERROR("QbbHelper::Install: both nodes must be non-null");
     }
-    Ptr<QbbChannel> channel = m_channelFactory.Create<QbbChannel>();
+    // A link between two MPI ranks (nodes with different system ids, see
+    // CruxTopologyHelper::SetRanks) gets the remote variant, found by TypeId: it exists only
+    // when ns-3 has its mpi module.
+    Ptr<QbbChannel> channel;
+    if (a->GetSystemId() != b->GetSystemId())
+    {
+        TypeId remote;
+        if (!TypeId::LookupByNameFailSafe("ns3::QbbRemoteChannel", &remote))
+        {
+            NS_FATAL_ERROR("QbbHelper::Install: nodes " << a->GetId() << " and " << b->GetId()
+                                                        << " are on different MPI ranks, but "
+                                                           "this build has no ns-3 mpi module");
+        }
+        ObjectFactory factory = m_channelFactory;
+        factory.SetTypeId(remote);
+        channel = factory.Create<QbbChannel>();
+    }
+    else
+    {
+        channel = m_channelFactory.Create<QbbChannel>();
+    }
     NetDeviceContainer devices;
     for (const Ptr<Node>& node : {a, b})
     {

@@ -16,6 +16,13 @@
 #              in the cache).
 #   run        the examples of test/examples-to-run.py via `./test.py --constrain=example` (each
 #              must PASS) and the smoke scenario via `./ns3 run`.
+#   mpi        one packet-level simulation split over MPI ranks (ns-3's distributed simulator):
+#              crux-experiment --mpi on scenarios/mpi-two-pods.json under `mpirun -np 1` and
+#              `mpirun -np 2`, and without MPI; every result file (timing.csv aside) must be
+#              byte-identical (cmp),
+#              frames must have crossed between the two ranks; prints the wall-time ratio. Then
+#              bad input: more ranks than ToRs, a job spanning ranks, mpirun without --mpi: exit
+#              status 1, one error line, nothing written.
 #   tests      `./test.py -s <suite>` for every suite in CRUX_TEST_SUITES; each must PASS.
 #   python     the pytest tests of the cppyy bindings (test/python) with the bindings loading
 #              this tree's libraries (CRUX_NS3_DIR), compared against the tree's crux-experiment
@@ -31,6 +38,8 @@
 #   CRUX_NS3_JOBS           parallel build jobs (default: nproc)
 #   CRUX_NS3_FULLNESS       test.py fullness: QUICK (default), EXTENSIVE or TAKES_FOREVER
 #   CRUX_NS3_CONFIGURE_ARGS extra arguments for ./ns3 configure (word-split)
+#   CRUX_MPIRUN             the MPI launcher (default mpirun, Debian's OpenMPI; as root the
+#                           OMPI_ALLOW_RUN_AS_ROOT variables are set for it)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -59,7 +68,7 @@ ns3() {
 }
 
 # ------------------------------------------------------------------------------------ setup
-for tool in cmake python3 g++ ninja tar awk; do
+for tool in cmake python3 g++ ninja tar awk cmp mpirun; do
   command -v "$tool" >/dev/null || die "'$tool' not found (run scripts/setup.sh first)"
 done
 # (assignments first, so that set -e sees a failure inside the command substitution)
@@ -132,8 +141,10 @@ fi
 # -------------------------------------------------------------------------------- configure
 begin configure
 link_crux "$ns3dir/cmake-cache/contrib/crux" objects
-configure_args=(configure -G Ninja -d "$profile" --enable-examples --enable-tests
-  --enable-modules=crux --filter-module-examples-and-tests=crux)
+# MPI on (Debian's OpenMPI, scripts/setup.sh): ns-3's mpi module is built beside crux, and crux
+# adds its distributed packet simulation (doc/crux.rst, "Distributed packet simulation (MPI)").
+configure_args=(configure -G Ninja -d "$profile" --enable-examples --enable-tests --enable-mpi
+  "--enable-modules=crux;mpi" --filter-module-examples-and-tests=crux)
 # shellcheck disable=SC2206 # word splitting of the extra arguments is intended
 [ -z "${CRUX_NS3_CONFIGURE_ARGS:-}" ] || configure_args+=(${CRUX_NS3_CONFIGURE_ARGS})
 stamp=$cache/configure.stamp
@@ -173,6 +184,80 @@ if [[ " ${examples[*]} " == *" crux-experiment "* ]]; then
   ls -l "$out"
 fi
 end "($passed examples)"
+
+# -------------------------------------------------------------------------------------- mpi
+begin mpi
+grep -q "NS3_ENABLED_MODULES = \[.*'ns3-mpi'" "$lock" ||
+  die "ns-3's mpi module is not enabled in $lock (configure with --enable-mpi, OpenMPI installed)"
+experiment=""
+for f in "$ns3dir"/build/contrib/crux/examples/ns${ns3_version}-crux-experiment*; do
+  [ -x "$f" ] && experiment=$f && break
+done
+[ -n "$experiment" ] || die "no crux-experiment binary under $ns3dir/build/contrib/crux/examples"
+# shellcheck disable=SC2206 # CRUX_MPIRUN may carry options (word-split on purpose)
+mpirun_cmd=(${CRUX_MPIRUN:-mpirun} --oversubscribe)
+if [ "$(id -u)" -eq 0 ]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+mpi_scenario=$here/scenarios/mpi-two-pods.json
+mpi_out=$(mktemp -d "${TMPDIR:-/tmp}/crux-intree-mpi.XXXXXX")
+wall=()
+for np in 1 2; do
+  # the same --outputDir for both runs (summary.json records it), moved aside after each run
+  t0=$EPOCHREALTIME
+  "${mpirun_cmd[@]}" -np $np "$experiment" --mpi --scenario="$mpi_scenario" \
+    --outputDir="$mpi_out/run" --quiet --progress=0 2>"$mpi_out/np$np.stderr" ||
+    {
+      cat "$mpi_out/np$np.stderr"
+      die "mpirun -np $np crux-experiment --mpi --scenario=$mpi_scenario failed"
+    }
+  wall+=("$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')")
+  cat "$mpi_out/np$np.stderr"
+  mv "$mpi_out/run" "$mpi_out/np$np"
+done
+# and the same scenario without MPI (one process, the default simulator)
+t0=$EPOCHREALTIME
+"$experiment" --scenario="$mpi_scenario" --outputDir="$mpi_out/run" --quiet --progress=0 \
+  --jobs=1 || die "crux-experiment --scenario=$mpi_scenario (without MPI) failed"
+plain_wall=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
+mv "$mpi_out/run" "$mpi_out/plain"
+# the files of both runs, byte for byte (timing.csv holds wall-clock times and event counts)
+files=$(cd "$mpi_out/np1" && ls)
+[ -n "$files" ] || die "mpirun -np 1 wrote nothing to $mpi_out/np1"
+[ "$files" = "$(cd "$mpi_out/np2" && ls)" ] ||
+  die "1 and 2 ranks wrote different file sets: $(ls "$mpi_out/np1") vs $(ls "$mpi_out/np2")"
+differ=()
+for f in $files; do
+  [ "$f" = timing.csv ] && continue
+  cmp -s "$mpi_out/np1/$f" "$mpi_out/np2/$f" || differ+=("$f (1 vs 2 ranks)")
+  cmp -s "$mpi_out/np1/$f" "$mpi_out/plain/$f" || differ+=("$f (1 rank vs without MPI)")
+done
+[ ${#differ[@]} -eq 0 ] ||
+  die "result files differ: ${differ[*]} (kept in $mpi_out/np1, np2 and plain)"
+# both ranks simulated traffic that crossed to the other one
+grep -Eq "MPI: 2 ranks; frames sent to another rank: rank 0 [1-9][0-9]* rank 1 [1-9][0-9]*" \
+  "$mpi_out/np2.stderr" || die "no frames crossed between the 2 ranks (see $mpi_out/np2.stderr)"
+echo "intree: mpi: $(echo "$files" | grep -vc '^timing.csv$') result files identical with 1 rank, 2 ranks and without MPI"
+ratio=$(awk -v a="${wall[0]}" -v b="${wall[1]}" 'BEGIN { printf "%.2f", a / b }')
+echo "intree: mpi: wall time 1 rank ${wall[0]} s, 2 ranks ${wall[1]} s (speed-up $ratio), without MPI $plain_wall s"
+# bad input: exit status 1, exactly one error line, no output directory
+mpi_bad() { # <what> <np> <text the error must contain> <options...>
+  local what=$1 np=$2 want=$3 err rc=0
+  shift 3
+  err=$("${mpirun_cmd[@]}" -np "$np" "$experiment" --scenario="$mpi_scenario" \
+    --outputDir="$mpi_out/bad" --quiet --progress=0 "$@" 2>&1 >/dev/null) || rc=$?
+  [ $rc -ne 0 ] || die "$what: exit status 0, expected an error"
+  [ "$(grep -c '^crux-experiment: error: ' <<<"$err")" -eq 1 ] ||
+    die "$what: expected one 'crux-experiment: error:' line, got: $err"
+  grep -qF -- "$want" <<<"$err" || die "$what: the error does not name '$want': $err"
+  [ ! -e "$mpi_out/bad" ] || die "$what: wrote $mpi_out/bad"
+  echo "intree: mpi: $what -> $(grep '^crux-experiment: error: ' <<<"$err")"
+}
+mpi_bad "5 ranks for 4 ToRs" 5 "supports 1 to 4 ranks" --mpi
+mpi_bad "4 ranks (jobs span ranks)" 4 "jobs[0] ('gpt')" --mpi
+mpi_bad "2 processes without --mpi" 2 "--mpi: started by mpirun" --mpi=false
+rm -rf "$mpi_out"
+end "(1 rank ${wall[0]} s, 2 ranks ${wall[1]} s, speed-up $ratio)"
 
 # ------------------------------------------------------------------------------------ tests
 begin tests

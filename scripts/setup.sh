@@ -14,6 +14,7 @@ APT_PACKAGES=(
   googletest libgtest-dev
   libprotobuf-dev protobuf-compiler  # Chakra execution traces (model/workload/chakra-et.proto)
   tshark                         # optional PCAP decode test
+  openmpi-bin libopenmpi-dev     # ns-3's distributed simulator (MPI) in the in-tree build (scripts/intree.sh)
   python3 python3-pip python3-matplotlib python3-venv python3-dev  # venv + headers: cppyy build
 )
 missing=()

@@ -79,6 +79,15 @@ PATH_LISTS = (
     "CRUX_TEST_SOURCES",
     "CRUX_GTEST_SOURCES",
 )
+# Build-variant lists (optional): sources and headers compiled only in some builds, e.g. only
+# when ns-3 has its mpi module. Each counts as part of the list named here (its files lie where
+# that list's files lie), and the wscript adds it to that list's task generator (both branches
+# of its ``if`` are read).
+VARIANT_LISTS = {
+    "CRUX_MPI_SOURCES": "CRUX_SOURCES",
+    "CRUX_NO_MPI_SOURCES": "CRUX_SOURCES",
+    "CRUX_MPI_HEADERS": "CRUX_HEADERS",
+}
 # Lists whose entries are program names: <dir>/<name>.cc.
 PROGRAM_LISTS = {"CRUX_EXAMPLES": "examples", "CRUX_BENCH_PROGRAMS": "bench"}
 
@@ -491,7 +500,11 @@ def _check_wscripts(root, lists):
                 out.append(Discrepancy(WSCRIPT_FILE, PARSE, waf_where, ".source is never set"))
             continue  # an unreadable value was already reported
         out += _duplicates(entries, waf_where)
-        out += _compare(lists.get(list_name, []), entries, list_name, waf_where)
+        cmake_entries = list(lists.get(list_name, []))
+        for variant, parent in VARIANT_LISTS.items():
+            if parent == list_name:
+                cmake_entries += lists.get(variant, [])
+        out += _compare(cmake_entries, entries, list_name, waf_where)
 
     if "examples" not in reader.recursed:
         out.append(Discrepancy(WSCRIPT_FILE, PARSE, "waf build", "build() never calls "
@@ -539,8 +552,17 @@ def check(root):
             lists[name] = []
 
     # Each list on its own: duplicates, entries in the wrong place, listed files that are missing.
-    for name in REQUIRED_LISTS:
+    for name in VARIANT_LISTS:
+        lists.setdefault(name, [])
+    for name in REQUIRED_LISTS + tuple(VARIANT_LISTS):
         out += _duplicates(lists[name], name)
+    for name, parent in VARIANT_LISTS.items():
+        for entry in dict.fromkeys(lists[name]):
+            if not _entry_allowed(parent, entry):
+                out.append(Discrepancy(entry, WRONG_LIST, name, f"does not belong in {name} "
+                                       "(wrong directory or file type)"))
+            elif not (root / entry).is_file():
+                out.append(Discrepancy(entry, MISSING, name, "listed but not on disk"))
     for name in PATH_LISTS + tuple(PROGRAM_LISTS):
         for entry in dict.fromkeys(lists[name]):
             if not _entry_allowed(name, entry):
@@ -563,6 +585,9 @@ def check(root):
     for name in PATH_LISTS:
         for entry in lists[name]:
             membership.setdefault(entry, set()).add(name)
+    for name, parent in VARIANT_LISTS.items():
+        for entry in lists[name]:
+            membership.setdefault(entry, set()).add(parent)
     for name, folder in PROGRAM_LISTS.items():
         for entry in lists[name]:
             membership.setdefault(f"{folder}/{entry}.cc", set()).add(name)

@@ -20,6 +20,7 @@
 
 #include "crux-test-util.h"
 
+#include "ns3/channel.h"
 #include "ns3/cluster-model.h"
 #include "ns3/cluster-topology.h"
 #include "ns3/crux-helper.h"
@@ -154,6 +155,99 @@ class InstallTestCase : public TestCase
     }
 };
 
+/// The MPI rank rule (CruxTopologyHelper::AssignRanks): blocks of ToRs with their hosts, the
+/// aggregation switches spread evenly; and the fabric it builds (system ids, remote channels on
+/// the cables between ranks when ns-3 has its mpi module).
+class RankRuleTestCase : public TestCase
+{
+  public:
+    RankRuleTestCase()
+        : TestCase("CruxTopologyHelper: MPI rank rule (ToR blocks) and the fabric split by it")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        ClosConfig cc;
+        cc.tors = 4;
+        cc.aggs = 2;
+        cc.hostsPerTor = 2;
+        cc.nicsPerHost = 1;
+        cc.gpusPerHost = 8;
+        cc.wiring = "rail";
+        const ClusterTopology desc = BuildTwoLayerClos(cc);
+        for (uint32_t n : {1U, 2U, 3U, 4U})
+        {
+            const std::vector<uint32_t> rank = CruxTopologyHelper::AssignRanks(desc, n);
+            NS_TEST_ASSERT_MSG_EQ(rank.size(), desc.NumNetworkNodes(), n << " ranks");
+            for (uint32_t t = 0; t < cc.tors; ++t)
+            {
+                NS_TEST_ASSERT_MSG_EQ(rank[desc.torNode[t]], t * n / cc.tors, "ToR " << t);
+            }
+            for (uint32_t h = 0; h < desc.NumHosts(); ++h)
+            {
+                // hosts 2t and 2t + 1 are under ToR t
+                NS_TEST_ASSERT_MSG_EQ(rank[desc.hostNode[h]], (h / 2) * n / cc.tors, "host " << h);
+            }
+            uint32_t agg = 0;
+            for (uint32_t node = 0; node < desc.NumNetworkNodes(); ++node)
+            {
+                if (desc.nodes[node].kind == ClusterNodeKind::AGG)
+                {
+                    NS_TEST_ASSERT_MSG_EQ(rank[node], agg * n / cc.aggs, "agg " << agg);
+                    ++agg;
+                }
+            }
+            NS_TEST_ASSERT_MSG_EQ(agg, cc.aggs, "aggregation switches");
+        }
+        for (uint32_t n : {0U, 5U})
+        {
+            bool threw = false;
+            try
+            {
+                CruxTopologyHelper::AssignRanks(desc, n);
+            }
+            catch (const std::invalid_argument&)
+            {
+                threw = true;
+            }
+            NS_TEST_ASSERT_MSG_EQ(threw, true, n << " ranks for 4 ToRs must be refused");
+        }
+
+        // The fabric split over 2 ranks, built only where the remote channel exists.
+        TypeId remote;
+        if (!TypeId::LookupByNameFailSafe("ns3::QbbRemoteChannel", &remote))
+        {
+            return; // no ns-3 mpi module in this build (e.g. Debian's packaged ns-3)
+        }
+        const std::vector<uint32_t> rank = CruxTopologyHelper::AssignRanks(desc, 2);
+        CruxTopologyHelper th;
+        th.SetRanks(2);
+        Ptr<CruxTopology> topo = th.Install(desc);
+        for (uint32_t h = 0; h < topo->GetNHosts(); ++h)
+        {
+            NS_TEST_ASSERT_MSG_EQ(topo->GetHost(h).node->GetSystemId(),
+                                  rank[desc.hostNode[h]],
+                                  "host " << h);
+        }
+        uint32_t crossing = 0;
+        for (uint32_t l = 0; l < topo->GetNLinks(); ++l)
+        {
+            const CruxLinkInfo& link = topo->GetLink(l);
+            const bool between =
+                link.txDev->GetNode()->GetSystemId() != link.rxDev->GetNode()->GetSystemId();
+            const bool isRemote = link.txDev->GetChannel()->GetInstanceTypeId() == remote;
+            NS_TEST_ASSERT_MSG_EQ(isRemote, between, "link " << l);
+            crossing += between ? 1 : 0;
+        }
+        // ToRs 0, 1 and agg 0 on rank 0, ToRs 2, 3 and agg 1 on rank 1: every ToR has one of
+        // its two uplinks to the other rank (4 cables, 8 directed links)
+        NS_TEST_ASSERT_MSG_EQ(crossing, 8, "directed links between the ranks");
+        Simulator::Destroy();
+    }
+};
+
 /// A bad decision is rejected before anything changes.
 class RejectTestCase : public TestCase
 {
@@ -245,6 +339,7 @@ class CruxHelperTestSuite : public TestSuite
     {
         AddTestCase(new InstallTestCase, TestCase::QUICK);
         AddTestCase(new RejectTestCase, TestCase::QUICK);
+        AddTestCase(new RankRuleTestCase, TestCase::QUICK);
     }
 };
 

@@ -56,7 +56,7 @@ class QbbChannel : public Channel
      * \param dev the device; at most two devices per channel
      * \return false if the channel already has two devices or \p dev is null
      */
-    bool Attach(Ptr<QbbNetDevice> dev);
+    virtual bool Attach(Ptr<QbbNetDevice> dev);
 
     /**
      * \brief Start carrying a frame from \p src to the other end of the link.
@@ -75,12 +75,12 @@ class QbbChannel : public Channel
      *        latency)
      * \return false if there is no peer device yet (the frame is then lost; the caller traces it)
      */
-    bool TransmitStart(Ptr<Packet> frame,
-                       Mac48Address dest,
-                       uint16_t protocol,
-                       const QbbNetDevice* src,
-                       Time txTime,
-                       bool macControl);
+    virtual bool TransmitStart(Ptr<Packet> frame,
+                               Mac48Address dest,
+                               uint16_t protocol,
+                               const QbbNetDevice* src,
+                               Time txTime,
+                               bool macControl);
 
     /// \return the propagation delay of the link (one way)
     Time GetDelay() const;

@@ -140,6 +140,20 @@ def _cmake_cache_bool(cache_file, name):
     return None
 
 
+def _cmake_cache_paths(cache_file, names):
+    """The non-empty PATH/STRING entries \p names of a CMakeCache.txt (";"-lists split), in order."""
+    found = []
+    try:
+        with open(cache_file) as f:
+            for line in f:
+                key, sep, value = line.partition("=")
+                if sep and key.split(":", 1)[0] in names:
+                    found += [v for v in value.strip().split(";") if v and v not in found]
+    except OSError:
+        pass
+    return found
+
+
 def _multiarch_lib_dirs():
     """Library directories where a packaged ns-3 may live, most specific first."""
     dirs = []
@@ -291,9 +305,14 @@ def _in_tree_layout(lock_file):
     ns_dir = os.path.join(out_dir, "bindings", "python")
     has_ns = values.get("ENABLE_PYTHON_BINDINGS", False) and os.path.isfile(
         os.path.join(ns_dir, "ns", "__init__.py"))
+    include_dirs = [os.path.join(out_dir, "include")]
+    if "mpi" in modules:
+        # ns-3's mpi module headers include <mpi.h>: the MPI headers CMake found for the tree
+        include_dirs += _cmake_cache_paths(
+            cache, ("MPI_CXX_HEADER_DIR", "MPI_CXX_ADDITIONAL_INCLUDE_DIRS"))
     return {
         "mode": "in-tree",
-        "include_dirs": [os.path.join(out_dir, "include")],
+        "include_dirs": include_dirs,
         "ns3_libs": ns3_libs,
         "crux_lib": crux_lib,
         "log_enable": bool(log) or profile == "debug",
