@@ -1287,6 +1287,91 @@ MeasureJobs(const Scenario& s,
     r.utilization = flopRate / (static_cast<double>(totalGpus) * peakFlops);
 }
 
+/**
+ * What one run sets up before its simulation, the same with and without MPI. Filled in place by
+ * SetUpRun (the link counters' trace sinks point into \c state, so it must not move).
+ */
+struct RunSetup
+{
+    RunFabric fabric;                             //!< topology and transport
+    std::optional<CruxTopologySteering> steering; //!< the fabric's path services (ECMP hash)
+    std::vector<DltJob> jobs;                     //!< the run's jobs, in run order
+    ClusterModel cm;                              //!< the cluster model the scheduler saw
+    Decision decision;                            //!< the scheduler's decision
+    RunInstall install;                           //!< what installing the decision did
+    RunState state;                               //!< counters reached from trace sinks
+    Ptr<GpuIntensityTracker> tracker;             //!< the run's tracker (TotalGpus set)
+};
+
+/**
+ * Set up one run: the RNG seed, the fabric with its nodes over \p ranks (1 without MPI), the
+ * jobs of \p jobIds (JobsOfRun), the scheduler's decision (Decide) installed on the fabric, the
+ * link counters connected, a GPU-intensity tracker for \p totalGpus GPUs.
+ * \throws ExperimentError as Decide does
+ */
+void
+SetUpRun(const Scenario& s,
+         const ClusterTopology& cluster,
+         uint32_t ranks,
+         const std::vector<DltJob>& placed,
+         const std::vector<uint32_t>& jobIds,
+         uint32_t iterationsOverride,
+         const std::map<uint32_t, double>& measuredComm,
+         const std::string& scheduler,
+         uint32_t totalGpus,
+         RunSetup& run)
+{
+    RngSeedManager::SetSeed(static_cast<uint32_t>(s.seed));
+    RngSeedManager::SetRun(1);
+    run.fabric = BuildRunFabric(s, cluster, ranks);
+    run.steering.emplace(run.fabric.topo);
+    run.jobs = JobsOfRun(s, placed, jobIds, iterationsOverride);
+    run.decision = Decide(s, run.fabric.topo, run.jobs, measuredComm, scheduler, run.cm);
+    run.install = InstallRunDecision(s, run.cm, run.decision, run.jobs, *run.steering);
+    ConnectLinkCounters(run.fabric, run.state);
+    run.tracker = CreateObject<GpuIntensityTracker>();
+    run.tracker->SetAttribute("TotalGpus", UintegerValue(totalGpus));
+}
+
+/**
+ * The job rows, window and utilization of a run that ended at \p end (r.simulatedTime, seconds,
+ * set by the caller): MeasureJobs over \p records (one per job of \p run, in order) and
+ * \p state, and \p tracker's utilization series (about 200 bins) up to \p end.
+ */
+void
+FinishRun(const Scenario& s,
+          const RunSetup& run,
+          const std::vector<JobRecord>& records,
+          const RunState& state,
+          Ptr<GpuIntensityTracker> tracker,
+          uint32_t totalGpus,
+          Time end,
+          ExperimentRunResult& r)
+{
+    DoubleValue peakValue;
+    tracker->GetAttribute("PeakFlops", peakValue);
+    MeasureJobs(s,
+                run.jobs,
+                records,
+                run.decision,
+                run.install,
+                state,
+                totalGpus,
+                peakValue.Get(),
+                r);
+    r.utilizationBin = std::max(0.01, std::ceil(r.simulatedTime / 200 * 100) / 100);
+    if (r.simulatedTime > 0)
+    {
+        r.utilizationSeries =
+            tracker->GetUtilizationSeries(Seconds(r.utilizationBin), Seconds(0), end);
+    }
+    if (!r.complete)
+    {
+        NS_LOG_WARN("run " << r.run << ": stopTime " << s.stopTime
+                           << " s reached before every measured job finished");
+    }
+}
+
 } // namespace
 
 namespace
@@ -1388,22 +1473,23 @@ CruxExperiment::RunJobsDistributed(const RunSpec& spec) const
     const std::string& scheduler = spec.scheduler;
     const uint32_t rank = CruxDistributed::GetRank();
     NS_LOG_INFO("rank " << rank << ": run " << label << " with scheduler " << scheduler);
-    RngSeedManager::SetSeed(static_cast<uint32_t>(s.seed));
-    RngSeedManager::SetRun(1);
+    const uint32_t totalGpus = m_nHosts * m_gpusPerHost;
 
     // Every rank builds the whole fabric (nodes of other ranks stay idle) and takes the same
     // decision; it installs only the applications of its own jobs.
-    RunFabric fabric = BuildRunFabric(s, m_cluster, m_ranks);
-    CruxTopologySteering steering(fabric.topo);
-    std::vector<DltJob> jobs = JobsOfRun(s, m_jobs, spec.jobIds, spec.iterationsOverride);
-    ClusterModel cm;
-    const Decision decision = Decide(s, fabric.topo, jobs, spec.measuredComm, scheduler, cm);
-    const RunInstall install = InstallRunDecision(s, cm, decision, jobs, steering);
-
-    RunState state;
-    ConnectLinkCounters(fabric, state);
-    Ptr<GpuIntensityTracker> localTracker = CreateObject<GpuIntensityTracker>();
-    localTracker->SetAttribute("TotalGpus", UintegerValue(m_nHosts * m_gpusPerHost));
+    RunSetup run;
+    SetUpRun(s,
+             m_cluster,
+             m_ranks,
+             m_jobs,
+             spec.jobIds,
+             spec.iterationsOverride,
+             spec.measuredComm,
+             scheduler,
+             totalGpus,
+             run);
+    const std::vector<DltJob>& jobs = run.jobs;
+    RunState& state = run.state;
     std::vector<DltJob> local;
     bool anyMeasured = false;
     for (const auto& job : jobs)
@@ -1415,7 +1501,7 @@ CruxExperiment::RunJobsDistributed(const RunSpec& spec) const
         }
     }
     const std::vector<Ptr<DltJobApplication>> apps =
-        InstallJobApps(local, fabric, localTracker, state, false);
+        InstallJobApps(local, run.fabric, run.tracker, state, false);
     RankPart part;
     for (const auto& app : apps)
     {
@@ -1451,7 +1537,7 @@ CruxExperiment::RunJobsDistributed(const RunSpec& spec) const
     }
     part.records = RecordsOf(apps);
     part.lastDone = state.lastDone;
-    CollectFabricCounters(fabric, state, part.counters);
+    CollectFabricCounters(run.fabric, state, part.counters);
     part.events = Simulator::GetEventCount();
     part.measuredRemaining = state.measuredRemaining;
     std::string bytes;
@@ -1513,7 +1599,7 @@ CruxExperiment::RunJobsDistributed(const RunSpec& spec) const
     // The tracker of a single-process run, rebuilt: jobs registered in run order, each job's
     // iterations in its own order.
     Ptr<GpuIntensityTracker> tracker = CreateObject<GpuIntensityTracker>();
-    tracker->SetAttribute("TotalGpus", UintegerValue(m_nHosts * m_gpusPerHost));
+    tracker->SetAttribute("TotalGpus", UintegerValue(totalGpus));
     std::vector<JobRecord> records;
     for (const auto& job : jobs)
     {
@@ -1528,31 +1614,10 @@ CruxExperiment::RunJobsDistributed(const RunSpec& spec) const
         }
         records.push_back(recordOf.at(job.id));
     }
-    DoubleValue peakValue;
-    tracker->GetAttribute("PeakFlops", peakValue);
-    MeasureJobs(s,
-                jobs,
-                records,
-                decision,
-                install,
-                merged,
-                m_nHosts * m_gpusPerHost,
-                peakValue.Get(),
-                r);
-    r.utilizationBin = std::max(0.01, std::ceil(r.simulatedTime / 200 * 100) / 100);
-    if (r.simulatedTime > 0)
-    {
-        r.utilizationSeries =
-            tracker->GetUtilizationSeries(Seconds(r.utilizationBin), Seconds(0), end);
-    }
+    FinishRun(s, run, records, merged, tracker, totalGpus, end, r);
     for (const RankPart& p : parts)
     {
         AddRankCounters(p.counters, r);
-    }
-    if (!r.complete)
-    {
-        NS_LOG_WARN("run " << label << ": stopTime " << s.stopTime
-                           << " s reached before every measured job finished");
     }
     Simulator::Destroy();
     CruxDistributed::EndRun();
@@ -1570,24 +1635,22 @@ CruxExperiment::RunJobs(const RunSpec& spec) const
     const std::string& label = spec.label;
     const std::string& scheduler = spec.scheduler;
     NS_LOG_INFO("run " << label << " with scheduler " << scheduler);
-    RngSeedManager::SetSeed(static_cast<uint32_t>(s.seed));
-    RngSeedManager::SetRun(1);
-
-    RunFabric fabric = BuildRunFabric(s, m_cluster);
-    // The fabric's path services (the switches' ECMP hash; both fabrics use the same switches).
-    CruxTopologySteering steering(fabric.topo);
-    std::vector<DltJob> jobs = JobsOfRun(s, m_jobs, spec.jobIds, spec.iterationsOverride);
-    ClusterModel cm;
-    const Decision decision = Decide(s, fabric.topo, jobs, spec.measuredComm, scheduler, cm);
-    const RunInstall install = InstallRunDecision(s, cm, decision, jobs, steering);
-
-    RunState state;
-    ConnectLinkCounters(fabric, state);
-    Ptr<GpuIntensityTracker> tracker = CreateObject<GpuIntensityTracker>();
-    tracker->SetAttribute("TotalGpus", UintegerValue(m_nHosts * m_gpusPerHost));
-    const std::vector<Ptr<DltJobApplication>> apps = InstallJobApps(jobs, fabric, tracker, state);
+    const uint32_t totalGpus = m_nHosts * m_gpusPerHost;
+    RunSetup run;
+    SetUpRun(s,
+             m_cluster,
+             1,
+             m_jobs,
+             spec.jobIds,
+             spec.iterationsOverride,
+             spec.measuredComm,
+             scheduler,
+             totalGpus,
+             run);
+    const std::vector<Ptr<DltJobApplication>> apps =
+        InstallJobApps(run.jobs, run.fabric, run.tracker, run.state);
     ProgressReporter progress("crux-experiment", m_progressSeconds);
-    ConnectProgress(jobs, apps, label, progress);
+    ConnectProgress(run.jobs, apps, label, progress);
 
     Simulator::Stop(Seconds(s.stopTime));
     const auto wall0 = std::chrono::steady_clock::now();
@@ -1600,30 +1663,9 @@ CruxExperiment::RunJobs(const RunSpec& spec) const
     r.simulatedTime = Simulator::Now().GetSeconds();
     r.wallSeconds = std::chrono::duration<double>(wall1 - wall0).count();
     r.events = Simulator::GetEventCount();
-    r.complete = state.measuredRemaining == 0;
-    DoubleValue peakValue;
-    tracker->GetAttribute("PeakFlops", peakValue);
-    MeasureJobs(s,
-                jobs,
-                RecordsOf(apps),
-                decision,
-                install,
-                state,
-                m_nHosts * m_gpusPerHost,
-                peakValue.Get(),
-                r);
-    r.utilizationBin = std::max(0.01, std::ceil(r.simulatedTime / 200 * 100) / 100);
-    if (r.simulatedTime > 0)
-    {
-        r.utilizationSeries =
-            tracker->GetUtilizationSeries(Seconds(r.utilizationBin), Seconds(0), Simulator::Now());
-    }
-    CollectFabricCounters(fabric, state, r);
-    if (!r.complete)
-    {
-        NS_LOG_WARN("run " << label << ": stopTime " << s.stopTime
-                           << " s reached before every measured job finished");
-    }
+    r.complete = run.state.measuredRemaining == 0;
+    FinishRun(s, run, RecordsOf(apps), run.state, run.tracker, totalGpus, Simulator::Now(), r);
+    CollectFabricCounters(run.fabric, run.state, r);
     Simulator::Destroy();
     return r;
 }
