@@ -415,7 +415,7 @@ LiveClusterFabric::TablePath(const RdmaQpKey& key, uint16_t port) const
         NS_FATAL_ERROR("LiveClusterFabric: message of unknown " << FlowName(key.jobId, key.flowId));
     }
     const FlowState& fs = fit->second;
-    if (port < PATH_PORT_BASE || port - PATH_PORT_BASE >= fs.paths.size())
+    if (port < PATH_PORT_BASE || static_cast<std::size_t>(port - PATH_PORT_BASE) >= fs.paths.size())
     {
         NS_FATAL_ERROR("LiveClusterFabric: " << FlowName(key.jobId, key.flowId) << " uses UDP port "
                                              << port << ", which encodes no path of its table ("

@@ -150,7 +150,7 @@ main(int argc, char* argv[])
         }
 
         // Both output directories before the first run (each run checks its own only).
-        for (const std::string& sub : {"/scenario", "/trace"})
+        for (const char* sub : {"/scenario", "/trace"})
         {
             if (const std::string why = ResultDirectory::Problem(outputDir + sub); !why.empty())
             {

@@ -482,7 +482,7 @@ class ClusterRunBadConfigTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(items.size(), 2, "two items");
         NS_TEST_EXPECT_MSG_EQ(items.at(1), "crux", "spaces dropped");
         NS_TEST_EXPECT_MSG_EQ(SplitCommaList("", "--modes").empty(), true, "empty list");
-        for (const std::string& text : {"ecmp,,crux", "ecmp,", ",crux"})
+        for (const char* text : {"ecmp,,crux", "ecmp,", ",crux"})
         {
             std::string what;
             try
@@ -494,7 +494,7 @@ class ClusterRunBadConfigTestCase : public TestCase
                 what = e.what();
             }
             NS_TEST_EXPECT_MSG_EQ(what,
-                                  "--schedulers: empty item in '" + text + "'",
+                                  std::string("--schedulers: empty item in '") + text + "'",
                                   "empty item in '" << text << "'");
         }
 

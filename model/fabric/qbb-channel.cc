@@ -123,15 +123,21 @@ QbbChannel::TransmitStart(Ptr<Packet> frame,
     // The peer lives as long as this channel holds it; the raw pointer avoids two reference
     // count updates per frame.
     // A switch port's forwarding latency is added here rather than as an event of its own.
+    Simulator::ScheduleWithContext(peer->GetNodeId(),
+                                   ArrivalDelay(peer, txTime, macControl),
+                                   new FrameArrival(peer, std::move(frame), dest, protocol));
+    return true;
+}
+
+Time
+QbbChannel::ArrivalDelay(const QbbNetDevice* peer, Time txTime, bool macControl) const
+{
     Time delay = txTime + m_delay;
     if (!macControl)
     {
         delay += peer->GetIngressLatency();
     }
-    Simulator::ScheduleWithContext(peer->GetNodeId(),
-                                   delay,
-                                   new FrameArrival(peer, std::move(frame), dest, protocol));
-    return true;
+    return delay;
 }
 
 Time

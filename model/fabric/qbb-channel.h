@@ -95,6 +95,14 @@ class QbbChannel : public Channel
   protected:
     void DoDispose() override;
 
+    /**
+     * \brief The time from now until a frame starting now reaches \p peer: its serialization
+     * time \p txTime, the propagation Delay and, unless it is a MAC control (PFC PAUSE) frame,
+     * the peer's ingress latency (QbbNetDevice::GetIngressLatency, a switch port's forwarding
+     * latency). One formula for the local and the MPI channel.
+     */
+    Time ArrivalDelay(const QbbNetDevice* peer, Time txTime, bool macControl) const;
+
   private:
     Time m_delay;               //!< one-way propagation delay
     Ptr<QbbNetDevice> m_dev[2]; //!< the two ends

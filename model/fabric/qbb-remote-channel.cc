@@ -162,7 +162,6 @@ QbbRemoteChannel::TransmitStart(Ptr<Packet> frame,
     {
         return QbbChannel::TransmitStart(std::move(frame), dest, protocol, src, txTime, macControl);
     }
-    const Time latency = macControl ? Time(0) : peer->GetIngressLatency();
     QbbRemoteFrameHeader h;
     h.dest = dest;
     h.protocol = protocol;
@@ -171,7 +170,7 @@ QbbRemoteChannel::TransmitStart(Ptr<Packet> frame,
     p->AddHeader(h);
     ++g_remoteFramesSent;
     MpiInterface::SendPacket(p,
-                             Simulator::Now() + txTime + GetDelay() + latency,
+                             Simulator::Now() + ArrivalDelay(PeekPointer(peer), txTime, macControl),
                              node->GetId(),
                              peer->GetIfIndex());
     return true;
