@@ -163,17 +163,4 @@ CruxDistributed::AllTrue(bool local)
     return out != 0;
 }
 
-bool
-CruxDistributed::AnyTrue(bool local)
-{
-    if (!g_cruxMpiEnabled)
-    {
-        return local;
-    }
-    int in = local ? 1 : 0;
-    int out = 0;
-    MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
-    return out != 0;
-}
-
 } // namespace ns3

@@ -86,10 +86,4 @@ CruxDistributed::AllTrue(bool local)
     return local;
 }
 
-bool
-CruxDistributed::AnyTrue(bool local)
-{
-    return local;
-}
-
 } // namespace ns3

@@ -91,13 +91,6 @@ class CruxDistributed
      * \return true if every rank passed true
      */
     static bool AllTrue(bool local);
-
-    /**
-     * \brief Collective: logical OR over the ranks (e.g. "some rank found bad input").
-     * \param local this rank's value
-     * \return true if any rank passed true
-     */
-    static bool AnyTrue(bool local);
 };
 
 } // namespace ns3
