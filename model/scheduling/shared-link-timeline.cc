@@ -28,21 +28,11 @@ namespace ns3
 namespace
 {
 
-/// Progress of one job's current iteration.
-struct JobState
-{
-    double iterStart{0};     //!< start time of the current iteration, s
-    bool computeDone{false}; //!< computation of the current iteration finished
-    bool commReady{false};   //!< communication of the current iteration may be sent
-    bool commDone{false};    //!< communication of the current iteration fully sent
-    double remaining{0};     //!< link seconds still to send in the current iteration
-};
-
 /// Upper bound on simulation steps (guards against pathological horizons).
 constexpr uint64_t MAX_STEPS = 100000000ULL;
 
-/// One job of the phased form (SimulatePhases): its phases and the progress of its current
-/// iteration.
+/// One job of the shared-link simulation (SimulatePhases): its phases and the progress of its
+/// current iteration.
 struct PhasedJob
 {
     /// One phase: released `release` seconds into the iteration once its dependencies are
@@ -209,7 +199,8 @@ struct PhasedJob
     }
 };
 
-/// The phased form (at least one job has phases; see TimelineJob). Inputs already checked.
+/// The shared-link simulation; a job without phases is one phase released at overlapStart x
+/// computeTime (PhasedJob). Inputs already checked.
 TimelineResult
 SimulatePhases(const std::array<TimelineJob, 2>& jobs, uint32_t highPriority, double horizon)
 {
@@ -323,124 +314,7 @@ SimulateSharedLink(const std::array<TimelineJob, 2>& jobs, uint32_t highPriority
                                         "computeTime and commTime are both 0 (empty iteration)");
         }
     }
-    if (!jobs[0].phases.empty() || !jobs[1].phases.empty())
-    {
-        return SimulatePhases(jobs, highPriority, horizon);
-    }
-
-    TimelineResult result;
-    std::array<JobState, 2> st;
-    for (uint32_t x = 0; x < 2; ++x)
-    {
-        st[x].remaining = jobs[x].commTime;
-    }
-    const double end = horizon * (1 + 1e-9);
-    const std::array<uint32_t, 2> order = {highPriority, 1 - highPriority};
-    double now = 0;
-
-    while (true)
-    {
-        // Settle every state change that is due at 'now' (possibly several iterations of a
-        // job whose phases have zero length, but never an endless loop: c + t > 0).
-        for (uint32_t x = 0; x < 2; ++x)
-        {
-            const TimelineJob& j = jobs[x];
-            JobState& s = st[x];
-            while (true)
-            {
-                if (!s.computeDone && now >= s.iterStart + j.computeTime)
-                {
-                    s.computeDone = true;
-                }
-                if (!s.commReady && now >= s.iterStart + j.overlapStart * j.computeTime)
-                {
-                    s.commReady = true;
-                }
-                if (s.commReady && !s.commDone && s.remaining <= 0)
-                {
-                    s.commDone = true;
-                }
-                if (s.computeDone && s.commDone && s.iterStart < now)
-                {
-                    result.completedIterations[x]++;
-                    s = JobState();
-                    s.iterStart = now;
-                    s.remaining = j.commTime;
-                    continue;
-                }
-                break;
-            }
-        }
-        if (now >= end)
-        {
-            break;
-        }
-        if (++result.events > MAX_STEPS)
-        {
-            throw std::runtime_error("SimulateSharedLink: more than 1e8 steps; horizon too "
-                                     "long for the iteration times");
-        }
-
-        // Who owns the link until the next event?
-        int sender = -1;
-        for (uint32_t x : order)
-        {
-            if (st[x].commReady && !st[x].commDone)
-            {
-                sender = static_cast<int>(x);
-                break;
-            }
-        }
-        double next = end;
-        for (uint32_t x = 0; x < 2; ++x)
-        {
-            const TimelineJob& j = jobs[x];
-            const JobState& s = st[x];
-            if (!s.computeDone)
-            {
-                next = std::min(next, s.iterStart + j.computeTime);
-            }
-            if (!s.commReady)
-            {
-                next = std::min(next, s.iterStart + j.overlapStart * j.computeTime);
-            }
-        }
-        double finish = 0;
-        if (sender >= 0)
-        {
-            finish = now + st[sender].remaining;
-            next = std::min(next, finish);
-        }
-        if (sender >= 0)
-        {
-            JobState& s = st[sender];
-            result.sendTime[sender] +=
-                std::max(0.0, std::min(next, horizon) - std::min(now, horizon));
-            if (next == finish)
-            {
-                s.remaining = 0;
-                s.commDone = true;
-            }
-            else
-            {
-                s.remaining -= next - now;
-            }
-        }
-        now = next;
-    }
-
-    double gpus = 0;
-    double busy = 0;
-    for (uint32_t x = 0; x < 2; ++x)
-    {
-        const auto iterations = static_cast<double>(result.completedIterations[x]);
-        result.gpuBusySeconds[x] = jobs[x].numGpus * jobs[x].computeTime * iterations;
-        result.completedFlops[x] = jobs[x].flopsPerIteration * iterations;
-        gpus += jobs[x].numGpus;
-        busy += result.gpuBusySeconds[x];
-    }
-    result.utilization = gpus > 0 ? busy / (gpus * horizon) : 0;
-    return result;
+    return SimulatePhases(jobs, highPriority, horizon);
 }
 
 } // namespace ns3
