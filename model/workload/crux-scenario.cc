@@ -489,72 +489,149 @@ Scenario::ValidateAggregationGroups(uint64_t hosts,
     }
 }
 
+namespace
+{
+/// \return the largest time a scenario field may give, s: times become ns-3 Times (int64 at
+/// the resolution: |t| < Time::Max(), about 292 years at 1 ns); half of Time::Max()
+double
+MaxScenarioSeconds()
+{
+    return Time::Max().GetSeconds() / 2;
+}
+
+/// The largest byte count a scenario field may give (byte counts become 64-bit integers).
+constexpr double MAX_SCENARIO_BYTES = 9.2e18;
+} // namespace
+
+void
+Scenario::Fail(const std::string& field, const std::string& what) const
+{
+    throw ScenarioError(source + ": " + field + ": " + what);
+}
+
+void
+Scenario::Checked(const std::function<void()>& check) const
+{
+    try
+    {
+        check();
+    }
+    catch (const InputError& e)
+    {
+        Fail(e.GetField(), e.GetDetail());
+    }
+}
+
+void
+Scenario::ValidateTopologySizes() const
+{
+    if (topology.type == "testbed")
+    {
+        return; // the testbed's sizes are the paper's (TestbedClosConfig), not these fields
+    }
+    if (topology.tors == 0 || topology.aggs == 0 || topology.hostsPerTor == 0 ||
+        topology.gpusPerHost == 0 || topology.nicsPerHost == 0)
+    {
+        Fail("topology", "tors, aggs, hostsPerTor, gpusPerHost and nicsPerHost must be > 0");
+    }
+    // the fabric's addressing allows 65,536 hosts (ClosConfig): larger counts are typos,
+    // refused before a topology of that size is built
+    for (const auto& [key, v] : {std::make_pair("tors", topology.tors),
+                                 std::make_pair("aggs", topology.aggs),
+                                 std::make_pair("hostsPerTor", topology.hostsPerTor)})
+    {
+        if (v > 65536)
+        {
+            Fail(std::string("topology.") + key,
+                 "must be <= 65536 (the fabric addresses at most 65,536 hosts), got " +
+                     std::to_string(v));
+        }
+    }
+    if (topology.gpusPerHost > 1024)
+    {
+        Fail("topology.gpusPerHost",
+             "must be <= 1024, got " + std::to_string(topology.gpusPerHost));
+    }
+    if (topology.type == "clos" && topology.nicsPerHost > topology.tors)
+    {
+        Fail("topology.nicsPerHost", "each NIC needs its own ToR: nicsPerHost <= tors");
+    }
+}
+
+void
+Scenario::ValidateJobs() const
+{
+    const double maxSeconds = MaxScenarioSeconds();
+    const double maxBytes = MAX_SCENARIO_BYTES;
+    for (size_t i = 0; i < jobs.size(); ++i)
+    {
+        const auto& j = jobs[i];
+        std::string f = "jobs[" + std::to_string(i) + "]";
+        if (j.iterations == 0)
+        {
+            Fail(f + ".iterations", "must be >= 1");
+        }
+        if (j.start < 0)
+        {
+            Fail(f + ".start", "must be >= 0 seconds");
+        }
+        Checked([&] {
+            CheckFinite(j.start, f + ".start", 0, maxSeconds);
+            CheckFinite(j.computeTime, f + ".computeTime", -maxSeconds, maxSeconds);
+            CheckFinite(j.gradientBytes, f + ".gradientBytes", -maxBytes, maxBytes);
+        });
+        if (j.name.empty())
+        {
+            Fail(f + ".name", "must not be empty (it labels the job's results)");
+        }
+        if (j.gpus == 0 && j.hosts.empty())
+        {
+            Fail(f, "give \"gpus\" or an explicit \"hosts\" list");
+        }
+        for (size_t k = 0; k < i; ++k)
+        {
+            if (jobs[k].name == j.name)
+            {
+                Fail(f + ".name", "duplicate job name '" + j.name + "'");
+            }
+        }
+    }
+}
+
 void
 Scenario::Validate() const
 {
-    auto fail = [this](const std::string& field, const std::string& what) {
-        throw ScenarioError(source + ": " + field + ": " + what);
-    };
     if (priorityLevels < 1 || priorityLevels > 8)
     {
-        fail("priorityLevels",
+        Fail("priorityLevels",
              "must be 1..8 (hardware traffic classes), got " + std::to_string(priorityLevels));
     }
     if (topology.type != "clos" && topology.type != "three-tier" &&
         topology.type != "double-sided" && topology.type != "testbed")
     {
-        fail("topology.type",
+        Fail("topology.type",
              "unknown topology '" + topology.type +
                  "' (known: clos, three-tier, double-sided, testbed)");
     }
     ValidateThreeTier();
     ValidateDoubleSided();
-    if (topology.type != "testbed")
-    {
-        if (topology.tors == 0 || topology.aggs == 0 || topology.hostsPerTor == 0 ||
-            topology.gpusPerHost == 0 || topology.nicsPerHost == 0)
-        {
-            fail("topology", "tors, aggs, hostsPerTor, gpusPerHost and nicsPerHost must be > 0");
-        }
-        // the fabric's addressing allows 65,536 hosts (ClosConfig): larger counts are typos,
-        // refused before a topology of that size is built
-        for (const auto& [key, v] : {std::make_pair("tors", topology.tors),
-                                     std::make_pair("aggs", topology.aggs),
-                                     std::make_pair("hostsPerTor", topology.hostsPerTor)})
-        {
-            if (v > 65536)
-            {
-                fail(std::string("topology.") + key,
-                     "must be <= 65536 (the fabric addresses at most 65,536 hosts), got " +
-                         std::to_string(v));
-            }
-        }
-        if (topology.gpusPerHost > 1024)
-        {
-            fail("topology.gpusPerHost",
-                 "must be <= 1024, got " + std::to_string(topology.gpusPerHost));
-        }
-        if (topology.type == "clos" && topology.nicsPerHost > topology.tors)
-        {
-            fail("topology.nicsPerHost", "each NIC needs its own ToR: nicsPerHost <= tors");
-        }
-    }
+    ValidateTopologySizes();
     if (topology.wiring != "rail" && topology.wiring != "rotated")
     {
-        fail("topology.wiring", "unknown value '" + topology.wiring + "' (known: rail, rotated)");
+        Fail("topology.wiring", "unknown value '" + topology.wiring + "' (known: rail, rotated)");
     }
     if (fabric != "packet" && fabric != "flow")
     {
-        fail("fabric", "unknown value '" + fabric + "' (known: packet, flow)");
+        Fail("fabric", "unknown value '" + fabric + "' (known: packet, flow)");
     }
     if (congestionControl != "dcqcn" && congestionControl != "hpcc" && congestionControl != "none")
     {
-        fail("congestionControl",
+        Fail("congestionControl",
              "unknown value '" + congestionControl + "' (known: dcqcn, hpcc, none)");
     }
     if (name.empty())
     {
-        fail("name", "must not be empty");
+        Fail("name", "must not be empty");
     }
     bool anyMeasured = false;
     for (const auto& j : jobs)
@@ -563,39 +640,26 @@ Scenario::Validate() const
     }
     if (!jobs.empty() && !anyMeasured)
     {
-        fail("jobs", "every job is \"background\": at least one job must end by itself");
+        Fail("jobs", "every job is \"background\": at least one job must end by itself");
     }
     if (pathEnforcement != "source-port" && pathEnforcement != "pinned")
     {
-        fail("pathEnforcement",
+        Fail("pathEnforcement",
              "unknown value '" + pathEnforcement + "' (known: source-port, pinned)");
     }
     if (!(stopTime > 0))
     {
-        fail("stopTime", "must be > 0 seconds");
+        Fail("stopTime", "must be > 0 seconds");
     }
-    // times become ns-3 Times (int64 at the resolution: |t| < Time::Max(), about 292 years at
-    // 1 ns); byte counts become integers
-    const double maxSeconds = Time::Max().GetSeconds() / 2;
-    const double maxBytes = 9.2e18;
-    auto checked = [&fail](const std::function<void()>& parse) {
-        try
-        {
-            parse();
-        }
-        catch (const InputError& e)
-        {
-            fail(e.GetField(), e.GetDetail());
-        }
-    };
-    checked([&] { CheckFinite(stopTime, "stopTime", 0, maxSeconds); });
+    const double maxSeconds = MaxScenarioSeconds();
+    Checked([&] { CheckFinite(stopTime, "stopTime", 0, maxSeconds); });
     if (seed == 0 || seed > std::numeric_limits<uint32_t>::max())
     {
-        fail("seed",
+        Fail("seed",
              "must be 1.." + std::to_string(std::numeric_limits<uint32_t>::max()) +
                  " (ns-3 RNG seeds are positive 32-bit integers), got " + std::to_string(seed));
     }
-    checked([&] {
+    Checked([&] {
         ParseDataRate(topology.hostLinkRate, "topology.hostLinkRate");
         ParseDataRate(topology.fabricLinkRate, "topology.fabricLinkRate");
         if (!topology.coreLinkRate.empty())
@@ -607,41 +671,9 @@ Scenario::Validate() const
     });
     if (outputDir.empty())
     {
-        fail("outputDir", "must not be empty");
+        Fail("outputDir", "must not be empty");
     }
-    for (size_t i = 0; i < jobs.size(); ++i)
-    {
-        const auto& j = jobs[i];
-        std::string f = "jobs[" + std::to_string(i) + "]";
-        if (j.iterations == 0)
-        {
-            fail(f + ".iterations", "must be >= 1");
-        }
-        if (j.start < 0)
-        {
-            fail(f + ".start", "must be >= 0 seconds");
-        }
-        checked([&] {
-            CheckFinite(j.start, f + ".start", 0, maxSeconds);
-            CheckFinite(j.computeTime, f + ".computeTime", -maxSeconds, maxSeconds);
-            CheckFinite(j.gradientBytes, f + ".gradientBytes", -maxBytes, maxBytes);
-        });
-        if (j.name.empty())
-        {
-            fail(f + ".name", "must not be empty (it labels the job's results)");
-        }
-        if (j.gpus == 0 && j.hosts.empty())
-        {
-            fail(f, "give \"gpus\" or an explicit \"hosts\" list");
-        }
-        for (size_t k = 0; k < i; ++k)
-        {
-            if (jobs[k].name == j.name)
-            {
-                fail(f + ".name", "duplicate job name '" + j.name + "'");
-            }
-        }
-    }
+    ValidateJobs();
 }
 
 std::string

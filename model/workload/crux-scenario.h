@@ -21,6 +21,7 @@
 #include "ns3/checked-parse.h"
 
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -198,6 +199,35 @@ struct Scenario
      * \throws ScenarioError naming the field
      */
     void ValidateThreeTier() const;
+
+    /**
+     * \brief Check the sizes of a generated topology (every count > 0, tors, aggs and
+     * hostsPerTor <= 65,536, gpusPerHost <= 1,024, a ToR per NIC for "clos"); nothing for
+     * "testbed". Called by Validate().
+     * \throws ScenarioError naming the field
+     */
+    void ValidateTopologySizes() const;
+
+    /**
+     * \brief Check every job: iterations >= 1, start >= 0 s, finite times and byte counts,
+     * a non-empty unique name, "gpus" or "hosts" given. Called by Validate().
+     * \throws ScenarioError naming the field ("jobs[i].name", ...)
+     */
+    void ValidateJobs() const;
+
+    /**
+     * \brief Refuse the scenario.
+     * \param field the field ("jobs[2].name"), \param what why, for the message
+     * \throws ScenarioError "<source>: <field>: <what>", always
+     */
+    [[noreturn]] void Fail(const std::string& field, const std::string& what) const;
+
+    /**
+     * \brief Run a check of the checked-parse functions (ParseDataRate, CheckFinite, ...).
+     * \param check the check, which throws InputError naming the field
+     * \throws ScenarioError with the InputError's field and detail
+     */
+    void Checked(const std::function<void()>& check) const;
 
     /**
      * \brief Check the fields of topology type "double-sided" (BuildDoubleSided(): tors even,
