@@ -599,27 +599,56 @@ class EpochEngine
      */
     double AloneRate(const SchedJob& sj, const PathChoice& choice)
     {
-        std::string key = std::to_string(sj.id) + ":0:";
+        std::string key;
+        AppendCacheKey(key, sj.id, 0, 0.0, choice);
+        return CachedEvaluate(key, {&sj}, {choice}, {0}, {0.0}, nullptr).at(0);
+    }
+
+    /// Append one job's part of a component's cache key: its id, priority class, time shift
+    /// (hexadecimal, exact) and path choice.
+    static void AppendCacheKey(std::string& key,
+                               uint32_t id,
+                               int64_t prio,
+                               double shift,
+                               const PathChoice& choice)
+    {
+        key += std::to_string(id) + ":" + std::to_string(prio) + ":";
         char buf[32];
-        std::snprintf(buf, sizeof(buf), "%a:", 0.0);
+        std::snprintf(buf, sizeof(buf), "%a:", shift);
         key += buf;
         for (uint32_t c : choice)
         {
             key += std::to_string(c) + ",";
         }
         key += ";";
+    }
+
+    /// EvaluateComponent through the cache of component rates (emptied at 200,000 entries).
+    /// \param key the component's key (AppendCacheKey per job) \param hits incremented on a
+    /// cache hit unless null \return the jobs' rates, in the order of \p js
+    std::vector<double> CachedEvaluate(const std::string& key,
+                                       const std::vector<const SchedJob*>& js,
+                                       const std::vector<PathChoice>& ch,
+                                       const std::vector<int64_t>& prio,
+                                       const std::vector<double>& shift,
+                                       uint64_t* hits)
+    {
         auto it = m_cache.find(key);
         if (it != m_cache.end())
         {
-            return it->second.at(0);
+            if (hits)
+            {
+                ++*hits;
+            }
+            return it->second;
         }
-        std::vector<double> r = EvaluateComponent({&sj}, {choice}, {0}, {0.0});
+        std::vector<double> r = EvaluateComponent(js, ch, prio, shift);
         if (m_cache.size() > 200000)
         {
             m_cache.clear();
         }
         m_cache.emplace(key, r);
-        return r.at(0);
+        return r;
     }
 
     /// Scheduler decision over all running jobs, per-component rates, completion events.
@@ -638,10 +667,53 @@ class EpochEngine
 
         const uint32_t n = static_cast<uint32_t>(m_model.jobs.size());
         std::vector<PathChoice> choice(n);
-        std::vector<LinkLoad> load(n);
         UnionFind uf(n);
-        std::unordered_map<uint32_t, uint32_t> linkOwner;
+        InstallDecision(d, choice, uf);
+        if (m_fabric)
+        {
+            // Engine "flow": install on the running fabric; progress is read back later.
+            m_fabric->ApplyDecision(m_model, d);
+            Sample(Now());
+            return;
+        }
+        const std::vector<double> rate = ComponentRates(d, choice, uf);
+        // New rates, completion events, link traffic of the epoch.
         for (uint32_t k = 0; k < n; ++k)
+        {
+            const SchedJob& sj = m_model.jobs[k];
+            RunJob& j = m_jobs[sj.id];
+            j.rate = rate[k];
+            AddLinkRates(j);
+            if (m_fixedDuration)
+            {
+                continue; // the completion is fixed at start + trace duration
+            }
+            Simulator::Cancel(j.completion);
+            const double remaining = j.res.work - j.res.done;
+            if (remaining <= 0)
+            {
+                j.completion = Simulator::ScheduleNow(&EpochEngine::Complete, this, sj.id);
+            }
+            else if (j.rate > 0)
+            {
+                j.completion = Simulator::Schedule(Seconds(remaining / j.rate),
+                                                   &EpochEngine::Complete,
+                                                   this,
+                                                   sj.id);
+            }
+        }
+        Sample(Now());
+    }
+
+    /// Record decision \p d for every running job: its path choice (and stand-alone rate on
+    /// new paths), link loads, intensity and the decisions row; join the jobs that share a
+    /// link.
+    /// \param d the decision \param choice per running job (m_model.jobs order), filled
+    /// \param uf joined per shared link (with traffic)
+    void InstallDecision(const Decision& d, std::vector<PathChoice>& choice, UnionFind& uf)
+    {
+        std::unordered_map<uint32_t, uint32_t> linkOwner;
+        for (uint32_t k = 0; k < m_model.jobs.size(); ++k)
         {
             const SchedJob& sj = m_model.jobs[k];
             const JobDecision& jd = d.jobs.at(sj.id);
@@ -661,10 +733,9 @@ class EpochEngine
             }
             j.installed = choice[k];
             m_result.decisions.push_back({m_ws + Now(), sj.id, jd.level, jd.rank, changed});
-            load[k] = JobLinkBytes(sj, choice[k]);
-            j.load = load[k];
+            j.load = JobLinkBytes(sj, choice[k]);
             j.intensity = jd.intensity;
-            for (const auto& [link, bytes] : load[k])
+            for (const auto& [link, bytes] : j.load)
             {
                 if (bytes <= 0)
                 {
@@ -677,13 +748,16 @@ class EpochEngine
                 }
             }
         }
-        if (m_fabric)
-        {
-            // Engine "flow": install on the running fabric; progress is read back later.
-            m_fabric->ApplyDecision(m_model, d);
-            Sample(Now());
-            return;
-        }
+    }
+
+    /// \param d the decision \param choice per running job \param uf the link-sharing
+    /// components \return per running job (m_model.jobs order) its progress rate, from
+    /// its component's evaluation (cached per component)
+    std::vector<double> ComponentRates(const Decision& d,
+                                       const std::vector<PathChoice>& choice,
+                                       UnionFind& uf)
+    {
+        const uint32_t n = static_cast<uint32_t>(m_model.jobs.size());
         std::map<uint32_t, std::vector<uint32_t>> comps;
         for (uint32_t k = 0; k < n; ++k)
         {
@@ -720,63 +794,16 @@ class EpochEngine
                 ch.push_back(choice[k]);
                 prio.push_back(std::distance(levels.begin(), levels.find(classOf(jd))));
                 shift.push_back(jd.timeShift);
-                key += std::to_string(sj.id) + ":" + std::to_string(prio.back()) + ":";
-                char buf[32];
-                std::snprintf(buf, sizeof(buf), "%a:", jd.timeShift);
-                key += buf;
-                for (uint32_t c : choice[k])
-                {
-                    key += std::to_string(c) + ",";
-                }
-                key += ";";
+                AppendCacheKey(key, sj.id, prio.back(), jd.timeShift, choice[k]);
             }
-            auto it = m_cache.find(key);
-            std::vector<double> r;
-            if (it != m_cache.end())
-            {
-                r = it->second;
-                ++m_result.cacheHits;
-            }
-            else
-            {
-                r = EvaluateComponent(js, ch, prio, shift);
-                if (m_cache.size() > 200000)
-                {
-                    m_cache.clear();
-                }
-                m_cache.emplace(key, r);
-            }
+            const std::vector<double> r =
+                CachedEvaluate(key, js, ch, prio, shift, &m_result.cacheHits);
             for (size_t q = 0; q < members.size(); ++q)
             {
                 rate[members[q]] = r[q];
             }
         }
-        // New rates, completion events, link traffic of the epoch.
-        for (uint32_t k = 0; k < n; ++k)
-        {
-            const SchedJob& sj = m_model.jobs[k];
-            RunJob& j = m_jobs[sj.id];
-            j.rate = rate[k];
-            AddLinkRates(j);
-            if (m_fixedDuration)
-            {
-                continue; // the completion is fixed at start + trace duration
-            }
-            Simulator::Cancel(j.completion);
-            const double remaining = j.res.work - j.res.done;
-            if (remaining <= 0)
-            {
-                j.completion = Simulator::ScheduleNow(&EpochEngine::Complete, this, sj.id);
-            }
-            else if (j.rate > 0)
-            {
-                j.completion = Simulator::Schedule(Seconds(remaining / j.rate),
-                                                   &EpochEngine::Complete,
-                                                   this,
-                                                   sj.id);
-            }
-        }
-        Sample(Now());
+        return rate;
     }
 
     /// Append a utilization row for the state from sim time t on.
