@@ -290,154 +290,171 @@ CruxExperiment::CruxExperiment(const Scenario& scenario)
 }
 
 void
+CruxExperiment::Fail(const std::string& field, const std::string& what) const
+{
+    throw ExperimentError(m_scenario.source + ": " + field + ": " + what);
+}
+
+void
 CruxExperiment::PlaceJobs()
 {
     const Scenario& s = m_scenario;
-    auto fail = [&s](const std::string& field, const std::string& what) {
-        throw ExperimentError(s.source + ": " + field + ": " + what);
-    };
-    const uint32_t total = m_nHosts * m_gpusPerHost;
     // The one GPU allocator (model/cluster/gpu-placement.h): listed hosts as given, other jobs
     // locality-first (same ToR, then same group), in scenario order.
     GpuPlacer placer(GpuPlacer::HostsOf(m_cluster), PlacementPolicy::LOCALITY_FIRST, s.seed);
     for (uint32_t i = 0; i < s.jobs.size(); ++i)
     {
-        const ScenarioJob& sj = s.jobs[i];
-        const std::string f = "jobs[" + std::to_string(i) + "]";
-        std::optional<std::vector<HostShare>> shares;
-        if (!sj.hosts.empty())
-        {
-            const uint32_t per = sj.gpusPerHost > 0 ? sj.gpusPerHost : m_gpusPerHost;
-            if (per > m_gpusPerHost)
-            {
-                fail(f + ".gpusPerHost",
-                     "asks for " + std::to_string(per) + " GPUs per host but hosts have " +
-                         std::to_string(m_gpusPerHost));
-            }
-            if (sj.gpus > 0 && sj.gpus != per * sj.hosts.size())
-            {
-                fail(f + ".gpus",
-                     std::to_string(sj.gpus) + " GPUs does not equal hosts (" +
-                         std::to_string(sj.hosts.size()) + ") x gpusPerHost (" +
-                         std::to_string(per) + ")");
-            }
-            for (size_t k = 0; k < sj.hosts.size(); ++k)
-            {
-                const uint32_t h = sj.hosts[k];
-                if (h >= m_nHosts)
-                {
-                    fail(f + ".hosts",
-                         "host " + std::to_string(h) + " does not exist (the topology has " +
-                             std::to_string(m_nHosts) + " hosts, 0.." +
-                             std::to_string(m_nHosts - 1) + ")");
-                }
-                if (std::find(sj.hosts.begin(), sj.hosts.begin() + k, h) != sj.hosts.begin() + k)
-                {
-                    fail(f + ".hosts", "host " + std::to_string(h) + " is listed twice");
-                }
-                if (placer.FreeGpusOnHost(h) < per)
-                {
-                    fail(f + ".hosts",
-                         "host " + std::to_string(h) + " has only " +
-                             std::to_string(placer.FreeGpusOnHost(h)) +
-                             " free GPUs, the job needs " + std::to_string(per));
-                }
-            }
-            shares = placer.AllocateOn(i, sj.hosts, per);
-        }
-        else
-        {
-            const uint32_t n = sj.gpus;
-            if (n > placer.FreeGpus())
-            {
-                fail(f + ".gpus",
-                     "job asks for " + std::to_string(n) + " GPUs but only " +
-                         std::to_string(placer.FreeGpus()) + " of the cluster's " +
-                         std::to_string(total) + " GPUs are free");
-            }
-            const uint32_t per = sj.gpusPerHost > 0 ? sj.gpusPerHost : std::min(n, m_gpusPerHost);
-            if (per == 0 || per > m_gpusPerHost || n % per != 0)
-            {
-                fail(f + ".gpus",
-                     std::to_string(n) + " GPUs cannot be split into equal groups of " +
-                         std::to_string(per) + " per host (hosts have " +
-                         std::to_string(m_gpusPerHost) + " GPUs)");
-            }
-            try
-            {
-                shares = placer.Allocate(i, JobShape{n / per, per});
-            }
-            catch (const std::invalid_argument&)
-            {
-                shares.reset(); // can never fit: reported below
-            }
-            if (!shares)
-            {
-                fail(f + ".gpus",
-                     "no room for " + std::to_string(n / per) + " hosts with " +
-                         std::to_string(per) +
-                         " free GPUs each (cluster: " + std::to_string(m_nHosts) + " hosts x " +
-                         std::to_string(m_gpusPerHost) + " GPUs)");
-            }
-        }
+        const std::vector<HostShare> shares =
+            s.jobs[i].hosts.empty() ? PlaceByCount(placer, i) : PlaceOnListedHosts(placer, i);
         std::vector<GpuId> gpus;
-        for (const HostShare& hs : *shares)
+        for (const HostShare& hs : shares)
         {
             for (uint32_t g : hs.localGpus)
             {
                 gpus.push_back(GpuId{hs.host, g});
             }
         }
-        if (!sj.chakra.empty())
+        m_jobs.push_back(s.jobs[i].chakra.empty() ? MakeZooJob(i, gpus) : MakeChakraJob(i, gpus));
+    }
+}
+
+std::vector<HostShare>
+CruxExperiment::PlaceOnListedHosts(GpuPlacer& placer, uint32_t i) const
+{
+    const ScenarioJob& sj = m_scenario.jobs[i];
+    const std::string f = "jobs[" + std::to_string(i) + "]";
+    const uint32_t per = sj.gpusPerHost > 0 ? sj.gpusPerHost : m_gpusPerHost;
+    if (per > m_gpusPerHost)
+    {
+        Fail(f + ".gpusPerHost",
+             "asks for " + std::to_string(per) + " GPUs per host but hosts have " +
+                 std::to_string(m_gpusPerHost));
+    }
+    if (sj.gpus > 0 && sj.gpus != per * sj.hosts.size())
+    {
+        Fail(f + ".gpus",
+             std::to_string(sj.gpus) + " GPUs does not equal hosts (" +
+                 std::to_string(sj.hosts.size()) + ") x gpusPerHost (" + std::to_string(per) + ")");
+    }
+    for (size_t k = 0; k < sj.hosts.size(); ++k)
+    {
+        const uint32_t h = sj.hosts[k];
+        if (h >= m_nHosts)
         {
-            m_jobs.push_back(MakeChakraJob(i, gpus));
-            continue;
+            Fail(f + ".hosts",
+                 "host " + std::to_string(h) + " does not exist (the topology has " +
+                     std::to_string(m_nHosts) + " hosts, 0.." + std::to_string(m_nHosts - 1) + ")");
         }
-        try
+        if (std::find(sj.hosts.begin(), sj.hosts.begin() + k, h) != sj.hosts.begin() + k)
         {
-            DltJob job = DltJob::FromModel(i, sj.model, gpus);
-            if (sj.computeTime >= 0)
-            {
-                // A shorter or longer compute phase means proportionally less or more work (a
-                // smaller batch, fewer layers): the GPUs keep the zoo model's achieved FLOP/s,
-                // so W_j scales with the override (utilization stays <= 1).
-                if (job.computeTime > 0)
-                {
-                    job.flopsPerIteration *= sj.computeTime / job.computeTime;
-                }
-                job.computeTime = sj.computeTime;
-            }
-            if (sj.gradientBytes >= 0)
-            {
-                job.gradientBytes = static_cast<uint64_t>(std::llround(sj.gradientBytes));
-            }
-            job.startTime = sj.start;
-            job.iterations = sj.iterations;
-            // with intra-host links a single-host job all-reduces over NVLink (finite t_j)
-            job.intraHostAllReduce = s.topology.intraHost.enabled;
-            if (sj.hasPlan)
-            {
-                job.ApplyPlan(sj.parallelism);
-            }
-            if (sj.overlapForward >= 0)
-            {
-                job.overlapStart = sj.overlapForward;
-            }
-            if (sj.overlapBuckets > 0)
-            {
-                job.numBuckets = sj.overlapBuckets;
-            }
-            job.Validate();
-            m_jobs.push_back(job);
+            Fail(f + ".hosts", "host " + std::to_string(h) + " is listed twice");
         }
-        catch (const PlanError& e)
+        if (placer.FreeGpusOnHost(h) < per)
         {
-            fail(f + "." + e.Field(), e.Detail());
+            Fail(f + ".hosts",
+                 "host " + std::to_string(h) + " has only " +
+                     std::to_string(placer.FreeGpusOnHost(h)) + " free GPUs, the job needs " +
+                     std::to_string(per));
         }
-        catch (const std::invalid_argument& e)
+    }
+    std::optional<std::vector<HostShare>> shares = placer.AllocateOn(i, sj.hosts, per);
+    if (!shares)
+    {
+        // not reached: every listed host was checked above
+        Fail(f + ".hosts", "the listed hosts could not be allocated");
+    }
+    return *shares;
+}
+
+std::vector<HostShare>
+CruxExperiment::PlaceByCount(GpuPlacer& placer, uint32_t i) const
+{
+    const ScenarioJob& sj = m_scenario.jobs[i];
+    const std::string f = "jobs[" + std::to_string(i) + "]";
+    const uint32_t n = sj.gpus;
+    if (n > placer.FreeGpus())
+    {
+        Fail(f + ".gpus",
+             "job asks for " + std::to_string(n) + " GPUs but only " +
+                 std::to_string(placer.FreeGpus()) + " of the cluster's " +
+                 std::to_string(m_nHosts * m_gpusPerHost) + " GPUs are free");
+    }
+    const uint32_t per = sj.gpusPerHost > 0 ? sj.gpusPerHost : std::min(n, m_gpusPerHost);
+    if (per == 0 || per > m_gpusPerHost || n % per != 0)
+    {
+        Fail(f + ".gpus",
+             std::to_string(n) + " GPUs cannot be split into equal groups of " +
+                 std::to_string(per) + " per host (hosts have " + std::to_string(m_gpusPerHost) +
+                 " GPUs)");
+    }
+    std::optional<std::vector<HostShare>> shares;
+    try
+    {
+        shares = placer.Allocate(i, JobShape{n / per, per});
+    }
+    catch (const std::invalid_argument&)
+    {
+        shares.reset(); // can never fit: reported below
+    }
+    if (!shares)
+    {
+        Fail(f + ".gpus",
+             "no room for " + std::to_string(n / per) + " hosts with " + std::to_string(per) +
+                 " free GPUs each (cluster: " + std::to_string(m_nHosts) + " hosts x " +
+                 std::to_string(m_gpusPerHost) + " GPUs)");
+    }
+    return *shares;
+}
+
+DltJob
+CruxExperiment::MakeZooJob(uint32_t i, const std::vector<GpuId>& gpus) const
+{
+    const ScenarioJob& sj = m_scenario.jobs[i];
+    const std::string f = "jobs[" + std::to_string(i) + "]";
+    try
+    {
+        DltJob job = DltJob::FromModel(i, sj.model, gpus);
+        if (sj.computeTime >= 0)
         {
-            fail(f, e.what());
+            // A shorter or longer compute phase means proportionally less or more work (a
+            // smaller batch, fewer layers): the GPUs keep the zoo model's achieved FLOP/s,
+            // so W_j scales with the override (utilization stays <= 1).
+            if (job.computeTime > 0)
+            {
+                job.flopsPerIteration *= sj.computeTime / job.computeTime;
+            }
+            job.computeTime = sj.computeTime;
         }
+        if (sj.gradientBytes >= 0)
+        {
+            job.gradientBytes = static_cast<uint64_t>(std::llround(sj.gradientBytes));
+        }
+        job.startTime = sj.start;
+        job.iterations = sj.iterations;
+        // with intra-host links a single-host job all-reduces over NVLink (finite t_j)
+        job.intraHostAllReduce = m_scenario.topology.intraHost.enabled;
+        if (sj.hasPlan)
+        {
+            job.ApplyPlan(sj.parallelism);
+        }
+        if (sj.overlapForward >= 0)
+        {
+            job.overlapStart = sj.overlapForward;
+        }
+        if (sj.overlapBuckets > 0)
+        {
+            job.numBuckets = sj.overlapBuckets;
+        }
+        job.Validate();
+        return job;
+    }
+    catch (const PlanError& e)
+    {
+        Fail(f + "." + e.Field(), e.Detail());
+    }
+    catch (const std::invalid_argument& e)
+    {
+        Fail(f, e.what());
     }
 }
 

@@ -20,6 +20,7 @@
 #include "ns3/cluster-topology.h"
 #include "ns3/crux-scenario.h"
 #include "ns3/dlt-job.h"
+#include "ns3/gpu-placement.h"
 
 #include <cstdint>
 #include <map>
@@ -309,8 +310,23 @@ class CruxExperiment
     /// RunJobs() split over the MPI ranks (SetDistributed). \param spec the run \return the
     /// result, the same on every rank
     ExperimentRunResult RunJobsDistributed(const RunSpec& spec) const;
-    /// Place the jobs on the topology's GPUs (constructor).
+    /// Place the jobs on the topology's GPUs and build them (constructor).
+    /// \throws ExperimentError naming the job's field
     void PlaceJobs();
+    /// Allocate scenario job i on its listed hosts ("hosts", "gpusPerHost").
+    /// \param placer the allocator \param i the job \return its GPUs per host
+    /// \throws ExperimentError naming jobs[i].hosts, .gpus or .gpusPerHost
+    std::vector<HostShare> PlaceOnListedHosts(GpuPlacer& placer, uint32_t i) const;
+    /// Allocate scenario job i's "gpus" locality-first.
+    /// \param placer the allocator \param i the job \return its GPUs per host
+    /// \throws ExperimentError naming jobs[i].gpus when they do not fit
+    std::vector<HostShare> PlaceByCount(GpuPlacer& placer, uint32_t i) const;
+    /// The job of scenario job i from the model zoo (DltJob::FromModel) with the scenario's
+    /// overrides and plan, on the GPUs placed for it.
+    /// \throws ExperimentError naming the job's field
+    DltJob MakeZooJob(uint32_t i, const std::vector<GpuId>& gpus) const;
+    /// \throws ExperimentError "<scenario file>: <field>: <what>", always
+    [[noreturn]] void Fail(const std::string& field, const std::string& what) const;
     /// The job of scenario job i that runs a Chakra trace (ChakraTrace::Load, DltJob::FromChakra)
     /// on the GPUs placed for it. \throws ExperimentError naming the file and field, the trace's
     /// file and node
