@@ -52,6 +52,7 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <unistd.h>
@@ -172,16 +173,31 @@ constexpr double RATE = 100e9;      //!< star link rate, bit/s
 constexpr double ALPHA = 2e-6;      //!< star per-message latency, s
 constexpr double BETA = 8.0 / RATE; //!< star seconds per byte
 
+/// A node of \p type named prefix + id, with its data dependencies and, if given, its
+/// comm_size (bytes).
+ChakraNode
+Node(uint64_t id,
+     const char* prefix,
+     ChakraNode::Type type,
+     std::vector<uint64_t> deps,
+     std::optional<uint64_t> bytes)
+{
+    ChakraNode n;
+    n.id = id;
+    n.name = prefix + std::to_string(id);
+    n.type = type;
+    n.dataDeps = std::move(deps);
+    n.hasCommSize = bytes.has_value();
+    n.commSize = bytes.value_or(0);
+    return n;
+}
+
 /// A compute node.
 ChakraNode
 Comp(uint64_t id, uint64_t micros, std::vector<uint64_t> deps = {})
 {
-    ChakraNode n;
-    n.id = id;
-    n.name = "comp" + std::to_string(id);
-    n.type = ChakraNode::COMP;
+    ChakraNode n = Node(id, "comp", ChakraNode::COMP, std::move(deps), std::nullopt);
     n.durationMicros = micros;
-    n.dataDeps = deps;
     return n;
 }
 
@@ -189,16 +205,10 @@ Comp(uint64_t id, uint64_t micros, std::vector<uint64_t> deps = {})
 ChakraNode
 Send(uint64_t id, uint32_t dst, uint64_t bytes, std::vector<uint64_t> deps = {}, int64_t tag = 0)
 {
-    ChakraNode n;
-    n.id = id;
-    n.name = "send" + std::to_string(id);
-    n.type = ChakraNode::COMM_SEND;
+    ChakraNode n = Node(id, "send", ChakraNode::COMM_SEND, std::move(deps), bytes);
     n.hasCommDst = true;
     n.commDst = dst;
-    n.hasCommSize = true;
-    n.commSize = bytes;
     n.commTag = tag;
-    n.dataDeps = deps;
     return n;
 }
 
@@ -206,16 +216,10 @@ Send(uint64_t id, uint32_t dst, uint64_t bytes, std::vector<uint64_t> deps = {},
 ChakraNode
 Recv(uint64_t id, uint32_t src, uint64_t bytes, std::vector<uint64_t> deps = {}, int64_t tag = 0)
 {
-    ChakraNode n;
-    n.id = id;
-    n.name = "recv" + std::to_string(id);
-    n.type = ChakraNode::COMM_RECV;
+    ChakraNode n = Node(id, "recv", ChakraNode::COMM_RECV, std::move(deps), bytes);
     n.hasCommSrc = true;
     n.commSrc = src;
-    n.hasCommSize = true;
-    n.commSize = bytes;
     n.commTag = tag;
-    n.dataDeps = deps;
     return n;
 }
 
@@ -223,15 +227,9 @@ Recv(uint64_t id, uint32_t src, uint64_t bytes, std::vector<uint64_t> deps = {},
 ChakraNode
 Coll(uint64_t id, int64_t kind, uint64_t bytes, std::vector<uint64_t> deps = {})
 {
-    ChakraNode n;
-    n.id = id;
-    n.name = "coll" + std::to_string(id);
-    n.type = ChakraNode::COMM_COLL;
+    ChakraNode n = Node(id, "coll", ChakraNode::COMM_COLL, std::move(deps), bytes);
     n.hasCommType = true;
     n.commType = kind;
-    n.hasCommSize = true;
-    n.commSize = bytes;
-    n.dataDeps = deps;
     return n;
 }
 
