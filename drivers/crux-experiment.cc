@@ -25,6 +25,7 @@
 #include "ns3/comm-scheduler.h"
 #include "ns3/crux-compat.h"
 #include "ns3/crux-helper.h"
+#include "ns3/crux-switch.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/data-rate.h"
 #include "ns3/dlt-job-application.h"
@@ -208,12 +209,9 @@ CruxExperiment::CruxExperiment(const Scenario& scenario)
     m_scenario.Validate();
     const Scenario& s = m_scenario;
     const auto& tp = s.topology;
-    auto fail = [&s](const std::string& field, const std::string& what) {
-        throw ExperimentError(s.source + ": " + field + ": " + what);
-    };
     if (tp.type == "clos" && tp.tors % tp.nicsPerHost != 0)
     {
-        fail("topology.nicsPerHost",
+        Fail("topology.nicsPerHost",
              "must divide topology.tors (each NIC of a host goes to another ToR of its group)");
     }
     try
@@ -269,11 +267,25 @@ CruxExperiment::CruxExperiment(const Scenario& scenario)
     catch (const InputError& e)
     {
         // The parsers name the field; put the scenario file in front of it.
-        fail(e.GetField(), e.GetDetail());
+        Fail(e.GetField(), e.GetDetail());
     }
     catch (const std::invalid_argument& e)
     {
-        fail("topology", e.what());
+        Fail("topology", e.what());
+    }
+    // Checked here, before anything is built or written: a CruxSwitch has at most MAX_PORTS
+    // ports (the packet fabric would stop with a fatal error deep inside the run).
+    for (uint32_t node = 0; node < m_cluster.NumNetworkNodes(); ++node)
+    {
+        const size_t ports = m_cluster.nodePorts.at(node).size();
+        if (ports > CruxSwitch::MAX_PORTS)
+        {
+            Fail("topology",
+                 "switch " + m_cluster.nodes.at(node).name + " would have " +
+                     std::to_string(ports) + " ports; a switch has at most " +
+                     std::to_string(CruxSwitch::MAX_PORTS) +
+                     " (lower hostsPerTor, aggs, tors or cores)");
+        }
     }
     m_nHosts = m_cluster.NumHosts();
     m_gpusPerHost = m_cluster.gpusPerHost;
@@ -281,7 +293,7 @@ CruxExperiment::CruxExperiment(const Scenario& scenario)
     {
         if (s.jobs[i].chakra.empty() && !ModelZoo::Has(s.jobs[i].model))
         {
-            fail("jobs[" + std::to_string(i) + "].model",
+            Fail("jobs[" + std::to_string(i) + "].model",
                  "unknown model '" + s.jobs[i].model + "' (known: " + Join(ModelZoo::Names()) +
                      ")");
         }
@@ -304,6 +316,12 @@ CruxExperiment::PlaceJobs()
     GpuPlacer placer(GpuPlacer::HostsOf(m_cluster), PlacementPolicy::LOCALITY_FIRST, s.seed);
     for (uint32_t i = 0; i < s.jobs.size(); ++i)
     {
+        if (s.jobs[i].gpusPerHost > m_gpusPerHost)
+        {
+            Fail("jobs[" + std::to_string(i) + "].gpusPerHost",
+                 "asks for " + std::to_string(s.jobs[i].gpusPerHost) +
+                     " GPUs per host but hosts have " + std::to_string(m_gpusPerHost));
+        }
         const std::vector<HostShare> shares =
             s.jobs[i].hosts.empty() ? PlaceByCount(placer, i) : PlaceOnListedHosts(placer, i);
         std::vector<GpuId> gpus;
@@ -324,12 +342,6 @@ CruxExperiment::PlaceOnListedHosts(GpuPlacer& placer, uint32_t i) const
     const ScenarioJob& sj = m_scenario.jobs[i];
     const std::string f = "jobs[" + std::to_string(i) + "]";
     const uint32_t per = sj.gpusPerHost > 0 ? sj.gpusPerHost : m_gpusPerHost;
-    if (per > m_gpusPerHost)
-    {
-        Fail(f + ".gpusPerHost",
-             "asks for " + std::to_string(per) + " GPUs per host but hosts have " +
-                 std::to_string(m_gpusPerHost));
-    }
     if (sj.gpus > 0 && sj.gpus != per * sj.hosts.size())
     {
         Fail(f + ".gpus",

@@ -78,6 +78,21 @@ make_variant plan-ep-dp 'd["jobs"][0]["model"] = "mixtral-8x7b"; d["jobs"][0]["p
 expect plan-ep-dp "jobs[0].parallelism.ep: ep = 4 does not divide dp = 2" --scenario="$work/plan-ep-dp.json"
 make_variant plan-algo 'd["jobs"][1]["collectives"] = {"allReduce": "butterfly"}'
 expect plan-algo "jobs[1].collectives.allReduce: unknown algorithm 'butterfly'" --scenario="$work/plan-algo.json"
+# bounds that keep a typo from exhausting memory or overflowing (bad-input review, stop 24)
+make_variant plan-block 'd["jobs"][0]["parallelism"] = {"layersPerBlock": 4294967295}'
+expect plan-block "jobs[0].parallelism.layersPerBlock: must be <= the model's 24 layers, got 4294967295" --scenario="$work/plan-block.json"
+make_variant plan-micro 'd["jobs"][0]["parallelism"] = {"microBatches": 1025}'
+expect plan-micro "jobs[0].parallelism.microBatches: must be <= 1024, got 1025" --scenario="$work/plan-micro.json"
+make_variant buckets 'd["jobs"][0]["overlap"] = {"buckets": 65537}'
+expect buckets "jobs[0].overlap.buckets: must be <= 65536, got 65537" --scenario="$work/buckets.json"
+make_variant ports 'd["topology"].update({"tors": 1, "aggs": 1, "hostsPerTor": 65535}); d["jobs"] = [{"name": "a", "model": "resnet50", "hosts": [0, 1], "iterations": 1}]'
+expect ports "topology: switch t0 would have 65536 ports; a switch has at most 65535" --scenario="$work/ports.json"
+make_variant gpus-per-host 'd["jobs"][1] = {"name": "b", "model": "resnet50", "gpus": 16, "gpusPerHost": 16, "iterations": 2}'
+expect gpus-per-host "jobs[1].gpusPerHost: asks for 16 GPUs per host but hosts have 8" --scenario="$work/gpus-per-host.json"
+make_variant nics-zero 'd["topology"]["nicsPerHost"] = 0'
+expect nics-zero "topology.nicsPerHost: must be 1..1024, got 0" --scenario="$work/nics-zero.json"
+make_variant name-comma 'd["jobs"][1]["name"] = "bert,2"'
+expect name-comma "jobs[1].name: must not contain commas, quotes or control characters" --scenario="$work/name-comma.json"
 make_variant plan-a2a 'd["jobs"][1]["collectives"] = {"allToAll": "bruck"}'
 expect plan-a2a "jobs[1].collectives.allToAll: unknown algorithm 'bruck'" --scenario="$work/plan-a2a.json"
 make_variant plan-zero 'd["jobs"][0]["parallelism"] = {"dp": 0}'

@@ -209,7 +209,7 @@ CruxSwitch::AddPort(Ptr<QbbNetDevice> dev)
     {
         NS_FATAL_ERROR("CruxSwitch::AddPort: null device");
     }
-    if (m_ports.size() >= 0xffff)
+    if (m_ports.size() >= MAX_PORTS)
     {
         NS_FATAL_ERROR("CruxSwitch::AddPort: too many ports (max 65535)");
     }

@@ -110,6 +110,9 @@ struct FiveTupleHasher
 class CruxSwitch : public Object, public QbbNetDevice::Owner
 {
   public:
+    /// Most ports a switch can have (port numbers are 16-bit in the forwarding tables).
+    static constexpr uint32_t MAX_PORTS = 0xffff;
+
     /// Reasons for dropping a frame (index into the per-reason counters).
     enum DropReason : uint8_t
     {

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 namespace ns3
 {
@@ -31,6 +32,12 @@ namespace
 {
 
 using nlohmann::json;
+
+/// Most gradient buckets a job's "overlap.buckets" may ask for. An assumption, not a published
+/// limit: PyTorch DDP's default 25 MB buckets give about 28,000 for GPT-3 175B's 700 GB of fp32
+/// gradients; the iteration DAG holds per DP rank a node per bucket and ring step, so values
+/// far above this exhaust memory (1,000,000 buckets of a 16-GPU job took 7.4 GB).
+constexpr uint32_t MAX_OVERLAP_BUCKETS = 65536;
 
 /// Reads one JSON object, remembering which keys were consumed so the rest can be rejected.
 class ObjectReader
@@ -308,6 +315,12 @@ ReadJob(const json& jj, size_t i, const std::string& source)
         {
             orr.Fail(orr.Field("buckets"), "must be >= 1 (omit it for the default)");
         }
+        if (job.overlapBuckets > MAX_OVERLAP_BUCKETS)
+        {
+            orr.Fail(orr.Field("buckets"),
+                     "must be <= " + std::to_string(MAX_OVERLAP_BUCKETS) + ", got " +
+                         std::to_string(job.overlapBuckets));
+        }
     }
     r.RejectUnknown();
     if (job.model.empty() && job.chakra.empty())
@@ -529,28 +542,22 @@ Scenario::ValidateTopologySizes() const
     {
         return; // the testbed's sizes are the paper's (TestbedClosConfig), not these fields
     }
-    if (topology.tors == 0 || topology.aggs == 0 || topology.hostsPerTor == 0 ||
-        topology.gpusPerHost == 0 || topology.nicsPerHost == 0)
+    // The fabric's addressing allows 65,536 hosts (ClosConfig): larger counts are typos,
+    // refused before a topology of that size is built. Field, value, largest value, why.
+    const char* hostsWhy = " (the fabric addresses at most 65,536 hosts)";
+    const std::tuple<const char*, uint64_t, uint64_t, const char*> sizes[] = {
+        {"tors", topology.tors, 65536, hostsWhy},
+        {"aggs", topology.aggs, 65536, hostsWhy},
+        {"hostsPerTor", topology.hostsPerTor, 65536, hostsWhy},
+        {"gpusPerHost", topology.gpusPerHost, 1024, ""},
+        {"nicsPerHost", topology.nicsPerHost, 1024, ""}};
+    for (const auto& [key, v, most, why] : sizes)
     {
-        Fail("topology", "tors, aggs, hostsPerTor, gpusPerHost and nicsPerHost must be > 0");
-    }
-    // the fabric's addressing allows 65,536 hosts (ClosConfig): larger counts are typos,
-    // refused before a topology of that size is built
-    for (const auto& [key, v] : {std::make_pair("tors", topology.tors),
-                                 std::make_pair("aggs", topology.aggs),
-                                 std::make_pair("hostsPerTor", topology.hostsPerTor)})
-    {
-        if (v > 65536)
+        if (v == 0 || v > most)
         {
             Fail(std::string("topology.") + key,
-                 "must be <= 65536 (the fabric addresses at most 65,536 hosts), got " +
-                     std::to_string(v));
+                 "must be 1.." + std::to_string(most) + why + ", got " + std::to_string(v));
         }
-    }
-    if (topology.gpusPerHost > 1024)
-    {
-        Fail("topology.gpusPerHost",
-             "must be <= 1024, got " + std::to_string(topology.gpusPerHost));
     }
     if (topology.type == "clos" && topology.nicsPerHost > topology.tors)
     {
@@ -583,6 +590,17 @@ Scenario::ValidateJobs() const
         if (j.name.empty())
         {
             Fail(f + ".name", "must not be empty (it labels the job's results)");
+        }
+        // the name is written unquoted into the CSV files and the run labels
+        for (const char ch : j.name)
+        {
+            if (ch == ',' || ch == '"' || static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f)
+            {
+                Fail(f + ".name",
+                     "must not contain commas, quotes or control characters (it is a column "
+                     "of the CSV results), got '" +
+                         j.name + "'");
+            }
         }
         if (j.gpus == 0 && j.hosts.empty())
         {

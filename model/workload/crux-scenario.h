@@ -202,9 +202,8 @@ struct Scenario
 
     /**
      * \brief Check the sizes of a generated topology (every count > 0, tors, aggs and
-     * hostsPerTor <= 65,536, gpusPerHost <= 1,024, a ToR per NIC for "clos"); nothing for
-     * "testbed". Called by Validate().
-     * \throws ScenarioError naming the field
+     * hostsPerTor <= 65,536, gpusPerHost and nicsPerHost <= 1,024, a ToR per NIC for "clos");
+     * nothing for "testbed". Called by Validate(). \throws ScenarioError naming the field
      */
     void ValidateTopologySizes() const;
 

@@ -120,6 +120,12 @@ ResolveKinds(const ParallelismRequest& req, const ModelSpec& model, ParallelPlan
     }
     plan.sequenceParallel = req.sequenceParallel;
     plan.layersPerBlock = req.layersPerBlock > 0 ? req.layersPerBlock : 1;
+    if (transformer && plan.layersPerBlock > model.layers)
+    {
+        throw PlanError("parallelism.layersPerBlock",
+                        "must be <= the model's " + std::to_string(model.layers) + " layers, got " +
+                            std::to_string(plan.layersPerBlock));
+    }
     if (!transformer)
     {
         for (const auto& [field, value] : {std::make_pair("tp", req.tp),
@@ -292,6 +298,12 @@ ResolveEp(const ParallelismRequest& req, const ModelSpec& model, ParallelPlan& p
     }
 }
 
+/// Most micro-batches per iteration a plan may ask for. An assumption, not a published limit:
+/// Megatron-LM's runs use tens to a few hundred (GPT-3 175B, global batch 1,536 over DP 16 with
+/// micro-batch 1: 96); the iteration DAG holds nodes per micro-batch, stage and block, so a
+/// 16-GPU GPT job with 1,000 micro-batches already took over 2 GB and a minute to build.
+constexpr uint32_t MAX_MICRO_BATCHES = 1024;
+
 /**
  * Micro-batches per iteration and replica: the request's, or the replica's sequences over the
  * zoo's micro-batch size (at least 1).
@@ -303,6 +315,12 @@ ResolveMicroBatches(const ParallelismRequest& req,
                     uint32_t n,
                     ParallelPlan& plan)
 {
+    if (req.microBatches > MAX_MICRO_BATCHES)
+    {
+        throw PlanError("parallelism.microBatches",
+                        "must be <= " + std::to_string(MAX_MICRO_BATCHES) + ", got " +
+                            std::to_string(req.microBatches));
+    }
     if (req.microBatches > 0)
     {
         plan.microBatches = req.microBatches;
