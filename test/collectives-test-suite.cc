@@ -856,6 +856,29 @@ class MessageDescriptionTestCase : public TestCase
                   << tableBytes / dag.NumNodes() << " B/node in the description table\n";
         NS_TEST_ASSERT_MSG_LT(tableBytes, 0.15 * nodeBytes, "the table is small beside the nodes");
 
+        // A block of more layers than the stage has is one block per stage, up to 2^32 - 1
+        // layers (the block count once wrapped to 0 there and the run crashed): the same DAG as
+        // a block of exactly the stage's 12 layers (gpt3-1.3b, 24 layers, PP 2)
+        {
+            uint32_t nodes[2] = {0, 0};
+            const uint32_t block[2] = {12, 0xffffffffU};
+            for (int i = 0; i < 2; ++i)
+            {
+                ParallelismRequest req;
+                req.tp = 1;
+                req.pp = 2;
+                req.microBatches = 2;
+                req.layersPerBlock = block[i];
+                const DltJob big = PlannedJob("gpt3-1.3b", 4, 2, req);
+                CommDag d(TrainingIteration::RankGpus(big));
+                TrainingIteration::Build(big, d);
+                d.Finalize();
+                nodes[i] = d.NumNodes();
+            }
+            NS_TEST_ASSERT_MSG_GT(nodes[0], 0, "a DAG was built");
+            NS_TEST_ASSERT_MSG_EQ(nodes[1], nodes[0], "layersPerBlock 2^32 - 1 = 12 here");
+        }
+
         // EP: the dispatch / combine all-to-all of a MoE job
         DltJob moe;
         moe.id = 5;

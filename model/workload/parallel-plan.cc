@@ -120,12 +120,6 @@ ResolveKinds(const ParallelismRequest& req, const ModelSpec& model, ParallelPlan
     }
     plan.sequenceParallel = req.sequenceParallel;
     plan.layersPerBlock = req.layersPerBlock > 0 ? req.layersPerBlock : 1;
-    if (transformer && plan.layersPerBlock > model.layers)
-    {
-        throw PlanError("parallelism.layersPerBlock",
-                        "must be <= the model's " + std::to_string(model.layers) + " layers, got " +
-                            std::to_string(plan.layersPerBlock));
-    }
     if (!transformer)
     {
         for (const auto& [field, value] : {std::make_pair("tp", req.tp),

@@ -369,7 +369,8 @@ PlanBuilder::Pass(uint32_t s, const Op& op, const std::vector<NodeList>& start)
         return cur;
     }
     const uint32_t k = m_plan.layersPerBlock;
-    const uint32_t blocks = (ls + k - 1) / k;
+    // ceil(ls / k) without ls + k - 1, which wraps for k near 2^32 (any k >= ls is one block)
+    const uint32_t blocks = ls / k + (ls % k != 0 ? 1 : 0);
     const double a = m_model.attentionFraction;
     const bool moe = m_model.IsMoe() && m_plan.ep > 1;
     const bool sp = m_plan.sequenceParallel;
