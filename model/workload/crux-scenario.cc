@@ -592,14 +592,16 @@ Scenario::ValidateJobs() const
             Fail(f + ".name", "must not be empty (it labels the job's results)");
         }
         // the name is written unquoted into the CSV files and the run labels
-        for (const char ch : j.name)
+        for (size_t k = 0; k < j.name.size(); ++k)
         {
+            const char ch = j.name[k];
             if (ch == ',' || ch == '"' || static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f)
             {
+                // the name itself is not echoed: a control character would split the line
                 Fail(f + ".name",
                      "must not contain commas, quotes or control characters (it is a column "
-                     "of the CSV results), got '" +
-                         j.name + "'");
+                     "of the CSV results); character " +
+                         std::to_string(k + 1) + " is one");
             }
         }
         if (j.gpus == 0 && j.hosts.empty())
