@@ -349,7 +349,9 @@ class ExperimentThreeTierTestCase : public TestCase
                 {
                     core += isCore(l) ? 1 : 0;
                 }
-                NS_TEST_ASSERT_MSG_EQ(core, cross ? 2 : 0, fabric << " flow " << flow << ": core");
+                NS_TEST_ASSERT_MSG_EQ(core,
+                                      (cross ? 2 : 0),
+                                      fabric << " flow " << flow << ": core");
                 firstLinkCross[links.front()] = cross;
             }
             if (fabric == "packet")
