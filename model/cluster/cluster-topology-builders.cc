@@ -597,4 +597,23 @@ BuildThreeTier(const std::vector<uint32_t>& hostTor,
     return topo;
 }
 
+ClusterTopology
+BuildClusterTopology(const ClusterTopologySpec& spec)
+{
+    if (spec.type == "clos")
+    {
+        return BuildTwoLayerClos(spec.clos);
+    }
+    if (spec.type == "double-sided")
+    {
+        return BuildDoubleSided(spec.doubleSided);
+    }
+    if (spec.type == "three-tier")
+    {
+        return BuildThreeTier(spec.hostTor, spec.torGroup, spec.threeTier);
+    }
+    throw std::invalid_argument("unknown topology type '" + spec.type +
+                                "' (known: clos, double-sided, three-tier)");
+}
+
 } // namespace ns3
