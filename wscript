@@ -111,6 +111,12 @@ CRUX_SOURCES = CRUX_PURE_SOURCES + [
     # --- experiment drivers ---
     'drivers/result-directory.cc',
     'drivers/crux-experiment.cc',
+    'drivers/experiment-result.cc',
+    'drivers/scenario-topology.cc',
+    'drivers/scenario-jobs.cc',
+    'drivers/run-statistics.cc',
+    'drivers/scenario-run.cc',
+    'drivers/experiment-output.cc',
     'drivers/live-cluster-fabric.cc',
     'drivers/cluster-run.cc',
     'drivers/cluster-run-engine.cc',
@@ -119,6 +125,7 @@ CRUX_SOURCES = CRUX_PURE_SOURCES + [
 CRUX_HEADERS = [
     # --- cluster description ---
     'model/cluster/cluster-topology.h',
+    'model/cluster/cluster-topology-spec.h',
     'model/cluster/gpu-placement.h',
     # --- scheduling ---
     'model/scheduling/cluster-model.h',
@@ -198,6 +205,12 @@ CRUX_HEADERS = [
     'drivers/parallel-runs.h',
     'drivers/result-directory.h',
     'drivers/crux-experiment.h',
+    'drivers/experiment-result.h',
+    'drivers/scenario-topology.h',
+    'drivers/scenario-jobs.h',
+    'drivers/run-statistics.h',
+    'drivers/scenario-run.h',
+    'drivers/experiment-output.h',
     'drivers/live-cluster-fabric.h',
     'drivers/cluster-run.h',
     'drivers/cluster-run-engine.h',

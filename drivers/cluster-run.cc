@@ -20,6 +20,7 @@
 #include "progress-reporter.h"
 #include "result-directory.h"
 
+#include "ns3/cluster-topology-spec.h"
 #include "ns3/comm-scheduler.h"
 #include "ns3/flow-evaluator.h"
 #include "ns3/gpu-placement.h"
@@ -394,20 +395,19 @@ ClusterRun::BuildTopology()
                           "'" + m_config.topoCsv + "' has no usable host row" +
                               SkippedRowsDigest(m_traceWarnings));
     }
+    ClusterTopologySpec spec;
+    spec.type = m_config.topology == "lingjun" ? "three-tier" : m_config.topology;
+    spec.clos = m_config.clos;
+    spec.doubleSided = m_config.doubleSided;
+    spec.threeTier = m_config.threeTier;
+    if (spec.type == "three-tier")
+    {
+        spec.hostTor = m_lingjun.hostTor;
+        spec.torGroup = m_lingjun.torPsw;
+    }
     try
     {
-        if (m_config.topology == "clos")
-        {
-            m_topo = BuildTwoLayerClos(m_config.clos);
-        }
-        else if (m_config.topology == "double-sided")
-        {
-            m_topo = BuildDoubleSided(m_config.doubleSided);
-        }
-        else
-        {
-            m_topo = BuildThreeTier(m_lingjun.hostTor, m_lingjun.torPsw, m_config.threeTier);
-        }
+        m_topo = BuildClusterTopology(spec);
     }
     catch (const std::invalid_argument& e)
     {
