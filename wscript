@@ -121,6 +121,7 @@ CRUX_SOURCES = CRUX_PURE_SOURCES + [
 CRUX_HEADERS = [
     # --- cluster description ---
     'model/cluster/cluster-topology.h',
+    'model/cluster/cluster-topology-spec.h',
     'model/cluster/gpu-placement.h',
     # --- scheduling ---
     'model/scheduling/cluster-model.h',

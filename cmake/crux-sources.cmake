@@ -113,6 +113,7 @@ set(CRUX_PROTO_FILES
 set(CRUX_HEADERS
     # --- cluster description ---
     model/cluster/cluster-topology.h
+    model/cluster/cluster-topology-spec.h
     model/cluster/gpu-placement.h
     # --- scheduling ---
     model/scheduling/cluster-model.h

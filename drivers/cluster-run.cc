@@ -20,6 +20,7 @@
 #include "progress-reporter.h"
 #include "result-directory.h"
 
+#include "ns3/cluster-topology-spec.h"
 #include "ns3/comm-scheduler.h"
 #include "ns3/flow-evaluator.h"
 #include "ns3/gpu-placement.h"

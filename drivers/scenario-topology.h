@@ -16,6 +16,7 @@
 #ifndef CRUX_SCENARIO_TOPOLOGY_H
 #define CRUX_SCENARIO_TOPOLOGY_H
 
+#include "ns3/cluster-topology-spec.h"
 #include "ns3/cluster-topology.h"
 #include "ns3/crux-scenario.h"
 #include "ns3/crux-topology.h"

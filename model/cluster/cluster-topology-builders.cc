@@ -17,6 +17,7 @@
 // BuildThreeTier(), TestbedClosConfig()) and AddIntraHostLinks(); the description's queries and
 // path search are in cluster-topology.cc.
 
+#include "cluster-topology-spec.h"
 #include "cluster-topology.h"
 
 #include <algorithm>

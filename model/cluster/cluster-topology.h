@@ -519,37 +519,6 @@ ClusterTopology BuildThreeTier(const std::vector<uint32_t>& hostTor,
 
 /**
  * \ingroup crux-scheduling
- * \brief A cluster topology named by its builder and that builder's configuration: the one
- * description from which the scenario driver (a Scenario's "topology") and the trace runner
- * (ClusterRunConfig) build their ClusterTopology, by BuildClusterTopology(). Only the fields of
- * the named builder are read.
- */
-struct ClusterTopologySpec
-{
-    /// The builder: "clos" (BuildTwoLayerClos(clos)), "double-sided"
-    /// (BuildDoubleSided(doubleSided)) or "three-tier" (BuildThreeTier(hostTor, torGroup,
-    /// threeTier)).
-    std::string type{"clos"};
-    ClosConfig clos;               //!< configuration of "clos"
-    DoubleSidedConfig doubleSided; //!< configuration of "double-sided"
-    ThreeTierConfig threeTier;     //!< configuration of "three-tier"
-    std::vector<uint32_t> hostTor; //!< "three-tier": ToR index of every host
-    /// "three-tier": aggregation group of every ToR
-    std::vector<uint32_t> torGroup;
-};
-
-/**
- * \ingroup crux-scheduling
- * \brief Build the topology a ClusterTopologySpec names (the one "type -> builder" dispatch).
- * \param spec the builder and its configuration
- * \return the topology, without intra-host links (AddIntraHostLinks() adds them)
- * Throws std::invalid_argument as the builder does (naming its bad field), or naming the type
- * if it is none of "clos", "double-sided", "three-tier".
- */
-ClusterTopology BuildClusterTopology(const ClusterTopologySpec& spec);
-
-/**
- * \ingroup crux-scheduling
  * \brief Add the intra-host links of every host to a built topology (see IntraHostConfig and
  * the file comment). Per host h, in host order: GPU nodes "h<h>.g<i>", PCIe switch nodes
  * "h<h>.pcie<n>" (one per NIC), one NVSwitch node "h<h>.nvs"; cables (up link at an even id,
