@@ -40,8 +40,12 @@ CRUX_PURE_SOURCES = [
     'model/scheduling/cassini-scheduler.cc',
     'model/scheduling/optimal-scheduler.cc',
     # --- metrics ---
+    'model/metrics/contention-decomposition.cc',
     'model/metrics/flow-evaluator.cc',
     'model/metrics/water-filling.cc',
+    'model/metrics/sample-statistics.cc',
+    # --- the one definition of t_j and I_j ---
+    'model/util/gpu-intensity.cc',
     # --- experiment drivers ---
     'drivers/random-cluster.cc',
     'drivers/stage-ablation.cc',
@@ -163,6 +167,7 @@ CRUX_HEADERS = [
     'model/util/checked-command-line.h',
     # --- ns-3.35/3.37 adapter (functor events and callbacks) ---
     'model/util/crux-compat.h',
+    'model/util/gpu-intensity.h',
     'model/workload/crux-scenario.h',
     'model/workload/model-zoo.h',
     'model/workload/parallel-plan.h',
@@ -177,7 +182,9 @@ CRUX_HEADERS = [
     # --- metrics ---
     'model/metrics/flow-evaluator.h',
     'model/metrics/water-filling.h',
+    'model/metrics/contention-decomposition.h',
     'model/metrics/gpu-intensity-tracker.h',
+    'model/metrics/sample-statistics.h',
     # --- trace ---
     'model/trace/csv-reader.h',
     'model/trace/lingjun-trace.h',

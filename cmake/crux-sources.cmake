@@ -24,8 +24,12 @@ set(CRUX_PURE_SOURCES
     model/scheduling/cassini-scheduler.cc
     model/scheduling/optimal-scheduler.cc
     # --- metrics ---
+    model/metrics/contention-decomposition.cc
     model/metrics/flow-evaluator.cc
     model/metrics/water-filling.cc
+    model/metrics/sample-statistics.cc
+    # --- the one definition of t_j and I_j ---
+    model/util/gpu-intensity.cc
     # --- experiment drivers ---
     drivers/random-cluster.cc
     drivers/stage-ablation.cc
@@ -155,6 +159,7 @@ set(CRUX_HEADERS
     model/util/checked-command-line.h
     # --- ns-3.35/3.37 adapter (functor events and callbacks) ---
     model/util/crux-compat.h
+    model/util/gpu-intensity.h
     # --- workload ---
     model/workload/crux-scenario.h
     model/workload/model-zoo.h
@@ -170,7 +175,9 @@ set(CRUX_HEADERS
     # --- metrics ---
     model/metrics/flow-evaluator.h
     model/metrics/water-filling.h
+    model/metrics/contention-decomposition.h
     model/metrics/gpu-intensity-tracker.h
+    model/metrics/sample-statistics.h
     # --- trace ---
     model/trace/csv-reader.h
     model/trace/lingjun-trace.h
@@ -290,6 +297,7 @@ set(CRUX_GTEST_SOURCES
     test/gtest/cassini-scheduler-test.cc
     test/gtest/flow-evaluator-test.cc
     test/gtest/water-filling-test.cc
+    test/gtest/sample-statistics-test.cc
     test/gtest/optimal-scheduler-test.cc
     test/gtest/cluster-topology-test.cc
     test/gtest/gpu-placement-test.cc

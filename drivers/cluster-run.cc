@@ -702,6 +702,19 @@ ClusterRun::WriteResults(const std::vector<ClusterRunResult>& runs) const
     }
 }
 
+ContentionDecomposition
+ClusterRun::Decomposition(const ClusterRunResult& r)
+{
+    // the epoch engine's stand-alone series: every running job at its stand-alone rate on its
+    // ECMP default paths (alone@ECMP) and on the installed paths (alone@paths); no one-class
+    // or collision-free series
+    ContentionDecomposition d;
+    d.aloneEcmp = r.meanUtilAloneDefault;
+    d.alonePaths = r.meanUtilAloneInstalled;
+    d.mix = r.meanUtilization;
+    return d;
+}
+
 std::string
 ClusterRun::FormatTable(const std::vector<ClusterRunResult>& runs)
 {
@@ -731,7 +744,7 @@ ClusterRun::FormatTable(const std::vector<ClusterRunResult>& runs)
         }
         os << std::setprecision(4) << std::setw(8) << r.meanBusyFraction << std::setw(12)
            << r.meanUtilAloneDefault << std::setw(13) << r.meanUtilAloneInstalled << std::setw(16)
-           << r.meanUtilAloneInstalled - r.meanUtilization << std::setprecision(1) << std::setw(10)
+           << Decomposition(r).InterJobLoss() << std::setprecision(1) << std::setw(10)
            << r.wallSeconds << "\n";
     }
     return os.str();
