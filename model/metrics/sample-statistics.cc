@@ -61,8 +61,14 @@ Summarize(const std::vector<double>& values, double confidence)
         sum += v;
     }
     s.mean = sum / s.n;
-    if (s.n < 2)
+    if (s.n < 2 || std::all_of(values.begin(), values.end(), [&values](double v) {
+            return v == values.front();
+        }))
     {
+        if (s.n >= 2)
+        {
+            s.mean = values.front(); // n equal measurements: exactly that value, no spread
+        }
         return s;
     }
     double ss = 0;
@@ -164,7 +170,7 @@ FormatInterval(const SampleSummary& s, double scale)
     }
     if (hw == 0)
     {
-        return FormatSignificant(mean, 4) + " ± 0";
+        return FormatSignificant(mean, 4); // equal measurements: the value alone
     }
     // the half-width with 2 significant digits fixes the last decimal place shown; the mean
     // gets the same place but never more than 4 significant digits

@@ -53,6 +53,11 @@ TEST(SampleStatistics, NoIntervalBelowTwoSamples)
     EXPECT_EQ(one.halfWidth, 0.0);
     EXPECT_EQ(FormatInterval(one), "0.5000");
     EXPECT_THROW(Summarize({1, std::nan("")}), std::invalid_argument);
+    // equal measurements (a run standing for every seed): that value, no interval
+    const SampleSummary same = Summarize({0.1, 0.1, 0.1});
+    EXPECT_EQ(same.mean, 0.1);
+    EXPECT_EQ(same.halfWidth, 0.0);
+    EXPECT_EQ(FormatInterval(same), "0.1000");
     EXPECT_THROW(Summarize({1, 2}, 1.0), std::invalid_argument);
 }
 
