@@ -32,7 +32,6 @@
 #include "ns3/sched-job-builder.h"
 
 #include <algorithm>
-#include <iostream>
 #include <limits>
 #include <sstream>
 
@@ -461,11 +460,12 @@ CruxExperiment::Merge(std::vector<RunSpec>& specs, std::vector<ExperimentRunResu
     std::vector<RunSpec> kept;
     for (RunSpec& spec : specs)
     {
-        const std::string sig = ScenarioRun(m_scenario, m_cluster, m_jobs, spec).Plan();
-        if (getenv("CRUX_DEBUG_SIG"))
-        {
-            std::cerr << "SIG " << spec.label << "@" << spec.ecmpSeed << "\n" << sig << "\n";
-        }
+        // Distributed (MPI): no set-up outside a run (every rank would build a fabric between
+        // the ranks' collective runs); every run is its own simulation then.
+        const std::string sig = m_distributed
+                                    ? spec.label + "@" + std::to_string(spec.ecmpSeed)
+                                    : ScenarioRun(m_scenario, m_cluster, m_jobs, spec).Plan();
+        NS_LOG_DEBUG("run " << spec.label << " ECMP seed " << spec.ecmpSeed << ": " << sig);
         auto add =
             [](std::vector<std::string>& roles, std::vector<uint64_t>& seeds, const RunSpec& from) {
                 for (const auto& r : from.roles)
@@ -559,9 +559,12 @@ CruxExperiment::RunBatch(std::vector<RunSpec>& batch,
     std::vector<ParallelRun> runs;
     for (const RunSpec& spec : batch)
     {
-        runs.push_back(
-            ParallelRun{spec.label + "@" + std::to_string(spec.ecmpSeed),
-                        [this, &spec]() { return ExperimentRunResultToBytes(RunJobs(spec)); }});
+        const std::string name =
+            spec.label +
+            (m_scenario.seeds > 1 ? "@" + std::to_string(spec.ecmpSeed) : std::string());
+        runs.push_back(ParallelRun{name, [this, &spec]() {
+                                       return ExperimentRunResultToBytes(RunJobs(spec));
+                                   }});
     }
     // a distributed run is one simulation over all ranks: one after another
     const std::vector<std::string> bytes =

@@ -86,6 +86,10 @@ Summarize(const std::vector<double>& values, double confidence)
 namespace
 {
 
+/// Below this magnitude a printed value is 0: the rounding noise of x / x − 1 or x − x
+/// (1e-16 relative) scaled to percent stays far below it, any measured difference far above.
+constexpr double NOISE = 1e-9;
+
 /// Decimal places that give \p digits significant digits for |value| (>= 0).
 int
 DecimalsFor(double value, int digits)
@@ -122,6 +126,10 @@ FormatSignificant(double value, int digits)
         return "–";
     }
     digits = std::max(1, digits);
+    if (std::fabs(value) < NOISE)
+    {
+        value = 0; // rounding noise of a difference of equal numbers, not a measurement
+    }
     // round first: 9.99996 with 4 digits is 10.00, not 9.9999
     int decimals = DecimalsFor(value, digits);
     const double rounded = std::stod(Fixed(value, decimals));
@@ -163,7 +171,7 @@ FormatInterval(const SampleSummary& s, double scale)
     {
         return "–";
     }
-    const double hw = s.halfWidth * scale;
+    const double hw = std::fabs(s.halfWidth * scale) < NOISE ? 0.0 : s.halfWidth * scale;
     if (s.n < 2 || !std::isfinite(hw))
     {
         return FormatSignificant(mean, 4);

@@ -66,7 +66,8 @@ SampleSummary Summarize(const std::vector<double>& values, double confidence = 0
  * \brief A number with \p digits significant digits, fixed notation ("0.2747", "1284", "12.00").
  * \param value the number
  * \param digits significant digits (>= 1)
- * \return the text; "–" (en dash) for a value that is not finite
+ * \return the text; "–" (en dash) for a value that is not finite; a value below 1e-9 in
+ *         magnitude (the rounding noise of a difference of equal numbers) prints as 0
  */
 std::string FormatSignificant(double value, int digits = 4);
 

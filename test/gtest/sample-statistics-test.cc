@@ -97,6 +97,11 @@ TEST(SampleStatistics, Formats)
     EXPECT_EQ(FormatInterval(s, 100), "27.5 ± 1.2");
     s.halfWidth = 0.0000123;
     EXPECT_EQ(FormatInterval(s), "0.2747 ± 0.0000"); // never more than 4 significant digits
+    // rounding noise of x / x - 1 prints as 0
+    EXPECT_EQ(FormatSignificant(-2.22e-16 * 100), "0.000");
+    s.mean = -8.9e-17;
+    s.halfWidth = 8.2e-17;
+    EXPECT_EQ(FormatInterval(s, 100), "0.000");
 }
 
 TEST(ContentionDecomposition, TermsAddUp)
