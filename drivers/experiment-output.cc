@@ -243,7 +243,13 @@ ExperimentOutput::FormatUtilization(std::ostream& os, const ExperimentSummary& s
            << Cell(Points(c.interJobLoss), 18) << Cell(Points(c.priorityRecovery), 18);
         if (c.incomplete)
         {
-            os << "INCOMPLETE: a job without iteration in the window (seeds left out)";
+            os << "INCOMPLETE: without";
+            for (const auto& name : c.jobsOutside)
+            {
+                os << " " << name;
+            }
+            os << " (no iteration inside the measurement window; those seeds are not compared "
+                  "with alone)";
         }
         os << "\n";
     }
@@ -500,7 +506,8 @@ SummaryOf(const ExperimentSummary& sum)
                                  {"interJobLoss", StatOf(c.interJobLoss)},
                                  {"priorityRecovery", StatOf(c.priorityRecovery)},
                                  {"maxResidual", c.maxResidual},
-                                 {"incomplete", c.incomplete}});
+                                 {"incomplete", c.incomplete},
+                                 {"jobsOutsideWindow", c.jobsOutside}});
     }
     return j;
 }

@@ -279,12 +279,22 @@ SummarizeExperiment(const std::vector<ExperimentRunResult>& runs,
             {
                 continue;
             }
+            mix.push_back(m->utilization);
             if (!m->jobsOutsideWindow.empty())
             {
+                // its utilization counts the other jobs only (printed, marked INCOMPLETE); no
+                // comparison with the jobs alone, which count every job
                 cs.incomplete = true;
-                continue; // its utilization leaves a job out: not a measurement of the mix
+                for (const auto& name : m->jobsOutsideWindow)
+                {
+                    if (std::find(cs.jobsOutside.begin(), cs.jobsOutside.end(), name) ==
+                        cs.jobsOutside.end())
+                    {
+                        cs.jobsOutside.push_back(name);
+                    }
+                }
+                continue;
             }
-            mix.push_back(m->utilization);
             ContentionDecomposition d;
             d.mix = m->utilization;
             if (!AloneUtilization(index, RunRole::ALONE_ECMP, seed, ids, d.aloneEcmp))

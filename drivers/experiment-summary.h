@@ -93,7 +93,7 @@ struct SchedulerSummary
 {
     std::string scheduler;          //!< scheduler name
     uint32_t distinctRuns{0};       //!< simulations of its mix (1: seed-independent decision)
-    SampleSummary mix;              //!< U_mix
+    SampleSummary mix;              //!< U_mix (of the jobs it counts, see incomplete)
     SampleSummary aloneEcmp;        //!< U_ecmp (Σ of the jobs' alone@ECMP utilizations)
     SampleSummary aloneFree;        //!< U_free (n = 0: not measured)
     SampleSummary alonePaths;       //!< U_paths
@@ -103,7 +103,10 @@ struct SchedulerSummary
     SampleSummary priorityRecovery; //!< U_mix − U_1 (n = 0: no one-class run)
     SampleSummary vsAloneEcmp;      //!< U_mix / U_ecmp − 1, fraction
     double maxResidual{0};          //!< largest |ContentionDecomposition::Residual()| of a seed
-    bool incomplete{false};         //!< a seed's mix left a job outside its window
+    /// a seed's mix left a job outside its window: its utilization counts the other jobs only,
+    /// and that seed is left out of every comparison with the jobs alone
+    bool incomplete{false};
+    std::vector<std::string> jobsOutside; //!< the jobs left out (any seed)
 };
 
 /**
