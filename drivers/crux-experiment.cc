@@ -448,6 +448,26 @@ CruxExperiment::SecondPhase(bool alone,
     return out;
 }
 
+namespace
+{
+
+/// \return the scheduler of a "mix:<scheduler>" role among \p roles, or ""
+std::string
+MixScheduler(const std::vector<std::string>& roles)
+{
+    const std::string prefix = std::string(RunRole::MIX) + ":";
+    for (const auto& r : roles)
+    {
+        if (r.rfind(prefix, 0) == 0)
+        {
+            return r.substr(prefix.size());
+        }
+    }
+    return "";
+}
+
+} // namespace
+
 void
 CruxExperiment::Merge(std::vector<RunSpec>& specs, std::vector<ExperimentRunResult>& done) const
 {
@@ -484,6 +504,19 @@ CruxExperiment::Merge(std::vector<RunSpec>& specs, std::vector<ExperimentRunResu
                 }
             };
         auto w = where.find(sig);
+        if (w != where.end())
+        {
+            // the mixes of two schedulers stay two rows even when their decisions are equal
+            const std::vector<std::string>& roles =
+                w->second[0] == 'd' ? done[std::stoul(w->second.substr(1))].roles
+                                    : kept[std::stoul(w->second.substr(1))].roles;
+            const std::string mine = MixScheduler(spec.roles);
+            const std::string theirs = MixScheduler(roles);
+            if (!mine.empty() && !theirs.empty() && mine != theirs)
+            {
+                w = where.end();
+            }
+        }
         if (w == where.end())
         {
             where[sig] = "s" + std::to_string(kept.size());

@@ -136,12 +136,17 @@ SummarizeExperiment(const std::vector<ExperimentRunResult>& runs,
     std::vector<std::pair<uint32_t, std::string>> jobs;
     for (const auto& r : runs)
     {
+        const std::string prefix = std::string(RunRole::MIX) + ":";
         for (const auto& role : r.roles)
         {
-            if (role.rfind(std::string(RunRole::MIX) + ":", 0) == 0 &&
-                std::find(schedulers.begin(), schedulers.end(), r.scheduler) == schedulers.end())
+            if (role.rfind(prefix, 0) != 0)
             {
-                schedulers.push_back(r.scheduler);
+                continue;
+            }
+            const std::string sched = role.substr(prefix.size());
+            if (std::find(schedulers.begin(), schedulers.end(), sched) == schedulers.end())
+            {
+                schedulers.push_back(sched);
             }
         }
         for (const auto& j : r.jobs)
