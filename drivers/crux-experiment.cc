@@ -469,8 +469,14 @@ MixScheduler(const std::vector<std::string>& roles)
 } // namespace
 
 void
-CruxExperiment::Merge(std::vector<RunSpec>& specs, std::vector<ExperimentRunResult>& done) const
+CruxExperiment::Merge(std::vector<RunSpec>& specs,
+                      std::vector<ExperimentRunResult>& done,
+                      bool alone) const
 {
+    // Only runs of several seeds or the alone references can be the same simulation; without
+    // them every run is its own (and the schedulers are not called once more to plan). Not
+    // distributed (MPI): every rank would build a fabric between the ranks' collective runs.
+    const bool plan = !m_distributed && (m_scenario.seeds > 1 || alone);
     // signature → where the simulation is: "d<i>" a run done, "s<i>" a spec kept
     std::map<std::string, std::string> where;
     for (size_t i = 0; i < done.size(); ++i)
@@ -480,11 +486,8 @@ CruxExperiment::Merge(std::vector<RunSpec>& specs, std::vector<ExperimentRunResu
     std::vector<RunSpec> kept;
     for (RunSpec& spec : specs)
     {
-        // Distributed (MPI): no set-up outside a run (every rank would build a fabric between
-        // the ranks' collective runs); every run is its own simulation then.
-        const std::string sig = m_distributed
-                                    ? spec.label + "@" + std::to_string(spec.ecmpSeed)
-                                    : ScenarioRun(m_scenario, m_cluster, m_jobs, spec).Plan();
+        const std::string sig = plan ? ScenarioRun(m_scenario, m_cluster, m_jobs, spec).Plan()
+                                     : spec.label + "@" + std::to_string(spec.ecmpSeed);
         NS_LOG_DEBUG("run " << spec.label << " ECMP seed " << spec.ecmpSeed << ": " << sig);
         auto add =
             [](std::vector<std::string>& roles, std::vector<uint64_t>& seeds, const RunSpec& from) {
@@ -553,7 +556,7 @@ CruxExperiment::RunOrdered(const std::vector<std::string>& ordered)
                                                                                : m_progressSeconds);
     std::vector<ExperimentRunResult> out;
     std::vector<RunSpec> batch = FirstPhase(alone, schedulers);
-    Merge(batch, out);
+    Merge(batch, out, alone);
     progress.StartRuns(static_cast<uint32_t>(batch.size()));
     RunBatch(batch, out, progress);
     // a background job's alone run lasts as long as the longest alone run of a measured job
@@ -568,7 +571,7 @@ CruxExperiment::RunOrdered(const std::vector<std::string>& ordered)
         }
     }
     batch = SecondPhase(alone, schedulers, aloneEnd);
-    Merge(batch, out);
+    Merge(batch, out, alone);
     progress.AddRuns(static_cast<uint32_t>(batch.size()));
     RunBatch(batch, out, progress);
     // a run standing for some of several seeds is labelled with its first seed

@@ -220,7 +220,11 @@ class CruxExperiment
     /// simulation: a run equal to one of \p done or to an earlier spec adds its roles and
     /// seeds to it instead. \param specs the runs (reduced in place) \param done runs already
     /// simulated (their roles and seeds may grow)
-    void Merge(std::vector<RunSpec>& specs, std::vector<ExperimentRunResult>& done) const;
+    /// \param alone "alone" among the modes (without it and with one seed, nothing is planned:
+    /// no two runs can be equal)
+    void Merge(std::vector<RunSpec>& specs,
+               std::vector<ExperimentRunResult>& done,
+               bool alone) const;
     /// Run \p batch (in parallel, see SetParallelRuns), note what the alone and profiling runs
     /// measured, append the result rows to \p out and clear \p batch.
     /// \param batch the runs \param out the result rows \param progress counts the runs
