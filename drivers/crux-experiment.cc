@@ -449,6 +449,7 @@ CruxExperiment::MakeZooJob(uint32_t i, const std::vector<GpuId>& gpus) const
         {
             job.ApplyPlan(sj.parallelism);
         }
+        job.collectives = CollectiveConfigOf(m_cluster, sj.parallelism);
         if (sj.overlapForward >= 0)
         {
             job.overlapStart = sj.overlapForward;
@@ -487,6 +488,7 @@ CruxExperiment::MakeChakraJob(uint32_t i, const std::vector<GpuId>& gpus) const
         // rank r = the r-th GPU of the job in rank order (TrainingIteration::RankGpus: hosts
         // in order of placement, GPUs by index)
         DltJob job = DltJob::FromChakra(i, trace, gpus);
+        job.collectives = CollectiveConfigOf(m_cluster, sj.parallelism);
         job.startTime = sj.start;
         job.iterations = sj.iterations;
         job.Validate();
