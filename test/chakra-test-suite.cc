@@ -351,10 +351,9 @@ class ChakraMicrobenchmarkTestCase : public ChakraTimedCase
                                               : static_cast<uint64_t>(n) * MIB / n * steps;
                     const double want =
                         static_cast<double>(NcclModel::WireBytes(plan.protocol, data));
-                    std::cout << "[crux-chakra] " << what << " AUTO = "
-                              << ToString(plan.algorithm) << "/" << ToString(plan.protocol)
-                              << " on " << plan.channels << " channels, " << total << " bytes"
-                              << std::endl;
+                    std::cout << "[crux-chakra] " << what << " AUTO = " << ToString(plan.algorithm)
+                              << "/" << ToString(plan.protocol) << " on " << plan.channels
+                              << " channels, " << total << " bytes" << std::endl;
                     NS_TEST_ASSERT_MSG_EQ_TOL(static_cast<double>(total),
                                               want,
                                               1e-4 * want,

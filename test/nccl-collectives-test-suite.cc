@@ -81,12 +81,13 @@ All(uint32_t n)
 /// Run a DAG from time 0 (Simulator::Run; the caller destroys the simulator).
 /// \return completion time, seconds
 double
-Run(Ptr<MessageTransport> t, std::shared_ptr<CommDag> dag, uint64_t* messages = nullptr)
+RunDag(Ptr<MessageTransport> t, std::shared_ptr<CommDag> dag, uint64_t* messages = nullptr)
 {
     double end = -1;
     Ptr<CommDagRunner> runner = CreateObject<CommDagRunner>();
     runner->Setup(t, 1, dag, 0);
-    runner->Start(crux::MakeFunctorCallback<void>([&end]() { end = Simulator::Now().GetSeconds(); }));
+    runner->Start(
+        crux::MakeFunctorCallback<void>([&end]() { end = Simulator::Now().GetSeconds(); }));
     Simulator::Run();
     if (messages)
     {
@@ -224,13 +225,15 @@ class ChannelRingNicsTestCase : public TestCase
         }
         for (uint32_t x : txPerNic)
         {
-            NS_TEST_ASSERT_MSG_EQ(x, 2u * plan.channels / k, "each NIC sends for 2 channels x 2 hosts");
+            NS_TEST_ASSERT_MSG_EQ(x,
+                                  2u * plan.channels / k,
+                                  "each NIC sends for 2 channels x 2 hosts");
         }
         Collectives::ChannelRingAllReduce(*dag, All(n), s, {}, plan.channels, plan.protocol);
         CruxTopologyHelper th;
         Ptr<CruxTopology> topo = th.Install(cluster);
         Ptr<FlowTransport> t = FlowTransportHelper().Install(topo);
-        const double time = Run(t, dag);
+        const double time = RunDag(t, dag);
         // bytes on each NIC's uplink: 2 (N−1)/N S per host, an eighth per NIC
         const double perNic = 2.0 * (n - 1) / n * s / k;
         for (uint32_t h = 0; h < hosts; ++h)
@@ -271,7 +274,8 @@ class PipelinedClosedFormTestCase : public TestCase
 {
   public:
     PipelinedClosedFormTestCase()
-        : TestCase("pipelined tree and hierarchical all-reduce = closed forms on idle fabrics (2 %)")
+        : TestCase(
+              "pipelined tree and hierarchical all-reduce = closed forms on idle fabrics (2 %)")
     {
     }
 
@@ -288,7 +292,7 @@ class PipelinedClosedFormTestCase : public TestCase
             auto dag = std::make_shared<CommDag>(Gpus(n, 1));
             Collectives::ChannelTreeAllReduce(*dag, All(n), s, {}, c, NcclProtocol::SIMPLE);
             uint64_t messages = 0;
-            const double t = Run(Mesh(n, 4096, rate, Seconds(alpha)), dag, &messages);
+            const double t = RunDag(Mesh(n, 4096, rate, Seconds(alpha)), dag, &messages);
             Simulator::Destroy();
             const uint32_t m = 8;
             const double b = 512.0 * 1024 * 8 / rate;
@@ -317,23 +321,21 @@ class PipelinedClosedFormTestCase : public TestCase
             NS_TEST_ASSERT_MSG_EQ(p, 8u, "pieces of k x 2 MiB");
             auto dag = std::make_shared<CommDag>(Gpus(h, k));
             Collectives::PipelinedHierarchicalAllReduce(*dag, All(h * k), s, {});
-            const double t =
-                Run(Star(h, k, rate, MicroSeconds(1), nvl, MicroSeconds(1)), dag);
+            const double t = RunDag(Star(h, k, rate, MicroSeconds(1), nvl, MicroSeconds(1)), dag);
             Simulator::Destroy();
             const double b = static_cast<double>(s) / p;
             const double tRs = (k - 1) * (alphaN + b / k * 8 / nvl);
             const double tAr = 2.0 * (h - 1) * (alpha + b / h * 8 / rate);
             const double closed = tRs + p * tAr + tRs;
-            const double unpipelined =
-                2 * (k - 1) * (alphaN + s / k * 8.0 / nvl) + 2.0 * (h - 1) * (alpha + s / h * 8.0 / rate);
+            const double unpipelined = 2 * (k - 1) * (alphaN + s / k * 8.0 / nvl) +
+                                       2.0 * (h - 1) * (alpha + s / h * 8.0 / rate);
             auto dagC = std::make_shared<CommDag>(Gpus(h, k));
             Collectives::HierarchicalAllReduce(*dagC, All(h * k), s, {});
-            const double tc = Run(Star(h, k, rate, MicroSeconds(1), nvl, MicroSeconds(1)), dagC);
+            const double tc = RunDag(Star(h, k, rate, MicroSeconds(1), nvl, MicroSeconds(1)), dagC);
             Simulator::Destroy();
             std::cout << "[crux-nccl] hierarchical all-reduce, 4 hosts x 4 GPUs, 64 MiB: pipelined "
-                      << t / US << " us (closed form " << closed / US << " us), classic "
-                      << tc / US << " us (closed form " << unpipelined / US << " us)"
-                      << std::endl;
+                      << t / US << " us (closed form " << closed / US << " us), classic " << tc / US
+                      << " us (closed form " << unpipelined / US << " us)" << std::endl;
             NS_TEST_ASSERT_MSG_EQ_TOL(t / closed, 1.0, 0.02, "pipelined within 2 %");
             NS_TEST_ASSERT_MSG_EQ_TOL(tc / unpipelined, 1.0, 0.02, "classic within 2 %");
             NS_TEST_ASSERT_MSG_LT(t, 0.8 * tc, "pipelining hides the NVLink phases");
@@ -394,7 +396,7 @@ class NcclPacketVsFlowTestCase : public TestCase
                 RdmaTransportHelper rdma;
                 rdma.SetCongestionControl("none");
                 Ptr<RdmaTransport> t = rdma.Install(topo);
-                packet = Run(t, dag);
+                packet = RunDag(t, dag);
                 for (uint32_t h = 0; h < hosts; ++h)
                 {
                     for (uint32_t nic = 0; nic < k; ++nic)
@@ -410,7 +412,7 @@ class NcclPacketVsFlowTestCase : public TestCase
                 dag->SetCollectiveConfig(cfg);
                 Add(*dag, what, s);
                 CruxTopologyHelper th;
-                flow = Run(FlowTransportHelper().Install(th.Install(cluster)), dag);
+                flow = RunDag(FlowTransportHelper().Install(th.Install(cluster)), dag);
                 Simulator::Destroy();
             }
             const double gap = std::abs(flow - packet) / packet;
@@ -433,7 +435,7 @@ class NcclChoiceOnTheWireTestCase : public TestCase
 {
   public:
     NcclChoiceOnTheWireTestCase()
-        : TestCase("NCCL's choice: small all-reduce = tree/LL, twice the bytes on the wire")
+        : TestCase("NCCL's choice: small all-reduce = tree with LL, twice the bytes on the wire")
     {
     }
 

@@ -458,8 +458,8 @@ Collectives::ChannelTreeAllReduce(CommDag& dag,
 uint32_t
 Collectives::HierarchicalPieces(uint64_t bytes, uint32_t perHost)
 {
-    const uint64_t piece = static_cast<uint64_t>(std::max<uint32_t>(perHost, 1)) *
-                           NcclModel::RingChunkBytes();
+    const uint64_t piece =
+        static_cast<uint64_t>(std::max<uint32_t>(perHost, 1)) * NcclModel::RingChunkBytes();
     return static_cast<uint32_t>(
         std::clamp<uint64_t>((bytes + piece - 1) / piece, 1, MAX_HIERARCHICAL_PIECES));
 }

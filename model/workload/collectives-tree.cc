@@ -139,7 +139,8 @@ collectives_detail::TreeChannel(CommDag& dag,
     const auto down = Streams(dag, n);
     for (uint32_t ch = 0; ch < chunks; ++ch)
     {
-        const uint64_t b = NcclModel::WireBytes(protocol, Collectives::ChunkBytes(bytes, chunks, ch));
+        const uint64_t b =
+            NcclModel::WireBytes(protocol, Collectives::ChunkBytes(bytes, chunks, ch));
         // reduce: up the chain to the host's head, then up the tree (deepest first)
         std::vector<NodeId> upMsg(h, NONE);
         std::vector<NodeId> reduced(h, NONE); // root: chunk fully reduced at its head

@@ -172,7 +172,6 @@ Done(CommDag& dag,
 
 using namespace collectives_detail;
 
-
 uint64_t
 Collectives::ChunkBytes(uint64_t total, uint32_t n, uint32_t chunk)
 {

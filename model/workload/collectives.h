@@ -68,7 +68,9 @@ class Collectives
 {
   public:
     /**
-     * \brief Ring all-reduce: reduce-scatter then all-gather, 2(N−1) steps (NCCL Ring).
+     * \brief Classic ring all-reduce (AllReduceAlgorithm::CLASSIC_RING; crux's "ring" before
+     * NCCL's channels): one ring over the members in rank order, reduce-scatter then
+     * all-gather, 2(N−1) steps, whole chunks of S/N per step (ChannelRingAllReduce() is NCCL's).
      *
      * Step s (0 ≤ s < 2(N−1)): rank r sends one chunk to rank r+1 mod N: chunk (r − s) mod N
      * while reducing (s < N−1), chunk (r + 1 − (s − N + 1)) mod N while gathering. Rank r may
@@ -106,7 +108,9 @@ class Collectives
                                          uint32_t offset = 0);
 
     /**
-     * \brief Hierarchical all-reduce: intra-host ring reduce-scatter, then one inter-host ring
+     * \brief Classic hierarchical all-reduce (CLASSIC_HIERARCHICAL; the phases one after
+     * another on whole buffers, PipelinedHierarchicalAllReduce() pipelines them): intra-host
+     * ring reduce-scatter, then one inter-host ring
      * all-reduce per rail (the members with the same position on their host, each carrying
      * its 1/k shard), then intra-host ring all-gather (k = members per host).
      *
@@ -122,7 +126,9 @@ class Collectives
                                                  const CommDag::NodeList& ready);
 
     /**
-     * \brief Double binary tree all-reduce (NCCL Tree, src/graph/trees.cc): the hosts form two
+     * \brief Classic double binary tree all-reduce (CLASSIC_TREE; one chain per host and tree,
+     * 4 MiB chunks; ChannelTreeAllReduce() is NCCL's on C channels) (NCCL Tree,
+     * src/graph/trees.cc): the hosts form two
      * binary trees (tree 1: NCCL's bit-trick btree over host indices 0..H−1, root 0; tree 2:
      * its mirror for even H, its shift by one for odd H), the members of a host a chain
      * (position 0 is the host's tree endpoint). Each tree carries half of the buffer (the first

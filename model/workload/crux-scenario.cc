@@ -282,8 +282,8 @@ ReadJob(const json& jj, size_t i, const std::string& source)
         cr.Read("channels", job.parallelism.channels);
         cr.Read("protocol", job.parallelism.protocol);
         cr.RejectUnknown();
-        if (cj->contains("channels") && (job.parallelism.channels == 0 ||
-                                         job.parallelism.channels > 64))
+        if (cj->contains("channels") &&
+            (job.parallelism.channels == 0 || job.parallelism.channels > 64))
         {
             cr.Fail(cr.Field("channels"),
                     "must be 1..64 (NCCL's MAXCHANNELS; omit it for NCCL's default)");

@@ -29,16 +29,46 @@ namespace
 {
 
 // src/graph/search.cc: the per-channel speeds (GB/s) the topology search tries, fastest first.
-const std::vector<double> SPEED_INTRA_SM80{40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0,
-                                           9.0,  7.0,  6.0,  5.0,  4.0,  3.0};
-const std::vector<double> SPEED_INTER_SM80{48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0,
-                                           12.0, 10.0, 9.0,  7.0,  6.0,  5.0,  4.0,
-                                           3.0,  2.4,  1.2,  0.24, 0.12};
-const std::vector<double> SPEED_INTRA_SM90{60.0, 50.0, 40.0, 30.0, 24.0, 20.0,
-                                           15.0, 12.0, 11.0, 6.0,  3.0};
-const std::vector<double> SPEED_INTER_SM90{48.0, 45.0, 42.0, 40.0, 30.0, 24.0,
-                                           22.0, 20.0, 17.5, 15.0, 12.0, 6.0,
-                                           3.0,  2.4,  1.2,  0.24, 0.12};
+const std::vector<double>
+    SPEED_INTRA_SM80{40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0};
+const std::vector<double> SPEED_INTER_SM80{48.0,
+                                           30.0,
+                                           28.0,
+                                           24.0,
+                                           20.0,
+                                           18.0,
+                                           15.0,
+                                           12.0,
+                                           10.0,
+                                           9.0,
+                                           7.0,
+                                           6.0,
+                                           5.0,
+                                           4.0,
+                                           3.0,
+                                           2.4,
+                                           1.2,
+                                           0.24,
+                                           0.12};
+const std::vector<double>
+    SPEED_INTRA_SM90{60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0};
+const std::vector<double> SPEED_INTER_SM90{48.0,
+                                           45.0,
+                                           42.0,
+                                           40.0,
+                                           30.0,
+                                           24.0,
+                                           22.0,
+                                           20.0,
+                                           17.5,
+                                           15.0,
+                                           12.0,
+                                           6.0,
+                                           3.0,
+                                           2.4,
+                                           1.2,
+                                           0.24,
+                                           0.12};
 
 // src/graph/tuning.cc, ncclTunerConstantsDefaults: [algorithm Tree, Ring][protocol LL, LL128,
 // Simple], µs.
@@ -69,12 +99,13 @@ constexpr double TREE_CAP[4][3] = {{26.5, 18.5, 10.0},
                                    {38.7, 41.4, 36.0},
                                    {70.0, 42.8, 24.0}};
 // treeCorrectionFactor [LL, LL128, Simple][log2(S / 64)], 64 B .. 256 MiB
-constexpr double TREE_CORRECTION[3][24] = {
-    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5,
-     .4,  .4,  .5,  .6,  .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
-    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6,
-     .6,  .6,  .6,  .6,  .8,  .9, .9, .9, .9, 1.0, 1.0, 1.0},
-    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9}};
+constexpr double TREE_CORRECTION[3][24] = {{1.0, 1.0, 1.0, 1.0, .9,  .8,  .7,  .7,
+                                            .7,  .7,  .6,  .5,  .4,  .4,  .5,  .6,
+                                            .7,  .8,  .9,  1.0, 1.0, 1.0, 1.0, 1.0},
+                                           {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7,  .6,  .6,
+                                            .6,  .6,  .6,  .6,  .8,  .9, .9, .9, .9, 1.0, 1.0, 1.0},
+                                           {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
+                                            .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9}};
 // Network post overhead, µs (tuning.cc getNetOverhead; ASSUMPTION: Intel x86 hosts, 1 µs)
 constexpr double NET_OVERHEAD = 1.0;
 // src/include/device.h / comm.h: threads per channel and the bytes per thread below which a

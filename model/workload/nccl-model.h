@@ -117,8 +117,8 @@ struct CollectiveHardware
     /// 24 GB/s, IntraHostConfig::pcieBps); caps a search channel's speed as NCCL's path
     /// bandwidth GPU → NET does.
     double pcieBps{192e9};
-    bool nvlink{true};                //!< GPUs of a host talk over NVLink (false: over PCIe)
-    NcclArch arch{NcclArch::AMPERE};  //!< GPU generation (crux's hosts are A100 by default)
+    bool nvlink{true};               //!< GPUs of a host talk over NVLink (false: over PCIe)
+    NcclArch arch{NcclArch::AMPERE}; //!< GPU generation (crux's hosts are A100 by default)
 
     /// \param localGpu GPU index on its host \return its NIC index
     uint32_t NicOf(uint32_t localGpu) const;
@@ -150,8 +150,8 @@ struct CollectiveConfig
  *  - across hosts, every search channel is a ring NET n → GPU a → … → GPU x → NET n on one NIC
  *    (crossNic off first), so the search finds one channel per NIC the node's GPUs use (K), at
  *    a per-channel speed s = the largest value of NCCL's inter-node speed array (search.cc
- *    speedArrayInter / sm90SpeedArrayInter) that is at most the NIC's GB/s and with K × s at
- *    most one GPU's intra-host GB/s;
+ *    speedArrayInter / sm90SpeedArrayInter) at most the GB/s of the path GPU → NIC (NIC
+ *    and PCIe) and with K × s at most one GPU's intra-host GB/s;
  *  - on one host, the channels share each GPU's NVLink: s = the largest value of the
  *    intra-node speed array at most that GB/s, and floor(GB/s / s) channels (at most 32);
  *  - ncclTopoDupChannels doubles them (s halved) when s ≥ 25 GB/s, except on Hopper with

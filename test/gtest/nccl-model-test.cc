@@ -129,9 +129,7 @@ TEST(NcclModel, BandwidthsOfSixteenHosts)
                 192.0 * 128 / 254,
                 1e-9);
     // ring LL128: min(192 × 0.92, 8 × 20) × 128 / 254
-    EXPECT_NEAR(m.Bandwidth(AR, NcclAlgorithm::RING, NcclProtocol::LL128),
-                160.0 * 128 / 254,
-                1e-9);
+    EXPECT_NEAR(m.Bandwidth(AR, NcclAlgorithm::RING, NcclProtocol::LL128), 160.0 * 128 / 254, 1e-9);
     // ring LL: min(llMaxBw Intel > 2 nodes 20.4, 96)
     EXPECT_NEAR(m.Bandwidth(AR, NcclAlgorithm::RING, NcclProtocol::LL), 20.4 * 128 / 254, 1e-9);
     // tree Simple: min(176.64, 8 × 17.8) × 0.5
@@ -142,8 +140,7 @@ TEST(NcclModel, BandwidthsOfSixteenHosts)
     // LL128 needs NVLink inside the host
     CollectiveHardware pcie = A100Host();
     pcie.nvlink = false;
-    EXPECT_EQ(NcclModel(pcie, 128, 16, 8)
-                  .Bandwidth(AR, NcclAlgorithm::RING, NcclProtocol::LL128),
+    EXPECT_EQ(NcclModel(pcie, 128, 16, 8).Bandwidth(AR, NcclAlgorithm::RING, NcclProtocol::LL128),
               0.0);
 }
 
