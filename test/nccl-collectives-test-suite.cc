@@ -308,17 +308,17 @@ class PipelinedClosedFormTestCase : public TestCase
             NS_TEST_ASSERT_MSG_EQ_TOL(t / closed, 1.0, 0.02, "tree within 2 %");
         }
         // hierarchical: 4 hosts x 4 GPUs, host links 100 Gbit/s shared by the 4 rails, GPUs at
-        // 200 Gbit/s with 1 µs; 64 MiB = 8 pieces of 4 x 2 MiB
+        // 200 Gbit/s with 1 µs; 256 MiB = 8 pieces of 4 x 4 x 2 MiB
         {
             const uint32_t h = 4;
             const uint32_t k = 4;
-            const uint64_t s = 64 * MIB;
+            const uint64_t s = 256 * MIB;
             const double rate = 100e9;
             const double nvl = 200e9;
             const double alpha = 2 * US;
             const double alphaN = 1 * US;
-            const uint32_t p = Collectives::HierarchicalPieces(s, k);
-            NS_TEST_ASSERT_MSG_EQ(p, 8u, "pieces of k x 2 MiB");
+            const uint32_t p = Collectives::HierarchicalPieces(s, k, h);
+            NS_TEST_ASSERT_MSG_EQ(p, 8u, "pieces of k x H x 2 MiB");
             auto dag = std::make_shared<CommDag>(Gpus(h, k));
             Collectives::PipelinedHierarchicalAllReduce(*dag, All(h * k), s, {});
             const double t = RunDag(Star(h, k, rate, MicroSeconds(1), nvl, MicroSeconds(1)), dag);
@@ -333,9 +333,10 @@ class PipelinedClosedFormTestCase : public TestCase
             Collectives::HierarchicalAllReduce(*dagC, All(h * k), s, {});
             const double tc = RunDag(Star(h, k, rate, MicroSeconds(1), nvl, MicroSeconds(1)), dagC);
             Simulator::Destroy();
-            std::cout << "[crux-nccl] hierarchical all-reduce, 4 hosts x 4 GPUs, 64 MiB: pipelined "
-                      << t / US << " us (closed form " << closed / US << " us), classic " << tc / US
-                      << " us (closed form " << unpipelined / US << " us)" << std::endl;
+            std::cout
+                << "[crux-nccl] hierarchical all-reduce, 4 hosts x 4 GPUs, 256 MiB: pipelined "
+                << t / US << " us (closed form " << closed / US << " us), classic " << tc / US
+                << " us (closed form " << unpipelined / US << " us)" << std::endl;
             NS_TEST_ASSERT_MSG_EQ_TOL(t / closed, 1.0, 0.02, "pipelined within 2 %");
             NS_TEST_ASSERT_MSG_EQ_TOL(tc / unpipelined, 1.0, 0.02, "classic within 2 %");
             NS_TEST_ASSERT_MSG_LT(t, 0.8 * tc, "pipelining hides the NVLink phases");

@@ -229,6 +229,13 @@ ChannelRing(CommDag& dag,
         proto = *protocol;
     }
     const uint32_t n = members.size();
+    if (ByHost(dag, members).size() == 1)
+    {
+        // one host: every channel's ring crosses the same NVLinks (NVSwitch), so C rings of
+        // S/C each send what one ring of S sends on every GPU's link, step by step; one ring
+        // keeps the DAG C times smaller (NCCL uses 24-28 channels on one 8-GPU host)
+        channels = 1;
+    }
     const auto orders = Collectives::ChannelRingOrders(dag, members, channels);
     const char* what = kind == RingKind::ALL_REDUCE       ? "all-reduce (ring"
                        : kind == RingKind::REDUCE_SCATTER ? "reduce-scatter (ring"
@@ -456,10 +463,13 @@ Collectives::ChannelTreeAllReduce(CommDag& dag,
 }
 
 uint32_t
-Collectives::HierarchicalPieces(uint64_t bytes, uint32_t perHost)
+Collectives::HierarchicalPieces(uint64_t bytes, uint32_t perHost, uint32_t hosts)
 {
-    const uint64_t piece =
-        static_cast<uint64_t>(std::max<uint32_t>(perHost, 1)) * NcclModel::RingChunkBytes();
+    // one NCCL ring loop of the inter-host rings: each of their 2(H−1) steps moves NCCL's
+    // chunk (N ranks × chunk per loop, src/device/all_reduce.h), so a member's shard of a
+    // piece is H chunks and the piece k × H chunks
+    const uint64_t piece = static_cast<uint64_t>(std::max<uint32_t>(perHost, 1)) *
+                           std::max<uint32_t>(hosts, 1) * NcclModel::RingChunkBytes();
     return static_cast<uint32_t>(
         std::clamp<uint64_t>((bytes + piece - 1) / piece, 1, MAX_HIERARCHICAL_PIECES));
 }
@@ -487,7 +497,7 @@ Collectives::PipelinedHierarchicalAllReduce(CommDag& dag,
     }
     const size_t h = groups.size();
     const size_t n = members.size();
-    const uint32_t p = pieces > 0 ? pieces : HierarchicalPieces(bytes, k);
+    const uint32_t p = pieces > 0 ? pieces : HierarchicalPieces(bytes, k, h);
     // one stream per member and phase for all pieces: a member sends the pieces of a phase in
     // order (as an NCCL channel loops over its chunks)
     std::vector<std::vector<uint32_t>> rsStream(h);

@@ -249,7 +249,9 @@ class Collectives
      * and enters on n, the reverse on odd hosts, so every hop stays on one rail and each NIC
      * still carries one send and one receive per channel (an odd host count has one
      * cross-rail hop, the ring's wrap). The members in between follow in local GPU order. One
-     * host: channel c starts at its c-th member. Bytes per member: 2(N−1)/N × S in all; on an
+     * host: channel c starts at its c-th member; all members on one host run as one ring of
+     * the whole buffer (over NVSwitch the C rings send what one ring sends on every GPU's
+     * link, step by step). Bytes per member: 2(N−1)/N × S in all; on an
      * idle fabric with per-channel latency α and per-channel β_c:
      * T = 2(N−1)(α + S/(N C) β_c).
      * \param channels C (0: NcclPlan()'s, i.e. the DAG's CollectiveConfig or NCCL's default,
@@ -310,11 +312,12 @@ class Collectives
      * its intra-host all-gather each start as soon as the previous phase of piece p is done,
      * and each member sends the pieces of one phase in order on one stream (an NCCL channel's
      * loop over its chunks), so the NVLink phases of one piece overlap the network phase of
-     * the next. A piece is k × NCCL's ring chunk (2 MiB: each member's shard of a piece is one
-     * NCCL chunk; HierarchicalPieces()). On an idle fabric where the network phase dominates:
+     * the next. A piece is one NCCL ring loop of the inter-host rings: k × H × NCCL's ring
+     * chunk (2 MiB), so that every inter-host ring step moves one NCCL chunk, as NCCL's ring
+     * does (HierarchicalPieces()). On an idle fabric where the network phase dominates:
      * T ≈ t_rs + P t_ar + t_ag (times of one piece's phases). Uneven hosts, one member per
      * host or one host: ChannelRingAllReduce().
-     * \param pieces P (0: HierarchicalPieces(S, k))
+     * \param pieces P (0: HierarchicalPieces(S, k, H))
      * \return per-member completion nodes
      */
     static CollectiveNodes PipelinedHierarchicalAllReduce(CommDag& dag,
@@ -323,9 +326,9 @@ class Collectives
                                                           const CommDag::NodeList& ready,
                                                           uint32_t pieces = 0);
 
-    /// \return pieces of a pipelined hierarchical all-reduce: ceil(S / (k × 2 MiB)), 1..1024
-    /// \param bytes S \param perHost k, members per host
-    static uint32_t HierarchicalPieces(uint64_t bytes, uint32_t perHost);
+    /// \return pieces of a pipelined hierarchical all-reduce: ceil(S / (k × H × 2 MiB)),
+    /// 1..1024 \param bytes S \param perHost k, members per host \param hosts H
+    static uint32_t HierarchicalPieces(uint64_t bytes, uint32_t perHost, uint32_t hosts);
 
     /**
      * \brief NCCL's choice for a collective of this DAG (NcclModel over the DAG's
