@@ -88,6 +88,8 @@ CRUX_SOURCES = CRUX_PURE_SOURCES + [
     'model/workload/collectives.cc',
     'model/workload/collectives-tree.cc',
     'model/workload/collectives-p2p.cc',
+    'model/workload/collectives-nccl.cc',
+    'model/workload/nccl-model.cc',
     'model/workload/training-iteration.cc',
     'model/workload/chakra-trace.cc',
     'model/workload/chakra-trace-check.cc',
@@ -177,6 +179,7 @@ CRUX_HEADERS = [
     'model/workload/comm-dag-runner.h',
     'model/workload/collectives.h',
     'model/workload/collectives-detail.h',
+    'model/workload/nccl-model.h',
     'model/workload/training-iteration.h',
     'model/workload/chakra-trace.h',
     'model/workload/dlt-job-application.h',
@@ -244,6 +247,7 @@ CRUX_TEST_SOURCES = [
     # workload
     'test/dlt-workload-test-suite.cc',
     'test/collectives-test-suite.cc',
+    'test/nccl-collectives-test-suite.cc',
     'test/chakra-test-suite.cc',
     # experiment
     'test/crux-experiment-test-suite.cc',

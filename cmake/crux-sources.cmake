@@ -74,6 +74,8 @@ set(CRUX_SOURCES
     model/workload/collectives.cc
     model/workload/collectives-tree.cc
     model/workload/collectives-p2p.cc
+    model/workload/collectives-nccl.cc
+    model/workload/nccl-model.cc
     model/workload/training-iteration.cc
     model/workload/chakra-trace.cc
     model/workload/chakra-trace-check.cc
@@ -170,6 +172,7 @@ set(CRUX_HEADERS
     model/workload/comm-dag-runner.h
     model/workload/collectives.h
     model/workload/collectives-detail.h
+    model/workload/nccl-model.h
     model/workload/training-iteration.h
     model/workload/chakra-trace.h
     model/workload/dlt-job-application.h
@@ -240,6 +243,7 @@ set(CRUX_TEST_SOURCES
     # --- workload ---
     test/dlt-workload-test-suite.cc
     test/collectives-test-suite.cc
+    test/nccl-collectives-test-suite.cc
     test/chakra-test-suite.cc
     # --- experiment ---
     test/crux-experiment-test-suite.cc
@@ -267,6 +271,7 @@ set(CRUX_TEST_SUITES
     # --- workload ---
     crux-workload
     crux-collectives
+    crux-nccl
     crux-chakra
     # --- experiment ---
     crux-experiment
@@ -288,6 +293,7 @@ set(CRUX_GTEST_SOURCES
     test/gtest/checked-parse-test.cc
     test/gtest/doc-listings-test.cc
     test/gtest/parallel-plan-test.cc
+    test/gtest/nccl-model-test.cc
     # --- scheduling ---
     test/gtest/cluster-model-test.cc
     test/gtest/shared-link-timeline-test.cc

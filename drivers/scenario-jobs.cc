@@ -16,6 +16,7 @@
 #include "scenario-jobs.h"
 
 #include "ns3/chakra-trace.h"
+#include "ns3/dlt-job-helper.h"
 #include "ns3/log.h"
 #include "ns3/model-zoo.h"
 
@@ -209,6 +210,7 @@ ScenarioJobBuilder::MakeZooJob(uint32_t i, const std::vector<GpuId>& gpus) const
         {
             job.ApplyPlan(sj.parallelism);
         }
+        job.collectives = CollectiveConfigOf(m_cluster, sj.parallelism);
         if (sj.overlapForward >= 0)
         {
             job.overlapStart = sj.overlapForward;
@@ -247,6 +249,7 @@ ScenarioJobBuilder::MakeChakraJob(uint32_t i, const std::vector<GpuId>& gpus) co
         // rank r = the r-th GPU of the job in rank order (TrainingIteration::RankGpus: hosts
         // in order of placement, GPUs by index)
         DltJob job = DltJob::FromChakra(i, trace, gpus);
+        job.collectives = CollectiveConfigOf(m_cluster, sj.parallelism);
         job.startTime = sj.start;
         job.iterations = sj.iterations;
         job.Validate();

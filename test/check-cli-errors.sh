@@ -93,6 +93,10 @@ make_variant name-comma 'd["jobs"][1]["name"] = "bert,2"'
 expect name-comma "jobs[1].name: must not contain commas, quotes or control characters" --scenario="$work/name-comma.json"
 make_variant plan-a2a 'd["jobs"][1]["collectives"] = {"allToAll": "bruck"}'
 expect plan-a2a "jobs[1].collectives.allToAll: unknown algorithm 'bruck'" --scenario="$work/plan-a2a.json"
+make_variant plan-channels 'd["jobs"][1]["collectives"] = {"channels": 65}'
+expect plan-channels "jobs[1].collectives.channels: must be 1..64 (NCCL's MAXCHANNELS; omit it for NCCL's default)" --scenario="$work/plan-channels.json"
+make_variant plan-protocol 'd["jobs"][1]["collectives"] = {"protocol": "ll64"}'
+expect plan-protocol "jobs[1].collectives.protocol: unknown protocol 'll64' (known: auto, simple, ll, ll128)" --scenario="$work/plan-protocol.json"
 make_variant plan-zero 'd["jobs"][0]["parallelism"] = {"dp": 0}'
 expect plan-zero "jobs[0].parallelism.dp: must be >= 1" --scenario="$work/plan-zero.json"
 # Chakra execution traces (job 1 replaced by a trace job on hosts 4, 5, 10, 11): the real 4-rank

@@ -61,6 +61,18 @@ CommDag::SameHost(uint32_t a, uint32_t b) const
     return Gpu(a).host == Gpu(b).host;
 }
 
+void
+CommDag::SetCollectiveConfig(const CollectiveConfig& config)
+{
+    m_collectiveConfig = config;
+}
+
+const CollectiveConfig&
+CommDag::GetCollectiveConfig() const
+{
+    return m_collectiveConfig;
+}
+
 uint32_t
 CommDag::NewStream()
 {

@@ -20,6 +20,8 @@
 // (collectives.h) and the training-iteration builder (training-iteration.h) and run by a
 // CommDagRunner.
 
+#include "nccl-model.h"
+
 #include "ns3/message-transport.h"
 #include "ns3/nstime.h"
 
@@ -141,6 +143,15 @@ class CommDag
 
     /// \return a new issue stream id
     uint32_t NewStream();
+
+    /**
+     * \brief How the collectives added to this DAG run: NCCL channels, protocol, and the
+     * hardware NCCL's cost model sees (collectives.h). Default: CollectiveConfig().
+     * \param config the configuration
+     */
+    void SetCollectiveConfig(const CollectiveConfig& config);
+    /// \return the configuration of SetCollectiveConfig()
+    const CollectiveConfig& GetCollectiveConfig() const;
 
     /**
      * \brief Number a connection now (before its first message), e.g. to keep a given order of
@@ -298,6 +309,7 @@ class CommDag
     void CheckOpen() const;
 
     std::vector<GpuId> m_gpus;                      //!< rank -> GPU
+    CollectiveConfig m_collectiveConfig;            //!< how the collectives run
     bool m_countOnly{false};                        //!< keep only connection bytes
     bool m_final{false};                            //!< Finalize() was called
     std::vector<Node> m_nodes;                      //!< nodes

@@ -15,6 +15,8 @@
 
 #include "crux-scenario.h"
 
+#include "nccl-model.h"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -277,7 +279,22 @@ ReadJob(const json& jj, size_t i, const std::string& source)
         ObjectReader cr(*cj, r.Field("collectives"), source);
         cr.Read("allReduce", job.parallelism.allReduce);
         cr.Read("allToAll", job.parallelism.allToAll);
+        cr.Read("channels", job.parallelism.channels);
+        cr.Read("protocol", job.parallelism.protocol);
         cr.RejectUnknown();
+        if (cj->contains("channels") &&
+            (job.parallelism.channels == 0 || job.parallelism.channels > 64))
+        {
+            cr.Fail(cr.Field("channels"),
+                    "must be 1..64 (NCCL's MAXCHANNELS; omit it for NCCL's default)");
+        }
+        std::optional<NcclProtocol> proto;
+        if (!ParseNcclProtocol(job.parallelism.protocol, proto))
+        {
+            cr.Fail(cr.Field("protocol"),
+                    "unknown protocol '" + job.parallelism.protocol +
+                        "' (known: auto, simple, ll, ll128)");
+        }
         AllReduceAlgorithm ar;
         if (!ParseAllReduceAlgorithm(job.parallelism.allReduce, ar) ||
             (cj->contains("allReduce") && job.parallelism.allReduce.empty()))
@@ -789,9 +806,22 @@ Scenario::ToJson() const
             // a Chakra job: no model; its all-reduce algorithm if given
             j["jobs"].back().erase("model");
             j["jobs"].back()["chakra"] = jb.chakra;
+            json coll = json::object();
             if (!jb.parallelism.allReduce.empty())
             {
-                j["jobs"].back()["collectives"] = {{"allReduce", jb.parallelism.allReduce}};
+                coll["allReduce"] = jb.parallelism.allReduce;
+            }
+            if (jb.parallelism.channels > 0)
+            {
+                coll["channels"] = jb.parallelism.channels;
+            }
+            if (!jb.parallelism.protocol.empty())
+            {
+                coll["protocol"] = jb.parallelism.protocol;
+            }
+            if (!coll.empty())
+            {
+                j["jobs"].back()["collectives"] = coll;
             }
         }
         else if (jb.hasPlan)
@@ -825,6 +855,14 @@ Scenario::ToJson() const
             if (!q.allToAll.empty())
             {
                 coll["allToAll"] = q.allToAll;
+            }
+            if (q.channels > 0)
+            {
+                coll["channels"] = q.channels;
+            }
+            if (!q.protocol.empty())
+            {
+                coll["protocol"] = q.protocol;
             }
             j["jobs"].back()["parallelism"] = par;
             j["jobs"].back()["collectives"] = coll;

@@ -17,6 +17,7 @@
 #define CRUX_DLT_JOB_H
 
 #include "model-zoo.h"
+#include "nccl-model.h"
 #include "parallel-plan.h"
 
 #include "ns3/message-transport.h"
@@ -99,6 +100,11 @@ struct DltJob
     bool intraHostAllReduce{false};
     /// The parallelism plan; empty = crux's data-parallel ring per rail (see above).
     std::optional<ParallelPlan> plan;
+    /// How the job's collectives run (NCCL channels, protocol, the hardware NCCL's cost model
+    /// sees; collectives.h): given to every DAG of the job (TrainingIteration::Build()).
+    /// The drivers fill the hardware from the cluster and channels/protocol from the
+    /// scenario's "collectives" object.
+    CollectiveConfig collectives;
     /// A Chakra execution trace the job runs instead (FromChakra(); rank r = the r-th GPU of
     /// TrainingIteration::RankGpus()); null = none. Shared, read-only: copies of the job (the
     /// runs of an experiment) share one trace.

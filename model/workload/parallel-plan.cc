@@ -66,7 +66,7 @@ ToString(AllReduceAlgorithm algorithm)
     switch (algorithm)
     {
     case AllReduceAlgorithm::AUTO:
-        return "auto";
+        return "nccl";
     case AllReduceAlgorithm::RING:
         return "ring";
     case AllReduceAlgorithm::HIERARCHICAL:
@@ -75,6 +75,12 @@ ToString(AllReduceAlgorithm algorithm)
         return "tree";
     case AllReduceAlgorithm::HALVING_DOUBLING:
         return "halving-doubling";
+    case AllReduceAlgorithm::CLASSIC_RING:
+        return "classic-ring";
+    case AllReduceAlgorithm::CLASSIC_HIERARCHICAL:
+        return "classic-hierarchical";
+    case AllReduceAlgorithm::CLASSIC_TREE:
+        return "classic-tree";
     }
     return "?";
 }

@@ -34,11 +34,18 @@ struct ModelSpec;
  */
 enum class AllReduceAlgorithm
 {
-    AUTO,            //!< what NCCL's cost model picks (ring or tree), Collectives::ChooseAllReduce
-    RING,            //!< ring (reduce-scatter + all-gather)
-    HIERARCHICAL,    //!< intra-host reduce-scatter, inter-host ring per rail, intra-host all-gather
-    TREE,            //!< NCCL's double binary tree
-    HALVING_DOUBLING //!< Rabenseifner: recursive halving + recursive doubling
+    AUTO,                 //!< NCCL's choice of ring or tree and protocol (NcclModel::Choose)
+    RING,                 //!< NCCL's ring on C channels (Collectives::ChannelRingAllReduce)
+    HIERARCHICAL,         //!< intra-host reduce-scatter, inter-host ring per rail, intra-host
+                          //!< all-gather, pipelined (Collectives::PipelinedHierarchicalAllReduce)
+    TREE,                 //!< NCCL's double binary tree on C channels (ChannelTreeAllReduce)
+    HALVING_DOUBLING,     //!< Rabenseifner: recursive halving + recursive doubling
+    CLASSIC_RING,         //!< one ring in rank order, whole buffer (RingAllReduce; crux's "ring"
+                          //!< before issue 28)
+    CLASSIC_HIERARCHICAL, //!< the hierarchical phases one after another on whole buffers
+                          //!< (HierarchicalAllReduce; crux's "hierarchical" before issue 28)
+    CLASSIC_TREE          //!< double binary tree, one chain per host and tree, 4 MiB chunks
+                          //!< (TreeAllReduce; crux's "tree" before issue 28)
 };
 
 /**
@@ -54,7 +61,14 @@ enum class AllToAllAlgorithm
 inline const std::vector<std::string>&
 AllReduceAlgorithmNames()
 {
-    static const std::vector<std::string> names{"ring", "hierarchical", "tree", "halving-doubling"};
+    static const std::vector<std::string> names{"nccl",
+                                                "ring",
+                                                "hierarchical",
+                                                "tree",
+                                                "halving-doubling",
+                                                "classic-ring",
+                                                "classic-hierarchical",
+                                                "classic-tree"};
     return names;
 }
 
@@ -67,17 +81,21 @@ AllToAllAlgorithmNames()
 }
 
 /**
- * \param name a scenario name ("ring", "hierarchical", "tree", "halving-doubling"); "" = AUTO
+ * \param name a scenario name (AllReduceAlgorithmNames()); "" and "nccl" = AUTO
  * \param out the algorithm
  * \return false if the name is unknown
  */
 inline bool
 ParseAllReduceAlgorithm(const std::string& name, AllReduceAlgorithm& out)
 {
-    static const AllReduceAlgorithm values[] = {AllReduceAlgorithm::RING,
+    static const AllReduceAlgorithm values[] = {AllReduceAlgorithm::AUTO,
+                                                AllReduceAlgorithm::RING,
                                                 AllReduceAlgorithm::HIERARCHICAL,
                                                 AllReduceAlgorithm::TREE,
-                                                AllReduceAlgorithm::HALVING_DOUBLING};
+                                                AllReduceAlgorithm::HALVING_DOUBLING,
+                                                AllReduceAlgorithm::CLASSIC_RING,
+                                                AllReduceAlgorithm::CLASSIC_HIERARCHICAL,
+                                                AllReduceAlgorithm::CLASSIC_TREE};
     if (name.empty())
     {
         out = AllReduceAlgorithm::AUTO;
@@ -111,7 +129,7 @@ ParseAllToAllAlgorithm(const std::string& name, AllToAllAlgorithm& out)
     return false;
 }
 
-/// \return the scenario name of an algorithm ("auto" for AUTO)
+/// \return the scenario name of an algorithm ("nccl" for AUTO)
 std::string ToString(AllReduceAlgorithm algorithm);
 
 /**
@@ -128,8 +146,10 @@ struct ParallelismRequest
     uint32_t microBatches{0};     //!< micro-batches per iteration and replica
     uint32_t layersPerBlock{0};   //!< layers merged into one compute + collective block
     bool sequenceParallel{false}; //!< TP with reduce-scatter/all-gather instead of all-reduce
-    std::string allReduce;        //!< "ring", "hierarchical", "tree", "halving-doubling"; "" = auto
+    std::string allReduce;        //!< AllReduceAlgorithmNames(); "" = "nccl" (NCCL's choice)
     std::string allToAll;         //!< "pairwise"; "" = pairwise
+    uint32_t channels{0};         //!< NCCL channels (CollectiveConfig::channels); 0 = NCCL's
+    std::string protocol;         //!< "simple", "ll", "ll128"; "" / "auto" = NCCL's choice
 };
 
 /**

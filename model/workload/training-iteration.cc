@@ -290,11 +290,11 @@ PlanBuilder::TpCollective(uint32_t s, const std::vector<NodeList>& ready, uint64
         }
         else if (kind == 1)
         {
-            c = Collectives::RingAllGather(m_dag, members, bytes, {r});
+            c = Collectives::AllGather(m_dag, members, bytes, m_plan.allReduce, {r});
         }
         else
         {
-            c = Collectives::RingReduceScatter(m_dag, members, bytes, {r});
+            c = Collectives::ReduceScatter(m_dag, members, bytes, m_plan.allReduce, {r});
         }
         out[d] = c.rankDone;
     }
@@ -748,6 +748,7 @@ TrainingIteration::Build(const DltJob& job, CommDag& dag)
                                     "): the DAG has " + std::to_string(dag.NumRanks()) +
                                     " ranks, the job " + std::to_string(job.NumGpus()) + " GPUs");
     }
+    dag.SetCollectiveConfig(job.collectives);
     if (job.chakra)
     {
         job.chakra->Build(dag);

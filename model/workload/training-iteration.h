@@ -107,7 +107,8 @@ class TrainingIteration
     /**
      * \brief Add one iteration of the job to a DAG made with the job's RankGpus().
      * \param job the job (validated; as run: attribute overrides applied)
-     * \param dag the DAG (empty, possibly count-only)
+     * \param dag the DAG (empty, possibly count-only); its collective configuration becomes
+     *        the job's (DltJob::collectives)
      * \throws std::invalid_argument if the job is invalid
      */
     static void Build(const DltJob& job, CommDag& dag);
