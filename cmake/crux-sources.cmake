@@ -64,6 +64,7 @@ set(CRUX_SOURCES
     model/workload/crux-scenario.cc
     model/workload/model-zoo.cc
     model/workload/parallel-plan.cc
+    model/workload/training-step.cc
     model/workload/dlt-job.cc
     model/workload/comm-dag.cc
     model/workload/comm-dag-runner.cc
@@ -152,6 +153,7 @@ set(CRUX_HEADERS
     model/workload/crux-scenario.h
     model/workload/model-zoo.h
     model/workload/parallel-plan.h
+    model/workload/training-step.h
     model/workload/dlt-job.h
     model/workload/comm-dag.h
     model/workload/comm-dag-runner.h
@@ -218,6 +220,7 @@ set(CRUX_TEST_SOURCES
     # --- workload ---
     test/dlt-workload-test-suite.cc
     test/collectives-test-suite.cc
+    test/training-step-test-suite.cc
     test/chakra-test-suite.cc
     # --- experiment ---
     test/crux-experiment-test-suite.cc
@@ -245,6 +248,7 @@ set(CRUX_TEST_SUITES
     # --- workload ---
     crux-workload
     crux-collectives
+    crux-training-step
     crux-chakra
     # --- experiment ---
     crux-experiment
@@ -266,6 +270,7 @@ set(CRUX_GTEST_SOURCES
     test/gtest/checked-parse-test.cc
     test/gtest/doc-listings-test.cc
     test/gtest/parallel-plan-test.cc
+    test/gtest/training-step-test.cc
     # --- scheduling ---
     test/gtest/cluster-model-test.cc
     test/gtest/shared-link-timeline-test.cc
