@@ -1045,13 +1045,68 @@ ConnectProgress(const std::vector<DltJob>& jobs,
                << " s, iterations " << done << "/" << total;
             progress.Update(label, os.str(), total > 0 ? static_cast<double>(done) / total : 0.0);
         };
+    // within a long iteration: every 65,536 DAG nodes (a one-iteration job of millions of
+    // nodes completes its first bucket only near its end)
+    auto nodes =
+        [&jobs, &apps, &progress, label, total](uint32_t job, uint64_t done, uint64_t all) {
+            double iterations = 0;
+            for (size_t i = 0; i < jobs.size(); ++i)
+            {
+                iterations +=
+                    std::min<uint64_t>(apps[i]->GetIterationTimes().size(), jobs[i].iterations);
+            }
+            const double share = all > 0 ? static_cast<double>(done) / all : 0.0;
+            std::ostringstream os;
+            os << std::fixed << std::setprecision(4) << "sim " << Simulator::Now().GetSeconds()
+               << " s, iterations " << iterations << "/" << total << ", job " << job
+               << " DAG nodes " << done << "/" << all;
+            progress.Update(label, os.str(), total > 0 ? (iterations + share) / total : 0.0);
+        };
     for (const auto& app : apps)
     {
         app->TraceConnectWithoutContext(
             "AllReduceComplete",
             crux::MakeFunctorCallback<void, uint32_t, uint32_t, uint32_t, Time, Time>(update));
+        app->TraceConnectWithoutContext(
+            "NodeProgress",
+            crux::MakeFunctorCallback<void, uint32_t, uint64_t, uint64_t>(nodes));
     }
 }
+
+/// While alive, progress lines of this thread's iteration-DAG builds (CommDag::BuildObserver):
+/// the scheduler's view and the applications of a job of millions of nodes take minutes.
+class DagBuildProgress
+{
+  public:
+    /// \param progress the run's reporter \param label the run
+    DagBuildProgress(ProgressReporter& progress, const std::string& label)
+    {
+        if (progress.IsOn())
+        {
+            m_previous = CommDag::SetBuildObserver([&progress, label](uint64_t nodes) {
+                progress.Update(label,
+                                "building an iteration DAG: " + std::to_string(nodes >> 20) +
+                                    " Mi nodes",
+                                0.0);
+            });
+        }
+        else
+        {
+            m_previous = CommDag::SetBuildObserver(CommDag::BuildObserver());
+        }
+    }
+
+    ~DagBuildProgress()
+    {
+        CommDag::SetBuildObserver(m_previous);
+    }
+
+    DagBuildProgress(const DagBuildProgress&) = delete;
+    DagBuildProgress& operator=(const DagBuildProgress&) = delete;
+
+  private:
+    CommDag::BuildObserver m_previous; //!< the observer before
+};
 
 /// The fabric's counters after the run: bytes per link and class, peak queues, PAUSE frames,
 /// drops with their reasons, retransmissions and timeouts.
@@ -1667,6 +1722,8 @@ CruxExperiment::RunJobs(const RunSpec& spec) const
     const std::string& scheduler = spec.scheduler;
     NS_LOG_INFO("run " << label << " with scheduler " << scheduler);
     const uint32_t totalGpus = m_nHosts * m_gpusPerHost;
+    ProgressReporter progress("crux-experiment", m_progressSeconds);
+    DagBuildProgress building(progress, label); // the scheduler's view builds the DAGs too
     RunSetup run;
     SetUpRun(s,
              m_cluster,
@@ -1680,7 +1737,6 @@ CruxExperiment::RunJobs(const RunSpec& spec) const
              run);
     const std::vector<Ptr<DltJobApplication>> apps =
         InstallJobApps(run.jobs, run.fabric, run.tracker, run.state);
-    ProgressReporter progress("crux-experiment", m_progressSeconds);
     ConnectProgress(run.jobs, apps, label, progress);
 
     Simulator::Stop(Seconds(s.stopTime));
