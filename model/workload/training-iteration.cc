@@ -209,6 +209,10 @@ class PlanBuilder
                                      uint32_t chunkLayers,
                                      const std::vector<NodeList>& cur);
 
+    /// Interleaved: dispatch every all-gather of (stage s, chunk), one after the other (front
+    /// order), the first at ready[d] per replica (NONE = at once); m_chunkGather records them.
+    void DispatchChunkGather(uint32_t s, uint32_t chunk, const NodeList& ready);
+
     /// The 1F1B op sequence of every stage: [stage] -> ops in issue order (Megatron's
     /// interleaved schedule with virtual stages).
     std::vector<std::vector<Op>> OneFOneB() const;
@@ -259,8 +263,10 @@ class PlanBuilder
     NodeList m_lastCompute;   //!< last compute node per replica (tracked)
     uint32_t m_nextGather{0}; //!< WaitParams: next bucket (front order) to wait for
     NodeList m_gatherDone;    //!< WaitParams: per replica, the dispatched all-gather's end
-    std::string m_passText;   //!< the current pass in the user's words (CommDag::SetContext)
-    uint64_t m_ppBytes{0};    //!< one pipeline message: a TP rank's share of the boundary tensor
+    /// interleaved: [stage][chunk] -> per bucket in front order the all-gather's end per replica
+    std::vector<std::vector<std::vector<NodeList>>> m_chunkGather;
+    std::string m_passText; //!< the current pass in the user's words (CommDag::SetContext)
+    uint64_t m_ppBytes{0};  //!< one pipeline message: a TP rank's share of the boundary tensor
 };
 
 NodeList
@@ -438,6 +444,17 @@ PlanBuilder::Pass(uint32_t s, const Op& op, const std::vector<NodeList>& start)
     {
         m_nextGather = 0;
         m_gatherDone.clear();
+        // interleaved: the next chunk's all-gathers start with this chunk's first forward
+        // (chunks 0 and 1 at the iteration's start, Build())
+        if (m_plan.virtualStages > 1 && op.chunk + 1 >= 2 && op.chunk + 1 < m_plan.virtualStages)
+        {
+            NodeList at(m_plan.dp);
+            for (uint32_t d = 0; d < m_plan.dp; ++d)
+            {
+                at[d] = start[d].size() == 1 ? start[d][0] : m_dag.AddBarrier(start[d]);
+            }
+            DispatchChunkGather(s, op.chunk + 1, at);
+        }
     }
     std::vector<NodeList> cur = start;
     if (!m_transformer)
@@ -753,6 +770,23 @@ PlanBuilder::WaitParams(uint32_t s,
     }
     const uint32_t dp = m_plan.dp;
     std::vector<NodeList> out = cur;
+    if (m_plan.virtualStages > 1)
+    {
+        // interleaved (Megatron aligns the all-gathers over the stages): dispatched already,
+        // the block waits for its buckets
+        const auto& chain = m_chunkGather[s][chunk];
+        for (uint32_t d = 0; d < dp; ++d)
+        {
+            NodeList deps = cur[d];
+            for (uint64_t k = m_nextGather; k <= needUpTo; ++k)
+            {
+                deps.push_back(chain[k][d]);
+            }
+            out[d] = {m_dag.AddBarrier(deps)};
+        }
+        m_nextGather = static_cast<uint32_t>(needUpTo + 1);
+        return out;
+    }
     for (; m_nextGather <= needUpTo; ++m_nextGather)
     {
         if (m_gatherDone.empty())
@@ -781,6 +815,22 @@ PlanBuilder::WaitParams(uint32_t s,
         }
     }
     return out;
+}
+
+void
+PlanBuilder::DispatchChunkGather(uint32_t s, uint32_t chunk, const NodeList& ready)
+{
+    uint32_t first = 0;
+    uint32_t end = 0;
+    ChunkBuckets(chunk, first, end);
+    auto& chain = m_chunkGather[s][chunk];
+    NodeList at = ready;
+    for (uint32_t b = end; b-- > first;)
+    {
+        // one NCCL stream: each bucket's all-gather after the previous one (front order)
+        chain.push_back(ParamGather(s, b, at));
+        at = chain.back();
+    }
 }
 
 std::vector<std::vector<PlanBuilder::Op>>
@@ -898,6 +948,19 @@ PlanBuilder::Build()
         m_stageLayers.push_back(layers / pp + (s < layers % pp ? 1 : 0));
     }
     m_release.assign(pp, {});
+    if (m_distOpt && dp > 1 && v > 1)
+    {
+        // interleaved: Megatron's align_param_gather (its default with virtual stages) starts
+        // the all-gathers of chunks 0 and 1 on every stage at the iteration's start
+        m_chunkGather.assign(pp, std::vector<std::vector<NodeList>>(v));
+        for (uint32_t s = 0; s < pp; ++s)
+        {
+            for (uint32_t j = 0; j < std::min(v, 2u); ++j)
+            {
+                DispatchChunkGather(s, j, NodeList(dp, NONE));
+            }
+        }
+    }
     const double tokens = m_model.SamplesPerIteration(m_job.NumGpus()) * m_model.sequenceLength;
     m_tokensPerMicro = tokens / dp / m;
     m_actBytes = m_transformer
