@@ -40,8 +40,12 @@ CRUX_PURE_SOURCES = [
     'model/scheduling/cassini-scheduler.cc',
     'model/scheduling/optimal-scheduler.cc',
     # --- metrics ---
+    'model/metrics/contention-decomposition.cc',
     'model/metrics/flow-evaluator.cc',
     'model/metrics/water-filling.cc',
+    'model/metrics/sample-statistics.cc',
+    # --- the one definition of t_j and I_j ---
+    'model/util/gpu-intensity.cc',
     # --- experiment drivers ---
     'drivers/random-cluster.cc',
     'drivers/stage-ablation.cc',
@@ -108,6 +112,12 @@ CRUX_SOURCES = CRUX_PURE_SOURCES + [
     # --- experiment drivers ---
     'drivers/result-directory.cc',
     'drivers/crux-experiment.cc',
+    'drivers/experiment-result.cc',
+    'drivers/scenario-topology.cc',
+    'drivers/scenario-jobs.cc',
+    'drivers/run-statistics.cc',
+    'drivers/scenario-run.cc',
+    'drivers/experiment-output.cc',
     'drivers/live-cluster-fabric.cc',
     'drivers/cluster-run.cc',
     'drivers/cluster-run-engine.cc',
@@ -116,6 +126,7 @@ CRUX_SOURCES = CRUX_PURE_SOURCES + [
 CRUX_HEADERS = [
     # --- cluster description ---
     'model/cluster/cluster-topology.h',
+    'model/cluster/cluster-topology-spec.h',
     'model/cluster/gpu-placement.h',
     # --- scheduling ---
     'model/scheduling/cluster-model.h',
@@ -157,6 +168,7 @@ CRUX_HEADERS = [
     'model/util/checked-command-line.h',
     # --- ns-3.35/3.37 adapter (functor events and callbacks) ---
     'model/util/crux-compat.h',
+    'model/util/gpu-intensity.h',
     'model/workload/crux-scenario.h',
     'model/workload/model-zoo.h',
     'model/workload/parallel-plan.h',
@@ -172,7 +184,9 @@ CRUX_HEADERS = [
     # --- metrics ---
     'model/metrics/flow-evaluator.h',
     'model/metrics/water-filling.h',
+    'model/metrics/contention-decomposition.h',
     'model/metrics/gpu-intensity-tracker.h',
+    'model/metrics/sample-statistics.h',
     # --- trace ---
     'model/trace/csv-reader.h',
     'model/trace/lingjun-trace.h',
@@ -193,6 +207,12 @@ CRUX_HEADERS = [
     'drivers/parallel-runs.h',
     'drivers/result-directory.h',
     'drivers/crux-experiment.h',
+    'drivers/experiment-result.h',
+    'drivers/scenario-topology.h',
+    'drivers/scenario-jobs.h',
+    'drivers/run-statistics.h',
+    'drivers/scenario-run.h',
+    'drivers/experiment-output.h',
     'drivers/live-cluster-fabric.h',
     'drivers/cluster-run.h',
     'drivers/cluster-run-engine.h',

@@ -437,6 +437,9 @@ Scenario::Parse(const std::string& text, const std::string& source)
     top.Read("pathEnforcement", s.pathEnforcement);
     top.Read("stopTime", s.stopTime);
     top.Read("profileIterations", s.profileIterations);
+    top.Read("seeds", s.seeds);
+    top.Read("warmupIterations", s.warmupIterations);
+    top.Read("minMeasuredIterations", s.minMeasuredIterations);
     top.Read("fabric", s.fabric);
     top.Read("congestionControl", s.congestionControl);
     if (const json* t = top.Get("topology"))
@@ -738,6 +741,27 @@ Scenario::Validate() const
              "must be 1.." + std::to_string(std::numeric_limits<uint32_t>::max()) +
                  " (ns-3 RNG seeds are positive 32-bit integers), got " + std::to_string(seed));
     }
+    if (seeds < 1 || seeds > 100)
+    {
+        Fail("seeds",
+             "must be 1..100 (ECMP hash seeds per seed-dependent run), got " +
+                 std::to_string(seeds));
+    }
+    if (seed + seeds - 1 > std::numeric_limits<uint32_t>::max())
+    {
+        Fail("seeds",
+             "seed + seeds - 1 must stay <= " +
+                 std::to_string(std::numeric_limits<uint32_t>::max()) + " (the last ECMP seed)");
+    }
+    if (warmupIterations > 1000)
+    {
+        Fail("warmupIterations", "must be 0..1000, got " + std::to_string(warmupIterations));
+    }
+    if (minMeasuredIterations < 1 || minMeasuredIterations > 1000)
+    {
+        Fail("minMeasuredIterations",
+             "must be 1..1000, got " + std::to_string(minMeasuredIterations));
+    }
     Checked([&] {
         ParseDataRate(topology.hostLinkRate, "topology.hostLinkRate");
         ParseDataRate(topology.fabricLinkRate, "topology.fabricLinkRate");
@@ -767,6 +791,9 @@ Scenario::ToJson() const
     j["pathEnforcement"] = pathEnforcement;
     j["stopTime"] = stopTime;
     j["profileIterations"] = profileIterations;
+    j["seeds"] = seeds;
+    j["warmupIterations"] = warmupIterations;
+    j["minMeasuredIterations"] = minMeasuredIterations;
     j["fabric"] = fabric;
     if (fabric == "packet")
     {

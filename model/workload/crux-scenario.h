@@ -171,6 +171,16 @@ struct Scenario
     /// rate, PFC alone). Ignored by the flow fabric, and then not written by ToJson().
     std::string congestionControl{"dcqcn"};
     uint32_t profileIterations{2}; //!< iterations each job runs alone to measure t_j (0 = analytic)
+    /// ECMP hash seeds every seed-dependent run is repeated over (salts seed, seed + 1, ...,
+    /// seed + seeds − 1; 1..100): results are means with 95 % Student-t intervals over them
+    /// (doc/crux.rst, "Measurement methodology"). The ns-3 RNG (ECN marking) keeps "seed".
+    uint32_t seeds{1};
+    /// Iterations at the start of every job excluded from its mean (connection set-up, warm-up);
+    /// 0..1000.
+    uint32_t warmupIterations{1};
+    /// A job with fewer measured iterations (after the warm-up, inside the window) is flagged
+    /// in the table ("n=2") and in summary.json ("fewIterations"); 1..1000.
+    uint32_t minMeasuredIterations{3};
 
     /**
      * \brief Read and validate a scenario file.
