@@ -82,6 +82,7 @@ CRUX_SOURCES = CRUX_PURE_SOURCES + [
     'model/workload/crux-scenario.cc',
     'model/workload/model-zoo.cc',
     'model/workload/parallel-plan.cc',
+    'model/workload/training-step.cc',
     'model/workload/dlt-job.cc',
     'model/workload/comm-dag.cc',
     'model/workload/comm-dag-runner.cc',
@@ -174,6 +175,7 @@ CRUX_HEADERS = [
     'model/workload/crux-scenario.h',
     'model/workload/model-zoo.h',
     'model/workload/parallel-plan.h',
+    'model/workload/training-step.h',
     'model/workload/dlt-job.h',
     'model/workload/comm-dag.h',
     'model/workload/comm-dag-runner.h',
@@ -248,6 +250,7 @@ CRUX_TEST_SOURCES = [
     'test/dlt-workload-test-suite.cc',
     'test/collectives-test-suite.cc',
     'test/nccl-collectives-test-suite.cc',
+    'test/training-step-test-suite.cc',
     'test/chakra-test-suite.cc',
     # experiment
     'test/crux-experiment-test-suite.cc',

@@ -68,6 +68,7 @@ set(CRUX_SOURCES
     model/workload/crux-scenario.cc
     model/workload/model-zoo.cc
     model/workload/parallel-plan.cc
+    model/workload/training-step.cc
     model/workload/dlt-job.cc
     model/workload/comm-dag.cc
     model/workload/comm-dag-runner.cc
@@ -167,6 +168,7 @@ set(CRUX_HEADERS
     model/workload/crux-scenario.h
     model/workload/model-zoo.h
     model/workload/parallel-plan.h
+    model/workload/training-step.h
     model/workload/dlt-job.h
     model/workload/comm-dag.h
     model/workload/comm-dag-runner.h
@@ -244,6 +246,7 @@ set(CRUX_TEST_SOURCES
     test/dlt-workload-test-suite.cc
     test/collectives-test-suite.cc
     test/nccl-collectives-test-suite.cc
+    test/training-step-test-suite.cc
     test/chakra-test-suite.cc
     # --- experiment ---
     test/crux-experiment-test-suite.cc
@@ -272,6 +275,7 @@ set(CRUX_TEST_SUITES
     crux-workload
     crux-collectives
     crux-nccl
+    crux-training-step
     crux-chakra
     # --- experiment ---
     crux-experiment
@@ -294,6 +298,7 @@ set(CRUX_GTEST_SOURCES
     test/gtest/doc-listings-test.cc
     test/gtest/parallel-plan-test.cc
     test/gtest/nccl-model-test.cc
+    test/gtest/training-step-test.cc
     # --- scheduling ---
     test/gtest/cluster-model-test.cc
     test/gtest/shared-link-timeline-test.cc

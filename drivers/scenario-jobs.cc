@@ -187,6 +187,8 @@ ScenarioJobBuilder::MakeZooJob(uint32_t i, const std::vector<GpuId>& gpus) const
     try
     {
         DltJob job = DltJob::FromModel(i, sj.model, gpus);
+        // the training step as given (batch, sequence, GPU, recomputation, optimizer)
+        job.ApplyStep(sj.step);
         if (sj.computeTime >= 0)
         {
             // A shorter or longer compute phase means proportionally less or more work (a

@@ -21,6 +21,7 @@
 #include "scenario-jobs.h"
 #include "scenario-topology.h"
 
+#include "ns3/comm-dag.h"
 #include "ns3/comm-scheduler.h"
 #include "ns3/crux-compat.h"
 #include "ns3/crux-helper.h"
@@ -140,13 +141,69 @@ ConnectProgress(const std::vector<DltJob>& jobs,
                << " s, iterations " << done << "/" << total;
             progress.Update(label, os.str(), total > 0 ? static_cast<double>(done) / total : 0.0);
         };
+    // within a long iteration: every 65,536 DAG nodes (a one-iteration job of millions of
+    // nodes completes its first bucket only near its end)
+    auto nodes = [&jobs, &apps, &progress, label, total](uint32_t job,
+                                                         uint64_t done,
+                                                         uint64_t all) {
+        double iterations = 0;
+        for (size_t i = 0; i < jobs.size(); ++i)
+        {
+            iterations +=
+                std::min<uint64_t>(apps[i]->GetIterationTimes().size(), jobs[i].iterations);
+        }
+        const double share = all > 0 ? static_cast<double>(done) / all : 0.0;
+        std::ostringstream os;
+        os << std::fixed << std::setprecision(4) << "sim " << Simulator::Now().GetSeconds()
+           << " s, iterations " << iterations << "/" << total << ", job " << job << " DAG nodes "
+           << done << "/" << all;
+        progress.Update(label, os.str(), total > 0 ? (iterations + share) / total : 0.0);
+    };
     for (const auto& app : apps)
     {
         app->TraceConnectWithoutContext(
             "AllReduceComplete",
             crux::MakeFunctorCallback<void, uint32_t, uint32_t, uint32_t, Time, Time>(update));
+        app->TraceConnectWithoutContext(
+            "NodeProgress",
+            crux::MakeFunctorCallback<void, uint32_t, uint64_t, uint64_t>(nodes));
     }
 }
+
+/// While alive, progress lines of this thread's iteration-DAG builds (CommDag::BuildObserver):
+/// the scheduler's view and the applications of a job of millions of nodes take minutes.
+class DagBuildProgress
+{
+  public:
+    /// \param progress the run's reporter \param label the run
+    DagBuildProgress(ProgressReporter& progress, const std::string& label)
+    {
+        if (progress.IsOn())
+        {
+            m_previous = CommDag::SetBuildObserver([&progress, label](uint64_t nodes) {
+                progress.Update(label,
+                                "building an iteration DAG: " + std::to_string(nodes >> 20) +
+                                    " Mi nodes",
+                                0.0);
+            });
+        }
+        else
+        {
+            m_previous = CommDag::SetBuildObserver(CommDag::BuildObserver());
+        }
+    }
+
+    ~DagBuildProgress()
+    {
+        CommDag::SetBuildObserver(m_previous);
+    }
+
+    DagBuildProgress(const DagBuildProgress&) = delete;
+    DagBuildProgress& operator=(const DagBuildProgress&) = delete;
+
+  private:
+    CommDag::BuildObserver m_previous; //!< the observer before
+};
 
 /// The scheduler's decision for \p jobs on \p topo, with the t_j measured alone
 /// (\p measuredComm, job id → seconds) in the cluster model and the run's \p seed. \param cm
@@ -483,11 +540,12 @@ ScenarioRun::RunLocal() const
 {
     const Scenario& s = m_scenario;
     NS_LOG_INFO("run " << m_spec.label << " with scheduler " << m_spec.scheduler);
+    ProgressReporter progress("crux-experiment", m_progressSeconds);
+    DagBuildProgress building(progress, m_spec.label); // the scheduler's view builds DAGs too
     Setup run;
     SetUp(1, run);
     const std::vector<Ptr<DltJobApplication>> apps =
         InstallJobApps(run.jobs, run.fabric, run.tracker, run.stats);
-    ProgressReporter progress("crux-experiment", m_progressSeconds);
     ConnectProgress(run.jobs, apps, m_spec.label, progress);
 
     Simulator::Stop(Seconds(StopTime()));

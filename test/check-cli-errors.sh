@@ -78,6 +78,17 @@ make_variant plan-ep-dp 'd["jobs"][0]["model"] = "mixtral-8x7b"; d["jobs"][0]["p
 expect plan-ep-dp "jobs[0].parallelism.ep: ep = 4 does not divide dp = 2" --scenario="$work/plan-ep-dp.json"
 make_variant plan-algo 'd["jobs"][1]["collectives"] = {"allReduce": "butterfly"}'
 expect plan-algo "jobs[1].collectives.allReduce: unknown algorithm 'butterfly'" --scenario="$work/plan-algo.json"
+# training steps as a paper gives them (issue 28): gpt on 64 GPUs, TP 8 -> dp 8
+make_variant step-mbs 'd["jobs"][0].update({"globalBatch": 100, "microBatchSize": 3, "parallelism": {"tp": 8}})'
+expect step-mbs "jobs[0].microBatchSize: globalBatch 100 is not a multiple of microBatchSize x dp = 3 x 8 = 24" --scenario="$work/step-mbs.json"
+make_variant step-gpu 'd["jobs"][0]["gpu"] = "v100"'
+expect step-gpu "jobs[0].gpu: unknown GPU 'v100' (known: a100-40gb, a100-80gb, h100-sxm, h200-sxm)" --scenario="$work/step-gpu.json"
+make_variant step-vs 'd["jobs"][0]["parallelism"] = {"tp": 8, "pp": 2, "virtualStages": 5}'
+expect step-vs "jobs[0].parallelism.virtualStages: v = 5 does not divide the 12 layers per stage (24 layers / pp 2)" --scenario="$work/step-vs.json"
+make_variant step-recompute 'd["jobs"][0]["recompute"] = "sometimes"'
+expect step-recompute "jobs[0].recompute: unknown value 'sometimes' (known: none, selective, full)" --scenario="$work/step-recompute.json"
+make_variant step-fp8 'd["jobs"][0].update({"gpu": "a100-80gb", "precision": "fp8"})'
+expect step-fp8 "jobs[0].precision: the NVIDIA A100 SXM 80GB (HBM2e) has no FP8 tensor cores" --scenario="$work/step-fp8.json"
 # bounds that keep a typo from exhausting memory or overflowing (bad-input review, stop 24)
 make_variant plan-micro 'd["jobs"][0]["parallelism"] = {"microBatches": 1025}'
 expect plan-micro "jobs[0].parallelism.microBatches: must be <= 1024, got 1025" --scenario="$work/plan-micro.json"

@@ -231,30 +231,6 @@ Mesh(uint32_t hosts, uint32_t flows, double rate, Time delay)
     return t;
 }
 
-/// Delivers every message at once (zero latency, infinite bandwidth).
-class FreeTransport : public MessageTransport
-{
-  public:
-    void Send(const MessageRequest& req, CompletionCallback done) override
-    {
-        if (req.bytes == 0)
-        {
-            NS_FATAL_ERROR("FreeTransport: req.bytes must be > 0");
-        }
-        ++m_messages;
-        m_bytes += req.bytes;
-        Simulator::ScheduleNow(&FreeTransport::Deliver, done);
-    }
-
-    static void Deliver(CompletionCallback done)
-    {
-        done();
-    }
-
-    uint64_t m_messages{0}; //!< messages carried
-    uint64_t m_bytes{0};    //!< bytes carried
-};
-
 /// Small Clos (2 ToRs × 2 hosts, 2 aggs, 100 Gbit/s, 1 µs), `gpus` GPUs per host.
 ClosConfig
 SmallClos(uint32_t gpus)

@@ -26,6 +26,7 @@
 #include "ns3/nstime.h"
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <unordered_map>
@@ -212,6 +213,18 @@ class CommDag
      */
     static int64_t SecondsToSteps(double seconds);
 
+    /// Observer of long DAG builds: (nodes added so far to the DAG being built).
+    typedef std::function<void(uint64_t nodes)> BuildObserver;
+
+    /**
+     * \brief Observe this thread's DAG builds: the observer is called every 2^20 nodes a CommDag
+     * built on the calling thread adds (progress lines of builds of millions of nodes; it
+     * must not touch the DAG).
+     * \param observer the observer (empty = none)
+     * \return the previous observer of this thread
+     */
+    static BuildObserver SetBuildObserver(BuildObserver observer);
+
     /**
      * \brief Add a barrier (join).
      * \param deps nodes it waits for (none: complete at the start)
@@ -307,6 +320,8 @@ class CommDag
     NodeId Push(Node n, const NodeId* begin, const NodeId* end);
     /// Fail if finalized.
     void CheckOpen() const;
+    /// \return this thread's build observer (SetBuildObserver)
+    static BuildObserver& ThreadBuildObserver();
 
     std::vector<GpuId> m_gpus;                      //!< rank -> GPU
     CollectiveConfig m_collectiveConfig;            //!< how the collectives run

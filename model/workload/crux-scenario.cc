@@ -219,6 +219,63 @@ ReadTopology(const json& t, const std::string& source, ScenarioTopology& tp)
 }
 
 /**
+ * Read a job's training-step fields (TrainingStepRequest): the names of recompute, precision
+ * and optimizer are checked here, the GPU name and the numbers against the model when the job is
+ * built (DltJob::ApplyStep).
+ * \param r the job's reader \param jj the job object \param job filled in
+ */
+void
+ReadStep(ObjectReader& r, const json& jj, ScenarioJob& job)
+{
+    auto& st = job.step;
+    for (auto [key, out] : {std::make_pair("globalBatch", &st.globalBatch),
+                            std::make_pair("microBatchSize", &st.microBatchSize),
+                            std::make_pair("sequenceLength", &st.sequenceLength)})
+    {
+        r.Read(key, *out);
+        if (jj.contains(key) && *out == 0)
+        {
+            r.Fail(r.Field(key), "must be >= 1 (omit it for the zoo's default)");
+        }
+    }
+    r.Read("gpu", st.gpu);
+    r.Read("precision", st.precision);
+    r.Read("recompute", st.recompute);
+    r.Read("optimizer", st.optimizer);
+    const std::tuple<const char*, const std::string*, const std::vector<std::string>*> names[] = {
+        {"precision", &st.precision, &PrecisionNames()},
+        {"recompute", &st.recompute, &RecomputeNames()},
+        {"optimizer", &st.optimizer, &OptimizerNames()}};
+    for (const auto& [key, value, known] : names)
+    {
+        if (jj.contains(key) && (value->empty() || StepNameIndex(*known, *value) < 0))
+        {
+            std::string list;
+            for (const auto& n : *known)
+            {
+                list += (list.empty() ? "" : ", ") + n;
+            }
+            r.Fail(r.Field(key), "unknown value '" + *value + "' (known: " + list + ")");
+        }
+    }
+    if (jj.contains("gpu") && st.gpu.empty())
+    {
+        r.Fail(r.Field("gpu"), "must not be empty (omit it for the zoo's A100 rate)");
+    }
+    if (!job.chakra.empty() && !st.Empty())
+    {
+        r.Fail(r.Field("chakra"),
+               "a Chakra trace job has no training-step fields (the trace "
+               "holds its compute and messages)");
+    }
+    // micro-batches and the optimizer exist only in a parallelism plan
+    if (st.microBatchSize > 0 || !st.optimizer.empty())
+    {
+        job.hasPlan = true;
+    }
+}
+
+/**
  * Read one element of a scenario's "jobs" array.
  * \param jj the job object \param i its index \param source file name for messages
  * \return the job
@@ -262,7 +319,8 @@ ReadJob(const json& jj, size_t i, const std::string& source)
                                 std::make_pair("dp", &q.dp),
                                 std::make_pair("ep", &q.ep),
                                 std::make_pair("microBatches", &q.microBatches),
-                                std::make_pair("layersPerBlock", &q.layersPerBlock)})
+                                std::make_pair("layersPerBlock", &q.layersPerBlock),
+                                std::make_pair("virtualStages", &q.virtualStages)})
         {
             pr.Read(key, *out);
             if (pj->contains(key) && *out == 0)
@@ -339,6 +397,7 @@ ReadJob(const json& jj, size_t i, const std::string& source)
                          std::to_string(job.overlapBuckets));
         }
     }
+    ReadStep(r, jj, job);
     r.RejectUnknown();
     if (job.model.empty() && job.chakra.empty())
     {
@@ -836,7 +895,8 @@ Scenario::ToJson() const
                                          std::make_pair("dp", q.dp),
                                          std::make_pair("ep", q.ep),
                                          std::make_pair("microBatches", q.microBatches),
-                                         std::make_pair("layersPerBlock", q.layersPerBlock)})
+                                         std::make_pair("layersPerBlock", q.layersPerBlock),
+                                         std::make_pair("virtualStages", q.virtualStages)})
             {
                 if (v > 0)
                 {
@@ -866,6 +926,27 @@ Scenario::ToJson() const
             }
             j["jobs"].back()["parallelism"] = par;
             j["jobs"].back()["collectives"] = coll;
+        }
+        // the training step only where given, so that other jobs' copies stay as they were
+        const auto& st = jb.step;
+        for (const auto& [key, v] : {std::make_pair("globalBatch", st.globalBatch),
+                                     std::make_pair("microBatchSize", st.microBatchSize),
+                                     std::make_pair("sequenceLength", st.sequenceLength)})
+        {
+            if (v > 0)
+            {
+                j["jobs"].back()[key] = v;
+            }
+        }
+        for (const auto& [key, v] : {std::make_pair("gpu", &st.gpu),
+                                     std::make_pair("precision", &st.precision),
+                                     std::make_pair("recompute", &st.recompute),
+                                     std::make_pair("optimizer", &st.optimizer)})
+        {
+            if (!v->empty())
+            {
+                j["jobs"].back()[key] = *v;
+            }
         }
         // the overlap setting only where given, so that other jobs' copies stay as they were
         json ov = json::object();

@@ -17,6 +17,7 @@
 #define CRUX_SCENARIO_H
 
 #include "parallel-plan.h"
+#include "training-step.h"
 
 #include "ns3/checked-parse.h"
 
@@ -137,6 +138,10 @@ struct ScenarioJob
     /// "overlap.buckets": gradient buckets released evenly through the (last) backward pass
     /// (DltJob::numBuckets, with a plan per data-parallel group); 0 = the zoo's / the plan's.
     uint32_t overlapBuckets{0};
+    /// The training step as a paper gives it: "globalBatch", "microBatchSize",
+    /// "sequenceLength", "gpu", "precision", "recompute", "optimizer" (DltJob::ApplyStep); all
+    /// unset = the zoo's defaults. "microBatchSize" and "optimizer" make the job planned.
+    TrainingStepRequest step;
 };
 
 /**

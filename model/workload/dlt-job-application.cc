@@ -132,7 +132,12 @@ DltJobApplication::GetTypeId()
                             "data-parallel group with a plan): (jobId, iteration, bucket, start, "
                             "end).",
                             MakeTraceSourceAccessor(&DltJobApplication::m_allReduceTrace),
-                            "ns3::DltJobApplication::AllReduceTracedCallback");
+                            "ns3::DltJobApplication::AllReduceTracedCallback")
+            .AddTraceSource("NodeProgress",
+                            "Every 65,536 completed nodes of the iteration DAG (progress lines "
+                            "of long iterations): (jobId, nodes complete, nodes of the DAG).",
+                            MakeTraceSourceAccessor(&DltJobApplication::m_nodeProgressTrace),
+                            "ns3::DltJobApplication::NodeProgressTracedCallback");
     return tid;
 }
 
@@ -367,6 +372,7 @@ DltJobApplication::StartApplication()
     m_runner = CreateObject<CommDagRunner>();
     m_runner->Setup(m_relay, m_run.id, dag, m_run.dscp, m_run.udpSrcPorts);
     m_runner->SetLabelCallback(MakeCallback(&DltJobApplication::OnLabel, this));
+    m_runner->SetProgressCallback(MakeCallback(&DltJobApplication::OnNodeProgress, this));
     NS_LOG_INFO("job " << m_run.id << ": iteration DAG of " << dag->NumNodes() << " nodes, "
                        << dag->NumMessages() << " messages, " << dag->Connections().size()
                        << " connections"
@@ -399,6 +405,12 @@ DltJobApplication::StartIteration()
     m_bucketStart.assign(m_bucketEnds.size(), Time::Max());
     m_bucketEndsSeen.assign(m_bucketEnds.size(), 0);
     m_runner->Start(MakeCallback(&DltJobApplication::IterationDone, this));
+}
+
+void
+DltJobApplication::OnNodeProgress(uint64_t done, uint64_t total)
+{
+    m_nodeProgressTrace(m_run.id, done, total);
 }
 
 void

@@ -150,7 +150,11 @@ struct ParallelismRequest
     std::string allToAll;         //!< "pairwise"; "" = pairwise
     uint32_t channels{0};         //!< NCCL channels (CollectiveConfig::channels); 0 = NCCL's
     std::string protocol;         //!< "simple", "ll", "ll128"; "" / "auto" = NCCL's choice
+    uint32_t virtualStages{0};    //!< model chunks per pipeline stage (interleaved 1F1B); 0 = 1
 };
+
+/// Most micro-batches per iteration a plan may have (an assumption, see parallel-plan.cc).
+constexpr uint32_t MAX_MICRO_BATCHES = 1024;
 
 /**
  * \ingroup crux
@@ -172,6 +176,9 @@ struct ParallelPlan
     bool sequenceParallel{false};                            //!< TP uses RS/AG
     AllReduceAlgorithm allReduce{AllReduceAlgorithm::AUTO};  //!< all-reduce algorithm
     AllToAllAlgorithm allToAll{AllToAllAlgorithm::PAIRWISE}; //!< all-to-all algorithm
+    /// Model chunks per stage (Megatron's virtual pipeline stages): stage s holds chunks j =
+    /// 0..v−1, chunk j being virtual stage j × pp + s of pp × v; 1 = non-interleaved 1F1B.
+    uint32_t virtualStages{1};
 
     /// \return a one-line description, e.g. "tp 8 x pp 2 x dp 4, ep 1, 16 micro-batches"
     std::string ToString() const;
@@ -224,7 +231,8 @@ class PlanError : public std::invalid_argument
  *    the model's experts and dp;
  *  - microBatches: the replica's samples per iteration (ModelSpec::SamplesPerIteration(N) / dp)
  *    over the zoo's microBatchSize, rounded, at least 1;
- *  - layersPerBlock 1, sequenceParallel false, allReduce AUTO, allToAll PAIRWISE.
+ *  - layersPerBlock 1, sequenceParallel false, allReduce AUTO, allToAll PAIRWISE,
+ *    virtualStages 1.
  * \param req the request
  * \param model the job's model
  * \param numGpus N, the job's GPUs
@@ -233,12 +241,26 @@ class PlanError : public std::invalid_argument
  * \throws PlanError naming the field: tp not dividing the job's GPUs per host (nor a multiple
  *         of it), tp not dividing the heads, tp × pp × dp ≠ N, pp > layers, ep not dividing the
  *         experts or dp, TP/PP/EP > 1 for a model without transformer layers, EP > 1 for a
- *         dense model, an unknown algorithm
+ *         dense model, an unknown algorithm, virtual stages that do not fit
+ *         (CheckVirtualStages())
  */
 ParallelPlan ResolvePlan(const ParallelismRequest& req,
                          const ModelSpec& model,
                          uint32_t numGpus,
                          uint32_t gpusPerHost);
+
+/**
+ * \ingroup crux
+ * \brief Check a plan's virtual stages (interleaved 1F1B, Megatron-LM's schedule).
+ *
+ * virtualStages v > 1 needs a transformer model, pp >= 2, the layers split evenly over the
+ * stages and the stage's layers over its v chunks (L mod pp = 0, (L / pp) mod v = 0), and the
+ * micro-batches in whole groups of pp (m mod pp = 0: Megatron's schedule runs the chunks of pp
+ * consecutive micro-batches in turn and refuses a last group smaller than pp).
+ * \param model the job's model \param plan the plan
+ * \throws PlanError naming "parallelism.virtualStages"
+ */
+void CheckVirtualStages(const ModelSpec& model, const ParallelPlan& plan);
 
 } // namespace ns3
 
