@@ -143,22 +143,21 @@ ConnectProgress(const std::vector<DltJob>& jobs,
         };
     // within a long iteration: every 65,536 DAG nodes (a one-iteration job of millions of
     // nodes completes its first bucket only near its end)
-    auto nodes = [&jobs, &apps, &progress, label, total](uint32_t job,
-                                                         uint64_t done,
-                                                         uint64_t all) {
-        double iterations = 0;
-        for (size_t i = 0; i < jobs.size(); ++i)
-        {
-            iterations +=
-                std::min<uint64_t>(apps[i]->GetIterationTimes().size(), jobs[i].iterations);
-        }
-        const double share = all > 0 ? static_cast<double>(done) / all : 0.0;
-        std::ostringstream os;
-        os << std::fixed << std::setprecision(4) << "sim " << Simulator::Now().GetSeconds()
-           << " s, iterations " << iterations << "/" << total << ", job " << job << " DAG nodes "
-           << done << "/" << all;
-        progress.Update(label, os.str(), total > 0 ? (iterations + share) / total : 0.0);
-    };
+    auto nodes =
+        [&jobs, &apps, &progress, label, total](uint32_t job, uint64_t done, uint64_t all) {
+            double iterations = 0;
+            for (size_t i = 0; i < jobs.size(); ++i)
+            {
+                iterations +=
+                    std::min<uint64_t>(apps[i]->GetIterationTimes().size(), jobs[i].iterations);
+            }
+            const double share = all > 0 ? static_cast<double>(done) / all : 0.0;
+            std::ostringstream os;
+            os << std::fixed << std::setprecision(4) << "sim " << Simulator::Now().GetSeconds()
+               << " s, iterations " << iterations << "/" << total << ", job " << job
+               << " DAG nodes " << done << "/" << all;
+            progress.Update(label, os.str(), total > 0 ? (iterations + share) / total : 0.0);
+        };
     for (const auto& app : apps)
     {
         app->TraceConnectWithoutContext(
