@@ -25,9 +25,12 @@
 #include "ns3/crux-compat.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/crux-topology.h"
+#include "ns3/dlt-job-application.h"
 #include "ns3/dlt-job-helper.h"
+#include "ns3/dlt-job.h"
 #include "ns3/flow-transport-helper.h"
 #include "ns3/flow-transport.h"
+#include "ns3/node.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rdma-transport-helper.h"
 #include "ns3/rdma-transport.h"
@@ -476,6 +479,58 @@ class NcclChoiceOnTheWireTestCase : public TestCase
     }
 };
 
+/**
+ * The channels of a planned job's data-parallel all-reduce: NCCL's default (one NIC per host
+ * of 1 GPU: 1 search channel, 2 channels), the scenario's collectives.channels
+ * (DltJob::collectives) and DltJobApplication's NcclChannels attribute, counted in the
+ * messages the flow fabric delivers (a ring of 2 ranks: 2 steps x 2 ranks per channel).
+ */
+class NcclChannelsOfAJobTestCase : public TestCase
+{
+  public:
+    NcclChannelsOfAJobTestCase()
+        : TestCase("a planned job's channels: NCCL's default, collectives.channels, NcclChannels")
+    {
+    }
+
+  private:
+    /// \return messages delivered in one iteration \param config channels of the job
+    /// \param attribute NcclChannels (0 = none)
+    static uint64_t Messages(uint32_t config, uint32_t attribute)
+    {
+        DltJob job = DltJob::FromModel(5, "gpt3-1.3b", Gpus(2, 1));
+        ParallelismRequest req;
+        req.tp = 1;
+        req.pp = 1;
+        req.dp = 2;
+        req.allReduce = "ring";
+        job.ApplyPlan(req);
+        job.numBuckets = 1;
+        job.iterations = 1;
+        job.computeTime = 0.001;
+        job.collectives.channels = config;
+        Ptr<FlowTransport> t = Star(2, 1, 100e9, MicroSeconds(1), 2400e9, MicroSeconds(1));
+        Ptr<Node> node = CreateObject<Node>();
+        Ptr<DltJobApplication> app = CreateObject<DltJobApplication>();
+        app->SetAttribute("NcclChannels", UintegerValue(attribute));
+        app->SetJob(job);
+        app->SetTransport(t);
+        node->AddApplication(app);
+        Simulator::Run();
+        const uint64_t m = t->GetDeliveredMessages();
+        app->Dispose();
+        Simulator::Destroy();
+        return m;
+    }
+
+    void DoRun() override
+    {
+        NS_TEST_ASSERT_MSG_EQ(Messages(0, 0), 2u * 2 * 2, "NCCL's default: 2 channels");
+        NS_TEST_ASSERT_MSG_EQ(Messages(5, 0), 5u * 2 * 2, "collectives.channels 5");
+        NS_TEST_ASSERT_MSG_EQ(Messages(5, 3), 3u * 2 * 2, "NcclChannels 3 overrides");
+    }
+};
+
 /// The NCCL collectives test suite.
 class NcclCollectivesTestSuite : public TestSuite
 {
@@ -487,6 +542,7 @@ class NcclCollectivesTestSuite : public TestSuite
         AddTestCase(new PipelinedClosedFormTestCase, TestCase::QUICK);
         AddTestCase(new NcclPacketVsFlowTestCase, TestCase::QUICK);
         AddTestCase(new NcclChoiceOnTheWireTestCase, TestCase::QUICK);
+        AddTestCase(new NcclChannelsOfAJobTestCase, TestCase::QUICK);
     }
 };
 

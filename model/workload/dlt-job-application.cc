@@ -119,6 +119,16 @@ DltJobApplication::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&DltJobApplication::m_bucketsAttr),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("NcclChannels",
+                          "NCCL channels of the job's collectives (CollectiveConfig::channels, "
+                          "NCCL's MAXCHANNELS = 64 at most); 0 = the job's DltJob::collectives "
+                          "(its scenario's collectives.channels, else NCCL's default for the "
+                          "hardware: one search channel per NIC, doubled by NCCL's "
+                          "ncclTopoDupChannels and ncclTopoPostset, src/graph/search.cc, "
+                          "connect.cc).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&DltJobApplication::m_channelsAttr),
+                          MakeUintegerChecker<uint32_t>(0, 64))
             .AddTraceSource("IterationComplete",
                             "An iteration finished: (jobId, iteration, start, end, FLOPs).",
                             MakeTraceSourceAccessor(&DltJobApplication::m_iterationTrace),
@@ -355,6 +365,10 @@ DltJobApplication::StartApplication()
     m_run.computeTime = GetComputeTime();
     m_run.overlapStart = GetOverlapStart();
     m_run.numBuckets = GetNumBuckets();
+    if (m_channelsAttr > 0)
+    {
+        m_run.collectives.channels = m_channelsAttr;
+    }
     m_run.iterations = GetIterations();
     m_run.Validate();
     m_relay = CreateObject<Relay>(m_transport, m_run.dscp, m_run.udpSrcPorts);

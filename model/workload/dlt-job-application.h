@@ -242,6 +242,7 @@ class DltJobApplication : public Application
     double m_overlapAttr{-1};          //!< attribute OverlapStart (< 0 = job's value)
     Time m_computeAttr;                //!< attribute ComputeTime (0 = job's value)
     uint32_t m_bucketsAttr{0};         //!< attribute NumBuckets (0 = job's value)
+    uint32_t m_channelsAttr{0};        //!< attribute NcclChannels (0 = job's value)
 
     Ptr<CommDagRunner> m_runner;            //!< runs one iteration's DAG
     std::vector<uint32_t> m_bucketEnds;     //!< per bucket: BUCKET_END labels in the DAG
