@@ -103,6 +103,7 @@ set(CRUX_SOURCES
     drivers/run-statistics.cc
     drivers/scenario-run.cc
     drivers/experiment-output.cc
+    drivers/experiment-summary.cc
     drivers/live-cluster-fabric.cc
     drivers/cluster-run.cc
     drivers/cluster-run-engine.cc
@@ -204,6 +205,7 @@ set(CRUX_HEADERS
     drivers/run-statistics.h
     drivers/scenario-run.h
     drivers/experiment-output.h
+    drivers/experiment-summary.h
     drivers/live-cluster-fabric.h
     drivers/cluster-run.h
     drivers/cluster-run-engine.h

@@ -17,6 +17,7 @@
 
 #include "distributed-run.h"
 #include "experiment-output.h"
+#include "experiment-summary.h"
 #include "parallel-runs.h"
 #include "progress-reporter.h"
 #include "result-directory.h"
@@ -265,7 +266,8 @@ CruxExperiment::MakeSpec(RunSpec::Kind kind,
                          const std::string& label,
                          const std::vector<uint32_t>& jobIds,
                          const std::string& scheduler,
-                         uint32_t iterationsOverride) const
+                         uint64_t ecmpSeed,
+                         const std::string& role) const
 {
     RunSpec spec;
     spec.kind = kind;
@@ -273,11 +275,20 @@ CruxExperiment::MakeSpec(RunSpec::Kind kind,
     spec.jobIds = jobIds;
     spec.scheduler = scheduler;
     spec.seed = m_scenario.seed;
-    spec.iterationsOverride = iterationsOverride;
+    spec.ecmpSeed = ecmpSeed;
+    spec.roles = {role};
+    spec.seeds = {ecmpSeed};
+    // a job alone: its paths only (one class), whatever the scheduler would give it beside others
+    spec.oneClass = kind != RunSpec::MODE;
+    auto known = m_measuredCommBySeed.find(ecmpSeed);
     for (uint32_t id : jobIds)
     {
-        auto it = m_measuredComm.find(id);
-        if (it != m_measuredComm.end())
+        if (known == m_measuredCommBySeed.end())
+        {
+            break;
+        }
+        auto it = known->second.find(id);
+        if (it != known->second.end())
         {
             spec.measuredComm.insert(*it);
         }
@@ -285,80 +296,294 @@ CruxExperiment::MakeSpec(RunSpec::Kind kind,
     return spec;
 }
 
-std::vector<CruxExperiment::RunSpec>
-CruxExperiment::ProfileSpecs() const
+std::vector<uint64_t>
+CruxExperiment::Seeds() const
 {
-    std::vector<RunSpec> out;
-    const uint32_t p = m_scenario.profileIterations;
-    for (const auto& job : m_jobs)
+    std::vector<uint64_t> seeds;
+    for (uint32_t i = 0; i < m_scenario.seeds; ++i)
     {
-        if (p > 0 && m_measuredComm.count(job.id) == 0)
-        {
-            out.push_back(MakeSpec(RunSpec::PROFILE,
-                                   "profile:" + m_scenario.jobs[job.id].name,
-                                   {job.id},
-                                   "ecmp",
-                                   p + 1));
-        }
+        seeds.push_back(m_scenario.seed + i);
     }
-    return out;
+    return seeds;
 }
 
-std::vector<ExperimentRunResult>
-CruxExperiment::RunOrdered(const std::vector<std::string>& ordered)
+std::string
+CruxExperiment::JobName(uint32_t id) const
 {
-    // The runs of one batch are independent of each other (in parallel with SetParallelRuns):
-    // a run depends on another only through the t_j measured alone (profileIterations > 0),
-    // which the scheduler runs see (ecmp only those known before it in the sequence).
-    const bool measures = m_scenario.profileIterations > 0;
+    return m_scenario.jobs[id].name;
+}
+
+std::vector<CruxExperiment::RunSpec>
+CruxExperiment::FirstPhase(bool alone, const std::vector<std::string>& schedulers) const
+{
+    // Phase 1: what needs no t_j (every seed): the measured jobs alone under ECMP (they give
+    // their t_j and the length of a background job's alone run), the background jobs'
+    // profiling runs, and the ECMP mixes.
+    const uint32_t p = m_scenario.profileIterations;
+    const bool needT = p > 0 && std::any_of(schedulers.begin(),
+                                            schedulers.end(),
+                                            [](const std::string& m) { return m != "ecmp"; });
     std::vector<uint32_t> all;
     for (const auto& job : m_jobs)
     {
         all.push_back(job.id);
     }
+    std::vector<RunSpec> out;
+    for (uint64_t seed : Seeds())
+    {
+        for (const auto& job : m_jobs)
+        {
+            const bool background = m_scenario.jobs[job.id].background;
+            if (alone && !background)
+            {
+                out.push_back(MakeSpec(RunSpec::ALONE,
+                                       "alone:" + JobName(job.id),
+                                       {job.id},
+                                       "ecmp",
+                                       seed,
+                                       RunRole::ALONE_ECMP));
+            }
+            else if (needT)
+            {
+                RunSpec spec = MakeSpec(RunSpec::PROFILE,
+                                        "profile:" + JobName(job.id),
+                                        {job.id},
+                                        "ecmp",
+                                        seed,
+                                        RunRole::PROFILE);
+                spec.iterationsOverride = p + 1;
+                out.push_back(spec);
+            }
+        }
+        if (std::find(schedulers.begin(), schedulers.end(), "ecmp") != schedulers.end())
+        {
+            out.push_back(MakeSpec(RunSpec::MODE,
+                                   "ecmp",
+                                   all,
+                                   "ecmp",
+                                   seed,
+                                   std::string(RunRole::MIX) + ":ecmp"));
+        }
+    }
+    return out;
+}
+
+std::vector<CruxExperiment::RunSpec>
+CruxExperiment::SecondPhase(bool alone,
+                            const std::vector<std::string>& schedulers,
+                            double aloneEnd) const
+{
+    // Phase 2: everything else, with the t_j of phase 1: the background jobs alone under ECMP
+    // (as long as the measured jobs alone), every job alone on collision-free paths and on each
+    // scheduler's paths, the mixes, and each mix on its paths in one class.
+    std::vector<uint32_t> all;
+    for (const auto& job : m_jobs)
+    {
+        all.push_back(job.id);
+    }
+    std::vector<RunSpec> out;
+    for (uint64_t seed : Seeds())
+    {
+        auto aloneSpec = [&](const std::string& label,
+                             uint32_t id,
+                             const std::string& scheduler,
+                             const std::string& role) {
+            RunSpec spec = MakeSpec(RunSpec::ALONE, label, {id}, scheduler, seed, role);
+            if (m_scenario.jobs[id].background)
+            {
+                spec.stopAt = aloneEnd > 0 ? aloneEnd : m_scenario.stopTime;
+            }
+            out.push_back(spec);
+        };
+        if (alone)
+        {
+            for (const auto& job : m_jobs)
+            {
+                if (m_scenario.jobs[job.id].background)
+                {
+                    aloneSpec("alone:" + JobName(job.id), job.id, "ecmp", RunRole::ALONE_ECMP);
+                }
+            }
+            for (const auto& job : m_jobs)
+            {
+                // the least-congested path selection of Crux and TACCL* with the job alone
+                aloneSpec("alone@free:" + JobName(job.id), job.id, "taccl", RunRole::ALONE_FREE);
+            }
+        }
+        for (const auto& sched : schedulers)
+        {
+            if (sched != "ecmp")
+            {
+                out.push_back(MakeSpec(RunSpec::MODE,
+                                       sched,
+                                       all,
+                                       sched,
+                                       seed,
+                                       std::string(RunRole::MIX) + ":" + sched));
+            }
+            if (alone)
+            {
+                for (const auto& job : m_jobs)
+                {
+                    aloneSpec("alone@paths(" + sched + "):" + JobName(job.id),
+                              job.id,
+                              sched,
+                              std::string(RunRole::ALONE_PATHS) + ":" + sched);
+                }
+            }
+            if (alone)
+            {
+                // the decomposition's U_1 (it needs the alone references too)
+                RunSpec one = MakeSpec(RunSpec::MODE,
+                                       sched + "/one-class",
+                                       all,
+                                       sched,
+                                       seed,
+                                       std::string(RunRole::MIX_ONE_CLASS) + ":" + sched);
+                one.oneClass = true;
+                out.push_back(one);
+            }
+        }
+    }
+    return out;
+}
+
+namespace
+{
+
+/// \return the scheduler of a "mix:<scheduler>" role among \p roles, or ""
+std::string
+MixScheduler(const std::vector<std::string>& roles)
+{
+    const std::string prefix = std::string(RunRole::MIX) + ":";
+    for (const auto& r : roles)
+    {
+        if (r.rfind(prefix, 0) == 0)
+        {
+            return r.substr(prefix.size());
+        }
+    }
+    return "";
+}
+
+} // namespace
+
+void
+CruxExperiment::Merge(std::vector<RunSpec>& specs,
+                      std::vector<ExperimentRunResult>& done,
+                      bool alone) const
+{
+    // Only runs of several seeds or the alone references can be the same simulation; without
+    // them every run is its own (and the schedulers are not called once more to plan). Not
+    // distributed (MPI): every rank would build a fabric between the ranks' collective runs.
+    const bool plan = !m_distributed && (m_scenario.seeds > 1 || alone);
+    // signature → where the simulation is: "d<i>" a run done, "s<i>" a spec kept
+    std::map<std::string, std::string> where;
+    for (size_t i = 0; i < done.size(); ++i)
+    {
+        where[done[i].signature] = "d" + std::to_string(i);
+    }
+    std::vector<RunSpec> kept;
+    for (RunSpec& spec : specs)
+    {
+        const std::string sig = plan ? ScenarioRun(m_scenario, m_cluster, m_jobs, spec).Plan()
+                                     : spec.label + "@" + std::to_string(spec.ecmpSeed);
+        NS_LOG_DEBUG("run " << spec.label << " ECMP seed " << spec.ecmpSeed << ": " << sig);
+        auto add =
+            [](std::vector<std::string>& roles, std::vector<uint64_t>& seeds, const RunSpec& from) {
+                for (const auto& r : from.roles)
+                {
+                    if (std::find(roles.begin(), roles.end(), r) == roles.end())
+                    {
+                        roles.push_back(r);
+                    }
+                }
+                for (uint64_t sd : from.seeds)
+                {
+                    if (std::find(seeds.begin(), seeds.end(), sd) == seeds.end())
+                    {
+                        seeds.push_back(sd);
+                    }
+                }
+            };
+        auto w = where.find(sig);
+        if (w != where.end())
+        {
+            // the mixes of two schedulers stay two rows even when their decisions are equal
+            const std::vector<std::string>& roles =
+                w->second[0] == 'd' ? done[std::stoul(w->second.substr(1))].roles
+                                    : kept[std::stoul(w->second.substr(1))].roles;
+            const std::string mine = MixScheduler(spec.roles);
+            const std::string theirs = MixScheduler(roles);
+            if (!mine.empty() && !theirs.empty() && mine != theirs)
+            {
+                w = where.end();
+            }
+        }
+        if (w == where.end())
+        {
+            where[sig] = "s" + std::to_string(kept.size());
+            kept.push_back(spec);
+        }
+        else if (w->second[0] == 'd')
+        {
+            ExperimentRunResult& r = done[std::stoul(w->second.substr(1))];
+            add(r.roles, r.seeds, spec);
+        }
+        else
+        {
+            RunSpec& k = kept[std::stoul(w->second.substr(1))];
+            add(k.roles, k.seeds, spec);
+        }
+    }
+    specs = kept;
+}
+
+std::vector<ExperimentRunResult>
+CruxExperiment::RunOrdered(const std::vector<std::string>& ordered)
+{
+    // The experiment's runs for every ECMP seed (doc/crux.rst, "Measurement methodology"),
+    // in two phases: the second needs the t_j profiled in the first (profileIterations > 0)
+    // and the length of the measured jobs' alone runs. Before each phase every run is set up
+    // without simulating (ScenarioRun::Plan) and runs that would be the same simulation run
+    // once, standing for all their roles and seeds. The runs of a phase are independent of
+    // each other (in parallel with SetParallelRuns).
+    const bool alone = !ordered.empty() && ordered.front() == "alone";
+    const std::vector<std::string> schedulers(ordered.begin() + (alone ? 1 : 0), ordered.end());
     // distributed: progress lines from rank 0 only
     ProgressReporter progress("crux-experiment",
                               m_distributed && CruxDistributed::GetRank() != 0 ? 0.0
                                                                                : m_progressSeconds);
-    const bool alone = !ordered.empty() && ordered.front() == "alone";
-    progress.StartRuns(
-        static_cast<uint32_t>((alone ? m_jobs.size() : 0) + ordered.size() - (alone ? 1 : 0)));
     std::vector<ExperimentRunResult> out;
-    std::vector<RunSpec> batch;
-    size_t k = 0;
-    if (alone)
-    {
-        for (const auto& job : m_jobs)
-        {
-            const std::string& name = m_scenario.jobs[job.id].name;
-            batch.push_back(MakeSpec(RunSpec::ALONE, "alone:" + name, {job.id}, "ecmp", 0));
-        }
-        ++k;
-        if (measures)
-        {
-            RunBatch(batch, out, progress);
-        }
-    }
-    for (; k < ordered.size() && ordered[k] == "ecmp"; ++k)
-    {
-        batch.push_back(MakeSpec(RunSpec::MODE, "ecmp", all, "ecmp", 0));
-    }
-    if (k < ordered.size())
-    {
-        // every other scheduler uses the t_j of every job: profile the jobs still without one
-        std::vector<RunSpec> profiles = ProfileSpecs();
-        if (!profiles.empty())
-        {
-            progress.AddRuns(static_cast<uint32_t>(profiles.size()));
-            batch.insert(batch.end(), profiles.begin(), profiles.end());
-            RunBatch(batch, out, progress);
-        }
-        for (; k < ordered.size(); ++k)
-        {
-            batch.push_back(MakeSpec(RunSpec::MODE, ordered[k], all, ordered[k], 0));
-        }
-    }
+    std::vector<RunSpec> batch = FirstPhase(alone, schedulers);
+    Merge(batch, out, alone);
+    progress.StartRuns(static_cast<uint32_t>(batch.size()));
     RunBatch(batch, out, progress);
+    // a background job's alone run lasts as long as the longest alone run of a measured job
+    // (over all seeds: one length for every seed, so that a run whose paths do not depend on the
+    // seed runs once)
+    double aloneEnd = 0;
+    for (const auto& r : out)
+    {
+        if (std::find(r.roles.begin(), r.roles.end(), RunRole::ALONE_ECMP) != r.roles.end())
+        {
+            aloneEnd = std::max(aloneEnd, r.simulatedTime);
+        }
+    }
+    batch = SecondPhase(alone, schedulers, aloneEnd);
+    Merge(batch, out, alone);
+    progress.AddRuns(static_cast<uint32_t>(batch.size()));
+    RunBatch(batch, out, progress);
+    // a run standing for some of several seeds is labelled with its first seed
+    const size_t nSeeds = m_scenario.seeds;
+    for (auto& r : out)
+    {
+        std::sort(r.seeds.begin(), r.seeds.end());
+        if (nSeeds > 1 && r.seeds.size() < nSeeds)
+        {
+            r.run += "@" + std::to_string(r.seeds.front());
+        }
+    }
     return out;
 }
 
@@ -370,41 +595,38 @@ CruxExperiment::RunBatch(std::vector<RunSpec>& batch,
     std::vector<ParallelRun> runs;
     for (const RunSpec& spec : batch)
     {
-        runs.push_back(ParallelRun{spec.label, [this, &spec]() {
+        const std::string name =
+            spec.label +
+            (m_scenario.seeds > 1 ? "@" + std::to_string(spec.ecmpSeed) : std::string());
+        runs.push_back(ParallelRun{name, [this, &spec]() {
                                        return ExperimentRunResultToBytes(RunJobs(spec));
                                    }});
     }
     // a distributed run is one simulation over all ranks: one after another
     const std::vector<std::string> bytes =
         RunParallel(runs, m_distributed ? 1 : m_parallelRuns, &progress);
-    const uint32_t p = m_scenario.profileIterations;
     for (size_t i = 0; i < batch.size(); ++i)
     {
-        const RunSpec& spec = batch[i];
         const ExperimentRunResult r = ExperimentRunResultFromBytes(bytes[i]);
-        if (spec.kind == RunSpec::MODE)
-        {
-            out.push_back(r);
-            continue;
-        }
         const ExperimentJobResult& jr = r.jobs.front();
-        const uint32_t id = spec.jobIds.front();
-        if (p > 0 && jr.iterComm.size() >= 2)
+        if (batch[i].kind != RunSpec::MODE && m_scenario.profileIterations > 0 &&
+            batch[i].stopAt == 0 && jr.profiledCommTime > 0 && batch[i].scheduler == "ecmp")
         {
-            // Crux §5: t_j profiled alone; skip the first (set-up) iteration.
-            double sum = 0;
-            uint32_t n = 0;
-            for (size_t it = 1; it < jr.iterComm.size() && n < p; ++it, ++n)
+            // Crux §5: t_j profiled alone (under ECMP), link time by the one definition
+            for (uint64_t sd : r.seeds)
             {
-                sum += jr.iterComm[it];
+                m_measuredCommBySeed[sd][jr.id] = jr.profiledCommTime;
             }
-            m_measuredComm[id] = sum / n;
         }
-        if (spec.kind == RunSpec::ALONE)
+        if (r.roles != std::vector<std::string>{RunRole::PROFILE})
         {
-            m_aloneIter[id] = jr.meanIterationTime;
-            out.push_back(r);
+            out.push_back(r); // a profiling run alone gives no row: its t_j is in summary.json
         }
+    }
+    auto first = m_measuredCommBySeed.find(m_scenario.seed);
+    if (first != m_measuredCommBySeed.end())
+    {
+        m_measuredComm = first->second;
     }
     batch.clear();
 }
@@ -424,20 +646,14 @@ CruxExperiment::RunJobs(const RunSpec& spec) const
 std::string
 CruxExperiment::FormatTable(const std::vector<ExperimentRunResult>& runs) const
 {
-    return ExperimentOutput(m_scenario,
-                            m_nHosts,
-                            m_gpusPerHost,
-                            m_jobs,
-                            m_aloneIter,
-                            m_measuredComm)
+    return ExperimentOutput(m_scenario, m_nHosts, m_gpusPerHost, m_jobs, m_measuredComm)
         .FormatTable(runs);
 }
 
 void
 CruxExperiment::WriteResults(const std::vector<ExperimentRunResult>& runs) const
 {
-    ExperimentOutput(m_scenario, m_nHosts, m_gpusPerHost, m_jobs, m_aloneIter, m_measuredComm)
-        .Write(runs);
+    ExperimentOutput(m_scenario, m_nHosts, m_gpusPerHost, m_jobs, m_measuredComm).Write(runs);
 }
 
 std::vector<std::string>

@@ -190,17 +190,41 @@ class CruxExperiment
     /// Run the modes, "alone" first (after CheckModes). \param ordered the modes
     /// \return the result rows in order
     std::vector<ExperimentRunResult> RunOrdered(const std::vector<std::string>& ordered);
-    /// A run of \p jobIds under \p scheduler with the scenario's seed and the t_j known now.
-    /// \param kind what for \param label its label \param jobIds its jobs \param scheduler
-    /// scheduler name \param iterationsOverride 0 = the scenario's \return the run
+    /// A run of \p jobIds under \p scheduler with ECMP seed \p ecmpSeed and the t_j known
+    /// now for that seed. \param kind what for \param label its label \param jobIds its jobs
+    /// \param scheduler scheduler name \param ecmpSeed the ECMP seed \param role its
+    /// ExperimentRunResult::roles entry \return the run (one class for a job alone)
     RunSpec MakeSpec(RunSpec::Kind kind,
                      const std::string& label,
                      const std::vector<uint32_t>& jobIds,
                      const std::string& scheduler,
-                     uint32_t iterationsOverride) const;
-    /// \return the profiling runs of the jobs whose t_j is not known yet (none if
-    /// profileIterations = 0)
-    std::vector<RunSpec> ProfileSpecs() const;
+                     uint64_t ecmpSeed,
+                     const std::string& role) const;
+    /// \return the ECMP seeds: Scenario::seed, seed + 1, ..., seed + seeds − 1
+    std::vector<uint64_t> Seeds() const;
+    /// \param id a job \return its name in the scenario
+    std::string JobName(uint32_t id) const;
+    /// The runs that need no t_j, for every seed: measured jobs alone under ECMP, profiling
+    /// runs, the ECMP mixes. \param alone "alone" among the modes \param schedulers the
+    /// other modes \return the runs
+    std::vector<RunSpec> FirstPhase(bool alone, const std::vector<std::string>& schedulers) const;
+    /// The other runs, for every seed: background jobs alone under ECMP until \p aloneEnd,
+    /// every job alone on collision-free paths and on each scheduler's paths, the mixes and
+    /// their one-class runs. \param alone "alone" among the modes \param schedulers the other
+    /// modes \param aloneEnd end of the longest alone run of a measured job over all seeds, s
+    /// \return the runs
+    std::vector<RunSpec> SecondPhase(bool alone,
+                                     const std::vector<std::string>& schedulers,
+                                     double aloneEnd) const;
+    /// Set every run of \p specs up without simulating (ScenarioRun::Plan) and keep one run per
+    /// simulation: a run equal to one of \p done or to an earlier spec adds its roles and
+    /// seeds to it instead. \param specs the runs (reduced in place) \param done runs already
+    /// simulated (their roles and seeds may grow)
+    /// \param alone "alone" among the modes (without it and with one seed, nothing is planned:
+    /// no two runs can be equal)
+    void Merge(std::vector<RunSpec>& specs,
+               std::vector<ExperimentRunResult>& done,
+               bool alone) const;
     /// Run \p batch (in parallel, see SetParallelRuns), note what the alone and profiling runs
     /// measured, append the result rows to \p out and clear \p batch.
     /// \param batch the runs \param out the result rows \param progress counts the runs
@@ -219,13 +243,14 @@ class CruxExperiment
     uint32_t m_nHosts{0};                      //!< hosts of the topology
     uint32_t m_gpusPerHost{0};                 //!< GPUs per host
     std::map<uint32_t, double> m_measuredComm; //!< job id → t_j measured alone, s
-    std::map<uint32_t, double> m_aloneIter;    //!< job id → iteration time alone, s
-    uint32_t m_parallelRuns{1};                //!< simulations at a time
-    double m_progressSeconds{0};               //!< wall seconds between progress lines
-    bool m_distributed{false};                 //!< split over MPI ranks (SetDistributed)
-    uint32_t m_ranks{1};                       //!< MPI ranks
-    double m_stopCheckSeconds{100e-6};         //!< end-of-run check period, s
-    std::map<uint32_t, uint32_t> m_jobRank;    //!< job id → rank simulating it
+    /// ECMP seed → job id → t_j profiled alone under that seed's ECMP paths, s
+    std::map<uint64_t, std::map<uint32_t, double>> m_measuredCommBySeed;
+    uint32_t m_parallelRuns{1};             //!< simulations at a time
+    double m_progressSeconds{0};            //!< wall seconds between progress lines
+    bool m_distributed{false};              //!< split over MPI ranks (SetDistributed)
+    uint32_t m_ranks{1};                    //!< MPI ranks
+    double m_stopCheckSeconds{100e-6};      //!< end-of-run check period, s
+    std::map<uint32_t, uint32_t> m_jobRank; //!< job id → rank simulating it
 };
 
 /**

@@ -15,10 +15,12 @@
 
 #include "experiment-output.h"
 
+#include "experiment-summary.h"
 #include "result-directory.h"
 
 #include "ns3/double.h"
 #include "ns3/gpu-intensity-tracker.h"
+#include "ns3/sample-statistics.h"
 
 #include <cmath>
 #include <iomanip>
@@ -31,27 +33,75 @@ namespace ns3
 namespace
 {
 
-/// Percentage change of x against a reference (NaN if the reference is 0).
-double
-PercentChange(double x, double ref)
+/// A fractional change as the table shows it: "+12.3 %" / "+12.3 ± 4.5 %"; "–" without data.
+std::string
+Pct(const SampleSummary& v)
 {
-    return ref > 0 ? (x / ref - 1.0) * 100.0 : std::nan("");
+    if (v.n == 0)
+    {
+        return "–";
+    }
+    std::string text = FormatInterval(v, 100);
+    if (text != "–" && text[0] != '-')
+    {
+        text = "+" + text;
+    }
+    return text + " %";
 }
 
-/// A percentage change as the table shows it ("+12.3%", "-" for NaN).
+/// A utilization (fraction) in percent: "12.34 %" / "12.34 ± 0.56 %"; "–" without data.
 std::string
-Pct(double v)
+Util(const SampleSummary& v)
 {
-    std::ostringstream o;
-    if (std::isnan(v))
+    return v.n == 0 ? "–" : FormatInterval(v, 100) + " %";
+}
+
+/// A utilization difference in percentage points: "+1.23 pp"; "–" without data.
+std::string
+Points(const SampleSummary& v)
+{
+    if (v.n == 0)
     {
-        o << "-";
+        return "–";
     }
-    else
+    std::string text = FormatInterval(v, 100);
+    if (text != "–" && text[0] != '-')
     {
-        o << std::showpos << std::fixed << std::setprecision(1) << v << "%";
+        text = "+" + text;
     }
-    return o.str();
+    return text + " pp";
+}
+
+/// An iteration time with its interval and unit: "274.7 ms", "1.284 ± 0.012 s".
+std::string
+Duration(const SampleSummary& v)
+{
+    if (v.n == 0)
+    {
+        return "–";
+    }
+    if (v.n < 2 || v.halfWidth == 0)
+    {
+        return FormatDuration(v.mean);
+    }
+    // the unit of the mean, the interval in the same unit
+    const std::string mean = FormatDuration(v.mean);
+    const std::string unit = mean.substr(mean.find(' ') + 1);
+    const double scale = unit == "s" ? 1 : unit == "ms" ? 1e3 : unit == "us" ? 1e6 : 1e9;
+    return FormatInterval(v, scale) + " " + unit;
+}
+
+/// A left-aligned cell of \p width.
+std::string
+Cell(const std::string& text, size_t width)
+{
+    // width in characters, not bytes: "±" and "–" are two/three bytes in UTF-8
+    size_t chars = 0;
+    for (unsigned char c : text)
+    {
+        chars += (c & 0xC0) != 0x80 ? 1 : 0;
+    }
+    return text + std::string(width > chars ? width - chars : 1, ' ');
 }
 
 } // namespace
@@ -60,38 +110,47 @@ ExperimentOutput::ExperimentOutput(const Scenario& scenario,
                                    uint32_t nHosts,
                                    uint32_t gpusPerHost,
                                    const std::vector<DltJob>& jobs,
-                                   const std::map<uint32_t, double>& aloneIter,
                                    const std::map<uint32_t, double>& measuredComm)
     : m_scenario(scenario),
       m_nHosts(nHosts),
       m_gpusPerHost(gpusPerHost),
       m_jobs(jobs),
-      m_aloneIter(aloneIter),
       m_measuredComm(measuredComm)
 {
+}
+
+ExperimentSummary
+ExperimentOutput::Summary(const std::vector<ExperimentRunResult>& runs) const
+{
+    std::vector<uint64_t> seeds;
+    for (uint32_t i = 0; i < m_scenario.seeds; ++i)
+    {
+        seeds.push_back(m_scenario.seed + i);
+    }
+    return SummarizeExperiment(runs, seeds, m_scenario.minMeasuredIterations);
 }
 
 std::string
 ExperimentOutput::FormatTable(const std::vector<ExperimentRunResult>& runs) const
 {
+    const ExperimentSummary sum = Summary(runs);
+    const Scenario& s = m_scenario;
     std::ostringstream os;
-    os << std::fixed;
-    os << "scenario " << m_scenario.name << " (" << m_scenario.source << "), fabric "
-       << m_scenario.fabric << ", seed " << m_scenario.seed << ", " << m_nHosts << " hosts x "
-       << m_gpusPerHost << " GPUs\n";
-    os << std::left << std::setw(18) << "run" << std::setw(12) << "job" << std::right
-       << std::setw(6) << "level" << std::setw(10) << "iters" << std::setw(14) << "iter time s"
-       << std::setw(10) << "vs alone" << std::setw(14) << "throughput/s" << std::setw(10)
-       << "vs alone" << std::setw(12) << "JCT s"
-       << "\n";
-    FormatJobRows(os, runs);
-    // Peak FLOP/s per GPU: the current default of the attribute, which every run's tracker
-    // was created with.
-    TypeId::AttributeInformation peakInfo;
-    GpuIntensityTracker::GetTypeId().LookupAttributeByName("PeakFlops", &peakInfo);
-    const double peakFlops = DynamicCast<const DoubleValue>(peakInfo.initialValue)->Get();
-    FormatUtilization(os, runs, peakFlops);
-    if (m_scenario.fabric == "packet")
+    os << "scenario " << s.name << " (" << s.source << "), fabric " << s.fabric << ", " << m_nHosts
+       << " hosts x " << m_gpusPerHost << " GPUs, ";
+    if (s.seeds > 1)
+    {
+        os << "ECMP seeds " << s.seed << ".." << s.seed + s.seeds - 1 << ": mean ± 95 % "
+           << "Student-t interval over the " << s.seeds << " seeds\n";
+    }
+    else
+    {
+        os << "ECMP seed " << s.seed << " (one draw; --seeds=N gives intervals)\n";
+    }
+    FormatReferences(os, sum);
+    FormatJobRows(os, sum);
+    FormatUtilization(os, sum);
+    if (s.fabric == "packet")
     {
         FormatPacketCounters(os, runs);
     }
@@ -99,86 +158,105 @@ ExperimentOutput::FormatTable(const std::vector<ExperimentRunResult>& runs) cons
 }
 
 void
-ExperimentOutput::FormatJobRows(std::ostream& os,
-                                const std::vector<ExperimentRunResult>& runs) const
+ExperimentOutput::FormatReferences(std::ostream& os, const ExperimentSummary& sum) const
 {
-    for (const auto& r : runs)
+    if (!sum.references)
     {
-        for (const auto& j : r.jobs)
+        return;
+    }
+    os << "each job alone (iteration time; alone@ECMP over the seeds, alone@free on "
+          "collision-free paths, alone@paths on each scheduler's):\n";
+    std::vector<std::string> schedulers;
+    for (const auto& c : sum.clusters)
+    {
+        schedulers.push_back(c.scheduler);
+    }
+    os << "  " << Cell("job", 12) << Cell("alone@ECMP", 24) << Cell("alone@free", 16);
+    for (const auto& sch : schedulers)
+    {
+        os << Cell("alone@paths(" + sch + ")", 22);
+    }
+    os << "\n";
+    for (const auto& ref : sum.jobs)
+    {
+        os << "  " << Cell(ref.name, 12) << Cell(Duration(ref.aloneEcmp), 24)
+           << Cell(Duration(ref.aloneFree), 16);
+        for (const auto& sch : schedulers)
         {
-            auto a = m_aloneIter.find(j.id);
-            const double ref =
-                (a != m_aloneIter.end() && r.run.rfind("alone:", 0) != 0) ? a->second : 0.0;
-            const double refTput = ref > 0 ? 1.0 / ref : 0.0;
-            os << std::left << std::setw(18) << r.run << std::setw(12) << j.name << std::right
-               << std::setw(6) << j.level << std::setw(10) << j.measuredIterations << std::setw(14)
-               << std::setprecision(4) << j.meanIterationTime << std::setw(10)
-               << Pct(PercentChange(j.meanIterationTime, ref)) << std::setw(14)
-               << std::setprecision(3) << j.throughput << std::setw(10)
-               << Pct(PercentChange(j.throughput, refTput)) << std::setw(12)
-               << std::setprecision(3);
-            if (j.jct >= 0)
-            {
-                os << j.jct;
-            }
-            else
-            {
-                os << "-";
-            }
-            os << "\n";
+            auto it = ref.alonePaths.find(sch);
+            os << Cell(it != ref.alonePaths.end() ? Duration(it->second) : "–", 22);
         }
-        if (!r.complete)
+        if (ref.fewIterations)
         {
-            os << "  (stopTime reached before every measured job finished)\n";
+            os << "n=" << ref.minMeasured << " (< minMeasuredIterations)";
         }
+        os << "\n";
     }
 }
 
 void
-ExperimentOutput::FormatUtilization(std::ostream& os,
-                                    const std::vector<ExperimentRunResult>& runs,
-                                    double peakFlops) const
+ExperimentOutput::FormatJobRows(std::ostream& os, const ExperimentSummary& sum) const
 {
-    double aloneFlopRate = 0;
-    bool allAlone = true;
-    for (const auto& job : m_jobs)
+    if (sum.jobRows.empty())
     {
-        auto it = m_aloneIter.find(job.id);
-        if (it == m_aloneIter.end() || it->second <= 0)
-        {
-            allAlone = false;
-            continue;
-        }
-        aloneFlopRate += job.flopsPerIteration / it->second;
+        return;
     }
+    os << "jobs together (iteration time in the window; its change against the same job alone, "
+          "same seed):\n";
+    os << "  " << Cell("scheduler", 12) << Cell("job", 12) << Cell("level", 7) << Cell("n", 6)
+       << Cell("iteration time", 22) << Cell("vs alone@ECMP", 20) << Cell("vs alone@paths", 20)
+       << "\n";
+    for (const auto& j : sum.jobRows)
+    {
+        const std::string n = (j.fewIterations ? "n=" : "") + std::to_string(j.minMeasured);
+        os << "  " << Cell(j.scheduler, 12) << Cell(j.name, 12) << Cell(std::to_string(j.level), 7)
+           << Cell(n, 6) << Cell(Duration(j.iterationTime), 22) << Cell(Pct(j.vsAloneEcmp), 20)
+           << Cell(Pct(j.vsAlonePaths), 20);
+        if (j.seedsWithout > 0)
+        {
+            os << "no iteration in the window in " << j.seedsWithout << " seed(s)";
+        }
+        os << "\n";
+    }
+}
+
+void
+ExperimentOutput::FormatUtilization(std::ostream& os, const ExperimentSummary& sum) const
+{
+    // Peak FLOP/s per GPU: the current default of the attribute, which every run's tracker
+    // was created with.
+    TypeId::AttributeInformation peakInfo;
+    GpuIntensityTracker::GetTypeId().LookupAttributeByName("PeakFlops", &peakInfo);
+    const double peakFlops = DynamicCast<const DoubleValue>(peakInfo.initialValue)->Get();
     const uint32_t gpus = m_nHosts * m_gpusPerHost;
-    os << "cluster GPU utilization (" << gpus << " GPUs, " << std::setprecision(0)
-       << peakFlops / 1e12 << " TFLOP/s peak each):\n";
-    const double aloneUtil = aloneFlopRate / (gpus * peakFlops);
-    if (allAlone)
+    os << "cluster GPU utilization (" << gpus << " GPUs, " << FormatSignificant(peakFlops / 1e12, 4)
+       << " TFLOP/s peak each) and its contention decomposition (doc/crux.rst, \"Measurement "
+          "methodology\"):\n";
+    os << "  " << Cell("scheduler", 12) << Cell("runs", 6) << Cell("utilization", 20)
+       << Cell("vs alone@ECMP", 20) << Cell("alone@ECMP", 20) << Cell("own-flow loss", 18)
+       << Cell("path gain", 18) << Cell("inter-job loss", 18) << Cell("prio. recovery", 18) << "\n";
+    for (const auto& c : sum.clusters)
     {
-        os << "  " << std::left << std::setw(16) << "alone (sum)" << std::right
-           << std::setprecision(4) << aloneUtil << "\n";
-    }
-    for (const auto& r : runs)
-    {
-        if (r.run.rfind("alone:", 0) == 0 || r.run.rfind("profile:", 0) == 0)
+        os << "  " << Cell(c.scheduler, 12) << Cell(std::to_string(c.distinctRuns), 6)
+           << Cell(Util(c.mix), 20) << Cell(Pct(c.vsAloneEcmp), 20) << Cell(Util(c.aloneEcmp), 20)
+           << Cell(Points(c.ownFlowLoss), 18) << Cell(Points(c.pathGain), 18)
+           << Cell(Points(c.interJobLoss), 18) << Cell(Points(c.priorityRecovery), 18);
+        if (c.incomplete)
         {
-            continue;
-        }
-        os << "  " << std::left << std::setw(16) << r.run << std::right << std::setprecision(4)
-           << r.utilization << std::setw(10)
-           << Pct(allAlone ? PercentChange(r.utilization, aloneUtil) : std::nan(""));
-        if (!r.jobsOutsideWindow.empty())
-        {
-            os << "  INCOMPLETE: without";
-            for (const auto& name : r.jobsOutsideWindow)
+            os << "INCOMPLETE: without";
+            for (const auto& name : c.jobsOutside)
             {
                 os << " " << name;
             }
-            os << " (no iteration inside the measurement window)";
+            os << " (no iteration inside the measurement window; those seeds are not compared "
+                  "with alone)";
         }
         os << "\n";
+    }
+    if (sum.seeds > 1)
+    {
+        os << "  runs: simulations of the mix (1: its decision and paths are the same for every "
+              "seed)\n";
     }
 }
 
@@ -205,23 +283,47 @@ ExperimentOutput::FormatPacketCounters(std::ostream& os,
 namespace
 {
 
+/// \return the items separated by spaces (a CSV field without commas)
+template <typename T>
+std::string
+JoinSpaced(const std::vector<T>& items)
+{
+    std::ostringstream o;
+    for (size_t i = 0; i < items.size(); ++i)
+    {
+        o << (i > 0 ? " " : "") << items[i];
+    }
+    return o.str();
+}
+
 /// jobs.csv: one row per run and job.
 void
 WriteJobsCsv(std::ostream& f, const std::vector<ExperimentRunResult>& runs)
 {
-    f << "run,scheduler,job,model,gpus,background,level,dscp,flops_per_iteration,"
+    f << "run,roles,seeds,scheduler,job,model,gpus,background,level,dscp,flops_per_iteration,"
          "scheduler_comm_time_s,intensity_flops_per_s,k,rerouted_flows,measured_iterations,"
-         "mean_iteration_s,throughput_iter_per_s,mean_comm_s,jct_s\n";
+         "mean_iteration_s,throughput_iter_per_s,mean_comm_s,jct_s,profiled_comm_time_s\n";
+    // a number that is not finite (I_j of a job without traffic) and an unknown one (-1) are
+    // empty fields: no "inf" or "nan" in a result file
+    auto num = [](double v) {
+        std::ostringstream o;
+        if (std::isfinite(v) && v >= 0)
+        {
+            o << v;
+        }
+        return o.str();
+    };
     for (const auto& r : runs)
     {
         for (const auto& j : r.jobs)
         {
-            f << r.run << "," << r.scheduler << "," << j.name << "," << j.model << "," << j.gpus
-              << "," << (j.background ? 1 : 0) << "," << j.level << "," << j.dscp << ","
-              << j.flopsPerIteration << "," << j.schedulerCommTime << "," << j.intensity << ","
-              << j.k << "," << j.reroutedFlows << "," << j.measuredIterations << ","
-              << j.meanIterationTime << "," << j.throughput << "," << j.meanCommTime << "," << j.jct
-              << "\n";
+            f << r.run << "," << JoinSpaced(r.roles) << "," << JoinSpaced(r.seeds) << ","
+              << r.scheduler << "," << j.name << "," << j.model << "," << j.gpus << ","
+              << (j.background ? 1 : 0) << "," << j.level << "," << j.dscp << ","
+              << j.flopsPerIteration << "," << num(j.schedulerCommTime) << "," << num(j.intensity)
+              << "," << j.k << "," << j.reroutedFlows << "," << j.measuredIterations << ","
+              << j.meanIterationTime << "," << j.throughput << "," << j.meanCommTime << ","
+              << num(j.jct) << "," << num(j.profiledCommTime) << "\n";
         }
     }
 }
@@ -343,15 +445,84 @@ WriteTimingCsv(std::ostream& f, const std::vector<ExperimentRunResult>& runs)
     }
 }
 
+/// \return a SampleSummary as JSON ({"n", "mean", "ci95"}; null without data)
+nlohmann::json
+StatOf(const SampleSummary& v)
+{
+    if (v.n == 0)
+    {
+        return nullptr;
+    }
+    return {{"n", v.n}, {"mean", v.mean}, {"ci95", v.halfWidth}};
+}
+
+/// \return the experiment summary as JSON: references, job rows, clusters (doc: Output)
+nlohmann::json
+SummaryOf(const ExperimentSummary& sum)
+{
+    using nlohmann::json;
+    json j;
+    j["seeds"] = sum.seeds;
+    j["references"] = json::array();
+    for (const auto& r : sum.jobs)
+    {
+        json paths = json::object();
+        for (const auto& [s, v] : r.alonePaths)
+        {
+            paths[s] = StatOf(v);
+        }
+        j["references"].push_back({{"job", r.name},
+                                   {"aloneEcmp", StatOf(r.aloneEcmp)},
+                                   {"aloneFree", StatOf(r.aloneFree)},
+                                   {"alonePaths", paths},
+                                   {"minMeasuredIterations", r.minMeasured},
+                                   {"fewIterations", r.fewIterations}});
+    }
+    j["jobs"] = json::array();
+    for (const auto& r : sum.jobRows)
+    {
+        j["jobs"].push_back({{"scheduler", r.scheduler},
+                             {"job", r.name},
+                             {"level", r.level},
+                             {"iterationTime", StatOf(r.iterationTime)},
+                             {"vsAloneEcmp", StatOf(r.vsAloneEcmp)},
+                             {"vsAlonePaths", StatOf(r.vsAlonePaths)},
+                             {"minMeasuredIterations", r.minMeasured},
+                             {"fewIterations", r.fewIterations},
+                             {"seedsWithoutIteration", r.seedsWithout}});
+    }
+    j["clusters"] = json::array();
+    for (const auto& c : sum.clusters)
+    {
+        j["clusters"].push_back({{"scheduler", c.scheduler},
+                                 {"runs", c.distinctRuns},
+                                 {"utilization", StatOf(c.mix)},
+                                 {"vsAloneEcmp", StatOf(c.vsAloneEcmp)},
+                                 {"aloneEcmp", StatOf(c.aloneEcmp)},
+                                 {"aloneFree", StatOf(c.aloneFree)},
+                                 {"alonePaths", StatOf(c.alonePaths)},
+                                 {"ownFlowLoss", StatOf(c.ownFlowLoss)},
+                                 {"pathGain", StatOf(c.pathGain)},
+                                 {"interJobLoss", StatOf(c.interJobLoss)},
+                                 {"priorityRecovery", StatOf(c.priorityRecovery)},
+                                 {"maxResidual", c.maxResidual},
+                                 {"incomplete", c.incomplete},
+                                 {"jobsOutsideWindow", c.jobsOutside}});
+    }
+    return j;
+}
+
 /// summary.json: the scenario as it ran, the t_j measured alone and every run's numbers.
 nlohmann::json
 SummaryJson(const Scenario& scenario,
             const std::map<uint32_t, double>& measuredComm,
-            const std::vector<ExperimentRunResult>& runs)
+            const std::vector<ExperimentRunResult>& runs,
+            const ExperimentSummary& sum)
 {
     using nlohmann::json;
     json j;
     j["scenario"] = json::parse(scenario.ToJson());
+    j["summary"] = SummaryOf(sum);
     j["measuredCommTime"] = json::object();
     for (const auto& [id, t] : measuredComm)
     {
@@ -362,6 +533,8 @@ SummaryJson(const Scenario& scenario,
     {
         json jr;
         jr["run"] = r.run;
+        jr["roles"] = r.roles;
+        jr["seeds"] = r.seeds;
         jr["scheduler"] = r.scheduler;
         jr["complete"] = r.complete;
         jr["windowStart"] = r.windowStart;
@@ -397,7 +570,8 @@ SummaryJson(const Scenario& scenario,
                                   {"meanIterationTime", jb.meanIterationTime},
                                   {"throughput", jb.throughput},
                                   {"meanCommTime", jb.meanCommTime},
-                                  {"jct", jb.jct}});
+                                  {"jct", jb.jct},
+                                  {"profiledCommTime", jb.profiledCommTime}});
         }
         j["runs"].push_back(jr);
     }
@@ -418,7 +592,8 @@ ExperimentOutput::Write(const std::vector<ExperimentRunResult>& runs) const
     WriteDropsCsv(out.Open("drops.csv"), runs);
     WriteUtilizationCsv(out.Open("utilization.csv"), runs);
     out.Open("table.txt") << FormatTable(runs);
-    out.Open("summary.json") << SummaryJson(m_scenario, m_measuredComm, runs).dump(2) << "\n";
+    out.Open("summary.json") << SummaryJson(m_scenario, m_measuredComm, runs, Summary(runs)).dump(2)
+                             << "\n";
     // Wall-clock times differ between runs; they go to a separate file so that the result files
     // above are identical for the same seed.
     WriteTimingCsv(out.Open("timing.csv"), runs);

@@ -17,6 +17,7 @@
 #define CRUX_EXPERIMENT_OUTPUT_H
 
 #include "experiment-result.h"
+#include "experiment-summary.h"
 
 #include "ns3/crux-scenario.h"
 #include "ns3/dlt-job.h"
@@ -51,15 +52,12 @@ class ExperimentOutput
      * \param nHosts hosts of its cluster
      * \param gpusPerHost GPUs per host
      * \param jobs the placed jobs (W_j of each, for the utilization of the jobs alone)
-     * \param aloneIter job id → iteration time alone, s (the reference of the "vs alone"
-     *        columns; empty if no alone run)
      * \param measuredComm job id → t_j measured alone, s (summary.json)
      */
     ExperimentOutput(const Scenario& scenario,
                      uint32_t nHosts,
                      uint32_t gpusPerHost,
                      const std::vector<DltJob>& jobs,
-                     const std::map<uint32_t, double>& aloneIter,
                      const std::map<uint32_t, double>& measuredComm);
 
     /**
@@ -79,14 +77,22 @@ class ExperimentOutput
      */
     void Write(const std::vector<ExperimentRunResult>& runs) const;
 
+    /**
+     * \brief The runs summarized seed by seed (SummarizeExperiment over the scenario's ECMP
+     * seeds): what the table and summary.json print.
+     * \param runs the results
+     * \return the summary
+     */
+    ExperimentSummary Summary(const std::vector<ExperimentRunResult>& runs) const;
+
   private:
-    /// The table's rows of every run and job. \param os the table \param runs the results
-    void FormatJobRows(std::ostream& os, const std::vector<ExperimentRunResult>& runs) const;
-    /// The table's utilization rows. \param os the table \param runs the results
-    /// \param peakFlops peak FLOP/s per GPU
-    void FormatUtilization(std::ostream& os,
-                           const std::vector<ExperimentRunResult>& runs,
-                           double peakFlops) const;
+    /// The table's alone references per job. \param os the table \param sum the summary
+    void FormatReferences(std::ostream& os, const ExperimentSummary& sum) const;
+    /// The table's rows per scheduler and job. \param os the table \param sum the summary
+    void FormatJobRows(std::ostream& os, const ExperimentSummary& sum) const;
+    /// The table's utilization rows and their decomposition. \param os the table
+    /// \param sum the summary
+    void FormatUtilization(std::ostream& os, const ExperimentSummary& sum) const;
     /// The table's packet-fabric counters (PAUSE frames, drops, retransmissions, timeouts).
     /// \param os the table \param runs the results
     void FormatPacketCounters(std::ostream& os, const std::vector<ExperimentRunResult>& runs) const;
@@ -95,7 +101,6 @@ class ExperimentOutput
     uint32_t m_nHosts;                                //!< hosts of the cluster
     uint32_t m_gpusPerHost;                           //!< GPUs per host
     const std::vector<DltJob>& m_jobs;                //!< placed jobs
-    const std::map<uint32_t, double>& m_aloneIter;    //!< job id → iteration time alone, s
     const std::map<uint32_t, double>& m_measuredComm; //!< job id → t_j measured alone, s
 };
 

@@ -45,7 +45,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ExperimentJobResult,
                                    meanIterationTime,
                                    throughput,
                                    meanCommTime,
-                                   jct)
+                                   jct,
+                                   profiledCommTime)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ExperimentRunResult,
                                    run,
                                    scheduler,
@@ -66,7 +67,11 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ExperimentRunResult,
                                    simulatedTime,
                                    wallSeconds,
                                    events,
-                                   maxQueueBytes)
+                                   maxQueueBytes,
+                                   roles,
+                                   seeds,
+                                   ecmpSeed,
+                                   signature)
 
 std::string
 ExperimentRunResultToBytes(const ExperimentRunResult& r)

@@ -76,6 +76,10 @@ struct ExperimentJobResult
     double throughput{0};           //!< 1 / meanIterationTime, iterations per second
     double meanCommTime{0};         //!< mean all-reduce time of the measured iterations, s
     double jct{-1}; //!< job completion time, seconds (-1: did not finish / background)
+    /// t_j profiled in this run (a job alone): the bytes the job put on every link per completed
+    /// iteration through BusiestLinkTime (GpuIntensityTracker::FinalizeProfile), seconds; -1 in
+    /// a run of several jobs or one that completed no iteration
+    double profiledCommTime{-1};
 };
 
 /**
@@ -119,6 +123,19 @@ struct ExperimentRunResult
     /// packet fabric: largest queue (bytes, Ethernet header included) any device held, per
     /// class (TC 0..7, then the control class of ACK/NAK/CNP); empty for the flow fabric
     std::vector<uint64_t> maxQueueBytes;
+
+    /// What the run stands for in the experiment (RunRole, drivers/experiment-summary.h):
+    /// "alone@ECMP", "alone@free", "alone@paths:<scheduler>", "mix:<scheduler>",
+    /// "mix/one-class:<scheduler>", "profile"; one run can stand for several (the same
+    /// simulation, doc/crux.rst "Measurement methodology")
+    std::vector<std::string> roles;
+    /// the ECMP seeds the run stands for (Scenario::seed .. seed + seeds − 1): the seeds for
+    /// which the run's simulation is this one
+    std::vector<uint64_t> seeds;
+    uint64_t ecmpSeed{0}; //!< the ECMP hash seed the run was simulated with
+    /// what the simulation depends on besides the scenario (ScenarioRun::Plan): equal
+    /// signatures, equal simulations
+    std::string signature;
 };
 
 /**

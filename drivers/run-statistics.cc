@@ -250,7 +250,7 @@ RunStatistics::JobRow(const Scenario& s,
         jr.iterComm.push_back(comm);
         const bool inWindow =
             !multi || (start >= r.windowStart - 1e-12 && end <= r.windowEnd + 1e-12);
-        if (it >= 1 && inWindow)
+        if (it >= s.warmupIterations && inWindow)
         {
             ++jr.measuredIterations;
             sumT += du[it];

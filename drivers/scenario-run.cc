@@ -435,9 +435,19 @@ ScenarioRun::SetUp(uint32_t ranks, Setup& run) const
     RngSeedManager::SetSeed(static_cast<uint32_t>(m_spec.seed));
     RngSeedManager::SetRun(1);
     run.totalGpus = m_cluster.NumHosts() * m_cluster.gpusPerHost;
-    run.fabric = InstallScenarioFabric(s, m_cluster, m_spec.seed, ranks);
+    run.fabric = InstallScenarioFabric(s,
+                                       m_cluster,
+                                       m_spec.ecmpSeed != 0 ? m_spec.ecmpSeed : m_spec.seed,
+                                       ranks);
     run.steering.emplace(run.fabric.topo);
     run.jobs = JobsOfRun(s, m_placed, m_spec.jobIds, m_spec.iterationsOverride);
+    if (m_spec.stopAt > 0)
+    {
+        for (DltJob& job : run.jobs)
+        {
+            job.iterations = 0; // runs until stopAt
+        }
+    }
     run.decision = Decide(s,
                           run.fabric.topo,
                           run.jobs,
@@ -445,6 +455,17 @@ ScenarioRun::SetUp(uint32_t ranks, Setup& run) const
                           m_spec.scheduler,
                           m_spec.seed,
                           run.cm);
+    if (m_spec.oneClass)
+    {
+        // the scheduler's paths, nothing else of its decision: one class, no time shift
+        run.decision.uniquePriorities = false;
+        for (auto& [id, jd] : run.decision.jobs)
+        {
+            jd.level = 0;
+            jd.rank = 0;
+            jd.timeShift = 0;
+        }
+    }
     run.install = InstallRunDecision(s, run.cm, run.decision, run.jobs, *run.steering);
     run.stats.ConnectFabric(run.fabric);
     run.tracker = CreateObject<GpuIntensityTracker>();
@@ -469,7 +490,7 @@ ScenarioRun::RunLocal() const
     ProgressReporter progress("crux-experiment", m_progressSeconds);
     ConnectProgress(run.jobs, apps, m_spec.label, progress);
 
-    Simulator::Stop(Seconds(s.stopTime));
+    Simulator::Stop(Seconds(StopTime()));
     const auto wall0 = std::chrono::steady_clock::now();
     Simulator::Run();
     const auto wall1 = std::chrono::steady_clock::now();
@@ -491,6 +512,7 @@ ScenarioRun::RunLocal() const
                       Simulator::Now(),
                       r);
     run.stats.CollectFabricCounters(run.fabric, r);
+    Finish(run, r);
     Simulator::Destroy();
     return r;
 }
@@ -523,7 +545,7 @@ ScenarioRun::RunDistributed() const
     ProgressReporter progress("crux-experiment", rank == 0 ? m_progressSeconds : 0.0);
     ConnectProgress(local, apps, m_spec.label, progress);
 
-    Simulator::Stop(Seconds(s.stopTime));
+    Simulator::Stop(Seconds(StopTime()));
     const Time interval = Seconds(m_stopCheckSeconds);
     Simulator::Schedule(interval, &DistributedStopCheck, &run.stats, anyMeasured, interval);
     const auto wall0 = std::chrono::steady_clock::now();
@@ -577,9 +599,79 @@ ScenarioRun::RunDistributed() const
     {
         AddRankCounters(ExperimentRunResultFromBytes(p.counters), r);
     }
+    Finish(run, r);
     Simulator::Destroy();
     CruxDistributed::EndRun();
     return r;
+}
+
+double
+ScenarioRun::StopTime() const
+{
+    return m_spec.stopAt > 0 ? std::min(m_spec.stopAt, m_scenario.stopTime) : m_scenario.stopTime;
+}
+
+std::string
+ScenarioRun::Signature(const Setup& run) const
+{
+    std::ostringstream os;
+    os << std::setprecision(17) << "stop " << StopTime() << " unique "
+       << run.decision.uniquePriorities;
+    for (const DltJob& job : run.jobs)
+    {
+        const JobDecision& jd = run.decision.jobs.at(job.id);
+        os << "\njob " << job.id << " iterations " << job.iterations << " start " << job.startTime
+           << " level " << jd.level << " rank " << jd.rank << " dscp " << uint32_t(job.dscp);
+    }
+    for (const auto& [key, path] : run.install.flowPaths)
+    {
+        os << "\nflow " << key.first << "/" << key.second << ": " << path;
+    }
+    return os.str();
+}
+
+std::string
+ScenarioRun::Plan() const
+{
+    Setup run;
+    SetUp(1, run);
+    std::string signature = Signature(run);
+    Simulator::Destroy();
+    return signature;
+}
+
+void
+ScenarioRun::Finish(const Setup& run, ExperimentRunResult& r) const
+{
+    r.roles = m_spec.roles;
+    r.seeds = m_spec.seeds;
+    r.ecmpSeed = m_spec.ecmpSeed != 0 ? m_spec.ecmpSeed : m_spec.seed;
+    r.signature = Signature(run);
+    if (r.jobs.size() != 1 || r.jobs.front().iterEnd.empty())
+    {
+        return;
+    }
+    // A job alone: its profiled t_j (Crux §5) by the one definition, from the bytes it put on
+    // every link (data classes) per completed iteration. Its bytes after the last completed
+    // iteration (a run stopped at stopAt) would count too: only a run whose job completed.
+    ExperimentJobResult& jr = r.jobs.front();
+    if (!r.complete || m_spec.stopAt > 0)
+    {
+        return;
+    }
+    Ptr<GpuIntensityTracker> profile = CreateObject<GpuIntensityTracker>();
+    profile->RegisterJob(jr.id, jr.flopsPerIteration, std::max<uint32_t>(1, jr.gpus), 0);
+    for (const auto& [link, perTc] : r.linkTcBytes)
+    {
+        uint64_t bytes = 0;
+        for (uint64_t b : perTc)
+        {
+            bytes += b;
+        }
+        profile->SetLinkBandwidth(link, m_cluster.links.at(link).bandwidth);
+        profile->RecordLinkBytes(jr.id, link, bytes, Seconds(r.simulatedTime));
+    }
+    jr.profiledCommTime = profile->FinalizeProfile(jr.id, static_cast<uint32_t>(jr.iterEnd.size()));
 }
 
 } // namespace ns3

@@ -63,6 +63,17 @@ struct ScenarioRunSpec
     /// scenario's.
     uint64_t seed{1};
     uint32_t iterationsOverride{0}; //!< 0 = the scenario's iterations
+    /// ECMP hash seed of the switches (0 = seed): the one thing the experiment's seeds vary
+    /// (Scenario::seeds; ns-3's RNG and the scheduler keep \c seed)
+    uint64_t ecmpSeed{0};
+    /// every job in one traffic class (level 0, rank 0) on the paths the scheduler chose: the
+    /// "mix/one-class" run of the contention decomposition (ContentionDecomposition)
+    bool oneClass{false};
+    /// > 0: every job of the run runs until this simulated time (seconds) instead of its
+    /// iterations: a background job's alone run, as long as the measured jobs' alone runs
+    double stopAt{0};
+    std::vector<std::string> roles; //!< ExperimentRunResult::roles of the run
+    std::vector<uint64_t> seeds;    //!< ExperimentRunResult::seeds of the run
     /// t_j measured alone of the run's jobs that were known when the run started in
     /// sequence (job id → seconds): the run's only input from other runs
     std::map<uint32_t, double> measuredComm;
@@ -121,6 +132,17 @@ class ScenarioRun
      */
     ExperimentRunResult Run() const;
 
+    /**
+     * \brief Build the run's fabric, jobs and decision and install it, without simulating
+     * (Simulator::Destroy after), and describe what the simulation would depend on: per job
+     * its iterations, level, rank, DSCP and time shift, per flow its links, and the stop time.
+     * Two runs of one scenario with equal signatures are the same simulation (the ECMP seed
+     * enters only through the flows' links; ns-3's RNG uses the spec's seed).
+     * \return the signature (also ExperimentRunResult::signature of Run())
+     * \throws ExperimentError as Run()
+     */
+    std::string Plan() const;
+
   private:
     struct Setup;
 
@@ -132,6 +154,14 @@ class ScenarioRun
     ExperimentRunResult RunLocal() const;
     /// Run() split over the MPI ranks. \return the result, the same on every rank
     ExperimentRunResult RunDistributed() const;
+    /// \return the run's simulated-time limit: stopAt if set (and below the scenario's), else
+    /// the scenario's stopTime, seconds
+    double StopTime() const;
+    /// The signature of a set-up run (Plan()). \param run the run \return the signature
+    std::string Signature(const Setup& run) const;
+    /// The spec's fields and the profiled t_j into \p r after the run. \param run the run
+    /// \param r the result
+    void Finish(const Setup& run, ExperimentRunResult& r) const;
 
     const Scenario& m_scenario;             //!< the scenario
     const ClusterTopology& m_cluster;       //!< its cluster description

@@ -61,8 +61,14 @@ Summarize(const std::vector<double>& values, double confidence)
         sum += v;
     }
     s.mean = sum / s.n;
-    if (s.n < 2)
+    if (s.n < 2 || std::all_of(values.begin(), values.end(), [&values](double v) {
+            return v == values.front();
+        }))
     {
+        if (s.n >= 2)
+        {
+            s.mean = values.front(); // n equal measurements: exactly that value, no spread
+        }
         return s;
     }
     double ss = 0;
@@ -79,6 +85,10 @@ Summarize(const std::vector<double>& values, double confidence)
 
 namespace
 {
+
+/// Below this magnitude a printed value is 0: the rounding noise of x / x − 1 or x − x
+/// (1e-16 relative) scaled to percent stays far below it, any measured difference far above.
+constexpr double NOISE = 1e-9;
 
 /// Decimal places that give \p digits significant digits for |value| (>= 0).
 int
@@ -116,6 +126,10 @@ FormatSignificant(double value, int digits)
         return "–";
     }
     digits = std::max(1, digits);
+    if (std::fabs(value) < NOISE)
+    {
+        value = 0; // rounding noise of a difference of equal numbers, not a measurement
+    }
     // round first: 9.99996 with 4 digits is 10.00, not 9.9999
     int decimals = DecimalsFor(value, digits);
     const double rounded = std::stod(Fixed(value, decimals));
@@ -157,14 +171,14 @@ FormatInterval(const SampleSummary& s, double scale)
     {
         return "–";
     }
-    const double hw = s.halfWidth * scale;
+    const double hw = std::fabs(s.halfWidth * scale) < NOISE ? 0.0 : s.halfWidth * scale;
     if (s.n < 2 || !std::isfinite(hw))
     {
         return FormatSignificant(mean, 4);
     }
     if (hw == 0)
     {
-        return FormatSignificant(mean, 4) + " ± 0";
+        return FormatSignificant(mean, 4); // equal measurements: the value alone
     }
     // the half-width with 2 significant digits fixes the last decimal place shown; the mean
     // gets the same place but never more than 4 significant digits

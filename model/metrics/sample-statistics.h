@@ -40,7 +40,7 @@ struct SampleSummary
     uint32_t n{0};        //!< measurements (seeds)
     double mean{0};       //!< sample mean (0 if n = 0)
     double stddev{0};     //!< sample standard deviation (n − 1 in the denominator; 0 if n < 2)
-    double halfWidth{0};  //!< half-width of the confidence interval (0 if n < 2: no interval)
+    double halfWidth{0};  //!< half-width of the confidence interval (0 if n < 2 or all equal)
     double confidence{0}; //!< confidence level of halfWidth (0.95 unless asked otherwise)
 
     /// \return mean − halfWidth
@@ -66,7 +66,8 @@ SampleSummary Summarize(const std::vector<double>& values, double confidence = 0
  * \brief A number with \p digits significant digits, fixed notation ("0.2747", "1284", "12.00").
  * \param value the number
  * \param digits significant digits (>= 1)
- * \return the text; "–" (en dash) for a value that is not finite
+ * \return the text; "–" (en dash) for a value that is not finite; a value below 1e-9 in
+ *         magnitude (the rounding noise of a difference of equal numbers) prints as 0
  */
 std::string FormatSignificant(double value, int digits = 4);
 
@@ -83,7 +84,7 @@ std::string FormatDuration(double seconds);
  * \ingroup crux
  * \brief A summary as "<mean> ± <half-width>" (the half-width with 2 significant digits, the
  * mean to the same decimal place, at most 4 significant digits), or the mean alone with
- * FormatSignificant when there is no interval (n < 2).
+ * FormatSignificant when there is no interval (n < 2, or n equal measurements).
  * \param s the summary
  * \param scale multiply mean and half-width by this before printing (e.g. 100 for percent)
  * \return the text ("–" if the mean is not finite)

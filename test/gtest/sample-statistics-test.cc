@@ -53,6 +53,11 @@ TEST(SampleStatistics, NoIntervalBelowTwoSamples)
     EXPECT_EQ(one.halfWidth, 0.0);
     EXPECT_EQ(FormatInterval(one), "0.5000");
     EXPECT_THROW(Summarize({1, std::nan("")}), std::invalid_argument);
+    // equal measurements (a run standing for every seed): that value, no interval
+    const SampleSummary same = Summarize({0.1, 0.1, 0.1});
+    EXPECT_EQ(same.mean, 0.1);
+    EXPECT_EQ(same.halfWidth, 0.0);
+    EXPECT_EQ(FormatInterval(same), "0.1000");
     EXPECT_THROW(Summarize({1, 2}, 1.0), std::invalid_argument);
 }
 
@@ -92,6 +97,11 @@ TEST(SampleStatistics, Formats)
     EXPECT_EQ(FormatInterval(s, 100), "27.5 ± 1.2");
     s.halfWidth = 0.0000123;
     EXPECT_EQ(FormatInterval(s), "0.2747 ± 0.0000"); // never more than 4 significant digits
+    // rounding noise of x / x - 1 prints as 0
+    EXPECT_EQ(FormatSignificant(-2.22e-16 * 100), "0.000");
+    s.mean = -8.9e-17;
+    s.halfWidth = 8.2e-17;
+    EXPECT_EQ(FormatInterval(s, 100), "0.000");
 }
 
 TEST(ContentionDecomposition, TermsAddUp)
