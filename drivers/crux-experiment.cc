@@ -474,9 +474,9 @@ CruxExperiment::Merge(std::vector<RunSpec>& specs,
                       bool alone) const
 {
     // Only runs of several seeds or the alone references can be the same simulation; without
-    // them every run is its own (and the schedulers are not called once more to plan). Not
-    // distributed (MPI): every rank would build a fabric between the ranks' collective runs.
-    const bool plan = !m_distributed && (m_scenario.seeds > 1 || alone);
+    // them every run is its own (and the schedulers are not called once more to plan). The same
+    // under MPI: every rank plans alike, so a distributed run keeps the runs of a local one.
+    const bool plan = m_scenario.seeds > 1 || alone;
     // signature → where the simulation is: "d<i>" a run done, "s<i>" a spec kept
     std::map<std::string, std::string> where;
     for (size_t i = 0; i < done.size(); ++i)

@@ -694,6 +694,9 @@ ScenarioRun::Plan() const
     SetUp(1, run);
     std::string signature = Signature(run);
     Simulator::Destroy();
+    // under MPI every rank plans the same runs alike (no message between the ranks); ns-3's
+    // interface is renewed after Destroy as after a run
+    CruxDistributed::EndRun();
     return signature;
 }
 
