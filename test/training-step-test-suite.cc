@@ -29,6 +29,7 @@
 #include "ns3/training-iteration.h"
 #include "ns3/training-step.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <map>
@@ -75,6 +76,7 @@ struct Traffic
     std::map<uint64_t, uint64_t> pp; //!< between stages
     std::map<uint64_t, uint64_t> dp; //!< within a data-parallel group
     uint64_t dpBytesRank0{0};        //!< DP bytes rank 0 sends
+    uint64_t dpMessagesRank0{0};     //!< DP messages rank 0 sends
 };
 
 /// Build the job's iteration DAG and sort its messages.
@@ -111,6 +113,7 @@ Classify(const DltJob& job)
             if (n.src == 0)
             {
                 t.dpBytesRank0 += n.bytes;
+                t.dpMessagesRank0++;
             }
         }
     }
@@ -182,14 +185,18 @@ class StepMessageSizesTestCase : public TestCase
             static_cast<uint64_t>(std::llround(job.gradientBytes * 12.0 / 24 / 2));
         const uint32_t buckets = static_cast<uint32_t>(std::ceil(group / 80e6));
         NS_TEST_ASSERT_MSG_EQ(job.numBuckets, buckets, "buckets of 40 M parameters");
-        uint64_t want = 0;
+        // a ring all-reduce of S bytes over N ranks sends 2 (N - 1) / N x S from every rank;
+        // NCCL's ring splits each bucket over its channels and every channel's part into N
+        // chunks, each rounded to whole bytes: at most one byte per message from the exact share
+        double want = 0;
         for (uint32_t k = 0; k < buckets; ++k)
         {
-            want += Collectives::RingAllReduceBytesSent(Collectives::ChunkBytes(group, buckets, k),
-                                                        4,
-                                                        0);
+            want += 2.0 * (4 - 1) / 4 * Collectives::ChunkBytes(group, buckets, k);
         }
-        NS_TEST_ASSERT_MSG_EQ(t.dpBytesRank0, want, "DP bytes of rank 0: ring all-reduces");
+        NS_TEST_ASSERT_MSG_GT(t.dpMessagesRank0, 2 * (4 - 1) * buckets, "NCCL's channels: more messages than one ring");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(std::fabs(t.dpBytesRank0 - want),
+                                    t.dpMessagesRank0,
+                                    "DP bytes of rank 0: ring all-reduces of Megatron's buckets");
         std::cout << "[crux-training-step] gpt3-1.3b B 32 b 2 s 1024, TP2 PP2 DP4: m " << m
                   << ", TP/PP message " << act / 2 << " B, " << buckets << " DP buckets, rank 0 "
                   << t.dpBytesRank0 << " DP bytes" << std::endl;
@@ -412,7 +419,9 @@ class StepDistributedOptimizerTestCase : public TestCase
   private:
     void DoRun() override
     {
-        // GPT-3 1.3B on 2 hosts x 1 GPU, DP 2, one micro-batch, 4 buckets of 6 layers each
+        // The classic ring (whole buckets, one channel, no pipelining) keeps the closed forms
+        // c + 2 tau and the message counts exact; what NCCL's channels and chunks change is
+        // tested in crux-collectives. GPT-3 1.3B on 2 hosts x 1 GPU, DP 2, one micro-batch, 4 buckets of 6 layers each
         std::map<bool, double> iteration;
         for (bool dist : {false, true})
         {
@@ -423,7 +432,7 @@ class StepDistributedOptimizerTestCase : public TestCase
             ParallelismRequest req;
             req.tp = 1;
             req.pp = 1;
-            req.allReduce = "ring";
+            req.allReduce = "classic-ring";
             DltJob job = SteppedJob("gpt3-1.3b", 2, 1, st, req);
             job.numBuckets = 4;
             NS_TEST_ASSERT_MSG_EQ(job.step->distributedOptimizer, dist, "optimizer");
@@ -472,7 +481,7 @@ class StepDistributedOptimizerTestCase : public TestCase
             req.pp = 2;
             req.dp = 2;
             req.virtualStages = 2;
-            req.allReduce = "ring";
+            req.allReduce = "classic-ring";
             DltJob job = SteppedJob("gpt3-1.3b", 4, 1, st, req);
             NS_TEST_ASSERT_MSG_EQ(job.numBuckets % 2, 0, "buckets per chunk");
             const Traffic t = Classify(job);
