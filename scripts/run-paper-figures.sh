@@ -22,8 +22,8 @@
 #                 sincronia,varys)
 #   --jobs        runs at a time (default: all cores); 1 = one after another
 #   --build-dir   directory holding crux-trace-run (default <clone>/build, built if missing)
-#   --python      python with matplotlib for the plot scripts (default /usr/bin/python3,
-#                 Debian's python3-matplotlib, which scripts/setup.sh installs)
+#   --python      python with matplotlib and pandas for the plot scripts (default
+#                 <build-dir>/venv/bin/python, which scripts/setup.sh creates)
 #   --sweep-python  python with Dask for scripts/sweep.py (default <build-dir>/venv/bin/python,
 #                 which scripts/setup.sh creates; without Dask the runs go one after another)
 # Exit status: non-zero if a run or a plot fails (the run's error line is printed; its log is
@@ -40,7 +40,7 @@ FIGURES=23,24,25
 TOPOLOGIES=clos,double-sided,lingjun
 SCHEDULERS=ecmp,crux,crux-ps-pa,crux-pa,cassini,taccl,sincronia,varys
 BUILD_DIR="$REPO/build"
-PY=/usr/bin/python3
+PY=""
 SWEEP_PY=""
 JOBS=""
 for arg in "$@"; do
@@ -112,6 +112,7 @@ has() { [[ ",$FIGURES," == *",$1,"* ]]; }
 
 # Every run as one sweep: a block per topology (Fig. 23/24) and per placement (Fig. 25), one
 # run per scheduler, each writing <dir>/<scheduler> as a call with all schedulers would.
+[[ -n "$PY" ]] || PY="$BUILD_DIR/venv/bin/python"
 [[ -n "$SWEEP_PY" ]] || SWEEP_PY="$BUILD_DIR/venv/bin/python"
 [[ -x "$SWEEP_PY" ]] || SWEEP_PY=/usr/bin/python3
 if [[ -z "$JOBS" ]]; then

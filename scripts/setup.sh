@@ -41,12 +41,15 @@ if ! "$venv/bin/python" -c 'import cppyy, pytest; assert cppyy.__version__ == "2
   "$venv/bin/python" -m pip install -q cppyy==2.4.2 pytest
 fi
 # Sweeps (scripts/sweep.py): Dask's distributed scheduler (local cluster, or a running scheduler),
-# dask-jobqueue (SLURM/PBS/SGE/LSF/HTCondor batch jobs as Dask workers) and matplotlib for the
-# sweep plots, pinned so that every clone runs the same engine (PyYAML comes with Dask).
-SWEEP_PACKAGES=(dask==2026.8.0 distributed==2026.8.0 dask-jobqueue==0.9.0 matplotlib==3.11.2)
-if ! "$venv/bin/python" -c 'import distributed, dask_jobqueue, matplotlib, yaml
-assert (distributed.__version__, dask_jobqueue.__version__, matplotlib.__version__) == \
-    ("2026.8.0", "0.9.0", "3.11.2")' 2>/dev/null; then
+# dask-jobqueue (SLURM/PBS/SGE/LSF/HTCondor batch jobs as Dask workers); matplotlib for every
+# figure (scripts/plot) and pandas for the result data frames (bindings/python/crux/results.py),
+# pinned so that every clone runs the same engine and draws the same figures (PyYAML comes with
+# Dask).
+SWEEP_PACKAGES=(dask==2026.8.0 distributed==2026.8.0 dask-jobqueue==0.9.0 matplotlib==3.11.2
+                pandas==3.1.1)
+if ! "$venv/bin/python" -c 'import distributed, dask_jobqueue, matplotlib, pandas, yaml
+assert (distributed.__version__, dask_jobqueue.__version__, matplotlib.__version__,
+        pandas.__version__) == ("2026.8.0", "0.9.0", "3.11.2", "3.1.1")' 2>/dev/null; then
   echo "crux setup: installing ${SWEEP_PACKAGES[*]} into $venv"
   "$venv/bin/python" -m pip install -q "${SWEEP_PACKAGES[@]}"
 fi

@@ -37,7 +37,7 @@ import sys
 
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import crux_results as cr  # noqa: E402
+import crux_plot as cr  # noqa: E402
 
 
 def parse_args(argv):
@@ -229,7 +229,10 @@ def main(argv=None):
         base_group = matches[0]
     else:
         base_group = next((g for g in groups if placements[g] == "random"), groups[0])
-    series = {k: r.utilization() for k, r in cells.items()}
+    series = {}
+    for k, r in cells.items():
+        u = r.utilization()
+        series[k] = (u["time_s"].tolist(), u["gpu_utilization_fraction"].tolist())
     print("Fig. 25: average GPU utilization (time-weighted, 0..1) per placement and scheduler")
     print(table(groups, scheds, cells, series, base_sched, base_group))
     points = lines(groups, scheds, cells, series, args.smooth, args.include_drain)

@@ -35,7 +35,7 @@ import sys
 
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import crux_results as cr  # noqa: E402
+import crux_plot as cr  # noqa: E402
 
 
 class PlotError(Exception):
