@@ -152,6 +152,15 @@ def save(fig, path):
     print(f"wrote {path}")
 
 
+def save_keep(fig, path):
+    """Save ``fig`` to ``path`` (format from the suffix) without closing it; report the path."""
+    try:
+        fig.savefig(path, dpi=150, bbox_inches="tight")
+    except OSError as e:
+        raise ResultsError(f"cannot write '{path}' ({e.strerror})") from None
+    print(f"wrote {path}")
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """argparse parser whose usage errors are one line on stderr and exit status 1 (like the
     file errors; ``--help`` still shows the full usage)."""
