@@ -409,7 +409,10 @@ def check_plots(sweep, path, param_columns, programs):
         where = f"{path}: plots[{i}]"
         if not isinstance(p, dict):
             raise SweepError(f"{where}: expected a mapping")
-        _keys(p, ["name", "x", "y", "by", "where", "title"], where)
+        _keys(p, ["name", "x", "y", "by", "where", "title", "y_from_zero", "log_x"], where)
+        for k in ("y_from_zero", "log_x"):
+            if k in p and not isinstance(p[k], bool):
+                raise SweepError(f"{where}.{k}: expected true or false")
         if not isinstance(p.get("name"), str) or not NAME_RE.match(p["name"]):
             raise SweepError(f"{where}.name: required (letters, digits, '_.-')")
         if p["name"] in names:

@@ -16,26 +16,77 @@
 
 Plotting only: one line per value of ``--by`` (e.g. ``run``: one line per scheduler), the
 column ``--y`` against ``--x``, over the rows with status ``ok`` that match every ``--where``.
-Rows that share a line and an x value (e.g. several seeds) are drawn as their mean with a bar
-from their minimum to their maximum. An x column whose values are all numbers is a numeric axis;
-otherwise its values are categories in the order of the table (the sweep file's order).
+Rows that share a line and an x value (e.g. several seeds) are drawn as their mean with its 95 %
+Student-t confidence interval (none for one row). An x column whose values are all numbers, or
+all quantities with one ns-3 unit ("25Gbps", "32MiB", "1us"), is a numeric axis in that unit
+(logarithmic for rates and sizes, ``--log-x`` / ``--linear-x`` to choose); otherwise its values
+are categories in the order of the table (the sweep file's order). Axis labels and the legend
+title come from a table of known columns (:data:`LABELS`: name and unit), the y axis starts at
+zero unless ``--y-auto``.
 
-It prints the plotted values first (line, x, n, mean, min, max; floats in shortest round-trip
-form) and writes them next to the figure as ``<name>.txt``.
+It prints the plotted values first (line, x, n, mean ± interval rounded to the precision the
+interval supports) and writes them next to the figure as ``<name>.txt``.
 
 Example::
 
-    sweep_plot.py out/table.csv --x seed --y utilization --by run \\
-        --where program=crux-experiment --output out/plots/util-vs-seed.png
+    sweep_plot.py out/table.csv --x scenario.topology.fabricLinkRate --y utilization --by run \\
+        --where program=crux-experiment --output out/plots/util-vs-rate.png
 """
 
 import csv
+import math
 import os
 import sys
 
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import crux_plot as cr  # noqa: E402
+
+#: Known columns (the last dotted component of a parameter): (label, display unit, factor from
+#: the base unit, log axis). Units: a rate's base is bit/s, a size's bytes, a time's seconds.
+LABELS = {
+    "fabricLinkRate": ("ToR–aggregation link rate", "Gbit/s", 1e-9, True),
+    "hostLinkRate": ("host link rate", "Gbit/s", 1e-9, True),
+    "coreLinkRate": ("aggregation–core link rate", "Gbit/s", 1e-9, True),
+    "torAggRate": ("ToR–aggregation link rate", "Gbit/s", 1e-9, True),
+    "aggCoreRate": ("aggregation–core link rate", "Gbit/s", 1e-9, True),
+    "switchBuffer": ("switch buffer", "MiB", 1 / 2 ** 20, True),
+    "gradientBytes": ("gradient size", "MB", 1e-6, True),
+    "linkDelay": ("link delay", "µs", 1e6, True),
+    "computeTime": ("compute time per iteration", "ms", 1e3, False),
+    "jobsPerDay": ("jobs per day", "", 1, True),
+    "days": ("trace length", "days", 1, False),
+    "seed": ("ECMP hash seed", "", 1, False),
+    "seeds": ("ECMP seeds", "", 1, False),
+    "priorityLevels": ("priority levels", "", 1, False),
+    "hostsPerTor": ("hosts per ToR", "", 1, False),
+    "tors": ("ToRs", "", 1, False),
+    "aggs": ("aggregation switches", "", 1, False),
+    "iterations": ("iterations", "", 1, False),
+    "utilization": ("cluster GPU utilization", "%", 100, False),
+    "mean_gpu_utilization": ("mean GPU utilization", "%", 100, False),
+    "utilization_alone_default": ("GPU utilization, jobs alone (ECMP)", "%", 100, False),
+    "utilization_alone_installed": ("GPU utilization, jobs alone (installed)", "%", 100, False),
+    "busy_gpu_fraction": ("busy GPUs", "%", 100, False),
+    "iteration_s": ("iteration time", "s", 1, False),
+    "comm_s": ("communication time per iteration", "s", 1, False),
+    "jct_s": ("job completion time", "s", 1, False),
+    "mean_jct_s": ("mean job completion time", "h", 1 / 3600, False),
+    "throughput": ("throughput", "iterations/s", 1, False),
+    "simulated_s": ("simulated time", "s", 1, False),
+    "pause_frames": ("PAUSE frames", "", 1, False),
+    "retransmitted_packets": ("retransmitted packets", "", 1, False),
+    "drops": ("dropped frames", "", 1, False),
+    "run": ("scheduler", "", 1, False),
+    "modes": ("schedulers", "", 1, False),
+    "placement": ("placement", "", 1, False),
+    "topology": ("topology", "", 1, False),
+    "fabric": ("fabric", "", 1, False),
+}
+#: Units that a value in its base unit may carry, and their display units (for columns not in
+#: LABELS): base unit -> (display unit, factor, log axis).
+BASE_UNITS = {"bit/s": ("Gbit/s", 1e-9, True), "B": ("MiB", 1 / 2 ** 20, True),
+              "s": ("s", 1, False), "": ("", 1, False)}
 
 
 class PlotError(Exception):
@@ -45,8 +96,25 @@ class PlotError(Exception):
 def _number(text):
     try:
         return float(text)
-    except ValueError:
+    except (TypeError, ValueError):
         return None
+
+
+def known(column):
+    """(label, unit, factor, log) of a column: LABELS by its last dotted part (a job column
+    job.<name>.<field> is labelled '<field> of job <name>'), else the column itself."""
+    key = column.split(".")[-1]
+    if key in LABELS:
+        label, unit, factor, log = LABELS[key]
+        if column.startswith("job.") and column.count(".") == 2:
+            label = f"{label} of job {column.split('.')[1]}"
+        return label, unit, factor, log
+    return column, "", 1, False
+
+
+def axis_label(label, unit):
+    label = label[:1].upper() + label[1:]
+    return f"{label} ({unit})" if unit else label
 
 
 def series(header, rows, spec):
@@ -82,53 +150,91 @@ def series(header, rows, spec):
     return [(label, list(xs.items())) for label, xs in lines.items()]
 
 
+def x_axis(column, xs):
+    """(numeric: {x text: value in display unit} or None, label, unit, log) of the x column."""
+    label, unit, factor, log = known(column)
+    parsed = [cr.parse_quantity(x) for x in xs]
+    if xs and all(p is not None for p in parsed):
+        units = {p[1] for p in parsed}
+        if len(units) == 1:
+            base = units.pop()
+            if base and column.split(".")[-1] not in LABELS:
+                unit, factor, log = BASE_UNITS.get(base, (base, 1, False))
+            elif base and not unit:
+                unit, factor, log = BASE_UNITS.get(base, (base, 1, False))
+            values = {x: p[0] * factor for x, p in zip(xs, parsed)}
+            if any(v <= 0 for v in values.values()):
+                log = False
+            return values, label, unit, log
+    return None, label, unit, False
+
+
 def plot(header, rows, spec, stem):
-    """Print the values of the plot ``spec`` (name, x, y, by, where, title) and draw it to
-    ``<stem>.png``; the printed table also goes to ``<stem>.txt``. Raises PlotError."""
+    """Print the values of the plot ``spec`` (name, x, y, by, where, title, y_from_zero,
+    log_x) and draw it to ``<stem>.png``; the printed table also goes to ``<stem>.txt``.
+    Raises PlotError."""
     data = series(header, rows, spec)
-    xs_all = [x for _, pts in data for x, _ in pts]
-    numeric = all(_number(x) is not None for x in xs_all)
+    xs_all = list(dict.fromkeys(x for _, pts in data for x, _ in pts))
+    numeric, xlabel, xunit, xlog = x_axis(spec["x"], xs_all)
+    if spec.get("log_x") is not None:
+        xlog = bool(spec["log_x"]) and numeric is not None
+    ylabel, yunit, yfactor, _ = known(spec["y"])
+    if spec["y"].split(".")[-1] in ("iteration_s", "comm_s", "jct_s", "simulated_s"):
+        ys = [y for _, pts in data for _, v in pts for y in v if y > 0]
+        scale, yunit = cr.duration_unit(min(ys) if ys else 1.0)
+        yfactor = scale
+    by_label = known(spec["by"])[0] if spec.get("by") else "line"
+    stats = [(label, [(x, cr.summarize(ys)) for x, ys in pts]) for label, pts in data]
+    n_max = max(s[2] for _, pts in stats for _, s in pts)
     table = []
-    for label, pts in data:
-        for x, ys in pts:
-            table.append([label, x, len(ys), sum(ys) / len(ys), min(ys), max(ys)])
-    text = cr.format_table([spec.get("by") or "line", spec["x"], "n", f"mean {spec['y']}",
-                            "min", "max"], table)
-    title = spec.get("title") or f"{spec['y']} vs {spec['x']}"
-    print(f"{title}\n{text}")
+    for label, pts in stats:
+        for x, (m, hw, n) in pts:
+            table.append([label, x, n, cr.format_interval(m, hw, n, yfactor)])
+    ycol = f"{ylabel} ({yunit})" if yunit else ylabel
+    head = [by_label, axis_label(xlabel, xunit), "n",
+            ycol + (": mean ± 95 % CI" if n_max > 1 else "")]
+    text = cr.format_table(head, table)
+    title = spec.get("title") or f"{ylabel} against {xlabel}"
+    note = (f"mean ± 95 % Student-t interval over the runs at each point (n ≤ {n_max})"
+            if n_max > 1 else "one run per point")
+    print(f"{title}\n{note}\n{text}")
     with open(stem + ".txt", "w", encoding="utf-8") as f:
-        f.write(f"{title}\n{text}\n")
+        f.write(f"{title}\n{note}\n{text}\n")
     try:
         plt = cr.pyplot()
     except cr.ResultsError as e:
         raise PlotError(str(e)) from None
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    categories = []
-    for x in xs_all:
-        if x not in categories:
-            categories.append(x)
-    for k, (label, pts) in enumerate(data):
-        if numeric:
-            pts = sorted(pts, key=lambda p: _number(p[0]))
-            xv = [_number(x) for x, _ in pts]
+    colors = cr.scheduler_colors([label for label, _ in stats])
+    for label, pts in stats:
+        if numeric is not None:
+            pts = sorted(pts, key=lambda p: numeric[p[0]])
+            xv = [numeric[x] for x, _ in pts]
         else:
-            xv = [categories.index(x) for x, _ in pts]
-        mean = [sum(ys) / len(ys) for _, ys in pts]
-        lo = [m - min(ys) for m, (_, ys) in zip(mean, pts)]
-        hi = [max(ys) - m for m, (_, ys) in zip(mean, pts)]
-        ax.errorbar(xv, mean, yerr=[lo, hi], marker="o", capsize=3, label=label,
-                    color=plt.get_cmap("tab10")(k % 10))
-    if not numeric:
-        ax.set_xticks(range(len(categories)))
-        ax.set_xticklabels(categories)
-    ax.set_xlabel(spec["x"])
-    ax.set_ylabel(spec["y"])
-    if any(len(ys) > 1 for _, pts in data for _, ys in pts):
-        title += "\n(mean over the runs at each point; bars: min to max)"
-    ax.set_title(title)
-    ax.grid(True, alpha=0.3)
+            xv = [xs_all.index(x) for x, _ in pts]
+        mean = [s[0] * yfactor for _, s in pts]
+        err = [s[1] * yfactor if s[2] > 1 else 0.0 for _, s in pts]
+        ax.errorbar(xv, mean, yerr=err, marker="o", markersize=4, capsize=3, label=label,
+                    color=colors[label], linewidth=1.2)
+    if numeric is None:
+        ax.set_xticks(range(len(xs_all)))
+        ax.set_xticklabels(xs_all)
+    else:
+        if xlog:
+            ax.set_xscale("log")
+        ticks = sorted(set(numeric.values()))
+        ax.set_xticks(ticks)
+        ax.set_xticklabels([cr.format_significant(t, 3).rstrip("0").rstrip(".")
+                            if "." in cr.format_significant(t, 3) else
+                            cr.format_significant(t, 3) for t in ticks])
+        ax.minorticks_off()
+    ax.set_xlabel(axis_label(xlabel, xunit))
+    ax.set_ylabel(axis_label(ylabel, yunit))
+    if spec.get("y_from_zero", True):
+        ax.set_ylim(bottom=0, top=ax.get_ylim()[1] * 1.05)
+    ax.set_title(f"{title}\n({note})", fontsize=9)
     if spec.get("by"):
-        ax.legend(title=spec["by"], fontsize=8)
+        ax.legend(title=by_label, fontsize=8)
     try:
         cr.save(fig, stem + ".png")
     except cr.ResultsError as e:
@@ -155,6 +261,11 @@ def main(argv=None):
     p.add_argument("--where", action="append", default=[], metavar="COLUMN=VALUE",
                    help="keep rows whose COLUMN is VALUE (repeatable; VALUE may be a|b|c)")
     p.add_argument("--title")
+    p.add_argument("--y-auto", action="store_true", help="y axis fitted to the data (default: "
+                   "from zero)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--log-x", action="store_true", default=None, help="logarithmic x axis")
+    g.add_argument("--linear-x", action="store_true", help="linear x axis")
     p.add_argument("--output", required=True, help="figure file (.png); the values go to "
                    "the same name with .txt")
     a = p.parse_args(argv)
@@ -167,7 +278,10 @@ def main(argv=None):
         col, val = w.split("=", 1)
         where[col] = val.split("|")
     header, rows = read_table(a.table)
-    spec = {"x": a.x, "y": a.y, "by": a.by, "where": where, "title": a.title}
+    spec = {"x": a.x, "y": a.y, "by": a.by, "where": where, "title": a.title,
+            "y_from_zero": not a.y_auto}
+    if a.log_x or a.linear_x:
+        spec["log_x"] = bool(a.log_x)
     try:
         plot(header, rows, spec, a.output[:-len(".png")])
     except PlotError as e:
