@@ -97,22 +97,38 @@ def gain_pct(run, base):
     return round((run.mean_utilization / base.mean_utilization - 1) * 100, 3) + 0.0
 
 
-def utilization_bars(ax, cmap, groups, scheds, cells):
+def utilization_bars(ax, cmap, groups, scheds, cells, baseline=None):
     """Grouped bars of ``mean_gpu_utilization`` in percent on ``ax``: one group per entry of
-    ``groups`` (at x = 0, 1, ...), one bar per scheduler of ``scheds`` (color ``cmap(k % 10)``,
-    labelled with its value); ``cells`` maps (group, scheduler) to a SchedulerRun, missing
-    pairs leave a gap. The caller sets the tick labels, axis labels and legend."""
+    ``groups`` (at x = 0, 1, ...), one bar per scheduler of ``scheds`` (its colour of
+    :func:`scheduler_colors`); ``cells`` maps (group, scheduler) to a SchedulerRun, missing
+    pairs leave a gap. The baseline scheduler's bar is labelled with its value, every other bar
+    with its change against the baseline of its group ("+4.7 %"), the difference the figure is
+    about. The y axis starts at zero. The caller sets the tick labels, axis labels and legend."""
     width = 0.8 / len(scheds)
+    colors = scheduler_colors(scheds)
+    top = 0.0
     for k, s in enumerate(scheds):
-        xs, ys = [], []
+        xs, ys, labels = [], [], []
         for i, g in enumerate(groups):
             r = cells.get((g, s))
-            if r is not None:
-                xs.append(i - 0.4 + width * (k + 0.5))
-                ys.append(r.mean_utilization * 100)
-        bars = ax.bar(xs, ys, width, label=s, color=cmap(k % 10), edgecolor="black",
+            if r is None:
+                continue
+            xs.append(i - 0.4 + width * (k + 0.5))
+            ys.append(r.mean_utilization * 100)
+            base = cells.get((g, baseline)) if baseline else None
+            if base is None or s == baseline:
+                labels.append(f"{format_significant(r.mean_utilization * 100, 3)} %")
+            else:
+                gain = gain_pct(r, base)
+                labels.append("–" if gain == "-" else
+                              f"{'+' if gain >= 0 else ''}{format_significant(gain, 2)} %")
+        bars = ax.bar(xs, ys, width, label=s, color=colors[s], edgecolor="black",
                       linewidth=0.5)
-        ax.bar_label(bars, fmt="%.1f", fontsize=7, padding=1)
+        ax.bar_label(bars, labels=labels, fontsize=6.5, padding=2, rotation=90)
+        top = max([top] + ys)
+    ax.set_ylim(0, top * 1.35 if top > 0 else 1)
+    ax.legend(title="scheduler", fontsize=7, ncol=min(len(scheds), 5), loc="upper center",
+              bbox_to_anchor=(0.5, -0.1))
 
 
 def check_output_path(path):

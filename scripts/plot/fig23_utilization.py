@@ -88,17 +88,16 @@ def table(groups, scheds, cells, baseline):
     return cr.format_table(header, rows)
 
 
-def plot(groups, scheds, cells, args):
+def plot(groups, scheds, cells, args, baseline):
     plt = cr.pyplot()
     fig, ax = plt.subplots(figsize=(max(4.0, 1.2 + 0.45 * len(groups) * len(scheds)), 3.6))
-    cr.utilization_bars(ax, plt.get_cmap("tab10"), groups, scheds, cells)
+    cr.utilization_bars(ax, None, groups, scheds, cells, baseline)
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels(groups)
     ax.set_ylabel("Average GPU utilization (%)")
-    ax.set_ylim(0, 100)
-    ax.set_title(args.title)
-    ax.legend(ncol=min(len(scheds), 4), fontsize=8, loc="upper right")
-    ax.grid(axis="y", alpha=0.3)
+    ax.set_title(f"{args.title}\nlabels: change against {baseline} on the same topology "
+                 f"({baseline}: its utilization)")
+    ax.grid(axis="x", visible=False)
     cr.save(fig, args.output)
 
 
@@ -111,7 +110,7 @@ def main(argv=None):
     print("Fig. 23: average GPU utilization (time-weighted, 0..1) per topology and scheduler")
     print(table(groups, scheds, cells, baseline))
     if not args.print_only:
-        plot(groups, scheds, cells, args)
+        plot(groups, scheds, cells, args, baseline)
 
 
 if __name__ == "__main__":

@@ -179,13 +179,13 @@ def plot(groups, scheds, cells, points, labels, args):
         pl = labels.get(r.placement, r.placement)
         return pl if "/" not in g else f"{r.topology}/{pl}"
 
-    cr.utilization_bars(ax, cmap, groups, scheds, cells)
+    cr.utilization_bars(ax, cmap, groups, scheds, cells, args.base_sched)
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels([name(g) for g in groups], fontsize=8)
     ax.set_ylabel("Average GPU utilization (%)")
-    ax.set_ylim(0, 100)
-    ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left")
+    ax.grid(axis="x", visible=False)
+    ax.set_title(f"labels: change against {args.base_sched} with the same placement",
+                 fontsize=8)
 
     styles = ["-", "--", ":", "-."]
     for i, g in enumerate(groups):
@@ -198,8 +198,7 @@ def plot(groups, scheds, cells, points, labels, args):
                      linewidth=1.0, label=f"{name(g)} / {s}", **kw)
     ax2.set_xlabel("Time (h)")
     ax2.set_ylabel("GPU utilization (%)")
-    ax2.set_ylim(0, 100)
-    ax2.grid(alpha=0.3)
+    ax2.set_ylim(bottom=0)
     ax2.legend(fontsize=7, ncol=2, loc="lower right")
     fig.suptitle(args.title)
     cr.save(fig, args.output)
@@ -212,6 +211,7 @@ def main(argv=None):
     labels = parse_labels(args.placement_labels)
     groups, scheds, cells = collect(args)
     base_sched = args.baseline or scheds[0]
+    args.base_sched = base_sched
     if base_sched not in scheds:
         raise cr.ResultsError(f"--baseline: scheduler '{base_sched}' is not among the plotted "
                               f"ones ({', '.join(scheds)})")
