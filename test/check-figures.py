@@ -1,0 +1,330 @@
+#!/usr/bin/env python3
+#
+# This program is free software; you can redistribute it and/or modify
+# it under the terms of the GNU General Public License version 2 as
+# published by the Free Software Foundation;
+#
+# This program is distributed in the hope that it will be useful,
+# but WITHOUT ANY WARRANTY; without even the implied warranty of
+# MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+# GNU General Public License for more details.
+#
+# You should have received a copy of the GNU General Public License
+# along with this program; if not, write to the Free Software
+# Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+"""The figures of scripts/plot/experiment_plot.py, sweep_plot.py and fig23_utilization.py, and
+crux.results, on real small runs: crux-experiment on scenarios/smoke.json (flow fabric, 3 ECMP
+seeds; packet fabric, 1 seed) and scripts/sweep.py on sweeps/smoke-flow.yaml (1 worker).
+
+Each figure is rendered (PNG and PDF written, non-empty) and its artists inspected: axis labels
+with their units, the number of bars / lines, bar heights and error bars against the run's
+files read here with the standard library (csv, json), no NaN anywhere; crux.results' frames
+against the same files; bad input: one line naming the path, exit status 1.
+Exit 77 (ctest SKIP_RETURN_CODE) if this Python cannot import matplotlib and pandas.
+
+Usage: check-figures.py <dir holding crux-experiment and crux-trace-run> <module root>
+"""
+
+import csv
+import io
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+from contextlib import redirect_stdout
+
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import pandas  # noqa: F401
+except ImportError as e:
+    print(f"SKIP: {sys.executable} cannot import matplotlib/pandas ({e}); scripts/setup.sh "
+          "installs them into build/venv")
+    sys.exit(77)
+
+BIN, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+sys.path.insert(0, os.path.join(ROOT, "scripts", "plot"))
+sys.path.insert(0, os.path.join(ROOT, "bindings", "python"))
+import crux_plot as cr  # noqa: E402
+import experiment_plot as ep  # noqa: E402
+import sweep_plot as sp  # noqa: E402
+from crux import results  # noqa: E402
+
+fails = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        fails.append(what)
+
+
+def run(argv, what):
+    p = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT)
+    if p.returncode != 0:
+        print(f"FAIL {what}: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+        sys.exit(1)
+    return p
+
+
+def rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def finite(values):
+    try:
+        return all(math.isfinite(float(v)) for v in values)
+    except (TypeError, ValueError):
+        return False
+
+
+def bars(ax):
+    """The bar rectangles of an axes (not the legend's)."""
+    from matplotlib.patches import Rectangle
+    return [p for p in ax.patches if isinstance(p, Rectangle)]
+
+
+def no_nan(fig, what):
+    vals = []
+    for ax in fig.axes:
+        for p in bars(ax):
+            vals += [p.get_height(), p.get_y(), p.get_x()]
+        for line in ax.get_lines():
+            vals += [float(v) for v in line.get_ydata()]
+    check(finite(vals), f"{what}: no NaN or inf among {len(vals)} plotted values")
+
+
+def labels_with_units(fig, what, want):
+    ys = [ax.get_ylabel() for ax in fig.axes if ax.get_ylabel()]
+    check(ys and all(any(u in y for u in want) for y in ys),
+          f"{what}: y labels {sorted(set(ys))} carry a unit {want}")
+
+
+tmp = tempfile.mkdtemp(prefix="crux-figures-")
+exp = os.path.join(BIN, "crux-experiment")
+flow, pkt = os.path.join(tmp, "flow"), os.path.join(tmp, "packet")
+run([exp, "--scenario=scenarios/smoke.json", "--fabric=flow", "--seeds=3", "--quiet",
+     f"--outputDir={flow}"], "crux-experiment flow")
+run([exp, "--scenario=scenarios/smoke.json", "--seeds=1", "--quiet", f"--outputDir={pkt}"],
+    "crux-experiment packet")
+
+# ------------------------------------------------------------------ crux.results
+e = results.load(flow)
+summary = json.load(open(os.path.join(flow, "summary.json")))
+jt = e.job_times
+for j in summary["summary"]["jobs"]:
+    r = jt[(jt["scheduler"] == j["scheduler"]) & (jt["job"] == j["job"])].iloc[0]
+    check(r["iteration_s"] == j["iterationTime"]["mean"] and
+          r["iteration_s_ci95"] == j["iterationTime"]["ci95"] and r["n"] == 3,
+          f"results.job_times {j['scheduler']}/{j['job']} = summary.json "
+          f"({r['iteration_s']} ± {r['iteration_s_ci95']})")
+links = rows(os.path.join(flow, "links.csv"))
+check(len(e.links) == len(links) and
+      all(float(a["bytes"]) == b for a, b in zip(links, e.links["bytes"])),
+      f"results.links: {len(links)} rows, bytes exactly those of links.csv")
+check(str(e.links["bytes"].dtype) == "float64" and str(e.links["link"].dtype) == "int64" and
+      "flop_utilization_fraction" in e.utilization.columns,
+      "results: typed columns, units in the names")
+layers = e.link_layers
+first = {int(p["links"].split()[0][1:]) for p in rows(os.path.join(flow, "paths.csv"))}
+check(all(layers[layers["link"] == l]["layer"].iloc[0] == "host–ToR" for l in first),
+      f"results.link_layers: the {len(first)} links that start a path are host–ToR")
+check(results.kind(flow) == "experiment", "results.kind: experiment")
+
+# ------------------------------------------------------------------ experiment_plot figures
+ncl = len(summary["summary"]["clusters"])
+scheds = [c["scheduler"] for c in summary["summary"]["clusters"]]
+jobs = [r["job"] for r in summary["summary"]["references"]]
+plt = cr.pyplot()
+quiet = io.StringIO()
+
+
+def draw(name, exp_):
+    with redirect_stdout(quiet):
+        return ep.DRAW[name](exp_, plt, tmp, ep.Printer())
+
+
+fig = draw("iteration-times", e)
+check(len(fig.axes) == len(jobs), f"iteration-times: {len(jobs)} panels, one per job")
+for ax, j in zip(fig.axes, jobs):
+    b = bars(ax)
+    check(len(b) == 2 + ncl, f"iteration-times {j}: {len(b)} bars (alone@ECMP, alone@free, "
+          f"{ncl} schedulers)")
+    ref = next(r for r in summary["summary"]["references"] if r["job"] == j)
+    check(math.isclose(b[0].get_height(), ref["aloneEcmp"]["mean"] * 1e3, rel_tol=1e-12),
+          f"iteration-times {j}: alone@ECMP bar = summary.json in ms")
+    errs = [c for c in ax.containers if hasattr(c, "errorbar") and c.errorbar]
+    check(len(errs) == 1, f"iteration-times {j}: error bars drawn (3 seeds)")
+check(all("(ms)" in ax.get_ylabel() for ax in fig.axes), "iteration-times: y label in ms")
+no_nan(fig, "iteration-times")
+fig.savefig(os.path.join(tmp, "it.png"))
+check(os.path.getsize(os.path.join(tmp, "it.png")) > 1000, "iteration-times: PNG written")
+plt.close(fig)
+
+fig = draw("utilization", e)
+ax, ax2 = fig.axes[:2]
+check(len(bars(ax)) == 5 * ncl and len(bars(ax2)) == 4 * ncl,
+      f"utilization: {5 * ncl} waterfall bars, {4 * ncl} term bars")
+for k, c in enumerate(summary["summary"]["clusters"]):
+    together = bars(ax)[5 * k + 4]
+    check(math.isclose(together.get_height(), c["utilization"]["mean"] * 100, rel_tol=1e-12),
+          f"utilization {c['scheduler']}: together bar = summary.json utilization")
+    top = bars(ax)[5 * k + 3]
+    want = (c["aloneEcmp"]["mean"] + c["pathGain"]["mean"] - c["interJobLoss"]["mean"] +
+            c["priorityRecovery"]["mean"]) * 100
+    check(math.isclose(top.get_y() + top.get_height(), want, rel_tol=1e-9) and
+          math.isclose(want, together.get_height(), rel_tol=1e-6),
+          f"utilization {c['scheduler']}: the waterfall ends at together "
+          f"({want:.4f} %)")
+labels_with_units(fig, "utilization", ["(% of peak)", "(percentage points)"])
+check(ax.get_ylim()[0] == 0, "utilization: y from zero")
+no_nan(fig, "utilization")
+plt.close(fig)
+
+fig = draw("link-bytes", e)
+check(len(fig.axes) == ncl, f"link-bytes: {ncl} panels, one per scheduler")
+for ax, (s, run_name, label) in zip(fig.axes, ep.mix_runs(e)):
+    want = sum(float(r["bytes"]) for r in links if r["run"] == run_name) / 1e9
+    got = sum(p.get_height() for p in bars(ax))
+    check(math.isclose(got, want, rel_tol=1e-9), f"link-bytes {label}: bars sum to "
+          f"links.csv's {want:.4f} GB")
+    check("host–ToR up" in [t.get_text() for t in ax.texts], f"link-bytes {label}: layer "
+          "names on the axis")
+labels_with_units(fig, "link-bytes", ["(GB)"])
+no_nan(fig, "link-bytes")
+plt.close(fig)
+
+fig = draw("iteration-series", e)
+its = rows(os.path.join(flow, "iterations.csv"))
+for ax, j in zip(fig.axes, jobs):
+    lines = [ln for ln in ax.get_lines() if ln.get_linestyle() == "-"]
+    check(len(lines) == ncl, f"iteration-series {j}: {ncl} lines")
+    ln = lines[0]
+    run_name = ep.mix_runs(e)[0][1]
+    want = [float(r["duration_s"]) * 1e3 for r in its if r["run"] == run_name and
+            r["job"] == j]
+    check(len(ln.get_ydata()) == len(want) and
+          all(math.isclose(a, b, rel_tol=1e-12) for a, b in zip(ln.get_ydata(), want)),
+          f"iteration-series {j}: {len(want)} points = iterations.csv")
+    check("(ms)" in ax.get_xlabel() and "(ms)" in ax.get_ylabel(),
+          f"iteration-series {j}: axes in ms")
+no_nan(fig, "iteration-series")
+plt.close(fig)
+
+check(draw("pfc", e) is None, "pfc: none on the flow fabric")
+ep_ = results.load(pkt)
+fig = draw("pfc", ep_)
+pfc = rows(os.path.join(pkt, "pfc.csv"))
+mixes = ep.mix_runs(ep_)
+check(len(fig.axes) == 2 * len(mixes), f"pfc: {len(mixes)} rows of 2 panels")
+for k, (s, run_name, label) in enumerate(mixes):
+    want = sum(int(r["pause_frames_sent"]) for r in pfc if r["run"] == run_name)
+    got = sum(p.get_height() for p in bars(fig.axes[2 * k]))
+    check(got == want, f"pfc {label}: PAUSE bars sum to pfc.csv's {want}")
+    q = next(r for r in json.load(open(os.path.join(pkt, "summary.json")))["runs"]
+             if r["run"] == run_name)["maxQueueBytes"]
+    got = [p.get_height() * 1e6 for p in bars(fig.axes[2 * k + 1])]
+    check(len(got) == len(q) and all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-6)
+                                     for a, b in zip(got, q)),
+          f"pfc {label}: {len(q)} queue bars = maxQueueBytes")
+labels_with_units(fig, "pfc", ["PAUSE frames", "(MB)"])
+no_nan(fig, "pfc")
+plt.close(fig)
+
+# The command: every figure as PNG and PDF.
+out = os.path.join(tmp, "plots")
+run([sys.executable, os.path.join(ROOT, "scripts/plot/experiment_plot.py"), pkt, "--out", out],
+    "experiment_plot.py")
+for name in ep.FIGURES:
+    for ext in ("png", "pdf"):
+        f = os.path.join(out, f"{name}.{ext}")
+        check(os.path.exists(f) and os.path.getsize(f) > 1000, f"experiment_plot.py wrote "
+              f"{name}.{ext}")
+
+# ------------------------------------------------------------------ sweep plots
+sweep = os.path.join(tmp, "sweep")
+run([sys.executable, os.path.join(ROOT, "scripts/sweep.py"), "sweeps/smoke-flow.yaml",
+     f"--out={sweep}", f"--bin={BIN}", "--workers=1", "--quiet"], "sweep.py")
+s = results.load(sweep)
+check(results.kind(sweep) == "sweep" and "torAggRate_bit_per_s" in s.table.columns and
+      "utilization_fraction" in s.table.columns, "results.Sweep: numeric rate column, units")
+table = rows(os.path.join(sweep, "table.csv"))
+header = list(table[0])
+captured = {}
+real_save = cr.save
+
+
+def keep(fig, path):
+    captured["fig"] = fig
+    real_save(fig, path)
+
+
+cr.save = keep
+spec = {"x": "scenario.topology.fabricLinkRate", "y": "utilization", "by": "run",
+        "where": {"program": "crux-experiment"}}
+with redirect_stdout(quiet):
+    sp.plot(header, table, spec, os.path.join(tmp, "sweep-util"))
+ax = captured["fig"].axes[0]
+check("(Gbit/s)" in ax.get_xlabel() and "(%)" in ax.get_ylabel(),
+      f"sweep plot: labels '{ax.get_xlabel()}', '{ax.get_ylabel()}'")
+check(ax.get_xscale() == "log" and ax.get_ylim()[0] == 0, "sweep plot: log x (a rate), y "
+      "from zero")
+check(ax.get_legend().get_title().get_text() == "scheduler", "sweep plot: legend titled "
+      "'scheduler'")
+conts = {c.get_label(): c for c in ax.containers}
+check(sorted(conts) == ["crux", "ecmp"], f"sweep plot: 2 lines {sorted(conts)}")
+ecmp = conts["ecmp"].lines[0]
+check(sorted(float(x) for x in ecmp.get_xdata()) == [20.0, 40.0],
+      "sweep plot: x at 20 and 40 Gbit/s")
+# the error bar at 20 Gbit/s: mean ± t(0.975, 1) s / sqrt(2), t = 12.706204736174698
+u = [float(r["utilization"]) * 100 for r in table if r["run"] == "ecmp" and
+     r["scenario.topology.fabricLinkRate"] == "20Gbps"]
+m = sum(u) / 2
+hw = 12.706204736174698 * math.sqrt(sum((x - m) ** 2 for x in u)) / math.sqrt(2)
+segs = conts["ecmp"].lines[2][0].get_segments()
+seg = next(sg for sg in segs if math.isclose(sg[0][0], 20.0))
+check(math.isclose(seg[0][1], m - hw, rel_tol=1e-9) and math.isclose(seg[1][1], m + hw,
+                                                                       rel_tol=1e-9),
+      f"sweep plot: ecmp at 20 Gbit/s is {m:.3f} ± {hw:.3f} % (Student t, n = 2)")
+txt = open(os.path.join(tmp, "sweep-util.txt")).read()
+check("±" in txt and "0.1498413592395403" not in txt and "e-" not in txt,
+      "sweep table: rounded to its intervals (no 16-digit floats)")
+plt.close(captured["fig"])
+
+# ------------------------------------------------------------------ Fig. 23 labels
+trace = os.path.join(tmp, "trace")
+run([os.path.join(BIN, "crux-trace-run"), "--windowEnd=6h", "--schedulers=ecmp,crux",
+     "--quiet=1", f"--outputDir={trace}"], "crux-trace-run")
+import fig23_utilization as f23  # noqa: E402
+with redirect_stdout(quiet):
+    f23.main([trace, "--output", os.path.join(tmp, "fig23.png"), "--baseline", "ecmp"])
+ax = captured["fig"].axes[0]
+labels = [t.get_text() for t in ax.texts]
+se = json.load(open(os.path.join(trace, "ecmp", "summary.json")))["mean_gpu_utilization"]
+sc = json.load(open(os.path.join(trace, "crux", "summary.json")))["mean_gpu_utilization"]
+gain = round((sc / se - 1) * 100, 3)
+check(len(labels) == 2 and labels[1].startswith("+" if gain >= 0 else "-") and
+      math.isclose(float(labels[1].split()[0]), gain, rel_tol=0.05, abs_tol=0.0005),
+      f"fig23: crux labelled with its change against ecmp ({labels}, gain {gain} %)")
+check(ax.get_ylim()[1] < 100 and ax.get_ylim()[0] == 0, "fig23: y from zero, scaled to the data")
+cr.save = real_save
+
+# ------------------------------------------------------------------ bad input
+for args, want in (([os.path.join(tmp, "none")], f"{os.path.join(tmp, 'none')}: no such "
+                    "directory"),
+                   ([trace], f"{trace}: not a crux-experiment result directory")):
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "scripts/plot/experiment_plot.py")] +
+                       args, capture_output=True, text=True)
+    err = p.stderr.strip().splitlines()
+    check(p.returncode == 1 and len(err) == 1 and want in err[0],
+          f"experiment_plot.py {args[0]}: exit {p.returncode}, {err}")
+
+if fails:
+    print(f"{len(fails)} figure check(s) failed")
+    sys.exit(1)
+print(f"all figure checks passed ({tmp} removed)")
+import shutil  # noqa: E402
+shutil.rmtree(tmp)
