@@ -299,6 +299,28 @@ CruxExperiment::CruxExperiment(const Scenario& scenario)
         }
     }
     PlaceJobs();
+    // a stopTime before any measured job can finish one iteration (its compute alone, from its
+    // start) would leave every run INCOMPLETE with nothing measured
+    double earliest = std::numeric_limits<double>::infinity();
+    size_t first = 0;
+    for (size_t i = 0; i < m_jobs.size(); ++i)
+    {
+        const double end = m_jobs[i].startTime + m_jobs[i].computeTime;
+        if (!s.jobs[i].background && end < earliest)
+        {
+            earliest = end;
+            first = i;
+        }
+    }
+    if (s.stopTime < earliest)
+    {
+        std::ostringstream os;
+        os << s.stopTime << " s ends before any measured job can finish an iteration (the "
+           << "earliest, jobs[" << first << "] '" << s.jobs[first].name << "', starts at "
+           << s.jobs[first].start << " s and computes " << m_jobs[first].computeTime
+           << " s per iteration)";
+        Fail("stopTime", os.str());
+    }
 }
 
 void
@@ -1678,6 +1700,10 @@ CruxExperiment::RunJobs(const RunSpec& spec) const
              run);
     const std::vector<Ptr<DltJobApplication>> apps =
         InstallJobApps(run.jobs, run.fabric, run.tracker, run.state);
+    for (size_t i = 0; i < apps.size(); ++i)
+    {
+        apps[i]->SetJobName(s.jobs.at(run.jobs[i].id).name); // named in the watchdog's line
+    }
     ProgressReporter progress("crux-experiment", m_progressSeconds);
     ConnectProgress(run.jobs, apps, label, progress);
 
@@ -1685,6 +1711,17 @@ CruxExperiment::RunJobs(const RunSpec& spec) const
     const auto wall0 = std::chrono::steady_clock::now();
     Simulator::Run();
     const auto wall1 = std::chrono::steady_clock::now();
+    // not stopped by the measured jobs' end: a job that can never finish is an error, one line
+    // per job (a job only cut short by stopTime is INCOMPLETE in the results)
+    if (run.state.measuredRemaining > 0)
+    {
+        if (const auto stuck = DltJobApplication::DescribeStuck(apps, Seconds(s.stopTime));
+            !stuck.empty())
+        {
+            Simulator::Destroy();
+            throw CruxRunError(stuck);
+        }
+    }
 
     ExperimentRunResult r;
     r.run = label;
@@ -2027,6 +2064,11 @@ SummaryJson(const Scenario& scenario,
 void
 CruxExperiment::WriteResults(const std::vector<ExperimentRunResult>& runs) const
 {
+    if (runs.empty())
+    {
+        throw ExperimentError("WriteResults: no runs to write (Run() returns them; " +
+                              m_scenario.outputDir + " is left as it is)");
+    }
     ResultDirectory out(m_scenario.outputDir);
     WriteJobsCsv(out.Open("jobs.csv"), runs);
     WriteIterationsCsv(out.Open("iterations.csv"), runs);

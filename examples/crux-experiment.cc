@@ -42,10 +42,12 @@
 #include "ns3/crux-experiment.h"
 
 #include "ns3/checked-command-line.h"
+#include "ns3/crux-run-error.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/distributed-run.h"
 #include "ns3/parallel-runs.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <initializer_list>
@@ -171,6 +173,7 @@ ApplyTextOverrides(const ExperimentOptions& o, Scenario& s)
     if (!o.outputDir.empty())
     {
         s.outputDir = o.outputDir;
+        overrideField("outputDir"); // a bad directory is the option's, not the file's
     }
     if (!o.scheduler.empty())
     {
@@ -240,9 +243,17 @@ std::vector<std::string>
 ModeList(const ExperimentOptions& o, const Scenario& s)
 {
     std::vector<std::string> modeList = SplitCommaList(o.modes, "--modes");
+    for (size_t i = 0; i < modeList.size(); ++i)
+    {
+        if (std::find(modeList.begin(), modeList.begin() + i, modeList[i]) != modeList.begin() + i)
+        {
+            // as crux-trace-run's --schedulers: a repeated run is a typo, not a request
+            throw ExperimentError("--modes: '" + OneLine(modeList[i]) + "' given twice");
+        }
+    }
     if (modeList.empty())
     {
-        modeList = {"alone", "ecmp", s.scheduler};
+        modeList = {"alone", "ecmp", s.scheduler}; // the runs dedupe ecmp given twice here
     }
     try
     {
@@ -350,11 +361,12 @@ main(int argc, char* argv[])
             CruxDistributed::IsEnabled() ? CruxDistributed::GetRank() : LauncherRank();
         if (simulating || rank == 0)
         {
-            std::cerr << "crux-experiment: error: "
-                      << (simulating && CruxDistributed::GetSize() > 1
-                              ? "rank " + std::to_string(CruxDistributed::GetRank()) + ": "
-                              : std::string())
-                      << OneLine(e.what()) << std::endl;
+            std::cerr << CruxRunError::Format(
+                "crux-experiment",
+                e.what(),
+                simulating && CruxDistributed::GetSize() > 1
+                    ? "rank " + std::to_string(CruxDistributed::GetRank()) + ": "
+                    : std::string());
         }
         if (simulating && CruxDistributed::GetSize() > 1)
         {

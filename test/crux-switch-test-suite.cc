@@ -298,6 +298,7 @@ struct IncastResult
     uint64_t hostPauseRx{0};
     uint64_t pauseTcOther{0}; //!< PAUSEs traced for a TC other than the flow's
     uint64_t peakShared{0};
+    uint64_t poolSize{0}; //!< shared pool (buffer - headroom - control-class pool)
     uint64_t peakHeadroom{0};
     uint64_t headroomSize{0};
     uint64_t endShared{0};
@@ -392,6 +393,7 @@ RunIncast(bool pfc,
     r.mmuPauses = mmu->GetPauseCount();
     r.mmuResumes = mmu->GetResumeCount();
     r.peakShared = mmu->GetPeakSharedUsed();
+    r.poolSize = mmu->GetSharedPoolSize();
     r.peakHeadroom = mmu->GetPeakHeadroomUsed();
     r.headroomSize = mmu->GetHeadroomSize(0, tc);
     r.endShared = mmu->GetSharedUsed();
@@ -503,8 +505,10 @@ class IncastLossyTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(r.rxFrames + r.drops, r.sentFrames, "frames received + dropped");
         NS_TEST_ASSERT_MSG_EQ(r.mmuPauses, 0, "no PAUSE without PFC");
         NS_TEST_ASSERT_MSG_EQ(r.hostPauseRx, 0, "no PAUSE received without PFC");
-        NS_TEST_ASSERT_MSG_LT_OR_EQ(r.peakShared, 1000000, "buffer never over-committed");
-        NS_TEST_ASSERT_MSG_GT(r.peakShared, 1000000 - 1100, "buffer filled to the last frame");
+        // 17 ports x 256 bytes are the control-class pool (SwitchMmu::ControlReserveBytes)
+        NS_TEST_ASSERT_MSG_EQ(r.poolSize, 1000000 - 17 * 256, "shared pool");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(r.peakShared, r.poolSize, "buffer never over-committed");
+        NS_TEST_ASSERT_MSG_GT(r.peakShared, r.poolSize - 1100, "buffer filled to the last frame");
         NS_TEST_ASSERT_MSG_EQ(r.endShared, 0, "buffer released");
     }
 };
@@ -535,9 +539,12 @@ class HeadroomTestCase : public TestCase
             const uint64_t expected = 3 * (4200 + 18) + 64 + 37500 + 3750;
             NS_TEST_ASSERT_MSG_EQ(mmu->GetHeadroomSize(0, 0), expected, "headroom formula");
             NS_TEST_ASSERT_MSG_EQ(mmu->GetHeadroomSize(1, 7), expected, "every lossless TC");
+            NS_TEST_ASSERT_MSG_EQ(mmu->GetControlPoolSize(),
+                                  2 * 256,
+                                  "control-class pool = ports x ControlReserveBytes");
             NS_TEST_ASSERT_MSG_EQ(mmu->GetSharedPoolSize(),
-                                  32ULL * 1024 * 1024 - 2 * 8 * expected,
-                                  "shared pool = buffer - reserved headroom");
+                                  32ULL * 1024 * 1024 - 2 * 8 * expected - 2 * 256,
+                                  "shared pool = buffer - reserved headroom - control pool");
             Simulator::Destroy();
         }
         {

@@ -472,6 +472,10 @@ RdmaNic::HandleAck(RdmaQueuePair* qp,
             ev.intEcho = &echo;
         }
         qp->m_cc->OnAck(ev);
+        if (qp->m_sndUna == qp->m_sndMax)
+        {
+            qp->m_cc->OnIdle(); // every posted packet acknowledged: its timers stop
+        }
     }
     else if (syndrome == RoceAethHeader::SYNDROME_NAK_PSN_SEQ_ERROR)
     {
