@@ -513,6 +513,80 @@ class IncastLossyTestCase : public TestCase
     }
 };
 
+/// Issue 29: lossless data that holds the whole shared pool drops no control frame.
+class ControlPoolTestCase : public TestCase
+{
+  public:
+    ControlPoolTestCase()
+        : TestCase("control-class pool: with the shared pool full of lossless data, ACKs are "
+                   "admitted into the control pool (dropped as buffer-full without it)")
+    {
+    }
+
+  private:
+    /// Admit lossless bytes from port 0 (TC 0) to port 1 until the shared pool is full to the
+    /// last byte, then \p acks control frames of 118 bytes from port 1 to port 0.
+    /// \return the verdicts of the control frames
+    static std::vector<SwitchMmu::Verdict> FillThenAck(uint64_t reserve,
+                                                       uint32_t acks,
+                                                       Ptr<SwitchMmu>* keep)
+    {
+        CruxTopologyHelper helper;
+        helper.SetMmuAttribute("BufferSize", UintegerValue(1000000));
+        helper.SetMmuAttribute("LosslessTcMask", UintegerValue(0x01));
+        helper.SetMmuAttribute("XoffStaticBytes", UintegerValue(10000000)); // no PAUSE first
+        helper.SetMmuAttribute("ControlReserveBytes", UintegerValue(reserve));
+        Ptr<CruxTopology> topo = helper.BuildStar(3, DataRate("100Gb/s"), MicroSeconds(1));
+        Ptr<SwitchMmu> mmu = topo->GetSwitch(0).sw->GetMmu();
+        *keep = mmu;
+        // 4218-byte frames, then the remainder: the pool is full to the byte
+        while (mmu->GetSharedUsed() < mmu->GetSharedPoolSize())
+        {
+            const uint64_t room = mmu->GetSharedPoolSize() - mmu->GetSharedUsed();
+            mmu->Admit(0, 0, 1, 0, static_cast<uint32_t>(std::min<uint64_t>(room, 4218)));
+        }
+        std::vector<SwitchMmu::Verdict> v;
+        for (uint32_t k = 0; k < acks; ++k)
+        {
+            v.push_back(
+                mmu->Admit(1, QbbNetDevice::CONTROL_CLASS, 0, QbbNetDevice::CONTROL_CLASS, 118));
+        }
+        return v;
+    }
+
+    void DoRun() override
+    {
+        Ptr<SwitchMmu> mmu;
+        // without the reserve: the full shared pool drops the ACK
+        std::vector<SwitchMmu::Verdict> v = FillThenAck(0, 1, &mmu);
+        NS_TEST_ASSERT_MSG_EQ(mmu->GetSharedUsed(), mmu->GetSharedPoolSize(), "pool full");
+        NS_TEST_ASSERT_MSG_EQ(v[0], SwitchMmu::DROP_BUFFER_FULL, "no reserve: ACK dropped");
+        Simulator::Destroy();
+        // 3 ports x 256 bytes: six 118-byte ACKs fit (708 <= 768), the seventh does not
+        v = FillThenAck(256, 7, &mmu);
+        NS_TEST_ASSERT_MSG_EQ(mmu->GetControlPoolSize(), 768, "ports x ControlReserveBytes");
+        NS_TEST_ASSERT_MSG_EQ(mmu->GetSharedPoolSize(),
+                              1000000 - 3 * mmu->GetHeadroomSize(0, 0) - 768,
+                              "shared pool = buffer - headroom - control pool");
+        for (uint32_t k = 0; k < 6; ++k)
+        {
+            NS_TEST_ASSERT_MSG_EQ(v[k], SwitchMmu::ADMIT, "ACK " << k << " in the control pool");
+        }
+        NS_TEST_ASSERT_MSG_EQ(v[6], SwitchMmu::DROP_BUFFER_FULL, "the control pool is full too");
+        NS_TEST_ASSERT_MSG_EQ(mmu->GetControlPoolUsed(), 6 * 118, "charged to the control pool");
+        NS_TEST_ASSERT_MSG_EQ(mmu->GetPeakControlPoolUsed(), 6 * 118, "peak");
+        // the ACKs leave port 0: their bytes go back to the control pool, not the shared one
+        const uint64_t shared = mmu->GetSharedUsed();
+        for (uint32_t k = 0; k < 6; ++k)
+        {
+            mmu->OnDequeue(0, QbbNetDevice::CONTROL_CLASS);
+        }
+        NS_TEST_ASSERT_MSG_EQ(mmu->GetControlPoolUsed(), 0, "released");
+        NS_TEST_ASSERT_MSG_EQ(mmu->GetSharedUsed(), shared, "shared pool untouched");
+        Simulator::Destroy();
+    }
+};
+
 /// Headroom sizing: the computed value, and a deliberately too small headroom overflowing.
 class HeadroomTestCase : public TestCase
 {
@@ -1095,6 +1169,7 @@ class CruxSwitchTestSuite : public TestSuite
         AddTestCase(new PinnedRouteTestCase, TestCase::QUICK);
         AddTestCase(new SourcePortSteeringTestCase, TestCase::QUICK);
         AddTestCase(new HeadroomTestCase, TestCase::QUICK);
+        AddTestCase(new ControlPoolTestCase, TestCase::QUICK);
         AddTestCase(new IncastLosslessTestCase, TestCase::QUICK);
         AddTestCase(new IncastLossyTestCase, TestCase::QUICK);
         AddTestCase(new MultiHopLosslessTestCase, TestCase::QUICK);

@@ -249,9 +249,10 @@ SwitchMmu::Configure()
             why << "port " << p << ": 3 frames of " << maxFrame << " bytes (ns3::QbbNetDevice::Mtu "
                 << mtu << " + 18) + a " << PAUSE_FRAME_BYTES << "-byte PAUSE + "
                 << static_cast<uint64_t>(std::ceil(inFlight + pipeline)) << " bytes at "
-                << bitRate / 1e9 << " Gbit/s during 2 x " << delay.As(Time::NS) << " link delay + "
-                << m_responseTime.As(Time::NS) << " ns3::SwitchMmu::PfcResponseTime + "
-                << m_forwardingLatency.As(Time::NS) << " ns3::CruxSwitch::ForwardingLatency";
+                << bitRate / 1e9 << " Gbit/s during 2 x " << delay.GetNanoSeconds()
+                << " ns link delay + " << m_responseTime.GetNanoSeconds()
+                << " ns ns3::SwitchMmu::PfcResponseTime + " << m_forwardingLatency.GetNanoSeconds()
+                << " ns ns3::CruxSwitch::ForwardingLatency";
         }
         if (losslessClasses > 0 && hdrm > largest)
         {
@@ -272,8 +273,8 @@ SwitchMmu::Configure()
     {
         std::ostringstream os;
         os << m_name << ": its reserved buffer does not fit in ns3::SwitchMmu::BufferSize "
-           << m_bufferSize << " bytes (scenario topology.switchBuffer): PFC headroom " << reserved
-           << " bytes = " << m_ports.size() << " ports x " << losslessClasses
+           << m_bufferSize << " bytes (a scenario's topology.switchBuffer): PFC headroom "
+           << reserved << " bytes = " << m_ports.size() << " ports x " << losslessClasses
            << " lossless classes (ns3::SwitchMmu::LosslessTcMask) x up to " << largest << " bytes ("
            << largestWhy << "), plus the control-class pool " << controlPool << " bytes ("
            << m_ports.size() << " ports x ns3::SwitchMmu::ControlReserveBytes " << m_controlReserve
@@ -418,7 +419,7 @@ SwitchMmu::Release(const ShadowEntry& e, uint32_t outPort, uint8_t outTc)
         if (q.shared <= xon)
         {
             q.paused = false;
-            q.refresh.Cancel();
+            StopRefresh(q);
             m_ports[e.inPort]->SendPause(e.inTc, 0);
             ++m_resumeCount;
             m_pfcTrace(e.inPort, e.inTc, 0);
@@ -436,9 +437,20 @@ SwitchMmu::SendPause(uint32_t port, uint8_t tc)
     ++m_pauseCount;
     m_pfcTrace(port, tc, m_pauseQuanta);
     NS_LOG_LOGIC("pause port " << port << " tc " << +tc);
-    q.refresh.Cancel();
+    StopRefresh(q);
     q.refresh =
         Simulator::Schedule(m_pauseTime[port] / 2, &SwitchMmu::RefreshPause, this, port, tc);
+}
+
+void
+SwitchMmu::StopRefresh(IngressState& q)
+{
+    if (q.refresh.IsRunning())
+    {
+        // removed, not cancelled: a cancelled event would still advance the clock to its time,
+        // and a run would end half a pause time after its traffic
+        Simulator::Remove(q.refresh);
+    }
 }
 
 void

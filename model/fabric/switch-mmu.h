@@ -253,6 +253,8 @@ class SwitchMmu : public Object
     void SendPause(uint32_t port, uint8_t tc);
     /// Refresh event handler.
     void RefreshPause(uint32_t port, uint8_t tc);
+    /// Remove the pending PAUSE refresh of \p q. \param q the pair
+    void StopRefresh(IngressState& q);
     /// Release \p e's bytes.
     void Release(const ShadowEntry& e, uint32_t outPort, uint8_t outTc);
 

@@ -26,6 +26,7 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <sstream>
 #include <tuple>
 #include <unordered_map>
 
@@ -470,13 +471,19 @@ ChakraTrace::ComputeStatistics(const std::vector<std::vector<uint32_t>>& preds)
                 const double s = seconds(x);
                 if (!(s <= limit))
                 {
-                    throw ChakraError(
-                        x.Where(m_files[r]) +
-                        (x.durationMicros > 0
-                             ? "duration_micros " + std::to_string(x.durationMicros)
-                             : "num_ops " + std::to_string(x.numOps) + " at the GPU's FLOP rate") +
-                        " is " + std::to_string(s) + " s of compute, beyond the " +
-                        std::to_string(limit) + " s a simulation can time");
+                    std::ostringstream os;
+                    os << x.Where(m_files[r]);
+                    if (x.durationMicros > 0)
+                    {
+                        os << "duration_micros " << x.durationMicros;
+                    }
+                    else
+                    {
+                        os << "num_ops " << x.numOps << " at the GPU's FLOP rate";
+                    }
+                    os << " is " << s << " s of compute, beyond the " << limit
+                       << " s a simulation can time (int64 nanoseconds)";
+                    throw ChakraError(os.str());
                 }
                 compute[r] += s;
                 if (!x.isCpuOp)
@@ -495,9 +502,10 @@ ChakraTrace::ComputeStatistics(const std::vector<std::vector<uint32_t>>& preds)
     {
         if (!(compute[r] <= limit))
         {
-            throw ChakraError(m_files[r] + ": the COMP nodes add up to " +
-                              std::to_string(compute[r]) + " s, beyond the " +
-                              std::to_string(limit) + " s a simulation can time");
+            std::ostringstream os;
+            os << m_files[r] << ": the COMP nodes add up to " << compute[r] << " s, beyond the "
+               << limit << " s a simulation can time (int64 nanoseconds)";
+            throw ChakraError(os.str());
         }
     }
     if (m_computeTime == 0 && m_collMembers.empty() && m_pointToPoint == 0)

@@ -42,13 +42,14 @@ constexpr uint8_t DONE = 2;
 /// No rank hangs (attribute HungRank).
 constexpr uint32_t NO_RANK = 0xffffffffu;
 
-/// \return the watchdog's default: 8 x the IB local ACK timeout NCCL sets (4.096 us x 2^20,
-/// NCCL_IB_TIMEOUT 20), as RdmaNic::StallTimeout, so a posted message is reported by the
-/// packet transport (naming its queue pair) before this watchdog fires
+/// \return the watchdog's default: twice RdmaNic::StallTimeout (8 x the IB local ACK timeout
+/// NCCL sets, 4.096 us x 2^20 with NCCL_IB_TIMEOUT 20), so that a posted message that stops
+/// progressing is reported first by the packet transport's watchdog, which names its queue
+/// pair (an assumption of ours: how long a job waits is not a NIC value)
 Time
 DefaultStallTimeout()
 {
-    return NanoSeconds(4096) * (int64_t{1} << 20) * 8;
+    return NanoSeconds(4096) * (int64_t{1} << 20) * 16;
 }
 
 /// \return \p t in ms with 4 significant digits ("0.2100 ms") \param t the time
@@ -73,8 +74,9 @@ CommDagRunner::GetTypeId()
                           "Watchdog: a run with messages handed to the transport, no compute "
                           "phase pending and no message delivered for this long ends the "
                           "simulation with a CruxRunError naming the job, the first node that "
-                          "never ran and the send it waits on. Default 8 x 4.29 s, as "
-                          "ns3::RdmaNic::StallTimeout. 0 disables it.",
+                          "never ran and the send it waits on. Default 16 x 4.29 s = 68.7 s, "
+                          "twice ns3::RdmaNic::StallTimeout (a posted message is reported "
+                          "first, by its queue pair). 0 disables it.",
                           TimeValue(DefaultStallTimeout()),
                           MakeTimeAccessor(&CommDagRunner::m_stallTimeout),
                           MakeTimeChecker(Time(0)))

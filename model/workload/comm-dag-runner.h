@@ -59,7 +59,8 @@ namespace ns3
  * (RdmaNic::StallTimeout), this runner's watchdog a run whose messages make none at all
  * (StallTimeout below), and DescribeUnfinished() what is left when the simulation ends.
  *
- * **Watchdog** (attribute StallTimeout, default 8 × 4.29 s as RdmaNic's): a run with messages
+ * **Watchdog** (attribute StallTimeout, default 68.7 s, twice RdmaNic's, so that a posted
+ * message is reported first by the queue pair's watchdog): a run with messages
  * handed over and not delivered, no compute phase pending, and no message delivered for
  * StallTimeout ends the simulation with a CruxRunError naming the job, the first node that
  * never ran and the message it waits on ("waiting on rank 2's send to rank 3 ..."), as
