@@ -46,6 +46,7 @@
 #include "ns3/crux-topology-helper.h"
 #include "ns3/distributed-run.h"
 #include "ns3/parallel-runs.h"
+#include "ns3/result-directory.h"
 
 #include <algorithm>
 #include <cmath>
@@ -172,8 +173,7 @@ ApplyTextOverrides(const ExperimentOptions& o, Scenario& s)
     auto overrideField = [&s](const std::string& field) { s.source += " + --" + field; };
     if (!o.outputDir.empty())
     {
-        s.outputDir = o.outputDir;
-        overrideField("outputDir"); // a bad directory is the option's, not the file's
+        s.outputDir = o.outputDir; // checked in main(): a bad one is the option's
     }
     if (!o.scheduler.empty())
     {
@@ -311,6 +311,15 @@ main(int argc, char* argv[])
         ApplyNumberOverrides(o, s);
         CruxExperiment exp(s);
         const std::vector<std::string> modeList = ModeList(o, s);
+        if (!o.outputDir.empty() && !o.mpi)
+        {
+            // the option, not the scenario's outputDir, names a bad directory (with --mpi the
+            // run's own check probes it on rank 0 alone)
+            if (const std::string why = ResultDirectory::Problem(o.outputDir); !why.empty())
+            {
+                throw InputError("--outputDir", why);
+            }
+        }
         exp.SetDistributed(o.mpi); // checks the rank rule and the jobs' ranks (also --dryRun)
         if (o.dryRun)
         {
@@ -363,7 +372,7 @@ main(int argc, char* argv[])
         {
             std::cerr << CruxRunError::Format(
                 "crux-experiment",
-                e.what(),
+                e,
                 simulating && CruxDistributed::GetSize() > 1
                     ? "rank " + std::to_string(CruxDistributed::GetRank()) + ": "
                     : std::string());

@@ -393,7 +393,16 @@ main(int argc, char* argv[])
     }
     catch (const std::exception& e)
     {
-        std::cerr << CruxRunError::Format("crux-trace-run", WithOptionName(e.what()));
+        const auto* run = dynamic_cast<const CruxRunError*>(&e);
+        if (run != nullptr && run->GetLines().size() > 1)
+        {
+            std::cerr << CruxRunError::Format("crux-trace-run", e); // one line per stuck job
+        }
+        else
+        {
+            std::cerr << "crux-trace-run: error: " << OneLine(WithOptionName(e.what()))
+                      << std::endl;
+        }
         return 1;
     }
 }

@@ -217,7 +217,7 @@ make_variant modes-dup 'pass'
 expect modes-dup "--modes: 'alone' given twice" --scenario="$work/modes-dup.json" --modes=alone,alone
 make_variant outdir 'pass'
 touch "$work/not-a-dir"
-expect outdir "+ --outputDir: outputDir:" --scenario="$work/outdir.json" --outputDir="$work/not-a-dir/x" --dryRun
+expect outdir "crux-experiment: error: --outputDir: cannot create" --scenario="$work/outdir.json" --outputDir="$work/not-a-dir/x" --dryRun
 copy_micro isdir
 rm "$work/isdir.1.et"; mkdir "$work/isdir.1.et"
 chakra_variant et-dir "$work/isdir" "[4, 5, 10, 11]"
@@ -243,6 +243,9 @@ make_variant silent 'pass'
 expect silent "no message delivered for 0.01 s (ns3::CommDagRunner::StallTimeout): the communication graph did not finish" --scenario="$work/silent.json" --modes=ecmp --ns3::CommDagRunner::HungRank=1 --ns3::CommDagRunner::StallTimeout=10ms
 make_variant silent-end 'd["stopTime"] = 2'
 expect_in "$bin" 2 silent-end "never posted: rank 1 hangs from 0.0000 ms (ns3::CommDagRunner::HungRank)" --scenario="$work/silent-end.json" --modes=ecmp --ns3::CommDagRunner::HungRank=1 --ns3::CommDagRunner::StallTimeout=0s
+# the same with two runs in child processes (--jobs=2): the failing run's lines, each prefixed
+make_variant silent-par 'd["stopTime"] = 2; d["profileIterations"] = 0'
+expect_in "$bin" 2 silent-par "crux-experiment: error: run " --scenario="$work/silent-par.json" --modes=ecmp,crux --jobs=2 --quiet --ns3::CommDagRunner::HungRank=1 --ns3::CommDagRunner::StallTimeout=0s
 # the examples: a forced stall and configuration errors are one line and exit 1, not an abort
 minimal="$(dirname "$bin")/crux-minimal"
 if [ -x "$minimal" ]; then

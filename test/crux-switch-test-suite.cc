@@ -505,10 +505,13 @@ class IncastLossyTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(r.rxFrames + r.drops, r.sentFrames, "frames received + dropped");
         NS_TEST_ASSERT_MSG_EQ(r.mmuPauses, 0, "no PAUSE without PFC");
         NS_TEST_ASSERT_MSG_EQ(r.hostPauseRx, 0, "no PAUSE received without PFC");
-        // 17 ports x 256 bytes are the control-class pool (SwitchMmu::ControlReserveBytes)
-        NS_TEST_ASSERT_MSG_EQ(r.poolSize, 1000000 - 17 * 256, "shared pool");
-        NS_TEST_ASSERT_MSG_LT_OR_EQ(r.peakShared, r.poolSize, "buffer never over-committed");
-        NS_TEST_ASSERT_MSG_GT(r.peakShared, r.poolSize - 1100, "buffer filled to the last frame");
+        // data may fill the pool but for its control-class part: 17 ports x 256 bytes
+        // (SwitchMmu::ControlReserveBytes)
+        NS_TEST_ASSERT_MSG_EQ(r.poolSize, 1000000, "shared pool = the buffer (no headroom)");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(r.peakShared, 1000000 - 17 * 256, "data left the control pool");
+        NS_TEST_ASSERT_MSG_GT(r.peakShared,
+                              1000000 - 17 * 256 - 1100,
+                              "buffer filled to the last frame");
         NS_TEST_ASSERT_MSG_EQ(r.endShared, 0, "buffer released");
     }
 };
@@ -539,10 +542,11 @@ class ControlPoolTestCase : public TestCase
         Ptr<CruxTopology> topo = helper.BuildStar(3, DataRate("100Gb/s"), MicroSeconds(1));
         Ptr<SwitchMmu> mmu = topo->GetSwitch(0).sw->GetMmu();
         *keep = mmu;
-        // 4218-byte frames, then the remainder: the pool is full to the byte
-        while (mmu->GetSharedUsed() < mmu->GetSharedPoolSize())
+        // 4218-byte frames, then the remainder: what data may take is full to the byte
+        const uint64_t data = mmu->GetSharedPoolSize() - mmu->GetControlPoolSize();
+        while (mmu->GetSharedUsed() < data)
         {
-            const uint64_t room = mmu->GetSharedPoolSize() - mmu->GetSharedUsed();
+            const uint64_t room = data - mmu->GetSharedUsed();
             mmu->Admit(0, 0, 1, 0, static_cast<uint32_t>(std::min<uint64_t>(room, 4218)));
         }
         std::vector<SwitchMmu::Verdict> v;
@@ -560,20 +564,27 @@ class ControlPoolTestCase : public TestCase
         // without the reserve: the full shared pool drops the ACK
         std::vector<SwitchMmu::Verdict> v = FillThenAck(0, 1, &mmu);
         NS_TEST_ASSERT_MSG_EQ(mmu->GetSharedUsed(), mmu->GetSharedPoolSize(), "pool full");
+        // a lossless frame more goes to the headroom, not the (absent) control pool
+        NS_TEST_ASSERT_MSG_EQ(mmu->Admit(0, 0, 1, 0, 100), SwitchMmu::ADMIT, "into headroom");
+        NS_TEST_ASSERT_MSG_EQ(mmu->GetHeadroomUsed(), 100, "headroom");
         NS_TEST_ASSERT_MSG_EQ(v[0], SwitchMmu::DROP_BUFFER_FULL, "no reserve: ACK dropped");
         Simulator::Destroy();
         // 3 ports x 256 bytes: six 118-byte ACKs fit (708 <= 768), the seventh does not
         v = FillThenAck(256, 7, &mmu);
         NS_TEST_ASSERT_MSG_EQ(mmu->GetControlPoolSize(), 768, "ports x ControlReserveBytes");
         NS_TEST_ASSERT_MSG_EQ(mmu->GetSharedPoolSize(),
-                              1000000 - 3 * mmu->GetHeadroomSize(0, 0) - 768,
-                              "shared pool = buffer - headroom - control pool");
+                              1000000 - 3 * mmu->GetHeadroomSize(0, 0),
+                              "shared pool = buffer - headroom");
+        NS_TEST_ASSERT_MSG_EQ(mmu->GetSharedUsed(),
+                              mmu->GetSharedPoolSize() - 768,
+                              "data stopped short of the control pool");
+        // lossless data beyond goes to the headroom: the control pool stays the ACKs'
+        NS_TEST_ASSERT_MSG_EQ(mmu->GetControlPoolUsed(), 6 * 118, "charged to the control pool");
         for (uint32_t k = 0; k < 6; ++k)
         {
             NS_TEST_ASSERT_MSG_EQ(v[k], SwitchMmu::ADMIT, "ACK " << k << " in the control pool");
         }
         NS_TEST_ASSERT_MSG_EQ(v[6], SwitchMmu::DROP_BUFFER_FULL, "the control pool is full too");
-        NS_TEST_ASSERT_MSG_EQ(mmu->GetControlPoolUsed(), 6 * 118, "charged to the control pool");
         NS_TEST_ASSERT_MSG_EQ(mmu->GetPeakControlPoolUsed(), 6 * 118, "peak");
         // the ACKs leave port 0: their bytes go back to the control pool, not the shared one
         const uint64_t shared = mmu->GetSharedUsed();
@@ -617,8 +628,8 @@ class HeadroomTestCase : public TestCase
                                   2 * 256,
                                   "control-class pool = ports x ControlReserveBytes");
             NS_TEST_ASSERT_MSG_EQ(mmu->GetSharedPoolSize(),
-                                  32ULL * 1024 * 1024 - 2 * 8 * expected - 2 * 256,
-                                  "shared pool = buffer - reserved headroom - control pool");
+                                  32ULL * 1024 * 1024 - 2 * 8 * expected,
+                                  "shared pool = buffer - reserved headroom");
             Simulator::Destroy();
         }
         {

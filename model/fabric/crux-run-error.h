@@ -66,49 +66,42 @@ class CruxRunError : public std::runtime_error
     }
 
     /**
-     * \brief How a program prints an error: "<program>: error: <line>" for every line of the
-     * message (a CruxRunError of several stuck jobs has one per job; an error that crossed a
-     * child process of a parallel run is only text); other control characters are written as
-     * \xNN so that a line stays a line.
+     * \brief How a program prints an error: "<program>: error: <line>", one line per line of a
+     * CruxRunError (several when several jobs are stuck: DltJobApplication::DescribeStuck), one
+     * line for any other exception; control characters in a line (a newline in a value the user
+     * typed, too) are written as \xNN so that a line stays a line.
      * \param program the program's name
-     * \param text the message (e.g. std::exception::what())
+     * \param e the error
      * \param linePrefix written after "error: " on every line (e.g. "rank 2: ")
      * \return the text to print, newline-terminated
      */
     static std::string Format(const std::string& program,
-                              const std::string& text,
+                              const std::exception& e,
                               const std::string& linePrefix = "")
     {
-        std::string out = program + ": error: " + linePrefix;
-        for (size_t i = 0; i < text.size(); ++i)
+        const auto* run = dynamic_cast<const CruxRunError*>(&e);
+        const std::vector<std::string> lines =
+            run ? run->GetLines() : std::vector<std::string>{e.what()};
+        std::string out;
+        for (const std::string& line : lines)
         {
-            const auto c = static_cast<unsigned char>(text[i]);
-            if (c == '\n' && i + 1 < text.size())
+            out += program + ": error: " + linePrefix;
+            for (char ch : line)
             {
-                out += "\n" + program + ": error: " + linePrefix;
-            }
-            else if (c < 0x20 || c == 0x7f)
-            {
-                if (c != '\n')
+                const auto c = static_cast<unsigned char>(ch);
+                if (c < 0x20 || c == 0x7f)
                 {
                     const char* hex = "0123456789abcdef";
                     out += std::string("\\x") + hex[c >> 4] + hex[c & 15];
                 }
+                else
+                {
+                    out += ch;
+                }
             }
-            else
-            {
-                out += text[i];
-            }
+            out += "\n";
         }
-        return out + "\n";
-    }
-
-    /// \brief Format(program, e.what()).
-    /// \param program the program's name \param e the error
-    /// \return the text to print, newline-terminated
-    static std::string Format(const std::string& program, const std::exception& e)
-    {
-        return Format(program, e.what());
+        return out;
     }
 
   private:

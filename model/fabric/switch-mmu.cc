@@ -108,11 +108,11 @@ SwitchMmu::GetTypeId()
                           MakeDoubleAccessor(&SwitchMmu::m_egressAlpha),
                           MakeDoubleChecker<double>(0.0))
             .AddAttribute("ControlReserveBytes",
-                          "Bytes each port contributes to the control-class pool: the ACK, NAK "
-                          "and CNP frames (QbbNetDevice::CONTROL_CLASS) are charged to this pool "
-                          "(ports x ControlReserveBytes, carved out of BufferSize) before the "
-                          "shared pool, so lossless data filling the shared pool never drops "
-                          "them. 0 = no reserve (control frames compete for the shared pool). "
+                          "Bytes each port contributes to the control-class pool: ports x "
+                          "ControlReserveBytes of the shared pool that data never takes, where "
+                          "the ACK, NAK and CNP frames (QbbNetDevice::CONTROL_CLASS) are charged "
+                          "first, so lossless data filling the shared pool never drops them. 0 "
+                          "= no reserve (control frames compete for the shared pool). "
                           "Default 256: two of the largest control frames (an ACK with HPCC's "
                           "INT echo, 118 bytes) per port; an assumption, see the class "
                           "documentation.",
@@ -283,8 +283,15 @@ SwitchMmu::Configure()
         throw CruxRunError(os.str());
     }
     m_controlPoolSize = controlPool;
-    m_sharedSize = m_bufferSize - reserved - controlPool;
+    m_sharedSize = m_bufferSize - reserved;
     m_configured = true;
+}
+
+uint64_t
+SwitchMmu::FreeShared() const
+{
+    const uint64_t used = m_sharedUsed + m_controlPoolUsed;
+    return used < m_sharedSize ? m_sharedSize - used : 0;
 }
 
 uint64_t
@@ -294,8 +301,7 @@ SwitchMmu::Xoff() const
     {
         return m_xoffStatic;
     }
-    const uint64_t freeShared = m_sharedUsed < m_sharedSize ? m_sharedSize - m_sharedUsed : 0;
-    return static_cast<uint64_t>(m_alpha * static_cast<double>(freeShared));
+    return static_cast<uint64_t>(m_alpha * static_cast<double>(FreeShared()));
 }
 
 SwitchMmu::Verdict
@@ -306,7 +312,10 @@ SwitchMmu::Admit(uint32_t inPort, uint8_t inTc, uint32_t outPort, uint8_t outTc,
         Configure();
     }
     IngressState& q = m_ingress[inPort][inTc];
-    const uint64_t freeShared = m_sharedUsed < m_sharedSize ? m_sharedSize - m_sharedUsed : 0;
+    // what data may still take: the pool without its control part (whose unused bytes count
+    // as free in the dynamic thresholds, FreeShared(), as they did before the control pool)
+    const uint64_t dataLimit = m_sharedSize - m_controlPoolSize;
+    const uint64_t room = m_sharedUsed < dataLimit ? dataLimit - m_sharedUsed : 0;
     if (inTc == QbbNetDevice::CONTROL_CLASS && m_controlPoolUsed + bytes <= m_controlPoolSize)
     {
         // ACK/NAK/CNP: the control-class pool first, whatever the data did to the shared pool
@@ -320,7 +329,7 @@ SwitchMmu::Admit(uint32_t inPort, uint8_t inTc, uint32_t outPort, uint8_t outTc,
     if (q.hdrmSize > 0)
     {
         // Lossless: shared pool until Xoff, then headroom.
-        if (!q.paused && q.headroom == 0 && bytes <= freeShared && q.shared < Xoff())
+        if (!q.paused && q.headroom == 0 && bytes <= room && q.shared < Xoff())
         {
             q.shared += bytes;
             m_sharedUsed += bytes;
@@ -347,12 +356,12 @@ SwitchMmu::Admit(uint32_t inPort, uint8_t inTc, uint32_t outPort, uint8_t outTc,
     else
     {
         // Lossy.
-        if (bytes > freeShared)
+        if (bytes > room)
         {
             return DROP_BUFFER_FULL;
         }
         if (m_egressAlpha > 0 && static_cast<double>(m_egress[outPort][outTc] + bytes) >
-                                     m_egressAlpha * static_cast<double>(freeShared))
+                                     m_egressAlpha * static_cast<double>(FreeShared()))
         {
             return DROP_BUFFER_FULL;
         }

@@ -37,10 +37,10 @@ namespace ns3
  * \brief Shared-buffer memory management unit of a CruxSwitch, with IEEE 802.1Qbb PFC.
  *
  * **Buffer model.** BufferSize bytes in total. When PFC is enabled, every (ingress port, lossless
- * TC) pair gets a reserved headroom (see below); every port contributes ControlReserveBytes to
- * the control-class pool (below); the rest is the shared pool. Frames are charged
- * by their size on the wire without preamble/IFG (L3 size + Ethernet header + FCS, as passed by
- * the switch) to their (ingress port, ingress TC) and to their (egress port, egress TC).
+ * TC) pair gets a reserved headroom (see below); the rest is the shared pool, of which ports x
+ * ControlReserveBytes only control frames may take (the control-class pool, below). Frames are
+ * charged by their size on the wire without preamble/IFG (L3 size + Ethernet header + FCS, as
+ * passed by the switch) to their (ingress port, ingress TC) and to their (egress port, egress TC).
  *
  * **Lossless admission** (PfcEnabled and the TC is in LosslessTcMask). Xoff(port,TC) is
  * XoffStaticBytes if that is > 0, else the dynamic threshold Alpha × (free shared pool bytes)
@@ -79,9 +79,12 @@ namespace ns3
  * exceed EgressAlpha × (free shared pool bytes).
  *
  * **Control-class pool.** The control class (QbbNetDevice::CONTROL_CLASS: ACK, NAK, CNP) is never
- * PAUSEd and has a pool of its own: every port contributes ControlReserveBytes, carved out of
- * BufferSize like the headroom, and a control frame is charged there while it has room, only
- * then to the shared pool (lossy rule above). Without it, lossless data can hold the whole
+ * PAUSEd and has a pool of its own: every port contributes ControlReserveBytes of the shared
+ * pool that data (lossless or lossy) may never take, and a control frame is charged there while
+ * it has room, only then to the rest of the shared pool (lossy rule above). The dynamic
+ * thresholds (Alpha, EgressAlpha) still count the control pool's unused bytes as free, as
+ * before it existed: a run whose data never comes within the control pool's size of filling the
+ * shared pool behaves exactly as without it. Without it, lossless data can hold the whole
  * shared pool: with N ingress pairs at the dynamic threshold the pool holds Nα/(1 + Nα) of its
  * size (99.2 % for 1,000 pairs at α = 1/8) plus one frame of overshoot per pair, and a 1,000 × 1
  * incast under HPCC lost ACKs to "buffer-full", each costing a 4.29 s retransmission timeout.
@@ -181,14 +184,17 @@ class SwitchMmu : public Object
      */
     void OnDequeue(uint32_t outPort, uint8_t outTc);
 
-    /// \return size of the shared pool in bytes (BufferSize minus reserved headroom and the
-    /// control-class pool)
+    /// \return size of the shared pool in bytes (BufferSize minus reserved headroom), the
+    /// control-class pool included
     uint64_t GetSharedPoolSize() const;
-    /// \return bytes currently held in the shared pool
+    /// \return bytes currently held in the shared pool outside the control-class pool (data,
+    /// and control frames beyond the control pool); data may take at most GetSharedPoolSize()
+    /// - GetControlPoolSize()
     uint64_t GetSharedUsed() const;
-    /// \return the largest number of shared-pool bytes held so far
+    /// \return the largest GetSharedUsed() so far
     uint64_t GetPeakSharedUsed() const;
-    /// \return size of the control-class pool in bytes (ports x ControlReserveBytes)
+    /// \return size of the control-class pool in bytes (ports x ControlReserveBytes, part of
+    /// the shared pool)
     uint64_t GetControlPoolSize() const;
     /// \return bytes of control frames currently held in the control-class pool
     uint64_t GetControlPoolUsed() const;
@@ -249,6 +255,9 @@ class SwitchMmu : public Object
     void Configure();
     /// \return the dynamic or static Xoff for a pair given current occupancy
     uint64_t Xoff() const;
+    /// \return free bytes of the shared pool for the dynamic thresholds (the control pool's
+    /// unused bytes included)
+    uint64_t FreeShared() const;
     /// Send a PAUSE (non-zero quanta) on (port, tc) and schedule its refresh.
     void SendPause(uint32_t port, uint8_t tc);
     /// Refresh event handler.
