@@ -1553,6 +1553,10 @@ CruxExperiment::RunJobsDistributed(const RunSpec& spec) const
     }
     const std::vector<Ptr<DltJobApplication>> apps =
         InstallJobApps(local, run.fabric, run.tracker, state, false);
+    for (size_t i = 0; i < apps.size(); ++i)
+    {
+        apps[i]->SetJobName(s.jobs.at(local[i].id).name); // named in the watchdog's line
+    }
     RankPart part;
     for (const auto& app : apps)
     {
@@ -1580,6 +1584,16 @@ CruxExperiment::RunJobsDistributed(const RunSpec& spec) const
     const auto wall0 = std::chrono::steady_clock::now();
     Simulator::Run();
     const auto wall1 = std::chrono::steady_clock::now();
+    // this rank's jobs that can never finish (RunJobs); the program ends every rank
+    if (state.measuredRemaining > 0)
+    {
+        if (const auto stuck = DltJobApplication::DescribeStuck(apps, Seconds(s.stopTime));
+            !stuck.empty())
+        {
+            Simulator::Destroy();
+            throw CruxRunError(stuck);
+        }
+    }
 
     // This rank's part, then every rank's, merged in rank order (the same on every rank).
     for (const auto& job : local)

@@ -42,14 +42,15 @@ constexpr uint8_t DONE = 2;
 /// No rank hangs (attribute HungRank).
 constexpr uint32_t NO_RANK = 0xffffffffu;
 
-/// \return the watchdog's default: twice RdmaNic::StallTimeout (8 x the IB local ACK timeout
-/// NCCL sets, 4.096 us x 2^20 with NCCL_IB_TIMEOUT 20), so that a posted message that stops
-/// progressing is reported first by the packet transport's watchdog, which names its queue
-/// pair (an assumption of ours: how long a job waits is not a NIC value)
+/// \return the watchdog's default: 10 minutes, PyTorch's default timeout of an NCCL collective
+/// (kProcessGroupNCCLDefaultTimeout in torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp, the
+/// timeout= default of init_process_group for NCCL), far above RdmaNic::StallTimeout, so that a
+/// posted message that stops is reported first by the queue pair's watchdog, and so that a
+/// long-starved low-priority job of a trace run is not taken for a stuck one
 Time
 DefaultStallTimeout()
 {
-    return NanoSeconds(4096) * (int64_t{1} << 20) * 16;
+    return Minutes(10);
 }
 
 /// \return \p t in ms with 4 significant digits ("0.2100 ms") \param t the time
@@ -74,9 +75,8 @@ CommDagRunner::GetTypeId()
                           "Watchdog: a run with messages handed to the transport, no compute "
                           "phase pending and no message delivered for this long ends the "
                           "simulation with a CruxRunError naming the job, the first node that "
-                          "never ran and the send it waits on. Default 16 x 4.29 s = 68.7 s, "
-                          "twice ns3::RdmaNic::StallTimeout (a posted message is reported "
-                          "first, by its queue pair). 0 disables it.",
+                          "never ran and the send it waits on. Default 10 min, PyTorch's "
+                          "default NCCL collective timeout. 0 disables it.",
                           TimeValue(DefaultStallTimeout()),
                           MakeTimeAccessor(&CommDagRunner::m_stallTimeout),
                           MakeTimeChecker(Time(0)))

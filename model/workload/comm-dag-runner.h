@@ -59,8 +59,9 @@ namespace ns3
  * (RdmaNic::StallTimeout), this runner's watchdog a run whose messages make none at all
  * (StallTimeout below), and DescribeUnfinished() what is left when the simulation ends.
  *
- * **Watchdog** (attribute StallTimeout, default 68.7 s, twice RdmaNic's, so that a posted
- * message is reported first by the queue pair's watchdog): a run with messages
+ * **Watchdog** (attribute StallTimeout, default 10 min, PyTorch's default timeout of an NCCL
+ * collective; a posted message that stops is reported first by the queue pair's watchdog,
+ * RdmaNic::StallTimeout = 34.4 s): a run with messages
  * handed over and not delivered, no compute phase pending, and no message delivered for
  * StallTimeout ends the simulation with a CruxRunError naming the job, the first node that
  * never ran and the message it waits on ("waiting on rank 2's send to rank 3 ..."), as
