@@ -7,9 +7,16 @@
 # baseline: wall and CPU seconds, ns-3 events (timing.csv), peak RSS and the simulated iteration
 # (jobs.csv jct_s) of each, and the 1,024 / 128 ratios.
 #
-# Usage: bench/run-llm-bench.sh [--no-build] [--skip-large]
+# With --xl (issue 28, "Speed"), after the 1,024-GPU run the same invocation runs one iteration
+# of GPT-3 175B on 10,752 H100 as MLPerf's run on NVIDIA Eos (bench/gpt3-175b-10752.json: 1,344
+# hosts x 8 GPUs, 8 x 400 Gbit/s NICs, TP 4 x PP 8 x DP 336, global batch 2,688, micro-batch 1,
+# FP8, distributed optimizer), with $CRUX_XL_ARGS added to its command line (e.g.
+# "--ns3::FlowTransport::UpdateQuantum=1us"), and prints the 10,752 / 1,024 ratios.
+#
+# Usage: bench/run-llm-bench.sh [--no-build] [--skip-large] [--xl]
 #   --no-build    use $CRUX_BUILD_DIR/crux-experiment as it is
 #   --skip-large  only the 128-GPU baseline (a quick check of the script)
+#   --xl          also the 10,752-GPU iteration (peak memory capped at 8 GB by ulimit -v)
 # Environment: CRUX_BUILD_DIR = build directory (default <clone>/build).
 # The 1,024-GPU run takes about 45 CPU-seconds and 0.8 GB; progress lines every 30 s.
 set -euo pipefail
@@ -18,10 +25,12 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${CRUX_BUILD_DIR:-$REPO/build}"
 BUILD=1
 LARGE=1
+XL=0
 for arg in "$@"; do
     case "$arg" in
         --no-build) BUILD=0 ;;
         --skip-large) LARGE=0 ;;
+        --xl) XL=1 ;;
         -h | --help)
             sed -n '2,/^set /{/^#/p}' "$0"
             exit 0
@@ -59,12 +68,13 @@ s["jobs"][0]["parallelism"]["dp"] = 2
 json.dump(s, open(sys.argv[2], "w"), indent=2)
 PY
 
-# run <label> <scenario>: one alone iteration on the flow fabric; prints one result line
+# run <label> <scenario> [args...]: one alone iteration on the flow fabric; prints one result line
 run() {
     local label=$1 scenario=$2 out="$TMP/$1"
+    shift 2
     /usr/bin/time -f "%U %S %M" -o "$TMP/$label.time" \
         "$BIN" --scenario="$scenario" --fabric=flow --modes=alone --outputDir="$out" \
-        --progress=30 > "$TMP/$label.log" 2> "$TMP/$label.err" || {
+        --progress=30 "$@" > "$TMP/$label.log" 2> "$TMP/$label.err" || {
         cat "$TMP/$label.err" >&2
         echo "run-llm-bench.sh: the $label run failed" >&2
         exit 1
@@ -92,4 +102,12 @@ if [[ $LARGE == 1 ]]; then
     read -r c8 e8 w8 < "$TMP/gpt3-175b-1024.row"
     awk -v c1="$c1" -v c8="$c8" -v e1="$e1" -v e8="$e8" 'BEGIN {
         printf "1,024 / 128 GPUs: cpu %.2fx, events %.2fx (GPUs 8x)\n", c8 / c1, e8 / e1 }'
+    if [[ $XL == 1 ]]; then
+        # shellcheck disable=SC2086 # CRUX_XL_ARGS is a list of options
+        (ulimit -v 8388608 && run gpt3-175b-10752 "$REPO/bench/gpt3-175b-10752.json" \
+            ${CRUX_XL_ARGS:-})
+        read -r cx ex wx < "$TMP/gpt3-175b-10752.row"
+        awk -v c8="$c8" -v cx="$cx" -v e8="$e8" -v ex="$ex" -v wx="$wx" 'BEGIN {
+            printf "10,752 / 1,024 GPUs: cpu %.2fx, events %.2fx (GPUs 10.5x); 10,752-GPU wall %.0f s (limit 300 s)\n", cx / c8, ex / e8, wx }'
+    fi
 fi

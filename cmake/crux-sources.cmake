@@ -24,8 +24,12 @@ set(CRUX_PURE_SOURCES
     model/scheduling/cassini-scheduler.cc
     model/scheduling/optimal-scheduler.cc
     # --- metrics ---
+    model/metrics/contention-decomposition.cc
     model/metrics/flow-evaluator.cc
     model/metrics/water-filling.cc
+    model/metrics/sample-statistics.cc
+    # --- the one definition of t_j and I_j ---
+    model/util/gpu-intensity.cc
     # --- experiment drivers ---
     drivers/random-cluster.cc
     drivers/stage-ablation.cc
@@ -64,12 +68,15 @@ set(CRUX_SOURCES
     model/workload/crux-scenario.cc
     model/workload/model-zoo.cc
     model/workload/parallel-plan.cc
+    model/workload/training-step.cc
     model/workload/dlt-job.cc
     model/workload/comm-dag.cc
     model/workload/comm-dag-runner.cc
     model/workload/collectives.cc
     model/workload/collectives-tree.cc
     model/workload/collectives-p2p.cc
+    model/workload/collectives-nccl.cc
+    model/workload/nccl-model.cc
     model/workload/training-iteration.cc
     model/workload/chakra-trace.cc
     model/workload/chakra-trace-check.cc
@@ -93,6 +100,13 @@ set(CRUX_SOURCES
     # --- experiment drivers ---
     drivers/result-directory.cc
     drivers/crux-experiment.cc
+    drivers/experiment-result.cc
+    drivers/scenario-topology.cc
+    drivers/scenario-jobs.cc
+    drivers/run-statistics.cc
+    drivers/scenario-run.cc
+    drivers/experiment-output.cc
+    drivers/experiment-summary.cc
     drivers/live-cluster-fabric.cc
     drivers/cluster-run.cc
     drivers/cluster-run-engine.cc
@@ -107,6 +121,7 @@ set(CRUX_PROTO_FILES
 set(CRUX_HEADERS
     # --- cluster description ---
     model/cluster/cluster-topology.h
+    model/cluster/cluster-topology-spec.h
     model/cluster/gpu-placement.h
     # --- scheduling ---
     model/scheduling/cluster-model.h
@@ -148,22 +163,27 @@ set(CRUX_HEADERS
     model/util/checked-command-line.h
     # --- ns-3.35/3.37 adapter (functor events and callbacks) ---
     model/util/crux-compat.h
+    model/util/gpu-intensity.h
     # --- workload ---
     model/workload/crux-scenario.h
     model/workload/model-zoo.h
     model/workload/parallel-plan.h
+    model/workload/training-step.h
     model/workload/dlt-job.h
     model/workload/comm-dag.h
     model/workload/comm-dag-runner.h
     model/workload/collectives.h
     model/workload/collectives-detail.h
+    model/workload/nccl-model.h
     model/workload/training-iteration.h
     model/workload/chakra-trace.h
     model/workload/dlt-job-application.h
     # --- metrics ---
     model/metrics/flow-evaluator.h
     model/metrics/water-filling.h
+    model/metrics/contention-decomposition.h
     model/metrics/gpu-intensity-tracker.h
+    model/metrics/sample-statistics.h
     # --- trace ---
     model/trace/csv-reader.h
     model/trace/lingjun-trace.h
@@ -184,6 +204,13 @@ set(CRUX_HEADERS
     drivers/parallel-runs.h
     drivers/result-directory.h
     drivers/crux-experiment.h
+    drivers/experiment-result.h
+    drivers/scenario-topology.h
+    drivers/scenario-jobs.h
+    drivers/run-statistics.h
+    drivers/scenario-run.h
+    drivers/experiment-output.h
+    drivers/experiment-summary.h
     drivers/live-cluster-fabric.h
     drivers/cluster-run.h
     drivers/cluster-run-engine.h
@@ -218,6 +245,8 @@ set(CRUX_TEST_SOURCES
     # --- workload ---
     test/dlt-workload-test-suite.cc
     test/collectives-test-suite.cc
+    test/nccl-collectives-test-suite.cc
+    test/training-step-test-suite.cc
     test/chakra-test-suite.cc
     # --- experiment ---
     test/crux-experiment-test-suite.cc
@@ -245,6 +274,8 @@ set(CRUX_TEST_SUITES
     # --- workload ---
     crux-workload
     crux-collectives
+    crux-nccl
+    crux-training-step
     crux-chakra
     # --- experiment ---
     crux-experiment
@@ -266,6 +297,8 @@ set(CRUX_GTEST_SOURCES
     test/gtest/checked-parse-test.cc
     test/gtest/doc-listings-test.cc
     test/gtest/parallel-plan-test.cc
+    test/gtest/nccl-model-test.cc
+    test/gtest/training-step-test.cc
     # --- scheduling ---
     test/gtest/cluster-model-test.cc
     test/gtest/shared-link-timeline-test.cc
@@ -277,6 +310,7 @@ set(CRUX_GTEST_SOURCES
     test/gtest/cassini-scheduler-test.cc
     test/gtest/flow-evaluator-test.cc
     test/gtest/water-filling-test.cc
+    test/gtest/sample-statistics-test.cc
     test/gtest/optimal-scheduler-test.cc
     test/gtest/cluster-topology-test.cc
     test/gtest/gpu-placement-test.cc

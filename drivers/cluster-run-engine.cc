@@ -22,6 +22,7 @@
 #include "progress-reporter.h"
 
 #include "ns3/comm-scheduler.h"
+#include "ns3/dlt-job-helper.h"
 #include "ns3/flow-evaluator.h"
 #include "ns3/gpu-placement.h"
 #include "ns3/live-cluster-fabric.h"
@@ -351,6 +352,7 @@ class EpochEngine
         if (ModelMapper::IsLlm(j.res.model))
         {
             dlt.ApplyPlan(ModelMapper::TracePlanRequest()); // trace LLMs: real size, default plan
+            dlt.collectives = CollectiveConfigOf(m_topo, ModelMapper::TracePlanRequest());
         }
         // The shared conversion (ring flows, equal-cost paths, ECMP default, overlapStart =
         // f + (1 - f) / numBuckets), identical to what LiveClusterFabric routes by.

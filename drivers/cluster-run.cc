@@ -20,6 +20,7 @@
 #include "progress-reporter.h"
 #include "result-directory.h"
 
+#include "ns3/cluster-topology-spec.h"
 #include "ns3/comm-scheduler.h"
 #include "ns3/flow-evaluator.h"
 #include "ns3/gpu-placement.h"
@@ -394,20 +395,19 @@ ClusterRun::BuildTopology()
                           "'" + m_config.topoCsv + "' has no usable host row" +
                               SkippedRowsDigest(m_traceWarnings));
     }
+    ClusterTopologySpec spec;
+    spec.type = m_config.topology == "lingjun" ? "three-tier" : m_config.topology;
+    spec.clos = m_config.clos;
+    spec.doubleSided = m_config.doubleSided;
+    spec.threeTier = m_config.threeTier;
+    if (spec.type == "three-tier")
+    {
+        spec.hostTor = m_lingjun.hostTor;
+        spec.torGroup = m_lingjun.torPsw;
+    }
     try
     {
-        if (m_config.topology == "clos")
-        {
-            m_topo = BuildTwoLayerClos(m_config.clos);
-        }
-        else if (m_config.topology == "double-sided")
-        {
-            m_topo = BuildDoubleSided(m_config.doubleSided);
-        }
-        else
-        {
-            m_topo = BuildThreeTier(m_lingjun.hostTor, m_lingjun.torPsw, m_config.threeTier);
-        }
+        m_topo = BuildClusterTopology(spec);
     }
     catch (const std::invalid_argument& e)
     {
@@ -702,6 +702,19 @@ ClusterRun::WriteResults(const std::vector<ClusterRunResult>& runs) const
     }
 }
 
+ContentionDecomposition
+ClusterRun::Decomposition(const ClusterRunResult& r)
+{
+    // the epoch engine's stand-alone series: every running job at its stand-alone rate on its
+    // ECMP default paths (alone@ECMP) and on the installed paths (alone@paths); no one-class
+    // or collision-free series
+    ContentionDecomposition d;
+    d.aloneEcmp = r.meanUtilAloneDefault;
+    d.alonePaths = r.meanUtilAloneInstalled;
+    d.mix = r.meanUtilization;
+    return d;
+}
+
 std::string
 ClusterRun::FormatTable(const std::vector<ClusterRunResult>& runs)
 {
@@ -731,7 +744,7 @@ ClusterRun::FormatTable(const std::vector<ClusterRunResult>& runs)
         }
         os << std::setprecision(4) << std::setw(8) << r.meanBusyFraction << std::setw(12)
            << r.meanUtilAloneDefault << std::setw(13) << r.meanUtilAloneInstalled << std::setw(16)
-           << r.meanUtilAloneInstalled - r.meanUtilization << std::setprecision(1) << std::setw(10)
+           << Decomposition(r).InterJobLoss() << std::setprecision(1) << std::setw(10)
            << r.wallSeconds << "\n";
     }
     return os.str();

@@ -18,6 +18,7 @@
 
 #include "ns3/cluster-model.h"
 #include "ns3/cluster-topology.h"
+#include "ns3/contention-decomposition.h"
 #include "ns3/dlt-job.h"
 #include "ns3/lingjun-trace.h"
 
@@ -345,6 +346,16 @@ class ClusterRun
      * \return multi-line text
      */
     static std::string FormatTable(const std::vector<ClusterRunResult>& runs);
+
+    /**
+     * \brief The run's contention decomposition (ns3/contention-decomposition.h, the one
+     * computation shared with the scenario driver): alone@ECMP = meanUtilAloneDefault,
+     * alone@paths = meanUtilAloneInstalled, mix = meanUtilization; the trace runner measures
+     * no collision-free or one-class series, so those terms are absent.
+     * \param r a run of Run()
+     * \return the decomposition
+     */
+    static ContentionDecomposition Decomposition(const ClusterRunResult& r);
 
   private:
     /// Fail early (before any simulation) if outputDir cannot hold the results: an existing

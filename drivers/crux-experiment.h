@@ -16,15 +16,15 @@
 #ifndef CRUX_EXPERIMENT_H
 #define CRUX_EXPERIMENT_H
 
-#include "ns3/checked-parse.h"
+#include "experiment-result.h"
+#include "scenario-run.h"
+
 #include "ns3/cluster-topology.h"
 #include "ns3/crux-scenario.h"
 #include "ns3/dlt-job.h"
-#include "ns3/gpu-placement.h"
 
 #include <cstdint>
 #include <map>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -32,92 +32,6 @@ namespace ns3
 {
 
 class ProgressReporter;
-
-/**
- * \ingroup crux
- * \brief Error in an experiment's input (scenario, placement, scheduler name, ...): the message
- * is one line naming the file and field. Raised before any simulation runs or file is written.
- * An InputError (model/util/checked-parse.h): GetField() and GetDetail() where it names a field.
- */
-class ExperimentError : public InputError
-{
-  public:
-    using InputError::InputError;
-};
-
-/**
- * \ingroup crux
- * \brief Measured outcome of one job in one run of an experiment.
- */
-struct ExperimentJobResult
-{
-    uint32_t id{0};              //!< job id (index in the scenario's job list)
-    std::string name;            //!< job name from the scenario
-    std::string model;           //!< model zoo key
-    uint32_t gpus{0};            //!< GPUs of the job
-    std::vector<uint32_t> hosts; //!< hosts of the job, ring order
-    bool background{false};      //!< runs until the measured jobs finish (scenario flag)
-    double flopsPerIteration{0}; //!< W_j, FLOPs per iteration of the whole job
-    uint32_t level{0};           //!< priority level given by the scheduler (K-1 highest)
-    uint32_t dscp{0};            //!< DSCP of the job's data packets (8 × level)
-    double schedulerCommTime{0}; //!< t_j the scheduler used (measured or analytic), seconds
-    double intensity{0};         //!< I_j = W_j / t_j the scheduler used, FLOPs/s
-    double k{1};                 //!< correction factor k_j (Crux §4.2; 1 for other schedulers)
-    uint32_t reroutedFlows{0};   //!< flows steered off their ECMP default path
-    double timeShift{0};         //!< start delay from the scheduler (CASSINI), seconds
-    /// flow id → the links the flow's packets take ("l3 l17 l9", CruxTopology::PathToString)
-    std::map<uint32_t, std::string> flowPaths;
-    std::vector<double> iterStart;  //!< start of every completed iteration, seconds
-    std::vector<double> iterEnd;    //!< end of every completed iteration, seconds
-    std::vector<double> iterComm;   //!< per iteration: sum of its all-reduce durations, seconds
-    uint32_t measuredIterations{0}; //!< iterations inside the measurement window (see doc)
-    double meanIterationTime{0};    //!< mean duration of the measured iterations, seconds
-    double throughput{0};           //!< 1 / meanIterationTime, iterations per second
-    double meanCommTime{0};         //!< mean all-reduce time of the measured iterations, s
-    double jct{-1}; //!< job completion time, seconds (-1: did not finish / background)
-};
-
-/**
- * \ingroup crux
- * \brief Measured outcome of one run (one scheduler, or one job alone). (Every field of this
- * struct and of ExperimentJobResult is also listed in crux-experiment.cc for the way back from
- * a child process, CruxExperiment::Run(): a new field goes there too.)
- */
-struct ExperimentRunResult
-{
-    std::string run;                       //!< run label: "alone:<job>", or the scheduler name
-    std::string scheduler;                 //!< scheduler used ("ecmp" for alone runs)
-    std::vector<ExperimentJobResult> jobs; //!< jobs of this run (one for alone runs)
-    double windowStart{0};                 //!< measurement window start: all jobs started, seconds
-    double windowEnd{0};                   //!< window end: first measured job finished, seconds
-    /// Cluster GPU utilization = Σ_j W_j × throughput_j / (cluster GPUs × peak FLOP/s), over the
-    /// window (dimensionless). For alone runs it is the job's own contribution.
-    double utilization{0};
-    std::vector<double> utilizationSeries; //!< tracker's FLOP utilization per bin (0..1)
-    double utilizationBin{0};              //!< bin width of utilizationSeries, seconds
-    /// link id → bytes per TC sent on the link (8 entries): packet fabric = IP packet bytes of
-    /// every data/ACK frame (MacTx); flow fabric = payload bytes (FlowTransport::GetLinkBytes)
-    std::map<uint32_t, std::vector<uint64_t>> linkTcBytes;
-    /// link id → PAUSE frames sent on it per paused traffic class (8 entries; RESUME frames
-    /// included); links that sent none are absent
-    std::map<uint32_t, std::vector<uint64_t>> linkPauseTx;
-    std::map<std::string, uint64_t> drops; //!< drop reason → frames (switches and devices)
-    uint64_t pauseFrames{0};               //!< PAUSE frames sent by all devices
-    uint64_t retransmittedPackets{0};      //!< RDMA go-back-N retransmissions
-    uint64_t timeouts{0};                  //!< RDMA retransmission-timer expiries
-    bool complete{true};                   //!< every measured job finished before stopTime
-    /// jobs that completed no iteration inside the measurement window: utilization cannot
-    /// count them, so it is marked incomplete in the table and summary.json
-    /// ("utilizationIncomplete") rather than silently lower
-    std::vector<std::string> jobsOutsideWindow;
-    double simulatedTime{0}; //!< simulation end time, seconds
-    double wallSeconds{0};   //!< wall-clock time of Simulator::Run, seconds
-    uint64_t events{0};      //!< ns-3 events executed by the run (Simulator::GetEventCount)
-
-    /// packet fabric: largest queue (bytes, Ethernet header included) any device held, per
-    /// class (TC 0..7, then the control class of ACK/NAK/CNP); empty for the flow fabric
-    std::vector<uint64_t> maxQueueBytes;
-};
 
 /**
  * \ingroup crux
@@ -140,6 +54,12 @@ struct ExperimentRunResult
  * Input checks (constructor): models, scheduler names, placement (explicit hosts exist and
  * have the GPUs; automatic placement finds free hosts), priority levels; failures raise
  * ExperimentError naming the scenario file and the field. Nothing is simulated or written then.
+ *
+ * CruxExperiment orchestrates the modes; the named parts do the work: BuildScenarioTopology
+ * (the topology builder, scenario-topology.h), ScenarioJobBuilder (placement and jobs,
+ * scenario-jobs.h), ScenarioRun (one simulation of a ScenarioRunSpec, scenario-run.h),
+ * RunStatistics (the statistics of a run, run-statistics.h) and ExperimentOutput (the table and
+ * the result files, experiment-output.h).
  */
 class CruxExperiment
 {
@@ -265,73 +185,58 @@ class CruxExperiment
     void WriteResults(const std::vector<ExperimentRunResult>& runs) const;
 
   private:
-    /// One simulation of Run(): the jobs, the scheduler and the t_j it sees.
-    struct RunSpec
-    {
-        /// what the run is for
-        enum Kind
-        {
-            ALONE,   //!< a job alone (a result row; gives its t_j and alone iteration time)
-            PROFILE, //!< profiling a job alone for its t_j (no result row)
-            MODE     //!< all jobs under a scheduler (a result row)
-        };
-
-        Kind kind{MODE};                //!< what the run is for
-        std::string label;              //!< run label ("alone:<job>", "profile:<job>", mode)
-        std::vector<uint32_t> jobIds;   //!< the jobs of the run
-        std::string scheduler;          //!< scheduler name
-        uint32_t iterationsOverride{0}; //!< 0 = the scenario's iterations
-        /// t_j measured alone of the run's jobs that were known when the run started in
-        /// sequence (job id → seconds): the run's only input from other runs
-        std::map<uint32_t, double> measuredComm;
-    };
+    /// One simulation of Run(): the jobs, the scheduler, the seed and the t_j it sees.
+    using RunSpec = ScenarioRunSpec;
 
     /// Run the modes, "alone" first (after CheckModes). \param ordered the modes
     /// \return the result rows in order
     std::vector<ExperimentRunResult> RunOrdered(const std::vector<std::string>& ordered);
-    /// A run of \p jobIds under \p scheduler with the t_j known now. \param kind what for
-    /// \param label its label \param jobIds its jobs \param scheduler scheduler name
-    /// \param iterationsOverride 0 = the scenario's \return the run
+    /// A run of \p jobIds under \p scheduler with ECMP seed \p ecmpSeed and the t_j known
+    /// now for that seed. \param kind what for \param label its label \param jobIds its jobs
+    /// \param scheduler scheduler name \param ecmpSeed the ECMP seed \param role its
+    /// ExperimentRunResult::roles entry \return the run (one class for a job alone)
     RunSpec MakeSpec(RunSpec::Kind kind,
                      const std::string& label,
                      const std::vector<uint32_t>& jobIds,
                      const std::string& scheduler,
-                     uint32_t iterationsOverride) const;
-    /// \return the profiling runs of the jobs whose t_j is not known yet (none if
-    /// profileIterations = 0)
-    std::vector<RunSpec> ProfileSpecs() const;
+                     uint64_t ecmpSeed,
+                     const std::string& role) const;
+    /// \return the ECMP seeds: Scenario::seed, seed + 1, ..., seed + seeds − 1
+    std::vector<uint64_t> Seeds() const;
+    /// \param id a job \return its name in the scenario
+    std::string JobName(uint32_t id) const;
+    /// The runs that need no t_j, for every seed: measured jobs alone under ECMP, profiling
+    /// runs, the ECMP mixes. \param alone "alone" among the modes \param schedulers the
+    /// other modes \return the runs
+    std::vector<RunSpec> FirstPhase(bool alone, const std::vector<std::string>& schedulers) const;
+    /// The other runs, for every seed: background jobs alone under ECMP until \p aloneEnd,
+    /// every job alone on collision-free paths and on each scheduler's paths, the mixes and
+    /// their one-class runs. \param alone "alone" among the modes \param schedulers the other
+    /// modes \param aloneEnd end of the longest alone run of a measured job over all seeds, s
+    /// \return the runs
+    std::vector<RunSpec> SecondPhase(bool alone,
+                                     const std::vector<std::string>& schedulers,
+                                     double aloneEnd) const;
+    /// Set every run of \p specs up without simulating (ScenarioRun::Plan) and keep one run per
+    /// simulation: a run equal to one of \p done or to an earlier spec adds its roles and
+    /// seeds to it instead. \param specs the runs (reduced in place) \param done runs already
+    /// simulated (their roles and seeds may grow)
+    /// \param alone "alone" among the modes (without it and with one seed, nothing is planned:
+    /// no two runs can be equal)
+    void Merge(std::vector<RunSpec>& specs,
+               std::vector<ExperimentRunResult>& done,
+               bool alone) const;
     /// Run \p batch (in parallel, see SetParallelRuns), note what the alone and profiling runs
     /// measured, append the result rows to \p out and clear \p batch.
     /// \param batch the runs \param out the result rows \param progress counts the runs
     void RunBatch(std::vector<RunSpec>& batch,
                   std::vector<ExperimentRunResult>& out,
                   ProgressReporter& progress);
-    /// Run one simulation (in this process). \param spec the run \return the result
+    /// Run one simulation (ScenarioRun; over the MPI ranks with SetDistributed).
+    /// \param spec the run \return the result
     ExperimentRunResult RunJobs(const RunSpec& spec) const;
-    /// RunJobs() split over the MPI ranks (SetDistributed). \param spec the run \return the
-    /// result, the same on every rank
-    ExperimentRunResult RunJobsDistributed(const RunSpec& spec) const;
-    /// Place the jobs on the topology's GPUs and build them (constructor).
-    /// \throws ExperimentError naming the job's field
-    void PlaceJobs();
-    /// Allocate scenario job i on its listed hosts ("hosts", "gpusPerHost").
-    /// \param placer the allocator \param i the job \return its GPUs per host
-    /// \throws ExperimentError naming jobs[i].hosts, .gpus or .gpusPerHost
-    std::vector<HostShare> PlaceOnListedHosts(GpuPlacer& placer, uint32_t i) const;
-    /// Allocate scenario job i's "gpus" locality-first.
-    /// \param placer the allocator \param i the job \return its GPUs per host
-    /// \throws ExperimentError naming jobs[i].gpus when they do not fit
-    std::vector<HostShare> PlaceByCount(GpuPlacer& placer, uint32_t i) const;
-    /// The job of scenario job i from the model zoo (DltJob::FromModel) with the scenario's
-    /// overrides and plan, on the GPUs placed for it.
-    /// \throws ExperimentError naming the job's field
-    DltJob MakeZooJob(uint32_t i, const std::vector<GpuId>& gpus) const;
     /// \throws ExperimentError "<scenario file>: <field>: <what>", always
     [[noreturn]] void Fail(const std::string& field, const std::string& what) const;
-    /// The job of scenario job i that runs a Chakra trace (ChakraTrace::Load, DltJob::FromChakra)
-    /// on the GPUs placed for it. \throws ExperimentError naming the file and field, the trace's
-    /// file and node
-    DltJob MakeChakraJob(uint32_t i, const std::vector<GpuId>& gpus) const;
 
     Scenario m_scenario;                       //!< the scenario
     std::vector<DltJob> m_jobs;                //!< placed jobs
@@ -339,13 +244,14 @@ class CruxExperiment
     uint32_t m_nHosts{0};                      //!< hosts of the topology
     uint32_t m_gpusPerHost{0};                 //!< GPUs per host
     std::map<uint32_t, double> m_measuredComm; //!< job id → t_j measured alone, s
-    std::map<uint32_t, double> m_aloneIter;    //!< job id → iteration time alone, s
-    uint32_t m_parallelRuns{1};                //!< simulations at a time
-    double m_progressSeconds{0};               //!< wall seconds between progress lines
-    bool m_distributed{false};                 //!< split over MPI ranks (SetDistributed)
-    uint32_t m_ranks{1};                       //!< MPI ranks
-    double m_stopCheckSeconds{100e-6};         //!< end-of-run check period, s
-    std::map<uint32_t, uint32_t> m_jobRank;    //!< job id → rank simulating it
+    /// ECMP seed → job id → t_j profiled alone under that seed's ECMP paths, s
+    std::map<uint64_t, std::map<uint32_t, double>> m_measuredCommBySeed;
+    uint32_t m_parallelRuns{1};             //!< simulations at a time
+    double m_progressSeconds{0};            //!< wall seconds between progress lines
+    bool m_distributed{false};              //!< split over MPI ranks (SetDistributed)
+    uint32_t m_ranks{1};                    //!< MPI ranks
+    double m_stopCheckSeconds{100e-6};      //!< end-of-run check period, s
+    std::map<uint32_t, uint32_t> m_jobRank; //!< job id → rank simulating it
 };
 
 /**

@@ -77,6 +77,9 @@ struct ExperimentOptions
     std::optional<uint64_t> priorityLevels;    //!< override
     std::optional<double> stopTime;            //!< override
     std::optional<uint64_t> profileIterations; //!< override
+    std::optional<uint64_t> seeds;             //!< override
+    std::optional<uint64_t> warmupIterations;  //!< override
+    std::optional<uint64_t> minMeasured;       //!< override (minMeasuredIterations)
     bool quiet{false};                         //!< no table
     bool dryRun{false};                        //!< check and exit
     bool mpi{false};                           //!< split each simulation over MPI ranks
@@ -112,6 +115,17 @@ AddOptions(CheckedCommandLine& cmd, ExperimentOptions& o)
     cmd.AddOptional("profileIterations",
                     "Override the scenario's profileIterations (0 = analytic t_j)",
                     o.profileIterations);
+    cmd.AddOptional("seeds",
+                    "Override the scenario's seeds: ECMP hash seeds every seed-dependent run is "
+                    "repeated over, for means and 95 % intervals (1..100)",
+                    o.seeds);
+    cmd.AddOptional("warmupIterations",
+                    "Override the scenario's warmupIterations (iterations not measured, 0..1000)",
+                    o.warmupIterations);
+    cmd.AddOptional("minMeasuredIterations",
+                    "Override the scenario's minMeasuredIterations (fewer measured iterations "
+                    "are flagged, 1..1000)",
+                    o.minMeasured);
     cmd.AddValue("quiet",
                  "Do not print the table (and no progress lines unless --progress)",
                  o.quiet);
@@ -235,6 +249,17 @@ ApplyNumberOverrides(const ExperimentOptions& o, Scenario& s)
             CheckRange(*o.profileIterations, "--profileIterations", 0, UINT32_MAX));
         overrideField("profileIterations");
     }
+    // range-checked by Validate() (the scenario field's checks, naming the option)
+    auto count = [&](const std::optional<uint64_t>& v, const char* option, uint32_t& field) {
+        if (v)
+        {
+            field = static_cast<uint32_t>(CheckRange(*v, std::string("--") + option, 0, 1000));
+            overrideField(option);
+        }
+    };
+    count(o.seeds, "seeds", s.seeds);
+    count(o.warmupIterations, "warmupIterations", s.warmupIterations);
+    count(o.minMeasured, "minMeasuredIterations", s.minMeasuredIterations);
 }
 
 /// The runs of --modes (default: alone, ecmp and the scenario's scheduler), checked.

@@ -19,6 +19,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace ns3
 {
@@ -51,6 +52,50 @@ DltJobHelper::Install(const DltJob& job, Ptr<MessageTransport> transport, Ptr<No
     app->SetStartTime(Seconds(std::max(0.0, job.startTime - Simulator::Now().GetSeconds())));
     node->AddApplication(app);
     return app;
+}
+
+CollectiveHardware
+CollectiveHardwareOf(const ClusterTopology& cluster)
+{
+    CollectiveHardware hw;
+    hw.gpusPerHost = cluster.gpusPerHost;
+    hw.nicsPerHost = cluster.nicsPerHost;
+    if (!cluster.nicUp.empty() && !cluster.nicUp[0].empty())
+    {
+        double bps = 0;
+        for (uint32_t l : cluster.nicUp[0][0])
+        {
+            bps += cluster.links[l].bandwidth;
+        }
+        hw.nicBps = bps;
+    }
+    if (cluster.HasIntraHostLinks())
+    {
+        hw.intraBps = cluster.intraHost.nvlinkBps;
+        hw.pcieBps = cluster.intraHost.pcieBps;
+    }
+    else
+    {
+        hw.intraBps = 2400e9;       // the transports' IntraHostRate default
+        hw.pcieBps = hw.nicBps * 2; // no PCIe link is simulated: no limit below the NIC
+    }
+    hw.nvlink = true;
+    hw.arch = NcclArch::AMPERE;
+    return hw;
+}
+
+CollectiveConfig
+CollectiveConfigOf(const ClusterTopology& cluster, const ParallelismRequest& request)
+{
+    CollectiveConfig c;
+    c.hardware = CollectiveHardwareOf(cluster);
+    c.channels = request.channels;
+    if (!ParseNcclProtocol(request.protocol, c.protocol))
+    {
+        throw std::invalid_argument("collectives.protocol: unknown protocol '" + request.protocol +
+                                    "'");
+    }
+    return c;
 }
 
 } // namespace ns3

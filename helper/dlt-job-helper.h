@@ -17,6 +17,7 @@
 #define CRUX_DLT_JOB_HELPER_H
 
 #include "ns3/attribute.h"
+#include "ns3/cluster-topology.h"
 #include "ns3/dlt-job-application.h"
 #include "ns3/dlt-job.h"
 #include "ns3/message-transport.h"
@@ -64,6 +65,29 @@ class DltJobHelper
   private:
     ObjectFactory m_factory; //!< creates the applications
 };
+
+/**
+ * \ingroup crux
+ * \brief The hardware NCCL's topology detection would see on a simulated cluster
+ * (CollectiveHardware): its GPUs and NICs per host (GPU → NIC as ClusterTopology::NicOfGpu()),
+ * the rate of one NIC (the sum of its ports' links), each GPU's NVLink rate and the PCIe rate
+ * GPU → NIC when the cluster has intra-host links (AddIntraHostLinks()); without them the
+ * transports' default NVLink rate (300 GB/s, FlowTransport/RdmaTransport IntraHostRate) and no
+ * PCIe limit (none is simulated). Architecture: Ampere (crux's hosts are A100).
+ * \param cluster the cluster description (hosts with NICs)
+ * \return the hardware
+ */
+CollectiveHardware CollectiveHardwareOf(const ClusterTopology& cluster);
+
+/**
+ * \brief A job's collective configuration: the cluster's hardware (CollectiveHardwareOf())
+ * with the channels and protocol of the scenario's "collectives" object.
+ * \param cluster the cluster \param request the job's request (channels, protocol)
+ * \return the configuration
+ * \throws std::invalid_argument for an unknown protocol name
+ */
+CollectiveConfig CollectiveConfigOf(const ClusterTopology& cluster,
+                                    const ParallelismRequest& request);
 
 } // namespace ns3
 

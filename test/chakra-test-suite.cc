@@ -292,7 +292,7 @@ class ChakraMicrobenchmarkTestCase : public ChakraTimedCase
             {
                 const std::string what = kind + " " + std::to_string(n) + " ranks";
                 ChakraTrace t = ChakraTrace::Load(Micro(kind, n), n);
-                t.SetAllReduce(AllReduceAlgorithm::RING);
+                t.SetAllReduce(AllReduceAlgorithm::CLASSIC_RING); // the closed forms below
                 NS_TEST_ASSERT_MSG_EQ(t.NumRanks(), n, what);
                 NS_TEST_ASSERT_MSG_EQ(t.NumCollectives(), 1, what << ": one collective");
                 NS_TEST_ASSERT_MSG_EQ(t.NumPointToPoint(), 0, what);
@@ -329,24 +329,36 @@ class ChakraMicrobenchmarkTestCase : public ChakraTimedCase
                 }
                 if (kind == "all_reduce")
                 {
-                    // AUTO: NCCL's choice; one GPU per host on n hosts
+                    // AUTO: NCCL's choice (NcclModel); one GPU per host on n hosts
                     ChakraTrace a = ChakraTrace::Load(Micro(kind, n), n);
-                    const auto algo = Collectives::ChooseAllReduce(MIB, n, n);
-                    auto ra = RunDag(Star(n, RATE), DagOf(a, Gpus(n, 1)));
+                    auto dag = DagOf(a, Gpus(n, 1));
+                    std::vector<uint32_t> members;
+                    for (uint32_t r = 0; r < n; ++r)
+                    {
+                        members.push_back(r);
+                    }
+                    const auto plan =
+                        Collectives::NcclPlan(*dag, members, MIB, NcclFunction::ALL_REDUCE, {});
+                    auto ra = RunDag(Star(n, RATE), dag);
                     uint64_t total = 0;
                     for (uint64_t b : ra.bytesByRank)
                     {
                         total += b;
                     }
-                    // tree: every edge of the two trees carries S/2 up and S/2 down: 2(N-1) S
-                    const uint64_t want = algo == AllReduceAlgorithm::TREE
+                    // tree: every tree edge carries its channel's share up and down: 2(N-1) S;
+                    // ring: 2(N-1)/N S per rank; both in the protocol's wire format
+                    const uint64_t data = plan.algorithm == NcclAlgorithm::TREE
                                               ? 2 * (n - 1) * MIB
                                               : static_cast<uint64_t>(n) * MIB / n * steps;
-                    std::cout << "[crux-chakra] " << what << " AUTO = " << ToString(algo) << ", "
-                              << total << " bytes" << std::endl;
-                    NS_TEST_ASSERT_MSG_EQ(total,
-                                          want,
-                                          what << ": AUTO bytes (" << ToString(algo) << ")");
+                    const double want =
+                        static_cast<double>(NcclModel::WireBytes(plan.protocol, data));
+                    std::cout << "[crux-chakra] " << what << " AUTO = " << ToString(plan.algorithm)
+                              << "/" << ToString(plan.protocol) << " on " << plan.channels
+                              << " channels, " << total << " bytes" << std::endl;
+                    NS_TEST_ASSERT_MSG_EQ_TOL(static_cast<double>(total),
+                                              want,
+                                              1e-4 * want,
+                                              what << ": AUTO bytes");
                 }
             }
         }
@@ -373,7 +385,7 @@ class ChakraFabricsTestCase : public TestCase
                 const uint32_t hosts = 4;
                 const uint32_t gpus = n / hosts;
                 ChakraTrace t = ChakraTrace::Load(Micro(kind, n), n);
-                t.SetAllReduce(AllReduceAlgorithm::RING);
+                t.SetAllReduce(AllReduceAlgorithm::CLASSIC_RING);
                 const uint32_t steps = kind == "all_reduce" ? 2 * (n - 1) : n - 1;
                 ClosConfig cfg = SmallClosConfig();
                 cfg.hostsPerTor = 2;
@@ -548,7 +560,7 @@ class ChakraOwnTracesTestCase : public ChakraTimedCase
             }
             ChakraTrace t =
                 ChakraTrace::Load(WriteTrace(dir, overlap ? "overlap" : "serial", ranks), n);
-            t.SetAllReduce(AllReduceAlgorithm::RING);
+            t.SetAllReduce(AllReduceAlgorithm::CLASSIC_RING);
             const double ar = 2 * (n - 1) * (ALPHA + static_cast<double>(s) / n * BETA);
             auto run = RunDag(Star(n, RATE), DagOf(t, Gpus(n, 1)));
             const double want =

@@ -84,6 +84,17 @@ make_variant plan-ep-dp 'd["jobs"][0]["model"] = "mixtral-8x7b"; d["jobs"][0]["p
 expect plan-ep-dp "jobs[0].parallelism.ep: ep = 4 does not divide dp = 2" --scenario="$work/plan-ep-dp.json"
 make_variant plan-algo 'd["jobs"][1]["collectives"] = {"allReduce": "butterfly"}'
 expect plan-algo "jobs[1].collectives.allReduce: unknown algorithm 'butterfly'" --scenario="$work/plan-algo.json"
+# training steps as a paper gives them (issue 28): gpt on 64 GPUs, TP 8 -> dp 8
+make_variant step-mbs 'd["jobs"][0].update({"globalBatch": 100, "microBatchSize": 3, "parallelism": {"tp": 8}})'
+expect step-mbs "jobs[0].microBatchSize: globalBatch 100 is not a multiple of microBatchSize x dp = 3 x 8 = 24" --scenario="$work/step-mbs.json"
+make_variant step-gpu 'd["jobs"][0]["gpu"] = "v100"'
+expect step-gpu "jobs[0].gpu: unknown GPU 'v100' (known: a100-40gb, a100-80gb, h100-sxm, h200-sxm)" --scenario="$work/step-gpu.json"
+make_variant step-vs 'd["jobs"][0]["parallelism"] = {"tp": 8, "pp": 2, "virtualStages": 5}'
+expect step-vs "jobs[0].parallelism.virtualStages: v = 5 does not divide the 12 layers per stage (24 layers / pp 2)" --scenario="$work/step-vs.json"
+make_variant step-recompute 'd["jobs"][0]["recompute"] = "sometimes"'
+expect step-recompute "jobs[0].recompute: unknown value 'sometimes' (known: none, selective, full)" --scenario="$work/step-recompute.json"
+make_variant step-fp8 'd["jobs"][0].update({"gpu": "a100-80gb", "precision": "fp8"})'
+expect step-fp8 "jobs[0].precision: the NVIDIA A100 SXM 80GB (HBM2e) has no FP8 tensor cores" --scenario="$work/step-fp8.json"
 # bounds that keep a typo from exhausting memory or overflowing (bad-input review, stop 24)
 make_variant plan-micro 'd["jobs"][0]["parallelism"] = {"microBatches": 1025}'
 expect plan-micro "jobs[0].parallelism.microBatches: must be <= 1024, got 1025" --scenario="$work/plan-micro.json"
@@ -99,6 +110,10 @@ make_variant name-comma 'd["jobs"][1]["name"] = "bert,2"'
 expect name-comma "jobs[1].name: must not contain commas, quotes or control characters" --scenario="$work/name-comma.json"
 make_variant plan-a2a 'd["jobs"][1]["collectives"] = {"allToAll": "bruck"}'
 expect plan-a2a "jobs[1].collectives.allToAll: unknown algorithm 'bruck'" --scenario="$work/plan-a2a.json"
+make_variant plan-channels 'd["jobs"][1]["collectives"] = {"channels": 65}'
+expect plan-channels "jobs[1].collectives.channels: must be 1..64 (NCCL's MAXCHANNELS; omit it for NCCL's default)" --scenario="$work/plan-channels.json"
+make_variant plan-protocol 'd["jobs"][1]["collectives"] = {"protocol": "ll64"}'
+expect plan-protocol "jobs[1].collectives.protocol: unknown protocol 'll64' (known: auto, simple, ll, ll128)" --scenario="$work/plan-protocol.json"
 make_variant plan-zero 'd["jobs"][0]["parallelism"] = {"dp": 0}'
 expect plan-zero "jobs[0].parallelism.dp: must be >= 1" --scenario="$work/plan-zero.json"
 # Chakra execution traces (job 1 replaced by a trace job on hosts 4, 5, 10, 11): the real 4-rank

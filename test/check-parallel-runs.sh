@@ -56,19 +56,28 @@ grep -q "^  crux-ps-pa" "$work/exp2/table.txt" || fail "crux-experiment: table l
 
 # --- progress lines (nearly every all-reduce) from two children at once: whole lines of the two
 # kinds only, and the same files
+# several ECMP seeds: the same files one after another and two at a time
+for j in 1 2; do
+  mkdir -p "$work/seeds$j"
+  (cd "$work/seeds$j" && "$bin/crux-experiment" --scenario="$root/scenarios/sec22-gpt-bert.json" \
+    --fabric=flow --seeds=3 --outputDir=out --jobs=$j --quiet >/dev/null 2>err.txt) ||
+    fail "crux-experiment --seeds=3 --jobs=$j: exit $?: $(cat "$work/seeds$j/err.txt")"
+done
+compare_dirs "$work/seeds1/out" "$work/seeds2/out" "crux-experiment sec22 flow --seeds=3"
+
 mkdir -p "$work/exp-progress"
 (cd "$work/exp-progress" && "$bin/crux-experiment" --scenario="$root/scenarios/smoke.json" \
   --fabric=flow --modes=$modes --outputDir=out --jobs=2 --quiet --progress=1e-9 \
   >/dev/null 2>err.txt) || fail "crux-experiment --progress: exit $?"
 compare_dirs "$work/exp1/out" "$work/exp-progress/out" "crux-experiment with progress lines"
-run_re='^crux-experiment: [a-z:-]+: sim [0-9.]+ s, iterations [0-9]+/[0-9]+, wall [0-9]+ s(, about [0-9]+ s left)?$'
-done_re='^crux-experiment: runs done [0-9]+/10(, running:( [a-z:-]+)+)?, wall [0-9]+ s(, about [0-9]+ s left)?$'
+run_re='^crux-experiment: [a-z0-9:@()/-]+: sim [0-9.]+ s, iterations [0-9]+/[0-9]+, wall [0-9]+ s(, about [0-9]+ s left)?$'
+done_re='^crux-experiment: runs done [0-9]+/[0-9]+(, running:( [a-z0-9:@()/-]+)+)?, wall [0-9]+ s(, about [0-9]+ s left)?$'
 lines=$(wc -l <"$work/exp-progress/err.txt")
 bad=$(grep -cvE "$run_re|$done_re" "$work/exp-progress/err.txt")
 if [ "$lines" -lt 20 ] || [ "$bad" -ne 0 ]; then
   fail "progress lines: $lines lines, $bad not of the two forms: $(grep -vE "$run_re|$done_re" "$work/exp-progress/err.txt" | head -3)"
-elif ! grep -qE '^crux-experiment: runs done 10/10' "$work/exp-progress/err.txt"; then
-  fail "progress lines: no 'runs done 10/10'"
+elif ! grep -qE '^crux-experiment: runs done ([0-9]+)/\1' "$work/exp-progress/err.txt"; then
+  fail "progress lines: no 'runs done N/N'"
 else
   echo "ok   progress lines: $lines whole lines of the two forms"
 fi

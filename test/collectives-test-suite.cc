@@ -231,30 +231,6 @@ Mesh(uint32_t hosts, uint32_t flows, double rate, Time delay)
     return t;
 }
 
-/// Delivers every message at once (zero latency, infinite bandwidth).
-class FreeTransport : public MessageTransport
-{
-  public:
-    void Send(const MessageRequest& req, CompletionCallback done) override
-    {
-        if (req.bytes == 0)
-        {
-            NS_FATAL_ERROR("FreeTransport: req.bytes must be > 0");
-        }
-        ++m_messages;
-        m_bytes += req.bytes;
-        Simulator::ScheduleNow(&FreeTransport::Deliver, done);
-    }
-
-    static void Deliver(CompletionCallback done)
-    {
-        done();
-    }
-
-    uint64_t m_messages{0}; //!< messages carried
-    uint64_t m_bytes{0};    //!< bytes carried
-};
-
 /// Small Clos (2 ToRs × 2 hosts, 2 aggs, 100 Gbit/s, 1 µs), `gpus` GPUs per host.
 ClosConfig
 SmallClos(uint32_t gpus)
@@ -625,7 +601,7 @@ Gpt13bPp2Dp2Tp8()
     req.pp = 2;
     req.dp = 2;
     req.microBatches = 4;
-    req.allReduce = "ring";
+    req.allReduce = "classic-ring";
     return PlannedJob("gpt3-13b", 4, 8, req);
 }
 
@@ -983,7 +959,7 @@ class PlannedPatternTestCase : public TestCase
             req.ep = 8;
             req.microBatches = 1;
             req.layersPerBlock = 32;
-            req.allReduce = "ring";
+            req.allReduce = "classic-ring";
             const DltJob job = PlannedJob("mixtral-8x7b", 8, 1, req);
             NS_TEST_ASSERT_MSG_EQ(job.plan->dp, 8, "dp 8");
             const auto flows = job.CommunicationPattern();
@@ -1092,7 +1068,7 @@ class TimelineEvaluatorTestCase : public TestCase
             req.dp = 2;
             req.microBatches = 4;
             req.layersPerBlock = 12;
-            req.allReduce = "ring";
+            req.allReduce = "classic-ring";
             DltJob job = PlannedJob("gpt3-1.3b", 4, 2, req, 3);
             job.gradientBytes = 40000000;
             job.computeTime = 0.01;
@@ -1106,7 +1082,7 @@ class TimelineEvaluatorTestCase : public TestCase
             req.dp = 8;
             req.microBatches = 2;
             req.layersPerBlock = 12;
-            req.allReduce = "ring";
+            req.allReduce = "classic-ring";
             DltJob job = PlannedJob("gpt3-1.3b", 4, 2, req, 3);
             job.gradientBytes = 40000000;
             job.computeTime = 0.01;
@@ -1126,7 +1102,7 @@ class TimelineEvaluatorTestCase : public TestCase
             job.iterations = 3;
             ParallelismRequest req;
             req.ep = 4;
-            req.allReduce = "ring";
+            req.allReduce = "classic-ring";
             job.ApplyPlan(req);
             cases.push_back({"MoE EP 4 x DP 8", job, 0.025});
         }

@@ -116,6 +116,34 @@ Gpu(uint32_t host, uint32_t local)
 }
 
 /**
+ * \brief A transport that delivers every message at once (zero latency, infinite bandwidth):
+ * a job on it shows its compute and dependencies only.
+ */
+class FreeTransport : public MessageTransport
+{
+  public:
+    void Send(const MessageRequest& req, CompletionCallback done) override
+    {
+        if (req.bytes == 0)
+        {
+            NS_FATAL_ERROR("FreeTransport: req.bytes must be > 0");
+        }
+        ++m_messages;
+        m_bytes += req.bytes;
+        Simulator::ScheduleNow(&FreeTransport::Deliver, done);
+    }
+
+    /// \param done the completion to call
+    static void Deliver(CompletionCallback done)
+    {
+        done();
+    }
+
+    uint64_t m_messages{0}; //!< messages carried
+    uint64_t m_bytes{0};    //!< bytes carried
+};
+
+/**
  * \brief Run a job alone: a DltJobApplication with \p job on \p transport on a new node, the
  * simulation to its end, then Simulator::Destroy().
  * \param job the job \param transport its transport

@@ -17,6 +17,7 @@
 // BuildThreeTier(), TestbedClosConfig()) and AddIntraHostLinks(); the description's queries and
 // path search are in cluster-topology.cc.
 
+#include "cluster-topology-spec.h"
 #include "cluster-topology.h"
 
 #include <algorithm>
@@ -595,6 +596,25 @@ BuildThreeTier(const std::vector<uint32_t>& hostTor,
     b.AddHostCables(1, c.hostLinkBps);
     WireAggAndCore(b, topo, numGroups, c.aggsPerGroup, c.cores, c.torAggBps, c.aggCoreBps);
     return topo;
+}
+
+ClusterTopology
+BuildClusterTopology(const ClusterTopologySpec& spec)
+{
+    if (spec.type == "clos")
+    {
+        return BuildTwoLayerClos(spec.clos);
+    }
+    if (spec.type == "double-sided")
+    {
+        return BuildDoubleSided(spec.doubleSided);
+    }
+    if (spec.type == "three-tier")
+    {
+        return BuildThreeTier(spec.hostTor, spec.torGroup, spec.threeTier);
+    }
+    throw std::invalid_argument("unknown topology type '" + spec.type +
+                                "' (known: clos, double-sided, three-tier)");
 }
 
 } // namespace ns3

@@ -16,6 +16,7 @@
 #include "gpu-intensity-tracker.h"
 
 #include "ns3/double.h"
+#include "ns3/gpu-intensity.h"
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
@@ -163,18 +164,17 @@ double
 GpuIntensityTracker::CommTime(const std::map<uint32_t, double>& bytesPerIteration,
                               const std::map<uint32_t, double>& bandwidth)
 {
-    double t = 0;
-    for (const auto& kv : bytesPerIteration)
+    try
     {
-        auto it = bandwidth.find(kv.first);
-        if (it == bandwidth.end() || !(it->second > 0))
-        {
-            throw std::invalid_argument("GpuIntensityTracker: link " + std::to_string(kv.first) +
-                                        " has no positive bandwidth");
-        }
-        t = std::max(t, kv.second * 8.0 / it->second);
+        return BusiestLinkTime(bytesPerIteration, [&bandwidth](uint32_t link) {
+            auto it = bandwidth.find(link);
+            return it == bandwidth.end() ? 0.0 : it->second;
+        });
     }
-    return t;
+    catch (const std::invalid_argument& e)
+    {
+        throw std::invalid_argument(std::string("GpuIntensityTracker: ") + e.what());
+    }
 }
 
 void
@@ -290,12 +290,7 @@ GpuIntensityTracker::GetCommTime(uint32_t jobId) const
 double
 GpuIntensityTracker::GetIntensity(uint32_t jobId) const
 {
-    const double t = GetCommTime(jobId);
-    if (t <= 0)
-    {
-        return std::numeric_limits<double>::infinity();
-    }
-    return Job(jobId).flops / t;
+    return GpuIntensity(Job(jobId).flops, GetCommTime(jobId));
 }
 
 double

@@ -101,7 +101,8 @@ class GpuIntensityTracker : public Object
     double GetLinkBandwidth(uint32_t linkId) const;
 
     /**
-     * \brief t = max_e bytes_e × 8 / B_e.
+     * \brief t = max_e bytes_e × 8 / B_e: BusiestLinkTime (ns3/gpu-intensity.h), the one
+     * definition of t_j.
      * \param bytesPerIteration link id → bytes per iteration (M_{j,e})
      * \param bandwidth link id → bit/s, must cover every link of bytesPerIteration
      * \return seconds per iteration (0 for an empty map)
@@ -153,7 +154,8 @@ class GpuIntensityTracker : public Object
      */
     double GetCommTime(uint32_t jobId) const;
     /**
-     * \return I_j = W_j / t_j in FLOP/s (+infinity if t_j = 0: a job without network traffic)
+     * \return I_j = GpuIntensity(W_j, t_j) in FLOP/s (ns3/gpu-intensity.h: 0 if W_j = 0, else
+     *         +infinity if t_j = 0, a job without traffic on a modelled link)
      * \throws std::invalid_argument as GetCommTime
      */
     double GetIntensity(uint32_t jobId) const;

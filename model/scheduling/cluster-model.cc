@@ -127,12 +127,8 @@ JobLinkBytes(const SchedJob& job, const PathChoice& choice)
 double
 AnalyticCommTime(const ClusterModel& model, const LinkLoad& load)
 {
-    double t = 0;
-    for (const auto& [link, bytes] : load)
-    {
-        t = std::max(t, bytes * 8.0 / model.links.at(link).bandwidth);
-    }
-    return t;
+    return BusiestLinkTime(load,
+                           [&model](uint32_t link) { return model.links.at(link).bandwidth; });
 }
 
 double
@@ -143,20 +139,6 @@ JobCommTime(const ClusterModel& model, const SchedJob& job, const PathChoice& ch
         return job.measuredCommTime;
     }
     return AnalyticCommTime(model, JobLinkBytes(job, choice));
-}
-
-double
-GpuIntensity(double flops, double commTime)
-{
-    if (flops == 0)
-    {
-        return 0;
-    }
-    if (commTime <= 0)
-    {
-        return std::numeric_limits<double>::infinity();
-    }
-    return flops / commTime;
 }
 
 std::vector<SchedPhase>

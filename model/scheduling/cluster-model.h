@@ -18,6 +18,8 @@
 
 // Pure C++ (no ns-3 includes): compiled into the crux-scheduling library.
 
+#include "ns3/gpu-intensity.h"
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -270,7 +272,8 @@ PathChoice DefaultPathChoice(const SchedJob& job);
 LinkLoad JobLinkBytes(const SchedJob& job, const PathChoice& choice);
 
 /**
- * \brief Analytic per-iteration communication time t_j = max_e M_{j,e} × 8 / B_e (Crux §3).
+ * \brief Analytic per-iteration communication time t_j = max_e M_{j,e} × 8 / B_e (Crux §3):
+ * BusiestLinkTime (ns3/gpu-intensity.h) on the job's per-link bytes.
  * \param model the model (for link bandwidths)
  * \param load the job's per-link bytes (JobLinkBytes)
  * \return seconds; 0 if the job puts no bytes on any link
@@ -286,17 +289,7 @@ double AnalyticCommTime(const ClusterModel& model, const LinkLoad& load);
  */
 double JobCommTime(const ClusterModel& model, const SchedJob& job, const PathChoice& choice);
 
-/**
- * \brief GPU intensity I_j = W_j / t_j (Crux §3, Definition 2), FLOPs/s.
- *
- * Degenerate cases: W_j = 0 gives 0; otherwise t_j = 0 (a job that communicates nothing)
- * gives +infinity (std::numeric_limits<double>::infinity()). Such a job never contends for a
- * link, so the infinity never enters an edge weight of the compression.
- * \param flops W_j, FLOPs per iteration
- * \param commTime t_j, seconds per iteration
- * \return I_j in FLOPs/s
- */
-double GpuIntensity(double flops, double commTime);
+// GpuIntensity(W_j, t_j): ns3/gpu-intensity.h (the one definition, shared with the tracker).
 
 /**
  * \brief Stand-alone iteration time max(c_j, ov_j × c_j + t_j) (algorithms.md §1).

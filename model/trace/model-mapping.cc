@@ -179,6 +179,7 @@ ModelMapper::TracePlanRequest()
 {
     ParallelismRequest r;
     r.layersPerBlock = 1000;
+    r.allReduce = "classic-ring";
     return r;
 }
 

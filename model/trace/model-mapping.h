@@ -118,7 +118,10 @@ class ModelMapper
      *         degree, the micro-batches and the algorithms at their defaults for the job's
      *         GPUs (ResolvePlan()); layersPerBlock = 1000, i.e. one block per pipeline stage
      *         (the same bytes per iteration as per-layer blocks, with a DAG small enough for the
-     *         trace-driven flow engine)
+     *         trace-driven flow engine); allReduce "classic-ring": crux's one ring per
+     *         communicator (the trace records no NCCL settings, and NCCL's channels would
+     *         multiply the flows the trace engines and the schedulers handle; the paper's
+     *         Fig. 23 runs keep their numbers)
      */
     static ParallelismRequest TracePlanRequest();
 

@@ -95,6 +95,16 @@ FlowTransport::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&FlowTransport::m_storeAndForward),
                           MakeBooleanChecker())
+            .AddAttribute("UpdateQuantum",
+                          "0 (exact, the default): the rates are recomputed at every flow's "
+                          "start and end. > 0: only at multiples of this time, so flows "
+                          "starting or ending within one quantum share one max-min water "
+                          "filling (every start and end is late by less than the quantum). An "
+                          "approximation for jobs of thousands of GPUs, whose flows otherwise "
+                          "end at as many distinct instants, each refilling every flow.",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&FlowTransport::m_quantum),
+                          MakeTimeChecker(Seconds(0)))
             .AddTraceSource("MessageComplete",
                             "A network message was delivered: job, flow, payload bytes, Send() "
                             "time, delivery time.",
@@ -436,9 +446,30 @@ FlowTransport::RequestUpdate()
     {
         return;
     }
+    if (m_quantum.IsStrictlyPositive())
+    {
+        // the next multiple of the quantum (now if on it), unless an update comes before
+        const Time at = OnGrid(Simulator::Now());
+        if (m_event.IsRunning() && TimeStep(m_event.GetTs()) <= at)
+        {
+            return;
+        }
+        m_event.Cancel();
+        m_event = Simulator::Schedule(at - Simulator::Now(), &FlowTransport::Update, this);
+        m_updateNow = at == Simulator::Now();
+        return;
+    }
     m_event.Cancel();
     m_event = Simulator::ScheduleNow(&FlowTransport::Update, this);
     m_updateNow = true;
+}
+
+Time
+FlowTransport::OnGrid(Time t) const
+{
+    const int64_t q = m_quantum.GetTimeStep();
+    const int64_t ticks = t.GetTimeStep();
+    return TimeStep((ticks + q - 1) / q * q);
 }
 
 // ------------------------------------------------------------------------------ fluid model
@@ -552,6 +583,10 @@ FlowTransport::Update()
     }
     if (next != Time::Max())
     {
+        if (m_quantum.IsStrictlyPositive())
+        {
+            next = OnGrid(next); // the flows ending within the quantum end together
+        }
         m_event = Simulator::Schedule(next - now, &FlowTransport::Update, this);
     }
 }

@@ -320,8 +320,11 @@ class FlowTransport : public MessageTransport
     /// Make the front message of \p c the active flow (rate 0 until the next Update).
     /// \param c connection with a non-empty queue
     void Activate(Connection* c);
-    /// Ask for an Update() at the current instant (coalesced).
+    /// Ask for an Update() at the current instant (coalesced; with an UpdateQuantum at the
+    /// next multiple of it).
     void RequestUpdate();
+    /// \param t a time \return the first multiple of UpdateQuantum at or after t (> 0 quantum)
+    Time OnGrid(Time t) const;
     /// Advance all flows to now, finish completed transfers, recompute rates, reschedule.
     void Update();
     /// Subtract rate × elapsed time from every active flow; set m_lastAdvance to now.
@@ -363,6 +366,7 @@ class FlowTransport : public MessageTransport
     Time m_lastAdvance;                          //!< time the flows were last advanced
     EventId m_event;                             //!< next Update (completion or coalesced)
     bool m_updateNow{false};                     //!< m_event is a ScheduleNow update
+    Time m_quantum;                              //!< UpdateQuantum (0 = exact)
     int64_t m_ticksPerSecond{0};                 //!< simulator time steps per second
 
     // scratch of ComputeRates (sized to the link count)

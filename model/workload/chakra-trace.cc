@@ -482,10 +482,10 @@ ChakraTrace::Build(CommDag& dag) const
                 c = Collectives::AllReduce(dag, members, x.commSize, m_allReduce, ready);
                 break;
             case ChakraNode::ALL_GATHER:
-                c = Collectives::RingAllGather(dag, members, x.commSize, ready);
+                c = Collectives::AllGather(dag, members, x.commSize, m_allReduce, ready);
                 break;
             case ChakraNode::REDUCE_SCATTER:
-                c = Collectives::RingReduceScatter(dag, members, x.commSize, ready);
+                c = Collectives::ReduceScatter(dag, members, x.commSize, m_allReduce, ready);
                 break;
             case ChakraNode::ALL_TO_ALL:
                 c = Collectives::AllToAll(dag, members, x.commSize, ready);

@@ -22,6 +22,7 @@
 #include "collectives.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -80,6 +81,92 @@ std::vector<uint32_t> Streams(CommDag& dag, size_t n);
 /// \return the members grouped by host, in order of first appearance: positions into
 /// `members` \param dag the DAG \param members member ranks
 std::vector<std::vector<size_t>> ByHost(const CommDag& dag, const std::vector<uint32_t>& members);
+
+/**
+ * One tree of a tree all-reduce on one channel: the buffer of `bytes` in `chunks` pipeline
+ * chunks; per chunk: reduce up each host's chain (chains[x][0] is host x's head) and up the
+ * tree (parent over host indices, −1 = root), then broadcast down the tree and the chains,
+ * each hop as soon as its data is there; up and down sends on separate streams.
+ * \param dag the DAG \param members member ranks \param chains per host: member positions,
+ * head first \param parent per host: parent host (−1: root) \param bytes data bytes
+ * \param chunks pipeline chunks (>= 1) \param channel the connections' channel
+ * \param protocol wire format \param ready per-member ready nodes
+ * \param received per member position: appended with the nodes after which it holds a chunk
+ */
+void TreeChannel(CommDag& dag,
+                 const std::vector<uint32_t>& members,
+                 const std::vector<std::vector<size_t>>& chains,
+                 const std::vector<int32_t>& parent,
+                 uint64_t bytes,
+                 uint32_t chunks,
+                 uint32_t channel,
+                 NcclProtocol protocol,
+                 const NodeList& ready,
+                 std::vector<NodeList>& received);
+
+/// \return per member: a barrier after its ready node and every node of received[i]
+/// \param dag the DAG \param members member ranks \param ready ready nodes
+/// \param received per member position: nodes it waits for
+CollectiveNodes Done(CommDag& dag,
+                     const std::vector<uint32_t>& members,
+                     const NodeList& ready,
+                     const std::vector<NodeList>& received);
+
+/**
+ * Ring schedule (described as `what`, CommDag::BeginCollective): `steps` steps; in step s rank r
+ * sends chunk chunkOf(s, r) of the buffer cut into N chunks to rank r+1; step s > 0 waits for the
+ * step s−1 message of rank r−1. Messages carry NcclModel::WireBytes(protocol, chunk) bytes on
+ * connections of `channel`.
+ * \param dag the DAG \param what description \param members ring order
+ * \param bytes buffer \param ready per-member ready nodes \param steps steps
+ * \param chunkOf (step, rank) → chunk index \param channel NCCL channel of the connections
+ * \param protocol wire format \param streams per-member streams (nullptr: new ones)
+ * \return per-member (ring position) completion nodes
+ */
+template <typename ChunkOf>
+CollectiveNodes
+RingSchedule(CommDag& dag,
+             const std::string& what,
+             const std::vector<uint32_t>& members,
+             uint64_t bytes,
+             const NodeList& ready,
+             uint32_t steps,
+             ChunkOf chunkOf,
+             uint32_t channel = 0,
+             NcclProtocol protocol = NcclProtocol::SIMPLE,
+             const std::vector<uint32_t>* streams = nullptr)
+{
+    const uint32_t n = members.size();
+    const auto stream = streams ? *streams : Streams(dag, n);
+    std::vector<NodeId> msg(static_cast<size_t>(n) * steps, NONE); // [s * n + r]
+    dag.BeginCollective(what, steps);
+    for (uint32_t s = 0; s < steps; ++s)
+    {
+        dag.SetStep(s);
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            const NodeId dep = s == 0 ? ReadyOf(ready, r) : msg[(s - 1) * n + (r + n - 1) % n];
+            msg[s * n + r] = dag.AddMessage(
+                members[r],
+                members[(r + 1) % n],
+                NcclModel::WireBytes(protocol, Collectives::ChunkBytes(bytes, n, chunkOf(s, r))),
+                stream[r],
+                {dep},
+                channel);
+        }
+    }
+    CollectiveNodes out;
+    for (uint32_t q = 0; q < n; ++q)
+    {
+        NodeList deps{ReadyOf(ready, q)};
+        for (uint32_t s = 0; s < steps; ++s)
+        {
+            deps.push_back(msg[s * n + (q + n - 1) % n]);
+        }
+        out.rankDone.push_back(dag.AddBarrier(deps));
+    }
+    return out;
+}
 
 } // namespace collectives_detail
 } // namespace ns3

@@ -100,6 +100,117 @@ Collectives::TreeParents(uint32_t n, uint32_t tree)
     return parent;
 }
 
+void
+collectives_detail::TreeChannel(CommDag& dag,
+                                const std::vector<uint32_t>& members,
+                                const std::vector<std::vector<size_t>>& chains,
+                                const std::vector<int32_t>& parent,
+                                uint64_t bytes,
+                                uint32_t chunks,
+                                uint32_t channel,
+                                NcclProtocol protocol,
+                                const NodeList& ready,
+                                std::vector<NodeList>& received)
+{
+    const size_t n = members.size();
+    const uint32_t h = chains.size();
+    std::vector<std::vector<uint32_t>> children(h);
+    std::vector<uint32_t> depth(h, 0);
+    for (uint32_t x = 0; x < h; ++x)
+    {
+        if (parent[x] >= 0)
+        {
+            children[parent[x]].push_back(x);
+        }
+        for (int32_t y = parent[x]; y >= 0; y = parent[y])
+        {
+            ++depth[x];
+        }
+    }
+    std::vector<uint32_t> order(h); // root first
+    for (uint32_t x = 0; x < h; ++x)
+    {
+        order[x] = x;
+    }
+    std::stable_sort(order.begin(), order.end(), [&depth](uint32_t a, uint32_t b) {
+        return depth[a] < depth[b];
+    });
+    const auto up = Streams(dag, n);
+    const auto down = Streams(dag, n);
+    for (uint32_t ch = 0; ch < chunks; ++ch)
+    {
+        const uint64_t b =
+            NcclModel::WireBytes(protocol, Collectives::ChunkBytes(bytes, chunks, ch));
+        // reduce: up the chain to the host's head, then up the tree (deepest first)
+        std::vector<NodeId> upMsg(h, NONE);
+        std::vector<NodeId> reduced(h, NONE); // root: chunk fully reduced at its head
+        for (auto it = order.rbegin(); it != order.rend(); ++it)
+        {
+            const uint32_t x = *it;
+            const auto& chain = chains[x];
+            NodeId prev = NONE;
+            for (size_t i = chain.size() - 1; i >= 1; --i)
+            {
+                prev = dag.AddMessage(members[chain[i]],
+                                      members[chain[i - 1]],
+                                      b,
+                                      up[chain[i]],
+                                      {ReadyOf(ready, chain[i]), prev},
+                                      channel);
+            }
+            NodeList deps{ReadyOf(ready, chain[0]), prev};
+            for (uint32_t y : children[x])
+            {
+                deps.push_back(upMsg[y]);
+            }
+            if (parent[x] >= 0)
+            {
+                upMsg[x] = dag.AddMessage(members[chain[0]],
+                                          members[chains[parent[x]][0]],
+                                          b,
+                                          up[chain[0]],
+                                          deps,
+                                          channel);
+            }
+            else
+            {
+                reduced[x] = dag.AddBarrier(deps);
+            }
+        }
+        // broadcast: down the tree (root first), then down each chain
+        std::vector<NodeId> arrived(h, NONE);
+        for (uint32_t x : order)
+        {
+            const auto& chain = chains[x];
+            if (parent[x] < 0)
+            {
+                arrived[x] = reduced[x];
+            }
+            for (uint32_t y : children[x])
+            {
+                arrived[y] = dag.AddMessage(members[chain[0]],
+                                            members[chains[y][0]],
+                                            b,
+                                            down[chain[0]],
+                                            {arrived[x]},
+                                            channel);
+            }
+            received[chain[0]].push_back(arrived[x]);
+            NodeId prev = arrived[x];
+            for (size_t i = 1; i < chain.size(); ++i)
+            {
+                prev = dag.AddMessage(members[chain[i - 1]],
+                                      members[chain[i]],
+                                      b,
+                                      down[chain[i - 1]],
+                                      {prev},
+                                      channel);
+                received[chain[i]].push_back(prev);
+            }
+        }
+    }
+}
+
 CollectiveNodes
 Collectives::TreeAllReduce(CommDag& dag,
                            const std::vector<uint32_t>& members,
@@ -124,110 +235,18 @@ Collectives::TreeAllReduce(CommDag& dag,
         {
             continue;
         }
-        const auto parent = TreeParents(h, tree);
-        std::vector<std::vector<uint32_t>> children(h);
-        std::vector<uint32_t> depth(h, 0);
-        for (uint32_t x = 0; x < h; ++x)
-        {
-            if (parent[x] >= 0)
-            {
-                children[parent[x]].push_back(x);
-            }
-            for (int32_t y = parent[x]; y >= 0; y = parent[y])
-            {
-                ++depth[x];
-            }
-        }
-        std::vector<uint32_t> order(h); // root first
-        for (uint32_t x = 0; x < h; ++x)
-        {
-            order[x] = x;
-        }
-        std::stable_sort(order.begin(), order.end(), [&depth](uint32_t a, uint32_t b) {
-            return depth[a] < depth[b];
-        });
-        const auto up = Streams(dag, n);
-        const auto down = Streams(dag, n);
-        for (uint32_t ch = 0; ch < c; ++ch)
-        {
-            const uint64_t b = ChunkBytes(half[tree], c, ch);
-            // reduce: up the chain to the host's position 0, then up the tree (deepest first)
-            std::vector<NodeId> upMsg(h, NONE);
-            std::vector<NodeId> reduced(h, NONE); // root: chunk fully reduced at its head
-            for (auto it = order.rbegin(); it != order.rend(); ++it)
-            {
-                const uint32_t x = *it;
-                const auto& chain = groups[x];
-                NodeId prev = NONE;
-                for (size_t i = chain.size() - 1; i >= 1; --i)
-                {
-                    prev = dag.AddMessage(members[chain[i]],
-                                          members[chain[i - 1]],
-                                          b,
-                                          up[chain[i]],
-                                          {ReadyOf(ready, chain[i]), prev},
-                                          tree);
-                }
-                NodeList deps{ReadyOf(ready, chain[0]), prev};
-                for (uint32_t y : children[x])
-                {
-                    deps.push_back(upMsg[y]);
-                }
-                if (parent[x] >= 0)
-                {
-                    upMsg[x] = dag.AddMessage(members[chain[0]],
-                                              members[groups[parent[x]][0]],
-                                              b,
-                                              up[chain[0]],
-                                              deps,
-                                              tree);
-                }
-                else
-                {
-                    reduced[x] = dag.AddBarrier(deps);
-                }
-            }
-            // broadcast: down the tree (root first), then down each chain
-            std::vector<NodeId> arrived(h, NONE);
-            for (uint32_t x : order)
-            {
-                const auto& chain = groups[x];
-                if (parent[x] < 0)
-                {
-                    arrived[x] = reduced[x];
-                }
-                for (uint32_t y : children[x])
-                {
-                    arrived[y] = dag.AddMessage(members[chain[0]],
-                                                members[groups[y][0]],
-                                                b,
-                                                down[chain[0]],
-                                                {arrived[x]},
-                                                tree);
-                }
-                received[chain[0]].push_back(arrived[x]);
-                NodeId prev = arrived[x];
-                for (size_t i = 1; i < chain.size(); ++i)
-                {
-                    prev = dag.AddMessage(members[chain[i - 1]],
-                                          members[chain[i]],
-                                          b,
-                                          down[chain[i - 1]],
-                                          {prev},
-                                          tree);
-                    received[chain[i]].push_back(prev);
-                }
-            }
-        }
+        TreeChannel(dag,
+                    members,
+                    groups,
+                    TreeParents(h, tree),
+                    half[tree],
+                    c,
+                    tree,
+                    NcclProtocol::SIMPLE,
+                    ready,
+                    received);
     }
-    CollectiveNodes out;
-    for (size_t i = 0; i < n; ++i)
-    {
-        NodeList deps{ReadyOf(ready, i)};
-        deps.insert(deps.end(), received[i].begin(), received[i].end());
-        out.rankDone.push_back(dag.AddBarrier(deps));
-    }
-    return out;
+    return Done(dag, members, ready, received);
 }
 
 CollectiveNodes

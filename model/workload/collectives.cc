@@ -152,59 +152,25 @@ ByHost(const CommDag& dag, const std::vector<uint32_t>& members)
     return groups;
 }
 
-} // namespace collectives_detail
-
-using namespace collectives_detail;
-
-namespace
-{
-
-/**
- * Ring schedule (described as `what`, CommDag::BeginCollective): `steps` steps; in step s rank r
- * sends chunk chunkOf(s, r) of the buffer cut into N chunks to rank r+1; step s > 0 waits for the
- * step s−1 message of rank r−1.
- */
-template <typename ChunkOf>
 CollectiveNodes
-RingSchedule(CommDag& dag,
-             const char* what,
-             const std::vector<uint32_t>& members,
-             uint64_t bytes,
-             const NodeList& ready,
-             uint32_t steps,
-             ChunkOf chunkOf)
+Done(CommDag& dag,
+     const std::vector<uint32_t>& members,
+     const NodeList& ready,
+     const std::vector<NodeList>& received)
 {
-    const uint32_t n = members.size();
-    const auto stream = Streams(dag, n);
-    std::vector<NodeId> msg(static_cast<size_t>(n) * steps, NONE); // [s * n + r]
-    dag.BeginCollective(what, steps);
-    for (uint32_t s = 0; s < steps; ++s)
-    {
-        dag.SetStep(s);
-        for (uint32_t r = 0; r < n; ++r)
-        {
-            const NodeId dep = s == 0 ? ReadyOf(ready, r) : msg[(s - 1) * n + (r + n - 1) % n];
-            msg[s * n + r] = dag.AddMessage(members[r],
-                                            members[(r + 1) % n],
-                                            Collectives::ChunkBytes(bytes, n, chunkOf(s, r)),
-                                            stream[r],
-                                            {dep});
-        }
-    }
     CollectiveNodes out;
-    for (uint32_t q = 0; q < n; ++q)
+    for (size_t i = 0; i < members.size(); ++i)
     {
-        NodeList deps{ReadyOf(ready, q)};
-        for (uint32_t s = 0; s < steps; ++s)
-        {
-            deps.push_back(msg[s * n + (q + n - 1) % n]);
-        }
+        NodeList deps{ReadyOf(ready, i)};
+        deps.insert(deps.end(), received[i].begin(), received[i].end());
         out.rankDone.push_back(dag.AddBarrier(deps));
     }
     return out;
 }
 
-} // namespace
+} // namespace collectives_detail
+
+using namespace collectives_detail;
 
 uint64_t
 Collectives::ChunkBytes(uint64_t total, uint32_t n, uint32_t chunk)
@@ -373,58 +339,6 @@ Collectives::HierarchicalAllReduce(CommDag& dag,
         }
     }
     return out;
-}
-
-AllReduceAlgorithm
-Collectives::ChooseAllReduce(uint64_t bytes, uint32_t ranks, uint32_t hosts, double busBandwidth)
-{
-    if (ranks <= 1 || hosts <= 1)
-    {
-        return AllReduceAlgorithm::RING;
-    }
-    // NCCL tuning.cc, Simple protocol (facts §5.2): latencies in µs
-    const double base = 8.4;
-    const double ringIntra = 3.4;
-    const double ringInter = 14.0;
-    const double treeIntra = 4.0;
-    const double treeInter = 14.0;
-    const double nsteps = 2.0 * (ranks - 1);
-    const double ninter = 2.0 * (hosts - 1);
-    const double ringLat = (base + (nsteps - ninter) * ringIntra + ninter * ringInter) * 1.4;
-    const double treeLat = base + 2 * ((static_cast<double>(ranks) / hosts - 1) * treeIntra +
-                                       std::log2(static_cast<double>(hosts)) * treeInter);
-    const double ringBw = busBandwidth * ranks / nsteps;
-    const double treeBw = busBandwidth * 0.92 * 0.5;
-    const double ring = ringLat * 1e-6 + bytes / ringBw;
-    const double tree = treeLat * 1e-6 + bytes / treeBw;
-    return tree < ring ? AllReduceAlgorithm::TREE : AllReduceAlgorithm::RING;
-}
-
-CollectiveNodes
-Collectives::AllReduce(CommDag& dag,
-                       const std::vector<uint32_t>& members,
-                       uint64_t bytes,
-                       AllReduceAlgorithm algorithm,
-                       const NodeList& ready)
-{
-    if (algorithm == AllReduceAlgorithm::AUTO)
-    {
-        Check(dag, members, ready, "AllReduce");
-        algorithm = ChooseAllReduce(bytes, members.size(), ByHost(dag, members).size());
-    }
-    switch (algorithm)
-    {
-    case AllReduceAlgorithm::AUTO:
-    case AllReduceAlgorithm::RING:
-        return RingAllReduce(dag, members, bytes, ready);
-    case AllReduceAlgorithm::HIERARCHICAL:
-        return HierarchicalAllReduce(dag, members, bytes, ready);
-    case AllReduceAlgorithm::TREE:
-        return TreeAllReduce(dag, members, bytes, ready);
-    case AllReduceAlgorithm::HALVING_DOUBLING:
-        return HalvingDoublingAllReduce(dag, members, bytes, ready);
-    }
-    throw std::invalid_argument("Collectives::AllReduce: unknown algorithm");
 }
 
 } // namespace ns3

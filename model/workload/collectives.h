@@ -22,6 +22,7 @@
 #include "parallel-plan.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace ns3
@@ -67,7 +68,9 @@ class Collectives
 {
   public:
     /**
-     * \brief Ring all-reduce: reduce-scatter then all-gather, 2(N−1) steps (NCCL Ring).
+     * \brief Classic ring all-reduce (AllReduceAlgorithm::CLASSIC_RING; crux's "ring" before
+     * NCCL's channels): one ring over the members in rank order, reduce-scatter then
+     * all-gather, 2(N−1) steps, whole chunks of S/N per step (ChannelRingAllReduce() is NCCL's).
      *
      * Step s (0 ≤ s < 2(N−1)): rank r sends one chunk to rank r+1 mod N: chunk (r − s) mod N
      * while reducing (s < N−1), chunk (r + 1 − (s − N + 1)) mod N while gathering. Rank r may
@@ -105,7 +108,9 @@ class Collectives
                                          uint32_t offset = 0);
 
     /**
-     * \brief Hierarchical all-reduce: intra-host ring reduce-scatter, then one inter-host ring
+     * \brief Classic hierarchical all-reduce (CLASSIC_HIERARCHICAL; the phases one after
+     * another on whole buffers, PipelinedHierarchicalAllReduce() pipelines them): intra-host
+     * ring reduce-scatter, then one inter-host ring
      * all-reduce per rail (the members with the same position on their host, each carrying
      * its 1/k shard), then intra-host ring all-gather (k = members per host).
      *
@@ -121,7 +126,9 @@ class Collectives
                                                  const CommDag::NodeList& ready);
 
     /**
-     * \brief Double binary tree all-reduce (NCCL Tree, src/graph/trees.cc): the hosts form two
+     * \brief Classic double binary tree all-reduce (CLASSIC_TREE; one chain per host and tree,
+     * 4 MiB chunks; ChannelTreeAllReduce() is NCCL's on C channels) (NCCL Tree,
+     * src/graph/trees.cc): the hosts form two
      * binary trees (tree 1: NCCL's bit-trick btree over host indices 0..H−1, root 0; tree 2:
      * its mirror for even H, its shift by one for odd H), the members of a host a chain
      * (position 0 is the host's tree endpoint). Each tree carries half of the buffer (the first
@@ -196,8 +203,9 @@ class Collectives
                                     const CommDag::NodeList& ready);
 
     /**
-     * \brief All-reduce with the given algorithm; AUTO picks ring or tree like NCCL
-     * (ChooseAllReduce()).
+     * \brief All-reduce with the given algorithm (parallel-plan.h AllReduceAlgorithm): AUTO =
+     * NCCL's choice of ring or tree, protocol and channels (NcclPlan()); RING, TREE, HIERARCHICAL
+     * the channel and pipelined builds below; CLASSIC_* the whole-buffer closed forms above.
      * \return per-member completion nodes
      */
     static CollectiveNodes AllReduce(CommDag& dag,
@@ -207,26 +215,148 @@ class Collectives
                                      const CommDag::NodeList& ready);
 
     /**
-     * \brief The algorithm NCCL's cost model would pick for an all-reduce (Simple protocol;
-     * NCCL src/graph/tuning.cc, workloads-fabric-facts.md §5.2): predicted time = latency +
-     * S / algorithm bandwidth, ring vs tree.
-     *  - ring latency = 8.4 µs + (2(N−1) − 2(H−1)) × 3.4 µs (NVLink hop) + 2(H−1) × 14 µs
-     *    (network hop), × 1.4 on more than one host; ring bandwidth = B × N / (2(N−1));
-     *  - tree latency = 8.4 µs + 2((N/H − 1) × 4.0 µs + log2(H) × 14 µs); tree bandwidth =
-     *    B × 0.92 × 0.5;
-     *  with B = busBandwidth (bytes/s). The tree wins only for small buffers on many hosts; on
-     *  one host the ring always wins. LL/LL128 protocols, NVLS, CollNet and the tree
-     *  correction table are not modelled.
-     * \param bytes buffer size S
-     * \param ranks N
-     * \param hosts H (hosts the members span)
-     * \param busBandwidth B in bytes/s (default 12.5e9 = one 100 Gbit/s NIC per GPU)
-     * \return RING or TREE
+     * \brief Reduce-scatter as the job's all-reduce family runs it: the classic ring
+     * (RingReduceScatter) for CLASSIC_* and HALVING_DOUBLING, else NCCL's channel ring.
+     * \param family the job's all-reduce algorithm
+     * \return per-member completion nodes
      */
-    static AllReduceAlgorithm ChooseAllReduce(uint64_t bytes,
-                                              uint32_t ranks,
-                                              uint32_t hosts,
-                                              double busBandwidth = 12.5e9);
+    static CollectiveNodes ReduceScatter(CommDag& dag,
+                                         const std::vector<uint32_t>& members,
+                                         uint64_t bytes,
+                                         AllReduceAlgorithm family,
+                                         const CommDag::NodeList& ready);
+
+    /// \brief All-gather as the job's all-reduce family runs it (see ReduceScatter()).
+    /// \param family the job's all-reduce algorithm \return per-member completion nodes
+    static CollectiveNodes AllGather(CommDag& dag,
+                                     const std::vector<uint32_t>& members,
+                                     uint64_t bytes,
+                                     AllReduceAlgorithm family,
+                                     const CommDag::NodeList& ready);
+
+    /**
+     * \brief NCCL's ring on C channels (src/graph/search.cc, connect.cc): the buffer is split
+     * evenly over the channels (ChunkBytes(S, C, c) to channel c); each channel is a ring over
+     * all members with the 2(N−1) steps of RingAllReduce, on its own streams and connections
+     * (channel c), messages in the protocol's wire format (NcclModel::WireBytes()).
+     *
+     * Ring order of channel c (ChannelRingOrders()): the hosts in order of first appearance;
+     * inside a host, NCCL's NET n → GPU a → … → GPU x → NET n with n the c-th (mod K) of the
+     * NICs the host's members use (CollectiveHardware::NicOf()): when two members share NIC n,
+     * the ring enters at the first and leaves at the second (every host-crossing hop on rail
+     * n); with one member per NIC, NCCL reaches NIC n from the last GPU through PXN (an NVLink
+     * copy to the GPU next to the NIC); crux instead leaves on the next NIC n' = the (c+1)-th
+     * and enters on n, the reverse on odd hosts, so every hop stays on one rail and each NIC
+     * still carries one send and one receive per channel (an odd host count has one
+     * cross-rail hop, the ring's wrap). The members in between follow in local GPU order. One
+     * host: channel c starts at its c-th member; all members on one host run as one ring of
+     * the whole buffer (over NVSwitch the C rings send what one ring sends on every GPU's
+     * link, step by step). Bytes per member: 2(N−1)/N × S in all; on an
+     * idle fabric with per-channel latency α and per-channel β_c:
+     * T = 2(N−1)(α + S/(N C) β_c).
+     * \param channels C (0: NcclPlan()'s, i.e. the DAG's CollectiveConfig or NCCL's default,
+     *        cut for small buffers)
+     * \param protocol wire format (empty: the config's, else NCCL's choice for the ring)
+     * \return per-member completion nodes
+     */
+    static CollectiveNodes ChannelRingAllReduce(CommDag& dag,
+                                                const std::vector<uint32_t>& members,
+                                                uint64_t bytes,
+                                                const CommDag::NodeList& ready,
+                                                uint32_t channels = 0,
+                                                std::optional<NcclProtocol> protocol = {});
+
+    /// \brief Reduce-scatter on NCCL's channel rings (ChannelRingAllReduce(), N−1 steps).
+    /// \param channels C (0: NcclPlan()) \param protocol wire format (empty: NcclPlan())
+    /// \return per-member completion nodes
+    static CollectiveNodes ChannelRingReduceScatter(CommDag& dag,
+                                                    const std::vector<uint32_t>& members,
+                                                    uint64_t bytes,
+                                                    const CommDag::NodeList& ready,
+                                                    uint32_t channels = 0,
+                                                    std::optional<NcclProtocol> protocol = {});
+
+    /// \brief All-gather on NCCL's channel rings (ChannelRingAllReduce(), N−1 steps).
+    /// \param channels C (0: NcclPlan()) \param protocol wire format (empty: NcclPlan())
+    /// \return per-member completion nodes
+    static CollectiveNodes ChannelRingAllGather(CommDag& dag,
+                                                const std::vector<uint32_t>& members,
+                                                uint64_t bytes,
+                                                const CommDag::NodeList& ready,
+                                                uint32_t channels = 0,
+                                                std::optional<NcclProtocol> protocol = {});
+
+    /**
+     * \brief NCCL's double binary tree on C channels (src/graph/trees.cc, connect.cc): channel
+     * c carries ChunkBytes(S, C, c); the first half of the communicator's channels run tree 0,
+     * the second half its dual (TreeParents(H, 1)). Per channel, each host's members form a
+     * chain whose head is the first member on the channel's NIC (the c-th of the host's NICs;
+     * ChannelTreeChains()), so every tree edge stays on one rail; the channel's bytes are cut
+     * into pipeline chunks of NcclModel::TreeChunkBytes() (Simple: 512 KiB) and each chunk
+     * goes up the chains and the tree and down again as in TreeAllReduce. With links not
+     * shared between channels, height h (hops from the deepest chain end to the root's head)
+     * and b = (chunk)β: T = 2hα + (m + 2h − 1)b per channel of m chunks.
+     * \param channels C (0: NcclPlan()) \param protocol wire format (empty: NcclPlan())
+     * \return per-member completion nodes
+     */
+    static CollectiveNodes ChannelTreeAllReduce(CommDag& dag,
+                                                const std::vector<uint32_t>& members,
+                                                uint64_t bytes,
+                                                const CommDag::NodeList& ready,
+                                                uint32_t channels = 0,
+                                                std::optional<NcclProtocol> protocol = {});
+
+    /**
+     * \brief The hierarchical all-reduce pipelined in P pieces (HierarchicalAllReduce's three
+     * phases per piece): piece p's intra-host reduce-scatter, its inter-host ring per rail and
+     * its intra-host all-gather each start as soon as the previous phase of piece p is done,
+     * and each member sends the pieces of one phase in order on one stream (an NCCL channel's
+     * loop over its chunks), so the NVLink phases of one piece overlap the network phase of
+     * the next. A piece is one NCCL ring loop of the inter-host rings: k × H × NCCL's ring
+     * chunk (2 MiB), so that every inter-host ring step moves one NCCL chunk, as NCCL's ring
+     * does (HierarchicalPieces()). On an idle fabric where the network phase dominates:
+     * T ≈ t_rs + P t_ar + t_ag (times of one piece's phases). Uneven hosts, one member per
+     * host or one host: ChannelRingAllReduce().
+     * \param pieces P (0: HierarchicalPieces(S, k, H))
+     * \return per-member completion nodes
+     */
+    static CollectiveNodes PipelinedHierarchicalAllReduce(CommDag& dag,
+                                                          const std::vector<uint32_t>& members,
+                                                          uint64_t bytes,
+                                                          const CommDag::NodeList& ready,
+                                                          uint32_t pieces = 0);
+
+    /// \return pieces of a pipelined hierarchical all-reduce: ceil(S / (k × H × 2 MiB)),
+    /// 1..1024 \param bytes S \param perHost k, members per host \param hosts H
+    static uint32_t HierarchicalPieces(uint64_t bytes, uint32_t perHost, uint32_t hosts);
+
+    /**
+     * \brief NCCL's choice for a collective of this DAG (NcclModel over the DAG's
+     * CollectiveConfig: its hardware, channels and protocol), with N = the members, H = their
+     * hosts and K = the most NICs one host's members use.
+     * \param function the collective \param bytes S
+     * \param algorithm restrict to one algorithm (empty: ring or tree)
+     * \return algorithm, protocol, channels of this collective and NCCL's predicted time
+     */
+    static NcclModel::Choice NcclPlan(const CommDag& dag,
+                                      const std::vector<uint32_t>& members,
+                                      uint64_t bytes,
+                                      NcclFunction function,
+                                      std::optional<NcclAlgorithm> algorithm);
+
+    /// \return per channel the ring order of ChannelRingAllReduce() (member positions)
+    /// \param dag the DAG (its hardware maps GPUs to NICs) \param members member ranks
+    /// \param channels C (>= 1)
+    static std::vector<std::vector<size_t>> ChannelRingOrders(const CommDag& dag,
+                                                              const std::vector<uint32_t>& members,
+                                                              uint32_t channels);
+
+    /// \return per channel and host the chain of ChannelTreeAllReduce() (member positions,
+    /// head first) \param dag the DAG \param members member ranks \param channels C (>= 1)
+    static std::vector<std::vector<std::vector<size_t>>> ChannelTreeChains(
+        const CommDag& dag,
+        const std::vector<uint32_t>& members,
+        uint32_t channels);
 
     /**
      * \param total buffer bytes S

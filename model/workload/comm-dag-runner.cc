@@ -185,6 +185,12 @@ CommDagRunner::SetLabelCallback(LabelCallback cb)
 }
 
 void
+CommDagRunner::SetProgressCallback(ProgressCallback cb)
+{
+    m_progress = cb;
+}
+
+void
 CommDagRunner::Start(DoneCallback done)
 {
     NS_LOG_FUNCTION(this);
@@ -352,6 +358,10 @@ CommDagRunner::Complete(CommDag::NodeId n)
         m_label(m_dag->Labels()[node.label - 1], Simulator::Now());
     }
     ++m_completed;
+    if ((m_completed & 0xffff) == 0 && !m_progress.IsNull())
+    {
+        m_progress(m_completed, m_dag->NumNodes());
+    }
     const auto& succ = m_dag->Successors();
     for (uint32_t i = node.succBegin; i < node.succEnd && m_running; ++i)
     {

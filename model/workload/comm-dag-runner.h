@@ -86,6 +86,8 @@ class CommDagRunner : public Object
     typedef Callback<void> DoneCallback;
     /// Label callback: (label, simulation time the labelled node completed).
     typedef Callback<void, CommDagLabel, Time> LabelCallback;
+    /// Progress callback: (nodes complete in the current run, nodes of the DAG).
+    typedef Callback<void, uint64_t, uint64_t> ProgressCallback;
 
     /**
      * \brief Get the TypeId.
@@ -113,6 +115,9 @@ class CommDagRunner : public Object
 
     /// \param cb invoked at every labelled node's completion (may be null)
     void SetLabelCallback(LabelCallback cb);
+
+    /// \param cb invoked every 2^16 completed nodes of a run (progress lines; may be null)
+    void SetProgressCallback(ProgressCallback cb);
 
     /**
      * \brief Run the DAG once.
@@ -198,6 +203,7 @@ class CommDagRunner : public Object
     uint8_t m_dscp{0};                          //!< DSCP
     std::vector<uint16_t> m_ports;              //!< flow id -> UDP source port
     LabelCallback m_label;                      //!< label callback
+    ProgressCallback m_progress;                //!< progress callback
     std::vector<uint32_t> m_streamBegin;        //!< stream s: m_streamNodes[begin[s], begin[s+1])
     std::vector<CommDag::NodeId> m_streamNodes; //!< messages of each stream, in order
 

@@ -61,6 +61,18 @@ CommDag::SameHost(uint32_t a, uint32_t b) const
     return Gpu(a).host == Gpu(b).host;
 }
 
+void
+CommDag::SetCollectiveConfig(const CollectiveConfig& config)
+{
+    m_collectiveConfig = config;
+}
+
+const CollectiveConfig&
+CommDag::GetCollectiveConfig() const
+{
+    return m_collectiveConfig;
+}
+
 uint32_t
 CommDag::NewStream()
 {
@@ -136,7 +148,29 @@ CommDag::Push(Node n, const NodeId* begin, const NodeId* end)
     n.numDeps = 0;
     m_nodes.push_back(n);
     AddDeps(id, begin, end);
+    if ((id & 0xfffff) == 0xfffff)
+    {
+        const BuildObserver& observer = ThreadBuildObserver();
+        if (observer)
+        {
+            observer(uint64_t{id} + 1);
+        }
+    }
     return id;
+}
+
+CommDag::BuildObserver&
+CommDag::ThreadBuildObserver()
+{
+    thread_local BuildObserver observer;
+    return observer;
+}
+
+CommDag::BuildObserver
+CommDag::SetBuildObserver(BuildObserver observer)
+{
+    std::swap(ThreadBuildObserver(), observer);
+    return observer;
 }
 
 CommDag::NodeId

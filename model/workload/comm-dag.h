@@ -20,10 +20,13 @@
 // (collectives.h) and the training-iteration builder (training-iteration.h) and run by a
 // CommDagRunner.
 
+#include "nccl-model.h"
+
 #include "ns3/message-transport.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <unordered_map>
@@ -143,6 +146,15 @@ class CommDag
     uint32_t NewStream();
 
     /**
+     * \brief How the collectives added to this DAG run: NCCL channels, protocol, and the
+     * hardware NCCL's cost model sees (collectives.h). Default: CollectiveConfig().
+     * \param config the configuration
+     */
+    void SetCollectiveConfig(const CollectiveConfig& config);
+    /// \return the configuration of SetCollectiveConfig()
+    const CollectiveConfig& GetCollectiveConfig() const;
+
+    /**
      * \brief Number a connection now (before its first message), e.g. to keep a given order of
      * flow ids. Registering an existing connection has no effect.
      * \param src sending rank \param dst receiving rank
@@ -200,6 +212,18 @@ class CommDag
      * \return it in Time steps of the current resolution, rounded to the nearest step
      */
     static int64_t SecondsToSteps(double seconds);
+
+    /// Observer of long DAG builds: (nodes added so far to the DAG being built).
+    typedef std::function<void(uint64_t nodes)> BuildObserver;
+
+    /**
+     * \brief Observe this thread's DAG builds: the observer is called every 2^20 nodes a CommDag
+     * built on the calling thread adds (progress lines of builds of millions of nodes; it
+     * must not touch the DAG).
+     * \param observer the observer (empty = none)
+     * \return the previous observer of this thread
+     */
+    static BuildObserver SetBuildObserver(BuildObserver observer);
 
     /**
      * \brief Add a barrier (join).
@@ -296,8 +320,11 @@ class CommDag
     NodeId Push(Node n, const NodeId* begin, const NodeId* end);
     /// Fail if finalized.
     void CheckOpen() const;
+    /// \return this thread's build observer (SetBuildObserver)
+    static BuildObserver& ThreadBuildObserver();
 
     std::vector<GpuId> m_gpus;                      //!< rank -> GPU
+    CollectiveConfig m_collectiveConfig;            //!< how the collectives run
     bool m_countOnly{false};                        //!< keep only connection bytes
     bool m_final{false};                            //!< Finalize() was called
     std::vector<Node> m_nodes;                      //!< nodes

@@ -15,6 +15,8 @@
 
 #include "crux-scenario.h"
 
+#include "nccl-model.h"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -220,6 +222,63 @@ ReadTopology(const json& t, const std::string& source, ScenarioTopology& tp)
 }
 
 /**
+ * Read a job's training-step fields (TrainingStepRequest): the names of recompute, precision
+ * and optimizer are checked here, the GPU name and the numbers against the model when the job is
+ * built (DltJob::ApplyStep).
+ * \param r the job's reader \param jj the job object \param job filled in
+ */
+void
+ReadStep(ObjectReader& r, const json& jj, ScenarioJob& job)
+{
+    auto& st = job.step;
+    for (auto [key, out] : {std::make_pair("globalBatch", &st.globalBatch),
+                            std::make_pair("microBatchSize", &st.microBatchSize),
+                            std::make_pair("sequenceLength", &st.sequenceLength)})
+    {
+        r.Read(key, *out);
+        if (jj.contains(key) && *out == 0)
+        {
+            r.Fail(r.Field(key), "must be >= 1 (omit it for the zoo's default)");
+        }
+    }
+    r.Read("gpu", st.gpu);
+    r.Read("precision", st.precision);
+    r.Read("recompute", st.recompute);
+    r.Read("optimizer", st.optimizer);
+    const std::tuple<const char*, const std::string*, const std::vector<std::string>*> names[] = {
+        {"precision", &st.precision, &PrecisionNames()},
+        {"recompute", &st.recompute, &RecomputeNames()},
+        {"optimizer", &st.optimizer, &OptimizerNames()}};
+    for (const auto& [key, value, known] : names)
+    {
+        if (jj.contains(key) && (value->empty() || StepNameIndex(*known, *value) < 0))
+        {
+            std::string list;
+            for (const auto& n : *known)
+            {
+                list += (list.empty() ? "" : ", ") + n;
+            }
+            r.Fail(r.Field(key), "unknown value '" + *value + "' (known: " + list + ")");
+        }
+    }
+    if (jj.contains("gpu") && st.gpu.empty())
+    {
+        r.Fail(r.Field("gpu"), "must not be empty (omit it for the zoo's A100 rate)");
+    }
+    if (!job.chakra.empty() && !st.Empty())
+    {
+        r.Fail(r.Field("chakra"),
+               "a Chakra trace job has no training-step fields (the trace "
+               "holds its compute and messages)");
+    }
+    // micro-batches and the optimizer exist only in a parallelism plan
+    if (st.microBatchSize > 0 || !st.optimizer.empty())
+    {
+        job.hasPlan = true;
+    }
+}
+
+/**
  * Read one element of a scenario's "jobs" array.
  * \param jj the job object \param i its index \param source file name for messages
  * \return the job
@@ -263,7 +322,8 @@ ReadJob(const json& jj, size_t i, const std::string& source)
                                 std::make_pair("dp", &q.dp),
                                 std::make_pair("ep", &q.ep),
                                 std::make_pair("microBatches", &q.microBatches),
-                                std::make_pair("layersPerBlock", &q.layersPerBlock)})
+                                std::make_pair("layersPerBlock", &q.layersPerBlock),
+                                std::make_pair("virtualStages", &q.virtualStages)})
         {
             pr.Read(key, *out);
             if (pj->contains(key) && *out == 0)
@@ -280,7 +340,22 @@ ReadJob(const json& jj, size_t i, const std::string& source)
         ObjectReader cr(*cj, r.Field("collectives"), source);
         cr.Read("allReduce", job.parallelism.allReduce);
         cr.Read("allToAll", job.parallelism.allToAll);
+        cr.Read("channels", job.parallelism.channels);
+        cr.Read("protocol", job.parallelism.protocol);
         cr.RejectUnknown();
+        if (cj->contains("channels") &&
+            (job.parallelism.channels == 0 || job.parallelism.channels > 64))
+        {
+            cr.Fail(cr.Field("channels"),
+                    "must be 1..64 (NCCL's MAXCHANNELS; omit it for NCCL's default)");
+        }
+        std::optional<NcclProtocol> proto;
+        if (!ParseNcclProtocol(job.parallelism.protocol, proto))
+        {
+            cr.Fail(cr.Field("protocol"),
+                    "unknown protocol '" + job.parallelism.protocol +
+                        "' (known: auto, simple, ll, ll128)");
+        }
         AllReduceAlgorithm ar;
         if (!ParseAllReduceAlgorithm(job.parallelism.allReduce, ar) ||
             (cj->contains("allReduce") && job.parallelism.allReduce.empty()))
@@ -325,6 +400,7 @@ ReadJob(const json& jj, size_t i, const std::string& source)
                          std::to_string(job.overlapBuckets));
         }
     }
+    ReadStep(r, jj, job);
     r.RejectUnknown();
     if (job.model.empty() && job.chakra.empty())
     {
@@ -480,6 +556,9 @@ Scenario::Parse(const std::string& text, const std::string& source)
     top.Read("pathEnforcement", s.pathEnforcement);
     top.Read("stopTime", s.stopTime);
     top.Read("profileIterations", s.profileIterations);
+    top.Read("seeds", s.seeds);
+    top.Read("warmupIterations", s.warmupIterations);
+    top.Read("minMeasuredIterations", s.minMeasuredIterations);
     top.Read("fabric", s.fabric);
     top.Read("congestionControl", s.congestionControl);
     if (const json* t = top.Get("topology"))
@@ -795,6 +874,27 @@ Scenario::Validate() const
              "must be 1.." + std::to_string(std::numeric_limits<uint32_t>::max()) +
                  " (ns-3 RNG seeds are positive 32-bit integers), got " + std::to_string(seed));
     }
+    if (seeds < 1 || seeds > 100)
+    {
+        Fail("seeds",
+             "must be 1..100 (ECMP hash seeds per seed-dependent run), got " +
+                 std::to_string(seeds));
+    }
+    if (seed + seeds - 1 > std::numeric_limits<uint32_t>::max())
+    {
+        Fail("seeds",
+             "seed + seeds - 1 must stay <= " +
+                 std::to_string(std::numeric_limits<uint32_t>::max()) + " (the last ECMP seed)");
+    }
+    if (warmupIterations > 1000)
+    {
+        Fail("warmupIterations", "must be 0..1000, got " + std::to_string(warmupIterations));
+    }
+    if (minMeasuredIterations < 1 || minMeasuredIterations > 1000)
+    {
+        Fail("minMeasuredIterations",
+             "must be 1..1000, got " + std::to_string(minMeasuredIterations));
+    }
     Checked([&] {
         ParseDataRate(topology.hostLinkRate, "topology.hostLinkRate");
         ParseDataRate(topology.fabricLinkRate, "topology.fabricLinkRate");
@@ -824,6 +924,9 @@ Scenario::ToJson() const
     j["pathEnforcement"] = pathEnforcement;
     j["stopTime"] = stopTime;
     j["profileIterations"] = profileIterations;
+    j["seeds"] = seeds;
+    j["warmupIterations"] = warmupIterations;
+    j["minMeasuredIterations"] = minMeasuredIterations;
     j["fabric"] = fabric;
     if (fabric == "packet")
     {
@@ -878,9 +981,22 @@ Scenario::ToJson() const
             // a Chakra job: no model; its all-reduce algorithm if given
             j["jobs"].back().erase("model");
             j["jobs"].back()["chakra"] = jb.chakra;
+            json coll = json::object();
             if (!jb.parallelism.allReduce.empty())
             {
-                j["jobs"].back()["collectives"] = {{"allReduce", jb.parallelism.allReduce}};
+                coll["allReduce"] = jb.parallelism.allReduce;
+            }
+            if (jb.parallelism.channels > 0)
+            {
+                coll["channels"] = jb.parallelism.channels;
+            }
+            if (!jb.parallelism.protocol.empty())
+            {
+                coll["protocol"] = jb.parallelism.protocol;
+            }
+            if (!coll.empty())
+            {
+                j["jobs"].back()["collectives"] = coll;
             }
         }
         else if (jb.hasPlan)
@@ -895,7 +1011,8 @@ Scenario::ToJson() const
                                          std::make_pair("dp", q.dp),
                                          std::make_pair("ep", q.ep),
                                          std::make_pair("microBatches", q.microBatches),
-                                         std::make_pair("layersPerBlock", q.layersPerBlock)})
+                                         std::make_pair("layersPerBlock", q.layersPerBlock),
+                                         std::make_pair("virtualStages", q.virtualStages)})
             {
                 if (v > 0)
                 {
@@ -915,8 +1032,37 @@ Scenario::ToJson() const
             {
                 coll["allToAll"] = q.allToAll;
             }
+            if (q.channels > 0)
+            {
+                coll["channels"] = q.channels;
+            }
+            if (!q.protocol.empty())
+            {
+                coll["protocol"] = q.protocol;
+            }
             j["jobs"].back()["parallelism"] = par;
             j["jobs"].back()["collectives"] = coll;
+        }
+        // the training step only where given, so that other jobs' copies stay as they were
+        const auto& st = jb.step;
+        for (const auto& [key, v] : {std::make_pair("globalBatch", st.globalBatch),
+                                     std::make_pair("microBatchSize", st.microBatchSize),
+                                     std::make_pair("sequenceLength", st.sequenceLength)})
+        {
+            if (v > 0)
+            {
+                j["jobs"].back()[key] = v;
+            }
+        }
+        for (const auto& [key, v] : {std::make_pair("gpu", &st.gpu),
+                                     std::make_pair("precision", &st.precision),
+                                     std::make_pair("recompute", &st.recompute),
+                                     std::make_pair("optimizer", &st.optimizer)})
+        {
+            if (!v->empty())
+            {
+                j["jobs"].back()[key] = *v;
+            }
         }
         // the overlap setting only where given, so that other jobs' copies stay as they were
         json ov = json::object();

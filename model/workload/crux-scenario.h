@@ -17,6 +17,7 @@
 #define CRUX_SCENARIO_H
 
 #include "parallel-plan.h"
+#include "training-step.h"
 
 #include "ns3/checked-parse.h"
 
@@ -137,6 +138,10 @@ struct ScenarioJob
     /// "overlap.buckets": gradient buckets released evenly through the (last) backward pass
     /// (DltJob::numBuckets, with a plan per data-parallel group); 0 = the zoo's / the plan's.
     uint32_t overlapBuckets{0};
+    /// The training step as a paper gives it: "globalBatch", "microBatchSize",
+    /// "sequenceLength", "gpu", "precision", "recompute", "optimizer" (DltJob::ApplyStep); all
+    /// unset = the zoo's defaults. "microBatchSize" and "optimizer" make the job planned.
+    TrainingStepRequest step;
 };
 
 /**
@@ -166,6 +171,16 @@ struct Scenario
     /// rate, PFC alone). Ignored by the flow fabric, and then not written by ToJson().
     std::string congestionControl{"dcqcn"};
     uint32_t profileIterations{2}; //!< iterations each job runs alone to measure t_j (0 = analytic)
+    /// ECMP hash seeds every seed-dependent run is repeated over (salts seed, seed + 1, ...,
+    /// seed + seeds − 1; 1..100): results are means with 95 % Student-t intervals over them
+    /// (doc/crux.rst, "Measurement methodology"). The ns-3 RNG (ECN marking) keeps "seed".
+    uint32_t seeds{1};
+    /// Iterations at the start of every job excluded from its mean (connection set-up, warm-up);
+    /// 0..1000.
+    uint32_t warmupIterations{1};
+    /// A job with fewer measured iterations (after the warm-up, inside the window) is flagged
+    /// in the table ("n=2") and in summary.json ("fewIterations"); 1..1000.
+    uint32_t minMeasuredIterations{3};
 
     /**
      * \brief Read and validate a scenario file.

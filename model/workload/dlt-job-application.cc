@@ -120,6 +120,16 @@ DltJobApplication::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&DltJobApplication::m_bucketsAttr),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("NcclChannels",
+                          "NCCL channels of the job's collectives (CollectiveConfig::channels, "
+                          "NCCL's MAXCHANNELS = 64 at most); 0 = the job's DltJob::collectives "
+                          "(its scenario's collectives.channels, else NCCL's default for the "
+                          "hardware: one search channel per NIC, doubled by NCCL's "
+                          "ncclTopoDupChannels and ncclTopoPostset, src/graph/search.cc, "
+                          "connect.cc).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&DltJobApplication::m_channelsAttr),
+                          MakeUintegerChecker<uint32_t>(0, 64))
             .AddTraceSource("IterationComplete",
                             "An iteration finished: (jobId, iteration, start, end, FLOPs).",
                             MakeTraceSourceAccessor(&DltJobApplication::m_iterationTrace),
@@ -133,7 +143,12 @@ DltJobApplication::GetTypeId()
                             "data-parallel group with a plan): (jobId, iteration, bucket, start, "
                             "end).",
                             MakeTraceSourceAccessor(&DltJobApplication::m_allReduceTrace),
-                            "ns3::DltJobApplication::AllReduceTracedCallback");
+                            "ns3::DltJobApplication::AllReduceTracedCallback")
+            .AddTraceSource("NodeProgress",
+                            "Every 65,536 completed nodes of the iteration DAG (progress lines "
+                            "of long iterations): (jobId, nodes complete, nodes of the DAG).",
+                            MakeTraceSourceAccessor(&DltJobApplication::m_nodeProgressTrace),
+                            "ns3::DltJobApplication::NodeProgressTracedCallback");
     return tid;
 }
 
@@ -403,6 +418,10 @@ DltJobApplication::StartApplication()
     m_run.computeTime = GetComputeTime();
     m_run.overlapStart = GetOverlapStart();
     m_run.numBuckets = GetNumBuckets();
+    if (m_channelsAttr > 0)
+    {
+        m_run.collectives.channels = m_channelsAttr;
+    }
     m_run.iterations = GetIterations();
     m_run.Validate();
     m_relay = CreateObject<Relay>(m_transport, m_run.dscp, m_run.udpSrcPorts);
@@ -421,6 +440,7 @@ DltJobApplication::StartApplication()
     m_runner->SetJobName(m_jobName);
     m_runner->Setup(m_relay, m_run.id, dag, m_run.dscp, m_run.udpSrcPorts);
     m_runner->SetLabelCallback(MakeCallback(&DltJobApplication::OnLabel, this));
+    m_runner->SetProgressCallback(MakeCallback(&DltJobApplication::OnNodeProgress, this));
     NS_LOG_INFO("job " << m_run.id << ": iteration DAG of " << dag->NumNodes() << " nodes, "
                        << dag->NumMessages() << " messages, " << dag->Connections().size()
                        << " connections"
@@ -453,6 +473,12 @@ DltJobApplication::StartIteration()
     m_bucketStart.assign(m_bucketEnds.size(), Time::Max());
     m_bucketEndsSeen.assign(m_bucketEnds.size(), 0);
     m_runner->Start(MakeCallback(&DltJobApplication::IterationDone, this));
+}
+
+void
+DltJobApplication::OnNodeProgress(uint64_t done, uint64_t total)
+{
+    m_nodeProgressTrace(m_run.id, done, total);
 }
 
 void

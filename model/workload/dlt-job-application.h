@@ -114,6 +114,14 @@ class DltJobApplication : public Application
                                             Time end);
 
     /**
+     * TracedCallback signature of "NodeProgress".
+     * \param jobId job id
+     * \param done nodes of the current iteration's DAG complete
+     * \param total nodes of the DAG
+     */
+    typedef void (*NodeProgressTracedCallback)(uint32_t jobId, uint64_t done, uint64_t total);
+
+    /**
      * \brief Set the job to run (before the application starts). Also sets the application's
      * StartTime to job.startTime.
      * \param job the job; validated
@@ -252,6 +260,8 @@ class DltJobApplication : public Application
     void IterationDone();
     /// A labelled node of the iteration's DAG completed (bucket timing).
     void OnLabel(CommDagLabel label, Time at);
+    /// The runner completed another 65,536 nodes. \param done nodes complete \param total nodes
+    void OnNodeProgress(uint64_t done, uint64_t total);
 
     class Relay;                       //!< rewrites DSCP / source port of the job's messages
     DltJob m_job;                      //!< the job as given
@@ -266,6 +276,7 @@ class DltJobApplication : public Application
     double m_overlapAttr{-1};          //!< attribute OverlapStart (< 0 = job's value)
     Time m_computeAttr;                //!< attribute ComputeTime (0 = job's value)
     uint32_t m_bucketsAttr{0};         //!< attribute NumBuckets (0 = job's value)
+    uint32_t m_channelsAttr{0};        //!< attribute NcclChannels (0 = job's value)
 
     Ptr<CommDagRunner> m_runner;            //!< runs one iteration's DAG
     std::vector<uint32_t> m_bucketEnds;     //!< per bucket: BUCKET_END labels in the DAG
@@ -286,6 +297,8 @@ class DltJobApplication : public Application
     TracedCallback<uint32_t, Time> m_jobCompleteTrace;
     /// Fired when a bucket's all-reduce (all rails) finishes.
     TracedCallback<uint32_t, uint32_t, uint32_t, Time, Time> m_allReduceTrace;
+    /// (jobId, nodes complete, nodes of the DAG) every 65,536 nodes
+    TracedCallback<uint32_t, uint64_t, uint64_t> m_nodeProgressTrace;
 };
 
 } // namespace ns3

@@ -168,10 +168,10 @@ DltJob::Validate() const
                                         " does not fit " + std::to_string(g) + " GPUs per host");
         }
         if (plan->ep == 0 || plan->dp % plan->ep != 0 || plan->microBatches == 0 ||
-            plan->layersPerBlock == 0)
+            plan->layersPerBlock == 0 || plan->virtualStages == 0)
         {
-            throw std::invalid_argument(who + "plan: ep must divide dp; microBatches and "
-                                              "layersPerBlock must be >= 1");
+            throw std::invalid_argument(who + "plan: ep must divide dp; microBatches, "
+                                              "layersPerBlock and virtualStages must be >= 1");
         }
         if (model.IsTransformer() ? plan->pp > model.layers
                                   : (plan->tp > 1 || plan->pp > 1 || plan->ep > 1))
@@ -183,6 +183,82 @@ DltJob::Validate() const
 }
 
 void
+DltJob::ApplyStep(const TrainingStepRequest& request)
+{
+    if (request.Empty())
+    {
+        return;
+    }
+    if (plan)
+    {
+        throw PlanError("parallelism", "the training step must be applied before the plan");
+    }
+    const uint32_t n = NumGpus();
+    const TrainingStep st = ResolveTrainingStep(request, model, n);
+    // the model as this job trains it
+    model.attentionFraction = AttentionFractionAt(model, st.sequenceLength);
+    model.sequenceLength = st.sequenceLength;
+    model.microBatchSize = st.microBatchSize;
+    model.flopsPerSample = st.flopsPerSequence;
+    if (request.globalBatch > 0)
+    {
+        model.globalBatch = request.globalBatch;
+        model.referenceGpus = n;
+    }
+    flopsPerIteration = st.globalBatch * st.flopsPerSequence;
+    computeTime = flopsPerIteration / (static_cast<double>(n) * st.flopsPerGpuSecond);
+    model.computeTime = computeTime;
+    overlapStart = st.forwardShare;
+    step = st;
+    Validate();
+}
+
+namespace
+{
+/**
+ * The micro-batches of a step whose batch was given: globalBatch / (microBatchSize × dp),
+ * exactly. \param st the step \param request the plan as requested \param p the plan (its
+ * microBatches is set) \throws PlanError naming the field
+ */
+void
+ExactMicroBatches(const TrainingStep& st, const ParallelismRequest& request, ParallelPlan& p)
+{
+    const double batch = st.globalBatch;
+    if (batch != std::floor(batch) || batch < 1)
+    {
+        throw PlanError("globalBatch",
+                        "the zoo's batch scaled to this job is " + std::to_string(batch) +
+                            " sequences, not a whole number: give globalBatch");
+    }
+    const uint64_t b = static_cast<uint64_t>(batch);
+    const uint64_t per = static_cast<uint64_t>(st.microBatchSize) * p.dp;
+    if (b % per != 0)
+    {
+        throw PlanError(
+            "microBatchSize",
+            "globalBatch " + std::to_string(b) +
+                " is not a multiple of microBatchSize x dp = " + std::to_string(st.microBatchSize) +
+                " x " + std::to_string(p.dp) + " = " + std::to_string(per));
+    }
+    const uint64_t m = b / per;
+    if (m > MAX_MICRO_BATCHES)
+    {
+        throw PlanError("globalBatch",
+                        "globalBatch / (microBatchSize x dp) = " + std::to_string(m) +
+                            " micro-batches, more than " + std::to_string(MAX_MICRO_BATCHES));
+    }
+    if (request.microBatches > 0 && request.microBatches != m)
+    {
+        throw PlanError("parallelism.microBatches",
+                        std::to_string(request.microBatches) +
+                            " contradicts globalBatch / (microBatchSize x dp) = " +
+                            std::to_string(m) + " (omit it)");
+    }
+    p.microBatches = static_cast<uint32_t>(m);
+}
+} // namespace
+
+void
 DltJob::ApplyPlan(const ParallelismRequest& request)
 {
     if (gpus.empty())
@@ -190,14 +266,36 @@ DltJob::ApplyPlan(const ParallelismRequest& request)
         throw PlanError("parallelism", "the job has no GPUs");
     }
     const uint32_t perHost = TensorParallel();
-    const ParallelPlan p = ResolvePlan(request, model, NumGpus(), perHost);
+    ParallelPlan p;
+    if (step && step->exactBatch)
+    {
+        // the micro-batches follow from the batch: resolve the rest, then check them
+        ParallelismRequest rest = request;
+        rest.microBatches = 0;
+        rest.virtualStages = 0;
+        p = ResolvePlan(rest, model, NumGpus(), perHost);
+        ExactMicroBatches(*step, request, p);
+        p.virtualStages = request.virtualStages > 0 ? request.virtualStages : 1;
+        CheckVirtualStages(model, p);
+    }
+    else
+    {
+        p = ResolvePlan(request, model, NumGpus(), perHost);
+    }
     // buckets of one data-parallel group: the largest (first) stage's gradient share
     const double layers = model.IsTransformer() ? model.layers : 1;
     const double stageLayers = std::ceil(layers / p.pp);
     const double groupBytes = static_cast<double>(gradientBytes) * stageLayers / layers / p.tp;
-    const double bucket = model.BucketSize();
-    numBuckets =
-        bucket > 0 ? static_cast<uint32_t>(std::max(1.0, std::ceil(groupBytes / bucket))) : 1;
+    double bucket = model.BucketSize();
+    if (step && model.bucketBytesPerDpRank > 0)
+    {
+        bucket = std::max(bucket, model.bucketBytesPerDpRank * p.dp); // Megatron's rule
+    }
+    // with virtual stages every model chunk has its own buckets (one DDP buffer per chunk)
+    const double v = p.virtualStages;
+    numBuckets = bucket > 0
+                     ? static_cast<uint32_t>(v * std::max(1.0, std::ceil(groupBytes / v / bucket)))
+                     : p.virtualStages;
     plan = p;
     Validate();
 }
@@ -210,6 +308,11 @@ DltJob::ComputeSpan() const
         return computeTime;
     }
     const double m = plan->microBatches;
+    if (plan->virtualStages > 1)
+    {
+        // interleaved 1F1B: the bubble shrinks to (p − 1)/v micro-batch times
+        return computeTime * (m + (plan->pp - 1.0) / plan->virtualStages) / m;
+    }
     return computeTime * (m + plan->pp - 1) / m;
 }
 

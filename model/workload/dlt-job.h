@@ -17,7 +17,9 @@
 #define CRUX_DLT_JOB_H
 
 #include "model-zoo.h"
+#include "nccl-model.h"
 #include "parallel-plan.h"
+#include "training-step.h"
 
 #include "ns3/message-transport.h"
 
@@ -99,6 +101,13 @@ struct DltJob
     bool intraHostAllReduce{false};
     /// The parallelism plan; empty = crux's data-parallel ring per rail (see above).
     std::optional<ParallelPlan> plan;
+    /// How the job's collectives run (NCCL channels, protocol, the hardware NCCL's cost model
+    /// sees; collectives.h): given to every DAG of the job (TrainingIteration::Build()).
+    /// The drivers fill the hardware from the cluster and channels/protocol from the
+    /// scenario's "collectives" object.
+    CollectiveConfig collectives;
+    /// The training step as a paper gives it (ApplyStep()); empty = the zoo's defaults.
+    std::optional<TrainingStep> step;
     /// A Chakra execution trace the job runs instead (FromChakra(); rank r = the r-th GPU of
     /// TrainingIteration::RankGpus()); null = none. Shared, read-only: copies of the job (the
     /// runs of an experiment) share one trace.
@@ -135,11 +144,33 @@ struct DltJob
                              const std::vector<GpuId>& gpus);
 
     /**
+     * \brief Give the job a training step (ResolveTrainingStep(); call before ApplyPlan()).
+     *
+     * The job's model copy becomes the model as this job trains it: sequenceLength,
+     * microBatchSize, flopsPerSample (executed FLOPs per sequence, recomputation included),
+     * attentionFraction at that length, and with a given globalBatch globalBatch = it and
+     * referenceGpus = the job's GPUs. computeTime = globalBatch × flopsPerSequence / (GPUs ×
+     * flopsPerGpuSecond), flopsPerIteration = globalBatch × flopsPerSequence, overlapStart = the
+     * forward share. An Empty() request changes nothing.
+     * \param request the fields as given
+     * \throws PlanError naming the field (see ResolveTrainingStep())
+     */
+    void ApplyStep(const TrainingStepRequest& request);
+
+    /**
      * \brief Give the job a parallelism plan: ResolvePlan() on the job's model, GPUs and GPUs per
      * host; numBuckets becomes the gradient buckets of one data-parallel group: ceil(the largest
-     * group's gradient bytes / ModelSpec::BucketSize()), at least 1.
+     * group's gradient bytes / bucket size), at least 1 per virtual stage (a multiple of
+     * virtualStages); the bucket size is ModelSpec::BucketSize(), with a training step at least
+     * ModelSpec::bucketBytesPerDpRank × dp (Megatron's rule). With a training step whose batch
+     * was given (TrainingStep::exactBatch) the micro-batches are exactly globalBatch /
+     * (microBatchSize × dp).
      * \param request the plan as requested (0 / "" fields take their defaults)
-     * \throws PlanError naming the field if the plan is inconsistent with the model or the GPUs
+     * \throws PlanError naming the field if the plan is inconsistent with the model or the GPUs,
+     *         "microBatchSize" if microBatchSize × dp does not divide the batch, "globalBatch"
+     *         if the batch is not a whole number of sequences or gives more than
+     *         MAX_MICRO_BATCHES micro-batches, "parallelism.microBatches" if given and
+     *         different, "parallelism.virtualStages" (CheckVirtualStages())
      */
     void ApplyPlan(const ParallelismRequest& request);
 
@@ -154,7 +185,8 @@ struct DltJob
 
     /**
      * \return the compute span of one iteration without communication, seconds: computeTime,
-     *         × (m + p − 1) / m with a plan of p stages and m micro-batches (the 1F1B bubble)
+     *         × (m + p − 1) / m with a plan of p stages and m micro-batches (the 1F1B bubble),
+     *         × (m + (p − 1)/v) / m with v virtual stages (interleaved 1F1B)
      */
     double ComputeSpan() const;
 

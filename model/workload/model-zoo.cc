@@ -294,6 +294,8 @@ Transformer(ModelSpec& m, const Shape& t)
     m.overlapStart = 1.0 / 3.0;
     m.microBatchSize = 1;
     m.bucketBytes = 40e6 * m.bytesPerParameter;
+    m.bucketBytesPerDpRank = 1e6 * m.bytesPerParameter; // max(40 M, 1 M x dp) parameters
+    m.attentionScoreFlops = 12 * l * h;                 // the 12·l·s·h term per token
     m.numBuckets = static_cast<uint32_t>(std::ceil(m.parameters / 40e6));
 }
 

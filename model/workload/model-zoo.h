@@ -79,6 +79,15 @@ struct ModelSpec
     uint32_t expertParallel{1};   //!< EP degree of the default plan (MoE)
     /// Gradient bucket size in bytes for parallelism plans (0 = GradientBytes() / numBuckets).
     double bucketBytes{0};
+    /// Training FLOPs of the attention scores per sequence, as the coefficient of s² inside
+    /// flopsPerSample (12·l·h for the LLMs: QKᵀ and AV forward and backward); 0 where
+    /// flopsPerSample neglects them ("gpt", "bert-large": Kaplan's 6N). Used to rescale the
+    /// FLOPs to another sequence length (TrainingFlopsPerSequence()).
+    double attentionScoreFlops{0};
+    /// Megatron-LM's DDP bucket grows with the data-parallel size: max(bucketBytes,
+    /// bucketBytesPerDpRank × dp) (distributed_data_parallel.py: max(40 M, 1 M × dp)
+    /// parameters); 0 = fixed bucketBytes. Applied to jobs with a training step (DltJob::step).
+    double bucketBytesPerDpRank{0};
 
     /// \return gradient bytes all-reduced per iteration by a whole replica:
     ///         round(parameters × bytesPerParameter), bytes

@@ -66,7 +66,7 @@ ToString(AllReduceAlgorithm algorithm)
     switch (algorithm)
     {
     case AllReduceAlgorithm::AUTO:
-        return "auto";
+        return "nccl";
     case AllReduceAlgorithm::RING:
         return "ring";
     case AllReduceAlgorithm::HIERARCHICAL:
@@ -75,6 +75,12 @@ ToString(AllReduceAlgorithm algorithm)
         return "tree";
     case AllReduceAlgorithm::HALVING_DOUBLING:
         return "halving-doubling";
+    case AllReduceAlgorithm::CLASSIC_RING:
+        return "classic-ring";
+    case AllReduceAlgorithm::CLASSIC_HIERARCHICAL:
+        return "classic-hierarchical";
+    case AllReduceAlgorithm::CLASSIC_TREE:
+        return "classic-tree";
     }
     return "?";
 }
@@ -86,6 +92,10 @@ ParallelPlan::ToString() const
     os << "tp " << tp << " x pp " << pp << " x dp " << dp << ", ep " << ep << ", " << microBatches
        << " micro-batches, all-reduce " << ns3::ToString(allReduce)
        << (sequenceParallel ? ", sequence parallel" : "");
+    if (virtualStages > 1)
+    {
+        os << ", " << virtualStages << " virtual stages";
+    }
     if (layersPerBlock > 1)
     {
         os << ", " << layersPerBlock << " layers per block";
@@ -292,11 +302,10 @@ ResolveEp(const ParallelismRequest& req, const ModelSpec& model, ParallelPlan& p
     }
 }
 
-/// Most micro-batches per iteration a plan may ask for. An assumption, not a published limit:
-/// Megatron-LM's runs use tens to a few hundred (GPT-3 175B, global batch 1,536 over DP 16 with
-/// micro-batch 1: 96); the iteration DAG holds nodes per micro-batch, stage and block (a 16-GPU
-/// GPT job with 1,000 micro-batches held 2.3 GB and had not finished after a minute).
-constexpr uint32_t MAX_MICRO_BATCHES = 1024;
+// MAX_MICRO_BATCHES (parallel-plan.h) is an assumption, not a published limit: Megatron-LM's
+// runs use tens to a few hundred (GPT-3 175B, global batch 1,536 over DP 16 with micro-batch 1:
+// 96); the iteration DAG holds nodes per micro-batch, stage and block (a 16-GPU GPT job with
+// 1,000 micro-batches held 2.3 GB and had not finished after a minute).
 
 /**
  * Micro-batches per iteration and replica: the request's, or the replica's sequences over the
@@ -349,6 +358,51 @@ ResolvePlan(const ParallelismRequest& req,
     ResolvePpDp(req, model, n, plan);
     ResolveEp(req, model, plan);
     ResolveMicroBatches(req, model, n, plan);
+    plan.virtualStages = req.virtualStages > 0 ? req.virtualStages : 1;
+    CheckVirtualStages(model, plan);
     return plan;
+}
+
+void
+CheckVirtualStages(const ModelSpec& model, const ParallelPlan& plan)
+{
+    const uint32_t v = plan.virtualStages;
+    if (v <= 1)
+    {
+        if (v == 0)
+        {
+            throw PlanError("parallelism.virtualStages", "must be >= 1");
+        }
+        return;
+    }
+    const std::string field = "parallelism.virtualStages";
+    if (!model.IsTransformer())
+    {
+        throw PlanError(field, "model '" + model.name + "' has no transformer layers");
+    }
+    if (plan.pp < 2)
+    {
+        throw PlanError(field, "interleaving needs pp >= 2, got pp = " + Str(plan.pp));
+    }
+    if (model.layers % plan.pp != 0)
+    {
+        throw PlanError(field,
+                        "interleaving needs the " + Str(model.layers) +
+                            " layers split evenly over pp = " + Str(plan.pp) + " stages");
+    }
+    const uint32_t perStage = model.layers / plan.pp;
+    if (perStage % v != 0)
+    {
+        throw PlanError(field,
+                        "v = " + Str(v) + " does not divide the " + Str(perStage) +
+                            " layers per stage (" + Str(model.layers) + " layers / pp " +
+                            Str(plan.pp) + ")");
+    }
+    if (plan.microBatches % plan.pp != 0)
+    {
+        throw PlanError(field,
+                        "interleaving runs the micro-batches in groups of pp = " + Str(plan.pp) +
+                            ": m = " + Str(plan.microBatches) + " is not a multiple of it");
+    }
 }
 } // namespace ns3

@@ -34,11 +34,18 @@ struct ModelSpec;
  */
 enum class AllReduceAlgorithm
 {
-    AUTO,            //!< what NCCL's cost model picks (ring or tree), Collectives::ChooseAllReduce
-    RING,            //!< ring (reduce-scatter + all-gather)
-    HIERARCHICAL,    //!< intra-host reduce-scatter, inter-host ring per rail, intra-host all-gather
-    TREE,            //!< NCCL's double binary tree
-    HALVING_DOUBLING //!< Rabenseifner: recursive halving + recursive doubling
+    AUTO,                 //!< NCCL's choice of ring or tree and protocol (NcclModel::Choose)
+    RING,                 //!< NCCL's ring on C channels (Collectives::ChannelRingAllReduce)
+    HIERARCHICAL,         //!< intra-host reduce-scatter, inter-host ring per rail, intra-host
+                          //!< all-gather, pipelined (Collectives::PipelinedHierarchicalAllReduce)
+    TREE,                 //!< NCCL's double binary tree on C channels (ChannelTreeAllReduce)
+    HALVING_DOUBLING,     //!< Rabenseifner: recursive halving + recursive doubling
+    CLASSIC_RING,         //!< one ring in rank order, whole buffer (RingAllReduce; crux's "ring"
+                          //!< before issue 28)
+    CLASSIC_HIERARCHICAL, //!< the hierarchical phases one after another on whole buffers
+                          //!< (HierarchicalAllReduce; crux's "hierarchical" before issue 28)
+    CLASSIC_TREE          //!< double binary tree, one chain per host and tree, 4 MiB chunks
+                          //!< (TreeAllReduce; crux's "tree" before issue 28)
 };
 
 /**
@@ -54,7 +61,14 @@ enum class AllToAllAlgorithm
 inline const std::vector<std::string>&
 AllReduceAlgorithmNames()
 {
-    static const std::vector<std::string> names{"ring", "hierarchical", "tree", "halving-doubling"};
+    static const std::vector<std::string> names{"nccl",
+                                                "ring",
+                                                "hierarchical",
+                                                "tree",
+                                                "halving-doubling",
+                                                "classic-ring",
+                                                "classic-hierarchical",
+                                                "classic-tree"};
     return names;
 }
 
@@ -67,17 +81,21 @@ AllToAllAlgorithmNames()
 }
 
 /**
- * \param name a scenario name ("ring", "hierarchical", "tree", "halving-doubling"); "" = AUTO
+ * \param name a scenario name (AllReduceAlgorithmNames()); "" and "nccl" = AUTO
  * \param out the algorithm
  * \return false if the name is unknown
  */
 inline bool
 ParseAllReduceAlgorithm(const std::string& name, AllReduceAlgorithm& out)
 {
-    static const AllReduceAlgorithm values[] = {AllReduceAlgorithm::RING,
+    static const AllReduceAlgorithm values[] = {AllReduceAlgorithm::AUTO,
+                                                AllReduceAlgorithm::RING,
                                                 AllReduceAlgorithm::HIERARCHICAL,
                                                 AllReduceAlgorithm::TREE,
-                                                AllReduceAlgorithm::HALVING_DOUBLING};
+                                                AllReduceAlgorithm::HALVING_DOUBLING,
+                                                AllReduceAlgorithm::CLASSIC_RING,
+                                                AllReduceAlgorithm::CLASSIC_HIERARCHICAL,
+                                                AllReduceAlgorithm::CLASSIC_TREE};
     if (name.empty())
     {
         out = AllReduceAlgorithm::AUTO;
@@ -111,7 +129,7 @@ ParseAllToAllAlgorithm(const std::string& name, AllToAllAlgorithm& out)
     return false;
 }
 
-/// \return the scenario name of an algorithm ("auto" for AUTO)
+/// \return the scenario name of an algorithm ("nccl" for AUTO)
 std::string ToString(AllReduceAlgorithm algorithm);
 
 /**
@@ -128,9 +146,15 @@ struct ParallelismRequest
     uint32_t microBatches{0};     //!< micro-batches per iteration and replica
     uint32_t layersPerBlock{0};   //!< layers merged into one compute + collective block
     bool sequenceParallel{false}; //!< TP with reduce-scatter/all-gather instead of all-reduce
-    std::string allReduce;        //!< "ring", "hierarchical", "tree", "halving-doubling"; "" = auto
+    std::string allReduce;        //!< AllReduceAlgorithmNames(); "" = "nccl" (NCCL's choice)
     std::string allToAll;         //!< "pairwise"; "" = pairwise
+    uint32_t channels{0};         //!< NCCL channels (CollectiveConfig::channels); 0 = NCCL's
+    std::string protocol;         //!< "simple", "ll", "ll128"; "" / "auto" = NCCL's choice
+    uint32_t virtualStages{0};    //!< model chunks per pipeline stage (interleaved 1F1B); 0 = 1
 };
+
+/// Most micro-batches per iteration a plan may have (an assumption, see parallel-plan.cc).
+constexpr uint32_t MAX_MICRO_BATCHES = 1024;
 
 /**
  * \ingroup crux
@@ -152,6 +176,9 @@ struct ParallelPlan
     bool sequenceParallel{false};                            //!< TP uses RS/AG
     AllReduceAlgorithm allReduce{AllReduceAlgorithm::AUTO};  //!< all-reduce algorithm
     AllToAllAlgorithm allToAll{AllToAllAlgorithm::PAIRWISE}; //!< all-to-all algorithm
+    /// Model chunks per stage (Megatron's virtual pipeline stages): stage s holds chunks j =
+    /// 0..v−1, chunk j being virtual stage j × pp + s of pp × v; 1 = non-interleaved 1F1B.
+    uint32_t virtualStages{1};
 
     /// \return a one-line description, e.g. "tp 8 x pp 2 x dp 4, ep 1, 16 micro-batches"
     std::string ToString() const;
@@ -204,7 +231,8 @@ class PlanError : public std::invalid_argument
  *    the model's experts and dp;
  *  - microBatches: the replica's samples per iteration (ModelSpec::SamplesPerIteration(N) / dp)
  *    over the zoo's microBatchSize, rounded, at least 1;
- *  - layersPerBlock 1, sequenceParallel false, allReduce AUTO, allToAll PAIRWISE.
+ *  - layersPerBlock 1, sequenceParallel false, allReduce AUTO, allToAll PAIRWISE,
+ *    virtualStages 1.
  * \param req the request
  * \param model the job's model
  * \param numGpus N, the job's GPUs
@@ -213,12 +241,26 @@ class PlanError : public std::invalid_argument
  * \throws PlanError naming the field: tp not dividing the job's GPUs per host (nor a multiple
  *         of it), tp not dividing the heads, tp × pp × dp ≠ N, pp > layers, ep not dividing the
  *         experts or dp, TP/PP/EP > 1 for a model without transformer layers, EP > 1 for a
- *         dense model, an unknown algorithm
+ *         dense model, an unknown algorithm, virtual stages that do not fit
+ *         (CheckVirtualStages())
  */
 ParallelPlan ResolvePlan(const ParallelismRequest& req,
                          const ModelSpec& model,
                          uint32_t numGpus,
                          uint32_t gpusPerHost);
+
+/**
+ * \ingroup crux
+ * \brief Check a plan's virtual stages (interleaved 1F1B, Megatron-LM's schedule).
+ *
+ * virtualStages v > 1 needs a transformer model, pp >= 2, the layers split evenly over the
+ * stages and the stage's layers over its v chunks (L mod pp = 0, (L / pp) mod v = 0), and the
+ * micro-batches in whole groups of pp (m mod pp = 0: Megatron's schedule runs the chunks of pp
+ * consecutive micro-batches in turn and refuses a last group smaller than pp).
+ * \param model the job's model \param plan the plan
+ * \throws PlanError naming "parallelism.virtualStages"
+ */
+void CheckVirtualStages(const ModelSpec& model, const ParallelPlan& plan);
 
 } // namespace ns3
 

@@ -65,6 +65,14 @@ enum TrainingIterationLabel : uint32_t
  *  - 1F1B schedule per stage (PipeDream-flush, Megatron's non-interleaved schedule): p − s − 1
  *    warm-up forwards, then one forward / one backward alternating, then the remaining
  *    backwards; every compute step waits for the previous one of its stage;
+ *  - with v = virtualStages > 1, Megatron's interleaved schedule: stage s holds v chunks of
+ *    L/(p v) layers (chunk j = virtual stage j p + s; the last stage's chunk j feeds the first
+ *    stage's chunk j + 1), micro-batches in groups of p through chunk 0..v−1 in turn (backward
+ *    the other way round), 2(p − s − 1) + (v − 1) p warm-up forwards; each chunk releases its
+ *    own buckets during its last backward pass;
+ *  - with a training step (DltJob::step) of full recomputation, each block's backward pass
+ *    starts with its forward pass again (compute recomputeShare × c × share, the TP collectives
+ *    and EP all-to-alls of a forward block);
  *  - TP (tp > 1): per block, after the attention and after the MLP, an all-reduce of the
  *    block's activations (tokens × hidden × bytesPerActivation per layer) among the TP group in
  *    the forward pass, and after the MLP and after the attention in the backward pass (Megatron
@@ -86,7 +94,11 @@ enum TrainingIterationLabel : uint32_t
  *    L_s / L / tp; for MoE the expert part / ep on the expert-data-parallel group) are released
  *    in numBuckets buckets as the backward compute passes (b+1)/numBuckets of it; bucket b's
  *    all-reduce (plan.allReduce) over the (TP rank, stage) group starts at a member when the
- *    bucket is released there and the member's bucket b−1 is done;
+ *    bucket is released there and the member's bucket b−1 is done; with the distributed
+ *    optimizer (TrainingStep::distributedOptimizer) a ring reduce-scatter instead, and the
+ *    bucket's bf16 parameters are ring all-gathered in the first forward pass of its stage
+ *    (chunk): the first bucket when that pass starts, each next one when the pass waits for the
+ *    previous one, a block waiting for the buckets holding its layers;
  *  - the iteration ends when every node is done.
  *
  * **A Chakra job** (DltJob::chakra) runs its trace: ChakraTrace::Build() (one iteration = the
@@ -107,7 +119,8 @@ class TrainingIteration
     /**
      * \brief Add one iteration of the job to a DAG made with the job's RankGpus().
      * \param job the job (validated; as run: attribute overrides applied)
-     * \param dag the DAG (empty, possibly count-only)
+     * \param dag the DAG (empty, possibly count-only); its collective configuration becomes
+     *        the job's (DltJob::collectives)
      * \throws std::invalid_argument if the job is invalid
      */
     static void Build(const DltJob& job, CommDag& dag);

@@ -1,0 +1,603 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#include "experiment-output.h"
+
+#include "experiment-summary.h"
+#include "result-directory.h"
+
+#include "ns3/double.h"
+#include "ns3/gpu-intensity-tracker.h"
+#include "ns3/sample-statistics.h"
+
+#include <cmath>
+#include <iomanip>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// A fractional change as the table shows it: "+12.3 %" / "+12.3 ± 4.5 %"; "–" without data.
+std::string
+Pct(const SampleSummary& v)
+{
+    if (v.n == 0)
+    {
+        return "–";
+    }
+    std::string text = FormatInterval(v, 100);
+    if (text != "–" && text[0] != '-')
+    {
+        text = "+" + text;
+    }
+    return text + " %";
+}
+
+/// A utilization (fraction) in percent: "12.34 %" / "12.34 ± 0.56 %"; "–" without data.
+std::string
+Util(const SampleSummary& v)
+{
+    return v.n == 0 ? "–" : FormatInterval(v, 100) + " %";
+}
+
+/// A utilization difference in percentage points: "+1.23 pp"; "–" without data.
+std::string
+Points(const SampleSummary& v)
+{
+    if (v.n == 0)
+    {
+        return "–";
+    }
+    std::string text = FormatInterval(v, 100);
+    if (text != "–" && text[0] != '-')
+    {
+        text = "+" + text;
+    }
+    return text + " pp";
+}
+
+/// An iteration time with its interval and unit: "274.7 ms", "1.284 ± 0.012 s".
+std::string
+Duration(const SampleSummary& v)
+{
+    if (v.n == 0)
+    {
+        return "–";
+    }
+    if (v.n < 2 || v.halfWidth == 0)
+    {
+        return FormatDuration(v.mean);
+    }
+    // the unit of the mean, the interval in the same unit
+    const std::string mean = FormatDuration(v.mean);
+    const std::string unit = mean.substr(mean.find(' ') + 1);
+    const double scale = unit == "s" ? 1 : unit == "ms" ? 1e3 : unit == "us" ? 1e6 : 1e9;
+    return FormatInterval(v, scale) + " " + unit;
+}
+
+/// A left-aligned cell of \p width.
+std::string
+Cell(const std::string& text, size_t width)
+{
+    // width in characters, not bytes: "±" and "–" are two/three bytes in UTF-8
+    size_t chars = 0;
+    for (unsigned char c : text)
+    {
+        chars += (c & 0xC0) != 0x80 ? 1 : 0;
+    }
+    return text + std::string(width > chars ? width - chars : 1, ' ');
+}
+
+} // namespace
+
+ExperimentOutput::ExperimentOutput(const Scenario& scenario,
+                                   uint32_t nHosts,
+                                   uint32_t gpusPerHost,
+                                   const std::vector<DltJob>& jobs,
+                                   const std::map<uint32_t, double>& measuredComm)
+    : m_scenario(scenario),
+      m_nHosts(nHosts),
+      m_gpusPerHost(gpusPerHost),
+      m_jobs(jobs),
+      m_measuredComm(measuredComm)
+{
+}
+
+ExperimentSummary
+ExperimentOutput::Summary(const std::vector<ExperimentRunResult>& runs) const
+{
+    std::vector<uint64_t> seeds;
+    for (uint32_t i = 0; i < m_scenario.seeds; ++i)
+    {
+        seeds.push_back(m_scenario.seed + i);
+    }
+    return SummarizeExperiment(runs, seeds, m_scenario.minMeasuredIterations);
+}
+
+std::string
+ExperimentOutput::FormatTable(const std::vector<ExperimentRunResult>& runs) const
+{
+    const ExperimentSummary sum = Summary(runs);
+    const Scenario& s = m_scenario;
+    std::ostringstream os;
+    os << "scenario " << s.name << " (" << s.source << "), fabric " << s.fabric << ", " << m_nHosts
+       << " hosts x " << m_gpusPerHost << " GPUs, ";
+    if (s.seeds > 1)
+    {
+        os << "ECMP seeds " << s.seed << ".." << s.seed + s.seeds - 1 << ": mean ± 95 % "
+           << "Student-t interval over the " << s.seeds << " seeds\n";
+    }
+    else
+    {
+        os << "ECMP seed " << s.seed << " (one draw; --seeds=N gives intervals)\n";
+    }
+    FormatReferences(os, sum);
+    FormatJobRows(os, sum);
+    FormatUtilization(os, sum);
+    if (s.fabric == "packet")
+    {
+        FormatPacketCounters(os, runs);
+    }
+    return os.str();
+}
+
+void
+ExperimentOutput::FormatReferences(std::ostream& os, const ExperimentSummary& sum) const
+{
+    if (!sum.references)
+    {
+        return;
+    }
+    os << "each job alone (iteration time; alone@ECMP over the seeds, alone@free on "
+          "collision-free paths, alone@paths on each scheduler's):\n";
+    std::vector<std::string> schedulers;
+    for (const auto& c : sum.clusters)
+    {
+        schedulers.push_back(c.scheduler);
+    }
+    os << "  " << Cell("job", 12) << Cell("alone@ECMP", 24) << Cell("alone@free", 16);
+    for (const auto& sch : schedulers)
+    {
+        os << Cell("alone@paths(" + sch + ")", 22);
+    }
+    os << "\n";
+    for (const auto& ref : sum.jobs)
+    {
+        os << "  " << Cell(ref.name, 12) << Cell(Duration(ref.aloneEcmp), 24)
+           << Cell(Duration(ref.aloneFree), 16);
+        for (const auto& sch : schedulers)
+        {
+            auto it = ref.alonePaths.find(sch);
+            os << Cell(it != ref.alonePaths.end() ? Duration(it->second) : "–", 22);
+        }
+        if (ref.fewIterations)
+        {
+            os << "n=" << ref.minMeasured << " (< minMeasuredIterations)";
+        }
+        os << "\n";
+    }
+}
+
+void
+ExperimentOutput::FormatJobRows(std::ostream& os, const ExperimentSummary& sum) const
+{
+    if (sum.jobRows.empty())
+    {
+        return;
+    }
+    os << "jobs together (iteration time in the window; its change against the same job alone, "
+          "same seed):\n";
+    os << "  " << Cell("scheduler", 12) << Cell("job", 12) << Cell("level", 7) << Cell("n", 6)
+       << Cell("iteration time", 22) << Cell("vs alone@ECMP", 20) << Cell("vs alone@paths", 20)
+       << "\n";
+    for (const auto& j : sum.jobRows)
+    {
+        const std::string n = (j.fewIterations ? "n=" : "") + std::to_string(j.minMeasured);
+        os << "  " << Cell(j.scheduler, 12) << Cell(j.name, 12) << Cell(std::to_string(j.level), 7)
+           << Cell(n, 6) << Cell(Duration(j.iterationTime), 22) << Cell(Pct(j.vsAloneEcmp), 20)
+           << Cell(Pct(j.vsAlonePaths), 20);
+        if (j.seedsWithout > 0)
+        {
+            os << "no iteration in the window in " << j.seedsWithout << " seed(s)";
+        }
+        os << "\n";
+    }
+}
+
+void
+ExperimentOutput::FormatUtilization(std::ostream& os, const ExperimentSummary& sum) const
+{
+    // Peak FLOP/s per GPU: the current default of the attribute, which every run's tracker
+    // was created with.
+    TypeId::AttributeInformation peakInfo;
+    GpuIntensityTracker::GetTypeId().LookupAttributeByName("PeakFlops", &peakInfo);
+    const double peakFlops = DynamicCast<const DoubleValue>(peakInfo.initialValue)->Get();
+    const uint32_t gpus = m_nHosts * m_gpusPerHost;
+    os << "cluster GPU utilization (" << gpus << " GPUs, " << FormatSignificant(peakFlops / 1e12, 4)
+       << " TFLOP/s peak each) and its contention decomposition (doc/crux.rst, \"Measurement "
+          "methodology\"):\n";
+    os << "  " << Cell("scheduler", 12) << Cell("runs", 6) << Cell("utilization", 20)
+       << Cell("vs alone@ECMP", 20) << Cell("alone@ECMP", 20) << Cell("own-flow loss", 18)
+       << Cell("path gain", 18) << Cell("inter-job loss", 18) << Cell("prio. recovery", 18) << "\n";
+    for (const auto& c : sum.clusters)
+    {
+        os << "  " << Cell(c.scheduler, 12) << Cell(std::to_string(c.distinctRuns), 6)
+           << Cell(Util(c.mix), 20) << Cell(Pct(c.vsAloneEcmp), 20) << Cell(Util(c.aloneEcmp), 20)
+           << Cell(Points(c.ownFlowLoss), 18) << Cell(Points(c.pathGain), 18)
+           << Cell(Points(c.interJobLoss), 18) << Cell(Points(c.priorityRecovery), 18);
+        if (c.incomplete)
+        {
+            os << "INCOMPLETE: without";
+            for (const auto& name : c.jobsOutside)
+            {
+                os << " " << name;
+            }
+            os << " (no iteration inside the measurement window; those seeds are not compared "
+                  "with alone)";
+        }
+        os << "\n";
+    }
+    if (sum.seeds > 1)
+    {
+        os << "  runs: simulations of the mix (1: its decision and paths are the same for every "
+              "seed)\n";
+    }
+}
+
+void
+ExperimentOutput::FormatPacketCounters(std::ostream& os,
+                                       const std::vector<ExperimentRunResult>& runs) const
+{
+    // Every packet-level number must come without artefacts: the counts that would show one.
+    os << "packet fabric (" << m_scenario.congestionControl
+       << "): PAUSE frames, drops, retransmitted packets, timeouts:\n";
+    for (const auto& r : runs)
+    {
+        uint64_t drops = 0;
+        for (const auto& [reason, n] : r.drops)
+        {
+            drops += n;
+        }
+        os << "  " << std::left << std::setw(16) << r.run << std::right << std::setw(12)
+           << r.pauseFrames << std::setw(8) << drops << std::setw(12) << r.retransmittedPackets
+           << std::setw(10) << r.timeouts << "\n";
+    }
+}
+
+namespace
+{
+
+/// \return the items separated by spaces (a CSV field without commas)
+template <typename T>
+std::string
+JoinSpaced(const std::vector<T>& items)
+{
+    std::ostringstream o;
+    for (size_t i = 0; i < items.size(); ++i)
+    {
+        o << (i > 0 ? " " : "") << items[i];
+    }
+    return o.str();
+}
+
+/// jobs.csv: one row per run and job.
+void
+WriteJobsCsv(std::ostream& f, const std::vector<ExperimentRunResult>& runs)
+{
+    f << "run,roles,seeds,scheduler,job,model,gpus,background,level,dscp,flops_per_iteration,"
+         "scheduler_comm_time_s,intensity_flops_per_s,k,rerouted_flows,measured_iterations,"
+         "mean_iteration_s,throughput_iter_per_s,mean_comm_s,jct_s,profiled_comm_time_s\n";
+    // a number that is not finite (I_j of a job without traffic) and an unknown one (-1) are
+    // empty fields: no "inf" or "nan" in a result file
+    auto num = [](double v) {
+        std::ostringstream o;
+        if (std::isfinite(v) && v >= 0)
+        {
+            o << v;
+        }
+        return o.str();
+    };
+    for (const auto& r : runs)
+    {
+        for (const auto& j : r.jobs)
+        {
+            f << r.run << "," << JoinSpaced(r.roles) << "," << JoinSpaced(r.seeds) << ","
+              << r.scheduler << "," << j.name << "," << j.model << "," << j.gpus << ","
+              << (j.background ? 1 : 0) << "," << j.level << "," << j.dscp << ","
+              << j.flopsPerIteration << "," << num(j.schedulerCommTime) << "," << num(j.intensity)
+              << "," << j.k << "," << j.reroutedFlows << "," << j.measuredIterations << ","
+              << j.meanIterationTime << "," << j.throughput << "," << j.meanCommTime << ","
+              << num(j.jct) << "," << num(j.profiledCommTime) << "\n";
+        }
+    }
+}
+
+/// iterations.csv: one row per run, job and iteration.
+void
+WriteIterationsCsv(std::ostream& f, const std::vector<ExperimentRunResult>& runs)
+{
+    f << "run,job,iteration,start_s,end_s,duration_s,allreduce_s\n";
+    for (const auto& r : runs)
+    {
+        for (const auto& j : r.jobs)
+        {
+            for (size_t i = 0; i < j.iterStart.size(); ++i)
+            {
+                f << r.run << "," << j.name << "," << i << "," << j.iterStart[i] << ","
+                  << j.iterEnd[i] << "," << j.iterEnd[i] - j.iterStart[i] << "," << j.iterComm[i]
+                  << "\n";
+            }
+        }
+    }
+}
+
+/// links.csv: IP bytes per run, link and TC (non-zero only).
+void
+WriteLinksCsv(std::ostream& f, const std::vector<ExperimentRunResult>& runs)
+{
+    f << "run,link,tc,bytes\n";
+    for (const auto& r : runs)
+    {
+        for (const auto& [l, tcs] : r.linkTcBytes)
+        {
+            for (size_t tc = 0; tc < tcs.size(); ++tc)
+            {
+                if (tcs[tc] > 0)
+                {
+                    f << r.run << "," << l << "," << tc << "," << tcs[tc] << "\n";
+                }
+            }
+        }
+    }
+}
+
+/// paths.csv: the links of every flow of every run and job.
+void
+WritePathsCsv(std::ostream& f, const std::vector<ExperimentRunResult>& runs)
+{
+    f << "run,job,flow,links\n";
+    for (const auto& r : runs)
+    {
+        for (const auto& j : r.jobs)
+        {
+            for (const auto& [flow, path] : j.flowPaths)
+            {
+                f << r.run << "," << j.name << "," << flow << "," << path << "\n";
+            }
+        }
+    }
+}
+
+/// pfc.csv: PAUSE frames sent per run, link and paused traffic class (rows with frames only).
+void
+WritePfcCsv(std::ostream& f, const std::vector<ExperimentRunResult>& runs)
+{
+    f << "run,link,tc,pause_frames_sent\n";
+    for (const auto& r : runs)
+    {
+        for (const auto& [l, perTc] : r.linkPauseTx)
+        {
+            for (size_t tc = 0; tc < perTc.size(); ++tc)
+            {
+                if (perTc[tc] > 0)
+                {
+                    f << r.run << "," << l << "," << tc << "," << perTc[tc] << "\n";
+                }
+            }
+        }
+    }
+}
+
+/// drops.csv: dropped frames per run and reason.
+void
+WriteDropsCsv(std::ostream& f, const std::vector<ExperimentRunResult>& runs)
+{
+    f << "run,reason,frames\n";
+    for (const auto& r : runs)
+    {
+        for (const auto& [reason, n] : r.drops)
+        {
+            f << r.run << "," << reason << "," << n << "\n";
+        }
+    }
+}
+
+/// utilization.csv: the FLOP utilization series of every run.
+void
+WriteUtilizationCsv(std::ostream& f, const std::vector<ExperimentRunResult>& runs)
+{
+    f << "run,bin_start_s,bin_s,flop_utilization\n";
+    for (const auto& r : runs)
+    {
+        for (size_t b = 0; b < r.utilizationSeries.size(); ++b)
+        {
+            f << r.run << "," << b * r.utilizationBin << "," << r.utilizationBin << ","
+              << r.utilizationSeries[b] << "\n";
+        }
+    }
+}
+
+/// timing.csv: wall-clock seconds, simulated seconds and ns-3 events of every run (the one file
+/// that differs between two runs with the same seed: the wall-clock column).
+void
+WriteTimingCsv(std::ostream& f, const std::vector<ExperimentRunResult>& runs)
+{
+    f << "run,wall_s,simulated_s,events\n";
+    for (const auto& r : runs)
+    {
+        f << r.run << "," << r.wallSeconds << "," << r.simulatedTime << "," << r.events << "\n";
+    }
+}
+
+/// \return a SampleSummary as JSON ({"n", "mean", "ci95"}; null without data)
+nlohmann::json
+StatOf(const SampleSummary& v)
+{
+    if (v.n == 0)
+    {
+        return nullptr;
+    }
+    return {{"n", v.n}, {"mean", v.mean}, {"ci95", v.halfWidth}};
+}
+
+/// \return the experiment summary as JSON: references, job rows, clusters (doc: Output)
+nlohmann::json
+SummaryOf(const ExperimentSummary& sum)
+{
+    using nlohmann::json;
+    json j;
+    j["seeds"] = sum.seeds;
+    j["references"] = json::array();
+    for (const auto& r : sum.jobs)
+    {
+        json paths = json::object();
+        for (const auto& [s, v] : r.alonePaths)
+        {
+            paths[s] = StatOf(v);
+        }
+        j["references"].push_back({{"job", r.name},
+                                   {"aloneEcmp", StatOf(r.aloneEcmp)},
+                                   {"aloneFree", StatOf(r.aloneFree)},
+                                   {"alonePaths", paths},
+                                   {"minMeasuredIterations", r.minMeasured},
+                                   {"fewIterations", r.fewIterations}});
+    }
+    j["jobs"] = json::array();
+    for (const auto& r : sum.jobRows)
+    {
+        j["jobs"].push_back({{"scheduler", r.scheduler},
+                             {"job", r.name},
+                             {"level", r.level},
+                             {"iterationTime", StatOf(r.iterationTime)},
+                             {"vsAloneEcmp", StatOf(r.vsAloneEcmp)},
+                             {"vsAlonePaths", StatOf(r.vsAlonePaths)},
+                             {"minMeasuredIterations", r.minMeasured},
+                             {"fewIterations", r.fewIterations},
+                             {"seedsWithoutIteration", r.seedsWithout}});
+    }
+    j["clusters"] = json::array();
+    for (const auto& c : sum.clusters)
+    {
+        j["clusters"].push_back({{"scheduler", c.scheduler},
+                                 {"runs", c.distinctRuns},
+                                 {"utilization", StatOf(c.mix)},
+                                 {"vsAloneEcmp", StatOf(c.vsAloneEcmp)},
+                                 {"aloneEcmp", StatOf(c.aloneEcmp)},
+                                 {"aloneFree", StatOf(c.aloneFree)},
+                                 {"alonePaths", StatOf(c.alonePaths)},
+                                 {"ownFlowLoss", StatOf(c.ownFlowLoss)},
+                                 {"pathGain", StatOf(c.pathGain)},
+                                 {"interJobLoss", StatOf(c.interJobLoss)},
+                                 {"priorityRecovery", StatOf(c.priorityRecovery)},
+                                 {"maxResidual", c.maxResidual},
+                                 {"incomplete", c.incomplete},
+                                 {"jobsOutsideWindow", c.jobsOutside}});
+    }
+    return j;
+}
+
+/// summary.json: the scenario as it ran, the t_j measured alone and every run's numbers.
+nlohmann::json
+SummaryJson(const Scenario& scenario,
+            const std::map<uint32_t, double>& measuredComm,
+            const std::vector<ExperimentRunResult>& runs,
+            const ExperimentSummary& sum)
+{
+    using nlohmann::json;
+    json j;
+    j["scenario"] = json::parse(scenario.ToJson());
+    j["summary"] = SummaryOf(sum);
+    j["measuredCommTime"] = json::object();
+    for (const auto& [id, t] : measuredComm)
+    {
+        j["measuredCommTime"][scenario.jobs[id].name] = t;
+    }
+    j["runs"] = json::array();
+    for (const auto& r : runs)
+    {
+        json jr;
+        jr["run"] = r.run;
+        jr["roles"] = r.roles;
+        jr["seeds"] = r.seeds;
+        jr["scheduler"] = r.scheduler;
+        jr["complete"] = r.complete;
+        jr["windowStart"] = r.windowStart;
+        jr["windowEnd"] = r.windowEnd;
+        jr["utilization"] = r.utilization;
+        if (!r.jobsOutsideWindow.empty())
+        {
+            jr["utilizationIncomplete"] = r.jobsOutsideWindow; // jobs it leaves out
+        }
+        jr["pauseFrames"] = r.pauseFrames;
+        jr["retransmittedPackets"] = r.retransmittedPackets;
+        jr["timeouts"] = r.timeouts;
+        jr["drops"] = r.drops;
+        if (!r.maxQueueBytes.empty())
+        {
+            jr["maxQueueBytes"] = r.maxQueueBytes; // packet fabric: TC 0..7, control class
+        }
+        jr["simulatedTime"] = r.simulatedTime;
+        jr["jobs"] = json::array();
+        for (const auto& jb : r.jobs)
+        {
+            jr["jobs"].push_back({{"name", jb.name},
+                                  {"model", jb.model},
+                                  {"gpus", jb.gpus},
+                                  {"hosts", jb.hosts},
+                                  {"level", jb.level},
+                                  {"dscp", jb.dscp},
+                                  {"intensity", jb.intensity},
+                                  {"schedulerCommTime", jb.schedulerCommTime},
+                                  {"k", jb.k},
+                                  {"reroutedFlows", jb.reroutedFlows},
+                                  {"measuredIterations", jb.measuredIterations},
+                                  {"meanIterationTime", jb.meanIterationTime},
+                                  {"throughput", jb.throughput},
+                                  {"meanCommTime", jb.meanCommTime},
+                                  {"jct", jb.jct},
+                                  {"profiledCommTime", jb.profiledCommTime}});
+        }
+        j["runs"].push_back(jr);
+    }
+    return j;
+}
+
+} // namespace
+
+void
+ExperimentOutput::Write(const std::vector<ExperimentRunResult>& runs) const
+{
+    ResultDirectory out(m_scenario.outputDir);
+    WriteJobsCsv(out.Open("jobs.csv"), runs);
+    WriteIterationsCsv(out.Open("iterations.csv"), runs);
+    WriteLinksCsv(out.Open("links.csv"), runs);
+    WritePathsCsv(out.Open("paths.csv"), runs);
+    WritePfcCsv(out.Open("pfc.csv"), runs);
+    WriteDropsCsv(out.Open("drops.csv"), runs);
+    WriteUtilizationCsv(out.Open("utilization.csv"), runs);
+    out.Open("table.txt") << FormatTable(runs);
+    out.Open("summary.json") << SummaryJson(m_scenario, m_measuredComm, runs, Summary(runs)).dump(2)
+                             << "\n";
+    // Wall-clock times differ between runs; they go to a separate file so that the result files
+    // above are identical for the same seed.
+    WriteTimingCsv(out.Open("timing.csv"), runs);
+    out.Commit();
+}
+
+} // namespace ns3

@@ -1,0 +1,314 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#include "run-statistics.h"
+
+#include "ns3/crux-compat.h"
+#include "ns3/crux-switch.h"
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/qbb-net-device.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RunStatistics");
+
+std::vector<JobRecord>
+JobRecordsOf(const std::vector<Ptr<DltJobApplication>>& apps)
+{
+    std::vector<JobRecord> out;
+    for (const auto& app : apps)
+    {
+        JobRecord rec;
+        rec.starts = app->GetIterationStarts();
+        rec.times = app->GetIterationTimes();
+        rec.complete = app->IsComplete();
+        rec.jct = rec.complete ? app->GetJct().GetSeconds() : -1.0;
+        out.push_back(std::move(rec));
+    }
+    return out;
+}
+
+void
+RunStatistics::ConnectFabric(const ScenarioFabric& f)
+{
+    // the data bytes per link and class are the devices' own counters, read after the run: no
+    // trace sink on the per-frame path
+    m_linkTcBytes.assign(f.topo->GetNLinks(), {});
+    for (uint32_t l = 0; l < f.topo->GetNLinks() && f.rdma; ++l)
+    {
+        f.topo->GetLink(l).txDev->TraceConnectWithoutContext(
+            "Drop",
+            crux::MakeFunctorCallback<void, Ptr<const Packet>, uint8_t, const std::string&>(
+                [this](Ptr<const Packet>, uint8_t, const std::string& reason) {
+                    ++m_deviceDrops["device:" + reason];
+                }));
+    }
+}
+
+void
+RunStatistics::ConnectJob(Ptr<DltJobApplication> app, bool measured, bool stopWhenDone)
+{
+    app->TraceConnectWithoutContext(
+        "AllReduceComplete",
+        crux::MakeFunctorCallback<void, uint32_t, uint32_t, uint32_t, Time, Time>(
+            [this](uint32_t jobId, uint32_t iter, uint32_t, Time start, Time end) {
+                m_comm[{jobId, iter}] += (end - start).GetSeconds();
+            }));
+    if (!measured)
+    {
+        return;
+    }
+    ++m_measuredRemaining;
+    app->TraceConnectWithoutContext(
+        "JobComplete",
+        crux::MakeFunctorCallback<void, uint32_t, Time>([this, stopWhenDone](uint32_t, Time) {
+            if (--m_measuredRemaining == 0)
+            {
+                m_lastDone = Simulator::Now().GetTimeStep();
+                if (stopWhenDone)
+                {
+                    Simulator::Stop();
+                }
+            }
+        }));
+}
+
+void
+RunStatistics::AddAllReduce(uint32_t jobId, uint32_t iteration, double seconds)
+{
+    m_comm[{jobId, iteration}] += seconds;
+}
+
+uint32_t
+RunStatistics::GetMeasuredRemaining() const
+{
+    return m_measuredRemaining;
+}
+
+int64_t
+RunStatistics::GetLastDone() const
+{
+    return m_lastDone;
+}
+
+void
+RunStatistics::CollectFabricCounters(const ScenarioFabric& f, ExperimentRunResult& r)
+{
+    const Ptr<CruxTopology>& topo = f.topo;
+    for (uint32_t l = 0; l < topo->GetNLinks(); ++l)
+    {
+        auto& c = m_linkTcBytes[l];
+        if (f.rdma)
+        {
+            // IP bytes of the data frames (ACK/NAK/CNP travel in the control class)
+            for (uint8_t tc = 0; tc < crux::NUM_TRAFFIC_CLASSES; ++tc)
+            {
+                c[tc] = topo->GetLink(l).txDev->GetTxBytes(tc);
+            }
+        }
+        if (f.flow)
+        {
+            for (uint8_t tc = 0; tc < crux::NUM_TRAFFIC_CLASSES; ++tc)
+            {
+                c[tc] = f.flow->GetLinkBytes(l, tc);
+            }
+        }
+        if (std::any_of(c.begin(), c.end(), [](uint64_t b) { return b > 0; }))
+        {
+            r.linkTcBytes[l] = std::vector<uint64_t>(c.begin(), c.end());
+        }
+        if (f.rdma)
+        {
+            r.maxQueueBytes.resize(QbbNetDevice::N_CLASSES, 0);
+            for (uint8_t k = 0; k < QbbNetDevice::N_CLASSES; ++k)
+            {
+                r.maxQueueBytes[k] =
+                    std::max(r.maxQueueBytes[k], topo->GetLink(l).txDev->GetPeakTcQueueBytes(k));
+            }
+        }
+        const Ptr<QbbNetDevice> dev = topo->GetLink(l).txDev;
+        const uint64_t pauses = dev->GetPauseTxCount();
+        if (pauses > 0)
+        {
+            auto& perTc = r.linkPauseTx[l];
+            perTc.resize(QbbNetDevice::N_TC, 0);
+            for (uint8_t tc = 0; tc < QbbNetDevice::N_TC; ++tc)
+            {
+                perTc[tc] = dev->GetPauseTxCount(tc);
+            }
+        }
+        r.pauseFrames += pauses;
+    }
+    r.drops = m_deviceDrops;
+    for (uint32_t sw = 0; sw < topo->GetNSwitches(); ++sw)
+    {
+        for (const auto& [reason, n] : topo->GetSwitch(sw).sw->GetDropCounts())
+        {
+            if (n > 0)
+            {
+                r.drops["switch:" + reason] += n;
+            }
+        }
+    }
+    if (f.rdma)
+    {
+        const RdmaQpStats stats = f.rdma->GetStats();
+        r.retransmittedPackets = stats.retransmittedPackets;
+        r.timeouts = stats.timeouts;
+        if (stats.pcieRxDrops > 0)
+        {
+            r.drops["nic:pcie-rx-buffer-full"] += stats.pcieRxDrops; // RdmaNic receive buffer
+        }
+    }
+}
+
+void
+RunStatistics::MeasureWindow(const std::vector<DltJob>& jobs,
+                             const std::vector<JobRecord>& records,
+                             ExperimentRunResult& r)
+{
+    // The window: from the last start to the first end of a measured job.
+    double windowStart = 0;
+    double windowEnd = r.simulatedTime;
+    for (size_t i = 0; i < jobs.size(); ++i)
+    {
+        windowStart = std::max(windowStart, jobs[i].startTime);
+        if (jobs[i].iterations > 0 && records[i].complete)
+        {
+            const auto& st = records[i].starts;
+            const auto& du = records[i].times;
+            windowEnd = std::min(windowEnd, st.back() + du.back());
+        }
+    }
+    r.windowStart = windowStart;
+    r.windowEnd = windowEnd;
+}
+
+ExperimentJobResult
+RunStatistics::JobRow(const Scenario& s,
+                      const DltJob& job,
+                      const JobRecord& record,
+                      const Decision& decision,
+                      const DecisionInstall& install,
+                      bool multi,
+                      const ExperimentRunResult& r) const
+{
+    const JobDecision& jd = decision.jobs.at(job.id);
+    ExperimentJobResult jr;
+    jr.id = job.id;
+    jr.name = s.jobs[job.id].name;
+    jr.model = job.modelName;
+    jr.gpus = job.NumGpus();
+    jr.hosts = job.Hosts();
+    jr.background = s.jobs[job.id].background;
+    jr.flopsPerIteration = job.flopsPerIteration;
+    jr.level = jd.level;
+    jr.dscp = job.dscp;
+    jr.schedulerCommTime = jd.commTime;
+    jr.intensity = jd.intensity;
+    jr.k = jd.k;
+    auto rr = install.rerouted.find(job.id);
+    jr.reroutedFlows = rr != install.rerouted.end() ? rr->second : 0;
+    jr.timeShift = jd.timeShift;
+    for (const auto& [key, path] : install.flowPaths)
+    {
+        if (key.first == job.id)
+        {
+            jr.flowPaths[key.second] = path;
+        }
+    }
+    const auto& st = record.starts;
+    const auto& du = record.times;
+    double sumT = 0;
+    double sumC = 0;
+    for (size_t it = 0; it < st.size(); ++it)
+    {
+        const double start = st[it];
+        const double end = st[it] + du[it];
+        auto c = m_comm.find({job.id, static_cast<uint32_t>(it)});
+        const double comm = c != m_comm.end() ? c->second : 0.0;
+        jr.iterStart.push_back(start);
+        jr.iterEnd.push_back(end);
+        jr.iterComm.push_back(comm);
+        const bool inWindow =
+            !multi || (start >= r.windowStart - 1e-12 && end <= r.windowEnd + 1e-12);
+        if (it >= s.warmupIterations && inWindow)
+        {
+            ++jr.measuredIterations;
+            sumT += du[it];
+            sumC += comm;
+        }
+    }
+    if (jr.measuredIterations > 0)
+    {
+        jr.meanIterationTime = sumT / jr.measuredIterations;
+        jr.meanCommTime = sumC / jr.measuredIterations;
+        jr.throughput = 1.0 / jr.meanIterationTime;
+    }
+    jr.jct = record.jct;
+    return jr;
+}
+
+void
+RunStatistics::Measure(const Scenario& s,
+                       const std::vector<DltJob>& jobs,
+                       const std::vector<JobRecord>& records,
+                       const Decision& decision,
+                       const DecisionInstall& install,
+                       Ptr<GpuIntensityTracker> tracker,
+                       uint32_t totalGpus,
+                       Time end,
+                       ExperimentRunResult& r) const
+{
+    DoubleValue peakValue;
+    tracker->GetAttribute("PeakFlops", peakValue);
+    const double peakFlops = peakValue.Get();
+    MeasureWindow(jobs, records, r);
+    const bool multi = jobs.size() > 1;
+    double flopRate = 0;
+    for (size_t i = 0; i < jobs.size(); ++i)
+    {
+        ExperimentJobResult jr = JobRow(s, jobs[i], records[i], decision, install, multi, r);
+        if (jr.measuredIterations > 0)
+        {
+            flopRate += jobs[i].flopsPerIteration * jr.throughput;
+        }
+        else
+        {
+            r.jobsOutsideWindow.push_back(jr.name);
+        }
+        r.jobs.push_back(std::move(jr));
+    }
+    r.utilization = flopRate / (static_cast<double>(totalGpus) * peakFlops);
+    r.utilizationBin = std::max(0.01, std::ceil(r.simulatedTime / 200 * 100) / 100);
+    if (r.simulatedTime > 0)
+    {
+        r.utilizationSeries =
+            tracker->GetUtilizationSeries(Seconds(r.utilizationBin), Seconds(0), end);
+    }
+    if (!r.complete)
+    {
+        NS_LOG_WARN("run " << r.run << ": stopTime " << s.stopTime
+                           << " s reached before every measured job finished");
+    }
+}
+
+} // namespace ns3
