@@ -193,7 +193,9 @@ class StepMessageSizesTestCase : public TestCase
         {
             want += 2.0 * (4 - 1) / 4 * Collectives::ChunkBytes(group, buckets, k);
         }
-        NS_TEST_ASSERT_MSG_GT(t.dpMessagesRank0, 2 * (4 - 1) * buckets, "NCCL's channels: more messages than one ring");
+        NS_TEST_ASSERT_MSG_GT(t.dpMessagesRank0,
+                              2 * (4 - 1) * buckets,
+                              "NCCL's channels: more messages than one ring");
         NS_TEST_ASSERT_MSG_LT_OR_EQ(std::fabs(t.dpBytesRank0 - want),
                                     t.dpMessagesRank0,
                                     "DP bytes of rank 0: ring all-reduces of Megatron's buckets");
@@ -421,7 +423,8 @@ class StepDistributedOptimizerTestCase : public TestCase
     {
         // The classic ring (whole buckets, one channel, no pipelining) keeps the closed forms
         // c + 2 tau and the message counts exact; what NCCL's channels and chunks change is
-        // tested in crux-collectives. GPT-3 1.3B on 2 hosts x 1 GPU, DP 2, one micro-batch, 4 buckets of 6 layers each
+        // tested in crux-collectives. GPT-3 1.3B on 2 hosts x 1 GPU, DP 2, one micro-batch, 4
+        // buckets of 6 layers each
         std::map<bool, double> iteration;
         for (bool dist : {false, true})
         {
