@@ -170,9 +170,9 @@ TEST(CheckedParse, ScenarioNarrowsOnlyAfterTheRangeCheck)
     EXPECT_NE(ScenarioErrorOf("", R"(,"hosts":[0,4294967296])").find("jobs[0].hosts[1]"),
               std::string::npos);
     // a key given twice was silently the later value (issue 29)
-    EXPECT_NE(ScenarioErrorOf("", R"(,"gpus":0)")
-                  .find("t.json: jobs[0].gpus: given twice in one object"),
-              std::string::npos);
+    EXPECT_NE(
+        ScenarioErrorOf("", R"(,"gpus":0)").find("t.json: jobs[0].gpus: given twice in one object"),
+        std::string::npos);
     EXPECT_NE(ScenarioErrorOf(R"("seed":1,"seed":2)").find("t.json: seed: given twice"),
               std::string::npos);
     EXPECT_NE(ScenarioErrorOf(R"("topology":{"tors":2,"aggs":1,"tors":4})")
@@ -192,8 +192,9 @@ TEST(CheckedParse, ScenarioNarrowsOnlyAfterTheRangeCheck)
     EXPECT_NE(ScenarioErrorOf("", R"(,"hosts":[0,1e400])")
                   .find("t.json: jobs[0].hosts[1]: a number beyond the range of a double"),
               std::string::npos);
-    EXPECT_NE(ErrorOf([] { Scenario::Parse("[]", "t.json"); })
-                  .find("t.json: the top level: must be a JSON object, got an array"),
+    EXPECT_NE(ErrorOf([] {
+                  Scenario::Parse("[]", "t.json");
+              }).find("t.json: the top level: must be a JSON object, got an array"),
               std::string::npos);
     EXPECT_NE(ScenarioErrorOf(R"("topology":{"linkDelay":"1 us"})")
                   .find("t.json: topology.linkDelay: '1 us' is not a time"),
