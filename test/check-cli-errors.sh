@@ -258,9 +258,10 @@ make_variant silent 'pass'
 expect silent "no message delivered for 0.01 s (ns3::CommDagRunner::StallTimeout): the communication graph did not finish" --scenario="$work/silent.json" --modes=ecmp --ns3::CommDagRunner::HungRank=1 --ns3::CommDagRunner::StallTimeout=10ms
 make_variant silent-end 'd["stopTime"] = 2'
 expect_in "$bin" 2 silent-end "never posted: rank 1 hangs from 0.0000 ms (ns3::CommDagRunner::HungRank)" --scenario="$work/silent-end.json" --modes=ecmp --ns3::CommDagRunner::HungRank=1 --ns3::CommDagRunner::StallTimeout=0s
-# the same with two runs in child processes (--jobs=2): the failing run's lines, each prefixed
+# the same with two runs in child processes (--jobs=2; the ECMP mixes of two seeds are one phase
+# of runs, each in its child): the failing run's lines, each prefixed with the run's name
 make_variant silent-par 'd["stopTime"] = 2; d["profileIterations"] = 0'
-expect_in "$bin" 2 silent-par "crux-experiment: error: run " --scenario="$work/silent-par.json" --modes=ecmp,crux --jobs=2 --quiet --ns3::CommDagRunner::HungRank=1 --ns3::CommDagRunner::StallTimeout=0s
+expect_in "$bin" 2 silent-par "crux-experiment: error: run ecmp@" --scenario="$work/silent-par.json" --modes=ecmp --seeds=2 --jobs=2 --quiet --ns3::CommDagRunner::HungRank=1 --ns3::CommDagRunner::StallTimeout=0s
 # the examples: a forced stall and configuration errors are one line and exit 1, not an abort
 minimal="$(dirname "$bin")/crux-minimal"
 if [ -x "$minimal" ]; then
