@@ -63,6 +63,29 @@ CruxExperiment::CruxExperiment(const Scenario& scenario)
     m_nHosts = m_cluster.NumHosts();
     m_gpusPerHost = m_cluster.gpusPerHost;
     m_jobs = ScenarioJobBuilder(m_scenario, m_cluster).Build();
+    // a stopTime before any measured job can finish one iteration (its compute alone, from its
+    // start) would leave every run INCOMPLETE with nothing measured
+    const Scenario& s = m_scenario;
+    double earliest = std::numeric_limits<double>::infinity();
+    size_t first = 0;
+    for (size_t i = 0; i < m_jobs.size(); ++i)
+    {
+        const double end = m_jobs[i].startTime + m_jobs[i].computeTime;
+        if (!s.jobs[i].background && end < earliest)
+        {
+            earliest = end;
+            first = i;
+        }
+    }
+    if (s.stopTime < earliest)
+    {
+        std::ostringstream os;
+        os << s.stopTime << " s ends before any measured job can finish an iteration (the "
+           << "earliest, jobs[" << first << "] '" << s.jobs[first].name << "', starts at "
+           << s.jobs[first].start << " s and computes " << m_jobs[first].computeTime
+           << " s per iteration)";
+        Fail("stopTime", os.str());
+    }
 }
 
 void
@@ -653,6 +676,11 @@ CruxExperiment::FormatTable(const std::vector<ExperimentRunResult>& runs) const
 void
 CruxExperiment::WriteResults(const std::vector<ExperimentRunResult>& runs) const
 {
+    if (runs.empty())
+    {
+        throw ExperimentError("WriteResults: no runs to write (Run() returns them; " +
+                              m_scenario.outputDir + " is left as it is)");
+    }
     ExperimentOutput(m_scenario, m_nHosts, m_gpusPerHost, m_jobs, m_measuredComm).Write(runs);
 }
 

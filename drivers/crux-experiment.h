@@ -178,8 +178,9 @@ class CruxExperiment
      * that differs between two runs with the same seed). Files are
      * written into a temporary directory inside outputDir first and moved into place only when
      * all were written, so a failure leaves the previous contents untouched.
-     * \param runs results of Run()
-     * \throws ExperimentError naming the path if a file cannot be written
+     * \param runs results of Run() (at least one)
+     * \throws ExperimentError naming the path if a file cannot be written, or for no runs
+     *         (nothing is written then)
      */
     void WriteResults(const std::vector<ExperimentRunResult>& runs) const;
 

@@ -78,6 +78,18 @@ ChildMain(const ParallelRun& run, int fd)
     {
         tag = 'E';
         payload = e.what();
+        const auto* run = dynamic_cast<const CruxRunError*>(&e);
+        if (run && run->GetLines().size() > 1)
+        {
+            // several lines (one per stuck job): kept apart by the ASCII unit separator, which
+            // no line holds (CruxRunError::Format writes control characters as \xNN)
+            tag = 'M';
+            payload.clear();
+            for (const std::string& line : run->GetLines())
+            {
+                payload += (payload.empty() ? "" : "\x1f") + line;
+            }
+        }
     }
     catch (...)
     {
@@ -248,9 +260,20 @@ class ChildPool
             }
             return;
         }
-        const std::string why = Failure(status, c.bytes);
         KillAll();
-        throw ParallelRunError("run " + name + ": " + why);
+        if (!c.bytes.empty() && c.bytes[0] == 'M')
+        {
+            std::vector<std::string> lines;
+            std::size_t at = 1;
+            while (at <= c.bytes.size())
+            {
+                const std::size_t end = std::min(c.bytes.find('\x1f', at), c.bytes.size());
+                lines.push_back("run " + name + ": " + c.bytes.substr(at, end - at));
+                at = end + 1;
+            }
+            throw ParallelRunError(lines);
+        }
+        throw ParallelRunError("run " + name + ": " + Failure(status, c.bytes));
     }
 
     /// Kill and reap every child still running.

@@ -16,6 +16,8 @@
 #ifndef CRUX_PARALLEL_RUNS_H
 #define CRUX_PARALLEL_RUNS_H
 
+#include "ns3/crux-run-error.h"
+
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
@@ -30,12 +32,14 @@ class ProgressReporter;
 /**
  * \ingroup crux
  * \brief A run that failed in its child process (an exception, an exit status other than 0 or
- * a signal): the message is one line, "run <name>: <what happened>".
+ * a signal): the message is one line, "run <name>: <what happened>", or one such line per line
+ * of a CruxRunError of several lines (e.g. one per stuck job), which CruxRunError::Format
+ * prints as they are.
  */
-class ParallelRunError : public std::runtime_error
+class ParallelRunError : public CruxRunError
 {
   public:
-    using std::runtime_error::runtime_error;
+    using CruxRunError::CruxRunError;
 };
 
 /**

@@ -25,6 +25,7 @@
 #include "ns3/comm-scheduler.h"
 #include "ns3/crux-compat.h"
 #include "ns3/crux-helper.h"
+#include "ns3/crux-run-error.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/dlt-job-application.h"
 #include "ns3/dlt-job-helper.h"
@@ -109,6 +110,41 @@ InstallJobApps(const std::vector<DltJob>& jobs,
         apps.push_back(app);
     }
     return apps;
+}
+
+/// Give every application its job's scenario name (named in the watchdog's line).
+/// \param s the scenario \param jobs the run's jobs \param apps their applications, same order
+void
+NameJobApps(const Scenario& s,
+            const std::vector<DltJob>& jobs,
+            const std::vector<Ptr<DltJobApplication>>& apps)
+{
+    for (size_t i = 0; i < apps.size(); ++i)
+    {
+        apps[i]->SetJobName(s.jobs.at(jobs[i].id).name);
+    }
+}
+
+/// After Simulator::Run(): when measured jobs are left unfinished, those that can never finish
+/// (DltJobApplication::DescribeStuck) end the run with a CruxRunError, one line per job; jobs
+/// only cut short by the stop time are INCOMPLETE in the results instead.
+/// \param stats the run's counters \param apps this process's applications
+/// \param stopTime the run's stop time [s]
+void
+ThrowIfStuck(const RunStatistics& stats,
+             const std::vector<Ptr<DltJobApplication>>& apps,
+             double stopTime)
+{
+    if (stats.GetMeasuredRemaining() == 0)
+    {
+        return;
+    }
+    if (const auto stuck = DltJobApplication::DescribeStuck(apps, Seconds(stopTime));
+        !stuck.empty())
+    {
+        Simulator::Destroy();
+        throw CruxRunError(stuck);
+    }
 }
 
 /// Progress lines of one run (ProgressReporter::Update, checked whenever an all-reduce
@@ -545,12 +581,16 @@ ScenarioRun::RunLocal() const
     SetUp(1, run);
     const std::vector<Ptr<DltJobApplication>> apps =
         InstallJobApps(run.jobs, run.fabric, run.tracker, run.stats);
+    NameJobApps(s, run.jobs, apps);
     ConnectProgress(run.jobs, apps, m_spec.label, progress);
 
     Simulator::Stop(Seconds(StopTime()));
     const auto wall0 = std::chrono::steady_clock::now();
     Simulator::Run();
     const auto wall1 = std::chrono::steady_clock::now();
+    // not stopped by the measured jobs' end: a job that can never finish is an error, one line
+    // per job (a job only cut short by stopTime is INCOMPLETE in the results)
+    ThrowIfStuck(run.stats, apps, StopTime());
 
     ExperimentRunResult r;
     r.run = m_spec.label;
@@ -597,6 +637,7 @@ ScenarioRun::RunDistributed() const
     }
     const std::vector<Ptr<DltJobApplication>> apps =
         InstallJobApps(local, run.fabric, run.tracker, run.stats, false);
+    NameJobApps(s, local, apps);
     RankPart part;
     ConnectRankRecords(apps, part);
     ProgressReporter progress("crux-experiment", rank == 0 ? m_progressSeconds : 0.0);
@@ -608,6 +649,8 @@ ScenarioRun::RunDistributed() const
     const auto wall0 = std::chrono::steady_clock::now();
     Simulator::Run();
     const auto wall1 = std::chrono::steady_clock::now();
+    // this rank's jobs that can never finish (RunLocal); the program ends every rank
+    ThrowIfStuck(run.stats, apps, StopTime());
 
     // This rank's part, then every rank's, merged in rank order (the same on every rank).
     for (const auto& job : local)

@@ -42,10 +42,13 @@
 #include "ns3/crux-experiment.h"
 
 #include "ns3/checked-command-line.h"
+#include "ns3/crux-run-error.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/distributed-run.h"
 #include "ns3/parallel-runs.h"
+#include "ns3/result-directory.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <initializer_list>
@@ -184,7 +187,7 @@ ApplyTextOverrides(const ExperimentOptions& o, Scenario& s)
     auto overrideField = [&s](const std::string& field) { s.source += " + --" + field; };
     if (!o.outputDir.empty())
     {
-        s.outputDir = o.outputDir;
+        s.outputDir = o.outputDir; // checked in main(): a bad one is the option's
     }
     if (!o.scheduler.empty())
     {
@@ -265,9 +268,17 @@ std::vector<std::string>
 ModeList(const ExperimentOptions& o, const Scenario& s)
 {
     std::vector<std::string> modeList = SplitCommaList(o.modes, "--modes");
+    for (size_t i = 0; i < modeList.size(); ++i)
+    {
+        if (std::find(modeList.begin(), modeList.begin() + i, modeList[i]) != modeList.begin() + i)
+        {
+            // as crux-trace-run's --schedulers: a repeated run is a typo, not a request
+            throw ExperimentError("--modes: '" + OneLine(modeList[i]) + "' given twice");
+        }
+    }
     if (modeList.empty())
     {
-        modeList = {"alone", "ecmp", s.scheduler};
+        modeList = {"alone", "ecmp", s.scheduler}; // the runs dedupe ecmp given twice here
     }
     try
     {
@@ -325,6 +336,15 @@ main(int argc, char* argv[])
         ApplyNumberOverrides(o, s);
         CruxExperiment exp(s);
         const std::vector<std::string> modeList = ModeList(o, s);
+        if (!o.outputDir.empty() && !o.mpi)
+        {
+            // the option, not the scenario's outputDir, names a bad directory (with --mpi the
+            // run's own check probes it on rank 0 alone)
+            if (const std::string why = ResultDirectory::Problem(o.outputDir); !why.empty())
+            {
+                throw InputError("--outputDir", why);
+            }
+        }
         exp.SetDistributed(o.mpi); // checks the rank rule and the jobs' ranks (also --dryRun)
         if (o.dryRun)
         {
@@ -375,11 +395,12 @@ main(int argc, char* argv[])
             CruxDistributed::IsEnabled() ? CruxDistributed::GetRank() : LauncherRank();
         if (simulating || rank == 0)
         {
-            std::cerr << "crux-experiment: error: "
-                      << (simulating && CruxDistributed::GetSize() > 1
-                              ? "rank " + std::to_string(CruxDistributed::GetRank()) + ": "
-                              : std::string())
-                      << OneLine(e.what()) << std::endl;
+            std::cerr << CruxRunError::Format(
+                "crux-experiment",
+                e,
+                simulating && CruxDistributed::GetSize() > 1
+                    ? "rank " + std::to_string(CruxDistributed::GetRank()) + ": "
+                    : std::string());
         }
         if (simulating && CruxDistributed::GetSize() > 1)
         {

@@ -149,6 +149,16 @@ def runs_as_dicts(runs):
     return out
 
 
+def message_lines(e):
+    """The lines of an error's message: cppyy puts the C++ signature first (ending with "=>")
+    and the exception type and message after it; a run error of several stuck jobs has one
+    line per job."""
+    lines = [line.strip() for line in str(e).strip().splitlines() if line.strip()]
+    if len(lines) > 1 and lines[0].endswith("=>"):
+        lines = lines[1:]
+    return lines or [type(e).__name__]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scenario", help="scenario file (JSON); default: a built-in "
@@ -179,10 +189,9 @@ def main(argv=None):
         experiment, runs = run_experiment(scenario, modes)
         if args.outputDir:
             experiment.WriteResults(runs)
-    except (ns.ScenarioError, ns.ExperimentError) as e:
-        # cppyy prefixes the C++ signature; the message proper is the last line.
-        print("crux-experiment.py: error: " + str(e).strip().splitlines()[-1].strip(),
-              file=sys.stderr)
+    except Exception as e:  # bad input, and the C++ run errors (a watchdog, stuck jobs)
+        for line in message_lines(e):
+            print("crux-experiment.py: error: " + line, file=sys.stderr)
         return 1
 
     print("scenario %s, fabric %s, seed %d" % (scenario.name, scenario.fabric, scenario.seed))

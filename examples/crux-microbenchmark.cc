@@ -51,6 +51,7 @@
 
 #include "ns3/checked-command-line.h"
 #include "ns3/crux-experiment.h"
+#include "ns3/crux-run-error.h"
 #include "ns3/parallel-runs.h"
 #include "ns3/progress-reporter.h"
 #include "ns3/random-cluster.h"
@@ -220,7 +221,32 @@ CheckOptions(const MicroOptions& o, RandomClusterParams& params, StageAblationOp
     {
         throw std::invalid_argument(std::string("--schedulers: ") + e.what());
     }
-    GenerateRandomCluster(params, CaseSeed(o.seed, 0)); // checks params before any work
+    if (o.slotsPerHost == 0 || params.gpusPerHost % o.slotsPerHost != 0)
+    {
+        throw InputError("--slotsPerHost",
+                         "must divide the hosts' " + std::to_string(params.gpusPerHost) +
+                             " GPUs (1, 2, 4 or 8), got " + std::to_string(o.slotsPerHost));
+    }
+    try
+    {
+        GenerateRandomCluster(params, CaseSeed(o.seed, 0)); // checks params before any work
+    }
+    catch (const std::invalid_argument& e)
+    {
+        // the generator names its parameter (RandomClusterParams.numJobs): name the option
+        std::string what = e.what();
+        for (const auto& [field, option] :
+             {std::make_pair("RandomClusterParams.numJobs", "--jobs"),
+              std::make_pair("RandomClusterParams.slotsPerHost", "--slotsPerHost"),
+              std::make_pair("RandomClusterParams.maxPathChoices", "--maxPathChoices")})
+        {
+            if (what.rfind(field, 0) == 0)
+            {
+                what = std::string(option) + ": " + what.substr(std::string(field).size() + 1);
+            }
+        }
+        throw std::invalid_argument(what);
+    }
     if (std::filesystem::is_directory(o.output))
     {
         throw InputError("--output", "'" + o.output + "' is a directory (give a file name)");
@@ -471,7 +497,7 @@ main(int argc, char* argv[])
     }
     catch (const std::exception& e)
     {
-        std::cerr << "crux-microbenchmark: error: " << OneLine(e.what()) << std::endl;
+        std::cerr << CruxRunError::Format("crux-microbenchmark", e);
         return 1;
     }
     return 0;

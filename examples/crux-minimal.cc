@@ -31,47 +31,53 @@ main(int argc, char* argv[])
     try
     {
         cmd.Parse(argc, argv);
+
+        ClosConfig cfg = TestbedClosConfig(); // 8 GPUs per host, 1 us links
+        cfg.tors = 2;
+        cfg.aggs = 2;
+        cfg.hostsPerTor = 6;
+        cfg.nicsPerHost = 1;
+        cfg.hostLinkBps = 100e9;
+        cfg.torAggBps = 100e9;
+        CruxTopologyHelper topoHelper;
+        topoHelper.SetMmuAttribute("PfcEnabled", BooleanValue(true));
+        Ptr<CruxTopology> topo = topoHelper.Install(BuildTwoLayerClos(cfg));
+        Ptr<RdmaTransport> transport = RdmaTransportHelper().Install(topo);
+
+        std::vector<GpuId> gpus;
+        for (uint32_t host : {4, 5, 10, 11})
+        {
+            for (uint32_t g = 0; g < 4; ++g)
+            {
+                gpus.push_back(GpuId{host, g});
+            }
+        }
+        DltJob job = DltJob::FromModel(1, "bert-large", gpus);
+        job.iterations = 5;
+        job.dscp = CruxHelper::DscpOfLevel(3); // priority level 3 -> traffic class 3
+        Ptr<DltJobApplication> app = DltJobHelper().Install(job, transport, topo->GetHost(4).node);
+
+        Ptr<GpuIntensityTracker> tracker = CreateObject<GpuIntensityTracker>();
+        tracker->RegisterJob(job.id, job.flopsPerIteration, job.NumGpus(), job.computeTime);
+        app->TraceConnectWithoutContext(
+            "IterationComplete",
+            MakeCallback(&GpuIntensityTracker::NotifyIterationComplete, tracker));
+
+        Simulator::Run(); // a watchdog's CruxRunError leaves it: caught below
+        // the events ran out: a job still in an iteration can never finish
+        const auto stuck = DltJobApplication::DescribeStuck({app}, Time::Max());
+        if (!stuck.empty())
+        {
+            throw CruxRunError(stuck);
+        }
+        std::cout << "JCT " << app->GetJct().GetSeconds() << " s, utilization "
+                  << tracker->GetUtilization(Seconds(0), app->GetJct()) << std::endl;
+        Simulator::Destroy();
     }
-    catch (const InputError& e)
+    catch (const std::exception& e) // bad input (InputError), a run error (CruxRunError)
     {
-        std::cerr << "crux-minimal: error: " << e.what() << std::endl;
+        std::cerr << CruxRunError::Format("crux-minimal", e);
         return 1;
     }
-
-    ClosConfig cfg = TestbedClosConfig(); // 8 GPUs per host, 1 us links
-    cfg.tors = 2;
-    cfg.aggs = 2;
-    cfg.hostsPerTor = 6;
-    cfg.nicsPerHost = 1;
-    cfg.hostLinkBps = 100e9;
-    cfg.torAggBps = 100e9;
-    CruxTopologyHelper topoHelper;
-    topoHelper.SetMmuAttribute("PfcEnabled", BooleanValue(true));
-    Ptr<CruxTopology> topo = topoHelper.Install(BuildTwoLayerClos(cfg));
-    Ptr<RdmaTransport> transport = RdmaTransportHelper().Install(topo);
-
-    std::vector<GpuId> gpus;
-    for (uint32_t host : {4, 5, 10, 11})
-    {
-        for (uint32_t g = 0; g < 4; ++g)
-        {
-            gpus.push_back(GpuId{host, g});
-        }
-    }
-    DltJob job = DltJob::FromModel(1, "bert-large", gpus);
-    job.iterations = 5;
-    job.dscp = CruxHelper::DscpOfLevel(3); // priority level 3 -> traffic class 3
-    Ptr<DltJobApplication> app = DltJobHelper().Install(job, transport, topo->GetHost(4).node);
-
-    Ptr<GpuIntensityTracker> tracker = CreateObject<GpuIntensityTracker>();
-    tracker->RegisterJob(job.id, job.flopsPerIteration, job.NumGpus(), job.computeTime);
-    app->TraceConnectWithoutContext(
-        "IterationComplete",
-        MakeCallback(&GpuIntensityTracker::NotifyIterationComplete, tracker));
-
-    Simulator::Run();
-    std::cout << "JCT " << app->GetJct().GetSeconds() << " s, utilization "
-              << tracker->GetUtilization(Seconds(0), app->GetJct()) << std::endl;
-    Simulator::Destroy();
     return 0;
 }

@@ -35,6 +35,7 @@
 #include "ns3/checked-command-line.h"
 #include "ns3/cluster-run.h"
 #include "ns3/crux-experiment.h"
+#include "ns3/crux-run-error.h"
 #include "ns3/data-rate.h"
 #include "ns3/parallel-runs.h"
 
@@ -392,7 +393,16 @@ main(int argc, char* argv[])
     }
     catch (const std::exception& e)
     {
-        std::cerr << "crux-trace-run: error: " << OneLine(WithOptionName(e.what())) << std::endl;
+        const auto* run = dynamic_cast<const CruxRunError*>(&e);
+        if (run != nullptr && run->GetLines().size() > 1)
+        {
+            std::cerr << CruxRunError::Format("crux-trace-run", e); // one line per stuck job
+        }
+        else
+        {
+            std::cerr << "crux-trace-run: error: " << OneLine(WithOptionName(e.what()))
+                      << std::endl;
+        }
         return 1;
     }
 }

@@ -29,6 +29,7 @@
  */
 
 #include "ns3/checked-command-line.h"
+#include "ns3/crux-run-error.h"
 #include "ns3/lingjun-trace-generator.h"
 #include "ns3/lingjun-trace.h"
 #include "ns3/model-mapping.h"
@@ -266,7 +267,7 @@ main(int argc, char* argv[])
     }
     catch (const std::exception& e)
     {
-        std::cerr << "lingjun-trace-stats: error: " << OneLine(e.what()) << std::endl;
+        std::cerr << CruxRunError::Format("lingjun-trace-stats", e);
         return 1;
     }
     return 0;

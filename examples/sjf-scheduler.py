@@ -158,9 +158,10 @@ def main(argv=None):
             run_trace(trace_config(os.path.join(args.outputDir, "trace"), schedulers,
                                    args.traceHours))
         run_microbenchmark(args.cases)
-    except Exception as e:  # C++ exceptions: the message proper is the last line
-        print("sjf-scheduler.py: error: " + str(e).strip().splitlines()[-1].strip(),
-              file=sys.stderr)
+    except Exception as e:  # C++ exceptions: the C++ signature first, then the message lines
+        lines = [line.strip() for line in str(e).strip().splitlines() if line.strip()]
+        for line in (lines[1:] if len(lines) > 1 and lines[0].endswith("=>") else lines):
+            print("sjf-scheduler.py: error: " + line, file=sys.stderr)
         return 1
     print("results written to %s/" % args.outputDir)
     return 0

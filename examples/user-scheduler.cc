@@ -37,6 +37,7 @@
 #include "ns3/cluster-run.h"
 #include "ns3/config.h"
 #include "ns3/crux-experiment.h"
+#include "ns3/crux-run-error.h"
 #include "ns3/enum.h"
 #include "ns3/random-cluster.h"
 #include "ns3/result-directory.h"
@@ -208,7 +209,7 @@ main(int argc, char* argv[])
     }
     catch (const std::exception& e)
     {
-        std::cerr << "user-scheduler: error: " << OneLine(e.what()) << std::endl;
+        std::cerr << CruxRunError::Format("user-scheduler", e);
         return 1;
     }
     return 0;

@@ -55,6 +55,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -707,11 +708,57 @@ class ChakraBadTraceTestCase : public TestCase
         ranks[1] = {mem};
         p = WriteTrace(dir, "mem", ranks);
         Expect("memory node", p, 2, {ChakraTrace::RankFile(p, 1), "MEM_LOAD_NODE"});
-        // test/data/chakra-et/bad/ holds the dep, cycle, deadlock and unmatched traces for the
-        // command-line test (test/check-cli-errors.sh): exactly what the writer writes above.
-        // CRUX_CHAKRA_REGENERATE=1 rewrites them.
+        // issue 29: a compute time beyond the simulator's clock (2^62 and 2^63 us), a trace of
+        // metadata only, and rank files that are not regular files
+        ranks[0] = {Comp(1, uint64_t{1} << 62)};
+        ranks[1] = {Comp(1, 10)};
+        p = WriteTrace(dir, "huge62", ranks);
+        Expect("duration 2^62 us",
+               p,
+               2,
+               {ChakraTrace::RankFile(p, 0),
+                "node 1 'comp1'",
+                "duration_micros 4611686018427387904",
+                "beyond the"});
+        ranks[0] = {Comp(1, uint64_t{1} << 63)};
+        p = WriteTrace(dir, "huge", ranks);
+        Expect("duration 2^63 us",
+               p,
+               2,
+               {ChakraTrace::RankFile(p, 0), "duration_micros 9223372036854775808", "beyond the"});
+        ChakraNode meta = Comp(1, 0);
+        meta.type = ChakraNode::METADATA;
+        ranks[0] = {meta};
+        ranks[1] = {meta};
+        p = WriteTrace(dir, "meta", ranks);
+        Expect("metadata only",
+               p,
+               2,
+               {ChakraTrace::RankFile(p, 0),
+                "no compute time and no communication",
+                "2 metadata nodes"});
+        {
+            const std::string d = copy("isdir");
+            std::filesystem::remove(ChakraTrace::RankFile(d, 1));
+            std::filesystem::create_directory(ChakraTrace::RankFile(d, 1));
+            Expect("a directory", d, 4, {ChakraTrace::RankFile(d, 1), "is a directory"});
+            const std::string f = copy("fifo");
+            std::filesystem::remove(ChakraTrace::RankFile(f, 2));
+            NS_TEST_ASSERT_MSG_EQ(::mkfifo(ChakraTrace::RankFile(f, 2).c_str(), 0600), 0, "mkfifo");
+            Expect("a FIFO", f, 4, {ChakraTrace::RankFile(f, 2), "is not a regular file"});
+            const std::string z = copy("zero");
+            std::filesystem::remove(ChakraTrace::RankFile(z, 3));
+            std::filesystem::create_symlink("/dev/zero", ChakraTrace::RankFile(z, 3));
+            Expect("a link to /dev/zero",
+                   z,
+                   4,
+                   {ChakraTrace::RankFile(z, 3), "is not a regular file"});
+        }
+        // test/data/chakra-et/bad/ holds the dep, cycle, deadlock, unmatched, huge and meta
+        // traces for the command-line test (test/check-cli-errors.sh): exactly what the writer
+        // writes above. CRUX_CHAKRA_REGENERATE=1 rewrites them.
         const std::filesystem::path bad = DataDir() + "/bad";
-        for (const std::string name : {"dep", "cycle", "deadlock", "unmatched"})
+        for (const std::string name : {"dep", "cycle", "deadlock", "unmatched", "huge", "meta"})
         {
             for (uint32_t r = 0; r < 2; ++r)
             {

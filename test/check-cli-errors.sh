@@ -21,18 +21,24 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 }
 
-# expect <name> <expected substring> <args...>
+# expect <name> <expected substring> <args...>: one line (expect_in for another program or
+# another number of lines: expect_in <program> <lines> <name> <substring> <args...>)
 expect() {
-  local name=$1 want=$2
-  shift 2
-  "$bin" "$@" >"$work/$name.out" 2>"$work/$name.err"
+  expect_in "$bin" 1 "$@"
+}
+expect_in() {
+  local prog=$1 nlines=$2 name=$3 want=$4
+  shift 4
+  "$prog" "$@" >"$work/$name.out" 2>"$work/$name.err"
   local rc=$?
   local lines
   lines=$(wc -l <"$work/$name.err")
   if [ "$rc" -ne 1 ]; then
-    echo "FAIL $name: exit status $rc, expected 1"; fails=$((fails + 1))
-  elif [ "$lines" -ne 1 ]; then
-    echo "FAIL $name: $lines lines on stderr, expected 1:"; cat "$work/$name.err"; fails=$((fails + 1))
+    echo "FAIL $name: exit status $rc, expected 1"; cat "$work/$name.err"; fails=$((fails + 1))
+  elif [ "$lines" -ne "$nlines" ]; then
+    echo "FAIL $name: $lines lines on stderr, expected $nlines:"; cat "$work/$name.err"; fails=$((fails + 1))
+  elif [ "$(grep -c "^$(basename "$prog"): error: " "$work/$name.err")" -ne "$nlines" ]; then
+    echo "FAIL $name: a line is not '$(basename "$prog"): error: ...':"; cat "$work/$name.err"; fails=$((fails + 1))
   elif ! grep -qF -- "$want" "$work/$name.err"; then
     echo "FAIL $name: stderr lacks '$want':"; cat "$work/$name.err"; fails=$((fails + 1))
   elif [ -e "$work/out-$name" ]; then
@@ -201,9 +207,76 @@ topology ds-rate "topology.coreLinkRate: 'fast' is not a data rate" \
   '{"type": "double-sided", "tors": 4, "aggs": 4, "cores": 4, "coreLinkRate": "fast"}'
 make_variant cables 'd["topology"].update({"tors": 65536, "aggs": 65536, "hostsPerTor": 1})'
 expect cables "topology: ClosConfig: 4295032832 cables (hosts x nicsPerHost + tors x aggs x linksPerTorAgg) exceed" --scenario="$work/cables.json" --dryRun
-# found during the simulation (when the first frame reaches a switch): still one line, exit 1
+# found during the simulation (when the first frame reaches a switch): still one line, exit 1,
+# naming the attributes that decide the headroom
 make_variant headroom 'd["topology"]["switchBuffer"] = "100KB"'
-expect headroom "does not fit in its buffer (100000 bytes); raise the buffer" --scenario="$work/headroom.json" --modes=ecmp
+expect headroom "its reserved buffer does not fit in ns3::SwitchMmu::BufferSize 100000 bytes (a scenario's topology.switchBuffer): PFC headroom 2958960 bytes = 8 ports x 8 lossless classes" --scenario="$work/headroom.json" --modes=ecmp
+expect headroom-why "ns3::QbbNetDevice::Mtu 4200 + 18) + a 64-byte PAUSE + 41250 bytes at 100 Gbit/s during 2 x 1000 ns link delay + 1000 ns ns3::SwitchMmu::PfcResponseTime + 300 ns ns3::CruxSwitch::ForwardingLatency), plus the control-class pool 2048 bytes (8 ports x ns3::SwitchMmu::ControlReserveBytes 256)" --scenario="$work/headroom.json" --modes=ecmp
+
+# issue 29: inputs that were accepted, or refused without naming the field / option
+make_variant dup-key 'pass'
+sed -i 's/^{/{"seed": 7, /' "$work/dup-key.json"
+expect dup-key "dup-key.json: seed: given twice in one object" --scenario="$work/dup-key.json"
+make_variant big-number 'd["jobs"][0]["computeTime"] = "@BIG@"'
+sed -i 's/"@BIG@"/1e400/' "$work/big-number.json"
+expect big-number "big-number.json: jobs[0].computeTime: a number beyond the range of a double" --scenario="$work/big-number.json"
+echo '[]' >"$work/top-array.json"
+expect top-array "top-array.json: the top level: must be a JSON object, got an array" --scenario="$work/top-array.json"
+make_variant idle-job 'd["jobs"][1].update({"computeTime": 0, "gradientBytes": 0})'
+expect idle-job "jobs[1].computeTime: 0 with gradientBytes 0 leaves an iteration without compute or communication" --scenario="$work/idle-job.json"
+make_variant late-start 'd["jobs"][0]["start"] = 200'
+expect late-start "jobs[0].start: 200 s is not before stopTime 120 s: the job would never run" --scenario="$work/late-start.json"
+make_variant tiny-stop 'd["stopTime"] = 1e-9'
+expect tiny-stop "stopTime: 1e-09 s ends before any measured job can finish an iteration (the earliest, jobs[0] 'gpt', starts at 0 s and computes 1.28 s per iteration)" --scenario="$work/tiny-stop.json"
+make_variant modes-dup 'pass'
+expect modes-dup "--modes: 'alone' given twice" --scenario="$work/modes-dup.json" --modes=alone,alone
+make_variant outdir 'pass'
+touch "$work/not-a-dir"
+expect outdir "crux-experiment: error: --outputDir: cannot create" --scenario="$work/outdir.json" --outputDir="$work/not-a-dir/x" --dryRun
+copy_micro isdir
+rm "$work/isdir.1.et"; mkdir "$work/isdir.1.et"
+chakra_variant et-dir "$work/isdir" "[4, 5, 10, 11]"
+expect et-dir "jobs[1].chakra: $work/isdir.1.et: is a directory, not a Chakra rank file" --scenario="$work/et-dir.json"
+copy_micro fifo
+rm "$work/fifo.2.et"; mkfifo "$work/fifo.2.et"
+chakra_variant et-fifo "$work/fifo" "[4, 5, 10, 11]"
+expect et-fifo "jobs[1].chakra: $work/fifo.2.et: is not a regular file" --scenario="$work/et-fifo.json"
+copy_micro zero
+rm "$work/zero.3.et"; ln -s /dev/zero "$work/zero.3.et"
+chakra_variant et-zero "$work/zero" "[4, 5, 10, 11]"
+expect et-zero "jobs[1].chakra: $work/zero.3.et: is not a regular file" --scenario="$work/et-zero.json"
+chakra_variant et-huge "$et/bad/huge" "[4, 5]"
+expect et-huge "jobs[1].chakra: $et/bad/huge.0.et: node 1 'comp1': duration_micros 9223372036854775808 is" --scenario="$work/et-huge.json"
+chakra_variant et-meta "$et/bad/meta" "[4, 5]"
+expect et-meta "jobs[1].chakra: $et/bad/meta.0.et: no compute time and no communication" --scenario="$work/et-meta.json"
+# HPCC's INT stack does not fit the devices' MTU: one line naming the attributes (was an abort)
+make_variant hpcc-mtu 'd["congestionControl"] = "hpcc"'
+expect hpcc-mtu "a full data packet is 4192 bytes (ns3::RdmaNic::Mtu 4096 + 44 bytes IPv4/UDP/BTH/ICRC + the 52-byte INT stack ns3::HpccCongestionControl adds to every data packet), more than its device's ns3::QbbNetDevice::Mtu 4150" --scenario="$work/hpcc-mtu.json" --modes=ecmp --ns3::QbbNetDevice::Mtu=4150
+# a peer that never posts its sends (fault injection: rank 1 of every job hangs): the runner's
+# watchdog ends the run with one line; without it, the end of the run names every stuck job
+make_variant silent 'pass'
+expect silent "no message delivered for 0.01 s (ns3::CommDagRunner::StallTimeout): the communication graph did not finish" --scenario="$work/silent.json" --modes=ecmp --ns3::CommDagRunner::HungRank=1 --ns3::CommDagRunner::StallTimeout=10ms
+make_variant silent-end 'd["stopTime"] = 2'
+expect_in "$bin" 2 silent-end "never posted: rank 1 hangs from 0.0000 ms (ns3::CommDagRunner::HungRank)" --scenario="$work/silent-end.json" --modes=ecmp --ns3::CommDagRunner::HungRank=1 --ns3::CommDagRunner::StallTimeout=0s
+# the same with two runs in child processes (--jobs=2; the ECMP mixes of two seeds are one phase
+# of runs, each in its child): the failing run's lines, each prefixed with the run's name
+make_variant silent-par 'd["stopTime"] = 2; d["profileIterations"] = 0'
+expect_in "$bin" 2 silent-par "crux-experiment: error: run ecmp@" --scenario="$work/silent-par.json" --modes=ecmp --seeds=2 --jobs=2 --quiet --ns3::CommDagRunner::HungRank=1 --ns3::CommDagRunner::StallTimeout=0s
+# the examples: a forced stall and configuration errors are one line and exit 1, not an abort
+minimal="$(dirname "$bin")/crux-minimal"
+if [ -x "$minimal" ]; then
+  expect_in "$minimal" 1 minimal-stall "crux-minimal: error: RdmaNic watchdog: job 1 flow " --ns3::RdmaNic::StallTimeout=1us
+  expect_in "$minimal" 1 minimal-hang "crux-minimal: error: CommDagRunner watchdog: job 1: no message delivered for 0.001 s" --ns3::CommDagRunner::HungRank=0 --ns3::CommDagRunner::StallTimeout=1ms
+  expect_in "$minimal" 1 minimal-stuck "crux-minimal: error: job 1, iteration 0: the communication graph did not finish" --ns3::CommDagRunner::HungRank=0 --ns3::CommDagRunner::StallTimeout=0s
+  expect_in "$minimal" 1 minimal-mtu "more than its device's ns3::QbbNetDevice::Mtu 4150" --ns3::RdmaNic::CongestionControl=ns3::HpccCongestionControl --ns3::QbbNetDevice::Mtu=4150
+  expect_in "$minimal" 1 minimal-buffer "does not fit in ns3::SwitchMmu::BufferSize 100000 bytes" --ns3::SwitchMmu::BufferSize=100000
+else
+  echo "FAIL crux-minimal: not built next to $bin"; fails=$((fails + 1))
+fi
+mbench="$(dirname "$bin")/crux-microbenchmark"
+if [ -x "$mbench" ]; then
+  expect_in "$mbench" 1 micro-slots "crux-microbenchmark: error: --slotsPerHost: must divide the hosts' 8 GPUs (1, 2, 4 or 8), got 3" --slotsPerHost=3 --cases=1 --output="$work/out-micro-slots/m.csv"
+fi
 
 if [ "$fails" -ne 0 ]; then
   echo "$fails bad-input case(s) failed"

@@ -298,6 +298,7 @@ struct IncastResult
     uint64_t hostPauseRx{0};
     uint64_t pauseTcOther{0}; //!< PAUSEs traced for a TC other than the flow's
     uint64_t peakShared{0};
+    uint64_t poolSize{0}; //!< shared pool (buffer - headroom - control-class pool)
     uint64_t peakHeadroom{0};
     uint64_t headroomSize{0};
     uint64_t endShared{0};
@@ -392,6 +393,7 @@ RunIncast(bool pfc,
     r.mmuPauses = mmu->GetPauseCount();
     r.mmuResumes = mmu->GetResumeCount();
     r.peakShared = mmu->GetPeakSharedUsed();
+    r.poolSize = mmu->GetSharedPoolSize();
     r.peakHeadroom = mmu->GetPeakHeadroomUsed();
     r.headroomSize = mmu->GetHeadroomSize(0, tc);
     r.endShared = mmu->GetSharedUsed();
@@ -503,9 +505,96 @@ class IncastLossyTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(r.rxFrames + r.drops, r.sentFrames, "frames received + dropped");
         NS_TEST_ASSERT_MSG_EQ(r.mmuPauses, 0, "no PAUSE without PFC");
         NS_TEST_ASSERT_MSG_EQ(r.hostPauseRx, 0, "no PAUSE received without PFC");
-        NS_TEST_ASSERT_MSG_LT_OR_EQ(r.peakShared, 1000000, "buffer never over-committed");
-        NS_TEST_ASSERT_MSG_GT(r.peakShared, 1000000 - 1100, "buffer filled to the last frame");
+        // data may fill the pool but for its control-class part: 17 ports x 256 bytes
+        // (SwitchMmu::ControlReserveBytes)
+        NS_TEST_ASSERT_MSG_EQ(r.poolSize, 1000000, "shared pool = the buffer (no headroom)");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(r.peakShared, 1000000 - 17 * 256, "data left the control pool");
+        NS_TEST_ASSERT_MSG_GT(r.peakShared,
+                              1000000 - 17 * 256 - 1100,
+                              "buffer filled to the last frame");
         NS_TEST_ASSERT_MSG_EQ(r.endShared, 0, "buffer released");
+    }
+};
+
+/// Issue 29: lossless data that holds the whole shared pool drops no control frame.
+class ControlPoolTestCase : public TestCase
+{
+  public:
+    ControlPoolTestCase()
+        : TestCase("control-class pool: with the shared pool full of lossless data, ACKs are "
+                   "admitted into the control pool (dropped as buffer-full without it)")
+    {
+    }
+
+  private:
+    /// Admit lossless bytes from port 0 (TC 0) to port 1 until the shared pool is full to the
+    /// last byte, then \p acks control frames of 118 bytes from port 1 to port 0.
+    /// \return the verdicts of the control frames
+    static std::vector<SwitchMmu::Verdict> FillThenAck(uint64_t reserve,
+                                                       uint32_t acks,
+                                                       Ptr<SwitchMmu>* keep)
+    {
+        CruxTopologyHelper helper;
+        helper.SetMmuAttribute("BufferSize", UintegerValue(1000000));
+        helper.SetMmuAttribute("LosslessTcMask", UintegerValue(0x01));
+        helper.SetMmuAttribute("XoffStaticBytes", UintegerValue(10000000)); // no PAUSE first
+        helper.SetMmuAttribute("ControlReserveBytes", UintegerValue(reserve));
+        Ptr<CruxTopology> topo = helper.BuildStar(3, DataRate("100Gb/s"), MicroSeconds(1));
+        Ptr<SwitchMmu> mmu = topo->GetSwitch(0).sw->GetMmu();
+        *keep = mmu;
+        // 4218-byte frames, then the remainder: what data may take is full to the byte
+        const uint64_t data = mmu->GetSharedPoolSize() - mmu->GetControlPoolSize();
+        while (mmu->GetSharedUsed() < data)
+        {
+            const uint64_t room = data - mmu->GetSharedUsed();
+            mmu->Admit(0, 0, 1, 0, static_cast<uint32_t>(std::min<uint64_t>(room, 4218)));
+        }
+        std::vector<SwitchMmu::Verdict> v;
+        for (uint32_t k = 0; k < acks; ++k)
+        {
+            v.push_back(
+                mmu->Admit(1, QbbNetDevice::CONTROL_CLASS, 0, QbbNetDevice::CONTROL_CLASS, 118));
+        }
+        return v;
+    }
+
+    void DoRun() override
+    {
+        Ptr<SwitchMmu> mmu;
+        // without the reserve: the full shared pool drops the ACK
+        std::vector<SwitchMmu::Verdict> v = FillThenAck(0, 1, &mmu);
+        NS_TEST_ASSERT_MSG_EQ(mmu->GetSharedUsed(), mmu->GetSharedPoolSize(), "pool full");
+        // a lossless frame more goes to the headroom, not the (absent) control pool
+        NS_TEST_ASSERT_MSG_EQ(mmu->Admit(0, 0, 1, 0, 100), SwitchMmu::ADMIT, "into headroom");
+        NS_TEST_ASSERT_MSG_EQ(mmu->GetHeadroomUsed(), 100, "headroom");
+        NS_TEST_ASSERT_MSG_EQ(v[0], SwitchMmu::DROP_BUFFER_FULL, "no reserve: ACK dropped");
+        Simulator::Destroy();
+        // 3 ports x 256 bytes: six 118-byte ACKs fit (708 <= 768), the seventh does not
+        v = FillThenAck(256, 7, &mmu);
+        NS_TEST_ASSERT_MSG_EQ(mmu->GetControlPoolSize(), 768, "ports x ControlReserveBytes");
+        NS_TEST_ASSERT_MSG_EQ(mmu->GetSharedPoolSize(),
+                              1000000 - 3 * mmu->GetHeadroomSize(0, 0),
+                              "shared pool = buffer - headroom");
+        NS_TEST_ASSERT_MSG_EQ(mmu->GetSharedUsed(),
+                              mmu->GetSharedPoolSize() - 768,
+                              "data stopped short of the control pool");
+        // lossless data beyond goes to the headroom: the control pool stays the ACKs'
+        NS_TEST_ASSERT_MSG_EQ(mmu->GetControlPoolUsed(), 6 * 118, "charged to the control pool");
+        for (uint32_t k = 0; k < 6; ++k)
+        {
+            NS_TEST_ASSERT_MSG_EQ(v[k], SwitchMmu::ADMIT, "ACK " << k << " in the control pool");
+        }
+        NS_TEST_ASSERT_MSG_EQ(v[6], SwitchMmu::DROP_BUFFER_FULL, "the control pool is full too");
+        NS_TEST_ASSERT_MSG_EQ(mmu->GetPeakControlPoolUsed(), 6 * 118, "peak");
+        // the ACKs leave port 0: their bytes go back to the control pool, not the shared one
+        const uint64_t shared = mmu->GetSharedUsed();
+        for (uint32_t k = 0; k < 6; ++k)
+        {
+            mmu->OnDequeue(0, QbbNetDevice::CONTROL_CLASS);
+        }
+        NS_TEST_ASSERT_MSG_EQ(mmu->GetControlPoolUsed(), 0, "released");
+        NS_TEST_ASSERT_MSG_EQ(mmu->GetSharedUsed(), shared, "shared pool untouched");
+        Simulator::Destroy();
     }
 };
 
@@ -535,6 +624,9 @@ class HeadroomTestCase : public TestCase
             const uint64_t expected = 3 * (4200 + 18) + 64 + 37500 + 3750;
             NS_TEST_ASSERT_MSG_EQ(mmu->GetHeadroomSize(0, 0), expected, "headroom formula");
             NS_TEST_ASSERT_MSG_EQ(mmu->GetHeadroomSize(1, 7), expected, "every lossless TC");
+            NS_TEST_ASSERT_MSG_EQ(mmu->GetControlPoolSize(),
+                                  2 * 256,
+                                  "control-class pool = ports x ControlReserveBytes");
             NS_TEST_ASSERT_MSG_EQ(mmu->GetSharedPoolSize(),
                                   32ULL * 1024 * 1024 - 2 * 8 * expected,
                                   "shared pool = buffer - reserved headroom");
@@ -1088,6 +1180,7 @@ class CruxSwitchTestSuite : public TestSuite
         AddTestCase(new PinnedRouteTestCase, TestCase::QUICK);
         AddTestCase(new SourcePortSteeringTestCase, TestCase::QUICK);
         AddTestCase(new HeadroomTestCase, TestCase::QUICK);
+        AddTestCase(new ControlPoolTestCase, TestCase::QUICK);
         AddTestCase(new IncastLosslessTestCase, TestCase::QUICK);
         AddTestCase(new IncastLossyTestCase, TestCase::QUICK);
         AddTestCase(new MultiHopLosslessTestCase, TestCase::QUICK);

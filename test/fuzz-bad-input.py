@@ -21,8 +21,9 @@ The cases are generated, not written:
   Every leaf of that JSON (``topology.linkDelay``, ``jobs[2].parallelism.tp``, ...) is replaced,
   one at a time, by every bad value of its kind (wrong JSON type, empty, negative, zero, huge:
   2^31, 2^32 + 3, 2^63, 2^64, 1e308, fractions, NaN/inf spellings, spaces, bad units, unicode,
-  control characters, 1000 characters). A field added to the scenario is fuzzed without a new
-  case, as soon as ToJson() writes it.
+  control characters, 1000 characters), and in the text: a number beyond a double (1e400) and
+  the key given twice in its object (both refused, naming the field). A field added to the
+  scenario is fuzzed without a new case, as soon as ToJson() writes it.
 * **Options.** The options each program lists under ``--PrintHelp`` get every bad option value.
 
 Each case runs the program with ``--dryRun`` (check everything, simulate nothing) in an empty
@@ -58,6 +59,20 @@ BAD_STRINGS_ANY = ["", " ", "abc", "\u00fc\u00f1\u00ee\u00e7\u00f8d\u00e9", "a\n
 BAD_INTS = [-1, 0, 1.5, 2 ** 31, 2 ** 32 + 3, 2 ** 63, 2 ** 64, 1e308, -1e308, -0.0, 1e2]
 BAD_FLOATS = [-1, 0, -1e-300, 1e308, -1e308, 2 ** 63, 1e-320]
 WRONG_TYPES = [None, [], {}, True, "1", 1, [1], {"a": 1}]
+
+
+class Raw:
+    """A value written into the scenario text as it is: JSON that json.dumps cannot write."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def __repr__(self):
+        return self.text
+
+
+BIG_NUMBER = Raw("1e400")  # beyond a double: nlohmann's own message had no field
+DUPLICATE = Raw("<the key given twice>")  # the leaf's key again, in the same object
 
 UNIT_RE = re.compile(r"^[0-9.]+(bps|Gbps|Mbps|Kbps|us|ns|ms|s|B|KiB|MiB|GiB|KB|MB|GB)$")
 FREE_TEXT = {"name", "outputDir"}  # any non-empty text is valid there
@@ -119,6 +134,10 @@ def scenario_cases(base, quick):
                 values.append((v, neg_or_frac or v >= 2 ** 32))
         elif isinstance(orig, float):
             values += [(v, False) for v in BAD_FLOATS]
+        if isinstance(orig, (int, float)) and not isinstance(orig, bool):
+            values.append((BIG_NUMBER, True))
+        if isinstance(path[-1], str):
+            values.append((DUPLICATE, True))
         elif isinstance(orig, str):
             unit = bool(UNIT_RE.match(orig))
             for v in BAD_STRINGS_ANY:
@@ -239,13 +258,24 @@ def main():
         for path, value, must in scenario_cases(base, quick):
             doc = json.loads(json.dumps(base))
             doc["outputDir"] = "out"
-            set_path(doc, path, value)
+            marker = "@@FUZZ-RAW@@"
+            set_path(doc, path, marker if isinstance(value, Raw) else value)
             if path == ("outputDir",):
-                doc["outputDir"] = value
+                doc["outputDir"] = marker if isinstance(value, Raw) else value
+            text = json.dumps(doc)
+            if value is DUPLICATE:
+                # the key twice: the original value first, the marker's value second
+                key = json.dumps(path[-1])
+                orig = json.dumps(dict(leaves(base))[path])
+                text = text.replace(key + ": " + json.dumps(marker),
+                                    key + ": " + orig + ", " + key + ": " + orig)
+            elif isinstance(value, Raw):
+                text = text.replace(json.dumps(marker), value.text)
             with open(scen, "w") as f:
-                json.dump(doc, f)
+                f.write(text)
             key = [p for p in path if isinstance(p, str)][-1]
-            checker.check("scenario %s = %s" % (path_name(path), json.dumps(value)[:40]),
+            shown = repr(value) if isinstance(value, Raw) else json.dumps(value)[:40]
+            checker.check("scenario %s = %s" % (path_name(path), shown),
                           "crux-experiment", [exp, "--scenario=" + scen, "--dryRun"], cwd,
                           [key, "malformed JSON"], must)
         n_scen = checker.cases

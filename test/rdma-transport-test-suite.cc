@@ -24,6 +24,7 @@
 #include "ns3/collectives.h"
 #include "ns3/comm-dag-runner.h"
 #include "ns3/comm-dag.h"
+#include "ns3/config.h"
 #include "ns3/crux-compat.h"
 #include "ns3/crux-switch.h"
 #include "ns3/crux-topology-helper.h"
@@ -1224,6 +1225,82 @@ class LinkCutTestCase : public TestCase
     }
 };
 
+/// A peer that never posts its send: the runner's watchdog, and the report at the end of a run.
+class SilentPeerTestCase : public TestCase
+{
+  public:
+    SilentPeerTestCase()
+        : TestCase("a rank that never posts its sends: the runner's watchdog ends the run with "
+                   "one line naming the job and the send it waits on; without the watchdog the "
+                   "end of the run reports the graph")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // the watchdog: rank 2 hangs from 100 us on (its sends are never handed over)
+        const ChildResult r = RunChild([]() {
+            Config::SetDefault("ns3::CommDagRunner::HungRank", UintegerValue(2));
+            Config::SetDefault("ns3::CommDagRunner::HangTime", TimeValue(MicroSeconds(100)));
+            Config::SetDefault("ns3::CommDagRunner::StallTimeout", TimeValue(MilliSeconds(20)));
+            Ptr<CruxTopology> topo = MakeSmallClos();
+            Ptr<RdmaTransport> t = RdmaTransportHelper().Install(topo);
+            Ptr<CommDagRunner> ring = StartRing(
+                t,
+                64 * 1000 * 1000,
+                []() {},
+                "DP",
+                "bucket 0");
+            ring->SetJobName("gpt-ring");
+            Simulator::Stop(Seconds(100));
+            Simulator::Run();
+        });
+        std::cout << "[crux-rdma] silent peer child (exit " << r.status << "): " << r.err;
+        NS_TEST_ASSERT_MSG_EQ(r.exited, true, "no abort");
+        NS_TEST_ASSERT_MSG_EQ(r.status, 1, "exit status 1");
+        NS_TEST_ASSERT_MSG_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1, "one line");
+        for (const char* w : {"CommDagRunner watchdog: job 7 (gpt-ring)",
+                              "no message delivered for 0.02 s",
+                              "never ran: it waits on rank 2's send to rank 3",
+                              "DP all-reduce (ring) bucket 0, step ",
+                              "never posted: rank 2 hangs from 0.1000 ms"})
+        {
+            NS_TEST_ASSERT_MSG_NE(r.err.find(w), std::string::npos, "names " << w);
+        }
+
+        // no watchdog: the simulation runs out of events; DescribeStuck reports the graph
+        Config::SetDefault("ns3::CommDagRunner::HungRank", UintegerValue(2));
+        Config::SetDefault("ns3::CommDagRunner::HangTime", TimeValue(Time(0)));
+        Config::SetDefault("ns3::CommDagRunner::StallTimeout", TimeValue(Time(0)));
+        Ptr<CruxTopology> topo = MakeSmallClos();
+        Ptr<RdmaTransport> t = RdmaTransportHelper().Install(topo);
+        Ptr<CommDagRunner> ring = StartRing(
+            t,
+            64 * 1000 * 1000,
+            []() {},
+            "DP",
+            "bucket 0");
+        Simulator::Run();
+        const Time end = Simulator::Now();
+        const std::string why = ring->DescribeUnfinished();
+        std::cout << "[crux-rdma] silent peer, no watchdog: run over at " << end.As(Time::MS)
+                  << ": " << why << std::endl;
+        NS_TEST_ASSERT_MSG_EQ(ring->IsComplete(), false, "the all-reduce cannot finish");
+        NS_TEST_ASSERT_MSG_EQ(ring->IsStalled(), true, "stalled");
+        NS_TEST_ASSERT_MSG_LT(end, MilliSeconds(50), "nothing keeps the simulation going");
+        NS_TEST_ASSERT_MSG_NE(why.find("the communication graph did not finish ("),
+                              std::string::npos,
+                              "graph");
+        NS_TEST_ASSERT_MSG_NE(why.find("never ran: it waits on rank 2's send to rank 3"),
+                              std::string::npos,
+                              "first node that never ran and the send it waits on");
+        NS_TEST_ASSERT_MSG_NE(why.find("never posted: rank 2 hangs"), std::string::npos, "why");
+        Simulator::Destroy();
+        Config::Reset();
+    }
+};
+
 /// ErrorModel loss on a switch-to-switch link under a ring all-reduce.
 class ErrorModelTestCase : public TestCase
 {
@@ -1603,6 +1680,7 @@ class RdmaTransportTestSuite : public TestSuite
         AddTestCase(new DualPortTestCase, TestCase::QUICK);
         AddTestCase(new WatchdogTestCase, TestCase::QUICK);
         AddTestCase(new LinkCutTestCase, TestCase::QUICK);
+        AddTestCase(new SilentPeerTestCase, TestCase::QUICK);
         AddTestCase(new ErrorModelTestCase, TestCase::QUICK);
         AddTestCase(new ManyQueuePairsTestCase, TestCase::QUICK);
         AddTestCase(new TransportApiTestCase, TestCase::QUICK);

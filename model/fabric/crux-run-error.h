@@ -18,6 +18,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -29,11 +30,15 @@ namespace ns3
  * would report as an error.
  *
  * Raised by the RdmaNic watchdog (a queue pair made no progress for RdmaNic::StallTimeout: the
- * retry-exceeded error of a real RoCE NIC, e.g. after a link failure or a PFC deadlock) and by
- * SwitchMmu when the PFC headroom does not fit in the switch buffer. The message is one line
+ * retry-exceeded error of a real RoCE NIC, e.g. after a link failure or a PFC deadlock), by the
+ * CommDagRunner watchdog (a job's messages made no progress at all, e.g. a peer that never posts
+ * its send), by RdmaNic when a data packet cannot fit its device's MTU, by SwitchMmu when the
+ * PFC headroom does not fit in the switch buffer, and for jobs that can never finish at the end
+ * of a run (DltJobApplication::DescribeStuck). The message is one line
  * naming what is stuck or wrong in the user's terms (job, flow, GPUs, queue pair; switch and
- * attribute). Programs catch it with std::exception, print what() and exit with status 1
- * (crux-experiment does), instead of the abort of NS_FATAL_ERROR. The simulator is left as it
+ * attribute); several stuck jobs give one line each (GetLines()). Programs catch it with
+ * std::exception, print Format() and exit with status 1 (every example and driver does),
+ * instead of the abort of NS_FATAL_ERROR. The simulator is left as it
  * was at the throw: call Simulator::Destroy() before another run in the same process.
  */
 class CruxRunError : public std::runtime_error
@@ -41,9 +46,77 @@ class CruxRunError : public std::runtime_error
   public:
     /// \param what the complete one-line message
     explicit CruxRunError(const std::string& what)
-        : std::runtime_error(what)
+        : std::runtime_error(what),
+          m_lines{what}
     {
     }
+
+    /// \param lines one line per stuck thing (e.g. one per job, DltJobApplication::DescribeStuck);
+    /// what() joins them with newlines
+    explicit CruxRunError(const std::vector<std::string>& lines)
+        : std::runtime_error(Join(lines)),
+          m_lines(lines)
+    {
+    }
+
+    /// \return the message's lines (one for the one-line constructor)
+    const std::vector<std::string>& GetLines() const
+    {
+        return m_lines;
+    }
+
+    /**
+     * \brief How a program prints an error: "<program>: error: <line>", one line per line of a
+     * CruxRunError (several when several jobs are stuck: DltJobApplication::DescribeStuck), one
+     * line for any other exception; control characters in a line (a newline in a value the user
+     * typed, too) are written as \xNN so that a line stays a line.
+     * \param program the program's name
+     * \param e the error
+     * \param linePrefix written after "error: " on every line (e.g. "rank 2: ")
+     * \return the text to print, newline-terminated
+     */
+    static std::string Format(const std::string& program,
+                              const std::exception& e,
+                              const std::string& linePrefix = "")
+    {
+        const auto* run = dynamic_cast<const CruxRunError*>(&e);
+        const std::vector<std::string> lines =
+            run ? run->GetLines() : std::vector<std::string>{e.what()};
+        std::string out;
+        for (const std::string& line : lines)
+        {
+            out += program + ": error: " + linePrefix;
+            for (char ch : line)
+            {
+                const auto c = static_cast<unsigned char>(ch);
+                if (c < 0x20 || c == 0x7f)
+                {
+                    const char* hex = "0123456789abcdef";
+                    out += std::string("\\x") + hex[c >> 4] + hex[c & 15];
+                }
+                else
+                {
+                    out += ch;
+                }
+            }
+            out += "\n";
+        }
+        return out;
+    }
+
+  private:
+    /// \return \p lines joined with newlines \param lines the lines
+    static std::string Join(const std::vector<std::string>& lines)
+    {
+        std::string s;
+        for (const std::string& l : lines)
+        {
+            s += (s.empty() ? "" : "\n") + l;
+        }
+        return s;
+    }
+
+    std::vector<std::string> m_lines; //!< the lines of what()
 };
 
 } // namespace ns3

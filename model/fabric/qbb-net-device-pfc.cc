@@ -162,7 +162,12 @@ QbbNetDevice::ReceivePause(Ptr<Packet> frame)
         const uint16_t quanta = pause.GetQuanta(c);
         NS_LOG_LOGIC("PAUSE TC " << unsigned(c) << " quanta " << quanta);
         m_pfcRxTrace(this, c, quanta);
-        m_resumeEvent[c].Cancel();
+        if (m_resumeEvent[c].IsRunning())
+        {
+            // removed, not cancelled: a cancelled event would still advance the clock to its
+            // time, and a run would end one pause time after its traffic
+            Simulator::Remove(m_resumeEvent[c]);
+        }
         if (quanta == 0)
         {
             m_pausedMask &= static_cast<uint8_t>(~(1U << c));

@@ -107,6 +107,18 @@ SwitchMmu::GetTypeId()
                           DoubleValue(0.0),
                           MakeDoubleAccessor(&SwitchMmu::m_egressAlpha),
                           MakeDoubleChecker<double>(0.0))
+            .AddAttribute("ControlReserveBytes",
+                          "Bytes each port contributes to the control-class pool: ports x "
+                          "ControlReserveBytes of the shared pool that data never takes, where "
+                          "the ACK, NAK and CNP frames (QbbNetDevice::CONTROL_CLASS) are charged "
+                          "first, so lossless data filling the shared pool never drops them. 0 "
+                          "= no reserve (control frames compete for the shared pool). "
+                          "Default 256: two of the largest control frames (an ACK with HPCC's "
+                          "INT echo, 118 bytes) per port; an assumption, see the class "
+                          "documentation.",
+                          UintegerValue(256),
+                          MakeUintegerAccessor(&SwitchMmu::m_controlReserve),
+                          MakeUintegerChecker<uint64_t>())
             .AddAttribute("PauseQuanta",
                           "Quanta (units of 512 bit times) of the PAUSE frames sent; refreshed "
                           "every half pause time while the pair stays above Xon.",
@@ -189,6 +201,13 @@ SwitchMmu::Configure()
 {
     NS_LOG_FUNCTION(this);
     uint64_t reserved = 0;
+    std::string largestWhy; // how the largest per-(port, class) headroom was sized
+    uint64_t largest = 0;
+    uint32_t losslessClasses = 0;
+    for (uint32_t tc = 0; tc < QbbNetDevice::N_TC; ++tc)
+    {
+        losslessClasses += (m_pfcEnabled && ((m_losslessMask >> tc) & 1)) ? 1 : 0;
+    }
     for (uint32_t p = 0; p < m_ports.size(); ++p)
     {
         Ptr<QbbNetDevice> dev = m_ports[p];
@@ -200,9 +219,11 @@ SwitchMmu::Configure()
         m_pauseTime[p] = Seconds(static_cast<double>(m_pauseQuanta) * 512.0 / bitRate);
 
         uint64_t hdrm = 0;
+        std::ostringstream why;
         if (m_headroomOverride > 0)
         {
             hdrm = m_headroomOverride;
+            why << "ns3::SwitchMmu::HeadroomBytes";
         }
         else
         {
@@ -225,6 +246,18 @@ SwitchMmu::Configure()
             const double pipeline = m_forwardingLatency.GetSeconds() * bytesPerSecond;
             hdrm = 3 * maxFrame + PAUSE_FRAME_BYTES +
                    static_cast<uint64_t>(std::ceil(inFlight + pipeline));
+            why << "port " << p << ": 3 frames of " << maxFrame << " bytes (ns3::QbbNetDevice::Mtu "
+                << mtu << " + 18) + a " << PAUSE_FRAME_BYTES << "-byte PAUSE + "
+                << static_cast<uint64_t>(std::ceil(inFlight + pipeline)) << " bytes at "
+                << bitRate / 1e9 << " Gbit/s during 2 x " << delay.GetNanoSeconds()
+                << " ns link delay + " << m_responseTime.GetNanoSeconds()
+                << " ns ns3::SwitchMmu::PfcResponseTime + " << m_forwardingLatency.GetNanoSeconds()
+                << " ns ns3::CruxSwitch::ForwardingLatency";
+        }
+        if (losslessClasses > 0 && hdrm > largest)
+        {
+            largest = hdrm;
+            largestWhy = why.str();
         }
         for (uint8_t tc = 0; tc < N_CLASSES; ++tc)
         {
@@ -235,18 +268,30 @@ SwitchMmu::Configure()
         }
         NS_LOG_INFO("port " << p << " headroom " << hdrm << " B, pause time " << m_pauseTime[p]);
     }
-    if (reserved >= m_bufferSize)
+    const uint64_t controlPool = m_controlReserve * m_ports.size();
+    if (reserved + controlPool >= m_bufferSize)
     {
         std::ostringstream os;
-        os << m_name << ": the PFC headroom it must reserve (" << reserved << " bytes over "
-           << m_ports.size() << " ports x lossless traffic classes) does not fit in its buffer ("
-           << m_bufferSize
-           << " bytes); raise the buffer (SwitchMmu::BufferSize, scenario field "
-              "topology.switchBuffer) or narrow SwitchMmu::LosslessTcMask";
+        os << m_name << ": its reserved buffer does not fit in ns3::SwitchMmu::BufferSize "
+           << m_bufferSize << " bytes (a scenario's topology.switchBuffer): PFC headroom "
+           << reserved << " bytes = " << m_ports.size() << " ports x " << losslessClasses
+           << " lossless classes (ns3::SwitchMmu::LosslessTcMask) x up to " << largest << " bytes ("
+           << largestWhy << "), plus the control-class pool " << controlPool << " bytes ("
+           << m_ports.size() << " ports x ns3::SwitchMmu::ControlReserveBytes " << m_controlReserve
+           << "); raise the buffer, narrow the lossless classes, shorten those delays or set "
+              "ns3::SwitchMmu::HeadroomBytes";
         throw CruxRunError(os.str());
     }
+    m_controlPoolSize = controlPool;
     m_sharedSize = m_bufferSize - reserved;
     m_configured = true;
+}
+
+uint64_t
+SwitchMmu::FreeShared() const
+{
+    const uint64_t used = m_sharedUsed + m_controlPoolUsed;
+    return used < m_sharedSize ? m_sharedSize - used : 0;
 }
 
 uint64_t
@@ -256,8 +301,7 @@ SwitchMmu::Xoff() const
     {
         return m_xoffStatic;
     }
-    const uint64_t freeShared = m_sharedUsed < m_sharedSize ? m_sharedSize - m_sharedUsed : 0;
-    return static_cast<uint64_t>(m_alpha * static_cast<double>(freeShared));
+    return static_cast<uint64_t>(m_alpha * static_cast<double>(FreeShared()));
 }
 
 SwitchMmu::Verdict
@@ -268,11 +312,24 @@ SwitchMmu::Admit(uint32_t inPort, uint8_t inTc, uint32_t outPort, uint8_t outTc,
         Configure();
     }
     IngressState& q = m_ingress[inPort][inTc];
-    const uint64_t freeShared = m_sharedUsed < m_sharedSize ? m_sharedSize - m_sharedUsed : 0;
+    // what data may still take: the pool without its control part (whose unused bytes count
+    // as free in the dynamic thresholds, FreeShared(), as they did before the control pool)
+    const uint64_t dataLimit = m_sharedSize - m_controlPoolSize;
+    const uint64_t room = m_sharedUsed < dataLimit ? dataLimit - m_sharedUsed : 0;
+    if (inTc == QbbNetDevice::CONTROL_CLASS && m_controlPoolUsed + bytes <= m_controlPoolSize)
+    {
+        // ACK/NAK/CNP: the control-class pool first, whatever the data did to the shared pool
+        m_controlPoolUsed += bytes;
+        m_peakControlPoolUsed = std::max(m_peakControlPoolUsed, m_controlPoolUsed);
+        m_egress[outPort][outTc] += bytes;
+        m_shadow[outPort][outTc].push_back(
+            ShadowEntry{static_cast<uint16_t>(inPort), inTc, true, bytes});
+        return ADMIT;
+    }
     if (q.hdrmSize > 0)
     {
         // Lossless: shared pool until Xoff, then headroom.
-        if (!q.paused && q.headroom == 0 && bytes <= freeShared && q.shared < Xoff())
+        if (!q.paused && q.headroom == 0 && bytes <= room && q.shared < Xoff())
         {
             q.shared += bytes;
             m_sharedUsed += bytes;
@@ -299,12 +356,12 @@ SwitchMmu::Admit(uint32_t inPort, uint8_t inTc, uint32_t outPort, uint8_t outTc,
     else
     {
         // Lossy.
-        if (bytes > freeShared)
+        if (bytes > room)
         {
             return DROP_BUFFER_FULL;
         }
         if (m_egressAlpha > 0 && static_cast<double>(m_egress[outPort][outTc] + bytes) >
-                                     m_egressAlpha * static_cast<double>(freeShared))
+                                     m_egressAlpha * static_cast<double>(FreeShared()))
         {
             return DROP_BUFFER_FULL;
         }
@@ -313,7 +370,8 @@ SwitchMmu::Admit(uint32_t inPort, uint8_t inTc, uint32_t outPort, uint8_t outTc,
         m_peakSharedUsed = std::max(m_peakSharedUsed, m_sharedUsed);
     }
     m_egress[outPort][outTc] += bytes;
-    m_shadow[outPort][outTc].push_back(ShadowEntry{static_cast<uint16_t>(inPort), inTc, bytes});
+    m_shadow[outPort][outTc].push_back(
+        ShadowEntry{static_cast<uint16_t>(inPort), inTc, false, bytes});
     return ADMIT;
 }
 
@@ -351,6 +409,11 @@ void
 SwitchMmu::Release(const ShadowEntry& e, uint32_t outPort, uint8_t outTc)
 {
     m_egress[outPort][outTc] -= e.bytes;
+    if (e.controlPool)
+    {
+        m_controlPoolUsed -= e.bytes;
+        return;
+    }
     IngressState& q = m_ingress[e.inPort][e.inTc];
     const uint64_t fromHeadroom = std::min<uint64_t>(q.headroom, e.bytes);
     q.headroom -= fromHeadroom;
@@ -365,7 +428,7 @@ SwitchMmu::Release(const ShadowEntry& e, uint32_t outPort, uint8_t outTc)
         if (q.shared <= xon)
         {
             q.paused = false;
-            q.refresh.Cancel();
+            StopRefresh(q);
             m_ports[e.inPort]->SendPause(e.inTc, 0);
             ++m_resumeCount;
             m_pfcTrace(e.inPort, e.inTc, 0);
@@ -383,9 +446,20 @@ SwitchMmu::SendPause(uint32_t port, uint8_t tc)
     ++m_pauseCount;
     m_pfcTrace(port, tc, m_pauseQuanta);
     NS_LOG_LOGIC("pause port " << port << " tc " << +tc);
-    q.refresh.Cancel();
+    StopRefresh(q);
     q.refresh =
         Simulator::Schedule(m_pauseTime[port] / 2, &SwitchMmu::RefreshPause, this, port, tc);
+}
+
+void
+SwitchMmu::StopRefresh(IngressState& q)
+{
+    if (q.refresh.IsRunning())
+    {
+        // removed, not cancelled: a cancelled event would still advance the clock to its time,
+        // and a run would end half a pause time after its traffic
+        Simulator::Remove(q.refresh);
+    }
 }
 
 void
@@ -417,6 +491,28 @@ uint64_t
 SwitchMmu::GetPeakSharedUsed() const
 {
     return m_peakSharedUsed;
+}
+
+uint64_t
+SwitchMmu::GetControlPoolSize() const
+{
+    if (!m_configured)
+    {
+        const_cast<SwitchMmu*>(this)->Configure();
+    }
+    return m_controlPoolSize;
+}
+
+uint64_t
+SwitchMmu::GetControlPoolUsed() const
+{
+    return m_controlPoolUsed;
+}
+
+uint64_t
+SwitchMmu::GetPeakControlPoolUsed() const
+{
+    return m_peakControlPoolUsed;
 }
 
 uint64_t

@@ -37,9 +37,10 @@ namespace ns3
  * \brief Shared-buffer memory management unit of a CruxSwitch, with IEEE 802.1Qbb PFC.
  *
  * **Buffer model.** BufferSize bytes in total. When PFC is enabled, every (ingress port, lossless
- * TC) pair gets a reserved headroom (see below); the rest is the shared pool. Frames are charged
- * by their size on the wire without preamble/IFG (L3 size + Ethernet header + FCS, as passed by
- * the switch) to their (ingress port, ingress TC) and to their (egress port, egress TC).
+ * TC) pair gets a reserved headroom (see below); the rest is the shared pool, of which ports x
+ * ControlReserveBytes only control frames may take (the control-class pool, below). Frames are
+ * charged by their size on the wire without preamble/IFG (L3 size + Ethernet header + FCS, as
+ * passed by the switch) to their (ingress port, ingress TC) and to their (egress port, egress TC).
  *
  * **Lossless admission** (PfcEnabled and the TC is in LosslessTcMask). Xoff(port,TC) is
  * XoffStaticBytes if that is > 0, else the dynamic threshold Alpha × (free shared pool bytes)
@@ -67,14 +68,38 @@ namespace ns3
  * A switch's ForwardingLatency L (CruxSwitch) adds L × R: frames still in the forwarding
  * pipeline when the PAUSE is decided are charged after it.
  *
- * The PFC headroom is reserved when the first frame is admitted (or a getter asks). If it does
- * not fit in BufferSize, a CruxRunError names the switch, the numbers and the attributes to
- * change (the run ends with that one line, not with an abort).
+ * The PFC headroom is reserved when the first frame is admitted (or a getter asks). If it and
+ * the control-class pool do not fit in BufferSize, a CruxRunError names the switch, the numbers
+ * and the attributes that decide them (Mtu, link delay, PfcResponseTime, ForwardingLatency,
+ * HeadroomBytes, LosslessTcMask, ControlReserveBytes, BufferSize); the run ends with that one
+ * line, not with an abort.
  *
  * **Lossy admission** (PFC disabled or TC not lossless): a frame is dropped ("buffer-full") when
  * the shared pool has no room, or when EgressAlpha > 0 and the egress (port,TC) queue would
- * exceed EgressAlpha × (free shared pool bytes). The control class (QbbNetDevice::CONTROL_CLASS:
- * ACK, NAK, CNP) is always lossy and never PAUSEd.
+ * exceed EgressAlpha × (free shared pool bytes).
+ *
+ * **Control-class pool.** The control class (QbbNetDevice::CONTROL_CLASS: ACK, NAK, CNP) is never
+ * PAUSEd and has a pool of its own: every port contributes ControlReserveBytes of the shared
+ * pool that data (lossless or lossy) may never take, and a control frame is charged there while
+ * it has room, only then to the rest of the shared pool (lossy rule above). The dynamic
+ * thresholds (Alpha, EgressAlpha) still count the control pool's unused bytes as free, as
+ * before it existed: a run whose data never comes within the control pool's size of filling the
+ * shared pool behaves exactly as without it. Without it, lossless data can hold the whole
+ * shared pool: with N ingress pairs at the dynamic threshold the pool holds Nα/(1 + Nα) of its
+ * size (99.2 % for 1,000 pairs at α = 1/8) plus one frame of overshoot per pair, and a 1,000 × 1
+ * incast under HPCC lost ACKs to "buffer-full", each costing a 4.29 s retransmission timeout.
+ * Real MMUs keep traffic classes apart the same way: SONiC's configuration example gives lossy
+ * traffic its own pool (egress_lossy_pool) and every lossy egress queue a guaranteed minimum
+ * (egress_lossy_profile "size" 1518; sonic-net/sonic-swss doc/Configuration.md); Linux's
+ * Spectrum driver gives each egress TC a 1,500-byte minimum and control-plane
+ * traffic separate pools (drivers/net/ethernet/mellanox/mlxsw/spectrum_buffers.c,
+ * MLXSW_SP_SB_CM_EGR, MLXSW_SP1_SB_PR_CPU_SIZE); the HPCC simulator reserves 4 KB per
+ * (ingress port, queue) before its shared pool (simulation/src/point-to-point/model/
+ * switch-mmu.cc, "reserve"). Crux pools the per-port shares (a port may use more while others
+ * use less) and sizes them by its control frames, which are at most 118 bytes on the wire:
+ * 256 bytes per port holds two (assumption: the control queue, served before every data class,
+ * waits at most for one data frame in transmission, during which a port forwards one or two
+ * control frames). GetPeakControlPoolUsed() tells what a run needed.
  *
  * **Release.** The egress device's queues are FIFO per TC, so the MMU keeps a shadow FIFO of
  * (ingress port, ingress TC, bytes) per (egress port, egress TC) and pops one entry per dequeue
@@ -159,12 +184,22 @@ class SwitchMmu : public Object
      */
     void OnDequeue(uint32_t outPort, uint8_t outTc);
 
-    /// \return size of the shared pool in bytes (BufferSize minus reserved headroom)
+    /// \return size of the shared pool in bytes (BufferSize minus reserved headroom), the
+    /// control-class pool included
     uint64_t GetSharedPoolSize() const;
-    /// \return bytes currently held in the shared pool
+    /// \return bytes currently held in the shared pool outside the control-class pool (data,
+    /// and control frames beyond the control pool); data may take at most GetSharedPoolSize()
+    /// - GetControlPoolSize()
     uint64_t GetSharedUsed() const;
-    /// \return the largest number of shared-pool bytes held so far
+    /// \return the largest GetSharedUsed() so far
     uint64_t GetPeakSharedUsed() const;
+    /// \return size of the control-class pool in bytes (ports x ControlReserveBytes, part of
+    /// the shared pool)
+    uint64_t GetControlPoolSize() const;
+    /// \return bytes of control frames currently held in the control-class pool
+    uint64_t GetControlPoolUsed() const;
+    /// \return the largest number of control-pool bytes held so far
+    uint64_t GetPeakControlPoolUsed() const;
     /// \return bytes currently held in all headrooms
     uint64_t GetHeadroomUsed() const;
     /// \return the largest number of headroom bytes held at once by a single (port,TC) pair
@@ -210,19 +245,25 @@ class SwitchMmu : public Object
     /// Shadow of one queued frame.
     struct ShadowEntry
     {
-        uint16_t inPort; //!< ingress port
-        uint8_t inTc;    //!< ingress TC
-        uint32_t bytes;  //!< charged bytes
+        uint16_t inPort;  //!< ingress port
+        uint8_t inTc;     //!< ingress TC
+        bool controlPool; //!< charged to the control-class pool (else shared pool / headroom)
+        uint32_t bytes;   //!< charged bytes
     };
 
     /// Size headrooms and the shared pool (done once, when the first frame arrives).
     void Configure();
     /// \return the dynamic or static Xoff for a pair given current occupancy
     uint64_t Xoff() const;
+    /// \return free bytes of the shared pool for the dynamic thresholds (the control pool's
+    /// unused bytes included)
+    uint64_t FreeShared() const;
     /// Send a PAUSE (non-zero quanta) on (port, tc) and schedule its refresh.
     void SendPause(uint32_t port, uint8_t tc);
     /// Refresh event handler.
     void RefreshPause(uint32_t port, uint8_t tc);
+    /// Remove the pending PAUSE refresh of \p q. \param q the pair
+    void StopRefresh(IngressState& q);
     /// Release \p e's bytes.
     void Release(const ShadowEntry& e, uint32_t outPort, uint8_t outTc);
 
@@ -237,6 +278,7 @@ class SwitchMmu : public Object
     uint64_t m_headroomOverride;     //!< HeadroomBytes
     double m_egressAlpha;            //!< EgressAlpha
     uint16_t m_pauseQuanta;          //!< PauseQuanta
+    uint64_t m_controlReserve;       //!< ControlReserveBytes (per port)
     Time m_forwardingLatency;        //!< owning switch's ForwardingLatency
     std::string m_name{"SwitchMmu"}; //!< name in messages
 
@@ -251,6 +293,9 @@ class SwitchMmu : public Object
     uint64_t m_sharedSize{0};                               //!< shared pool size
     uint64_t m_sharedUsed{0};                               //!< shared pool occupancy
     uint64_t m_peakSharedUsed{0};                           //!< peak shared occupancy
+    uint64_t m_controlPoolSize{0};                          //!< control-class pool size
+    uint64_t m_controlPoolUsed{0};                          //!< control-class pool occupancy
+    uint64_t m_peakControlPoolUsed{0};                      //!< peak control-pool occupancy
     uint64_t m_headroomUsed{0};                             //!< headroom occupancy
     uint64_t m_peakHeadroom{0};                             //!< peak headroom of one pair
     uint64_t m_pauseCount{0};                               //!< PAUSEs sent

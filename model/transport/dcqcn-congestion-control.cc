@@ -142,7 +142,7 @@ DcqcnCongestionControl::~DcqcnCongestionControl() = default;
 void
 DcqcnCongestionControl::DoDispose()
 {
-    m_timer.Cancel();
+    StopTimer();
     RdmaCongestionControl::DoDispose();
 }
 
@@ -187,6 +187,18 @@ DcqcnCongestionControl::IsRecovering() const
     return m_recovering;
 }
 
+uint32_t
+DcqcnCongestionControl::GetTimerEvents() const
+{
+    return m_timerEvents;
+}
+
+uint32_t
+DcqcnCongestionControl::GetByteEvents() const
+{
+    return m_byteEvents;
+}
+
 void
 DcqcnCongestionControl::DecayAlpha() const
 {
@@ -206,6 +218,7 @@ DcqcnCongestionControl::DecayAlpha() const
 void
 DcqcnCongestionControl::OnCnp()
 {
+    CatchUp();
     DecayAlpha();
     ++m_cnps;
     const double line = static_cast<double>(m_lineRate.GetBitRate());
@@ -221,8 +234,8 @@ DcqcnCongestionControl::OnCnp()
     m_byteEvents = 0;
     m_bytes = 0;
     m_recovering = true;
-    m_timer.Cancel();
-    m_timer = Simulator::Schedule(m_timerPeriod, &DcqcnCongestionControl::TimerExpired, this);
+    StopTimer();
+    ArmTimer(Simulator::Now() + m_timerPeriod);
     NS_LOG_LOGIC("CNP: Rc " << m_rc / 1e9 << " Gb/s, Rt " << m_rt / 1e9 << " Gb/s, alpha "
                             << m_alpha);
     m_rateTrace(GetRate(), GetTargetRate(), g_eventCnp);
@@ -247,11 +260,76 @@ DcqcnCongestionControl::OnDataSent(uint32_t frameBytes)
 void
 DcqcnCongestionControl::TimerExpired()
 {
+    const Time due = m_timerDue;
+    m_timerArmed = false;
     ++m_timerEvents;
     Increase();
     if (m_recovering)
     {
-        m_timer = Simulator::Schedule(m_timerPeriod, &DcqcnCongestionControl::TimerExpired, this);
+        ArmTimer(due + m_timerPeriod);
+    }
+}
+
+void
+DcqcnCongestionControl::ArmTimer(Time due)
+{
+    m_timerDue = due;
+    m_timerArmed = true;
+    if (!m_idle)
+    {
+        m_timer = Simulator::Schedule(due - Simulator::Now(),
+                                      &DcqcnCongestionControl::TimerExpired,
+                                      this);
+    }
+}
+
+void
+DcqcnCongestionControl::StopTimer()
+{
+    m_timerArmed = false;
+    if (m_timer.IsRunning())
+    {
+        // removed, not cancelled: a cancelled event would still advance the clock to its time
+        Simulator::Remove(m_timer);
+    }
+}
+
+void
+DcqcnCongestionControl::CatchUp()
+{
+    const Time now = Simulator::Now();
+    while (m_idle && m_timerArmed && m_timerDue <= now)
+    {
+        TimerExpired(); // re-arms (without scheduling) while the rate is still recovering
+    }
+}
+
+void
+DcqcnCongestionControl::OnIdle()
+{
+    if (m_idle)
+    {
+        return;
+    }
+    m_idle = true;
+    if (m_timer.IsRunning())
+    {
+        Simulator::Remove(m_timer); // m_timerDue stays armed: CatchUp() applies it later
+    }
+}
+
+void
+DcqcnCongestionControl::OnActive()
+{
+    if (!m_idle)
+    {
+        return;
+    }
+    CatchUp();
+    m_idle = false;
+    if (m_timerArmed)
+    {
+        ArmTimer(m_timerDue);
     }
 }
 
@@ -287,7 +365,7 @@ DcqcnCongestionControl::Increase()
     {
         m_rc = line;
         m_recovering = false;
-        m_timer.Cancel();
+        StopTimer();
         event = &g_eventLineRate;
     }
     m_rateTrace(GetRate(), GetTargetRate(), *event);

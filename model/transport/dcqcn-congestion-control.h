@@ -55,6 +55,12 @@ namespace ns3
  *    otherwise additive increase Rt ← Rt + RateAi, then Rc ← (Rt + Rc)/2. Rt and Rc are capped
  *    at line rate. When Rt is at line rate and Rc is within RateAi of it, Rc snaps to line rate
  *    and the increase process stops (no timer runs at line rate).
+ *  - **Idle queue pairs**: while the queue pair has nothing in flight (OnIdle to OnActive) the
+ *    timer is not scheduled; the expiries that fell due meanwhile are applied, in order, when it
+ *    next becomes active or receives a CNP (no byte-counter events can happen while idle, so
+ *    the rates are exactly those a running timer would have given). A run therefore ends when
+ *    its traffic ends, not when the last recovering queue pair has climbed back to line rate;
+ *    the "Rate" trace of those expiries fires at catch-up time.
  *
  * The notification point (CNP generation at the receiver, at most one per CnpInterval per queue
  * pair) is RdmaNic's (attributes CnpEnabled, CnpInterval); the congestion point (RED-style ECN
@@ -84,6 +90,8 @@ class DcqcnCongestionControl : public RdmaCongestionControl
     DataRate GetRate() const override;
     void OnDataSent(uint32_t frameBytes) override;
     void OnCnp() override;
+    void OnIdle() override;
+    void OnActive() override;
 
     /// \return the target rate Rt (bit/s)
     DataRate GetTargetRate() const;
@@ -93,6 +101,10 @@ class DcqcnCongestionControl : public RdmaCongestionControl
     uint64_t GetCnpCount() const;
     /// \return true while the rate increase process runs (below line rate)
     bool IsRecovering() const;
+    /// \return timer events (T) since the last CNP, the expiries still due while idle excluded
+    uint32_t GetTimerEvents() const;
+    /// \return byte-counter events (BC) since the last CNP
+    uint32_t GetByteEvents() const;
 
   protected:
     void DoDispose() override;
@@ -102,6 +114,13 @@ class DcqcnCongestionControl : public RdmaCongestionControl
     void Increase();
     /// The increase timer expired.
     void TimerExpired();
+    /// The next timer expiry is due at \p due: schedule it, or only remember it while idle.
+    /// \param due simulation time of the expiry
+    void ArmTimer(Time due);
+    /// No timer expiry is due any more (a CNP restarts it, or the rate is back at line rate).
+    void StopTimer();
+    /// Apply the timer expiries that fell due up to now while the queue pair was idle.
+    void CatchUp();
     /// Apply the α decays due up to now.
     void DecayAlpha() const;
 
@@ -126,7 +145,10 @@ class DcqcnCongestionControl : public RdmaCongestionControl
     uint32_t m_byteEvents{0};  //!< BC: byte-counter events since the last CNP
     uint64_t m_bytes{0};       //!< bytes sent since the last byte-counter event
     bool m_recovering{false};  //!< increase process running
-    EventId m_timer;           //!< increase timer
+    EventId m_timer;           //!< increase timer (not scheduled while idle)
+    Time m_timerDue;           //!< when the next timer expiry is due (if m_timerArmed)
+    bool m_timerArmed{false};  //!< a timer expiry is due at m_timerDue
+    bool m_idle{true};         //!< the queue pair has nothing in flight (OnIdle/OnActive)
     uint64_t m_cnps{0};        //!< CNPs received
     TracedCallback<DataRate, DataRate, const std::string&> m_rateTrace; //!< "Rate"
 };

@@ -16,6 +16,7 @@
 #include "hpcc-congestion-control.h"
 
 #include "ns3/boolean.h"
+#include "ns3/crux-run-error.h"
 #include "ns3/double.h"
 #include "ns3/fatal-error.h"
 #include "ns3/log.h"
@@ -102,8 +103,9 @@ HpccCongestionControl::Init(DataRate lineRate, Time baseRtt)
     const Time t = m_baseRttOverride.IsStrictlyPositive() ? m_baseRttOverride : baseRtt;
     if (!t.IsStrictlyPositive())
     {
-        NS_FATAL_ERROR("HpccCongestionControl: no base RTT (set the NIC attribute BaseRtt, "
-                       "install with RdmaTransportHelper, or set BaseRtt of the controller)");
+        throw CruxRunError("ns3::HpccCongestionControl: no base RTT T (set ns3::RdmaNic::BaseRtt, "
+                           "install with RdmaTransportHelper, or set "
+                           "ns3::HpccCongestionControl::BaseRtt)");
     }
     m_t = t.GetSeconds();
     m_w = static_cast<double>(lineRate.GetBitRate()) / 8.0 * m_t;

@@ -92,6 +92,16 @@ RdmaCongestionControl::OnTimeout()
 {
 }
 
+void
+RdmaCongestionControl::OnIdle()
+{
+}
+
+void
+RdmaCongestionControl::OnActive()
+{
+}
+
 DataRate
 RdmaCongestionControl::GetLineRate() const
 {

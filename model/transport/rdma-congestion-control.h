@@ -53,7 +53,9 @@ struct RdmaAckEvent
  * GetWindowBytes() > 0 limits the payload bytes in flight. UsesInt() asks for an in-band
  * telemetry stack in every data packet (switches fill it, the responder echoes it in its ACKs)
  * and GetAckRequestInterval() for ACKs more often than the responder's coalescing gives them
- * (the BTH AckReq bit). The NIC reports the events through the On* hooks.
+ * (the BTH AckReq bit). The NIC reports the events through the On* hooks, including when the
+ * queue pair goes idle (OnIdle: every posted packet acknowledged) and active again (OnActive: a
+ * message posted to an idle queue pair); a controller keeps no timer running while idle.
  *
  * This base class is the "none" controller: it always answers the line rate, has no window and
  * ignores all events. Subclasses: DcqcnCongestionControl, HpccCongestionControl.
@@ -109,6 +111,19 @@ class RdmaCongestionControl : public Object
 
     /// The retransmission timer of the queue pair expired (go-back-N rewind to the last ACK).
     virtual void OnTimeout();
+
+    /**
+     * \brief The queue pair has nothing in flight and nothing to send: every packet posted so
+     * far is acknowledged. A controller stops its timers here (nothing it computes matters until
+     * the next message) and catches up in OnActive(), so a run ends when its traffic ends.
+     */
+    virtual void OnIdle();
+
+    /**
+     * \brief A message was posted to an idle queue pair (also the first message of a new one),
+     * before its first packet is sent: the controller restarts what OnIdle() stopped.
+     */
+    virtual void OnActive();
 
     /// \return the line rate given to Init()
     DataRate GetLineRate() const;

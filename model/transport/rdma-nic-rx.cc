@@ -315,7 +315,10 @@ RdmaNic::PcieRxNext()
         if (m_pcieRxPaused[tc] && m_pcieRxBytes[tc] <= m_pcieRxXon)
         {
             m_pcieRxPaused[tc] = false;
-            m_pcieRxRefresh[tc].Cancel();
+            if (m_pcieRxRefresh[tc].IsRunning())
+            {
+                Simulator::Remove(m_pcieRxRefresh[tc]); // a cancelled one would move the end
+            }
             for (Port& pt : m_ports)
             {
                 pt.dev->SendPause(tc, 0);
@@ -472,6 +475,10 @@ RdmaNic::HandleAck(RdmaQueuePair* qp,
             ev.intEcho = &echo;
         }
         qp->m_cc->OnAck(ev);
+        if (qp->m_sndUna == qp->m_sndMax)
+        {
+            qp->m_cc->OnIdle(); // every posted packet acknowledged: its timers stop
+        }
     }
     else if (syndrome == RoceAethHeader::SYNDROME_NAK_PSN_SEQ_ERROR)
     {

@@ -20,6 +20,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/crux-compat.h"
+#include "ns3/crux-run-error.h"
 #include "ns3/data-rate.h"
 #include "ns3/fatal-error.h"
 #include "ns3/ipv4-header.h"
@@ -305,14 +306,9 @@ RdmaNic::Attach(Ptr<QbbNetDevice> dev, Ipv4Address address)
     {
         NS_FATAL_ERROR("RdmaNic::Attach: device is null");
     }
-    if (m_mtu + GetDataHeaderBytes() > dev->GetMtu())
-    {
-        NS_FATAL_ERROR("RdmaNic::Attach: RdmaNic Mtu " << m_mtu << " + " << GetDataHeaderBytes()
-                                                       << " header bytes exceeds the device Mtu "
-                                                       << dev->GetMtu() << " of " << address);
-    }
-    m_dev = dev;
     m_address = address;
+    CheckMtu(dev, m_ccFactory.Create<RdmaCongestionControl>());
+    m_dev = dev;
     m_ports.assign(1, Port());
     m_ports[0].dev = dev;
     InstallHandlers(dev);
@@ -334,12 +330,7 @@ RdmaNic::AddPort(Ptr<QbbNetDevice> dev)
     {
         NS_FATAL_ERROR("RdmaNic::AddPort: device is null or the NIC has no port 0 (Attach)");
     }
-    if (m_mtu + GetDataHeaderBytes() > dev->GetMtu())
-    {
-        NS_FATAL_ERROR("RdmaNic::AddPort: RdmaNic Mtu " << m_mtu << " + " << GetDataHeaderBytes()
-                                                        << " header bytes exceeds the device Mtu "
-                                                        << dev->GetMtu() << " of " << m_address);
-    }
+    CheckMtu(dev, m_ccFactory.Create<RdmaCongestionControl>());
     if (m_ports.size() >= 255)
     {
         NS_FATAL_ERROR("RdmaNic::AddPort: at most 255 ports per NIC");
@@ -418,14 +409,40 @@ void
 RdmaNic::InitCongestionControl(RdmaQueuePair* qp)
 {
     qp->m_cc->Init(m_dev ? m_dev->GetDataRate() : DataRate("100Gb/s"), m_baseRtt);
-    if (qp->m_cc->UsesInt() && m_dev && m_mtu + GetDataHeaderBytes() + INT_BYTES > m_dev->GetMtu())
+    for (const Port& port : m_ports)
     {
-        NS_FATAL_ERROR("RdmaNic " << m_address << ": " << qp->m_cc->GetInstanceTypeId().GetName()
-                                  << " adds a " << INT_BYTES << "-byte INT stack to every data "
-                                  << "packet: Mtu " << m_mtu << " + " << GetDataHeaderBytes()
-                                  << " + " << INT_BYTES << " exceeds the device Mtu "
-                                  << m_dev->GetMtu());
+        CheckMtu(port.dev, qp->m_cc); // a controller set on the queue pair may add INT
     }
+}
+
+void
+RdmaNic::CheckMtu(Ptr<QbbNetDevice> dev, Ptr<RdmaCongestionControl> cc) const
+{
+    const bool withInt = cc && cc->UsesInt();
+    const uint64_t packet = uint64_t{m_mtu} + GetDataHeaderBytes() + (withInt ? INT_BYTES : 0);
+    if (packet <= dev->GetMtu())
+    {
+        return;
+    }
+    std::ostringstream os;
+    os << "RdmaNic " << m_address << ": a full data packet is " << packet
+       << " bytes (ns3::RdmaNic::Mtu " << m_mtu << " + " << GetDataHeaderBytes()
+       << " bytes IPv4/UDP/BTH/ICRC";
+    if (withInt)
+    {
+        os << " + the " << INT_BYTES << "-byte INT stack " << cc->GetInstanceTypeId().GetName()
+           << " adds to every data packet";
+    }
+    const uint64_t overhead = packet - m_mtu;
+    os << "), more than its device's ns3::QbbNetDevice::Mtu " << dev->GetMtu()
+       << ": lower ns3::RdmaNic::Mtu to at most "
+       << (dev->GetMtu() > overhead ? dev->GetMtu() - overhead : 0)
+       << " or raise ns3::QbbNetDevice::Mtu to at least " << packet;
+    if (withInt)
+    {
+        os << " (or choose a congestion control without INT)";
+    }
+    throw CruxRunError(os.str());
 }
 
 void
@@ -547,6 +564,7 @@ RdmaNic::QueueMessage(RdmaQueuePair* qp,
         {
             EnsureTimer(qp, now + m_stallTimeout);
         }
+        qp->m_cc->OnActive(); // restarts the timers OnIdle() stopped
     }
     Activate(qp);
 }

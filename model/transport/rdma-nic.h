@@ -182,9 +182,10 @@ class RdmaNic : public Object, public QbbNetDevice::Owner
 
     /**
      * \brief Bind this NIC to its port: installs the frame and dequeue handlers on \p dev.
-     * \param dev the NIC's QbbNetDevice (non-null; NS_FATAL_ERROR otherwise, or if its "Mtu"
-     *        cannot carry Mtu + GetDataHeaderBytes())
+     * \param dev the NIC's QbbNetDevice (non-null; NS_FATAL_ERROR otherwise)
      * \param address the NIC's IPv4 address
+     * \throws CruxRunError if the device's "Mtu" cannot carry Mtu + GetDataHeaderBytes() (plus
+     *         the INT stack when the NIC's CongestionControl uses INT): CheckMtu()
      */
     void Attach(Ptr<QbbNetDevice> dev, Ipv4Address address);
 
@@ -192,9 +193,10 @@ class RdmaNic : public Object, public QbbNetDevice::Owner
      * \brief Bind a further port of this NIC (after Attach()): installs the frame and dequeue
      * handlers on \p dev. Its traffic-class map and data rate should equal port 0's (the NIC
      * classifies a message once, with port 0's DscpToTc()).
-     * \param dev the port's QbbNetDevice (non-null; NS_FATAL_ERROR otherwise, before Attach(),
-     *        or if its "Mtu" cannot carry Mtu + GetDataHeaderBytes())
+     * \param dev the port's QbbNetDevice (non-null; NS_FATAL_ERROR otherwise, or before
+     *        Attach())
      * \return the port index (1, 2, ...)
+     * \throws CruxRunError if the device's "Mtu" cannot carry a full data packet (CheckMtu())
      */
     uint32_t AddPort(Ptr<QbbNetDevice> dev);
 
@@ -426,6 +428,13 @@ class RdmaNic : public Object, public QbbNetDevice::Owner
     /// Init the congestion control of \p qp (line rate, BaseRtt; checks the INT fits the MTU).
     /// \param qp queue pair
     void InitCongestionControl(RdmaQueuePair* qp);
+    /**
+     * \brief Check that a full data packet of this NIC (Mtu payload, headers, and the INT stack
+     * if \p cc uses INT) fits \p dev's Mtu.
+     * \param dev a port device \param cc the congestion control the packets follow (may be null)
+     * \throws CruxRunError naming ns3::RdmaNic::Mtu, ns3::QbbNetDevice::Mtu and the controller
+     */
+    void CheckMtu(Ptr<QbbNetDevice> dev, Ptr<RdmaCongestionControl> cc) const;
     /// Attribute setter of "CongestionControl". \param tid a subclass of RdmaCongestionControl
     void SetCongestionControlType(TypeId tid);
     /// \return the attribute "CongestionControl"

@@ -207,6 +207,10 @@ RdmaQueuePair::SetCongestionControl(Ptr<RdmaCongestionControl> cc)
     {
         m_nic->InitCongestionControl(this);
     }
+    if (m_sndUna != m_sndMax)
+    {
+        m_cc->OnActive(); // replaced with packets in flight: the new one starts active
+    }
 }
 
 void

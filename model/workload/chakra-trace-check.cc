@@ -20,10 +20,13 @@
 
 #include "chakra-trace.h"
 
+#include "ns3/nstime.h"
+
 #include <algorithm>
 #include <deque>
 #include <map>
 #include <set>
+#include <sstream>
 #include <tuple>
 #include <unordered_map>
 
@@ -63,6 +66,15 @@ CollName(int64_t type)
                                   "REDUCE_SCATTER_BLOCK",
                                   "BARRIER"};
     return type >= 0 && type < 10 ? names[type] : "unknown collective " + std::to_string(type);
+}
+
+/// \return the longest compute a node (and a rank's nodes together) may take, s: node times
+/// become ns-3 Times (int64 steps, about 292 years at 1 ns); half of Time::Max(), as the
+/// scenario's times
+double
+MaxComputeSeconds()
+{
+    return Time::Max().GetSeconds() / 2;
 }
 
 } // namespace
@@ -449,6 +461,7 @@ ChakraTrace::ComputeStatistics(const std::vector<std::vector<uint32_t>>& preds)
         }
         return x.hasNumOps ? x.numOps / m_flopRate : 0.0;
     };
+    const double limit = MaxComputeSeconds();
     for (uint32_t r = 0; r < n; ++r)
     {
         for (const ChakraNode& x : m_nodes[r])
@@ -456,6 +469,22 @@ ChakraTrace::ComputeStatistics(const std::vector<std::vector<uint32_t>>& preds)
             if (x.type == ChakraNode::COMP)
             {
                 const double s = seconds(x);
+                if (!(s <= limit))
+                {
+                    std::ostringstream os;
+                    os << x.Where(m_files[r]);
+                    if (x.durationMicros > 0)
+                    {
+                        os << "duration_micros " << x.durationMicros;
+                    }
+                    else
+                    {
+                        os << "num_ops " << x.numOps << " at the GPU's FLOP rate";
+                    }
+                    os << " is " << s << " s of compute, beyond the " << limit
+                       << " s a simulation can time (int64 nanoseconds)";
+                    throw ChakraError(os.str());
+                }
                 compute[r] += s;
                 if (!x.isCpuOp)
                 {
@@ -469,6 +498,25 @@ ChakraTrace::ComputeStatistics(const std::vector<std::vector<uint32_t>>& preds)
         }
     }
     m_computeTime = *std::max_element(compute.begin(), compute.end());
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        if (!(compute[r] <= limit))
+        {
+            std::ostringstream os;
+            os << m_files[r] << ": the COMP nodes add up to " << compute[r] << " s, beyond the "
+               << limit << " s a simulation can time (int64 nanoseconds)";
+            throw ChakraError(os.str());
+        }
+    }
+    if (m_computeTime == 0 && m_collMembers.empty() && m_pointToPoint == 0)
+    {
+        throw ChakraError(m_files[0] +
+                          ": no compute time and no communication in any rank's "
+                          "file (" +
+                          std::to_string(m_skipped) +
+                          " metadata nodes): an iteration would take no time, so throughput "
+                          "and utilization are undefined");
+    }
     // earliest starts with free communication
     std::vector<double> finish(nv, 0.0);
     m_firstComm = -1;

@@ -294,12 +294,24 @@ ChakraTrace::Load(const std::string& prefix, uint32_t ranks, double flopRate)
     {
         files.push_back(RankFile(prefix, r));
         std::error_code ec;
-        if (!std::filesystem::is_regular_file(files.back(), ec))
+        const auto status = std::filesystem::status(files.back(), ec); // follows links
+        if (!std::filesystem::exists(status))
         {
             throw ChakraError(files.back() + ": missing rank file (the job has " +
                               std::to_string(ranks) + " GPUs: ranks 0.." +
                               std::to_string(ranks - 1) + " need " + RankFile(prefix, 0) + " .. " +
                               RankFile(prefix, ranks - 1) + ")");
+        }
+        if (std::filesystem::is_directory(status))
+        {
+            throw ChakraError(files.back() + ": is a directory, not a Chakra rank file");
+        }
+        if (!std::filesystem::is_regular_file(status))
+        {
+            // a FIFO would block the read, /dev/zero never ends it
+            throw ChakraError(files.back() +
+                              ": is not a regular file (a FIFO, device or socket, or a link to "
+                              "one), not a Chakra rank file");
         }
     }
     {

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -53,8 +54,26 @@ namespace ns3
  * The callback may Start() the runner again (the next iteration).
  *
  * Abort() (or a new Start()) abandons a run: later deliveries of its messages are ignored and
- * its pending delays are cancelled. A message that is never delivered leaves the run pending
- * (the transport's watchdog reports that). Every message carries the job id, the DAG's flow id
+ * its pending delays are cancelled. A message that is never delivered leaves the run pending:
+ * the packet transport's watchdog reports a posted message that makes no progress
+ * (RdmaNic::StallTimeout), this runner's watchdog a run whose messages make none at all
+ * (StallTimeout below), and DescribeUnfinished() what is left when the simulation ends.
+ *
+ * **Watchdog** (attribute StallTimeout, default 10 min, PyTorch's default timeout of an NCCL
+ * collective; a posted message that stops is reported first by the queue pair's watchdog,
+ * RdmaNic::StallTimeout = 34.4 s): a run with messages
+ * handed over and not delivered, no compute phase pending, and no message delivered for
+ * StallTimeout ends the simulation with a CruxRunError naming the job, the first node that
+ * never ran and the message it waits on ("waiting on rank 2's send to rank 3 ..."), as
+ * PyTorch's NCCL watchdog reports a collective that timed out. It catches a peer that never
+ * posts its send, which the packet transport cannot see (it has nothing posted to time). The
+ * timer is removed when the run ends, so it neither runs nor moves the end of the simulation.
+ *
+ * **Fault injection** (attributes HungRank, HangTime): from HangTime on, the messages rank
+ * HungRank would send are never handed to the transport: a hung GPU or process whose peers
+ * wait for sends that never come.
+ *
+ * Every message carries the job id, the DAG's flow id
  * of its connection, the DSCP and the flow's UDP source port given to Setup(), and its node id as
  * MessageRequest::tag; Start() registers the DAG's CommDag::Describe as the job's describer
  * (MessageTransport::SetMessageDescriber), so the packet transport's watchdog names a stuck
@@ -111,6 +130,32 @@ class CommDagRunner : public Object
 
     /// \return true once the last started run has completed
     bool IsComplete() const;
+
+    /**
+     * \brief Name the job in the watchdog's and DescribeUnfinished()'s messages.
+     * \param name the job's name (e.g. the scenario's "gpt"; may be empty)
+     */
+    void SetJobName(const std::string& name);
+
+    /**
+     * \brief What keeps the current run from completing, in one line: the nodes done, the
+     * first node (in the DAG's order) that never ran, and the message or compute phase it
+     * waits on at the end of its chain of unfinished dependencies, e.g. "DP all-reduce (ring)
+     * bucket 0, step 4 of 6 (rank 3 -> rank 0) never ran: it waits on rank 2's send to rank 3
+     * (DP all-reduce (ring) bucket 0, step 3 of 6), handed to the transport at 0.21 ms and
+     * never delivered".
+     * \return the line (no job prefix); empty if no run is pending (never started, complete or
+     *         aborted)
+     */
+    std::string DescribeUnfinished() const;
+
+    /**
+     * \return true if the current run cannot finish by itself: nothing in flight and no compute
+     *         phase pending although nodes are left; or messages in flight and no compute phase
+     *         pending, while a hung rank swallowed a send (HungRank) or no message was delivered
+     *         for StallTimeout (the watchdog's condition)
+     */
+    bool IsStalled() const;
     /// \return simulation time of the last Start
     Time GetStartTime() const;
     /// \return simulation time of the last completion (Time(0) if not complete)
@@ -144,6 +189,13 @@ class CommDagRunner : public Object
     void FinishEvent(uint64_t gen);
     /// Leave an event handler: finish the run if its last node completed.
     void Leave();
+    /// The watchdog timer expired.
+    void WatchdogExpired();
+    /// Remove the watchdog timer.
+    void StopWatchdog();
+    /// \return node \p n in the user's words ("rank 2 -> rank 3, 4.0 MB (...)", "compute ...")
+    /// \param n the node
+    std::string DescribeNode(CommDag::NodeId n) const;
 
     Ptr<MessageTransport> m_transport;          //!< carrier
     uint32_t m_jobId{0};                        //!< job id of the messages
@@ -172,6 +224,18 @@ class CommDagRunner : public Object
     uint64_t m_bytesSent{0};             //!< bytes handed to the transport
     std::vector<uint64_t> m_bytesByRank; //!< bytes handed over per sending rank
     DoneCallback m_done;                 //!< completion callback of the current run
+    std::vector<int64_t> m_issuedAt;     //!< per node: time step it was handed over (or
+                                         //!< swallowed by HungRank), -1 = not yet
+    uint64_t m_inFlight{0};              //!< messages handed over, not delivered
+    uint64_t m_swallowed{0};             //!< sends of the hung rank (HungRank) never posted
+    uint64_t m_delaysPending{0};         //!< compute phases scheduled, not elapsed
+    Time m_lastProgress;                 //!< last delivery or elapsed delay (or the start)
+    EventId m_watchdog;                  //!< watchdog timer
+    std::string m_jobName;               //!< SetJobName
+    // attributes
+    Time m_stallTimeout; //!< StallTimeout (0 = off)
+    uint32_t m_hungRank; //!< HungRank (0xffffffff = none)
+    Time m_hangTime;     //!< HangTime
 };
 
 } // namespace ns3

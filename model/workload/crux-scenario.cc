@@ -26,6 +26,7 @@
 #include <set>
 #include <sstream>
 #include <tuple>
+#include <vector>
 
 namespace ns3
 {
@@ -52,7 +53,9 @@ class ObjectReader
     {
         if (!m_j.is_object())
         {
-            Fail(m_path, "must be a JSON object");
+            Fail(m_path.empty() ? "the top level" : m_path,
+                 std::string("must be a JSON object, got ") +
+                     (m_j.is_array() ? "an array" : Dump(m_j)));
         }
     }
 
@@ -431,17 +434,116 @@ Scenario::Load(const std::string& path)
     return s;
 }
 
+namespace
+{
+/**
+ * Follows nlohmann's parser through the document (a parser callback), so that what it refuses
+ * can be named by its field: a key given twice in one object (nlohmann keeps the last silently)
+ * and a number beyond a double (1e400; the lexer's message has only a byte position).
+ */
+class FieldTracker
+{
+  public:
+    /// \param source the file name for messages
+    explicit FieldTracker(const std::string& source)
+        : m_source(source)
+    {
+    }
+
+    /// The parser callback. \param event what the parser read \param parsed the key or value
+    /// \return true (keep every value)
+    bool operator()(json::parse_event_t event, const json& parsed)
+    {
+        switch (event)
+        {
+        case json::parse_event_t::object_start:
+        case json::parse_event_t::array_start:
+            m_frames.push_back(Frame{event == json::parse_event_t::array_start, 0, "", {}});
+            break;
+        case json::parse_event_t::key: {
+            Frame& f = m_frames.back();
+            f.key = parsed.get<std::string>();
+            if (!f.keys.insert(f.key).second)
+            {
+                throw ScenarioError(m_source + ": " + Field() +
+                                    ": given twice in one object (JSON keys must be unique; "
+                                    "the later value would silently win)");
+            }
+            break;
+        }
+        case json::parse_event_t::object_end:
+        case json::parse_event_t::array_end:
+            m_frames.pop_back();
+            Next();
+            break;
+        case json::parse_event_t::value:
+            Next();
+            break;
+        }
+        return true;
+    }
+
+    /// \return the field the parser is in ("jobs[1].computeTime"; "the top level" outside any)
+    std::string Field() const
+    {
+        std::string path;
+        for (const Frame& f : m_frames)
+        {
+            if (f.array)
+            {
+                path += "[" + std::to_string(f.index) + "]";
+            }
+            else if (!f.key.empty())
+            {
+                path += (path.empty() ? "" : ".") + f.key;
+            }
+        }
+        return path.empty() ? "the top level" : path;
+    }
+
+  private:
+    /// One open object or array.
+    struct Frame
+    {
+        bool array;                 //!< an array (else an object)
+        size_t index;               //!< array: index of the element being read
+        std::string key;            //!< object: the key being read
+        std::set<std::string> keys; //!< object: the keys read so far
+    };
+
+    /// A value (or a nested container) of the innermost frame ended.
+    void Next()
+    {
+        if (!m_frames.empty() && m_frames.back().array)
+        {
+            ++m_frames.back().index;
+        }
+    }
+
+    const std::string& m_source; //!< file name
+    std::vector<Frame> m_frames; //!< open containers, outermost first
+};
+} // namespace
+
 Scenario
 Scenario::Parse(const std::string& text, const std::string& source)
 {
     json j;
+    FieldTracker tracker(source);
     try
     {
-        j = json::parse(text);
+        j = json::parse(text, [&tracker](int, json::parse_event_t event, json& parsed) {
+            return tracker(event, parsed);
+        });
     }
-    catch (const json::exception& e) // parse_error, out_of_range (a number beyond a double)
+    catch (const json::out_of_range& e) // a number beyond a double (1e400)
     {
-        throw ScenarioError(source + ": malformed JSON: " + e.what());
+        throw ScenarioError(source + ": " + tracker.Field() +
+                            ": a number beyond the range of a double (" + e.what() + ")");
+    }
+    catch (const json::exception& e) // parse_error
+    {
+        throw ScenarioError(source + ": malformed JSON (in " + tracker.Field() + "): " + e.what());
     }
     Scenario s;
     s.source = source;
@@ -686,6 +788,20 @@ Scenario::ValidateJobs() const
         if (j.gpus == 0 && j.hosts.empty())
         {
             Fail(f, "give \"gpus\" or an explicit \"hosts\" list");
+        }
+        if (j.start >= stopTime)
+        {
+            std::ostringstream os;
+            os << j.start << " s is not before stopTime " << stopTime
+               << " s: the job would never run";
+            Fail(f + ".start", os.str());
+        }
+        if (j.computeTime == 0 && j.gradientBytes == 0 && !j.hasPlan && j.chakra.empty())
+        {
+            Fail(f + ".computeTime",
+                 "0 with gradientBytes 0 leaves an iteration without compute or communication: "
+                 "it would take no time, and throughput and utilization would be undefined "
+                 "(give one of them > 0)");
         }
         for (size_t k = 0; k < i; ++k)
         {

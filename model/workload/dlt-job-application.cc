@@ -23,6 +23,7 @@
 #include "ns3/uinteger.h"
 
 #include <map>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -259,6 +260,58 @@ DltJobApplication::IsComplete() const
     return m_complete;
 }
 
+void
+DltJobApplication::SetJobName(const std::string& name)
+{
+    m_jobName = name;
+    if (m_runner)
+    {
+        m_runner->SetJobName(name);
+    }
+}
+
+std::string
+DltJobApplication::DescribeUnfinished() const
+{
+    if (!m_running || !m_runner)
+    {
+        return std::string();
+    }
+    const std::string why = m_runner->DescribeUnfinished();
+    if (why.empty())
+    {
+        return why;
+    }
+    std::ostringstream os;
+    os << "job " << m_run.id;
+    if (!m_jobName.empty())
+    {
+        os << " (" << m_jobName << ")";
+    }
+    os << ", iteration " << m_iteration << ": " << why;
+    return os.str();
+}
+
+std::vector<std::string>
+DltJobApplication::DescribeStuck(const std::vector<Ptr<DltJobApplication>>& apps, Time stopTime)
+{
+    const bool exhausted = Simulator::Now() < stopTime;
+    std::vector<std::string> lines;
+    for (const auto& app : apps)
+    {
+        if (!app || !app->m_runner || (!exhausted && !app->m_runner->IsStalled()))
+        {
+            continue; // at the time limit: only cut short
+        }
+        const std::string line = app->DescribeUnfinished();
+        if (!line.empty())
+        {
+            lines.push_back(line);
+        }
+    }
+    return lines;
+}
+
 Time
 DltJobApplication::GetJct() const
 {
@@ -384,6 +437,7 @@ DltJobApplication::StartApplication()
         }
     }
     m_runner = CreateObject<CommDagRunner>();
+    m_runner->SetJobName(m_jobName);
     m_runner->Setup(m_relay, m_run.id, dag, m_run.dscp, m_run.udpSrcPorts);
     m_runner->SetLabelCallback(MakeCallback(&DltJobApplication::OnLabel, this));
     m_runner->SetProgressCallback(MakeCallback(&DltJobApplication::OnNodeProgress, this));

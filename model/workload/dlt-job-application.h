@@ -20,6 +20,7 @@
 #include "dlt-job.h"
 
 #include "ns3/application.h"
+#include "ns3/crux-run-error.h"
 #include "ns3/event-id.h"
 #include "ns3/message-transport.h"
 #include "ns3/nstime.h"
@@ -28,6 +29,7 @@
 #include <cstdint>
 #include <memory>
 #include <set>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -214,6 +216,37 @@ class DltJobApplication : public Application
     /// \return true after Stop() was called
     bool IsStopped() const;
 
+    /**
+     * \brief Name the job in error messages (CommDagRunner's watchdog, DescribeUnfinished()).
+     * \param name the job's name (e.g. the scenario's "gpt"; may be empty)
+     */
+    void SetJobName(const std::string& name);
+
+    /**
+     * \brief One line saying why the job's current iteration has not finished, for the end of a
+     * run: "job 1 (gpt), iteration 3: the communication graph did not finish (...): <first node
+     * that never ran> never ran: it waits on rank 2's send to rank 3 (...), handed to the
+     * transport at 4.93 ms and never delivered" (CommDagRunner::DescribeUnfinished()).
+     * \return the line; empty if the job is not in the middle of an iteration (not started,
+     *         complete, stopped)
+     */
+    std::string DescribeUnfinished() const;
+
+    /**
+     * \brief The jobs that can never finish, at the end of a simulation that did not stop them
+     * on purpose: call it after Simulator::Run() returned, unless the program stopped the run
+     * itself (e.g. once the jobs it measures completed).
+     * \param apps the jobs' applications (null entries are skipped)
+     * \param stopTime the simulation's time limit (Simulator::Stop; Time::Max() if none)
+     * \return one line per stuck job (DescribeUnfinished()), for a CruxRunError: before
+     *         \p stopTime the simulation ran out of events, so every job still in an iteration
+     *         is stuck; at \p stopTime only those whose graph cannot go on
+     *         (CommDagRunner::IsStalled(): a hung rank, or no delivery for StallTimeout); the
+     *         others were only cut short. Empty if none.
+     */
+    static std::vector<std::string> DescribeStuck(const std::vector<Ptr<DltJobApplication>>& apps,
+                                                  Time stopTime);
+
   protected:
     void DoDispose() override;
 
@@ -238,6 +271,7 @@ class DltJobApplication : public Application
     Ptr<MessageTransport> m_transport; //!< message carrier
     Ptr<Relay> m_relay;                //!< between the runner and m_transport (runtime changes)
     bool m_stopped{false};             //!< Stop() was called
+    std::string m_jobName;             //!< SetJobName
     uint32_t m_iterationsAttr{0};      //!< attribute Iterations (0 = job's value)
     double m_overlapAttr{-1};          //!< attribute OverlapStart (< 0 = job's value)
     Time m_computeAttr;                //!< attribute ComputeTime (0 = job's value)

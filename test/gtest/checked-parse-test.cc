@@ -167,13 +167,34 @@ TEST(CheckedParse, ScenarioNarrowsOnlyAfterTheRangeCheck)
     EXPECT_NE(ScenarioErrorOf(R"("priorityLevels":4294967297)")
                   .find("t.json: priorityLevels: 4294967297 is out of range"),
               std::string::npos);
-    EXPECT_NE(ScenarioErrorOf("", R"(,"hosts":[0,4294967296],"gpus":0)").find("jobs[0].hosts[1]"),
+    EXPECT_NE(ScenarioErrorOf("", R"(,"hosts":[0,4294967296])").find("jobs[0].hosts[1]"),
+              std::string::npos);
+    // a key given twice was silently the later value (issue 29)
+    EXPECT_NE(
+        ScenarioErrorOf("", R"(,"gpus":0)").find("t.json: jobs[0].gpus: given twice in one object"),
+        std::string::npos);
+    EXPECT_NE(ScenarioErrorOf(R"("seed":1,"seed":2)").find("t.json: seed: given twice"),
+              std::string::npos);
+    EXPECT_NE(ScenarioErrorOf(R"("topology":{"tors":2,"aggs":1,"tors":4})")
+                  .find("t.json: topology.tors: given twice"),
+              std::string::npos);
+    // keys of different objects may repeat
+    EXPECT_EQ(ScenarioErrorOf(R"("name":"a","topology":{"type":"clos"})").find("given twice"),
               std::string::npos);
     EXPECT_NE(ScenarioErrorOf(R"("seed":4294967296)").find("t.json: seed: must be 1..4294967295"),
               std::string::npos);
     EXPECT_NE(ScenarioErrorOf(R"("seed":9223372036854775808)").find("seed"), std::string::npos);
     EXPECT_NE(ScenarioErrorOf(R"("stopTime":1e300)").find("t.json: stopTime:"), std::string::npos);
-    EXPECT_NE(ScenarioErrorOf(R"("stopTime":1e400)").find("t.json: malformed JSON"),
+    // a number beyond a double: nlohmann's message named no field (issue 29)
+    EXPECT_NE(ScenarioErrorOf(R"("stopTime":1e400)")
+                  .find("t.json: stopTime: a number beyond the range of a double"),
+              std::string::npos);
+    EXPECT_NE(ScenarioErrorOf("", R"(,"hosts":[0,1e400])")
+                  .find("t.json: jobs[0].hosts[1]: a number beyond the range of a double"),
+              std::string::npos);
+    EXPECT_NE(ErrorOf([] {
+                  Scenario::Parse("[]", "t.json");
+              }).find("t.json: the top level: must be a JSON object, got an array"),
               std::string::npos);
     EXPECT_NE(ScenarioErrorOf(R"("topology":{"linkDelay":"1 us"})")
                   .find("t.json: topology.linkDelay: '1 us' is not a time"),

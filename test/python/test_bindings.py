@@ -235,6 +235,12 @@ def test_cpp_errors_become_python_exceptions(ns):
         ns.CruxExperiment(s)
     with pytest.raises(Exception, match="unknown scheduler 'nope'"):
         ns.CreateCommScheduler("nope")
+    # issue 29: no runs is an error, not ten empty result files
+    out = os.path.join(os.environ.get("TMPDIR", "/tmp"), "crux-writeresults-empty-%d" % os.getpid())
+    s = ns.Scenario.Parse(small_scenario_json("flow", out), "small.json")
+    with pytest.raises(Exception, match="WriteResults: no runs to write"):
+        ns.CruxExperiment(s).WriteResults([])
+    assert not os.path.exists(out)
 
 
 def _job(ns, job_id, flops, paths):

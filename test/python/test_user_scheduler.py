@@ -183,6 +183,17 @@ def test_python_errors_and_malformed_decisions(ns, sjf):
         ns.CreateCommScheduler("py-level-too-high").Schedule(model, config)
     with pytest.raises(ValueError, match="python scheduler says no"):
         ns.CreateCommScheduler("py-raises").Schedule(model, config)
+
+    # issue 29: a DoSchedule without its return (None) named, not "could not convert argument 1"
+    class ForgetsReturn(ns.CommScheduler):
+        def DoSchedule(self, model, config):
+            ns.MakeDefaultDecision(model, config, "x")
+
+    if "py-forgets-return" not in known:
+        crux.register_scheduler("py-forgets-return", ForgetsReturn)
+    with pytest.raises(TypeError, match=r"scheduler 'py-forgets-return': ForgetsReturn.DoSchedule "
+                                        r"returned None, not an ns.Decision \(did it forget"):
+        ns.CreateCommScheduler("py-forgets-return").Schedule(model, config)
     with pytest.raises(Exception, match="'sjf' is already registered"):
         crux.register_scheduler("sjf", sjf.SjfScheduler)
     with pytest.raises(TypeError, match="not a subclass of ns.CommScheduler"):

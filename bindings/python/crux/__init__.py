@@ -479,9 +479,26 @@ def register_scheduler(name, scheduler_class):
         raise TypeError("register_scheduler(%r): %r is not a subclass of ns.CommScheduler"
                         % (name, scheduler_class))
 
+    user_do_schedule = scheduler_class.DoSchedule
+
+    class _Checked(scheduler_class):
+        # what DoSchedule returns goes to C++ as a Decision: anything else (a forgotten return
+        # gives None) would only say "TypeError: could not convert argument 1"
+        def DoSchedule(self, model, config):
+            decision = user_do_schedule(self, model, config)
+            if not isinstance(decision, ns.Decision):
+                raise TypeError("scheduler %r: %s.DoSchedule returned %s, not an ns.Decision "
+                                "(did it forget to return the decision?)"
+                                % (name, scheduler_class.__name__,
+                                   "None" if decision is None else type(decision).__name__))
+            return decision
+
+    _Checked.__name__ = scheduler_class.__name__
+    _Checked.__qualname__ = scheduler_class.__qualname__
+
     def factory():
         _release_unused_schedulers()
-        obj = scheduler_class()
+        obj = _Checked()
         obj.__python_owns__ = False  # C++ holds it through Ptr; kept alive in _py_schedulers
         _py_schedulers.append(obj)
         return ns.Ptr[ns.CommScheduler](obj)
