@@ -184,7 +184,8 @@ def format_significant(value, digits=4):
 def format_interval(mean, half_width, n=2, scale=1.0):
     """``mean ± half_width`` rounded to the precision the interval supports: the half-width with
     2 significant digits fixes the last decimal place, the mean gets the same place but never
-    more than 4 significant digits; the mean alone (4 digits) for n < 2 or a zero interval."""
+    more than 4 significant digits; the mean alone (4 digits) for n < 2 or a zero interval, and
+    the mean alone when the interval rounds to zero at that place."""
     if mean is None or not math.isfinite(mean * scale):
         return "–"
     m = mean * scale
@@ -193,6 +194,8 @@ def format_interval(mean, half_width, n=2, scale=1.0):
     if n < 2 or hw == 0:
         return format_significant(m, 4)
     decimals = min(_decimals_for(hw, 2), _decimals_for(m, 4))
+    if float(_fixed(hw, decimals)) == 0:
+        return _fixed(m, decimals)  # the interval is below the mean's last printed digit
     return f"{_fixed(m, decimals)} ± {_fixed(hw, decimals)}"
 
 
