@@ -97,6 +97,7 @@ CRUX_SOURCES = CRUX_PURE_SOURCES + [
     'model/workload/dlt-job-application.cc',
     # --- metrics ---
     'model/metrics/gpu-intensity-tracker.cc',
+    'model/metrics/link-throughput-sampler.cc',
     # --- trace ---
     'model/trace/csv-reader.cc',
     'model/trace/lingjun-trace.cc',
@@ -190,6 +191,7 @@ CRUX_HEADERS = [
     'model/metrics/water-filling.h',
     'model/metrics/contention-decomposition.h',
     'model/metrics/gpu-intensity-tracker.h',
+    'model/metrics/link-throughput-sampler.h',
     'model/metrics/sample-statistics.h',
     # --- trace ---
     'model/trace/csv-reader.h',

@@ -83,6 +83,7 @@ set(CRUX_SOURCES
     model/workload/dlt-job-application.cc
     # --- metrics ---
     model/metrics/gpu-intensity-tracker.cc
+    model/metrics/link-throughput-sampler.cc
     # --- trace ---
     model/trace/csv-reader.cc
     model/trace/lingjun-trace.cc
@@ -183,6 +184,7 @@ set(CRUX_HEADERS
     model/metrics/water-filling.h
     model/metrics/contention-decomposition.h
     model/metrics/gpu-intensity-tracker.h
+    model/metrics/link-throughput-sampler.h
     model/metrics/sample-statistics.h
     # --- trace ---
     model/trace/csv-reader.h

@@ -22,6 +22,7 @@
 #include "ns3/gpu-intensity-tracker.h"
 #include "ns3/sample-statistics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <nlohmann/json.hpp>
@@ -367,6 +368,23 @@ WriteLinksCsv(std::ostream& f, const std::vector<ExperimentRunResult>& runs)
     }
 }
 
+/// link_throughput.csv: the sampled throughput of every run, link and TC (non-zero samples only;
+/// ns3::LinkThroughputSampler::Interval > 0): the interval's end and length, its bytes and
+/// Gbit/s.
+void
+WriteLinkThroughputCsv(std::ostream& f, const std::vector<ExperimentRunResult>& runs)
+{
+    f << "run,time_s,interval_s,link,tc,bytes,gbps\n";
+    for (const auto& r : runs)
+    {
+        for (const LinkThroughputSample& x : r.linkThroughput)
+        {
+            f << r.run << "," << x.time << "," << x.seconds << "," << x.link << "," << x.tc << ","
+              << x.bytes << "," << static_cast<double>(x.bytes) * 8.0 / x.seconds / 1e9 << "\n";
+        }
+    }
+}
+
 /// paths.csv: the links of every flow of every run and job.
 void
 WritePathsCsv(std::ostream& f, const std::vector<ExperimentRunResult>& runs)
@@ -587,6 +605,12 @@ ExperimentOutput::Write(const std::vector<ExperimentRunResult>& runs) const
     WriteJobsCsv(out.Open("jobs.csv"), runs);
     WriteIterationsCsv(out.Open("iterations.csv"), runs);
     WriteLinksCsv(out.Open("links.csv"), runs);
+    if (std::any_of(runs.begin(), runs.end(), [](const ExperimentRunResult& r) {
+            return r.linkThroughputInterval > 0;
+        }))
+    {
+        WriteLinkThroughputCsv(out.Open("link_throughput.csv"), runs);
+    }
     WritePathsCsv(out.Open("paths.csv"), runs);
     WritePfcCsv(out.Open("pfc.csv"), runs);
     WriteDropsCsv(out.Open("drops.csv"), runs);

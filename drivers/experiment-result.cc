@@ -22,6 +22,7 @@ namespace ns3
 
 // The results of a run as JSON, to come back from a child process (RunParallel; MessagePack
 // keeps every double's bits). Every field of the two structs is listed.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LinkThroughputSample, time, seconds, link, tc, bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ExperimentJobResult,
                                    id,
                                    name,
@@ -68,6 +69,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ExperimentRunResult,
                                    wallSeconds,
                                    events,
                                    maxQueueBytes,
+                                   linkThroughput,
+                                   linkThroughputInterval,
                                    roles,
                                    seeds,
                                    ecmpSeed,

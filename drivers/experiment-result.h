@@ -84,6 +84,20 @@ struct ExperimentJobResult
 
 /**
  * \ingroup crux
+ * \brief One sample of a link's throughput in one traffic class (LinkThroughputSampler): the
+ * bytes it carried during the interval ending at \c time.
+ */
+struct LinkThroughputSample
+{
+    double time{0};    //!< end of the sampled interval, seconds
+    double seconds{0}; //!< its length (the sampling interval; shorter for a run's last one)
+    uint32_t link{0};  //!< link id (CruxTopology)
+    uint32_t tc{0};    //!< traffic class 0..7
+    uint64_t bytes{0}; //!< bytes in the interval (as linkTcBytes counts them)
+};
+
+/**
+ * \ingroup crux
  * \brief Measured outcome of one run (one scheduler, or one job alone). (Every field of this
  * struct and of ExperimentJobResult is also listed in experiment-result.cc for the way back
  * from a child process or another MPI rank (ExperimentRunResultToBytes): a new field goes there
@@ -123,6 +137,11 @@ struct ExperimentRunResult
     /// packet fabric: largest queue (bytes, Ethernet header included) any device held, per
     /// class (TC 0..7, then the control class of ACK/NAK/CNP); empty for the flow fabric
     std::vector<uint64_t> maxQueueBytes;
+
+    /// sampled per-link throughput (ns3::LinkThroughputSampler::Interval > 0), in time order,
+    /// then link, then class; only (link, class) pairs that carried bytes in the interval
+    std::vector<LinkThroughputSample> linkThroughput;
+    double linkThroughputInterval{0}; //!< its sampling interval, seconds (0 = not sampled)
 
     /// What the run stands for in the experiment (RunRole, drivers/experiment-summary.h):
     /// "alone@ECMP", "alone@free", "alone@paths:<scheduler>", "mix:<scheduler>",

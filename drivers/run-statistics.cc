@@ -61,6 +61,32 @@ RunStatistics::ConnectFabric(const ScenarioFabric& f)
                     ++m_deviceDrops["device:" + reason];
                 }));
     }
+    // sampled per-link throughput (attribute ns3::LinkThroughputSampler::Interval; off: no event)
+    m_sampler = CreateObject<LinkThroughputSampler>();
+    if (!m_sampler->IsEnabled())
+    {
+        return;
+    }
+    const Ptr<CruxTopology> topo = f.topo;
+    const Ptr<FlowTransport> flow = f.flow;
+    const bool rdma = static_cast<bool>(f.rdma);
+    m_sampler->SetCounter(topo->GetNLinks(),
+                          crux::NUM_TRAFFIC_CLASSES,
+                          [topo, flow, rdma](uint32_t l, uint8_t tc) -> uint64_t {
+                              // the counters CollectFabricCounters reads at the end
+                              if (rdma)
+                              {
+                                  return topo->GetLink(l).txDev->GetTxBytes(tc);
+                              }
+                              return flow ? flow->GetLinkBytes(l, tc) : 0;
+                          });
+    m_sampler->TraceConnectWithoutContext(
+        "Sample",
+        crux::MakeFunctorCallback<void, Time, Time, uint32_t, uint8_t, uint64_t>(
+            [this](Time end, Time length, uint32_t link, uint8_t tc, uint64_t bytes) {
+                m_throughput.push_back({end.GetSeconds(), length.GetSeconds(), link, tc, bytes});
+            }));
+    m_sampler->Start();
 }
 
 void
@@ -112,6 +138,12 @@ RunStatistics::GetLastDone() const
 void
 RunStatistics::CollectFabricCounters(const ScenarioFabric& f, ExperimentRunResult& r)
 {
+    if (m_sampler && m_sampler->IsEnabled())
+    {
+        m_sampler->Finish(); // the partial interval up to the end: the samples sum to the totals
+        r.linkThroughput = m_throughput;
+        r.linkThroughputInterval = m_sampler->GetInterval().GetSeconds();
+    }
     const Ptr<CruxTopology>& topo = f.topo;
     for (uint32_t l = 0; l < topo->GetNLinks(); ++l)
     {

@@ -24,6 +24,7 @@
 #include "ns3/dlt-job-application.h"
 #include "ns3/dlt-job.h"
 #include "ns3/gpu-intensity-tracker.h"
+#include "ns3/link-throughput-sampler.h"
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
 #include "ns3/roce-constants.h"
@@ -93,7 +94,9 @@ class RunStatistics
 {
   public:
     /**
-     * \brief Count every device drop by reason (the packet fabric's QbbNetDevice "Drop" trace).
+     * \brief Count every device drop by reason (the packet fabric's QbbNetDevice "Drop" trace);
+     * start the fabric's LinkThroughputSampler when its \c Interval attribute is > 0 (its
+     * samples go into CollectFabricCounters' result).
      * \param f the run's fabric
      */
     void ConnectFabric(const ScenarioFabric& f);
@@ -178,7 +181,9 @@ class RunStatistics
     std::map<std::pair<uint32_t, uint32_t>, double> m_comm; //!< (job, iteration) → all-reduce s
     /// per link, per TC: IP bytes of the data frames sent (packet fabric)
     std::vector<std::array<uint64_t, crux::NUM_TRAFFIC_CLASSES>> m_linkTcBytes;
-    std::map<std::string, uint64_t> m_deviceDrops; //!< device drop reason → frames
+    std::map<std::string, uint64_t> m_deviceDrops;  //!< device drop reason → frames
+    Ptr<LinkThroughputSampler> m_sampler;           //!< per-link throughput samples (or off)
+    std::vector<LinkThroughputSample> m_throughput; //!< the sampler's samples, in order
 };
 
 } // namespace ns3

@@ -44,6 +44,7 @@
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 namespace ns3
 {
@@ -458,6 +459,17 @@ AddRankCounters(const ExperimentRunResult& part, ExperimentRunResult& r)
     {
         r.maxQueueBytes[k] = std::max(r.maxQueueBytes[k], part.maxQueueBytes[k]);
     }
+    // a link's samples come from the rank of its sending device (the others' copies carry
+    // nothing): the ranks' samples together, in the order of one process's
+    r.linkThroughputInterval = std::max(r.linkThroughputInterval, part.linkThroughputInterval);
+    r.linkThroughput.insert(r.linkThroughput.end(),
+                            part.linkThroughput.begin(),
+                            part.linkThroughput.end());
+    std::stable_sort(r.linkThroughput.begin(),
+                     r.linkThroughput.end(),
+                     [](const LinkThroughputSample& a, const LinkThroughputSample& b) {
+                         return std::tie(a.time, a.link, a.tc) < std::tie(b.time, b.link, b.tc);
+                     });
 }
 
 /// Every \p interval, over all ranks (a collective inside a simulator event, at the same

@@ -108,8 +108,8 @@ exp = os.path.join(BIN, "crux-experiment")
 flow, pkt = os.path.join(tmp, "flow"), os.path.join(tmp, "packet")
 run([exp, "--scenario=scenarios/smoke.json", "--fabric=flow", "--seeds=3", "--quiet",
      f"--outputDir={flow}"], "crux-experiment flow")
-run([exp, "--scenario=scenarios/smoke.json", "--seeds=1", "--quiet", f"--outputDir={pkt}"],
-    "crux-experiment packet")
+run([exp, "--scenario=scenarios/smoke.json", "--seeds=1", "--quiet", f"--outputDir={pkt}",
+     "--ns3::LinkThroughputSampler::Interval=1ms"], "crux-experiment packet")
 
 # ------------------------------------------------------------------ crux.results
 e = results.load(flow)
@@ -232,6 +232,30 @@ for k, (s, run_name, label) in enumerate(mixes):
           f"pfc {label}: {len(q)} queue bars = maxQueueBytes")
 labels_with_units(fig, "pfc", ["PAUSE frames", "(MB)"])
 no_nan(fig, "pfc")
+plt.close(fig)
+
+check(draw("link-throughput", e) is None and e.link_throughput.empty and
+      "throughput_gbit_per_s" in e.link_throughput.columns,
+      "link-throughput: none without sampling (an empty typed frame)")
+fig = draw("link-throughput", ep_)
+lt = ep_.link_throughput
+check(len(fig.axes) == len(mixes), f"link-throughput: {len(mixes)} panels, one per scheduler")
+plinks = rows(os.path.join(pkt, "links.csv"))
+for ax, (s_, run_name, label) in zip(fig.axes, mixes):
+    lines = ax.get_lines()
+    check(0 < len(lines) <= ep.THROUGHPUT_LINKS, f"link-throughput {label}: {len(lines)} links")
+    for ln in lines:
+        link = int(ln.get_label().split()[0][1:])
+        x, y = ln.get_xdata(), ln.get_ydata()
+        # steps of (start, end) pairs in ms: the area under them is the link's bytes
+        area = sum((x[i + 1] - x[i]) / 1e3 * y[i] * 1e9 / 8 for i in range(0, len(x), 2))
+        want = sum(float(r["bytes"]) for r in plinks if r["run"] == run_name and
+                   int(r["link"]) == link)
+        check(math.isclose(area, want, rel_tol=1e-6), f"link-throughput {label} l{link}: the "
+              f"area under the steps = links.csv's {want:.0f} bytes")
+        check(max(y) <= 100.0, f"link-throughput {label} l{link}: at most the 100 Gbit/s rate")
+labels_with_units(fig, "link-throughput", ["(Gbit/s)", "(ms)"])
+no_nan(fig, "link-throughput")
 plt.close(fig)
 
 # The command: every figure as PNG and PDF.

@@ -21,8 +21,10 @@
 
 #include "crux-test-util.h"
 
+#include "ns3/config.h"
 #include "ns3/crux-experiment.h"
 #include "ns3/experiment-output.h"
+#include "ns3/nstime.h"
 #include "ns3/test.h"
 
 #include <algorithm>
@@ -945,6 +947,89 @@ class FairReferencesTestCase : public TestCase
     }
 };
 
+/// The sampled link throughput (ns3::LinkThroughputSampler::Interval): its samples add up to
+/// the run's per-link totals exactly, no sample exceeds its link's rate over its interval, and
+/// sampling changes no result (flow and packet fabric, the small §2.2 shape, ECMP mix only).
+class LinkThroughputTestCase : public TestCase
+{
+  public:
+    LinkThroughputTestCase()
+        : TestCase("link throughput samples: sums = links.csv totals, at most the link rate, "
+                   "results unchanged (flow and packet)")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (const std::string fabric : {"flow", "packet"})
+        {
+            std::map<bool, std::vector<ExperimentRunResult>> runs;
+            for (bool on : {false, true})
+            {
+                const auto dir = TempDir("lt-" + fabric);
+                Config::SetDefault("ns3::LinkThroughputSampler::Interval",
+                                   TimeValue(on ? MilliSeconds(2) : Seconds(0)));
+                CruxExperiment exp(
+                    Scenario::Parse(SmallScenario(dir.string(), 1, fabric), "lt.json"));
+                runs[on] = exp.Run({"ecmp"});
+                std::filesystem::remove_all(dir);
+            }
+            Config::SetDefault("ns3::LinkThroughputSampler::Interval", TimeValue(Seconds(0)));
+            const ExperimentRunResult& off = RunOf(runs[false], "mix:ecmp");
+            const ExperimentRunResult& on = RunOf(runs[true], "mix:ecmp");
+            NS_TEST_ASSERT_MSG_EQ(off.linkThroughput.size(), 0, "off: no samples");
+            NS_TEST_ASSERT_MSG_GT(on.linkThroughput.size(), 0, "on: samples");
+            NS_TEST_ASSERT_MSG_EQ(on.linkThroughputInterval, 0.002, "the interval");
+            // results unchanged: iteration ends and per-link totals bit for bit
+            NS_TEST_ASSERT_MSG_EQ((on.linkTcBytes == off.linkTcBytes), true, "link totals");
+            for (size_t j = 0; j < on.jobs.size(); ++j)
+            {
+                NS_TEST_ASSERT_MSG_EQ((on.jobs[j].iterEnd == off.jobs[j].iterEnd),
+                                      true,
+                                      "iteration ends of " << on.jobs[j].name);
+            }
+            std::map<std::pair<uint32_t, uint32_t>, uint64_t> sum;
+            double last = 0;
+            double peak = 0;
+            for (const LinkThroughputSample& x : on.linkThroughput)
+            {
+                sum[{x.link, x.tc}] += x.bytes;
+                NS_TEST_ASSERT_MSG_GT_OR_EQ(x.time, last, "samples in time order");
+                last = x.time;
+                NS_TEST_ASSERT_MSG_GT(x.seconds, 0, "an interval has a length");
+                NS_TEST_ASSERT_MSG_LT_OR_EQ(x.seconds, 0.002 + 1e-12, "at most the interval");
+                // 100 Gbit/s host links, 20 Gbit/s ToR-agg: no link carries more than 100 Gbit/s
+                const double gbps = x.bytes * 8.0 / x.seconds / 1e9;
+                peak = std::max(peak, gbps);
+                NS_TEST_ASSERT_MSG_LT_OR_EQ(gbps, 100.0, "link " << x.link << " at " << x.time);
+            }
+            for (const auto& [link, perTc] : on.linkTcBytes)
+            {
+                for (uint32_t tc = 0; tc < perTc.size(); ++tc)
+                {
+                    const auto it = sum.find({link, tc});
+                    NS_TEST_ASSERT_MSG_EQ((it == sum.end() ? 0 : it->second),
+                                          perTc[tc],
+                                          "samples of link " << link << " TC " << tc
+                                                             << " sum to its total");
+                }
+            }
+            for (const auto& [key, bytes] : sum)
+            {
+                const auto it = on.linkTcBytes.find(key.first);
+                NS_TEST_ASSERT_MSG_EQ(
+                    (it != on.linkTcBytes.end() && key.second < it->second.size() &&
+                     it->second[key.second] == bytes),
+                    true,
+                    "sampled link " << key.first << " TC " << key.second << " is in the totals");
+            }
+            std::cout << "[crux-link-throughput] " << fabric << ": " << on.linkThroughput.size()
+                      << " samples of 2 ms, peak " << peak << " Gbit/s" << std::endl;
+        }
+    }
+};
+
 /// The §2.2 system test, a suite of its own (it runs for minutes at packet level).
 class CruxSec22TestSuite : public TestSuite
 {
@@ -971,6 +1056,7 @@ class CruxExperimentTestSuite : public TestSuite
         // flow-level scenario runs: seconds
         AddTestCase(new ProfiledCommTimeTestCase, TestCase::QUICK);
         AddTestCase(new FairReferencesTestCase, TestCase::QUICK);
+        AddTestCase(new LinkThroughputTestCase, TestCase::QUICK);
         // packet-level scenario runs: tens of seconds each (ns-3's grading: EXTENSIVE)
         AddTestCase(new ExperimentContentionTestCase, TestCase::EXTENSIVE);
         AddTestCase(new ExperimentDeterminismTestCase, TestCase::EXTENSIVE);

@@ -30,7 +30,9 @@ Plotting only (reads the directory through :mod:`crux.results`); writes into ``-
 * ``pfc`` (packet fabric): PAUSE frames sent per link and traffic class, and the deepest queue
   per class, in each scheduler's mix;
 * ``iteration-series``: every iteration's duration over time, per job and scheduler (the
-  warm-up iterations, never measured, drawn hollow).
+  warm-up iterations, never measured, drawn hollow);
+* ``link-throughput`` (when the run sampled it, ``--ns3::LinkThroughputSampler::Interval`` > 0):
+  the throughput over time of the links that carried the most bytes in each scheduler's mix.
 
 It prints every plotted value first (the tables also go to ``<out>/values.txt``).
 
@@ -48,7 +50,8 @@ sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import crux_plot as cr  # noqa: E402
 
-FIGURES = ["iteration-times", "utilization", "link-bytes", "pfc", "iteration-series"]
+FIGURES = ["iteration-times", "utilization", "link-bytes", "pfc", "iteration-series",
+           "link-throughput"]
 #: Colours of the decomposition terms.
 TERM_COLORS = {"alone": "#d9d9d9", "path gain": "#66c2a5", "inter-job loss": "#fc8d62",
                "priority recovery": "#8da0cb"}
@@ -493,8 +496,74 @@ def iteration_series(e, plt, out, show):
     return fig
 
 
+#: links drawn per run in link-throughput (the ones that carried the most bytes)
+THROUGHPUT_LINKS = 6
+
+
+def link_throughput(e, plt, out, show):
+    lt = e.link_throughput
+    if lt.empty:
+        show("link-throughput: skipped (the run did not sample it: run crux-experiment with "
+             "--ns3::LinkThroughputSampler::Interval=1ms, for example)")
+        return None
+    runs = mix_runs(e)
+    layers = e.link_layers
+    layer = dict(zip(layers["link"], layers["layer"]))
+    interval = float(lt["interval_s"].max())
+    show(f"throughput over time of the {THROUGHPUT_LINKS} links that carried the most bytes in "
+         f"each scheduler's mix (link_throughput.csv, all traffic classes, "
+         f"{cr.format_duration(interval)} samples)")
+    panels = []
+    rows = []
+    for s, run, label in runs:
+        d = lt[lt["run"] == run]
+        if d.empty:
+            continue
+        total = d.groupby("link")["bytes"].sum().sort_values(ascending=False, kind="stable")
+        top = [int(l) for l in total.index[:THROUGHPUT_LINKS]]
+        series = []
+        for l in top:
+            dl = d[d["link"] == l].groupby(["time_s", "interval_s"], as_index=False)["bytes"].sum()
+            gbps = dl["bytes"] * 8 / dl["interval_s"] / 1e9
+            series.append((l, list(dl["time_s"]), list(dl["interval_s"]), list(gbps)))
+            rows.append([label, f"l{l}", layer.get(l, "?"), cr.fmt(float(total[l])),
+                         cr.format_significant(float(gbps.max()), 4),
+                         cr.format_significant(float(total[l]) * 8 / 1e9 /
+                                               max(float(d["time_s"].max()), interval), 4)])
+        panels.append((label, series))
+    show(cr.format_table(["run", "link", "layer", "bytes", "peak_gbit_per_s",
+                          "mean_gbit_per_s_over_run"], rows))
+    if plt is None or not panels:
+        return None
+    fig, axes = plt.subplots(len(panels), 1, squeeze=False,
+                             figsize=(7.0, 2.3 * len(panels) + 0.7))
+    tmax = float(lt["time_s"].max())
+    tscale, tunit = time_unit([tmax])
+    for ax, (label, series) in zip(axes[:, 0], panels):
+        for l, t, dt, g in series:
+            # a step per sample: the rate is the mean over (t - interval, t]
+            xs, ys = [], []
+            for a, w, v in zip(t, dt, g):
+                xs += [(a - w) * tscale, a * tscale]
+                ys += [v, v]
+            ax.plot(xs, ys, linewidth=0.9, label=f"l{l} ({layer.get(l, '?')})")
+        ax.set_xlabel(f"Time ({tunit})")
+        ax.set_ylabel("Throughput (Gbit/s)")
+        ax.set_ylim(bottom=0)
+        ax.set_xlim(left=0)
+        ax.set_title(label, fontsize=8, loc="left")
+        ax.legend(title="link", fontsize=6, title_fontsize=7, loc="upper left",
+                  bbox_to_anchor=(1.0, 1.0))
+    fig.suptitle(f"{e.name}: throughput of the busiest links over time "
+                 f"({cr.format_duration(interval)} samples, "
+                 f"{'IP bytes' if e.fabric == 'packet' else 'payload bytes'}, all classes)",
+                 fontsize=9)
+    return fig
+
+
 DRAW = {"iteration-times": iteration_times, "utilization": utilization,
-        "link-bytes": link_bytes, "pfc": pfc, "iteration-series": iteration_series}
+        "link-bytes": link_bytes, "pfc": pfc, "iteration-series": iteration_series,
+        "link-throughput": link_throughput}
 
 
 def main(argv=None):

@@ -377,6 +377,10 @@ EXPERIMENT_CSV = {
                          "flop_utilization": float},
                         {"flop_utilization": "flop_utilization_fraction"}),
     "timing.csv": ({"run": str, "wall_s": float, "simulated_s": float, "events": int}, {}),
+    # only with ns3::LinkThroughputSampler::Interval > 0 (Experiment.link_throughput)
+    "link_throughput.csv": ({"run": str, "time_s": float, "interval_s": float, "link": int,
+                             "tc": int, "bytes": float, "gbps": float},
+                            {"gbps": "throughput_gbit_per_s"}),
 }
 
 #: Layer names of a link at depth d of an up-down path (0: host links).
@@ -402,8 +406,8 @@ class Experiment:
     ``summary`` is summary.json as parsed; ``scenario`` its scenario; ``fabric`` "flow" or
     "packet"; ``seeds`` the number of ECMP seeds. The CSV files are DataFrames (read on first
     use): ``jobs``, ``iterations``, ``links``, ``paths``, ``pfc``, ``drops``, ``utilization``,
-    ``timing``. From summary.json: ``runs`` (one row per simulation), ``max_queue`` (packet
-    fabric), ``references`` (each job alone), ``job_times`` (each job under each scheduler),
+    ``timing``, ``link_throughput`` (empty unless the run sampled it). From summary.json:
+    ``runs`` (one row per simulation), ``max_queue`` (packet fabric), ``references`` (each job alone), ``job_times`` (each job under each scheduler),
     ``clusters`` (utilization and decomposition per scheduler); ``link_layers`` places every
     link of ``links.csv`` on a topology layer.
     """
@@ -448,6 +452,19 @@ class Experiment:
     drops = property(lambda self: self._csv("drops.csv"))
     utilization = property(lambda self: self._csv("utilization.csv"))
     timing = property(lambda self: self._csv("timing.csv"))
+
+    @property
+    def link_throughput(self):
+        """The sampled throughput of every link and class (link_throughput.csv: run, time_s at
+        the interval's end, interval_s, link, tc, bytes, throughput_gbit_per_s); an empty frame
+        of those columns when the run did not sample (ns3::LinkThroughputSampler::Interval 0)."""
+        if not os.path.exists(self.path("link_throughput.csv")):
+            columns, rename = EXPERIMENT_CSV["link_throughput.csv"]
+            empty = pd.DataFrame({c: pd.Series(dtype="string" if k is str else
+                                               ("int64" if k is int else "float64"))
+                                  for c, k in columns.items()})
+            return empty.rename(columns=rename)
+        return self._csv("link_throughput.csv")
 
     def _runs_list(self):
         runs = self.summary["runs"]
