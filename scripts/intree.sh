@@ -19,7 +19,7 @@
 #   mpi        one packet-level simulation split over MPI ranks (ns-3's distributed simulator):
 #              crux-experiment --mpi on scenarios/mpi-two-pods.json under `mpirun -np 1` and
 #              `mpirun -np 2`, and without MPI; every result file (timing.csv aside) must be
-#              byte-identical (cmp),
+#              byte-identical (cmp; the per-link throughput sampled, link_throughput.csv too),
 #              frames must have crossed between the two ranks; prints the wall-time ratio. Then
 #              bad input: more ranks than ToRs, a job spanning ranks, mpirun without --mpi: exit
 #              status 1, one error line, nothing written.
@@ -202,11 +202,13 @@ fi
 mpi_scenario=$here/scenarios/mpi-two-pods.json
 mpi_out=$(mktemp -d "${TMPDIR:-/tmp}/crux-intree-mpi.XXXXXX")
 wall=()
+# with the per-link throughput sampled: link_throughput.csv, merged over the ranks, compared too
+sample=(--ns3::LinkThroughputSampler::Interval=1ms)
 for np in 1 2; do
   # the same --outputDir for both runs (summary.json records it), moved aside after each run
   t0=$EPOCHREALTIME
   "${mpirun_cmd[@]}" -np $np "$experiment" --mpi --scenario="$mpi_scenario" \
-    --outputDir="$mpi_out/run" --quiet --progress=0 2>"$mpi_out/np$np.stderr" ||
+    --outputDir="$mpi_out/run" --quiet --progress=0 "${sample[@]}" 2>"$mpi_out/np$np.stderr" ||
     {
       cat "$mpi_out/np$np.stderr"
       die "mpirun -np $np crux-experiment --mpi --scenario=$mpi_scenario failed"
@@ -218,7 +220,7 @@ done
 # and the same scenario without MPI (one process, the default simulator)
 t0=$EPOCHREALTIME
 "$experiment" --scenario="$mpi_scenario" --outputDir="$mpi_out/run" --quiet --progress=0 \
-  --jobs=1 || die "crux-experiment --scenario=$mpi_scenario (without MPI) failed"
+  --jobs=1 "${sample[@]}" || die "crux-experiment --scenario=$mpi_scenario (without MPI) failed"
 plain_wall=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
 mv "$mpi_out/run" "$mpi_out/plain"
 # the files of both runs, byte for byte (timing.csv holds wall-clock times and event counts)
