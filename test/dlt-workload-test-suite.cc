@@ -276,8 +276,8 @@ class ModelZooTestCase : public TestCase
         NS_TEST_ASSERT_MSG_NE(msg.find("gpt"), std::string::npos, "message lists known names");
         NS_TEST_ASSERT_MSG_NE(msg.find("bert-large"), std::string::npos, msg);
         NS_TEST_ASSERT_MSG_EQ(ModelZoo::Names().size(),
-                              21,
-                              "21 models (three added for the trace runs, 13 LLMs, two of "
+                              22,
+                              "22 models (three added for the trace runs, 13 LLMs, three of "
                               "Megatron-LM's H100 table for the validation suite)");
 
         const ModelSpec gpt = ModelZoo::Get("gpt");

@@ -192,7 +192,8 @@ namespace ns3
  *  [MEGTAB] Megatron-LM README @f2e5db402c (2024-07-15, "New scaling figures on H100 GPUs"),
  *           images/model_table.png and its text: GPT models with vocabulary 131,072 and
  *           sequence 4,096 on H100; 1.7B: 24 layers, hidden 2048, 16 heads, TP 1, PP 1, DP 48,
- *           48 GPUs, batch 192; 177B: 96 layers, hidden 12288, 96 heads, TP 8, PP 6, DP 48,
+ *           48 GPUs, batch 192; 7.1B: 30 layers, hidden 4096, 32 heads, TP 2, PP 1, DP 48, 96
+ *           GPUs, batch 192; 177B: 96 layers, hidden 12288, 96 heads, TP 8, PP 6, DP 48,
  *           2,304 GPUs, batch 1,152 (the same 177B model strong-scaled from 96 to 4,608 GPUs at
  *           batch 1,152). Only these shapes, plans and batches are taken from it: its TFLOP/s
  *           and MFU columns are validation targets (validation/megatron/), not constants.
@@ -224,15 +225,16 @@ namespace ns3
  *   2048 GPUs ([LLAMAHW]; 2048 GPUs given for 65B only: ASSUMPTION for the others); Llama 2:
  *   1024 sequences (4M tokens) at 2048 GPUs (GPU count: ASSUMPTION); Mixtral: 1024 sequences
  *   at 2048 GPUs (ASSUMPTION, as Llama 2).
- * Megatron-LM's H100 table models [MEGTAB] ("megatron-1.7b", "megatron-177b"; built for the
- *   validation suite, validation/megatron/): GPT-3 style (FFN 4h, biases, LayerNorm; learned
- *   absolute positions, Megatron's default --position-embedding-type, ASSUMPTION: the README
- *   does not say), with the output layer NOT tied to the embedding: the table's parameter
- *   counts say so (1.7B: 12lh² + 13lh + (V + s)h + Vh = 1.754 B, tied it would be 1.485 B;
- *   177B: 177.24 B, tied 175.63 B). Batch and reference GPUs: the table row's. Plans: the
- *   row's (1.7B TP 1; 177B TP 8 x PP 6). Rate of a job that names no "gpu" (the zoo's A100
- *   convention): [MEGMFU] 51.4 % of the A100 peak, as "gpt3-175b" (ASSUMPTION for the 1.7B
- *   model); the validation rows name "gpu": "h100-sxm" and so run at the GPU catalog's rate
+ * Megatron-LM's H100 table models [MEGTAB] ("megatron-1.7b", "megatron-7.1b",
+ *   "megatron-177b"; for the validation suite, validation/megatron/): GPT-3 style (FFN 4h,
+ *   biases, LayerNorm; learned absolute positions, Megatron's default
+ *   --position-embedding-type, ASSUMPTION: the README does not say), with the output layer NOT
+ *   tied to the embedding: the table's parameter counts say so (12lh² + 13lh + (V + s)h + Vh:
+ *   1.7B 1.754 B, tied it would be 1.485 B; 7.1B 7.132 B, tied 6.595 B; 177B 177.24 B, tied
+ *   175.63 B). Batch and reference GPUs: the table row's. Plans: the row's (1.7B TP 1; 7.1B
+ *   TP 2; 177B TP 8 x PP 6). Rate of a job that names no "gpu" (the zoo's A100 convention):
+ *   [MEGMFU] 51.4 % of the A100 peak, as "gpt3-175b" (ASSUMPTION for the smaller models); the
+ *   validation rows name "gpu": "h100-sxm" and so run at the GPU catalog's rate
  *   (training-step.cc), never at a rate of [MEGTAB].
  * Default plans: GPT-3 tp = the [MEG21] row's model-parallel size (1 / 2 / 4 / 8), 175B TP 8 x
  *   PP 16 [MEGEX]; Llama 2 70B TP 8 x PP 2 [MEGH100]; Mixtral TP 1, EP 8, PP 4 [MIXTRAL];
@@ -751,6 +753,15 @@ BuildZoo()
                           1,
                           1,
                           48,
+                          192},
+             MegatronH100{"megatron-7.1b",
+                          "GPT 7.1B of Megatron-LM's H100 table (V 131072, seq 4096)",
+                          30,
+                          4096,
+                          32,
+                          2,
+                          1,
+                          96,
                           192},
              MegatronH100{"megatron-177b",
                           "GPT 177B of Megatron-LM's H100 table (V 131072, seq 4096)",

@@ -277,9 +277,10 @@ TEST(ModelZoo, LlmSizesMatchThePublishedOnes)
 TEST(ModelZoo, MegatronH100TableModels)
 {
     // Megatron-LM README's H100 table (model-zoo.cc [MEGTAB]): V 131072, s 4096, untied output
-    // layer: 12 l h² + 13 l h + (V + s) h + V h parameters, "1.7B" and "177B" in the table
+    // layer: 12 l h² + 13 l h + (V + s) h + V h parameters, "1.7B", "7.1B" and "177B" in the table
     const std::tuple<const char*, double, double, double, uint32_t, uint32_t> rows[] = {
         {"megatron-1.7b", 24, 2048, 1.7e9, 1, 1},
+        {"megatron-7.1b", 30, 4096, 7.1e9, 2, 1},
         {"megatron-177b", 96, 12288, 177e9, 8, 6}};
     for (const auto& [name, l, h, published, tp, pp] : rows)
     {
