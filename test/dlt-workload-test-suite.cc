@@ -276,8 +276,9 @@ class ModelZooTestCase : public TestCase
         NS_TEST_ASSERT_MSG_NE(msg.find("gpt"), std::string::npos, "message lists known names");
         NS_TEST_ASSERT_MSG_NE(msg.find("bert-large"), std::string::npos, msg);
         NS_TEST_ASSERT_MSG_EQ(ModelZoo::Names().size(),
-                              19,
-                              "19 models (three added for the trace runs, 13 LLMs)");
+                              22,
+                              "22 models (three added for the trace runs, 13 LLMs, three of "
+                              "Megatron-LM's H100 table for the validation suite)");
 
         const ModelSpec gpt = ModelZoo::Get("gpt");
         const double expect = 12.0 * 24 * 1024 * 1024 + 50257.0 * 1024;

@@ -189,6 +189,14 @@ namespace ns3
  *           heads, FFN 14336 per expert (SwiGLU), 8 experts, top-2, vocabulary 32000, untied
  *           embeddings, trained at seq 4096; recommended TP 1, EP 8, PP 4; 46.7 B parameters,
  *           12.9 B active (arXiv 2401.04088 abstract: 47 B / 13 B).
+ *  [MEGTAB] Megatron-LM README @f2e5db402c (2024-07-15, "New scaling figures on H100 GPUs"),
+ *           images/model_table.png and its text: GPT models with vocabulary 131,072 and
+ *           sequence 4,096 on H100; 1.7B: 24 layers, hidden 2048, 16 heads, TP 1, PP 1, DP 48,
+ *           48 GPUs, batch 192; 7.1B: 30 layers, hidden 4096, 32 heads, TP 2, PP 1, DP 48, 96
+ *           GPUs, batch 192; 177B: 96 layers, hidden 12288, 96 heads, TP 8, PP 6, DP 48,
+ *           2,304 GPUs, batch 1,152 (the same 177B model strong-scaled from 96 to 4,608 GPUs at
+ *           batch 1,152). Only these shapes, plans and batches are taken from it: its TFLOP/s
+ *           and MFU columns are validation targets (validation/megatron/), not constants.
  *
  * Parameters (computed, not copied): GPT-3 family with Megatron's count 12·l·h² + 13·l·h +
  *   (V + s)·h (facts §6: attention + MLP, biases and layer norms, tied embedding, learned
@@ -217,6 +225,17 @@ namespace ns3
  *   2048 GPUs ([LLAMAHW]; 2048 GPUs given for 65B only: ASSUMPTION for the others); Llama 2:
  *   1024 sequences (4M tokens) at 2048 GPUs (GPU count: ASSUMPTION); Mixtral: 1024 sequences
  *   at 2048 GPUs (ASSUMPTION, as Llama 2).
+ * Megatron-LM's H100 table models [MEGTAB] ("megatron-1.7b", "megatron-7.1b",
+ *   "megatron-177b"; for the validation suite, validation/megatron/): GPT-3 style (FFN 4h,
+ *   biases, LayerNorm; learned absolute positions, Megatron's default
+ *   --position-embedding-type, ASSUMPTION: the README does not say), with the output layer NOT
+ *   tied to the embedding: the table's parameter counts say so (12lh² + 13lh + (V + s)h + Vh:
+ *   1.7B 1.754 B, tied it would be 1.485 B; 7.1B 7.132 B, tied 6.595 B; 177B 177.24 B, tied
+ *   175.63 B). Batch and reference GPUs: the table row's. Plans: the row's (1.7B TP 1; 7.1B
+ *   TP 2; 177B TP 8 x PP 6). Rate of a job that names no "gpu" (the zoo's A100 convention):
+ *   [MEGMFU] 51.4 % of the A100 peak, as "gpt3-175b" (ASSUMPTION for the smaller models); the
+ *   validation rows name "gpu": "h100-sxm" and so run at the GPU catalog's rate
+ *   (training-step.cc), never at a rate of [MEGTAB].
  * Default plans: GPT-3 tp = the [MEG21] row's model-parallel size (1 / 2 / 4 / 8), 175B TP 8 x
  *   PP 16 [MEGEX]; Llama 2 70B TP 8 x PP 2 [MEGH100]; Mixtral TP 1, EP 8, PP 4 [MIXTRAL];
  *   LLaMA 7B TP 1, 13B TP 2, 33B TP 4 x PP 2, 65B TP 8 x PP 4, Llama 2 7B TP 1, 13B TP 2
@@ -240,6 +259,7 @@ struct Shape
     uint32_t vocab{0};   //!< V
     uint32_t seq{0};     //!< s, tokens per sample
     bool gpt3{false};    //!< GPT-3 style (biases, LayerNorm, learned positions, tied, FFN 4h)
+    bool untied{false};  //!< GPT-3 style with a separate V x h output layer (not tied)
     uint32_t experts{0}; //!< MoE experts (0 = dense)
     uint32_t topK{0};    //!< MoE top-k
 };
@@ -268,7 +288,7 @@ Transformer(ModelSpec& m, const Shape& t)
     double mlpActive = mlpOne;
     if (t.gpt3)
     {
-        m.parameters = 12 * l * h * h + 13 * l * h + (v + s) * h;
+        m.parameters = 12 * l * h * h + 13 * l * h + (v + s) * h + (t.untied ? v * h : 0.0);
     }
     else
     {
@@ -707,6 +727,72 @@ BuildZoo()
         m.pipelineParallel = 4;
         m.expertParallel = 8;
         SetAchieved(m, 0.35 * ModelZoo::A100_PEAK_FLOPS); // ASSUMPTION, see above
+        zoo[m.name] = m;
+    }
+
+    // ---- Megatron-LM's H100 table models [MEGTAB] (shapes, plans and batches only) ----
+    struct MegatronH100
+    {
+        const char* name;        //!< zoo key
+        const char* description; //!< description
+        uint32_t layers;         //!< l
+        uint32_t hidden;         //!< h
+        uint32_t heads;          //!< heads
+        uint32_t tp;             //!< the row's TP
+        uint32_t pp;             //!< the row's PP
+        uint32_t gpus;           //!< the row's GPUs
+        uint32_t batch;          //!< the row's batch (sequences)
+    };
+
+    for (const MegatronH100& g : {
+             MegatronH100{"megatron-1.7b",
+                          "GPT 1.7B of Megatron-LM's H100 table (V 131072, seq 4096)",
+                          24,
+                          2048,
+                          16,
+                          1,
+                          1,
+                          48,
+                          192},
+             MegatronH100{"megatron-7.1b",
+                          "GPT 7.1B of Megatron-LM's H100 table (V 131072, seq 4096)",
+                          30,
+                          4096,
+                          32,
+                          2,
+                          1,
+                          96,
+                          192},
+             MegatronH100{"megatron-177b",
+                          "GPT 177B of Megatron-LM's H100 table (V 131072, seq 4096)",
+                          96,
+                          12288,
+                          96,
+                          8,
+                          6,
+                          2304,
+                          1152},
+         })
+    {
+        ModelSpec m;
+        m.name = g.name;
+        m.description = g.description;
+        Shape t;
+        t.layers = g.layers;
+        t.hidden = g.hidden;
+        t.heads = g.heads;
+        t.kvHeads = g.heads;
+        t.ffn = 4 * g.hidden;
+        t.vocab = 131072;
+        t.seq = 4096;
+        t.gpt3 = true;
+        t.untied = true; // the table's parameter counts, see above
+        Transformer(m, t);
+        m.globalBatch = g.batch;
+        m.referenceGpus = g.gpus;
+        m.tensorParallel = g.tp;
+        m.pipelineParallel = g.pp;
+        SetAchieved(m, 0.514 * ModelZoo::A100_PEAK_FLOPS); // [MEGMFU]; ASSUMPTION, see above
         zoo[m.name] = m;
     }
     return zoo;

@@ -126,7 +126,7 @@ struct ModelSpec
  * "resnet50", for the trace-driven runs "nmt-transformer-big", "multi-interests", "ctr-dlrm",
  * and the LLMs "gpt3-1.3b", "gpt3-2.7b", "gpt3-6.7b", "gpt3-13b", "gpt3-175b", "llama-7b",
  * "llama-13b", "llama-33b", "llama-65b", "llama2-7b", "llama2-13b", "llama2-70b",
- * "mixtral-8x7b").
+ * "mixtral-8x7b", and for the validation suite "megatron-1.7b", "megatron-7.1b", "megatron-177b").
  */
 class ModelZoo
 {

@@ -23,6 +23,7 @@
 
 #include <gtest/gtest.h>
 #include <string>
+#include <tuple>
 
 using namespace ns3;
 
@@ -271,4 +272,32 @@ TEST(ModelZoo, LlmSizesMatchThePublishedOnes)
     const double perToken = 72 * l * h * h * (1 + s / (6 * h)) + 6 * h * 50257;
     EXPECT_NEAR(g.flopsPerSample / s / perToken, 1.0, 1e-9);
     EXPECT_NEAR(g.AchievedFlopsPerGpu() / ModelZoo::A100_PEAK_FLOPS, 0.514, 1e-9);
+}
+
+TEST(ModelZoo, MegatronH100TableModels)
+{
+    // Megatron-LM README's H100 table (model-zoo.cc [MEGTAB]): V 131072, s 4096, untied output
+    // layer: 12 l h² + 13 l h + (V + s) h + V h parameters, "1.7B", "7.1B" and "177B" in the table
+    const std::tuple<const char*, double, double, double, uint32_t, uint32_t> rows[] = {
+        {"megatron-1.7b", 24, 2048, 1.7e9, 1, 1},
+        {"megatron-7.1b", 30, 4096, 7.1e9, 2, 1},
+        {"megatron-177b", 96, 12288, 177e9, 8, 6}};
+    for (const auto& [name, l, h, published, tp, pp] : rows)
+    {
+        const ModelSpec m = ModelZoo::Get(name);
+        const double v = 131072;
+        const double s = 4096;
+        EXPECT_DOUBLE_EQ(m.parameters, 12 * l * h * h + 13 * l * h + (v + s) * h + v * h) << name;
+        EXPECT_NEAR(m.parameters / published, 1.0, 0.035) << name;
+        EXPECT_EQ(m.sequenceLength, 4096u) << name;
+        EXPECT_EQ(m.vocab, 131072u) << name;
+        EXPECT_EQ(m.tensorParallel, tp) << name;
+        EXPECT_EQ(m.pipelineParallel, pp) << name;
+        // Megatron's num_floating_point_operations for this shape (no GQA, no SwiGLU):
+        // 72 l h² s (1 + s/6h) + 6 s h V per sequence
+        EXPECT_NEAR(m.flopsPerSample / (72 * l * h * h * s * (1 + s / (6 * h)) + 6 * s * h * v),
+                    1.0,
+                    1e-12)
+            << name;
+    }
 }
