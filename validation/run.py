@@ -24,11 +24,12 @@ measurement, the published number, the simulated one and the error.
 The suite is a report, not a tuning target: no model constant is chosen to reduce an error.
 
 Usage:
-  run.py --bin <dir holding crux-experiment> [--only <name>...] [--jobs N]
+  run.py --bin <dir holding crux-experiment> [--only <name>...] [--kind nccl-tests|megatron]
+         [--jobs N]
          [--check <expected.csv>] [--update <expected.csv>]
 --check compares the simulated numbers with a recorded file (relative 1e-6; exit 1 on a
 difference or a failed run): the ctest entry uses it so that the numbers stay reproducible.
---update rewrites that file.
+--update rewrites that file (with the measurements run only: use it without --only/--kind).
 """
 import argparse
 import concurrent.futures
@@ -144,6 +145,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", required=True)
     ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--kind", choices=sorted(KINDS), default=None,
+                    help="only the measurements of one kind")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--check", default=None)
     ap.add_argument("--update", default=None)
@@ -152,6 +155,8 @@ def main():
     items = []
     for kind, (sub, _) in KINDS.items():
         items += [load(p, kind) for p in sorted(glob.glob(os.path.join(HERE, sub, "*.json")))]
+    if a.kind:
+        items = [v for v in items if v["kind"] == a.kind]
     if a.only:
         unknown = set(a.only) - {v["name"] for v in items}
         if unknown:

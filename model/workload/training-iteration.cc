@@ -625,11 +625,12 @@ PlanBuilder::Buckets(uint32_t s)
     uint64_t expert = 0;
     GroupBytes(s, dense, expert);
     // the gradients' reduction: an all-reduce, or the distributed optimizer's reduce-scatter
-    // (each rank keeps the reduced shard it updates; the parameters come back by all-gather)
+    // (each rank keeps the reduced shard it updates; the parameters come back by all-gather),
+    // both on the job's all-reduce family (NCCL's channel rings unless a classic one is chosen)
     auto reduce =
         [this](const std::vector<uint32_t>& members, uint64_t bytes, const NodeList& ready) {
             return m_distOpt
-                       ? Collectives::RingReduceScatter(m_dag, members, bytes, ready)
+                       ? Collectives::ReduceScatter(m_dag, members, bytes, m_plan.allReduce, ready)
                        : Collectives::AllReduce(m_dag, members, bytes, m_plan.allReduce, ready);
         };
     for (uint32_t t = 0; t < tp; ++t)
@@ -709,7 +710,8 @@ PlanBuilder::ParamGather(uint32_t s, uint32_t b, const NodeList& ready)
             members.push_back(Rank(t, d, s));
         }
         m_dag.SetContext("DP", where);
-        const auto g = Collectives::RingAllGather(m_dag, members, params(dense), ready);
+        const auto g =
+            Collectives::AllGather(m_dag, members, params(dense), m_plan.allReduce, ready);
         for (uint32_t d = 0; d < dp; ++d)
         {
             done[d].push_back(g.rankDone[d]);
@@ -726,7 +728,8 @@ PlanBuilder::ParamGather(uint32_t s, uint32_t b, const NodeList& ready)
                     edp.push_back(Rank(t, d, s));
                     edpReady.push_back(ready[d]);
                 }
-                const auto e = Collectives::RingAllGather(m_dag, edp, params(expert), edpReady);
+                const auto e =
+                    Collectives::AllGather(m_dag, edp, params(expert), m_plan.allReduce, edpReady);
                 for (uint32_t j = 0, d = q; d < dp; d += ep, ++j)
                 {
                     done[d].push_back(e.rankDone[j]);
