@@ -263,6 +263,8 @@ CRUX_TEST_SOURCES = [
     'test/crux-helper-test-suite.cc',
     'test/cluster-run-test-suite.cc',
     'test/trace-intra-host-test-suite.cc',
+    # --- trace ---
+    'test/epoch-engine-test-suite.cc',
     # scheduling
     'test/flow-evaluator-crosscheck-test-suite.cc',
     # ns-3.35/3.37 adapter

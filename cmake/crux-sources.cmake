@@ -259,6 +259,8 @@ set(CRUX_TEST_SOURCES
     test/crux-helper-test-suite.cc
     test/cluster-run-test-suite.cc
     test/trace-intra-host-test-suite.cc
+    # --- trace ---
+    test/epoch-engine-test-suite.cc
     # --- scheduling ---
     test/flow-evaluator-crosscheck-test-suite.cc
     # --- ns-3.35/3.37 adapter ---
@@ -289,6 +291,8 @@ set(CRUX_TEST_SUITES
     crux-helper
     crux-cluster-run
     crux-trace-intra-host
+    # --- trace ---
+    crux-epoch-engine
     # --- scheduling ---
     crux-evaluator-crosscheck
     # --- ns-3.35/3.37 adapter ---
