@@ -170,6 +170,13 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClusterRunResult,
 
 // ------------------------------------------------------------------------------- config
 
+ClusterRunConfig::ClusterRunConfig() = default;
+ClusterRunConfig::~ClusterRunConfig() = default;
+ClusterRunConfig::ClusterRunConfig(const ClusterRunConfig&) = default;
+ClusterRunConfig::ClusterRunConfig(ClusterRunConfig&&) noexcept = default;
+ClusterRunConfig& ClusterRunConfig::operator=(const ClusterRunConfig&) = default;
+ClusterRunConfig& ClusterRunConfig::operator=(ClusterRunConfig&&) noexcept = default;
+
 void
 ClusterRunConfig::Validate() const
 {

@@ -44,6 +44,15 @@ namespace ns3
  */
 struct ClusterRunConfig : public EpochEngineConfig
 {
+    // Special members out of line (cluster-run.cc): cppyy's JIT then calls the library's instead
+    // of generating them (cling 2.4.2 crashed generating the derived struct's constructor).
+    ClusterRunConfig();                                       //!< defaults as declared
+    ~ClusterRunConfig();                                      //!< destructor
+    ClusterRunConfig(const ClusterRunConfig&);                //!< copy
+    ClusterRunConfig(ClusterRunConfig&&) noexcept;            //!< move
+    ClusterRunConfig& operator=(const ClusterRunConfig&);     //!< copy \return *this
+    ClusterRunConfig& operator=(ClusterRunConfig&&) noexcept; //!< move \return *this
+
     // ------------------------------------------------------------------ topology
     /// "clos" (two-layer Clos, BuildTwoLayerClos), "double-sided" (BuildDoubleSided) or
     /// "lingjun" (BuildThreeTier on the hosts/ToRs/PSWs of topoCsv).
