@@ -394,6 +394,10 @@ class EpochEnginePriorityTestCase : public TestCase
 
         const ClusterRunResult pa = RunEngine(cfg, topo, window, 200, "crux-pa", builder);
         NS_TEST_EXPECT_MSG_EQ(pa.rankClasses, true, "crux-pa: one class per job");
+        EpochEngineConfig levels;
+        levels.uniquePriorities = false;
+        const ClusterRunResult paLevels = RunEngine(levels, topo, window, 200, "crux-pa", builder);
+        NS_TEST_EXPECT_MSG_EQ(paLevels.rankClasses, false, "crux-pa on its K levels");
         NS_TEST_EXPECT_MSG_EQ_TOL(pa.jobs[1].end, 110.0, kTol, "B at its alone rate");
     }
 };

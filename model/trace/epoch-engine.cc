@@ -505,6 +505,7 @@ EpochEngine::Reschedule()
     EpochRateInput in;
     in.model = &m_model;
     in.choice = choice;
+    in.time = m_ws + Now();
     for (uint32_t k = 0; k < n; ++k)
     {
         const SchedJob& sj = m_model.jobs[k];

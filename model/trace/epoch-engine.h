@@ -227,6 +227,7 @@ struct EpochPlacedJob
 class EpochEngineFabric
 {
   public:
+    /// Releases the fabric (the engine destroys it in Finish(), before Simulator::Destroy()).
     virtual ~EpochEngineFabric();
 
     /**
@@ -337,6 +338,7 @@ class EpochEngine
                 std::unique_ptr<EpochRateModel> rates,
                 std::unique_ptr<EpochEngineFabric> fabric = nullptr);
 
+    /// Cancels nothing: the caller destroys the Simulator (after Finish()).
     ~EpochEngine();
 
     EpochEngine(const EpochEngine&) = delete;

@@ -44,6 +44,9 @@ struct EpochRateInput
     /// level, or one class per job from its rank (EpochEngineConfig::uniquePriorities).
     std::vector<uint32_t> priorityClass;
     std::vector<double> timeShift; //!< JobDecision::timeShift of each job, seconds
+    /// Start of the epoch, seconds on the trace clock (for a model that carries state from one
+    /// epoch to the next; ExactEpochRateModel does not use it).
+    double time{0};
 };
 
 /**
@@ -63,6 +66,7 @@ struct EpochRateInput
 class EpochRateModel
 {
   public:
+    /// Destructor.
     virtual ~EpochRateModel();
 
     /**
