@@ -104,6 +104,8 @@ CRUX_SOURCES = CRUX_PURE_SOURCES + [
     'model/trace/lingjun-trace-statistics.cc',
     'model/trace/model-mapping.cc',
     'model/trace/lingjun-trace-generator.cc',
+    'model/trace/epoch-rate-model.cc',
+    'model/trace/epoch-engine.cc',
     # --- helper (build and install) ---
     'helper/qbb-helper.cc',
     'helper/crux-topology-helper.cc',
@@ -112,6 +114,7 @@ CRUX_SOURCES = CRUX_PURE_SOURCES + [
     'helper/rdma-transport-helper.cc',
     'helper/flow-transport-helper.cc',
     'helper/sched-job-builder.cc',
+    'helper/live-cluster-fabric.cc',
     # --- experiment drivers ---
     'drivers/result-directory.cc',
     'drivers/crux-experiment.cc',
@@ -122,7 +125,6 @@ CRUX_SOURCES = CRUX_PURE_SOURCES + [
     'drivers/scenario-run.cc',
     'drivers/experiment-output.cc',
     'drivers/experiment-summary.cc',
-    'drivers/live-cluster-fabric.cc',
     'drivers/cluster-run.cc',
     'drivers/cluster-run-engine.cc',
 ]
@@ -198,6 +200,8 @@ CRUX_HEADERS = [
     'model/trace/lingjun-trace.h',
     'model/trace/model-mapping.h',
     'model/trace/lingjun-trace-generator.h',
+    'model/trace/epoch-rate-model.h',
+    'model/trace/epoch-engine.h',
     # --- helper (build and install) ---
     'helper/qbb-helper.h',
     'helper/crux-topology-helper.h',
@@ -206,6 +210,7 @@ CRUX_HEADERS = [
     'helper/rdma-transport-helper.h',
     'helper/flow-transport-helper.h',
     'helper/sched-job-builder.h',
+    'helper/live-cluster-fabric.h',
     # --- experiment drivers ---
     'drivers/random-cluster.h',
     'drivers/stage-ablation.h',
@@ -220,7 +225,6 @@ CRUX_HEADERS = [
     'drivers/scenario-run.h',
     'drivers/experiment-output.h',
     'drivers/experiment-summary.h',
-    'drivers/live-cluster-fabric.h',
     'drivers/cluster-run.h',
     'drivers/cluster-run-engine.h',
     'drivers/distributed-run.h',
@@ -261,6 +265,8 @@ CRUX_TEST_SOURCES = [
     'test/crux-helper-test-suite.cc',
     'test/cluster-run-test-suite.cc',
     'test/trace-intra-host-test-suite.cc',
+    # --- trace ---
+    'test/epoch-engine-test-suite.cc',
     # scheduling
     'test/flow-evaluator-crosscheck-test-suite.cc',
     # ns-3.35/3.37 adapter

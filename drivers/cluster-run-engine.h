@@ -31,13 +31,14 @@ namespace ns3
  * \ingroup crux
  * \brief Run one scheduler over a trace window: the engine of ClusterRun::Run().
  *
- * Simulation time 0 = window start. Jobs arrive at their trace start, are placed by the one GPU
- * allocator (GpuPlacer, ClusterRunConfig::placement) in strict FIFO order, and on every arrival
- * or completion the scheduler recomputes paths and priorities of all running jobs (Crux §6.3).
- * Engine "epoch" (ClusterRunConfig::engine): job progress from the FlowEvaluator's steady rates
- * per epoch, per connected component of link-sharing jobs, cached. Engine "flow": the same
- * arrivals, placement, queue and decisions, but the jobs run as DltJobApplications on a
- * LiveClusterFabric and every decision is installed on it (CruxHelper).
+ * Orchestration only: builds an EpochEngine (model/trace/epoch-engine.h, which implements the
+ * arrivals, FIFO placement, a decision per arrival or completion and the results) with the
+ * driver's pieces: the job builder (DltJob::FromModel on the allocated GPUs, trace LLMs with
+ * ModelMapper::TracePlanRequest(), SchedJob by MakeClusterSchedJob() with the config's seed and
+ * maxPaths), an ExactEpochRateModel with the config's evaluator options (engine "epoch": steady
+ * rates per epoch, per connected component of link-sharing jobs, cached) and, for engine
+ * "flow", a LiveClusterFabric behind EpochEngineFabric (every decision installed on it); the
+ * progress lines (ProgressReporter); then runs the Simulator and destroys it.
  *
  * \param config the run's configuration (validated)
  * \param topo the cluster description

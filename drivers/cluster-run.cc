@@ -25,14 +25,10 @@
 #include "ns3/flow-evaluator.h"
 #include "ns3/gpu-placement.h"
 #include "ns3/lingjun-trace-generator.h"
-#include "ns3/live-cluster-fabric.h"
 #include "ns3/log.h"
 #include "ns3/model-mapping.h"
 #include "ns3/model-zoo.h"
 #include "ns3/nstime.h"
-#include "ns3/sched-job-builder.h"
-#include "ns3/simulator.h"
-#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <chrono>
@@ -174,6 +170,13 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClusterRunResult,
 
 // ------------------------------------------------------------------------------- config
 
+ClusterRunConfig::ClusterRunConfig() = default;
+ClusterRunConfig::~ClusterRunConfig() = default;
+ClusterRunConfig::ClusterRunConfig(const ClusterRunConfig&) = default;
+ClusterRunConfig::ClusterRunConfig(ClusterRunConfig&&) noexcept = default;
+ClusterRunConfig& ClusterRunConfig::operator=(const ClusterRunConfig&) = default;
+ClusterRunConfig& ClusterRunConfig::operator=(ClusterRunConfig&&) noexcept = default;
+
 void
 ClusterRunConfig::Validate() const
 {
@@ -189,18 +192,8 @@ ClusterRunConfig::Validate() const
     {
         throw ConfigError("maxPaths", "must be >= 1");
     }
-    if (placement != "trace")
-    {
-        try
-        {
-            ParsePlacementPolicy(placement);
-        }
-        catch (const std::exception& e)
-        {
-            throw ConfigError("placement",
-                              "'" + placement + "' is not locality, random, buddy or trace");
-        }
-    }
+    // placement, numLevels, drainSeconds, binSeconds, workModel
+    EpochEngineConfig::Validate("ClusterRunConfig");
     if (schedulers.empty())
     {
         throw ConfigError("schedulers", "empty");
@@ -229,10 +222,6 @@ ClusterRunConfig::Validate() const
                               "'optimal' is for small cases only (exhaustive search, "
                               "crux-microbenchmark), not for trace-scale runs");
         }
-    }
-    if (numLevels == 0 || numLevels > 8)
-    {
-        throw ConfigError("numLevels", "must be 1..8 (traffic classes)");
     }
     if (jobCsv.empty() != workerCsv.empty())
     {
@@ -263,21 +252,9 @@ ClusterRunConfig::Validate() const
     {
         throw ConfigError("windowEnd", "must be > windowStart (or -1 for the whole trace)");
     }
-    if (!(drainSeconds >= 0) || !std::isfinite(drainSeconds))
-    {
-        throw ConfigError("drainSeconds", "must be >= 0");
-    }
-    if (!(binSeconds > 0) || !std::isfinite(binSeconds))
-    {
-        throw ConfigError("binSeconds", "must be > 0 seconds");
-    }
     if (engine != "epoch" && engine != "flow")
     {
         throw ConfigError("engine", "'" + engine + "' is not epoch or flow");
-    }
-    if (workModel != "iterations" && workModel != "duration")
-    {
-        throw ConfigError("workModel", "'" + workModel + "' is not iterations or duration");
     }
     if (!(horizonIterations > 0))
     {

@@ -20,6 +20,7 @@
 #include "ns3/cluster-topology.h"
 #include "ns3/contention-decomposition.h"
 #include "ns3/dlt-job.h"
+#include "ns3/epoch-engine.h"
 #include "ns3/lingjun-trace.h"
 
 #include <cstdint>
@@ -33,13 +34,25 @@ namespace ns3
 
 /**
  * \ingroup crux
- * \brief Every knob of a trace-driven cluster run (ClusterRun).
+ * \brief Every knob of a trace-driven cluster run (ClusterRun): the event engine's
+ * (EpochEngineConfig: placement, placementSeed, numLevels, uniquePriorities, seed, drainSeconds,
+ * binSeconds, workModel) and the runner's own (topology, trace, window, output, engine and
+ * evaluator, progress).
  *
  * Times are seconds. The trace's clock starts at the first submission of the trace (t = 0);
  * the window and all output times use that clock.
  */
-struct ClusterRunConfig
+struct ClusterRunConfig : public EpochEngineConfig
 {
+    // Special members out of line (cluster-run.cc): cppyy's JIT then calls the library's instead
+    // of generating them (cling 2.4.2 crashed generating the derived struct's constructor).
+    ClusterRunConfig();                                       //!< defaults as declared
+    ~ClusterRunConfig();                                      //!< destructor
+    ClusterRunConfig(const ClusterRunConfig&);                //!< copy
+    ClusterRunConfig(ClusterRunConfig&&) noexcept;            //!< move
+    ClusterRunConfig& operator=(const ClusterRunConfig&);     //!< copy \return *this
+    ClusterRunConfig& operator=(ClusterRunConfig&&) noexcept; //!< move \return *this
+
     // ------------------------------------------------------------------ topology
     /// "clos" (two-layer Clos, BuildTwoLayerClos), "double-sided" (BuildDoubleSided) or
     /// "lingjun" (BuildThreeTier on the hosts/ToRs/PSWs of topoCsv).
@@ -62,32 +75,10 @@ struct ClusterRunConfig
      */
     IntraHostConfig intraHost;
 
-    // ------------------------------------------------------------------ placement
-    /// "locality", "random" or "buddy" (ParsePlacementPolicy; GpuPlacer), or "trace": the
-    /// hosts the trace recorded for the job (TraceJob::hosts, host index = topology host index;
-    /// for hand-built traces and for replaying the real Lingjun placement). With "trace" a job
-    /// waits in the FIFO queue until its recorded hosts have the GPUs free; its GPU count per
-    /// host must be equal on all its hosts.
-    std::string placement{"locality"};
-    uint64_t placementSeed{1}; //!< seed of the random / buddy placement draws
-
     // ------------------------------------------------------------------ scheduling
     /// Scheduler names (CreateCommScheduler): one independent run per name, same trace. "optimal"
     /// is refused (exhaustive search, small cases only).
     std::vector<std::string> schedulers{"crux", "ecmp"};
-    uint32_t numLevels{8}; //!< K priority levels (Crux §6.1 uses 8)
-    /**
-     * Engine "epoch": a scheduler that meant one unique priority per job
-     * (Decision::uniquePriorities: crux-pa, crux-ps-pa) is evaluated with one priority class
-     * per job (its rank), as the paper evaluates Crux-PA and Crux-PS-PA (without compression).
-     * false: every scheduler is evaluated on its K hardware levels (JobDecision::level; for
-     * those two: the top K-1 ranks get their own level, the rest share level 0). Engine "flow"
-     * always uses the levels (DSCP 8L -> TC L on the fabric).
-     */
-    bool uniquePriorities{true};
-    /// Seed of the schedulers (SchedulerConfig::seed), of the ECMP hash (EcmpPathIndex), of the
-    /// model draw for unknown labels (ModelMapper) and of the generated trace.
-    uint64_t seed{1};
 
     // ------------------------------------------------------------------ trace
     /// job.csv and worker.csv of a real trace (both or neither). Empty: a trace is generated
@@ -111,25 +102,12 @@ struct ClusterRunConfig
     /// are rejected).
     double windowStart{0};
     double windowEnd{-1};
-    /// After windowEnd no job arrives; the run goes on for at most drainSeconds so that the
-    /// window's jobs can finish; jobs still running then are reported unfinished.
-    double drainSeconds{2 * 86400.0};
-    double binSeconds{3600}; //!< bin width of link-intensity.csv, seconds (> 0)
     /// Output directory; one subdirectory per scheduler. Empty: nothing is written.
     std::string outputDir;
 
     // ------------------------------------------------------------------ engine
     /// "epoch" (steady rates per epoch, FlowEvaluator) or "flow" (LiveClusterFabric).
     std::string engine{"epoch"};
-    /**
-     * What a trace job must do. "iterations" (default): its trace duration x its stand-alone
-     * iteration rate, so contention lengthens its JCT and, as long as the cluster is not
-     * saturated, the cluster's total work (hence the window's mean GPU utilization) hardly
-     * depends on the scheduler. "duration": the job runs exactly its trace duration (the
-     * trace's recorded run time) and completes as many iterations as the rates allow, so a
-     * scheduler's effect shows in the utilization (GPU-seconds of computation done) instead.
-     */
-    std::string workModel{"iterations"};
     /// FlowEvaluator horizon in longest stand-alone iterations of a component (> 0). Measured
     /// on two weeks of the generated trace (Clos, random placement): 4 and 12 give mean JCTs
     /// within 0.01 % of each other; 12 costs 2.5x the wall time under ECMP.
@@ -158,111 +136,10 @@ struct ClusterRunConfig
     uint32_t parallelRuns{1};
 
     /**
-     * \brief Check every field.
+     * \brief Check every field (the engine's by EpochEngineConfig::Validate()).
      * \throws std::invalid_argument "ClusterRunConfig.<field>: <what is wrong>"
      */
     void Validate() const;
-};
-
-/**
- * \ingroup crux
- * \brief Result of one job in one run (one row of jobs.csv).
- */
-struct ClusterJobResult
-{
-    uint32_t id{0};          //!< run-local job id (index in the window's job list)
-    std::string name;        //!< trace job name
-    std::string model;       //!< model zoo key
-    uint32_t gpus{0};        //!< GPUs
-    uint32_t hosts{0};       //!< hosts (0 if never placed)
-    double submit{0};        //!< trace submission, seconds
-    double arrival{0};       //!< arrival = trace start time, seconds
-    double start{-1};        //!< placement time in the run, seconds (-1: never placed)
-    double end{-1};          //!< completion, seconds (-1: unfinished)
-    double work{0};          //!< iterations to run = trace duration × alone rate
-    double done{0};          //!< iterations completed (fractional)
-    double aloneIter{0};     //!< stand-alone iteration time, seconds
-    double flopsPerIter{0};  //!< W_j, FLOPs
-    double intensity{0};     //!< I_j alone on default paths, FLOPs/s
-    bool unplaceable{false}; //!< the shape can never fit the topology (skipped)
-};
-
-/**
- * \ingroup crux
- * \brief One row of utilization.csv (state from time on until the next row).
- */
-struct ClusterUtilSample
-{
-    double time{0};        //!< seconds
-    uint32_t running{0};   //!< running jobs
-    uint32_t queued{0};    //!< queued jobs
-    uint32_t busyGpus{0};  //!< GPUs allocated to running jobs
-    double utilization{0}; //!< Σ_j numGpus_j c_j rate_j / total GPUs (0..1)
-    /// The same sum with each running job at its stand-alone rate on its ECMP default paths
-    /// (1 / aloneIter): the utilization without any contention and without path selection.
-    double aloneDefault{0};
-    /// The same sum with each running job at its stand-alone rate on its currently installed
-    /// paths (the job alone in the cluster, the scheduler's path choice): without contention
-    /// between jobs.
-    double aloneInstalled{0};
-};
-
-/**
- * \ingroup crux
- * \brief One row of decisions.csv.
- */
-struct ClusterDecisionRow
-{
-    double time{0};           //!< seconds
-    uint32_t job{0};          //!< run-local job id
-    uint32_t level{0};        //!< installed level (K-1 highest)
-    uint32_t rank{0};         //!< rank in the scheduler's order (0 highest)
-    uint32_t pathsChanged{0}; //!< flows whose path differs from the previous installed one
-                              //!< (a new job: from its ECMP default path)
-};
-
-/**
- * \ingroup crux
- * \brief Everything one scheduler's run produced. (Every field is also listed in cluster-run.cc
- * for the way back from a child process, RunAll(): a new field goes there too.)
- */
-struct ClusterRunResult
-{
-    std::string scheduler;                     //!< scheduler name
-    std::vector<ClusterJobResult> jobs;        //!< per window job
-    std::vector<ClusterUtilSample> util;       //!< utilization series
-    std::vector<ClusterDecisionRow> decisions; //!< installed decisions
-    /// (bin index, link id) -> (bytes, Σ bytes × intensity) of that bin
-    std::map<std::pair<uint64_t, uint32_t>, std::pair<double, double>> linkBins;
-    double windowStart{0};     //!< seconds
-    double windowEnd{0};       //!< seconds (effective)
-    double simEnd{0};          //!< last simulated time, seconds
-    double meanUtilization{0}; //!< time-weighted over the window, 0..1
-    /// ClusterUtilSample::aloneDefault time-weighted over the window like meanUtilization
-    double meanUtilAloneDefault{0};
-    /// ClusterUtilSample::aloneInstalled time-weighted over the window like meanUtilization
-    double meanUtilAloneInstalled{0};
-    /// busyGpus / total GPUs, time-weighted over the window like meanUtilization: the
-    /// utilization if communication cost nothing (every running job compute-bound), the
-    /// ceiling of the contention decomposition (0..1)
-    double meanBusyFraction{0};
-    uint32_t jobsFinished{0}; //!< window jobs that finished
-    /// trace jobs arriving in the window with zero run time (end == start: recorded at minute
-    /// resolution), left out of the run (they do no measurable work); not in jobs
-    uint32_t jobsZeroDuration{0};
-    uint32_t jobsUnfinished{0};  //!< window jobs still running or queued at the end
-    uint32_t jobsUnplaceable{0}; //!< window jobs whose shape never fits
-    double meanJct{0};           //!< mean end - arrival over finished jobs, seconds
-    /// true if some decision of the run was evaluated with one class per job (its rank;
-    /// ClusterRunConfig::uniquePriorities and Decision::uniquePriorities), false: levels only
-    bool rankClasses{false};
-    uint64_t events{0};         //!< arrivals + completions handled
-    uint64_t decisionsMade{0};  //!< scheduler calls
-    uint64_t evaluations{0};    //!< FlowEvaluator runs (components + alone)
-    uint64_t cacheHits{0};      //!< component rates served from the cache
-    double schedulerSeconds{0}; //!< wall time in the scheduler (not deterministic)
-    double evaluatorSeconds{0}; //!< wall time in the evaluator (not deterministic)
-    double wallSeconds{0};      //!< wall time of the whole run (not deterministic)
 };
 
 /**

@@ -1,0 +1,336 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#include "epoch-rate-model.h"
+
+#include "ns3/log.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iterator>
+#include <map>
+#include <numeric>
+#include <set>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("EpochRateModel");
+
+namespace
+{
+
+/// Wall-clock seconds since an arbitrary origin (not deterministic; timing fields only).
+double
+WallNow()
+{
+    using namespace std::chrono;
+    return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+/// Union-find over job positions; the root of a set is its smallest element.
+struct UnionFind
+{
+    std::vector<uint32_t> parent; //!< parent per element
+
+    /// \param n elements 0..n-1, each its own set
+    explicit UnionFind(uint32_t n)
+        : parent(n)
+    {
+        std::iota(parent.begin(), parent.end(), 0U);
+    }
+
+    /// \param x element \return its set's root
+    uint32_t Find(uint32_t x)
+    {
+        while (parent[x] != x)
+        {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        return x;
+    }
+
+    /// Join the sets of \p a and \p b.
+    void Join(uint32_t a, uint32_t b)
+    {
+        a = Find(a);
+        b = Find(b);
+        if (a != b)
+        {
+            parent[std::max(a, b)] = std::min(a, b);
+        }
+    }
+};
+
+} // namespace
+
+EpochRateModel::~EpochRateModel() = default;
+
+ExactEpochRateModel::ExactEpochRateModel(std::vector<SchedLink> links,
+                                         const FlowEvaluatorOptions& options)
+    : m_links(std::move(links)),
+      m_options(options)
+{
+}
+
+uint64_t
+ExactEpochRateModel::GetEvaluations() const
+{
+    return m_evaluations;
+}
+
+uint64_t
+ExactEpochRateModel::GetCacheHits() const
+{
+    return m_cacheHits;
+}
+
+double
+ExactEpochRateModel::GetEvaluatorSeconds() const
+{
+    return m_evaluatorSeconds;
+}
+
+std::vector<double>
+ExactEpochRateModel::EvaluateComponent(const std::vector<const SchedJob*>& jobs,
+                                       const std::vector<PathChoice>& choice,
+                                       const std::vector<int64_t>& prio,
+                                       const std::vector<double>& shift)
+{
+    ClusterModel sub;
+    std::unordered_map<uint32_t, uint32_t> remap;
+    for (size_t k = 0; k < jobs.size(); ++k)
+    {
+        const SchedJob& src = *jobs[k];
+        SchedJob sj;
+        sj.id = src.id;
+        sj.flopsPerIteration = src.flopsPerIteration;
+        sj.computeTime = src.computeTime;
+        sj.overlapStart = src.overlapStart;
+        sj.numGpus = src.numGpus;
+        sj.span = src.span;
+        sj.endDeps = src.endDeps;
+        std::vector<int64_t> kept(src.flows.size(), -1); // flow index in sj
+        for (size_t f = 0; f < src.flows.size(); ++f)
+        {
+            const SchedFlow& fl = src.flows[f];
+            const auto& path = fl.candidatePaths.at(choice[k].at(f));
+            if (path.empty() || fl.bytesPerIteration <= 0)
+            {
+                continue;
+            }
+            kept[f] = static_cast<int64_t>(sj.flows.size());
+            SchedFlow nf;
+            nf.id = fl.id;
+            nf.bytesPerIteration = fl.bytesPerIteration;
+            std::vector<uint32_t> p;
+            for (uint32_t l : path)
+            {
+                auto [it, fresh] = remap.emplace(l, static_cast<uint32_t>(sub.links.size()));
+                if (fresh)
+                {
+                    SchedLink sl;
+                    sl.bandwidth = m_links.at(l).bandwidth;
+                    sub.links.push_back(sl);
+                }
+                p.push_back(it->second);
+            }
+            nf.candidatePaths.push_back(std::move(p));
+            sj.flows.push_back(std::move(nf));
+        }
+        // the communication timeline on the kept flows (dropped ones carry no link bytes)
+        for (const SchedPhase& ph : src.phases)
+        {
+            SchedPhase np = ph;
+            np.flows.clear();
+            np.bytes.clear();
+            for (size_t i = 0; i < ph.flows.size(); ++i)
+            {
+                if (kept[ph.flows[i]] >= 0)
+                {
+                    np.flows.push_back(static_cast<uint32_t>(kept[ph.flows[i]]));
+                    np.bytes.push_back(ph.bytes[i]);
+                }
+            }
+            sj.phases.push_back(std::move(np));
+        }
+        sub.jobs.push_back(std::move(sj));
+    }
+    std::vector<double> rates(jobs.size(), 0.0);
+    // Jobs without modelled traffic run at their computation rate.
+    bool anyTraffic = false;
+    for (size_t k = 0; k < sub.jobs.size(); ++k)
+    {
+        if (sub.jobs[k].flows.empty())
+        {
+            const double iteration = StandaloneIterationTime(sub.jobs[k], 0.0);
+            rates[k] = iteration > 0 ? 1.0 / iteration : 0.0;
+        }
+        else
+        {
+            anyTraffic = true;
+        }
+    }
+    if (!anyTraffic)
+    {
+        return rates;
+    }
+    const double w0 = WallNow();
+    FlowEvaluator ev(sub, m_options);
+    EvaluationInput in;
+    for (const auto& sj : sub.jobs)
+    {
+        in.paths.emplace_back(sj.flows.size(), 0U);
+    }
+    in.priority = prio;
+    in.timeShift = shift;
+    const FlowEvaluation r = ev.Evaluate(in);
+    for (size_t k = 0; k < r.jobs.size(); ++k)
+    {
+        rates[k] = r.jobs[k].iterationRate;
+    }
+    ++m_evaluations;
+    m_evaluatorSeconds += WallNow() - w0;
+    NS_LOG_LOGIC("evaluated a component of " << jobs.size() << " jobs on " << sub.links.size()
+                                             << " links");
+    return rates;
+}
+
+double
+ExactEpochRateModel::AloneRate(const SchedJob& job, const PathChoice& choice)
+{
+    std::string key;
+    AppendCacheKey(key, job.id, 0, 0.0, choice);
+    return CachedEvaluate(key, {&job}, {choice}, {0}, {0.0}, false).at(0);
+}
+
+void
+ExactEpochRateModel::AppendCacheKey(std::string& key,
+                                    uint32_t id,
+                                    int64_t prio,
+                                    double shift,
+                                    const PathChoice& choice)
+{
+    key += std::to_string(id) + ":" + std::to_string(prio) + ":";
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%a:", shift);
+    key += buf;
+    for (uint32_t c : choice)
+    {
+        key += std::to_string(c) + ",";
+    }
+    key += ";";
+}
+
+std::vector<double>
+ExactEpochRateModel::CachedEvaluate(const std::string& key,
+                                    const std::vector<const SchedJob*>& js,
+                                    const std::vector<PathChoice>& ch,
+                                    const std::vector<int64_t>& prio,
+                                    const std::vector<double>& shift,
+                                    bool countHit)
+{
+    auto it = m_cache.find(key);
+    if (it != m_cache.end())
+    {
+        if (countHit)
+        {
+            ++m_cacheHits;
+        }
+        return it->second;
+    }
+    std::vector<double> r = EvaluateComponent(js, ch, prio, shift);
+    if (m_cache.size() > 200000)
+    {
+        m_cache.clear();
+    }
+    m_cache.emplace(key, r);
+    return r;
+}
+
+std::vector<double>
+ExactEpochRateModel::Rates(const EpochRateInput& in)
+{
+    if (!in.model)
+    {
+        throw std::invalid_argument("ExactEpochRateModel::Rates: no model");
+    }
+    const uint32_t n = static_cast<uint32_t>(in.model->jobs.size());
+    if (in.choice.size() != n || in.load.size() != n || in.priorityClass.size() != n ||
+        in.timeShift.size() != n)
+    {
+        throw std::invalid_argument("ExactEpochRateModel::Rates: one choice, load, class and "
+                                    "time shift per job needed");
+    }
+    // Components: jobs joined when they share a link with traffic.
+    UnionFind uf(n);
+    std::unordered_map<uint32_t, uint32_t> linkOwner;
+    for (uint32_t k = 0; k < n; ++k)
+    {
+        for (const auto& [link, bytes] : *in.load[k])
+        {
+            if (bytes <= 0)
+            {
+                continue;
+            }
+            auto [it, fresh] = linkOwner.emplace(link, k);
+            if (!fresh)
+            {
+                uf.Join(k, it->second);
+            }
+        }
+    }
+    std::map<uint32_t, std::vector<uint32_t>> comps;
+    for (uint32_t k = 0; k < n; ++k)
+    {
+        comps[uf.Find(k)].push_back(k);
+    }
+    std::vector<double> rate(n, 0.0);
+    for (const auto& [root, members] : comps)
+    {
+        // Only the order of the classes matters: normalise to dense ranks so that a component
+        // keeps its cache entry when the scheduler shifts all its classes.
+        std::set<uint32_t> levels;
+        for (uint32_t k : members)
+        {
+            levels.insert(in.priorityClass[k]);
+        }
+        std::vector<const SchedJob*> js;
+        std::vector<PathChoice> ch;
+        std::vector<int64_t> prio;
+        std::vector<double> shift;
+        std::string key;
+        for (uint32_t k : members)
+        {
+            const SchedJob& sj = in.model->jobs[k];
+            js.push_back(&sj);
+            ch.push_back(in.choice[k]);
+            prio.push_back(std::distance(levels.begin(), levels.find(in.priorityClass[k])));
+            shift.push_back(in.timeShift[k]);
+            AppendCacheKey(key, sj.id, prio.back(), in.timeShift[k], in.choice[k]);
+        }
+        const std::vector<double> r = CachedEvaluate(key, js, ch, prio, shift, true);
+        for (size_t q = 0; q < members.size(); ++q)
+        {
+            rate[members[q]] = r[q];
+        }
+    }
+    return rate;
+}
+
+} // namespace ns3

@@ -1,0 +1,178 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#ifndef CRUX_EPOCH_RATE_MODEL_H
+#define CRUX_EPOCH_RATE_MODEL_H
+
+#include "ns3/cluster-model.h"
+#include "ns3/flow-evaluator.h"
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup crux
+ * \brief What an EpochRateModel is asked for one epoch: the running jobs under one installed
+ * decision. Every vector has one entry per job of \c model->jobs, in that order.
+ */
+struct EpochRateInput
+{
+    /// The running jobs (the scheduler's input; links = every directed link of the topology).
+    const ClusterModel* model{nullptr};
+    std::vector<PathChoice> choice; //!< installed path index per flow of each job
+    /// Bytes per iteration per link of each job on its installed paths (JobLinkBytes()); not
+    /// owned, valid for the call.
+    std::vector<const LinkLoad*> load;
+    /// Priority class of each job, larger = higher (only the order matters): its installed
+    /// level, or one class per job from its rank (EpochEngineConfig::uniquePriorities).
+    std::vector<uint32_t> priorityClass;
+    std::vector<double> timeShift; //!< JobDecision::timeShift of each job, seconds
+    /// Start of the epoch, seconds on the trace clock (for a model that carries state from one
+    /// epoch to the next; ExactEpochRateModel does not use it).
+    double time{0};
+};
+
+/**
+ * \ingroup crux
+ * \brief How the epoch engine (EpochEngine) turns an epoch's decision into the jobs' steady
+ * iteration rates: the interchangeable evaluation of the trace runs.
+ *
+ * Between two events (arrival, completion) the running jobs and the decision are constant; an
+ * EpochRateModel gives every running job its steady rate (iterations/s) for that epoch, and
+ * every job its rate alone in the cluster on given paths (the stand-alone rates behind the work
+ * of a job and the contention decomposition). ExactEpochRateModel is today's exact evaluation
+ * (the fluid FlowEvaluator per connected component); a cheaper steady-state evaluation plugs in
+ * as another subclass (issue 30) and can be cross-checked against it on the same engine.
+ *
+ * Implementations must be deterministic: the same inputs in the same order give the same rates.
+ */
+class EpochRateModel
+{
+  public:
+    /// Destructor.
+    virtual ~EpochRateModel();
+
+    /**
+     * \brief Steady rates of the running jobs under one decision.
+     * \param in the epoch (see EpochRateInput)
+     * \return iterations per second of each job of in.model->jobs, in that order (>= 0)
+     */
+    virtual std::vector<double> Rates(const EpochRateInput& in) = 0;
+
+    /**
+     * \brief Rate of a job alone in the cluster on given paths (class 0, no time shift).
+     * \param job the job (its flows' candidate paths index into the topology's links)
+     * \param choice path index per flow
+     * \return iterations per second (>= 0)
+     */
+    virtual double AloneRate(const SchedJob& job, const PathChoice& choice) = 0;
+
+    /// \return fluid evaluations run so far (components and stand-alone jobs with traffic)
+    virtual uint64_t GetEvaluations() const = 0;
+    /// \return component rates served from a cache so far (0 for a model without one)
+    virtual uint64_t GetCacheHits() const = 0;
+    /// \return wall-clock seconds spent evaluating so far (not deterministic)
+    virtual double GetEvaluatorSeconds() const = 0;
+};
+
+/**
+ * \ingroup crux
+ * \brief The exact epoch evaluation of the trace runs (engine "epoch", doc/crux.rst
+ * "Engine "epoch" and its approximation"): the pure fluid FlowEvaluator (strict priority
+ * between classes, max-min inside one, one fluid transfer per flow and iteration or the job's
+ * communication timeline) run per connected component of link-sharing jobs.
+ *
+ * Rates(): jobs are joined when their installed paths share a link with traffic; each component
+ * is evaluated on a sub-model holding only the links its paths use (flows without bytes or path
+ * dropped), its classes normalised to dense ranks 0..n-1 (so a component whose classes were
+ * only shifted keeps its cache entry). A job without modelled traffic runs at
+ * 1 / StandaloneIterationTime(job, 0), i.e. 1 / c_j. The FlowEvaluator runs with
+ * FlowEvaluatorOptions (horizon = horizonIterations × the component's longest stand-alone
+ * iteration, warm-up discarded, steady-state extension). Results are cached by (job ids, class,
+ * time shift, chosen path per flow) in component order; the cache is emptied when it exceeds
+ * 200,000 entries. AloneRate() is the one-job component (class 0, shift 0) through the same
+ * cache (a hit there is not counted in GetCacheHits()).
+ */
+class ExactEpochRateModel : public EpochRateModel
+{
+  public:
+    /**
+     * \param links every directed link of the topology (SchedLink::bandwidth, bit/s); path
+     *        link ids index this vector
+     * \param options the FlowEvaluator's options (horizonIterations, warmupFraction,
+     *        steadyHorizonLimit; horizon 0 = automatic)
+     */
+    ExactEpochRateModel(std::vector<SchedLink> links, const FlowEvaluatorOptions& options);
+
+    /// \copydoc EpochRateModel::Rates
+    std::vector<double> Rates(const EpochRateInput& in) override;
+    /// \copydoc EpochRateModel::AloneRate
+    double AloneRate(const SchedJob& job, const PathChoice& choice) override;
+    /// \copydoc EpochRateModel::GetEvaluations
+    uint64_t GetEvaluations() const override;
+    /// \copydoc EpochRateModel::GetCacheHits
+    uint64_t GetCacheHits() const override;
+    /// \copydoc EpochRateModel::GetEvaluatorSeconds
+    double GetEvaluatorSeconds() const override;
+
+    /**
+     * \brief Steady rates of one set of jobs evaluated together (no cache): the FlowEvaluator on
+     * the sub-model of the links their paths use.
+     * \param jobs the jobs \param choice path index per flow of each job \param prio class of
+     * each job (larger = higher) \param shift time shift of each job, seconds
+     * \return iterations per second of each job, in the order of \p jobs
+     */
+    std::vector<double> EvaluateComponent(const std::vector<const SchedJob*>& jobs,
+                                          const std::vector<PathChoice>& choice,
+                                          const std::vector<int64_t>& prio,
+                                          const std::vector<double>& shift);
+
+  private:
+    /// Append one job's part of a component's cache key: its id, priority class, time shift
+    /// (hexadecimal, exact) and path choice.
+    /// \param key the key \param id job id \param prio class \param shift time shift, s
+    /// \param choice path index per flow
+    static void AppendCacheKey(std::string& key,
+                               uint32_t id,
+                               int64_t prio,
+                               double shift,
+                               const PathChoice& choice);
+
+    /// EvaluateComponent() through the cache. \param key the component's key (AppendCacheKey
+    /// per job) \param js jobs \param ch choices \param prio classes \param shift time shifts
+    /// \param countHit count a hit in GetCacheHits() \return the jobs' rates, order of \p js
+    std::vector<double> CachedEvaluate(const std::string& key,
+                                       const std::vector<const SchedJob*>& js,
+                                       const std::vector<PathChoice>& ch,
+                                       const std::vector<int64_t>& prio,
+                                       const std::vector<double>& shift,
+                                       bool countHit);
+
+    std::vector<SchedLink> m_links;                               //!< topology links
+    FlowEvaluatorOptions m_options;                               //!< evaluator options
+    std::unordered_map<std::string, std::vector<double>> m_cache; //!< component rates
+    uint64_t m_evaluations{0};                                    //!< FlowEvaluator runs
+    uint64_t m_cacheHits{0};                                      //!< counted cache hits
+    double m_evaluatorSeconds{0};                                 //!< wall time evaluating
+};
+
+} // namespace ns3
+
+#endif // CRUX_EPOCH_RATE_MODEL_H
