@@ -150,6 +150,19 @@ configure_args=(configure -G Ninja -d "$profile" --enable-examples --enable-test
 [ -z "${CRUX_NS3_CONFIGURE_ARGS:-}" ] || configure_args+=(${CRUX_NS3_CONFIGURE_ARGS})
 stamp=$cache/configure.stamp
 lock=$ns3dir/.lock-ns3_linux_build
+# ns-3's configure writes one stub per module header into build/include/ns3 (#include of the
+# source path) and never rewrites an existing one: a header that moved within crux leaves a stub
+# pointing at its old place. Remove every stub whose target is gone and configure again.
+stale=0
+for h in "$ns3dir"/build/include/ns3/*.h; do
+  [ -f "$h" ] || continue
+  target=$(sed -n '1s/^#include "\(\/.*\)"$/\1/p' "$h")
+  if [ -n "$target" ] && [ ! -e "$target" ]; then
+    rm -f "$h"
+    stale=$((stale + 1))
+  fi
+done
+[ "$stale" -eq 0 ] || { echo "intree: $stale stub header(s) of moved headers removed"; rm -f "$stamp"; }
 if [ -f "$ns3dir/cmake-cache/CMakeCache.txt" ] && [ -f "$lock" ] && [ -f "$stamp" ] &&
   [ "$(cat "$stamp")" = "${configure_args[*]}" ]; then
   end "(cached: ${configure_args[*]})"
