@@ -697,7 +697,7 @@ class DcqcnIdleTestCase : public TestCase
         std::function<void()> poll = [&]() {
             if (qp->GetPostedPackets() == 0 || !qp->IsIdle())
             {
-                Simulator::Schedule(MicroSeconds(10), poll);
+                crux::Schedule(MicroSeconds(10), poll);
                 return;
             }
             idleFrom = Simulator::Now();
@@ -705,13 +705,13 @@ class DcqcnIdleTestCase : public TestCase
             tc0 = cc->GetTimerEvents();
             bc0 = cc->GetByteEvents();
             resume = idleFrom + MilliSeconds(3);
-            Simulator::Schedule(MilliSeconds(3), [&]() {
+            crux::Schedule(MilliSeconds(3), [&]() {
                 s.transport->Send(
                     Req(1, 1, Gpu(1, 0), Gpu(0, 0), 1000 * 1000),
                     crux::MakeFunctorCallback<void>([&]() { lastDelivery = Simulator::Now(); }));
             });
         };
-        Simulator::Schedule(MicroSeconds(10), poll);
+        crux::Schedule(MicroSeconds(10), poll);
         Simulator::Run();
         const Time end = Simulator::Now();
 
