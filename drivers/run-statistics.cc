@@ -30,6 +30,24 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("RunStatistics");
 
+namespace
+{
+
+/// The bytes link \p l carried in class \p tc so far: the packet fabric's IP bytes of its data
+/// frames (ACK/NAK/CNP travel in the control class), the flow fabric's payload bytes. The one
+/// counter of links.csv and of the throughput samples.
+uint64_t
+LinkTcBytes(const ScenarioFabric& f, uint32_t l, uint8_t tc)
+{
+    if (f.rdma)
+    {
+        return f.topo->GetLink(l).txDev->GetTxBytes(tc);
+    }
+    return f.flow ? f.flow->GetLinkBytes(l, tc) : 0;
+}
+
+} // namespace
+
 std::vector<JobRecord>
 JobRecordsOf(const std::vector<Ptr<DltJobApplication>>& apps)
 {
@@ -67,19 +85,9 @@ RunStatistics::ConnectFabric(const ScenarioFabric& f)
     {
         return;
     }
-    const Ptr<CruxTopology> topo = f.topo;
-    const Ptr<FlowTransport> flow = f.flow;
-    const bool rdma = static_cast<bool>(f.rdma);
-    m_sampler->SetCounter(topo->GetNLinks(),
+    m_sampler->SetCounter(f.topo->GetNLinks(),
                           crux::NUM_TRAFFIC_CLASSES,
-                          [topo, flow, rdma](uint32_t l, uint8_t tc) -> uint64_t {
-                              // the counters CollectFabricCounters reads at the end
-                              if (rdma)
-                              {
-                                  return topo->GetLink(l).txDev->GetTxBytes(tc);
-                              }
-                              return flow ? flow->GetLinkBytes(l, tc) : 0;
-                          });
+                          [f](uint32_t l, uint8_t tc) { return LinkTcBytes(f, l, tc); });
     m_sampler->TraceConnectWithoutContext(
         "Sample",
         crux::MakeFunctorCallback<void, Time, Time, uint32_t, uint8_t, uint64_t>(
@@ -148,20 +156,9 @@ RunStatistics::CollectFabricCounters(const ScenarioFabric& f, ExperimentRunResul
     for (uint32_t l = 0; l < topo->GetNLinks(); ++l)
     {
         auto& c = m_linkTcBytes[l];
-        if (f.rdma)
+        for (uint8_t tc = 0; tc < crux::NUM_TRAFFIC_CLASSES; ++tc)
         {
-            // IP bytes of the data frames (ACK/NAK/CNP travel in the control class)
-            for (uint8_t tc = 0; tc < crux::NUM_TRAFFIC_CLASSES; ++tc)
-            {
-                c[tc] = topo->GetLink(l).txDev->GetTxBytes(tc);
-            }
-        }
-        if (f.flow)
-        {
-            for (uint8_t tc = 0; tc < crux::NUM_TRAFFIC_CLASSES; ++tc)
-            {
-                c[tc] = f.flow->GetLinkBytes(l, tc);
-            }
+            c[tc] = LinkTcBytes(f, l, tc);
         }
         if (std::any_of(c.begin(), c.end(), [](uint64_t b) { return b > 0; }))
         {
