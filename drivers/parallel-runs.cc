@@ -23,6 +23,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <iostream>
+#include <memory>
 #include <poll.h>
 #include <sys/wait.h>
 #include <thread>
@@ -145,9 +146,9 @@ class ChildPool
     std::vector<std::string> Run()
     {
         size_t next = 0;
-        while (next < m_runs.size() || !m_active.empty())
+        while ((!m_failure && next < m_runs.size()) || !m_active.empty())
         {
-            while (m_active.size() < m_jobs && next < m_runs.size())
+            while (!m_failure && m_active.size() < m_jobs && next < m_runs.size())
             {
                 Start(next++);
             }
@@ -156,6 +157,10 @@ class ChildPool
             {
                 m_progress->Tick();
             }
+        }
+        if (m_failure)
+        {
+            throw *m_failure;
         }
         return std::move(m_out);
     }
@@ -260,7 +265,13 @@ class ChildPool
             }
             return;
         }
-        KillAll();
+        // The failure reported is the one of the first run in the list that fails, as when the
+        // runs go one after another (jobs = 1): the runs after it are killed, the ones before it
+        // still running may finish (or fail first), whatever the order the children end in.
+        if (m_failure && m_failureIndex < c.index)
+        {
+            return;
+        }
         if (!c.bytes.empty() && c.bytes[0] == 'M')
         {
             std::vector<std::string> lines;
@@ -271,9 +282,35 @@ class ChildPool
                 lines.push_back("run " + name + ": " + c.bytes.substr(at, end - at));
                 at = end + 1;
             }
-            throw ParallelRunError(lines);
+            m_failure = std::make_unique<ParallelRunError>(lines);
         }
-        throw ParallelRunError("run " + name + ": " + Failure(status, c.bytes));
+        else
+        {
+            m_failure =
+                std::make_unique<ParallelRunError>("run " + name + ": " + Failure(status, c.bytes));
+        }
+        m_failureIndex = c.index;
+        KillAfter(c.index);
+    }
+
+    /// Kill and reap the children of runs after run \p index in the list.
+    void KillAfter(size_t index)
+    {
+        for (auto it = m_active.begin(); it != m_active.end();)
+        {
+            if (it->index <= index)
+            {
+                ++it;
+                continue;
+            }
+            ::kill(it->pid, SIGKILL);
+            ::close(it->fd);
+            int status = 0;
+            while (::waitpid(it->pid, &status, 0) < 0 && errno == EINTR)
+            {
+            }
+            it = m_active.erase(it);
+        }
     }
 
     /// Kill and reap every child still running.
@@ -291,11 +328,13 @@ class ChildPool
         m_active.clear();
     }
 
-    const std::vector<ParallelRun>& m_runs; //!< the runs
-    uint32_t m_jobs;                        //!< children at a time
-    ProgressReporter* m_progress;           //!< or null
-    std::vector<std::string> m_out;         //!< results by run index
-    std::vector<Child> m_active;            //!< children running
+    const std::vector<ParallelRun>& m_runs;      //!< the runs
+    uint32_t m_jobs;                             //!< children at a time
+    ProgressReporter* m_progress;                //!< or null
+    std::vector<std::string> m_out;              //!< results by run index
+    std::vector<Child> m_active;                 //!< children running
+    std::unique_ptr<ParallelRunError> m_failure; //!< the first failure in the list's order
+    size_t m_failureIndex{0};                    //!< the index of m_failure's run
 };
 
 } // namespace

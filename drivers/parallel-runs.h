@@ -71,8 +71,10 @@ struct ParallelRun
  *        ProgressReporter::StartRuns), or null
  * \return each run's bytes, in the order of \p runs
  * \throws ParallelRunError "run <name>: <message>" if a child failed: its exception's message,
- *         or its exit status, or the signal that killed it; the other children are killed and
- *         reaped first, so nothing is left running
+ *         or its exit status, or the signal that killed it. The failure thrown is the one of the
+ *         first failing run in the order of \p runs, as with \p jobs = 1, whatever the order the
+ *         children end in: the runs after it are killed, the ones before it run to their end;
+ *         nothing is left running
  * \throws std::runtime_error if no child process or pipe can be made
  */
 std::vector<std::string> RunParallel(const std::vector<ParallelRun>& runs,

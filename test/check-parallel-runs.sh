@@ -4,8 +4,8 @@
 # crux-experiment (scenarios/smoke.json on the flow fabric, every mode) and crux-trace-run
 # (a short window, three schedulers); and a run that fails in its child process (an exception:
 # the RDMA watchdog with a 1 ns StallTimeout; a signal: SIGKILL sent to a child) ends the
-# driver with exit status 1, one line on stderr naming the run, no output directory and no
-# child process left.
+# driver with exit status 1, one line on stderr naming the run (the first failing run of the
+# list, as with --jobs=1), no output directory and no child process left.
 # Usage: check-parallel-runs.sh <dir of crux-experiment and crux-trace-run> <module root>
 set -u
 bin=$(cd "$1" && pwd)
@@ -111,7 +111,18 @@ expect_one_line() {
   --outputDir="$work/fail-exc" --jobs=2 --quiet --ns3::RdmaNic::StallTimeout=1ns \
   >/dev/null 2>"$work/exc.err"
 expect_one_line "child exception" "$work/exc.err" $? \
-  "^crux-experiment: error: run alone:(big|small): .*made no progress" "$work/fail-exc"
+  "^crux-experiment: error: run alone:big: .*made no progress" "$work/fail-exc"
+# the failure reported is the first failing run's in the list, as with --jobs=1 (the same
+# error, with the run's name), whatever child ends first
+"$bin/crux-experiment" --scenario="$root/scenarios/smoke.json" --modes=alone,ecmp \
+  --outputDir="$work/fail-exc1" --jobs=1 --quiet --ns3::RdmaNic::StallTimeout=1ns \
+  >/dev/null 2>"$work/exc1.err"
+if [ "$(sed 's/^crux-experiment: error: run alone:big: /crux-experiment: error: /' "$work/exc.err")" \
+  != "$(cat "$work/exc1.err")" ]; then
+  fail "child exception: --jobs=2 reports '$(cat "$work/exc.err")', --jobs=1 '$(cat "$work/exc1.err")'"
+else
+  echo "ok   child exception: the same failure as with --jobs=1"
+fi
 
 # --- a child killed by a signal
 "$bin/crux-experiment" --scenario="$root/scenarios/smoke.json" --modes=alone,ecmp \
