@@ -156,9 +156,9 @@ class CruxTopologyHelper
      * in the same order (time stamp, then insertion order), so the results are identical. On the
      * packet fabric, whose queue holds about one event per frame in flight, the heap took
      * 9-27 % less CPU time than the red-black tree of ns3::MapScheduler on the three patterns
-     * of bench/run-fabric-bench.sh (doc/crux.rst, "Measured speed"). crux-experiment and the
-     * fabric benchmark call it before parsing their command line, so --SchedulerType=... still
-     * overrides it. The smaller examples (crux-minimal, user-scheduler) keep ns-3's default.
+     * of bench/run-fabric-bench.sh (doc/performance.rst, "Packet fabric"). crux-experiment and
+     * the fabric benchmark call it before parsing their command line, so --SchedulerType=...
+     * still overrides it. The smaller examples (crux-minimal, user-scheduler) keep ns-3's default.
      */
     static void PreferFastScheduler();
 

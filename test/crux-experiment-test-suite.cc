@@ -669,7 +669,7 @@ class ExperimentBadInputTestCase : public TestCase
  * agreement is checked for every job without congestion control (the fluid model has none) and
  * for GPT under DCQCN; BERT's iteration time under DCQCN is not comparable: its ECMP paths put
  * two of its own ring crossings on one 25 Gbit/s uplink, where DCQCN's cuts from 100 Gbit/s
- * overshoot (doc/crux.rst, "Measured: the §2.2 scenario").
+ * overshoot (doc/results-scenarios.rst, "The §2.2 scenario").
  */
 class Sec22ScenarioTestCase : public TestCase
 {
