@@ -53,6 +53,13 @@ assert (distributed.__version__, dask_jobqueue.__version__, matplotlib.__version
   echo "crux setup: installing ${SWEEP_PACKAGES[*]} into $venv"
   "$venv/bin/python" -m pip install -q "${SWEEP_PACKAGES[@]}"
 fi
+# The doc check (ctest check-doc, test/check-doc.py): docutils builds every doc/*.rst with
+# warnings as errors; pinned like the packages above.
+DOC_PACKAGES=(docutils==0.23.1)
+if ! "$venv/bin/python" -c 'import docutils; assert docutils.__version__ == "0.23.1"' 2>/dev/null; then
+  echo "crux setup: installing ${DOC_PACKAGES[*]} into $venv"
+  "$venv/bin/python" -m pip install -q "${DOC_PACKAGES[@]}"
+fi
 
 # ccache with paths taken relative to the clone (CCACHE_BASEDIR) and without the working
 # directory in the hash, so another clone of the same commit hits the cache.
