@@ -130,8 +130,9 @@ struct MicroOptions
     uint32_t jobs{5};                              //!< jobs per case
     double horizonIterations{30};                  //!< evaluation horizon
     /// FlowEvaluatorOptions::steadyHorizonLimit. 1 (no extension) keeps the 1500-case numbers
-    /// of doc/crux.rst: with 30 exact stand-alone iterations per horizon only a job starved by
-    /// strict priority lacks a whole interval after the warm-up, and its rate stays n_j / H.
+    /// of doc/results-scenarios.rst: with 30 exact stand-alone iterations per horizon only a job
+    /// starved by strict priority lacks a whole interval after the warm-up, and its rate stays
+    /// n_j / H.
     double steadyHorizonLimit{1};
     double maxPathChoices{256}; //!< redraw cap
     uint32_t slotsPerHost{2};   //!< job slots per host
