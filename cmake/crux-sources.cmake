@@ -26,7 +26,7 @@ set(CRUX_PURE_SOURCES
     # --- metrics ---
     model/metrics/contention-decomposition.cc
     model/metrics/flow-evaluator.cc
-    model/metrics/water-filling.cc
+    model/util/water-filling.cc
     model/metrics/sample-statistics.cc
     # --- the one definition of t_j and I_j ---
     model/util/gpu-intensity.cc
@@ -183,7 +183,7 @@ set(CRUX_HEADERS
     model/workload/dlt-job-application.h
     # --- metrics ---
     model/metrics/flow-evaluator.h
-    model/metrics/water-filling.h
+    model/util/water-filling.h
     model/metrics/contention-decomposition.h
     model/metrics/gpu-intensity-tracker.h
     model/metrics/link-throughput-sampler.h

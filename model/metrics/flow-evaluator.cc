@@ -15,7 +15,7 @@
 
 #include "flow-evaluator.h"
 
-#include "water-filling.h"
+#include "ns3/water-filling.h"
 
 #include "ns3/comm-scheduler.h"
 

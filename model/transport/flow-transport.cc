@@ -26,7 +26,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <queue>
 #include <utility>
 
 namespace ns3
@@ -38,8 +37,6 @@ NS_OBJECT_ENSURE_REGISTERED(FlowTransport);
 
 namespace
 {
-/// Residual capacity below this fraction of a link's capacity counts as zero.
-constexpr double RESIDUAL_EPSILON = 1e-9;
 /// A projected transfer time within this many time steps above an integer is rounded down.
 constexpr double TICK_EPSILON = 1e-6;
 /// Minimum Ethernet frame (header + payload + FCS), bytes.
@@ -136,7 +133,6 @@ FlowTransport::DoDispose()
     m_active.clear();
     m_conns.clear();
     m_port.clear();
-    m_onLink.clear();
     m_resolver = PathResolver();
     m_intraResolver = PathResolver();
     MessageTransport::DoDispose();
@@ -168,10 +164,7 @@ FlowTransport::AddLink(DataRate rate, Time delay)
     m_linkDelay.push_back(delay);
     m_linkBytes.emplace_back();
     m_linkBytes.back().fill(0);
-    m_residual.push_back(0);
-    m_count.push_back(0);
-    m_onLink.emplace_back();
-    m_dirty.push_back(false);
+    m_filling.AddLink(static_cast<double>(rate.GetBitRate()));
     return id;
 }
 
@@ -433,6 +426,23 @@ FlowTransport::Activate(Connection* c)
     c->rate = 0;
     c->finishAt = Time::Max();
     c->active = true;
+    auto known = std::find_if(c->flows.begin(), c->flows.end(), [c](const auto& f) {
+        return std::get<0>(f) == c->tc && std::get<1>(f) == c->path;
+    });
+    if (known == c->flows.end())
+    {
+        if (c->path.empty())
+        {
+            NS_FATAL_ERROR("FlowTransport: job " << c->key.jobId << " flow " << c->key.flowId
+                                                 << " has a path without a link");
+        }
+        // class 0 of the water filling is the highest priority: TC 7
+        const uint32_t f = m_filling.AddFlow(c->path, N_TC - 1 - c->tc);
+        m_flowRate.push_back(0);
+        known = c->flows.emplace(c->flows.end(), c->tc, c->path, f);
+    }
+    c->flow = std::get<2>(*known);
+    m_filling.Activate(c->flow);
     m_active.push_back(c);
     NS_LOG_INFO("job " << c->key.jobId << " flow " << c->key.flowId << ": " << m.req.bytes << " B ("
                        << c->wireBytes << " wire B) TC " << unsigned(c->tc) << " port " << port
@@ -524,6 +534,7 @@ FlowTransport::Update()
             c->active = false;
             c->rate = 0;
             c->remaining = 0;
+            m_filling.Deactivate(c->flow);
             for (uint32_t l : c->path)
             {
                 m_linkBytes[l][c->tc] += m.req.bytes;
@@ -595,105 +606,10 @@ void
 FlowTransport::ComputeRates()
 {
     ++m_rateComputations;
-    // residual capacity of every link used by an active flow
+    m_filling.Update(m_flowRate);
     for (Connection* c : m_active)
     {
-        c->rate = 0;
-        c->fixed = false;
-        for (uint32_t l : c->path)
-        {
-            m_residual[l] = static_cast<double>(m_linkRate[l].GetBitRate());
-        }
-    }
-    std::vector<Connection*> flows;
-    std::vector<uint32_t> links;
-    std::vector<uint32_t> dirty;
-    for (int tc = N_TC - 1; tc >= 0; --tc)
-    {
-        flows.clear();
-        links.clear();
-        for (Connection* c : m_active)
-        {
-            if (c->tc == tc)
-            {
-                flows.push_back(c);
-                for (uint32_t l : c->path)
-                {
-                    if (m_onLink[l].empty())
-                    {
-                        links.push_back(l);
-                    }
-                    ++m_count[l];
-                    m_onLink[l].push_back(c);
-                }
-            }
-        }
-        // Progressive filling with a lazy min-heap of (fair share, link): every change of a
-        // link's share pushes a fresh entry, so an entry whose share differs from the link's
-        // current one is stale and skipped. Ties go to the smaller link id (deterministic).
-        typedef std::pair<double, uint32_t> Entry;
-        std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
-        auto shareOf = [this](uint32_t l) {
-            return std::max(0.0, m_residual[l]) / static_cast<double>(m_count[l]);
-        };
-        for (uint32_t l : links)
-        {
-            heap.emplace(shareOf(l), l);
-        }
-        size_t unfixed = flows.size();
-        while (unfixed > 0)
-        {
-            if (heap.empty())
-            {
-                NS_FATAL_ERROR("FlowTransport::ComputeRates: " << unfixed
-                                                               << " flows without a link");
-            }
-            const auto [bestShare, best] = heap.top();
-            heap.pop();
-            if (m_count[best] == 0 || shareOf(best) != bestShare)
-            {
-                continue; // saturated already, or a stale entry
-            }
-            // the bottleneck: smallest fair share among the class's unfixed flows
-            const double cap = static_cast<double>(m_linkRate[best].GetBitRate());
-            const double share = m_residual[best] <= RESIDUAL_EPSILON * cap ? 0.0 : bestShare;
-            for (Connection* c : m_onLink[best])
-            {
-                if (c->fixed)
-                {
-                    continue;
-                }
-                c->fixed = true;
-                c->rate = share;
-                --unfixed;
-                for (uint32_t l : c->path)
-                {
-                    m_residual[l] -= share;
-                    --m_count[l];
-                    if (!m_dirty[l])
-                    {
-                        m_dirty[l] = true;
-                        dirty.push_back(l);
-                    }
-                }
-            }
-            // one fresh heap entry per link whose share changed
-            for (uint32_t l : dirty)
-            {
-                m_dirty[l] = false;
-                if (m_count[l] > 0)
-                {
-                    heap.emplace(shareOf(l), l);
-                }
-            }
-            dirty.clear();
-        }
-        for (uint32_t l : links)
-        {
-            m_count[l] = 0;
-            m_onLink[l].clear();
-            m_residual[l] = std::max(0.0, m_residual[l]);
-        }
+        c->rate = m_flowRate[c->flow];
     }
 }
 

@@ -25,11 +25,13 @@
 #include "ns3/nstime.h"
 #include "ns3/roce-constants.h"
 #include "ns3/traced-callback.h"
+#include "ns3/water-filling.h"
 
 #include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <tuple>
 #include <vector>
 
 namespace ns3
@@ -309,7 +311,10 @@ class FlowTransport : public MessageTransport
         double remaining{0};        //!< wire bytes still to transfer
         double rate{0};             //!< current rate, bit/s
         Time finishAt;              //!< projected transfer end at the current rate
-        bool fixed{false};          //!< scratch flag of the water filling
+        uint32_t flow{0};           //!< the active message's flow in m_filling
+        /// (traffic class, path, flow in m_filling) of every (class, path) the connection's
+        /// messages took so far: a message on one of them reuses its flow
+        std::vector<std::tuple<uint8_t, std::vector<uint32_t>, uint32_t>> flows;
     };
 
     /// Check a link id. \param link id \param what caller, for messages
@@ -329,7 +334,8 @@ class FlowTransport : public MessageTransport
     void Update();
     /// Subtract rate × elapsed time from every active flow; set m_lastAdvance to now.
     void Advance();
-    /// Water filling per traffic class (TC 7 first) over the active flows.
+    /// Rates of the active flows from m_filling (water filling per traffic class, TC 7 first;
+    /// only the flows connected to a change are recomputed).
     void ComputeRates();
     /// Deliver a message (completion callback and trace).
     /// \param jobId job \param flowId flow \param bytes payload \param posted Send() time
@@ -369,11 +375,12 @@ class FlowTransport : public MessageTransport
     Time m_quantum;                              //!< UpdateQuantum (0 = exact)
     int64_t m_ticksPerSecond{0};                 //!< simulator time steps per second
 
-    // scratch of ComputeRates (sized to the link count)
-    std::vector<double> m_residual;                 //!< residual capacity, bit/s
-    std::vector<uint32_t> m_count;                  //!< unfixed flows per link
-    std::vector<std::vector<Connection*>> m_onLink; //!< unfixed flows per link (this TC)
-    std::vector<bool> m_dirty;                      //!< share changed in this filling step
+    /// The rate allocation: strict priority between traffic classes (TC 7 = class 0), max-min
+    /// inside one, the same progressive filling as FlowEvaluator's (one fluid core), updated
+    /// incrementally: only the flows sharing a link, transitively, with a flow that started or
+    /// ended are recomputed.
+    PriorityWaterFilling m_filling{N_TC};
+    std::vector<double> m_flowRate; //!< [flow of m_filling] rate, bit/s
 
     // statistics
     std::vector<std::array<uint64_t, N_TC>> m_linkBytes; //!< [link][tc] finished payload bytes

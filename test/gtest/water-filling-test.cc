@@ -238,3 +238,111 @@ TEST(WaterFilling, IncrementalUpdateIsBitIdenticalToCompute)
         }
     }
 }
+
+TEST(WaterFilling, GrowingFormMatchesTheReducedForm)
+{
+    // The form FlowTransport uses (links and flows added as they come, no reduction, a tie to
+    // the lower link id) against the reduced form on the same random flows: the same rates up to
+    // rounding (the two fill in another order of equal-share bottlenecks), and its incremental
+    // Update() bit for bit equal to its own full Compute(). Flows are added in the middle of the
+    // run, as connections appear.
+    std::mt19937 rng(11);
+    for (uint32_t links : {10U, 90U})
+    {
+        std::vector<double> caps(links);
+        for (double& c : caps)
+        {
+            c = 1.0 + std::uniform_int_distribution<int>(0, 90)(rng) / 10.0;
+        }
+        const std::size_t n = 300;
+        std::vector<std::vector<uint32_t>> paths(n);
+        std::vector<uint32_t> classes(n);
+        for (std::size_t f = 0; f < n; ++f)
+        {
+            const int hops = std::uniform_int_distribution<int>(1, 3)(rng);
+            for (int h = 0; h < hops; ++h)
+            {
+                paths[f].push_back(std::uniform_int_distribution<uint32_t>(0, links - 1)(rng));
+            }
+            classes[f] = std::uniform_int_distribution<uint32_t>(0, 2)(rng);
+        }
+        PriorityWaterFilling reduced(caps, paths, classes, 3);
+        PriorityWaterFilling grow(3);
+        PriorityWaterFilling growFull(3);
+        for (double c : caps)
+        {
+            EXPECT_EQ(grow.AddLink(c), growFull.AddLink(c));
+        }
+        EXPECT_EQ(grow.NumConstraints(), links);
+        std::vector<bool> on(n, false);
+        std::vector<double> rate(n, 0.0);
+        std::size_t added = 0;
+        double worst = 0;
+        for (int step = 0; step < 200; ++step)
+        {
+            // ten more flows every ten steps
+            if (step % 10 == 0)
+            {
+                for (std::size_t k = 0; k < 15 && added < n; ++k, ++added)
+                {
+                    EXPECT_EQ(grow.AddFlow(paths[added], classes[added]), added);
+                    EXPECT_EQ(growFull.AddFlow(paths[added], classes[added]), added);
+                }
+            }
+            const int changes = std::uniform_int_distribution<int>(1, 4)(rng);
+            for (int c = 0; c < changes; ++c)
+            {
+                const uint32_t f = std::uniform_int_distribution<uint32_t>(0, added - 1)(rng);
+                if (on[f])
+                {
+                    grow.Deactivate(f);
+                }
+                else
+                {
+                    grow.Activate(f);
+                }
+                on[f] = !on[f];
+            }
+            grow.Update(rate);
+            std::vector<uint32_t> active;
+            for (uint32_t f = 0; f < added; ++f)
+            {
+                if (on[f])
+                {
+                    active.push_back(f);
+                }
+            }
+            std::vector<double> full(n, -1.0);
+            growFull.Compute(active, full);
+            std::vector<double> want(n, -1.0);
+            reduced.Compute(active, want);
+            for (uint32_t f : active)
+            {
+                ASSERT_EQ(rate[f], full[f]) << "flow " << f << " step " << step;
+                ASSERT_NEAR(rate[f], want[f], 1e-9 * 10.0) << "flow " << f << " step " << step;
+                worst = std::max(worst, std::abs(rate[f] - want[f]));
+            }
+        }
+        EXPECT_EQ(grow.NumFlows(), n);
+        EXPECT_LT(worst, 1e-9);
+    }
+}
+
+TEST(WaterFilling, GrowingFormRejectsBadInput)
+{
+    PriorityWaterFilling grow(2);
+    EXPECT_THROW(grow.AddLink(0.0), std::invalid_argument);
+    EXPECT_EQ(grow.AddLink(5.0), 0U);
+    EXPECT_THROW(grow.AddFlow({}, 0), std::invalid_argument);
+    EXPECT_THROW(grow.AddFlow({1}, 0), std::invalid_argument);
+    EXPECT_THROW(grow.AddFlow({0}, 2), std::invalid_argument);
+    EXPECT_EQ(grow.NumFlows(), 0U);
+    EXPECT_EQ(grow.AddFlow({0, 0}, 1), 0U); // a link listed twice counts once
+    std::vector<double> rate(1, 0.0);
+    grow.Activate(0);
+    EXPECT_EQ(grow.Update(rate), 1U);
+    EXPECT_EQ(rate[0], 5.0);
+    PriorityWaterFilling reduced({1.0}, {{0}}, {0}, 1);
+    EXPECT_THROW(reduced.AddLink(1.0), std::invalid_argument);
+    EXPECT_THROW(reduced.AddFlow({0}, 0), std::invalid_argument);
+}

@@ -119,6 +119,89 @@ PriorityWaterFilling::PriorityWaterFilling(const std::vector<double>& linkCapaci
     m_byClass.resize(numClasses);
 }
 
+PriorityWaterFilling::PriorityWaterFilling(std::size_t numClasses)
+    : m_dynamic(true)
+{
+    m_consStart.push_back(0);
+    m_byClass.resize(numClasses);
+}
+
+uint32_t
+PriorityWaterFilling::AddLink(double capacity)
+{
+    if (!m_dynamic)
+    {
+        throw std::invalid_argument("PriorityWaterFilling::AddLink: the reduced form is fixed");
+    }
+    if (!(capacity > 0))
+    {
+        throw std::invalid_argument("PriorityWaterFilling::AddLink: link " +
+                                    std::to_string(m_capacity.size()) + " has capacity " +
+                                    std::to_string(capacity));
+    }
+    m_capacity.push_back(capacity);
+    m_threshold.push_back(STARVED_FRACTION * capacity);
+    m_residual.push_back(0.0);
+    m_count.push_back(0);
+    m_classFlowsOn.emplace_back();
+    m_activeOn.emplace_back();
+    m_dirtyMark.push_back(0);
+    m_seenCons.push_back(0);
+    m_version.push_back(0);
+    m_touchedMark.push_back(0);
+    return static_cast<uint32_t>(m_capacity.size() - 1);
+}
+
+uint32_t
+PriorityWaterFilling::AddFlow(const std::vector<uint32_t>& path, uint32_t cls)
+{
+    const uint32_t f = static_cast<uint32_t>(m_class.size());
+    if (!m_dynamic)
+    {
+        throw std::invalid_argument("PriorityWaterFilling::AddFlow: the reduced form is fixed");
+    }
+    if (path.empty())
+    {
+        throw std::invalid_argument("PriorityWaterFilling::AddFlow: flow " + std::to_string(f) +
+                                    " crosses no link");
+    }
+    if (cls >= m_byClass.size())
+    {
+        throw std::invalid_argument("PriorityWaterFilling::AddFlow: flow " + std::to_string(f) +
+                                    " has class " + std::to_string(cls) + " of " +
+                                    std::to_string(m_byClass.size()));
+    }
+    const std::size_t first = m_consOfFlow.size();
+    for (uint32_t l : path)
+    {
+        if (l >= m_capacity.size())
+        {
+            m_consOfFlow.resize(first);
+            throw std::invalid_argument("PriorityWaterFilling::AddFlow: flow " + std::to_string(f) +
+                                        " crosses link " + std::to_string(l) + " of " +
+                                        std::to_string(m_capacity.size()));
+        }
+        if (std::find(m_consOfFlow.begin() + static_cast<std::ptrdiff_t>(first),
+                      m_consOfFlow.end(),
+                      l) == m_consOfFlow.end())
+        {
+            m_consOfFlow.push_back(l);
+        }
+    }
+    m_consStart.push_back(static_cast<uint32_t>(m_consOfFlow.size()));
+    m_class.push_back(cls);
+    m_slotPos.resize(m_consOfFlow.size(), 0);
+    m_seenFlow.push_back(0);
+    m_pendingMark.push_back(0);
+    return f;
+}
+
+std::size_t
+PriorityWaterFilling::NumFlows() const
+{
+    return m_class.size();
+}
+
 std::size_t
 PriorityWaterFilling::NumConstraints() const
 {

@@ -30,7 +30,9 @@ namespace ns3
  * \ingroup crux-scheduling
  * \brief Max-min fair rates of fluid flows on capacitated links with strict priority between
  * classes (progressive filling, "water filling"), for a fixed set of flows of which any subset
- * may be active. The rate allocation of FlowEvaluator (flow-evaluator.h).
+ * may be active: the one fluid core of the module, the rate allocation of FlowEvaluator
+ * (flow-evaluator.h, reduced form) and of FlowTransport (the flow-level fabric, the form whose
+ * links and flows are added as they come).
  *
  * Each flow has a path (link ids) and a class (0 = highest priority). Compute() gives the active
  * flows of class 0 their max-min fair rates on the link capacities, then those of class 1 on the
@@ -66,6 +68,39 @@ class PriorityWaterFilling
                          const std::vector<std::vector<uint32_t>>& paths,
                          const std::vector<uint32_t>& classes,
                          std::size_t numClasses);
+
+    /**
+     * \brief A water filling without reduction whose links and flows are added as they come
+     * (AddLink, AddFlow): every link is a constraint of its own, its index the link's id, so a
+     * tie between bottlenecks goes to the lower link id. FlowTransport's rate allocation (the
+     * flow-level fabric), where connections and their paths appear during the run; the rates are
+     * those of the reduced form up to the 1e-9 starvation threshold.
+     * \param numClasses number of classes
+     */
+    explicit PriorityWaterFilling(std::size_t numClasses);
+
+    /**
+     * \brief Add a link (a constraint of its own); only for the form built by
+     * PriorityWaterFilling(std::size_t).
+     * \param capacity its capacity (> 0), e.g. bit/s
+     * \return its id: the number of links added before
+     * \throws std::invalid_argument for a capacity <= 0 or on the reduced form
+     */
+    uint32_t AddLink(double capacity);
+
+    /**
+     * \brief Add a flow (inactive); only for the form built by PriorityWaterFilling(std::size_t).
+     * \param path the links it crosses (ids of AddLink, not empty; a link listed twice counts
+     *        once)
+     * \param cls class index, 0 = highest priority, < numClasses
+     * \return its flow index: the number of flows added before
+     * \throws std::invalid_argument for an empty path, an unknown link or class, or on the
+     *         reduced form
+     */
+    uint32_t AddFlow(const std::vector<uint32_t>& path, uint32_t cls);
+
+    /// \return the number of flows
+    std::size_t NumFlows() const;
 
     /**
      * \brief Rates of the active flows.
@@ -157,6 +192,7 @@ class PriorityWaterFilling
      */
     std::size_t FixBottleneck(const Candidate& top, bool useHeap, std::vector<double>& rate);
 
+    bool m_dynamic{false};              //!< built by PriorityWaterFilling(std::size_t)
     std::vector<uint32_t> m_class;      //!< [flow] class index
     std::vector<uint32_t> m_consStart;  //!< [flow] first entry in m_consOfFlow; + end
     std::vector<uint32_t> m_consOfFlow; //!< flat: constraints of flow 0, of flow 1, ...
