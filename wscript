@@ -54,6 +54,8 @@ CRUX_PURE_SOURCES = [
 ]
 
 CRUX_SOURCES = CRUX_PURE_SOURCES + [
+    # --- shared value types (bottom layer) ---
+    'model/util/five-tuple.cc',
     # --- fabric ---
     'model/fabric/qbb-net-device.cc',
     'model/fabric/qbb-net-device-pfc.cc',
@@ -130,6 +132,10 @@ CRUX_SOURCES = CRUX_PURE_SOURCES + [
 ]
 
 CRUX_HEADERS = [
+    # --- shared value types and constants (bottom layer) ---
+    'model/util/crux-types.h',
+    'model/util/five-tuple.h',
+    'model/util/roce-constants.h',
     # --- cluster description ---
     'model/cluster/cluster-topology.h',
     'model/cluster/cluster-topology-spec.h',
@@ -149,7 +155,6 @@ CRUX_HEADERS = [
     'model/scheduling/optimal-scheduler.h',
     # --- fabric ---
     'model/fabric/qbb-net-device.h',
-    'model/fabric/roce-constants.h',
     'model/fabric/wire-time.h',
     'model/fabric/pooled-event.h',
     'model/fabric/qbb-channel.h',

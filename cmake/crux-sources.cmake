@@ -39,6 +39,8 @@ set(CRUX_PURE_SOURCES
 
 set(CRUX_SOURCES
     ${CRUX_PURE_SOURCES}
+    # --- shared value types (bottom layer) ---
+    model/util/five-tuple.cc
     # --- fabric ---
     model/fabric/qbb-net-device.cc
     model/fabric/qbb-net-device-pfc.cc
@@ -122,6 +124,10 @@ set(CRUX_PROTO_FILES
 )
 
 set(CRUX_HEADERS
+    # --- shared value types and constants (bottom layer) ---
+    model/util/crux-types.h
+    model/util/five-tuple.h
+    model/util/roce-constants.h
     # --- cluster description ---
     model/cluster/cluster-topology.h
     model/cluster/cluster-topology-spec.h
@@ -141,7 +147,6 @@ set(CRUX_HEADERS
     model/scheduling/optimal-scheduler.h
     # --- fabric ---
     model/fabric/qbb-net-device.h
-    model/fabric/roce-constants.h
     model/fabric/wire-time.h
     model/fabric/pooled-event.h
     model/fabric/qbb-channel.h

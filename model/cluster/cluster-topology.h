@@ -18,7 +18,7 @@
 
 // Pure C++ (no ns-3 includes, no simulator): compiled into the crux-scheduling library.
 
-#include "ns3/cluster-model.h"
+#include "ns3/crux-types.h"
 
 #include <cstdint>
 #include <string>

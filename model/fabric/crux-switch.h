@@ -17,12 +17,13 @@
 #define CRUX_CRUX_SWITCH_H
 
 #include "qbb-net-device.h"
-#include "roce-constants.h"
 #include "switch-mmu.h"
 
 #include "ns3/address.h"
+#include "ns3/five-tuple.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/object.h"
+#include "ns3/roce-constants.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
@@ -34,48 +35,6 @@
 
 namespace ns3
 {
-
-/**
- * \ingroup crux
- * \brief The ECMP/flow key of a frame: (source IPv4, destination IPv4, IP protocol, L4 source
- * port, L4 destination port).
- *
- * For RoCEv2 the protocol is 17 (UDP), the destination port 4791 and the source port is the
- * per-queue-pair ECMP entropy (InfiniBand RoCEv2 Annex A17).
- */
-struct FiveTuple
-{
-    Ipv4Address srcIp;    //!< IPv4 source address
-    Ipv4Address dstIp;    //!< IPv4 destination address
-    uint8_t protocol{17}; //!< IP protocol number (17 = UDP)
-    uint16_t srcPort{0};  //!< L4 source port (RoCEv2: ECMP entropy, 49152..65535)
-    uint16_t dstPort{crux::ROCEV2_UDP_PORT}; //!< L4 destination port (RoCEv2: 4791)
-
-    /// \return true if all five fields are equal \param o other tuple
-    bool operator==(const FiveTuple& o) const;
-    /// \return true if all five fields are not equal \param o other tuple
-    bool operator!=(const FiveTuple& o) const;
-    /// \return lexicographic order on (src, dst, protocol, srcPort, dstPort) \param o other tuple
-    bool operator<(const FiveTuple& o) const;
-};
-
-/**
- * \brief Print a tuple as "src:sport->dst:dport/proto".
- * \param os output stream
- * \param t tuple
- * \return os
- */
-std::ostream& operator<<(std::ostream& os, const FiveTuple& t);
-
-/**
- * \ingroup crux
- * \brief std::hash-compatible hasher of FiveTuple for unordered containers (not the ECMP hash).
- */
-struct FiveTupleHasher
-{
-    /// \return a hash of \p t \param t tuple
-    std::size_t operator()(const FiveTuple& t) const;
-};
 
 /**
  * \ingroup crux

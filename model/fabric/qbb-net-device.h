@@ -16,8 +16,6 @@
 #ifndef CRUX_QBB_NET_DEVICE_H
 #define CRUX_QBB_NET_DEVICE_H
 
-#include "roce-constants.h"
-
 #include "ns3/data-rate.h"
 #include "ns3/error-model.h"
 #include "ns3/ethernet-header.h"
@@ -27,6 +25,7 @@
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/roce-constants.h"
 #include "ns3/traced-callback.h"
 
 #include <array>

@@ -18,6 +18,7 @@
 
 // Pure C++ (no ns-3 includes): compiled into the crux-scheduling library.
 
+#include "ns3/crux-types.h"
 #include "ns3/gpu-intensity.h"
 
 #include <cstdint>
@@ -39,19 +40,8 @@ namespace ns3
  * the helper layer translates a Decision into UDP source ports / routes and DSCP values.
  */
 
-/**
- * \ingroup crux-scheduling
- * \brief One directed link of the scheduler's view of the topology (algorithms.md §1).
- *
- * The link id is the link's index in ClusterModel::links. Both directions of a cable are two
- * separate links. Intra-host links (PCIe/NVLink) may be modelled as links too (Crux §3, the
- * maximum in t_j runs over network and intra-host links).
- */
-struct SchedLink
-{
-    double bandwidth{0}; //!< capacity in bit/s (> 0)
-    std::string name;    //!< free-form label for logs and error messages (may be empty)
-};
+// SchedLink (one directed link: bandwidth in bit/s, name): ns3/crux-types.h, shared with
+// ClusterTopology.
 
 /**
  * \ingroup crux-scheduling

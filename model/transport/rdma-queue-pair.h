@@ -19,8 +19,8 @@
 #include "rdma-congestion-control.h"
 
 #include "ns3/callback.h"
-#include "ns3/crux-switch.h"
 #include "ns3/event-id.h"
+#include "ns3/five-tuple.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"

@@ -20,6 +20,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/fatal-error.h"
 #include "ns3/log.h"
+#include "ns3/roce-constants.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>

@@ -20,8 +20,8 @@
 #include "rdma-nic.h"
 #include "rdma-queue-pair.h"
 
-#include "ns3/crux-switch.h"
 #include "ns3/data-rate.h"
+#include "ns3/five-tuple.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>
