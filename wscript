@@ -39,9 +39,9 @@ CRUX_PURE_SOURCES = [
     'model/scheduling/taccl-scheduler.cc',
     'model/scheduling/cassini-scheduler.cc',
     'model/scheduling/optimal-scheduler.cc',
+    'model/scheduling/flow-evaluator.cc',
     # --- metrics ---
     'model/metrics/contention-decomposition.cc',
-    'model/metrics/flow-evaluator.cc',
     'model/util/water-filling.cc',
     'model/metrics/sample-statistics.cc',
     # --- the one definition of t_j and I_j ---
@@ -153,6 +153,7 @@ CRUX_HEADERS = [
     'model/scheduling/taccl-scheduler.h',
     'model/scheduling/cassini-scheduler.h',
     'model/scheduling/optimal-scheduler.h',
+    'model/scheduling/flow-evaluator.h',
     # --- fabric ---
     'model/fabric/qbb-net-device.h',
     'model/fabric/wire-time.h',
@@ -194,7 +195,6 @@ CRUX_HEADERS = [
     'model/workload/chakra-trace.h',
     'model/workload/dlt-job-application.h',
     # --- metrics ---
-    'model/metrics/flow-evaluator.h',
     'model/util/water-filling.h',
     'model/metrics/contention-decomposition.h',
     'model/metrics/gpu-intensity-tracker.h',

@@ -15,9 +15,8 @@
 
 #include "flow-evaluator.h"
 
-#include "ns3/water-filling.h"
-
 #include "ns3/comm-scheduler.h"
+#include "ns3/water-filling.h"
 
 #include <algorithm>
 #include <cmath>
