@@ -9,18 +9,20 @@
 # The sources use the ns-3.36+ conveniences (functor events and callbacks) only through
 # model/util/crux-compat.h, which builds on ns-3.35 too.
 #
-# The lists below must equal cmake/crux-sources.cmake (CRUX_PURE_SOURCES, CRUX_SOURCES,
-# CRUX_HEADERS, CRUX_TEST_SOURCES) and examples/wscript must build exactly CRUX_EXAMPLES;
-# test/check-file-lists.py (ctest entry `check-file-lists`) checks this and the files on disk.
+# The lists below must equal cmake/crux-sources.cmake (CRUX_PURE_SOURCES,
+# CRUX_PURE_DRIVER_SOURCES, CRUX_SOURCES, CRUX_HEADERS, CRUX_TEST_SOURCES) and examples/wscript
+# must build exactly CRUX_EXAMPLES; test/check-file-lists.py (ctest entry `check-file-lists`)
+# checks this and the files on disk.
 #
 # Standalone-only (not built here): the GoogleTest programs (CRUX_GTEST_SOURCES, test/gtest/),
 # the benchmark programs (CRUX_BENCH_PROGRAMS, bench/) and the helper static libraries
-# crux-scheduling / crux-scenario. They belong to the standalone CMake build against an
-# installed ns-3 (see CMakeLists.txt); ns-3's waf has no GoogleTest integration.
+# crux-scheduling / crux-pure-drivers / crux-scenario. They belong to the standalone CMake build
+# against an installed ns-3 (see CMakeLists.txt); ns-3's waf has no GoogleTest integration.
 # Python bindings are not generated here either (the pybindgen step of ns-3 <= 3.35 needs
 # scanned bindings files, which this module does not ship).
 
-# Simulator-free C++ (cluster description, scheduling, fluid evaluator, case generator).
+# Simulator-free C++ of the model layers (cluster description, scheduling with the fluid
+# evaluator, pure metrics, t_j and I_j): model/ files only.
 CRUX_PURE_SOURCES = [
     # --- cluster description ---
     'model/cluster/cluster-topology.cc',
@@ -46,14 +48,17 @@ CRUX_PURE_SOURCES = [
     'model/metrics/sample-statistics.cc',
     # --- the one definition of t_j and I_j ---
     'model/util/gpu-intensity.cc',
-    # --- experiment drivers ---
+]
+
+# Simulator-free experiment drivers (case generator, stage ablation, progress, parallel runs).
+CRUX_PURE_DRIVER_SOURCES = [
     'drivers/random-cluster.cc',
     'drivers/stage-ablation.cc',
     'drivers/progress-reporter.cc',
     'drivers/parallel-runs.cc',
 ]
 
-CRUX_SOURCES = CRUX_PURE_SOURCES + [
+CRUX_SOURCES = CRUX_PURE_SOURCES + CRUX_PURE_DRIVER_SOURCES + [
     # --- shared value types (bottom layer) ---
     'model/util/five-tuple.cc',
     # --- fabric ---

@@ -2,9 +2,10 @@
 # Keep in sync with wscript; test/check-file-lists.py checks the three against the disk.
 # Paths are relative to the module root.
 
-# Simulator-free C++: the cluster description, the scheduling layer, the fluid evaluator and the
-# microbenchmark's case generator (no Simulator calls; also built as the static library
-# crux-scheduling for GoogleTest).
+# Simulator-free C++ of the model layers: the cluster description, the scheduling layer with the
+# fluid evaluator, the pure metrics and the one definition of t_j and I_j (no Simulator calls;
+# also built as the static library crux-scheduling for GoogleTest). model/ files only: the
+# drivers' simulator-free files are CRUX_PURE_DRIVER_SOURCES (test/check-file-lists.py).
 set(CRUX_PURE_SOURCES
     # --- cluster description ---
     model/cluster/cluster-topology.cc
@@ -30,7 +31,12 @@ set(CRUX_PURE_SOURCES
     model/metrics/sample-statistics.cc
     # --- the one definition of t_j and I_j ---
     model/util/gpu-intensity.cc
-    # --- experiment drivers ---
+)
+
+# Simulator-free experiment drivers: the microbenchmark's case generator and stage ablation, the
+# progress printer and the parallel runs (also built as the static library crux-pure-drivers,
+# over crux-scheduling, for GoogleTest).
+set(CRUX_PURE_DRIVER_SOURCES
     drivers/random-cluster.cc
     drivers/stage-ablation.cc
     drivers/progress-reporter.cc
@@ -39,6 +45,7 @@ set(CRUX_PURE_SOURCES
 
 set(CRUX_SOURCES
     ${CRUX_PURE_SOURCES}
+    ${CRUX_PURE_DRIVER_SOURCES}
     # --- shared value types (bottom layer) ---
     model/util/five-tuple.cc
     # --- fabric ---

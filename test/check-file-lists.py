@@ -63,6 +63,7 @@ TEST_RUNNER_MAIN = "test/test-runner-main.cc"
 # The lists crux-sources.cmake must define.
 REQUIRED_LISTS = (
     "CRUX_PURE_SOURCES",
+    "CRUX_PURE_DRIVER_SOURCES",
     "CRUX_SOURCES",
     "CRUX_HEADERS",
     "CRUX_TEST_SOURCES",
@@ -74,6 +75,7 @@ REQUIRED_LISTS = (
 # Lists whose entries are paths relative to the module root.
 PATH_LISTS = (
     "CRUX_PURE_SOURCES",
+    "CRUX_PURE_DRIVER_SOURCES",
     "CRUX_SOURCES",
     "CRUX_HEADERS",
     "CRUX_TEST_SOURCES",
@@ -422,9 +424,13 @@ def _entry_allowed(list_name, entry):
     if list_name == "CRUX_SOURCES":
         return expected in ("CRUX_SOURCES", "CRUX_PURE_SOURCES")
     if list_name == "CRUX_PURE_SOURCES":
-        # other layers may add simulator-free sources (fluid evaluator, case generator)
-        return expected in ("CRUX_SOURCES", "CRUX_PURE_SOURCES") and \
-            not entry.startswith("helper/")
+        # the model library crux-scheduling: other model layers may add simulator-free sources
+        # (pure metrics, t_j and I_j), helper/ and drivers/ may not (no drivers/ file in a model
+        # library: the drivers' simulator-free files are CRUX_PURE_DRIVER_SOURCES)
+        return expected in ("CRUX_SOURCES", "CRUX_PURE_SOURCES") and entry.startswith("model/")
+    if list_name == "CRUX_PURE_DRIVER_SOURCES":
+        # the library crux-pure-drivers: drivers/ sources only
+        return expected == "CRUX_SOURCES" and entry.startswith("drivers/")
     return expected == list_name
 
 
@@ -570,8 +576,9 @@ def check(root):
                                        "(wrong directory or file type)"))
     for name in PATH_LISTS:
         for entry in dict.fromkeys(lists[name]):
-            if name == "CRUX_SOURCES" and entry in lists["CRUX_PURE_SOURCES"]:
-                continue  # reported once, under CRUX_PURE_SOURCES
+            if name == "CRUX_SOURCES" and (entry in lists["CRUX_PURE_SOURCES"] or
+                                           entry in lists["CRUX_PURE_DRIVER_SOURCES"]):
+                continue  # reported once, under CRUX_PURE_SOURCES / CRUX_PURE_DRIVER_SOURCES
             if not (root / entry).is_file():
                 out.append(Discrepancy(entry, MISSING, name, "listed but not on disk"))
     for name, folder in PROGRAM_LISTS.items():
@@ -648,8 +655,12 @@ set(CRUX_PURE_SOURCES
     # --- scheduling ---
     model/scheduling/sched.cc
 )
+set(CRUX_PURE_DRIVER_SOURCES
+    drivers/cases.cc
+)
 set(CRUX_SOURCES
     ${CRUX_PURE_SOURCES}
+    ${CRUX_PURE_DRIVER_SOURCES}
     # --- fabric ---
     model/fabric/dev.cc
     helper/dev-helper.cc
@@ -680,7 +691,8 @@ _FAKE_WSCRIPT = """\
 SCHED = [
     'model/scheduling/sched.cc',
 ]
-SOURCES = SCHED + [
+DRIVERS = ['drivers/cases.cc']
+SOURCES = SCHED + DRIVERS + [
     'model/fabric/dev.cc',
     'helper/dev-helper.cc',
 ]
@@ -741,6 +753,7 @@ _FAKE_TREE = {
     "model/fabric/README.txt": "not a source: ignored",
     "helper/dev-helper.cc": "",
     "helper/dev-helper.h": "",
+    "drivers/cases.cc": "",
     "test/dev-test-suite.cc": _FAKE_SUITE,
     TEST_RUNNER_MAIN: "",
     "test/gtest/sched-test.cc": "",
@@ -797,6 +810,22 @@ SELF_TEST_CASES = [
       _edit(WSCRIPT_FILE, "    'model/fabric/dev.cc',\n", "    'model/fabric/dev.cc',\n    "
             "'model/scheduling/other.cc',\n")],
      {(WRONG_LIST, "model/scheduling/other.cc")}),
+    ("drivers source in the model library CRUX_PURE_SOURCES",
+     [_edit(CMAKE_FILE, "    model/scheduling/sched.cc\n", "    model/scheduling/sched.cc\n"
+            "    drivers/cases.cc\n"),
+      _edit(CMAKE_FILE, "set(CRUX_PURE_DRIVER_SOURCES\n    drivers/cases.cc\n)",
+            "set(CRUX_PURE_DRIVER_SOURCES\n)")],
+     {(WRONG_LIST, "drivers/cases.cc")}),
+    ("model source in CRUX_PURE_DRIVER_SOURCES",
+     [_edit(CMAKE_FILE, "    model/scheduling/sched.cc\n)", ")"),
+      _edit(CMAKE_FILE, "    drivers/cases.cc\n)", "    drivers/cases.cc\n"
+            "    model/scheduling/sched.cc\n)"),
+      _edit(WSCRIPT_FILE, "    'model/scheduling/sched.cc',\n]", "]"),
+      _edit(WSCRIPT_FILE, "DRIVERS = ['drivers/cases.cc']",
+            "DRIVERS = ['drivers/cases.cc', 'model/scheduling/sched.cc']")],
+     {(WRONG_LIST, "model/scheduling/sched.cc")}),
+    ("listed pure driver source missing", [_delete("drivers/cases.cc")],
+     {(MISSING, "drivers/cases.cc")}),
     ("header listed as a source",
      [_edit(CMAKE_FILE, "    helper/dev-helper.cc\n", "    helper/dev-helper.cc\n"
             "    helper/dev-helper.h\n"),
