@@ -85,6 +85,7 @@ set(CRUX_SOURCES
     model/workload/collectives-tree.cc
     model/workload/collectives-p2p.cc
     model/workload/collectives-nccl.cc
+    model/workload/collective-algorithm.cc
     model/workload/nccl-model.cc
     model/workload/training-iteration.cc
     model/workload/chakra-trace.cc
@@ -190,6 +191,7 @@ set(CRUX_HEADERS
     model/workload/comm-dag-runner.h
     model/workload/collectives.h
     model/workload/collectives-detail.h
+    model/workload/collective-algorithm.h
     model/workload/nccl-model.h
     model/workload/training-iteration.h
     model/workload/chakra-trace.h

@@ -245,7 +245,7 @@ ScenarioJobBuilder::MakeChakraJob(uint32_t i, const std::vector<GpuId>& gpus) co
     try
     {
         auto trace = std::make_shared<ChakraTrace>(ChakraTrace::Load(prefix.string(), gpus.size()));
-        AllReduceAlgorithm algorithm = AllReduceAlgorithm::AUTO;
+        std::string algorithm;
         ParseAllReduceAlgorithm(sj.parallelism.allReduce, algorithm); // checked by the reader
         trace->SetAllReduce(algorithm);
         // rank r = the r-th GPU of the job in rank order (TrainingIteration::RankGpus: hosts

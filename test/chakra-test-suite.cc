@@ -292,7 +292,7 @@ class ChakraMicrobenchmarkTestCase : public ChakraTimedCase
             {
                 const std::string what = kind + " " + std::to_string(n) + " ranks";
                 ChakraTrace t = ChakraTrace::Load(Micro(kind, n), n);
-                t.SetAllReduce(AllReduceAlgorithm::CLASSIC_RING); // the closed forms below
+                t.SetAllReduce("classic-ring"); // the closed forms below
                 NS_TEST_ASSERT_MSG_EQ(t.NumRanks(), n, what);
                 NS_TEST_ASSERT_MSG_EQ(t.NumCollectives(), 1, what << ": one collective");
                 NS_TEST_ASSERT_MSG_EQ(t.NumPointToPoint(), 0, what);
@@ -385,7 +385,7 @@ class ChakraFabricsTestCase : public TestCase
                 const uint32_t hosts = 4;
                 const uint32_t gpus = n / hosts;
                 ChakraTrace t = ChakraTrace::Load(Micro(kind, n), n);
-                t.SetAllReduce(AllReduceAlgorithm::CLASSIC_RING);
+                t.SetAllReduce("classic-ring");
                 const uint32_t steps = kind == "all_reduce" ? 2 * (n - 1) : n - 1;
                 ClosConfig cfg = SmallClosConfig();
                 cfg.hostsPerTor = 2;
@@ -560,7 +560,7 @@ class ChakraOwnTracesTestCase : public ChakraTimedCase
             }
             ChakraTrace t =
                 ChakraTrace::Load(WriteTrace(dir, overlap ? "overlap" : "serial", ranks), n);
-            t.SetAllReduce(AllReduceAlgorithm::CLASSIC_RING);
+            t.SetAllReduce("classic-ring");
             const double ar = 2 * (n - 1) * (ALPHA + static_cast<double>(s) / n * BETA);
             auto run = RunDag(Star(n, RATE), DagOf(t, Gpus(n, 1)));
             const double want =

@@ -19,6 +19,7 @@
 
 #include "crux-test-util.h"
 
+#include "ns3/collective-algorithm.h"
 #include "ns3/collectives.h"
 #include "ns3/comm-dag-runner.h"
 #include "ns3/comm-dag.h"
@@ -453,7 +454,7 @@ class NcclChoiceOnTheWireTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ((plan.algorithm == NcclAlgorithm::TREE), true, "tree");
         NS_TEST_ASSERT_MSG_EQ((plan.protocol == NcclProtocol::LL), true, "LL");
         NS_TEST_ASSERT_MSG_EQ(plan.channels, 2u, "2 channels");
-        Collectives::AllReduce(*dag, All(n), s, AllReduceAlgorithm::AUTO, {});
+        Collectives::AllReduce(*dag, All(n), s, "nccl", {});
         dag->Finalize();
         uint64_t total = 0;
         for (uint64_t b : dag->BytesSentByRank())
@@ -467,7 +468,7 @@ class NcclChoiceOnTheWireTestCase : public TestCase
         const auto p2 = Collectives::NcclPlan(*big, All(n), gib, NcclFunction::ALL_REDUCE, {});
         NS_TEST_ASSERT_MSG_EQ((p2.algorithm == NcclAlgorithm::RING), true, "ring");
         NS_TEST_ASSERT_MSG_EQ((p2.protocol == NcclProtocol::SIMPLE), true, "Simple");
-        Collectives::AllReduce(*big, All(n), gib, AllReduceAlgorithm::AUTO, {});
+        Collectives::AllReduce(*big, All(n), gib, "nccl", {});
         big->Finalize();
         for (uint64_t b : big->BytesSentByRank())
         {
@@ -531,6 +532,163 @@ class NcclChannelsOfAJobTestCase : public TestCase
     }
 };
 
+/**
+ * A user's all-reduce, registered from this test without touching the library: every member
+ * sends its whole buffer to every other member and reduces locally ("direct"), N (N−1)
+ * messages of S bytes.
+ */
+class TestDirectAllReduce : public CollectiveAlgorithm
+{
+  public:
+    /// \return the TypeId
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::TestDirectAllReduce")
+                                .SetParent<CollectiveAlgorithm>()
+                                .SetGroupName("Crux")
+                                .AddConstructor<TestDirectAllReduce>();
+        return tid;
+    }
+
+    CollectiveNodes AllReduce(CommDag& dag,
+                              const std::vector<uint32_t>& members,
+                              uint64_t bytes,
+                              const CommDag::NodeList& ready) const override
+    {
+        const size_t n = members.size();
+        std::vector<CommDag::NodeList> received(n);
+        for (size_t i = 0; i < n; ++i)
+        {
+            const uint32_t stream = dag.NewStream();
+            for (size_t j = 0; j < n; ++j)
+            {
+                if (j != i)
+                {
+                    received[j].push_back(dag.AddMessage(members[i],
+                                                         members[j],
+                                                         bytes,
+                                                         stream,
+                                                         {ready.empty()       ? CommDag::NONE
+                                                          : ready.size() == 1 ? ready[0]
+                                                                              : ready[i]}));
+                }
+            }
+        }
+        CollectiveNodes out;
+        for (size_t j = 0; j < n; ++j)
+        {
+            out.rankDone.push_back(dag.AddBarrier(received[j]));
+        }
+        return out;
+    }
+};
+
+/**
+ * Collective algorithms are TypeIds chosen by name: a user algorithm registered here is a valid
+ * plan name, builds its own DAG (bytes of its closed form), runs a planned job on the flow
+ * fabric (its messages delivered), and keeps the default reduce-scatter / all-gather (NCCL's
+ * channel ring); the built-in names map to their TypeIds; bad registrations are refused.
+ */
+class UserCollectiveAlgorithmTestCase : public TestCase
+{
+  public:
+    UserCollectiveAlgorithmTestCase()
+        : TestCase("a collective algorithm registered by TypeId from a test runs a planned job")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // registered once per process (the test runner may run the case again)
+        const auto names0 = AllReduceAlgorithmNames();
+        if (std::find(names0.begin(), names0.end(), "test-direct") == names0.end())
+        {
+            RegisterCollectiveAlgorithm("test-direct", TestDirectAllReduce::GetTypeId());
+        }
+        const auto names = AllReduceAlgorithmNames();
+        NS_TEST_ASSERT_MSG_EQ(names.front(), "nccl", "built-ins first");
+        NS_TEST_ASSERT_MSG_EQ(names.back(), "test-direct", "registered last");
+        NS_TEST_ASSERT_MSG_EQ(AllReduceAlgorithmTypeId("ring"), "ns3::NcclRingAllReduce", "ring");
+        NS_TEST_ASSERT_MSG_EQ(AllReduceAlgorithmTypeId(""), "ns3::NcclAllReduce", "default");
+        NS_TEST_ASSERT_MSG_EQ(AllReduceAlgorithmTypeId("nope"), "", "unknown");
+        bool threw = false;
+        try
+        {
+            RegisterCollectiveAlgorithm("test-direct", TestDirectAllReduce::GetTypeId());
+        }
+        catch (const std::invalid_argument&)
+        {
+            threw = true;
+        }
+        NS_TEST_ASSERT_MSG_EQ(threw, true, "a name is registered once");
+        threw = false;
+        try
+        {
+            RegisterCollectiveAlgorithm("not-a-collective", FlowTransport::GetTypeId());
+        }
+        catch (const std::invalid_argument&)
+        {
+            threw = true;
+        }
+        NS_TEST_ASSERT_MSG_EQ(threw, true, "a TypeId that is no CollectiveAlgorithm is refused");
+        threw = false;
+        try
+        {
+            Collectives::AllReduce(*std::make_shared<CommDag>(Gpus(2, 1)), All(2), 8, "nope", {});
+        }
+        catch (const std::invalid_argument&)
+        {
+            threw = true;
+        }
+        NS_TEST_ASSERT_MSG_EQ(threw, true, "an unknown name is refused");
+
+        // its DAG: (N−1) S sent per rank; the family's reduce-scatter is NCCL's channel ring
+        const uint32_t n = 4;
+        const uint64_t s = 1u << 20;
+        auto dag = std::make_shared<CommDag>(Gpus(n, 1));
+        Collectives::AllReduce(*dag, All(n), s, "test-direct", {});
+        dag->Finalize();
+        for (uint64_t b : dag->BytesSentByRank())
+        {
+            NS_TEST_ASSERT_MSG_EQ(b, (n - 1) * s, "direct: (N-1) S per rank");
+        }
+        auto rs = std::make_shared<CommDag>(Gpus(n, 1));
+        auto ring = std::make_shared<CommDag>(Gpus(n, 1));
+        Collectives::ReduceScatter(*rs, All(n), s, "test-direct", {});
+        Collectives::ChannelRingReduceScatter(*ring, All(n), s, {});
+        rs->Finalize();
+        ring->Finalize();
+        NS_TEST_ASSERT_MSG_EQ((rs->BytesSentByRank() == ring->BytesSentByRank()),
+                              true,
+                              "default reduce-scatter = the channel ring");
+
+        // a planned job (dp 3, one bucket) names it: 3 x 2 messages per iteration delivered
+        DltJob job = DltJob::FromModel(5, "gpt3-1.3b", Gpus(3, 1));
+        ParallelismRequest req;
+        req.tp = 1;
+        req.pp = 1;
+        req.dp = 3;
+        req.allReduce = "test-direct";
+        job.ApplyPlan(req);
+        NS_TEST_ASSERT_MSG_EQ(job.plan->allReduce, "test-direct", "the plan keeps the name");
+        job.numBuckets = 1;
+        job.iterations = 2;
+        job.computeTime = 0.001;
+        Ptr<FlowTransport> t = Star(3, 1, 100e9, MicroSeconds(1), 2400e9, MicroSeconds(1));
+        Ptr<Node> node = CreateObject<Node>();
+        Ptr<DltJobApplication> app = CreateObject<DltJobApplication>();
+        app->SetJob(job);
+        app->SetTransport(t);
+        node->AddApplication(app);
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(t->GetDeliveredMessages(), 2u * 3 * 2, "2 iterations x 3 x 2");
+        NS_TEST_ASSERT_MSG_EQ(app->GetCompletedIterations(), 2u, "both iterations complete");
+        app->Dispose();
+        Simulator::Destroy();
+    }
+};
+
 /// The NCCL collectives test suite.
 class NcclCollectivesTestSuite : public TestSuite
 {
@@ -543,6 +701,7 @@ class NcclCollectivesTestSuite : public TestSuite
         AddTestCase(new NcclPacketVsFlowTestCase, TestCase::QUICK);
         AddTestCase(new NcclChoiceOnTheWireTestCase, TestCase::QUICK);
         AddTestCase(new NcclChannelsOfAJobTestCase, TestCase::QUICK);
+        AddTestCase(new UserCollectiveAlgorithmTestCase, TestCase::QUICK);
     }
 };
 

@@ -536,12 +536,12 @@ ChakraTrace::Build(CommDag& dag) const
 }
 
 void
-ChakraTrace::SetAllReduce(AllReduceAlgorithm algorithm)
+ChakraTrace::SetAllReduce(const std::string& algorithm)
 {
     m_allReduce = algorithm;
 }
 
-AllReduceAlgorithm
+std::string
 ChakraTrace::GetAllReduce() const
 {
     return m_allReduce;

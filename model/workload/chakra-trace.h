@@ -201,10 +201,11 @@ class ChakraTrace
      */
     void Build(CommDag& dag) const;
 
-    /// \param algorithm the algorithm of every all-reduce of the trace (AUTO = NCCL's choice)
-    void SetAllReduce(AllReduceAlgorithm algorithm);
-    /// \return the all-reduce algorithm
-    AllReduceAlgorithm GetAllReduce() const;
+    /// \param algorithm the name of the algorithm of every all-reduce of the trace
+    /// (AllReduceAlgorithmNames(); "nccl" = NCCL's choice)
+    void SetAllReduce(const std::string& algorithm);
+    /// \return the all-reduce algorithm's name
+    std::string GetAllReduce() const;
 
     /// \return number of ranks
     uint32_t NumRanks() const;
@@ -266,12 +267,12 @@ class ChakraTrace
         int32_t coll{-1};  //!< collective number, -1 for a single node
     };
 
-    std::vector<std::string> m_files;                         //!< per rank: file name
-    std::vector<std::vector<ChakraNode>> m_nodes;             //!< per rank: nodes in file order
-    double m_flopRate{DEFAULT_FLOP_RATE};                     //!< FLOP/s for nodes without FLOPs
-    AllReduceAlgorithm m_allReduce{AllReduceAlgorithm::AUTO}; //!< all-reduce algorithm
-    std::vector<Vertex> m_vertices;                           //!< vertices of the global graph
-    std::vector<std::vector<uint32_t>> m_vertexOf;            //!< [rank][index] → vertex
+    std::vector<std::string> m_files;                       //!< per rank: file name
+    std::vector<std::vector<ChakraNode>> m_nodes;           //!< per rank: nodes in file order
+    double m_flopRate{DEFAULT_FLOP_RATE};                   //!< FLOP/s for nodes without FLOPs
+    std::string m_allReduce{"nccl"};                        //!< all-reduce algorithm's name
+    std::vector<Vertex> m_vertices;                         //!< vertices of the global graph
+    std::vector<std::vector<uint32_t>> m_vertexOf;          //!< [rank][index] → vertex
     std::vector<std::vector<uint32_t>> m_collMembers;       //!< per collective: node index per rank
     std::vector<uint32_t> m_order;                          //!< vertices in a topological order
     std::vector<std::vector<std::vector<uint32_t>>> m_deps; //!< [rank][index] → node indices

@@ -17,6 +17,7 @@
 // over the NICs of a host, NCCL's protocols and cost-model choice, and the pipelined
 // hierarchical all-reduce; the dispatch of the all-reduce, reduce-scatter and all-gather.
 
+#include "collective-algorithm.h"
 #include "collectives-detail.h"
 #include "collectives.h"
 
@@ -603,84 +604,57 @@ Collectives::PipelinedHierarchicalAllReduce(CommDag& dag,
 }
 
 CollectiveNodes
+Collectives::NcclAllReduce(CommDag& dag,
+                           const std::vector<uint32_t>& members,
+                           uint64_t bytes,
+                           const NodeList& ready)
+{
+    if (NothingToSend(dag, members, ready, bytes, "AllReduce"))
+    {
+        return Trivial(dag, members, ready);
+    }
+    const auto plan = NcclPlan(dag, members, bytes, NcclFunction::ALL_REDUCE, std::nullopt);
+    if (plan.algorithm == NcclAlgorithm::TREE)
+    {
+        return ChannelTree(dag,
+                           members,
+                           bytes,
+                           ready,
+                           plan.channels,
+                           plan.commChannels,
+                           plan.protocol);
+    }
+    return ChannelRingAllReduce(dag, members, bytes, ready, plan.channels, plan.protocol);
+}
+
+CollectiveNodes
 Collectives::AllReduce(CommDag& dag,
                        const std::vector<uint32_t>& members,
                        uint64_t bytes,
-                       AllReduceAlgorithm algorithm,
+                       const std::string& algorithm,
                        const NodeList& ready)
 {
-    switch (algorithm)
-    {
-    case AllReduceAlgorithm::AUTO: {
-        if (NothingToSend(dag, members, ready, bytes, "AllReduce"))
-        {
-            return Trivial(dag, members, ready);
-        }
-        const auto plan = NcclPlan(dag, members, bytes, NcclFunction::ALL_REDUCE, std::nullopt);
-        if (plan.algorithm == NcclAlgorithm::TREE)
-        {
-            return ChannelTree(dag,
-                               members,
-                               bytes,
-                               ready,
-                               plan.channels,
-                               plan.commChannels,
-                               plan.protocol);
-        }
-        return ChannelRingAllReduce(dag, members, bytes, ready, plan.channels, plan.protocol);
-    }
-    case AllReduceAlgorithm::RING:
-        return ChannelRingAllReduce(dag, members, bytes, ready);
-    case AllReduceAlgorithm::TREE:
-        return ChannelTreeAllReduce(dag, members, bytes, ready);
-    case AllReduceAlgorithm::HIERARCHICAL:
-        return PipelinedHierarchicalAllReduce(dag, members, bytes, ready);
-    case AllReduceAlgorithm::HALVING_DOUBLING:
-        return HalvingDoublingAllReduce(dag, members, bytes, ready);
-    case AllReduceAlgorithm::CLASSIC_RING:
-        return RingAllReduce(dag, members, bytes, ready);
-    case AllReduceAlgorithm::CLASSIC_HIERARCHICAL:
-        return HierarchicalAllReduce(dag, members, bytes, ready);
-    case AllReduceAlgorithm::CLASSIC_TREE:
-        return TreeAllReduce(dag, members, bytes, ready);
-    }
-    throw std::invalid_argument("Collectives::AllReduce: unknown algorithm");
+    return GetCollectiveAlgorithm(algorithm)->AllReduce(dag, members, bytes, ready);
 }
-
-namespace
-{
-
-/// The classic algorithms (and halving-doubling) keep the classic ring for RS/AG.
-bool
-Classic(AllReduceAlgorithm a)
-{
-    return a == AllReduceAlgorithm::CLASSIC_RING || a == AllReduceAlgorithm::CLASSIC_TREE ||
-           a == AllReduceAlgorithm::CLASSIC_HIERARCHICAL ||
-           a == AllReduceAlgorithm::HALVING_DOUBLING;
-}
-
-} // namespace
 
 CollectiveNodes
 Collectives::ReduceScatter(CommDag& dag,
                            const std::vector<uint32_t>& members,
                            uint64_t bytes,
-                           AllReduceAlgorithm family,
+                           const std::string& family,
                            const NodeList& ready)
 {
-    return Classic(family) ? RingReduceScatter(dag, members, bytes, ready)
-                           : ChannelRingReduceScatter(dag, members, bytes, ready);
+    return GetCollectiveAlgorithm(family)->ReduceScatter(dag, members, bytes, ready);
 }
 
 CollectiveNodes
 Collectives::AllGather(CommDag& dag,
                        const std::vector<uint32_t>& members,
                        uint64_t bytes,
-                       AllReduceAlgorithm family,
+                       const std::string& family,
                        const NodeList& ready)
 {
-    return Classic(family) ? RingAllGather(dag, members, bytes, ready)
-                           : ChannelRingAllGather(dag, members, bytes, ready);
+    return GetCollectiveAlgorithm(family)->AllGather(dag, members, bytes, ready);
 }
 
 } // namespace ns3

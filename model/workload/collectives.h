@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -68,7 +69,7 @@ class Collectives
 {
   public:
     /**
-     * \brief Classic ring all-reduce (AllReduceAlgorithm::CLASSIC_RING; crux's "ring" before
+     * \brief Classic ring all-reduce ("classic-ring"; crux's "ring" before
      * NCCL's channels): one ring over the members in rank order, reduce-scatter then
      * all-gather, 2(N−1) steps, whole chunks of S/N per step (ChannelRingAllReduce() is NCCL's).
      *
@@ -203,36 +204,50 @@ class Collectives
                                     const CommDag::NodeList& ready);
 
     /**
-     * \brief All-reduce with the given algorithm (parallel-plan.h AllReduceAlgorithm): AUTO =
-     * NCCL's choice of ring or tree, protocol and channels (NcclPlan()); RING, TREE, HIERARCHICAL
-     * the channel and pipelined builds below; CLASSIC_* the whole-buffer closed forms above.
+     * \brief All-reduce with the algorithm registered under \p algorithm
+     * (GetCollectiveAlgorithm, collective-algorithm.h; AllReduceAlgorithmNames()).
+     * \param algorithm its name ("" = "nccl")
      * \return per-member completion nodes
+     * \throws std::invalid_argument for an unknown name, and as the algorithm does
      */
     static CollectiveNodes AllReduce(CommDag& dag,
                                      const std::vector<uint32_t>& members,
                                      uint64_t bytes,
-                                     AllReduceAlgorithm algorithm,
+                                     const std::string& algorithm,
                                      const CommDag::NodeList& ready);
 
     /**
-     * \brief Reduce-scatter as the job's all-reduce family runs it: the classic ring
-     * (RingReduceScatter) for CLASSIC_* and HALVING_DOUBLING, else NCCL's channel ring.
-     * \param family the job's all-reduce algorithm
+     * \brief Reduce-scatter as the job's all-reduce family runs it
+     * (CollectiveAlgorithm::ReduceScatter: NCCL's channel ring, or the classic ring for the
+     * classic algorithms and halving-doubling).
+     * \param family the name of the job's all-reduce algorithm ("" = "nccl")
      * \return per-member completion nodes
      */
     static CollectiveNodes ReduceScatter(CommDag& dag,
                                          const std::vector<uint32_t>& members,
                                          uint64_t bytes,
-                                         AllReduceAlgorithm family,
+                                         const std::string& family,
                                          const CommDag::NodeList& ready);
 
     /// \brief All-gather as the job's all-reduce family runs it (see ReduceScatter()).
-    /// \param family the job's all-reduce algorithm \return per-member completion nodes
+    /// \param family the name of the job's all-reduce algorithm \return per-member completion
+    /// nodes
     static CollectiveNodes AllGather(CommDag& dag,
                                      const std::vector<uint32_t>& members,
                                      uint64_t bytes,
-                                     AllReduceAlgorithm family,
+                                     const std::string& family,
                                      const CommDag::NodeList& ready);
+
+    /**
+     * \brief NCCL's choice for an all-reduce ("nccl"): ring (ChannelRingAllReduce) or tree
+     * (NCCL's double binary tree) with the protocol and channels NcclPlan() picks for the DAG's
+     * hardware.
+     * \return per-member completion nodes
+     */
+    static CollectiveNodes NcclAllReduce(CommDag& dag,
+                                         const std::vector<uint32_t>& members,
+                                         uint64_t bytes,
+                                         const CommDag::NodeList& ready);
 
     /**
      * \brief NCCL's ring on C channels (src/graph/search.cc, connect.cc): the buffer is split

@@ -356,7 +356,7 @@ ReadJob(const json& jj, size_t i, const std::string& source)
                     "unknown protocol '" + job.parallelism.protocol +
                         "' (known: auto, simple, ll, ll128)");
         }
-        AllReduceAlgorithm ar;
+        std::string ar;
         if (!ParseAllReduceAlgorithm(job.parallelism.allReduce, ar) ||
             (cj->contains("allReduce") && job.parallelism.allReduce.empty()))
         {

@@ -17,7 +17,10 @@
 
 #include "model-zoo.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <mutex>
 #include <sstream>
 
 namespace ns3
@@ -60,29 +63,94 @@ Join(const std::vector<std::string>& v)
 
 } // namespace
 
-std::string
-ToString(AllReduceAlgorithm algorithm)
+namespace
 {
-    switch (algorithm)
+
+/// The all-reduce algorithms by name: the built-in ones (their TypeIds are registered in
+/// collective-algorithm.cc), then the registered ones.
+struct AlgorithmNames
+{
+    std::mutex lock; //!< guards names
+    std::vector<std::pair<std::string, std::string>> names{
+        //!< (name, TypeId name)
+        {"nccl", "ns3::NcclAllReduce"},
+        {"ring", "ns3::NcclRingAllReduce"},
+        {"hierarchical", "ns3::PipelinedHierarchicalAllReduce"},
+        {"tree", "ns3::NcclTreeAllReduce"},
+        {"halving-doubling", "ns3::HalvingDoublingAllReduce"},
+        {"classic-ring", "ns3::ClassicRingAllReduce"},
+        {"classic-hierarchical", "ns3::ClassicHierarchicalAllReduce"},
+        {"classic-tree", "ns3::ClassicTreeAllReduce"}};
+};
+
+/// \return the one table
+AlgorithmNames&
+Names()
+{
+    static AlgorithmNames table;
+    return table;
+}
+
+} // namespace
+
+std::vector<std::string>
+AllReduceAlgorithmNames()
+{
+    AlgorithmNames& t = Names();
+    std::lock_guard<std::mutex> guard(t.lock);
+    std::vector<std::string> out;
+    for (const auto& n : t.names)
     {
-    case AllReduceAlgorithm::AUTO:
-        return "nccl";
-    case AllReduceAlgorithm::RING:
-        return "ring";
-    case AllReduceAlgorithm::HIERARCHICAL:
-        return "hierarchical";
-    case AllReduceAlgorithm::TREE:
-        return "tree";
-    case AllReduceAlgorithm::HALVING_DOUBLING:
-        return "halving-doubling";
-    case AllReduceAlgorithm::CLASSIC_RING:
-        return "classic-ring";
-    case AllReduceAlgorithm::CLASSIC_HIERARCHICAL:
-        return "classic-hierarchical";
-    case AllReduceAlgorithm::CLASSIC_TREE:
-        return "classic-tree";
+        out.push_back(n.first);
     }
-    return "?";
+    return out;
+}
+
+std::string
+AllReduceAlgorithmTypeId(const std::string& name)
+{
+    const std::string& key = name.empty() ? std::string("nccl") : name;
+    AlgorithmNames& t = Names();
+    std::lock_guard<std::mutex> guard(t.lock);
+    for (const auto& n : t.names)
+    {
+        if (n.first == key)
+        {
+            return n.second;
+        }
+    }
+    return "";
+}
+
+void
+AddAllReduceAlgorithmName(const std::string& name, const std::string& typeIdName)
+{
+    const bool wellFormed =
+        !name.empty() && std::isalnum(static_cast<unsigned char>(name[0])) &&
+        std::all_of(name.begin(), name.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+        });
+    if (!wellFormed)
+    {
+        throw std::invalid_argument("collective algorithm name '" + name +
+                                    "': letters, digits, '.', '_', '-' only, starting with a "
+                                    "letter or digit");
+    }
+    if (typeIdName.empty())
+    {
+        throw std::invalid_argument("collective algorithm '" + name + "': no TypeId");
+    }
+    AlgorithmNames& t = Names();
+    std::lock_guard<std::mutex> guard(t.lock);
+    for (const auto& n : t.names)
+    {
+        if (n.first == name)
+        {
+            throw std::invalid_argument("collective algorithm '" + name +
+                                        "' is already registered (as " + n.second + ")");
+        }
+    }
+    t.names.emplace_back(name, typeIdName);
 }
 
 std::string
@@ -90,7 +158,7 @@ ParallelPlan::ToString() const
 {
     std::ostringstream os;
     os << "tp " << tp << " x pp " << pp << " x dp " << dp << ", ep " << ep << ", " << microBatches
-       << " micro-batches, all-reduce " << ns3::ToString(allReduce)
+       << " micro-batches, all-reduce " << allReduce
        << (sequenceParallel ? ", sequence parallel" : "");
     if (virtualStages > 1)
     {

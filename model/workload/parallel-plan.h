@@ -30,26 +30,6 @@ struct ModelSpec;
 
 /**
  * \ingroup crux
- * \brief All-reduce algorithms of the collectives library (collectives.h).
- */
-enum class AllReduceAlgorithm
-{
-    AUTO,                 //!< NCCL's choice of ring or tree and protocol (NcclModel::Choose)
-    RING,                 //!< NCCL's ring on C channels (Collectives::ChannelRingAllReduce)
-    HIERARCHICAL,         //!< intra-host reduce-scatter, inter-host ring per rail, intra-host
-                          //!< all-gather, pipelined (Collectives::PipelinedHierarchicalAllReduce)
-    TREE,                 //!< NCCL's double binary tree on C channels (ChannelTreeAllReduce)
-    HALVING_DOUBLING,     //!< Rabenseifner: recursive halving + recursive doubling
-    CLASSIC_RING,         //!< one ring in rank order, whole buffer (RingAllReduce; crux's "ring"
-                          //!< before issue 28)
-    CLASSIC_HIERARCHICAL, //!< the hierarchical phases one after another on whole buffers
-                          //!< (HierarchicalAllReduce; crux's "hierarchical" before issue 28)
-    CLASSIC_TREE          //!< double binary tree, one chain per host and tree, 4 MiB chunks
-                          //!< (TreeAllReduce; crux's "tree" before issue 28)
-};
-
-/**
- * \ingroup crux
  * \brief All-to-all algorithms of the collectives library.
  */
 enum class AllToAllAlgorithm
@@ -57,20 +37,35 @@ enum class AllToAllAlgorithm
     PAIRWISE //!< N−1 rounds of pairwise exchange
 };
 
-/// \return the scenario names of the all-reduce algorithms a user can pick, in a fixed order
-inline const std::vector<std::string>&
-AllReduceAlgorithmNames()
-{
-    static const std::vector<std::string> names{"nccl",
-                                                "ring",
-                                                "hierarchical",
-                                                "tree",
-                                                "halving-doubling",
-                                                "classic-ring",
-                                                "classic-hierarchical",
-                                                "classic-tree"};
-    return names;
-}
+/**
+ * \ingroup crux
+ * \brief The all-reduce algorithms a plan may name (ParallelismRequest::allReduce, scenario
+ * field "collectives.allReduce"): the built-in ones, then those registered with
+ * RegisterCollectiveAlgorithm (collective-algorithm.h), in registration order. Each name stands
+ * for an ns3::CollectiveAlgorithm TypeId (AllReduceAlgorithmTypeId). Built in: "nccl" (NCCL's
+ * choice), "ring", "hierarchical", "tree", "halving-doubling", "classic-ring",
+ * "classic-hierarchical", "classic-tree" (doc/crux.rst, "Collectives").
+ * \return the names
+ */
+std::vector<std::string> AllReduceAlgorithmNames();
+
+/**
+ * \ingroup crux
+ * \brief The TypeId name behind an all-reduce algorithm's name.
+ * \param name an algorithm name; "" = "nccl"
+ * \return its TypeId name (e.g. "ns3::NcclRingAllReduce"), or "" for an unknown name
+ */
+std::string AllReduceAlgorithmTypeId(const std::string& name);
+
+/**
+ * \ingroup crux
+ * \brief Add an all-reduce algorithm's name (the name-table half of RegisterCollectiveAlgorithm,
+ * which checks the TypeId; this layer knows names only). Thread-safe.
+ * \param name letters, digits, '.', '_', '-', starting with a letter or digit
+ * \param typeIdName the TypeId name of its ns3::CollectiveAlgorithm subclass
+ * \throws std::invalid_argument for a malformed or already known name, or an empty TypeId name
+ */
+void AddAllReduceAlgorithmName(const std::string& name, const std::string& typeIdName);
 
 /// \return the scenario names of the all-to-all algorithms
 inline const std::vector<std::string>&
@@ -81,36 +76,15 @@ AllToAllAlgorithmNames()
 }
 
 /**
- * \param name a scenario name (AllReduceAlgorithmNames()); "" and "nccl" = AUTO
- * \param out the algorithm
+ * \param name a scenario name (AllReduceAlgorithmNames()); "" = "nccl"
+ * \param out the algorithm's name ("nccl" for "")
  * \return false if the name is unknown
  */
 inline bool
-ParseAllReduceAlgorithm(const std::string& name, AllReduceAlgorithm& out)
+ParseAllReduceAlgorithm(const std::string& name, std::string& out)
 {
-    static const AllReduceAlgorithm values[] = {AllReduceAlgorithm::AUTO,
-                                                AllReduceAlgorithm::RING,
-                                                AllReduceAlgorithm::HIERARCHICAL,
-                                                AllReduceAlgorithm::TREE,
-                                                AllReduceAlgorithm::HALVING_DOUBLING,
-                                                AllReduceAlgorithm::CLASSIC_RING,
-                                                AllReduceAlgorithm::CLASSIC_HIERARCHICAL,
-                                                AllReduceAlgorithm::CLASSIC_TREE};
-    if (name.empty())
-    {
-        out = AllReduceAlgorithm::AUTO;
-        return true;
-    }
-    const auto& names = AllReduceAlgorithmNames();
-    for (size_t i = 0; i < names.size(); ++i)
-    {
-        if (names[i] == name)
-        {
-            out = values[i];
-            return true;
-        }
-    }
-    return false;
+    out = name.empty() ? std::string("nccl") : name;
+    return !AllReduceAlgorithmTypeId(out).empty();
 }
 
 /**
@@ -128,9 +102,6 @@ ParseAllToAllAlgorithm(const std::string& name, AllToAllAlgorithm& out)
     }
     return false;
 }
-
-/// \return the scenario name of an algorithm ("nccl" for AUTO)
-std::string ToString(AllReduceAlgorithm algorithm);
 
 /**
  * \ingroup crux
@@ -167,14 +138,14 @@ constexpr uint32_t MAX_MICRO_BATCHES = 1024;
  */
 struct ParallelPlan
 {
-    uint32_t tp{1};                                          //!< tensor-parallel degree
-    uint32_t pp{1};                                          //!< pipeline stages
-    uint32_t dp{1};                                          //!< data-parallel replicas
-    uint32_t ep{1};                                          //!< expert-parallel degree
-    uint32_t microBatches{1};                                //!< micro-batches per iteration
-    uint32_t layersPerBlock{1};                              //!< layers per simulated block
-    bool sequenceParallel{false};                            //!< TP uses RS/AG
-    AllReduceAlgorithm allReduce{AllReduceAlgorithm::AUTO};  //!< all-reduce algorithm
+    uint32_t tp{1};                //!< tensor-parallel degree
+    uint32_t pp{1};                //!< pipeline stages
+    uint32_t dp{1};                //!< data-parallel replicas
+    uint32_t ep{1};                //!< expert-parallel degree
+    uint32_t microBatches{1};      //!< micro-batches per iteration
+    uint32_t layersPerBlock{1};    //!< layers per simulated block
+    bool sequenceParallel{false};  //!< TP uses RS/AG
+    std::string allReduce{"nccl"}; //!< all-reduce algorithm (AllReduceAlgorithmNames())
     AllToAllAlgorithm allToAll{AllToAllAlgorithm::PAIRWISE}; //!< all-to-all algorithm
     /// Model chunks per stage (Megatron's virtual pipeline stages): stage s holds chunks j =
     /// 0..v−1, chunk j being virtual stage j × pp + s of pp × v; 1 = non-interleaved 1F1B.

@@ -79,7 +79,7 @@ TEST(ParallelPlan, DefaultsFollowTheZooAndTheGpus)
     EXPECT_EQ(p.dp, 8u);
     EXPECT_EQ(p.ep, 1u);
     EXPECT_EQ(p.microBatches, 192u);
-    EXPECT_EQ(p.allReduce, AllReduceAlgorithm::AUTO);
+    EXPECT_EQ(p.allReduce, "nccl");
     // 64 GPUs of it: PP lowered to the largest divisor of 64 / 8 = 8 that is <= 16 -> DP 1
     p = ResolvePlan({}, ModelZoo::Get("gpt3-175b"), 64, 8);
     EXPECT_EQ(p.pp, 8u);
@@ -119,7 +119,7 @@ TEST(ParallelPlan, DefaultsFollowTheZooAndTheGpus)
     EXPECT_EQ(p.tp, 8u);
     EXPECT_EQ(p.dp, 2u);
     EXPECT_EQ(p.microBatches, 3u);
-    EXPECT_EQ(p.allReduce, AllReduceAlgorithm::HALVING_DOUBLING);
+    EXPECT_EQ(p.allReduce, "halving-doubling");
 }
 
 TEST(ParallelPlan, EachInconsistencyIsOneErrorNamingTheField)
