@@ -193,19 +193,21 @@ RunStageAblation(const ClusterModel& model, const StageAblationOptions& options)
     std::map<std::string, double> score;
     auto ratio = [&opt](double v) { return opt.value > 0 ? v / opt.value : 1.0; };
 
-    // Crux's knobs as the "crux" scheduler has them (its Attributes, incl. Config::SetDefault).
-    const CruxOptions cruxOptions =
-        DynamicCast<CruxScheduler>(CreateCommScheduler("crux"))->GetOptions();
+    // Crux's stages as the registry's "crux" scheduler has them (its stage objects with their
+    // Attributes, incl. Config::SetDefault), and TACCL*'s path selection (the same stage object
+    // class, jobs in arrival order).
+    const Ptr<CruxScheduler> crux = DynamicCast<CruxScheduler>(CreateCommScheduler("crux"));
+    const Ptr<TacclScheduler> taccl = DynamicCast<TacclScheduler>(CreateCommScheduler("taccl"));
     const Decision base = MakeDefaultDecision(model, config, "ablation");
     const uint32_t n = static_cast<uint32_t>(model.jobs.size());
 
     // ---- path selection
     {
         Decision d = base;
-        CruxSelectPaths(model, d);
+        crux->GetPathSelection()->SelectPaths(model, config, d);
         score["ps.crux"] = ratio(search.BestForPaths(PathsOf(model, d)).value);
         d = base;
-        TacclSelectPaths(model, d);
+        taccl->GetPathSelection()->SelectPaths(model, config, d);
         score["ps.taccl"] = ratio(search.BestForPaths(PathsOf(model, d)).value);
         score["ps.ecmp"] = ratio(search.BestForPaths(PathsOf(model, base)).value);
     }
@@ -228,7 +230,7 @@ RunStageAblation(const ClusterModel& model, const StageAblationOptions& options)
     };
     {
         Decision c = atOpt;
-        CruxAssignPriorities(model, cruxOptions, c);
+        crux->GetPriorityAssignment()->AssignPriorities(model, config, c);
         const std::vector<uint32_t> cruxOrder = OrderOf(model, c);
         score["pa.crux"] = ratio(bestSplit(cruxOrder));
         for (const SchedJob& job : model.jobs)
@@ -282,7 +284,7 @@ RunStageAblation(const ClusterModel& model, const StageAblationOptions& options)
             ranked.jobs.at(model.jobs[sigmaStar[r]].id).rank = r;
         }
         Decision c = ranked;
-        CruxCompressPriorities(model, cruxOptions, config.seed, c);
+        crux->GetCompression()->Compress(model, config, c);
         score["comp.crux"] = ratio(search.Value(opt.paths, BlocksOf(model, c)));
         c = ranked;
         SincroniaCompressPriorities(c);

@@ -38,16 +38,18 @@
  *    The optimal compression of an order σ = its best split into at most K consecutive
  *    non-empty blocks (every valid compression of σ is such a split).
  *  Path selection (ps.*): the method's path choice P_m with the optimal priorities and
- *    compression for it: max_L U(P_m, L) / OPT. crux = CruxSelectPaths (§4.1) on the ECMP
- *    decision; taccl = TacclSelectPaths (TACCL*: the same least-congested rule in job-id
- *    order); ecmp = every flow's default path.
+ *    compression for it: max_L U(P_m, L) / OPT. crux = the path-selection stage object of the
+ *    registry's "crux" scheduler (by default CruxLeastCongestedPaths, §4.1) on the ECMP
+ *    decision; taccl = TACCL*'s (the same stage object class with JobOrder = Arrival: the
+ *    least-congested rule in job-id order); ecmp = every flow's default path.
  *  Priority assignment (pa.*): the method's unique order σ_m computed on P* (t_j, I_j, link
  *    loads on P*), optimally compressed: max_split U(P*, split(σ_m)) / OPT. crux =
- *    CruxAssignPriorities (P = k I, §4.2); sincronia = BSSI order; varys = SEBF order;
+ *    the "crux" scheduler's priority-assignment stage (by default CruxIntensityPriorities,
+ *    P = k I, §4.2); sincronia = BSSI order; varys = SEBF order;
  *    intensity = I_j decreasing (ties: job id), i.e. Crux without the correction factor k.
  *  Compression (comp.*): the method's mapping of σ* onto K levels on P*: U(P*, C_m(σ*)) / OPT.
- *    crux = CruxCompressPriorities (DAG max K-cut, §4.3, with the Attributes of the
- *    registry's "crux" scheduler: by default m = 10 sampled orders plus the priority order, the
+ *    crux = the "crux" scheduler's compression stage (by default CruxMaxKCutCompression, DAG
+ *    max K-cut, §4.3, with its Attributes: m = 10 sampled orders plus the priority order, the
  *    given seed); sincronia = the top K-1 jobs on
  *    their own levels, the rest on the lowest; varys = K equal contiguous groups; best-split =
  *    the optimal compression of σ* (the ceiling of this stage: OPT need not be a compression of
@@ -88,7 +90,7 @@ struct StageAblationResult
     uint64_t pathChoices{0};      //!< Π_f |candidates_f|
     uint64_t levelAssignments{0}; //!< ordered partitions of the jobs onto <= K levels
     uint64_t simulations{0};      //!< evaluator runs (after memoisation)
-    /// Jobs whose correction factor k_j (CruxAssignPriorities on P*) is not exactly 1
+    /// Jobs whose correction factor k_j ("crux"'s priority assignment on P*) is not exactly 1
     uint32_t kNonUnit{0};
     /// The k-corrected order (P = k I) on P* differs from the pure intensity order (I
     /// decreasing, ties by job id), i.e. pa.crux and pa.intensity split different orders

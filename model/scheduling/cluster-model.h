@@ -148,8 +148,8 @@ struct ClusterModel
 /**
  * \ingroup crux-scheduling
  * \brief The per-call input of a scheduler besides the model: properties of the cluster and of
- * the run, the same for every scheduler. A scheduler's own knobs are its Attributes
- * (e.g. ns3::CruxScheduler::TopoOrderSamples), not fields here.
+ * the run, the same for every scheduler. A scheduler's own knobs are Attributes of the scheduler
+ * or of its stage objects (e.g. ns3::CruxMaxKCutCompression::TopoOrderSamples), not fields here.
  */
 struct SchedulerConfig
 {

@@ -282,13 +282,18 @@ CheckedValue(const std::string& scheduler,
 void
 AddBuiltIns(std::vector<RegistryEntry>& entries)
 {
-    const CommSchedulerAttributes noStages = {{"PathSelection", "false"}, {"Compression", "false"}};
+    // Crux's §6.3 ablation: the same scheduler with other stage objects.
+    const std::string defaultPaths = CruxDefaultPaths::GetTypeId().GetName();
+    const std::string unique = CruxUniquePriorities::GetTypeId().GetName();
     entries = {
         {"ecmp", EcmpScheduler::GetTypeId(), {}, {}},
         {"crux", CruxScheduler::GetTypeId(), {}, {}},
         {"crux-full", CruxScheduler::GetTypeId(), {}, {}},
-        {"crux-pa", CruxScheduler::GetTypeId(), noStages, {}},
-        {"crux-ps-pa", CruxScheduler::GetTypeId(), {{"Compression", "false"}}, {}},
+        {"crux-pa",
+         CruxScheduler::GetTypeId(),
+         {{"PathSelection", defaultPaths}, {"Compression", unique}},
+         {}},
+        {"crux-ps-pa", CruxScheduler::GetTypeId(), {{"Compression", unique}}, {}},
         {"sincronia", SincroniaScheduler::GetTypeId(), {}, {}},
         {"varys", VarysScheduler::GetTypeId(), {}, {}},
         {"taccl", TacclScheduler::GetTypeId(), {}, {}},

@@ -136,7 +136,7 @@ void ValidateDecision(const ClusterModel& model,
 /**
  * \ingroup crux-scheduling
  * \brief Attribute values by attribute name, as text (parsed by each attribute's checker, e.g.
- * {"TopoOrderSamples", "20"}).
+ * {"Compression", "ns3::CruxUniquePriorities"}).
  */
 using CommSchedulerAttributes = std::map<std::string, std::string>;
 
@@ -155,17 +155,18 @@ using CommSchedulerFactory = std::function<Ptr<CommScheduler>()>;
  *  - "ecmp": ns3::EcmpScheduler (default paths, one class);
  *  - "crux", "crux-full": ns3::CruxScheduler (path selection + priority assignment +
  *    compression, Crux §4);
- *  - "crux-pa": ns3::CruxScheduler with PathSelection=false, Compression=false (priority
- *    assignment only, default paths, unique priorities);
- *  - "crux-ps-pa": ns3::CruxScheduler with Compression=false (path selection + priority
- *    assignment, unique priorities);
+ *  - "crux-pa": ns3::CruxScheduler with PathSelection=ns3::CruxDefaultPaths,
+ *    Compression=ns3::CruxUniquePriorities (priority assignment only: default paths, unique
+ *    priorities);
+ *  - "crux-ps-pa": ns3::CruxScheduler with Compression=ns3::CruxUniquePriorities (path
+ *    selection + priority assignment, unique priorities);
  *  - the baselines of Crux §4.4 / §6.3: "sincronia" (ns3::SincroniaScheduler), "varys"
  *    (ns3::VarysScheduler), "taccl" (ns3::TacclScheduler), "cassini" (ns3::CassiniScheduler),
  *    and "optimal" (ns3::OptimalScheduler, exhaustive, small cases only).
  *
  * Attribute values are taken from, in increasing precedence: the TypeId's defaults (changed by
- * Config::SetDefault or --ns3::CruxScheduler::TopoOrderSamples=20 on an ns-3 command line), the
- * presets given here, the overrides given to CreateCommScheduler.
+ * Config::SetDefault or --ns3::CruxScheduler::Compression=ns3::CruxUniquePriorities on an ns-3
+ * command line), the presets given here, the overrides given to CreateCommScheduler.
  * \param name short name: letters, digits, '.', '_', '-', starting with a letter or digit; not
  *        "alone" (the scenario runs' stand-alone mode)
  * \param tid a TypeId derived from ns3::CommScheduler with a constructor

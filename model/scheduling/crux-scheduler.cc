@@ -15,10 +15,9 @@
 
 #include "crux-scheduler.h"
 
-#include "path-selection.h"
-
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/object-factory.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -271,27 +270,6 @@ ComputeCorrectionFactor(const TimelineJob& ref,
     return cf;
 }
 
-void
-CruxSelectPaths(const ClusterModel& model, Decision& decision)
-{
-    std::vector<const SchedJob*> jobs;
-    for (const SchedJob& job : model.jobs)
-    {
-        jobs.push_back(&job);
-    }
-    std::sort(jobs.begin(), jobs.end(), [&decision](const SchedJob* a, const SchedJob* b) {
-        const double ia = decision.jobs.at(a->id).intensity;
-        const double ib = decision.jobs.at(b->id).intensity;
-        if (ia != ib)
-        {
-            return ia > ib;
-        }
-        return a->id < b->id;
-    });
-
-    SelectLeastCongestedPaths(model, jobs, decision);
-}
-
 uint32_t
 SelectReferenceJob(const ClusterModel& model, const Decision& decision)
 {
@@ -317,8 +295,48 @@ SelectReferenceJob(const ClusterModel& model, const Decision& decision)
     return refId;
 }
 
+NS_OBJECT_ENSURE_REGISTERED(CruxPriorityAssignment);
+
+TypeId
+CruxPriorityAssignment::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::CruxPriorityAssignment").SetParent<Object>().SetGroupName("Crux");
+    return tid;
+}
+
+CruxPriorityAssignment::~CruxPriorityAssignment() = default;
+
+NS_OBJECT_ENSURE_REGISTERED(CruxIntensityPriorities);
+
+TypeId
+CruxIntensityPriorities::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::CruxIntensityPriorities")
+            .SetParent<CruxPriorityAssignment>()
+            .SetGroupName("Crux")
+            .AddConstructor<CruxIntensityPriorities>()
+            .AddAttribute("HorizonIterations",
+                          "Horizon of the two-timeline comparison of Crux §4.2 as a multiple of "
+                          "the longer stand-alone iteration time of the two jobs (> 0). 48: "
+                          "measured on 2,000 random job pairs ([D3] in crux-scheduler.h).",
+                          DoubleValue(48),
+                          MakeDoubleAccessor(&CruxIntensityPriorities::m_horizonIterations),
+                          MakeDoubleChecker<double>(std::numeric_limits<double>::min()))
+            .AddAttribute("KBound",
+                          "Bound of the correction factor of Crux §4.2: k_j is clamped to "
+                          "[1/KBound, KBound] (>= 1; assumption [D5] in crux-scheduler.h).",
+                          DoubleValue(100),
+                          MakeDoubleAccessor(&CruxIntensityPriorities::m_kBound),
+                          MakeDoubleChecker<double>(1.0));
+    return tid;
+}
+
 void
-CruxAssignPriorities(const ClusterModel& model, const CruxOptions& options, Decision& decision)
+CruxIntensityPriorities::AssignPriorities(const ClusterModel& model,
+                                          const SchedulerConfig& /* config */,
+                                          Decision& decision) const
 {
     const uint32_t refId = SelectReferenceJob(model, decision);
     decision.referenceJob = refId;
@@ -340,9 +358,9 @@ CruxAssignPriorities(const ClusterModel& model, const CruxOptions& options, Deci
         if (job.id != refId && refComm > 0 && jd.commTime > 0)
         {
             const TimelineJob jt = ToTimelineJob(job, jd.commTime);
-            const double h = CorrectionHorizon(refTimeline, jt, options.horizonIterations);
+            const double h = CorrectionHorizon(refTimeline, jt, m_horizonIterations);
             static thread_local CorrectionMemo memo;
-            jd.k = memo.K(refTimeline, jt, h, options.kBound);
+            jd.k = memo.K(refTimeline, jt, h, m_kBound);
         }
         jd.priorityScore = jd.k * jd.intensity;
     }
@@ -419,26 +437,62 @@ BuildContentionDag(const ClusterModel& model,
     return dag;
 }
 
+NS_OBJECT_ENSURE_REGISTERED(CruxPriorityCompression);
+
+TypeId
+CruxPriorityCompression::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::CruxPriorityCompression").SetParent<Object>().SetGroupName("Crux");
+    return tid;
+}
+
+CruxPriorityCompression::~CruxPriorityCompression() = default;
+
+NS_OBJECT_ENSURE_REGISTERED(CruxMaxKCutCompression);
+
+TypeId
+CruxMaxKCutCompression::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::CruxMaxKCutCompression")
+            .SetParent<CruxPriorityCompression>()
+            .SetGroupName("Crux")
+            .AddConstructor<CruxMaxKCutCompression>()
+            .AddAttribute("TopoOrderSamples",
+                          "m: random topological orders sampled by the compression (Crux §4.3 "
+                          "uses m = 10); 0 = every topological order (exact, at most 10 jobs).",
+                          UintegerValue(10),
+                          MakeUintegerAccessor(&CruxMaxKCutCompression::m_topoOrderSamples),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("IncludePriorityOrder",
+                          "Also evaluate the priority-sorted order (always topological) in the "
+                          "compression ([D8] in crux-scheduler.h).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&CruxMaxKCutCompression::m_includePriorityOrder),
+                          MakeBooleanChecker());
+    return tid;
+}
+
 void
-CruxCompressPriorities(const ClusterModel& model,
-                       const CruxOptions& options,
-                       uint64_t seed,
-                       Decision& decision)
+CruxMaxKCutCompression::Compress(const ClusterModel& model,
+                                 const SchedulerConfig& config,
+                                 Decision& decision) const
 {
     std::vector<uint32_t> nodeJobs;
     const WeightedDag dag = BuildContentionDag(model, decision, &nodeJobs);
     DagMaxKCutOptions cutOptions;
-    if (options.topoOrderSamples == 0 && dag.numNodes > cutOptions.maxExhaustiveNodes)
+    if (m_topoOrderSamples == 0 && dag.numNodes > cutOptions.maxExhaustiveNodes)
     {
         throw std::invalid_argument(
-            "CruxOptions.topoOrderSamples (attribute TopoOrderSamples) = 0 (exhaustive "
-            "compression) supports at most " +
+            "ns3::CruxMaxKCutCompression::TopoOrderSamples = 0 (exhaustive compression) "
+            "supports at most " +
             std::to_string(cutOptions.maxExhaustiveNodes) + " jobs (got " +
             std::to_string(dag.numNodes) + ")");
     }
-    cutOptions.samples = options.topoOrderSamples;
-    cutOptions.seed = seed;
-    if (options.includePriorityOrder)
+    cutOptions.samples = m_topoOrderSamples;
+    cutOptions.seed = config.seed;
+    if (m_includePriorityOrder)
     {
         cutOptions.firstOrder.resize(dag.numNodes);
         std::iota(cutOptions.firstOrder.begin(), cutOptions.firstOrder.end(), 0u);
@@ -453,93 +507,257 @@ CruxCompressPriorities(const ClusterModel& model,
     decision.uniquePriorities = false;
 }
 
+NS_OBJECT_ENSURE_REGISTERED(CruxUniquePriorities);
+
+TypeId
+CruxUniquePriorities::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::CruxUniquePriorities")
+                            .SetParent<CruxPriorityCompression>()
+                            .SetGroupName("Crux")
+                            .AddConstructor<CruxUniquePriorities>();
+    return tid;
+}
+
+void
+CruxUniquePriorities::Compress(const ClusterModel& /* model */,
+                               const SchedulerConfig& /* config */,
+                               Decision& decision) const
+{
+    AssignLevelsByRank(decision);
+}
+
+namespace
+{
+
+/**
+ * Checker of a stage Attribute of CruxScheduler: a TypeIdValue naming a TypeId derived from the
+ * stage's base with a constructor (so a wrong or abstract TypeId is refused by the checker,
+ * i.e. by the registry, Config::SetDefault and the command line, before any object is made).
+ */
+class StageTypeIdChecker : public TypeIdChecker
+{
+  public:
+    /// \param base the stage's abstract base (e.g. ns3::CruxPathSelection)
+    explicit StageTypeIdChecker(TypeId base)
+        : m_base(base)
+    {
+    }
+
+    bool Check(const AttributeValue& value) const override
+    {
+        const auto* v = dynamic_cast<const TypeIdValue*>(&value);
+        return v && v->Get().IsChildOf(m_base) && v->Get().HasConstructor();
+    }
+
+    std::string GetValueTypeName() const override
+    {
+        return "ns3::TypeIdValue";
+    }
+
+    bool HasUnderlyingTypeInformation() const override
+    {
+        return true;
+    }
+
+    std::string GetUnderlyingTypeInformation() const override
+    {
+        return "a TypeId derived from " + m_base.GetName() + " with a constructor";
+    }
+
+    Ptr<AttributeValue> Create() const override
+    {
+        return ns3::Create<TypeIdValue>();
+    }
+
+    bool Copy(const AttributeValue& source, AttributeValue& destination) const override
+    {
+        const auto* src = dynamic_cast<const TypeIdValue*>(&source);
+        auto* dst = dynamic_cast<TypeIdValue*>(&destination);
+        if (!src || !dst)
+        {
+            return false;
+        }
+        *dst = *src;
+        return true;
+    }
+
+  private:
+    TypeId m_base; //!< the stage's base
+};
+
+/// \return the checker of a stage Attribute whose objects derive from \p base
+Ptr<const AttributeChecker>
+MakeStageChecker(TypeId base)
+{
+    return ns3::Create<StageTypeIdChecker>(base);
+}
+
+/**
+ * \return a new stage object of TypeId \p tid with its attribute defaults
+ * \throws std::invalid_argument if \p tid does not make a T
+ */
+template <typename T>
+Ptr<T>
+CreateStage(TypeId tid)
+{
+    ObjectFactory factory;
+    factory.SetTypeId(tid);
+    Ptr<T> stage = factory.Create<T>();
+    if (!stage)
+    {
+        throw std::invalid_argument("CruxScheduler: " + tid.GetName() + " is not a " +
+                                    T::GetTypeId().GetName());
+    }
+    return stage;
+}
+
+/// \throws std::invalid_argument if \p stage is null
+template <typename T>
+Ptr<T>
+NotNull(Ptr<T> stage, const std::string& setter)
+{
+    if (!stage)
+    {
+        throw std::invalid_argument("CruxScheduler::" + setter + ": null stage object");
+    }
+    return stage;
+}
+
+} // namespace
+
 NS_OBJECT_ENSURE_REGISTERED(CruxScheduler);
 
 TypeId
 CruxScheduler::GetTypeId()
 {
-    const CruxOptions defaults;
     static TypeId tid =
         TypeId("ns3::CruxScheduler")
             .SetParent<CommScheduler>()
             .SetGroupName("Crux")
             .AddConstructor<CruxScheduler>()
             .AddAttribute("PathSelection",
-                          "Run the path selection of Crux §4.1 (most GPU-intensive job first, "
-                          "least congested candidate per flow). false: every flow keeps its "
-                          "ECMP default path (Crux-PA of §6.3).",
-                          BooleanValue(true),
-                          MakeBooleanAccessor(&CruxScheduler::m_pathSelection),
-                          MakeBooleanChecker())
+                          "The path-selection stage, a TypeId derived from ns3::CruxPathSelection: "
+                          "ns3::CruxLeastCongestedPaths (Crux §4.1: most GPU-intensive job first, "
+                          "least congested candidate per flow) or ns3::CruxDefaultPaths (every "
+                          "flow keeps its ECMP default path, Crux-PA of §6.3), or your own. A new "
+                          "object with its TypeId's attribute defaults.",
+                          TypeIdValue(CruxLeastCongestedPaths::GetTypeId()),
+                          MakeTypeIdAccessor(&CruxScheduler::SetPathSelectionType,
+                                             &CruxScheduler::GetPathSelectionType),
+                          MakeStageChecker(CruxPathSelection::GetTypeId()))
+            .AddAttribute("PriorityAssignment",
+                          "The priority-assignment stage, a TypeId derived from "
+                          "ns3::CruxPriorityAssignment: ns3::CruxIntensityPriorities (Crux §4.2: "
+                          "P = k I with the two-timeline correction factor k), or your own. A new "
+                          "object with its TypeId's attribute defaults.",
+                          TypeIdValue(CruxIntensityPriorities::GetTypeId()),
+                          MakeTypeIdAccessor(&CruxScheduler::SetPriorityAssignmentType,
+                                             &CruxScheduler::GetPriorityAssignmentType),
+                          MakeStageChecker(CruxPriorityAssignment::GetTypeId()))
             .AddAttribute("Compression",
-                          "Compress the unique priorities onto the K levels by the DAG max "
-                          "K-cut of Crux §4.3. false: unique priorities, rank r on level "
-                          "K-1-r while r < K, else 0 (Crux-PA / Crux-PS-PA of §6.3, [D9]).",
-                          BooleanValue(true),
-                          MakeBooleanAccessor(&CruxScheduler::m_compression),
-                          MakeBooleanChecker())
-            .AddAttribute("TopoOrderSamples",
-                          "m: random topological orders sampled by the compression (Crux §4.3 "
-                          "uses m = 10); 0 = every topological order (exact, at most 10 jobs).",
-                          UintegerValue(defaults.topoOrderSamples),
-                          MakeUintegerAccessor(&CruxScheduler::m_topoOrderSamples),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("IncludePriorityOrder",
-                          "Also evaluate the priority-sorted order (always topological) in the "
-                          "compression ([D8] in crux-scheduler.h).",
-                          BooleanValue(defaults.includePriorityOrder),
-                          MakeBooleanAccessor(&CruxScheduler::m_includePriorityOrder),
-                          MakeBooleanChecker())
-            .AddAttribute("HorizonIterations",
-                          "Horizon of the two-timeline comparison of Crux §4.2 as a multiple of "
-                          "the longer stand-alone iteration time of the two jobs (> 0). 48: "
-                          "measured on 2,000 random job pairs ([D3] in crux-scheduler.h).",
-                          DoubleValue(defaults.horizonIterations),
-                          MakeDoubleAccessor(&CruxScheduler::m_horizonIterations),
-                          MakeDoubleChecker<double>(std::numeric_limits<double>::min()))
-            .AddAttribute("KBound",
-                          "Bound of the correction factor of Crux §4.2: k_j is clamped to "
-                          "[1/KBound, KBound] (>= 1; assumption [D5] in crux-scheduler.h).",
-                          DoubleValue(defaults.kBound),
-                          MakeDoubleAccessor(&CruxScheduler::m_kBound),
-                          MakeDoubleChecker<double>(1.0));
+                          "The compression stage, a TypeId derived from "
+                          "ns3::CruxPriorityCompression: ns3::CruxMaxKCutCompression (Crux §4.3: "
+                          "DAG max K-cut onto the K levels) or ns3::CruxUniquePriorities (unique "
+                          "priorities, rank r on level K-1-r while r < K, else 0: Crux-PA / "
+                          "Crux-PS-PA of §6.3, [D9]), or your own. A new object with its TypeId's "
+                          "attribute defaults.",
+                          TypeIdValue(CruxMaxKCutCompression::GetTypeId()),
+                          MakeTypeIdAccessor(&CruxScheduler::SetCompressionType,
+                                             &CruxScheduler::GetCompressionType),
+                          MakeStageChecker(CruxPriorityCompression::GetTypeId()));
     return tid;
 }
 
 CruxScheduler::CruxScheduler()
+    : m_pathSelection(CreateObject<CruxLeastCongestedPaths>()),
+      m_priorityAssignment(CreateObject<CruxIntensityPriorities>()),
+      m_compression(CreateObject<CruxMaxKCutCompression>())
 {
     SetName("crux");
 }
 
-CruxOptions
-CruxScheduler::GetOptions() const
+Ptr<CruxPathSelection>
+CruxScheduler::GetPathSelection() const
 {
-    CruxOptions options;
-    options.topoOrderSamples = m_topoOrderSamples;
-    options.includePriorityOrder = m_includePriorityOrder;
-    options.horizonIterations = m_horizonIterations;
-    options.kBound = m_kBound;
-    return options;
+    return m_pathSelection;
+}
+
+void
+CruxScheduler::SetPathSelection(Ptr<CruxPathSelection> stage)
+{
+    m_pathSelection = NotNull(stage, "SetPathSelection");
+}
+
+Ptr<CruxPriorityAssignment>
+CruxScheduler::GetPriorityAssignment() const
+{
+    return m_priorityAssignment;
+}
+
+void
+CruxScheduler::SetPriorityAssignment(Ptr<CruxPriorityAssignment> stage)
+{
+    m_priorityAssignment = NotNull(stage, "SetPriorityAssignment");
+}
+
+Ptr<CruxPriorityCompression>
+CruxScheduler::GetCompression() const
+{
+    return m_compression;
+}
+
+void
+CruxScheduler::SetCompression(Ptr<CruxPriorityCompression> stage)
+{
+    m_compression = NotNull(stage, "SetCompression");
+}
+
+void
+CruxScheduler::SetPathSelectionType(TypeId tid)
+{
+    m_pathSelection = CreateStage<CruxPathSelection>(tid);
+}
+
+TypeId
+CruxScheduler::GetPathSelectionType() const
+{
+    return m_pathSelection->GetInstanceTypeId();
+}
+
+void
+CruxScheduler::SetPriorityAssignmentType(TypeId tid)
+{
+    m_priorityAssignment = CreateStage<CruxPriorityAssignment>(tid);
+}
+
+TypeId
+CruxScheduler::GetPriorityAssignmentType() const
+{
+    return m_priorityAssignment->GetInstanceTypeId();
+}
+
+void
+CruxScheduler::SetCompressionType(TypeId tid)
+{
+    m_compression = CreateStage<CruxPriorityCompression>(tid);
+}
+
+TypeId
+CruxScheduler::GetCompressionType() const
+{
+    return m_compression->GetInstanceTypeId();
 }
 
 Decision
 CruxScheduler::DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const
 {
-    const CruxOptions options = GetOptions();
+    // The stages are called through the members (no Ptr copies: no reference counting while
+    // schedulers run in the microbenchmark's worker threads).
     Decision d = MakeDefaultDecision(model, config, GetName());
-    if (m_pathSelection)
-    {
-        CruxSelectPaths(model, d);
-    }
-    CruxAssignPriorities(model, options, d);
-    if (m_compression)
-    {
-        CruxCompressPriorities(model, options, config.seed, d);
-    }
-    else
-    {
-        AssignLevelsByRank(d);
-    }
+    m_pathSelection->SelectPaths(model, config, d);
+    m_priorityAssignment->AssignPriorities(model, config, d);
+    m_compression->Compress(model, config, d);
     return d;
 }
 

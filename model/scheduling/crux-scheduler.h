@@ -21,28 +21,32 @@
 
 #include "comm-scheduler.h"
 #include "dag-max-k-cut.h"
+#include "path-selection.h"
 #include "shared-link-timeline.h"
 
 #include <string>
 #include <vector>
 
 /*
- * Crux (Cao et al., SIGCOMM'24, §4) as three separable stages over a Decision:
+ * Crux (Cao et al., SIGCOMM'24, §4) as three stage objects over a Decision, chosen by the
+ * TypeId-valued Attributes of ns3::CruxScheduler:
  *
- *   MakeDefaultDecision   ECMP default paths, t_j and I_j on them            (comm-scheduler.h)
- *   CruxSelectPaths       §4.1 path selection, most intensive job first
- *   CruxAssignPriorities  §4.2 P_j = k_j I_j, k_j from the two-timeline comparison
- *   CruxCompressPriorities §4.3 DAG max K-cut onto K levels
- *   AssignLevelsByRank    unique priorities without compression          (comm-scheduler.h)
+ *   MakeDefaultDecision        ECMP default paths, t_j and I_j on them        (comm-scheduler.h)
+ *   PathSelection (§4.1)       ns3::CruxLeastCongestedPaths: most intensive job first
+ *                              ns3::CruxDefaultPaths: keep the ECMP default paths
+ *                              (both in path-selection.h)
+ *   PriorityAssignment (§4.2)  ns3::CruxIntensityPriorities: P_j = k_j I_j, k_j from the
+ *                              two-timeline comparison
+ *   Compression (§4.3)         ns3::CruxMaxKCutCompression: DAG max K-cut onto K levels
+ *                              ns3::CruxUniquePriorities: unique priorities, levels by rank
  *
- *   crux (= crux-full) = default -> select paths -> assign priorities -> compress
- *   crux-ps-pa         = default -> select paths -> assign priorities -> levels by rank
- *   crux-pa            = default ->                 assign priorities -> levels by rank
+ *   crux (= crux-full) = default -> least-congested paths -> P = k I -> max K-cut
+ *   crux-ps-pa         = default -> least-congested paths -> P = k I -> levels by rank
+ *   crux-pa            = default -> default paths         -> P = k I -> levels by rank
  *
- * One class, ns3::CruxScheduler, runs all three: its Attributes PathSelection and Compression
- * select the stages (the registry's "crux-pa" / "crux-ps-pa" presets), and its knobs
- * (TopoOrderSamples, IncludePriorityOrder, HorizonIterations, KBound) are Attributes with the
- * defaults of CruxOptions.
+ * The stages' knobs are Attributes of the stage objects that use them:
+ * ns3::CruxIntensityPriorities::HorizonIterations and ::KBound, ns3::CruxMaxKCutCompression::
+ * TopoOrderSamples and ::IncludePriorityOrder, ns3::CruxLeastCongestedPaths::JobOrder.
  *
  * Design decisions on points the paper leaves open (algorithms.md labels them [D]):
  *
@@ -56,7 +60,7 @@
  *      measuredCommTime > 0 keeps it (it was profiled alone, where equal-cost paths are
  *      equivalent).
  * [D3] Two-timeline horizon (§4.2): both jobs start an iteration at t = 0 and
- *      H = horizonIterations × max(T_ref, T_j), T_x = max(c_x, ov_x c_x + t_x) the stand-alone
+ *      H = HorizonIterations × max(T_ref, T_j), T_x = max(c_x, ov_x c_x + t_x) the stand-alone
  *      iteration time, capped at 10^5 iterations of the shorter job to bound the cost. Default
  *      48 iterations of the longer job: on 2,000 random job pairs on one link the resulting
  *      order picked the order with more completed FLOPs over 200 iterations in 99.6 % of the
@@ -72,14 +76,14 @@
  *      (b) else, if both jobs complete more iterations when prioritised: the computation-gain
  *          form k = (G_j / G_ref)·(I_ref / I_j), G_x = W_x × extra completed iterations;
  *      (c) else, if neither job gains anything: k = 1 (indifferent: order by I alone);
- *      (d) else only one job gains: k = kBound if it is j, 1/kBound if it is the reference.
- *      k is finally clamped to [1/kBound, kBound] (default kBound = 100).
+ *      (d) else only one job gains: k = KBound if it is j, 1/KBound if it is the reference.
+ *      k is finally clamped to [1/KBound, KBound] (default KBound = 100).
  * [D6] Priority order: P_j = k_j·I_j decreasing, ties by smaller job id; rank 0 = highest.
  * [D7] Contention DAG (§4.3): one edge per pair of jobs that both put > 0 bytes/iteration on at
  *      least one common link on their chosen paths, from the higher-P to the lower-P job, with
  *      weight I of the higher-P job. Jobs in different components need no special handling.
- * [D8] Compression: the P-sorted order is evaluated first (if includePriorityOrder), then m =
- *      topoOrderSamples random topological orders (Kahn, uniform pick among ready nodes,
+ * [D8] Compression: the P-sorted order is evaluated first (if IncludePriorityOrder), then m =
+ *      TopoOrderSamples random topological orders (Kahn, uniform pick among ready nodes,
  *      std::mt19937_64 seeded with SchedulerConfig::seed; m = 0 = all orders, <= 10 jobs); the
  *      first best split wins (a later order must beat it by more than a relative 1e-12, so
  *      rounding in the prefix sums never flips equal cuts; the reported compressionCut is the
@@ -130,29 +134,6 @@ struct CorrectionFactor
 
 /**
  * \ingroup crux-scheduling
- * \brief Crux's own knobs (the Attributes of ns3::CruxScheduler hold these defaults).
- */
-struct CruxOptions
-{
-    /// m: number of random topological orders sampled by the compression; Crux §4.3 uses 10.
-    /// 0 = exhaustive: every topological order is evaluated (exact; at most 10 jobs).
-    uint32_t topoOrderSamples{10};
-    /// Also evaluate the priority-sorted order (always topological) in the compression ([D8]:
-    /// the order Crux's priorities give is a candidate for free, so the compression is never
-    /// worse than cutting that order).
-    bool includePriorityOrder{true};
-    /// Horizon of the two-timeline comparison of Crux §4.2, as a multiple of the longer of the
-    /// two jobs' stand-alone iteration times (dimensionless, > 0). Default 48: measured on
-    /// 2,000 random job pairs ([D3]).
-    double horizonIterations{48};
-    /// Bound on the correction factor: k_j is clamped to [1/kBound, kBound] (>= 1). Assumption
-    /// ([D5]): 100 lets k reorder jobs whose intensities differ by up to two orders of
-    /// magnitude; it is also the value used when only one of the two jobs gains.
-    double kBound{100};
-};
-
-/**
- * \ingroup crux-scheduling
  * \brief The horizon of the two-timeline comparison ([D3]).
  * \param ref the reference job on the shared link
  * \param job the other job
@@ -179,38 +160,12 @@ CorrectionFactor ComputeCorrectionFactor(const TimelineJob& ref,
 
 /**
  * \ingroup crux-scheduling
- * \brief Stage §4.1: path selection, most GPU-intensive job first ([D1], [D2]).
- *
- * Uses the intensities already in \p decision (from MakeDefaultDecision) to order the jobs,
- * rewrites every flowPath, then recomputes commTime and intensity on the chosen paths. The
- * per-flow rule is SelectLeastCongestedPaths (path-selection.h), shared with TACCL*.
- * \param model the cluster
- * \param decision updated in place
- */
-void CruxSelectPaths(const ClusterModel& model, Decision& decision);
-
-/**
- * \ingroup crux-scheduling
  * \brief The reference job of the priority assignment ([D4]).
  * \param model the cluster
  * \param decision gives the chosen paths and t_j
  * \return the job id with the most bytes per second (ties: smaller id)
  */
 uint32_t SelectReferenceJob(const ClusterModel& model, const Decision& decision);
-
-/**
- * \ingroup crux-scheduling
- * \brief Stage §4.2: priority assignment P_j = k_j·I_j ([D3]-[D6]).
- *
- * Sets referenceJob, and per job k, priorityScore and a unique rank (0 = highest P). Levels
- * are left untouched (see CruxCompressPriorities / AssignLevelsByRank).
- * \param model the cluster
- * \param options horizonIterations and kBound are used
- * \param decision updated in place; commTime and intensity must be current
- */
-void CruxAssignPriorities(const ClusterModel& model,
-                          const CruxOptions& options,
-                          Decision& decision);
 
 /**
  * \ingroup crux-scheduling
@@ -227,31 +182,198 @@ WeightedDag BuildContentionDag(const ClusterModel& model,
 
 /**
  * \ingroup crux-scheduling
- * \brief Stage §4.3: compresses the unique priorities onto numLevels levels ([D8]).
+ * \brief The priority-assignment stage (Crux §4.2): a unique priority order of the jobs.
+ * Abstract base of the stage objects ns3::CruxScheduler runs second (its Attribute
+ * PriorityAssignment).
  *
- * Sets every job's level, compressionCut, and uniquePriorities = false. K is
- * decision.numLevels.
- * \param model the cluster
- * \param options topoOrderSamples and includePriorityOrder are used
- * \param seed seed of the random topological orders (SchedulerConfig::seed)
- * \param decision updated in place; ranks must be set (CruxAssignPriorities or any other
- *        priority order with unique ranks)
- * \throws std::invalid_argument for exhaustive mode (topoOrderSamples = 0) with > 10 jobs
+ * Extension point: derive, give the class a TypeId (SetParent<CruxPriorityAssignment>(),
+ * AddConstructor, your own Attributes) and set ns3::CruxScheduler::PriorityAssignment to it.
+ * An implementation is deterministic, keeps no state between calls and never calls the ns-3
+ * Simulator.
  */
-void CruxCompressPriorities(const ClusterModel& model,
-                            const CruxOptions& options,
-                            uint64_t seed,
-                            Decision& decision);
+class CruxPriorityAssignment : public Object
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId (ns3::CruxPriorityAssignment; abstract, no constructor)
+     */
+    static TypeId GetTypeId();
+
+    ~CruxPriorityAssignment() override;
+
+    /**
+     * \brief Ranks the jobs.
+     * \param model the cluster (validated)
+     * \param config K and the seed of the run
+     * \param decision in: the chosen paths with commTime (t_j, s) and intensity (I_j, FLOP/s)
+     *        current (the path-selection stage's output); out: rank of every job, a
+     *        permutation of 0..n-1 with 0 = highest priority; may also set k, priorityScore and
+     *        referenceJob (reported only). Levels are left to the compression stage.
+     */
+    virtual void AssignPriorities(const ClusterModel& model,
+                                  const SchedulerConfig& config,
+                                  Decision& decision) const = 0;
+};
 
 /**
  * \ingroup crux-scheduling
- * \brief Crux (Cao et al., SIGCOMM'24, §4): path selection + priority assignment + compression,
- * with Attributes selecting the stages of the §6.3 ablation (Crux-PA, Crux-PS-PA).
+ * \brief Crux's priority assignment (ns3::CruxIntensityPriorities, §4.2): P_j = k_j·I_j with the
+ * correction factor k_j of the two-timeline comparison against a reference job ([D3]-[D6]).
  *
- * Stages: MakeDefaultDecision; CruxSelectPaths if PathSelection; CruxAssignPriorities; then
- * CruxCompressPriorities if Compression, else AssignLevelsByRank (unique priorities, [D9]).
- * Registered as "crux" / "crux-full" (every stage), "crux-ps-pa" (Compression=false) and
- * "crux-pa" (PathSelection=false, Compression=false).
+ * Sets referenceJob (SelectReferenceJob), and per job k (ComputeCorrectionFactor over
+ * CorrectionHorizon(ref, job, HorizonIterations), clamped to [1/KBound, KBound]),
+ * priorityScore = k·I (FLOP/s) and the rank by decreasing P, ties by smaller job id.
+ *
+ * Attributes: HorizonIterations (48, > 0; the horizon H as a multiple of the longer stand-alone
+ * iteration time of the two jobs, measured [D3]) and KBound (100, >= 1; assumption [D5]).
+ */
+class CruxIntensityPriorities : public CruxPriorityAssignment
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId (ns3::CruxIntensityPriorities)
+     */
+    static TypeId GetTypeId();
+
+    /**
+     * \brief P_j = k_j·I_j and the ranks (see the class).
+     * \param model the cluster (validated)
+     * \param config unused (no randomness)
+     * \param decision updated in place (referenceJob; k, priorityScore and rank of every job);
+     *        commTime and intensity must be current for the chosen paths
+     */
+    void AssignPriorities(const ClusterModel& model,
+                          const SchedulerConfig& config,
+                          Decision& decision) const override;
+
+  private:
+    // Initialised to the defaults also for instances not made by CreateObject (e.g. Python).
+    double m_horizonIterations{48}; //!< H as a multiple of the longer iteration time ([D3])
+    double m_kBound{100};           //!< k is clamped to [1/kBound, kBound] ([D5])
+};
+
+/**
+ * \ingroup crux-scheduling
+ * \brief The compression stage (Crux §4.3): renders the unique priority order on the
+ * K = decision.numLevels hardware levels. Abstract base of the stage objects ns3::CruxScheduler
+ * runs last (its Attribute Compression).
+ *
+ * Extension point: derive, give the class a TypeId (SetParent<CruxPriorityCompression>(),
+ * AddConstructor, your own Attributes) and set ns3::CruxScheduler::Compression to it. An
+ * implementation is deterministic (randomness drawn from config.seed only), keeps no state
+ * between calls and never calls the ns-3 Simulator.
+ */
+class CruxPriorityCompression : public Object
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId (ns3::CruxPriorityCompression; abstract, no constructor)
+     */
+    static TypeId GetTypeId();
+
+    ~CruxPriorityCompression() override;
+
+    /**
+     * \brief Gives every job a level.
+     * \param model the cluster (validated)
+     * \param config K (config.numLevels = decision.numLevels) and the seed of the run
+     * \param decision in: unique ranks (the priority-assignment stage's output) on the chosen
+     *        paths; out: level of every job in 0..K-1 (K-1 highest), uniquePriorities (true if
+     *        consumers should order by rank beyond the levels), compressionCut if the method has
+     *        one (FLOP/s)
+     */
+    virtual void Compress(const ClusterModel& model,
+                          const SchedulerConfig& config,
+                          Decision& decision) const = 0;
+};
+
+/**
+ * \ingroup crux-scheduling
+ * \brief Crux's compression (ns3::CruxMaxKCutCompression, §4.3): the DAG max K-cut of the
+ * contention DAG ([D7], [D8]).
+ *
+ * Builds BuildContentionDag on the chosen paths and ranks, solves SolveDagMaxKCut over the
+ * priority-sorted order (if IncludePriorityOrder) and TopoOrderSamples random topological orders
+ * drawn with config.seed, and gives the job of block b level K-1-b. Sets every job's level,
+ * compressionCut (the exact edge sum of the winning split, FLOP/s) and uniquePriorities = false.
+ *
+ * Attributes: TopoOrderSamples (m = 10 as in Crux §4.3; 0 = every topological order, exact, at
+ * most 10 jobs) and IncludePriorityOrder (true, [D8]).
+ */
+class CruxMaxKCutCompression : public CruxPriorityCompression
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId (ns3::CruxMaxKCutCompression)
+     */
+    static TypeId GetTypeId();
+
+    /**
+     * \brief The max K-cut levels (see the class).
+     * \param model the cluster (validated)
+     * \param config config.seed seeds the random topological orders
+     * \param decision updated in place; ranks must be unique; K is decision.numLevels
+     * \throws std::invalid_argument for exhaustive mode (TopoOrderSamples = 0) with > 10 jobs
+     */
+    void Compress(const ClusterModel& model,
+                  const SchedulerConfig& config,
+                  Decision& decision) const override;
+
+  private:
+    // Initialised to the defaults also for instances not made by CreateObject (e.g. Python).
+    uint32_t m_topoOrderSamples{10};   //!< m; 0 = exhaustive ([D8])
+    bool m_includePriorityOrder{true}; //!< also cut the priority-sorted order ([D8])
+};
+
+/**
+ * \ingroup crux-scheduling
+ * \brief No compression (ns3::CruxUniquePriorities): unique priorities, as in Crux-PA and
+ * Crux-PS-PA of §6.3 ([D9]). Rank r gets level K-1-r while r < K, level 0 after that
+ * (AssignLevelsByRank); uniquePriorities = true. No Attributes.
+ */
+class CruxUniquePriorities : public CruxPriorityCompression
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId (ns3::CruxUniquePriorities)
+     */
+    static TypeId GetTypeId();
+
+    /**
+     * \brief Levels by rank (AssignLevelsByRank).
+     * \param model unused
+     * \param config unused
+     * \param decision updated in place (level of every job, uniquePriorities)
+     */
+    void Compress(const ClusterModel& model,
+                  const SchedulerConfig& config,
+                  Decision& decision) const override;
+};
+
+/**
+ * \ingroup crux-scheduling
+ * \brief Crux (Cao et al., SIGCOMM'24, §4): path selection, priority assignment and compression,
+ * each a stage object chosen by a TypeId-valued Attribute (in the manner of
+ * ns3::TcpL4Protocol::SocketType).
+ *
+ * Schedule(): MakeDefaultDecision, then PathSelection's SelectPaths, PriorityAssignment's
+ * AssignPriorities and Compression's Compress on the same Decision. Attributes (TypeIds):
+ *  - PathSelection: ns3::CruxLeastCongestedPaths (default, §4.1) or ns3::CruxDefaultPaths;
+ *  - PriorityAssignment: ns3::CruxIntensityPriorities (default, §4.2);
+ *  - Compression: ns3::CruxMaxKCutCompression (default, §4.3) or ns3::CruxUniquePriorities;
+ * or any TypeId derived from the stage's base with a constructor (a user's own stage). Setting
+ * one creates a new stage object with its TypeId's attribute defaults; Get*() returns it (to set
+ * its Attributes on this scheduler only), Set*() installs an object made elsewhere (e.g. in
+ * Python).
+ *
+ * Registered as "crux" / "crux-full" (defaults), "crux-ps-pa" (Compression =
+ * ns3::CruxUniquePriorities) and "crux-pa" (PathSelection = ns3::CruxDefaultPaths, Compression =
+ * ns3::CruxUniquePriorities).
  */
 class CruxScheduler : public CommScheduler
 {
@@ -262,23 +384,60 @@ class CruxScheduler : public CommScheduler
      */
     static TypeId GetTypeId();
 
-    /// Named "crux"
+    /// Named "crux"; the built-in stages (also for instances not made by CreateObject)
     CruxScheduler();
 
-    /// \return the knobs as set by the attributes
-    CruxOptions GetOptions() const;
+    /// \return the path-selection stage object this scheduler runs
+    Ptr<CruxPathSelection> GetPathSelection() const;
+
+    /**
+     * \brief Installs a path-selection stage object (Attribute PathSelection then reports its
+     * TypeId).
+     * \param stage the object (not null)
+     * \throws std::invalid_argument if \p stage is null
+     */
+    void SetPathSelection(Ptr<CruxPathSelection> stage);
+
+    /// \return the priority-assignment stage object this scheduler runs
+    Ptr<CruxPriorityAssignment> GetPriorityAssignment() const;
+
+    /**
+     * \brief Installs a priority-assignment stage object.
+     * \param stage the object (not null)
+     * \throws std::invalid_argument if \p stage is null
+     */
+    void SetPriorityAssignment(Ptr<CruxPriorityAssignment> stage);
+
+    /// \return the compression stage object this scheduler runs
+    Ptr<CruxPriorityCompression> GetCompression() const;
+
+    /**
+     * \brief Installs a compression stage object.
+     * \param stage the object (not null)
+     * \throws std::invalid_argument if \p stage is null
+     */
+    void SetCompression(Ptr<CruxPriorityCompression> stage);
 
   protected:
     Decision DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const override;
 
   private:
-    // Initialised to the defaults also for instances not made by CreateObject (e.g. Python).
-    bool m_pathSelection{true}; //!< run §4.1 path selection
-    bool m_compression{true};   //!< run §4.3 compression (else levels by rank)
-    uint32_t m_topoOrderSamples{CruxOptions().topoOrderSamples};     //!< see CruxOptions
-    bool m_includePriorityOrder{CruxOptions().includePriorityOrder}; //!< see CruxOptions
-    double m_horizonIterations{CruxOptions().horizonIterations};     //!< see CruxOptions
-    double m_kBound{CruxOptions().kBound};                           //!< see CruxOptions
+    /// Attribute PathSelection: a new object of \p tid
+    void SetPathSelectionType(TypeId tid);
+    /// \return the TypeId of the path-selection object
+    TypeId GetPathSelectionType() const;
+    /// Attribute PriorityAssignment: a new object of \p tid
+    void SetPriorityAssignmentType(TypeId tid);
+    /// \return the TypeId of the priority-assignment object
+    TypeId GetPriorityAssignmentType() const;
+    /// Attribute Compression: a new object of \p tid
+    void SetCompressionType(TypeId tid);
+    /// \return the TypeId of the compression object
+    TypeId GetCompressionType() const;
+
+    Ptr<CruxPathSelection> m_pathSelection;           //!< stage §4.1
+    Ptr<CruxPriorityAssignment> m_priorityAssignment; //!< stage §4.2
+    Ptr<CruxPriorityCompression> m_compression;       //!< stage §4.3
 };
 
 } // namespace ns3

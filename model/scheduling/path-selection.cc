@@ -15,8 +15,11 @@
 
 #include "path-selection.h"
 
+#include "ns3/enum.h"
+
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace ns3
 {
@@ -34,8 +37,12 @@ Less(double a, double b)
     return a < b - TIE_TOLERANCE * std::max(std::abs(a), std::abs(b));
 }
 
-} // namespace
-
+/**
+ * The greedy rule of CruxLeastCongestedPaths for jobs in a given order (see the class).
+ * \param model the cluster
+ * \param order the jobs to route, in routing order (pointers into model.jobs)
+ * \param decision updated in place (flowPath of the listed jobs, commTime and intensity of all)
+ */
 void
 SelectLeastCongestedPaths(const ClusterModel& model,
                           const std::vector<const SchedJob*>& order,
@@ -72,6 +79,102 @@ SelectLeastCongestedPaths(const ClusterModel& model,
             {
                 load[e] += flow.bytesPerIteration;
             }
+        }
+    }
+    UpdateIntensities(model, decision);
+}
+
+} // namespace
+
+NS_OBJECT_ENSURE_REGISTERED(CruxPathSelection);
+
+TypeId
+CruxPathSelection::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::CruxPathSelection").SetParent<Object>().SetGroupName("Crux");
+    return tid;
+}
+
+CruxPathSelection::~CruxPathSelection() = default;
+
+NS_OBJECT_ENSURE_REGISTERED(CruxLeastCongestedPaths);
+
+TypeId
+CruxLeastCongestedPaths::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::CruxLeastCongestedPaths")
+            .SetParent<CruxPathSelection>()
+            .SetGroupName("Crux")
+            .AddConstructor<CruxLeastCongestedPaths>()
+            .AddAttribute("JobOrder",
+                          "Order in which jobs pick their least-congested paths: GpuIntensity "
+                          "(Crux §4.1: decreasing GPU intensity on the ECMP default paths, ties "
+                          "by smaller job id) or Arrival (TACCL*: ascending job id, [T1] in "
+                          "taccl-scheduler.h).",
+                          EnumValue(CruxLeastCongestedPaths::GPU_INTENSITY),
+                          MakeEnumAccessor(&CruxLeastCongestedPaths::m_jobOrder),
+                          MakeEnumChecker(CruxLeastCongestedPaths::GPU_INTENSITY,
+                                          "GpuIntensity",
+                                          CruxLeastCongestedPaths::ARRIVAL,
+                                          "Arrival"));
+    return tid;
+}
+
+void
+CruxLeastCongestedPaths::SelectPaths(const ClusterModel& model,
+                                     const SchedulerConfig& /* config */,
+                                     Decision& decision) const
+{
+    std::vector<const SchedJob*> jobs;
+    for (const SchedJob& job : model.jobs)
+    {
+        jobs.push_back(&job);
+    }
+    if (m_jobOrder == ARRIVAL)
+    {
+        std::sort(jobs.begin(), jobs.end(), [](const SchedJob* a, const SchedJob* b) {
+            return a->id < b->id;
+        });
+    }
+    else
+    {
+        std::sort(jobs.begin(), jobs.end(), [&decision](const SchedJob* a, const SchedJob* b) {
+            const double ia = decision.jobs.at(a->id).intensity;
+            const double ib = decision.jobs.at(b->id).intensity;
+            if (ia != ib)
+            {
+                return ia > ib;
+            }
+            return a->id < b->id;
+        });
+    }
+    SelectLeastCongestedPaths(model, jobs, decision);
+}
+
+NS_OBJECT_ENSURE_REGISTERED(CruxDefaultPaths);
+
+TypeId
+CruxDefaultPaths::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::CruxDefaultPaths")
+                            .SetParent<CruxPathSelection>()
+                            .SetGroupName("Crux")
+                            .AddConstructor<CruxDefaultPaths>();
+    return tid;
+}
+
+void
+CruxDefaultPaths::SelectPaths(const ClusterModel& model,
+                              const SchedulerConfig& /* config */,
+                              Decision& decision) const
+{
+    for (const SchedJob& job : model.jobs)
+    {
+        JobDecision& jd = decision.jobs.at(job.id);
+        for (const SchedFlow& flow : job.flows)
+        {
+            jd.flowPath[flow.id] = flow.defaultPath;
         }
     }
     UpdateIntensities(model, decision);

@@ -15,7 +15,8 @@
 
 #include "taccl-scheduler.h"
 
-#include "path-selection.h"
+#include "ns3/enum.h"
+#include "ns3/object-factory.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -24,21 +25,6 @@
 
 namespace ns3
 {
-
-void
-TacclSelectPaths(const ClusterModel& model, Decision& decision)
-{
-    std::vector<const SchedJob*> jobs;
-    for (const SchedJob& job : model.jobs)
-    {
-        jobs.push_back(&job);
-    }
-    std::sort(jobs.begin(), jobs.end(), [](const SchedJob* a, const SchedJob* b) {
-        return a->id < b->id;
-    });
-
-    SelectLeastCongestedPaths(model, jobs, decision);
-}
 
 uint32_t
 TacclDistance(const SchedJob& job, const PathChoice& choice)
@@ -148,15 +134,24 @@ TacclScheduler::GetTypeId()
 }
 
 TacclScheduler::TacclScheduler()
+    : m_pathSelection(CreateObjectWithAttributes<CruxLeastCongestedPaths>(
+          "JobOrder",
+          EnumValue(CruxLeastCongestedPaths::ARRIVAL)))
 {
     SetName("taccl");
+}
+
+Ptr<CruxPathSelection>
+TacclScheduler::GetPathSelection() const
+{
+    return m_pathSelection;
 }
 
 Decision
 TacclScheduler::DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const
 {
     Decision d = MakeDefaultDecision(model, config, GetName());
-    TacclSelectPaths(model, d);
+    m_pathSelection->SelectPaths(model, config, d);
     TacclAssignPriorities(model, d);
     return d;
 }

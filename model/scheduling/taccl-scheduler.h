@@ -20,6 +20,7 @@
 // into the crux-scheduling library.
 
 #include "comm-scheduler.h"
+#include "path-selection.h"
 
 /*
  * TACCL* (Crux §4.4, §6.3): TACCL's (Shah et al., NSDI'23) routing and ordering insights
@@ -28,7 +29,9 @@
  * the points below are our reading.
  *
  *   MakeDefaultDecision      ECMP default paths                            (comm-scheduler.h)
- *   TacclSelectPaths         least congested path per flow, jobs in arrival (id) order
+ *   path selection           Crux's stage object ns3::CruxLeastCongestedPaths with
+ *                            JobOrder = Arrival: least congested path per flow, jobs in
+ *                            arrival (id) order                            (path-selection.h)
  *   TacclAssignPriorities    longest transmission distance first -> rank and level
  *
  * Design decisions (algorithms.md labels them [D]):
@@ -67,17 +70,6 @@ namespace ns3
 
 /**
  * \ingroup crux-scheduling
- * \brief Stage 1: least-congested path per flow, jobs in ascending id ([T1], [T2]).
- *
- * Rewrites every flowPath, then recomputes commTime and intensity (UpdateIntensities). The
- * per-flow rule is SelectLeastCongestedPaths (path-selection.h), shared with Crux.
- * \param model the cluster
- * \param decision updated in place
- */
-void TacclSelectPaths(const ClusterModel& model, Decision& decision);
-
-/**
- * \ingroup crux-scheduling
  * \brief The transmission distance D_j of a job on given paths ([T3]).
  * \param job the job
  * \param choice the chosen candidate per flow, indexed like job.flows
@@ -110,6 +102,10 @@ void TacclAssignPriorities(const ClusterModel& model, Decision& decision);
  * \ingroup crux-scheduling
  * \brief TACCL*: least-congested paths in arrival order, longest distance first (Crux §4.4
  * path-selection baseline and §6.3 baseline).
+ *
+ * Schedule(): MakeDefaultDecision, then the path-selection stage object of Crux,
+ * ns3::CruxLeastCongestedPaths with JobOrder = Arrival ([T1], [T2]), then
+ * TacclAssignPriorities ([T3]-[T5]).
  */
 class TacclScheduler : public CommScheduler
 {
@@ -120,11 +116,19 @@ class TacclScheduler : public CommScheduler
      */
     static TypeId GetTypeId();
 
-    /// Named "taccl"
+    /// Named "taccl"; its path-selection object is made here (also for instances not made by
+    /// CreateObject)
     TacclScheduler();
+
+    /// \return TACCL*'s path-selection stage: a ns3::CruxLeastCongestedPaths with JobOrder =
+    /// Arrival
+    Ptr<CruxPathSelection> GetPathSelection() const;
 
   protected:
     Decision DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const override;
+
+  private:
+    Ptr<CruxPathSelection> m_pathSelection; //!< CruxLeastCongestedPaths, JobOrder = Arrival
 };
 
 } // namespace ns3

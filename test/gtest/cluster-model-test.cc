@@ -20,6 +20,8 @@
 
 #include "ns3/cluster-model.h"
 #include "ns3/comm-scheduler.h"
+#include "ns3/crux-scheduler.h"
+#include "ns3/double.h"
 
 #include <algorithm>
 #include <cmath>
@@ -162,9 +164,9 @@ TEST(CruxClusterModel, ValidateNamesTheField)
     m.jobs[0].flows[0].bytesPerIteration = -3;
     EXPECT_NE(ValidateError(m, SchedulerConfig()).find("bytesPerIteration"), std::string::npos);
 
-    // Crux's horizon is an Attribute of ns3::CruxScheduler: its checker rejects 0.
-    EXPECT_NE(test::CreateError("crux", {{"HorizonIterations", "0"}}).find("HorizonIterations"),
-              std::string::npos);
+    // Crux's horizon is an Attribute of its priority-assignment stage: its checker rejects 0.
+    EXPECT_FALSE(CreateObject<CruxIntensityPriorities>()->SetAttributeFailSafe("HorizonIterations",
+                                                                               DoubleValue(0)));
 }
 
 TEST(CruxSchedulerFactory, KnownAndUnknownNames)

@@ -14,15 +14,27 @@
  */
 
 // The Crux scheduler's stages (path selection §4.1, priority assignment §4.2, compression
-// §4.3) and their compositions crux, crux-pa, crux-ps-pa.
+// §4.3) and their compositions crux, crux-pa, crux-ps-pa; stage objects of a user's own plugged
+// in by TypeId.
+
+#include "scheduler-test-util.h"
 
 #include "ns3/comm-scheduler.h"
+#include "ns3/config.h"
 #include "ns3/crux-scheduler.h"
+#include "ns3/double.h"
+#include "ns3/enum.h"
+#include "ns3/object-factory.h"
+#include "ns3/string.h"
+#include "ns3/taccl-scheduler.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <gtest/gtest.h>
+#include <map>
 #include <random>
 #include <set>
+#include <tuple>
 
 using namespace ns3;
 
@@ -212,7 +224,7 @@ TEST(CruxPathSelection, IntensiveJobFirstAndCollisionMoved)
 
     Decision d = MakeDefaultDecision(m, c, "test");
     EXPECT_DOUBLE_EQ(d.jobs.at(2).commTime, 20e6 * 8 / 100e9); // both flows on up1
-    CruxSelectPaths(m, d);
+    CreateObject<CruxLeastCongestedPaths>()->SelectPaths(m, c, d);
     EXPECT_EQ(d.PathOf(1, 0), 0u); // first pick, tie -> lowest index
     EXPECT_EQ(d.PathOf(2, 0), 1u); // moved away from job 1
     EXPECT_EQ(d.PathOf(2, 1), 1u);
@@ -243,14 +255,15 @@ TEST(CruxPathSelection, SpreadsOneJobsOwnFlowsAndKeepsMeasuredTime)
     SchedulerConfig c;
     Decision d = MakeDefaultDecision(m, c, "test");
     EXPECT_DOUBLE_EQ(d.jobs.at(5).commTime, 8e-3);
-    CruxSelectPaths(m, d);
+    const Ptr<CruxPathSelection> paths = CreateObject<CruxLeastCongestedPaths>();
+    paths->SelectPaths(m, c, d);
     EXPECT_EQ(d.PathOf(5, 0), 0u);
     EXPECT_EQ(d.PathOf(5, 1), 1u);
     EXPECT_DOUBLE_EQ(d.jobs.at(5).commTime, 4e-3);
 
     m.jobs[0].measuredCommTime = 0.02; // profiled alone: kept after path selection ([D2])
     d = MakeDefaultDecision(m, c, "test");
-    CruxSelectPaths(m, d);
+    paths->SelectPaths(m, c, d);
     EXPECT_DOUBLE_EQ(d.jobs.at(5).commTime, 0.02);
     EXPECT_DOUBLE_EQ(d.jobs.at(5).intensity, 1e13 / 0.02);
 }
@@ -272,12 +285,16 @@ TEST(CruxPriorityAssignment, PaperExample1)
     EXPECT_EQ(d.LevelOf(2), 7u);
     EXPECT_EQ(d.LevelOf(1), 6u);
 
-    const CommSchedulerAttributes paperHorizon = {{"HorizonIterations", "3"}}; // 12 s
-    EXPECT_DOUBLE_EQ(CreateCommScheduler("crux-pa", paperHorizon)->Schedule(m, c).jobs.at(2).k,
-                     1.5);
+    // The paper's 12 s horizon: HorizonIterations = 3 on this scheduler's priority assignment.
+    const auto paperHorizon = [](const std::string& name) {
+        const Ptr<CruxScheduler> s = DynamicCast<CruxScheduler>(CreateCommScheduler(name));
+        s->GetPriorityAssignment()->SetAttribute("HorizonIterations", DoubleValue(3));
+        return s;
+    };
+    EXPECT_DOUBLE_EQ(paperHorizon("crux-pa")->Schedule(m, c).jobs.at(2).k, 1.5);
 
     c.numLevels = 2;
-    Decision full = CreateCommScheduler("crux", paperHorizon)->Schedule(m, c);
+    Decision full = paperHorizon("crux")->Schedule(m, c);
     EXPECT_EQ(full.LevelOf(2), 1u);
     EXPECT_EQ(full.LevelOf(1), 0u);
     EXPECT_DOUBLE_EQ(full.compressionCut, 7.5e9 / 1.5); // edge weight I_2 = 5e9
@@ -386,7 +403,7 @@ TEST(CruxCompression, Figure13Model)
                                                                 {1, 3, 3e12},
                                                                 {2, 3, 2e12}}));
 
-    CruxCompressPriorities(m, CruxOptions(), c.seed, d);
+    CreateObject<CruxMaxKCutCompression>()->Compress(m, c, d);
     EXPECT_EQ(d.LevelOf(1), 1u);
     EXPECT_EQ(d.LevelOf(3), 1u);
     EXPECT_EQ(d.LevelOf(2), 0u);
@@ -434,14 +451,19 @@ TEST(CruxScheduler, DeterministicAndValidAcrossSeeds)
 
 TEST(CruxScheduler, ExhaustiveCompressionAtLeastSampled)
 {
+    // "crux" with TopoOrderSamples = 0 on its compression stage object.
+    const auto exhaustive = [] {
+        const Ptr<CruxScheduler> s = DynamicCast<CruxScheduler>(CreateCommScheduler("crux"));
+        s->GetCompression()->SetAttribute("TopoOrderSamples", UintegerValue(0));
+        return s;
+    };
     for (uint64_t modelSeed = 1; modelSeed <= 5; ++modelSeed)
     {
         const ClusterModel m = RandomClosModel(7, modelSeed);
         SchedulerConfig c;
         c.numLevels = 3;
         const Decision sampled = CreateCommScheduler("crux")->Schedule(m, c);
-        const Decision exact =
-            CreateCommScheduler("crux", {{"TopoOrderSamples", "0"}})->Schedule(m, c);
+        const Decision exact = exhaustive()->Schedule(m, c);
         EXPECT_GE(exact.compressionCut, sampled.compressionCut * (1 - 1e-12));
         EXPECT_GE(sampled.compressionCut, 0.99 * exact.compressionCut);
         ExpectValidCompression(m, exact, 3);
@@ -451,12 +473,14 @@ TEST(CruxScheduler, ExhaustiveCompressionAtLeastSampled)
     c.numLevels = 3;
     try
     {
-        CreateCommScheduler("crux", {{"TopoOrderSamples", "0"}})->Schedule(big, c);
+        exhaustive()->Schedule(big, c);
         FAIL() << "exhaustive compression accepted 11 jobs";
     }
     catch (const std::invalid_argument& e)
     {
-        EXPECT_NE(std::string(e.what()).find("topoOrderSamples"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("ns3::CruxMaxKCutCompression::TopoOrderSamples = 0"),
+                  std::string::npos)
+            << e.what();
     }
 }
 
@@ -484,4 +508,548 @@ TEST(CruxScheduler, PaAndPsPaUseUniqueRanks)
             EXPECT_GE(d.jobs.at(order[i - 1]).priorityScore, d.jobs.at(order[i]).priorityScore);
         }
     }
+}
+
+// ------------------------------------------------------------------------------ stage objects
+
+namespace
+{
+
+/// A user's path selection: every flow with a second candidate takes it (index 1), the others
+/// keep index 0. Registered by TypeId as a user module would.
+class SecondCandidatePaths : public CruxPathSelection
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::CruxTestSecondCandidatePaths")
+                                .SetParent<CruxPathSelection>()
+                                .SetGroupName("Crux")
+                                .AddConstructor<SecondCandidatePaths>();
+        return tid;
+    }
+
+    void SelectPaths(const ClusterModel& model,
+                     const SchedulerConfig& /* config */,
+                     Decision& decision) const override
+    {
+        for (const SchedJob& job : model.jobs)
+        {
+            for (const SchedFlow& flow : job.flows)
+            {
+                decision.jobs.at(job.id).flowPath[flow.id] = flow.candidatePaths.size() > 1 ? 1 : 0;
+            }
+        }
+        UpdateIntensities(model, decision);
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(SecondCandidatePaths);
+
+/// A user's compression with an Attribute of its own: ranks < TopJobs on level K-1, the others
+/// on level 0.
+class TopJobsCompression : public CruxPriorityCompression
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::CruxTestTopJobsCompression")
+                                .SetParent<CruxPriorityCompression>()
+                                .SetGroupName("Crux")
+                                .AddConstructor<TopJobsCompression>()
+                                .AddAttribute("TopJobs",
+                                              "Jobs on the highest level.",
+                                              UintegerValue(1),
+                                              MakeUintegerAccessor(&TopJobsCompression::m_top),
+                                              MakeUintegerChecker<uint32_t>());
+        return tid;
+    }
+
+    void Compress(const ClusterModel& /* model */,
+                  const SchedulerConfig& /* config */,
+                  Decision& decision) const override
+    {
+        for (auto& [id, jd] : decision.jobs)
+        {
+            jd.level = jd.rank < m_top ? decision.numLevels - 1 : 0;
+        }
+        decision.uniquePriorities = false;
+    }
+
+  private:
+    uint32_t m_top{1}; //!< jobs on the highest level
+};
+
+NS_OBJECT_ENSURE_REGISTERED(TopJobsCompression);
+
+/// One job of a recorded decision.
+struct RecordedJob
+{
+    uint32_t id;
+    std::map<uint32_t, uint32_t> flowPath;
+    uint32_t rank;
+    uint32_t level;
+    double k;
+    double priorityScore;
+    double commTime;
+    double intensity;
+};
+
+/// A recorded decision (exact binary values).
+struct RecordedDecision
+{
+    std::string scheduler;
+    uint32_t referenceJob;
+    double compressionCut;
+    bool uniquePriorities;
+    std::vector<RecordedJob> jobs;
+};
+
+/// Expects \p d to equal \p r field by field, bit for bit.
+void
+ExpectRecorded(const Decision& d, const RecordedDecision& r)
+{
+    const std::string& name = r.scheduler;
+    EXPECT_EQ(d.scheduler, name);
+    EXPECT_EQ(d.referenceJob, r.referenceJob) << name;
+    EXPECT_EQ(d.compressionCut, r.compressionCut) << name;
+    EXPECT_EQ(d.uniquePriorities, r.uniquePriorities) << name;
+    ASSERT_EQ(d.jobs.size(), r.jobs.size()) << name;
+    for (const RecordedJob& j : r.jobs)
+    {
+        const JobDecision& jd = d.jobs.at(j.id);
+        EXPECT_EQ(jd.flowPath, j.flowPath) << name << " job " << j.id;
+        EXPECT_EQ(jd.rank, j.rank) << name << " job " << j.id;
+        EXPECT_EQ(jd.level, j.level) << name << " job " << j.id;
+        EXPECT_EQ(jd.k, j.k) << name << " job " << j.id;
+        EXPECT_EQ(jd.priorityScore, j.priorityScore) << name << " job " << j.id;
+        EXPECT_EQ(jd.commTime, j.commTime) << name << " job " << j.id;
+        EXPECT_EQ(jd.intensity, j.intensity) << name << " job " << j.id;
+        EXPECT_EQ(jd.timeShift, 0.0) << name << " job " << j.id;
+    }
+}
+
+/// \return MakeDefaultDecision followed by the three stage objects, as CruxScheduler runs them
+Decision
+RunStages(const ClusterModel& m,
+          const SchedulerConfig& c,
+          const std::string& name,
+          Ptr<const CruxPathSelection> paths,
+          Ptr<const CruxPriorityAssignment> priorities,
+          Ptr<const CruxPriorityCompression> compression)
+{
+    Decision d = MakeDefaultDecision(m, c, name);
+    paths->SelectPaths(m, c, d);
+    priorities->AssignPriorities(m, c, d);
+    compression->Compress(m, c, d);
+    return d;
+}
+
+} // namespace
+
+TEST(CruxStages, BuiltInStagesReproduceThePreviousDecisions)
+{
+    // The decisions of crux, crux-pa, crux-ps-pa and taccl on this model, recorded with the
+    // CruxScheduler of boolean stage Attributes and CruxOptions (commit 0946032) that the stage
+    // objects replaced: every value must stay bit for bit the same. The model has path choices
+    // that matter (crux moves flows off the ECMP defaults, which changes t_13 and thereby every
+    // k), more jobs than levels (the max K-cut merges) and k != 1 for four jobs.
+    const ClusterModel m = test::RandomLeafSpine(5, 4);
+    SchedulerConfig c;
+    c.numLevels = 3;
+    const std::vector<RecordedDecision> recorded = {
+        {"crux",
+         13,
+         0x1.16eca93f402bdp+52,
+         false,
+         {
+             {10,
+              {{0, 0}, {1, 0}, {2, 1}, {3, 1}},
+              0,
+              2,
+              0x1.0f4836c3ff557p+0,
+              0x1.016d4621d273bp+50,
+              0x1.2dfbf8d41f674p-4,
+              0x1.e5d9bd0361e79p+49},
+             {11,
+              {{0, 1}, {1, 0}, {2, 2}},
+              2,
+              1,
+              0x1.52ed978547b02p-1,
+              0x1.2c4c4d5dc466p+48,
+              0x1.313bdfc7ff12dp-4,
+              0x1.c5a4cb7ccb6d7p+48},
+             {12,
+              {{0, 0}, {1, 0}},
+              4,
+              0,
+              0x1.47ae147ae147bp-7,
+              0x1.310743caf3a0ep+43,
+              0x1.d8d8c5847f65cp-6,
+              0x1.dc9b59ed1cab6p+49},
+             {13,
+              {{0, 0}, {1, 0}, {2, 1}, {3, 1}},
+              1,
+              1,
+              0x1p+0,
+              0x1.40334773103a7p+48,
+              0x1.09282cdf52546p-4,
+              0x1.40334773103a7p+48},
+             {14,
+              {{0, 2}, {1, 0}, {2, 2}},
+              3,
+              0,
+              0x1.1e96398a31be1p-2,
+              0x1.68b314f7e30dp+47,
+              0x1.28f4886f35ae2p-4,
+              0x1.4233ec6b4b244p+49},
+         }},
+        {"crux-pa",
+         13,
+         0,
+         true,
+         {
+             {10,
+              {{0, 1}, {1, 1}, {2, 2}, {3, 2}},
+              0,
+              2,
+              0x1.8e6de617fa4aap-2,
+              0x1.7a148b1fef06p+48,
+              0x1.2dfbf8d41f674p-4,
+              0x1.e5d9bd0361e79p+49},
+             {11,
+              {{0, 0}, {1, 1}, {2, 1}},
+              3,
+              0,
+              0x1.1c445987cc816p-1,
+              0x1.f7bbf02b6dddbp+47,
+              0x1.313bdfc7ff12dp-4,
+              0x1.c5a4cb7ccb6d7p+48},
+             {12,
+              {{0, 1}, {1, 2}},
+              4,
+              0,
+              0x1.47ae147ae147bp-7,
+              0x1.310743caf3a0ep+43,
+              0x1.d8d8c5847f65cp-6,
+              0x1.dc9b59ed1cab6p+49},
+             {13,
+              {{0, 2}, {1, 0}, {2, 1}, {3, 0}},
+              2,
+              0,
+              0x1p+0,
+              0x1.0eed796c0324bp+48,
+              0x1.39614f0d4923bp-4,
+              0x1.0eed796c0324bp+48},
+             {14,
+              {{0, 1}, {1, 0}, {2, 2}},
+              1,
+              1,
+              0x1.bc0f1520dcc6bp-2,
+              0x1.177284d647aebp+48,
+              0x1.28f4886f35ae2p-4,
+              0x1.4233ec6b4b244p+49},
+         }},
+        {"crux-ps-pa",
+         13,
+         0,
+         true,
+         {
+             {10,
+              {{0, 0}, {1, 0}, {2, 1}, {3, 1}},
+              0,
+              2,
+              0x1.0f4836c3ff557p+0,
+              0x1.016d4621d273bp+50,
+              0x1.2dfbf8d41f674p-4,
+              0x1.e5d9bd0361e79p+49},
+             {11,
+              {{0, 1}, {1, 0}, {2, 2}},
+              2,
+              0,
+              0x1.52ed978547b02p-1,
+              0x1.2c4c4d5dc466p+48,
+              0x1.313bdfc7ff12dp-4,
+              0x1.c5a4cb7ccb6d7p+48},
+             {12,
+              {{0, 0}, {1, 0}},
+              4,
+              0,
+              0x1.47ae147ae147bp-7,
+              0x1.310743caf3a0ep+43,
+              0x1.d8d8c5847f65cp-6,
+              0x1.dc9b59ed1cab6p+49},
+             {13,
+              {{0, 0}, {1, 0}, {2, 1}, {3, 1}},
+              1,
+              1,
+              0x1p+0,
+              0x1.40334773103a7p+48,
+              0x1.09282cdf52546p-4,
+              0x1.40334773103a7p+48},
+             {14,
+              {{0, 2}, {1, 0}, {2, 2}},
+              3,
+              0,
+              0x1.1e96398a31be1p-2,
+              0x1.68b314f7e30dp+47,
+              0x1.28f4886f35ae2p-4,
+              0x1.4233ec6b4b244p+49},
+         }},
+        {"taccl",
+         0,
+         0,
+         false,
+         {
+             {10,
+              {{0, 0}, {1, 0}, {2, 1}, {3, 1}},
+              0,
+              2,
+              1,
+              0,
+              0x1.2dfbf8d41f674p-4,
+              0x1.e5d9bd0361e79p+49},
+             {11,
+              {{0, 0}, {1, 2}, {2, 2}},
+              1,
+              2,
+              1,
+              0,
+              0x1.313bdfc7ff12dp-4,
+              0x1.c5a4cb7ccb6d7p+48},
+             {12, {{0, 0}, {1, 1}}, 2, 2, 1, 0, 0x1.d8d8c5847f65cp-6, 0x1.dc9b59ed1cab6p+49},
+             {13,
+              {{0, 0}, {1, 2}, {2, 1}, {3, 1}},
+              3,
+              2,
+              1,
+              0,
+              0x1.09282cdf52546p-4,
+              0x1.40334773103a7p+48},
+             {14,
+              {{0, 2}, {1, 0}, {2, 1}},
+              4,
+              2,
+              1,
+              0,
+              0x1.28f4886f35ae2p-4,
+              0x1.4233ec6b4b244p+49},
+         }},
+    };
+    for (const RecordedDecision& r : recorded)
+    {
+        ExpectRecorded(CreateCommScheduler(r.scheduler)->Schedule(m, c), r);
+    }
+    // "crux-full" is "crux".
+    Decision full = CreateCommScheduler("crux-full")->Schedule(m, c);
+    full.scheduler = "crux";
+    ExpectRecorded(full, recorded[0]);
+
+    // The registry's presets are these stage objects: composed by hand they give the same.
+    const Ptr<CruxPathSelection> leastCongested = CreateObject<CruxLeastCongestedPaths>();
+    const Ptr<CruxPathSelection> defaultPaths = CreateObject<CruxDefaultPaths>();
+    const Ptr<CruxPriorityAssignment> kI = CreateObject<CruxIntensityPriorities>();
+    const Ptr<CruxPriorityCompression> kCut = CreateObject<CruxMaxKCutCompression>();
+    const Ptr<CruxPriorityCompression> unique = CreateObject<CruxUniquePriorities>();
+    ExpectRecorded(RunStages(m, c, "crux", leastCongested, kI, kCut), recorded[0]);
+    ExpectRecorded(RunStages(m, c, "crux-pa", defaultPaths, kI, unique), recorded[1]);
+    ExpectRecorded(RunStages(m, c, "crux-ps-pa", leastCongested, kI, unique), recorded[2]);
+
+    // The presets as the Attributes report them.
+    for (const auto& [name, paths, compression] :
+         std::vector<std::tuple<std::string, TypeId, TypeId>>{
+             {"crux", CruxLeastCongestedPaths::GetTypeId(), CruxMaxKCutCompression::GetTypeId()},
+             {"crux-pa", CruxDefaultPaths::GetTypeId(), CruxUniquePriorities::GetTypeId()},
+             {"crux-ps-pa",
+              CruxLeastCongestedPaths::GetTypeId(),
+              CruxUniquePriorities::GetTypeId()}})
+    {
+        const Ptr<CommScheduler> s = CreateCommScheduler(name);
+        TypeIdValue v;
+        s->GetAttribute("PathSelection", v);
+        EXPECT_EQ(v.Get(), paths) << name;
+        s->GetAttribute("PriorityAssignment", v);
+        EXPECT_EQ(v.Get(), CruxIntensityPriorities::GetTypeId()) << name;
+        s->GetAttribute("Compression", v);
+        EXPECT_EQ(v.Get(), compression) << name;
+    }
+
+    // TACCL* reuses the path-selection object: Crux's least-congested rule, jobs in arrival
+    // order. Run by hand with TACCL*'s priorities it gives taccl's decision.
+    const Ptr<CruxPathSelection> tacclPaths =
+        DynamicCast<TacclScheduler>(CreateCommScheduler("taccl"))->GetPathSelection();
+    ASSERT_TRUE(DynamicCast<CruxLeastCongestedPaths>(tacclPaths));
+    EnumValue order;
+    tacclPaths->GetAttribute("JobOrder", order);
+    EXPECT_EQ(order.Get(), CruxLeastCongestedPaths::ARRIVAL);
+    Decision t = MakeDefaultDecision(m, c, "taccl");
+    CreateObjectWithAttributes<CruxLeastCongestedPaths>("JobOrder",
+                                                        EnumValue(CruxLeastCongestedPaths::ARRIVAL))
+        ->SelectPaths(m, c, t);
+    TacclAssignPriorities(m, t);
+    ExpectRecorded(t, recorded[3]);
+}
+
+TEST(CruxStages, UserPathSelectionPluggedByTypeId)
+{
+    const ClusterModel m = test::RandomLeafSpine(6, 2);
+    SchedulerConfig c;
+    c.numLevels = 3;
+    const std::string tid = SecondCandidatePaths::GetTypeId().GetName();
+
+    const Ptr<CommScheduler> s = CreateCommScheduler("crux", {{"PathSelection", tid}});
+    TypeIdValue v;
+    s->GetAttribute("PathSelection", v);
+    EXPECT_EQ(v.Get(), SecondCandidatePaths::GetTypeId());
+    EXPECT_TRUE(
+        DynamicCast<SecondCandidatePaths>(DynamicCast<CruxScheduler>(s)->GetPathSelection()));
+    const Decision d = s->Schedule(m, c);
+
+    // The paths are the plugged stage's: candidate 1 wherever there is one, t_j and I_j on them.
+    uint32_t differFromEcmp = 0;
+    uint32_t differFromCrux = 0;
+    const Decision crux = CreateCommScheduler("crux")->Schedule(m, c);
+    for (const SchedJob& job : m.jobs)
+    {
+        const JobDecision& jd = d.jobs.at(job.id);
+        for (const SchedFlow& flow : job.flows)
+        {
+            EXPECT_EQ(d.PathOf(job.id, flow.id), flow.candidatePaths.size() > 1 ? 1u : 0u);
+            differFromEcmp += d.PathOf(job.id, flow.id) != flow.defaultPath ? 1 : 0;
+            differFromCrux += d.PathOf(job.id, flow.id) != crux.PathOf(job.id, flow.id) ? 1 : 0;
+        }
+        EXPECT_EQ(jd.commTime, JobCommTime(m, job, ChoiceOf(job, jd)));
+        EXPECT_EQ(jd.intensity, GpuIntensity(job.flopsPerIteration, jd.commTime));
+    }
+    EXPECT_GT(differFromEcmp, 0u);
+    EXPECT_GT(differFromCrux, 0u);
+
+    // The other stages still run, on these paths: Crux's P = k I and max K-cut.
+    uint32_t kNonUnit = 0;
+    for (const auto& [id, jd] : d.jobs)
+    {
+        kNonUnit += jd.k != 1.0 ? 1 : 0;
+        EXPECT_EQ(jd.priorityScore, jd.k * jd.intensity);
+    }
+    EXPECT_GT(kNonUnit, 0u);
+    EXPECT_GT(d.compressionCut, 0.0);
+    EXPECT_FALSE(d.uniquePriorities);
+    const Decision byHand = RunStages(m,
+                                      c,
+                                      "crux",
+                                      CreateObject<SecondCandidatePaths>(),
+                                      CreateObject<CruxIntensityPriorities>(),
+                                      CreateObject<CruxMaxKCutCompression>());
+    EXPECT_TRUE(d == byHand);
+
+    // As a preset of a registered name, with another built-in stage beside it.
+    if (KnownCommSchedulers().back() != "crux-second-paths")
+    {
+        RegisterCommScheduler(
+            "crux-second-paths",
+            CruxScheduler::GetTypeId(),
+            {{"PathSelection", tid}, {"Compression", "ns3::CruxUniquePriorities"}});
+    }
+    const Decision preset = CreateCommScheduler("crux-second-paths")->Schedule(m, c);
+    EXPECT_TRUE(preset.uniquePriorities);
+    for (const auto& [id, jd] : preset.jobs)
+    {
+        EXPECT_EQ(jd.flowPath, d.jobs.at(id).flowPath);
+        EXPECT_EQ(jd.rank, d.jobs.at(id).rank);
+        EXPECT_EQ(jd.level, TopRankLevel(jd.rank, c.numLevels));
+    }
+
+    // An object installed directly (e.g. one made in Python) works the same.
+    const Ptr<CruxScheduler> direct = CreateObject<CruxScheduler>();
+    direct->SetPathSelection(CreateObject<SecondCandidatePaths>());
+    direct->GetAttribute("PathSelection", v);
+    EXPECT_EQ(v.Get(), SecondCandidatePaths::GetTypeId());
+    EXPECT_TRUE(direct->Schedule(m, c) == d);
+}
+
+TEST(CruxStages, UserCompressionByConfigDefaultAndItsOwnAttribute)
+{
+    const ClusterModel m = test::RandomLeafSpine(6, 2);
+    SchedulerConfig c;
+    c.numLevels = 4;
+    const Decision psPa = CreateCommScheduler("crux-ps-pa")->Schedule(m, c);
+
+    // Config::SetDefault (--ns3::CruxScheduler::Compression=... on a command line) reaches
+    // registry-made schedulers; a preset still wins.
+    Config::SetDefault("ns3::CruxScheduler::Compression",
+                       TypeIdValue(TopJobsCompression::GetTypeId()));
+    const Ptr<CruxScheduler> s = DynamicCast<CruxScheduler>(CreateCommScheduler("crux"));
+    const Decision unchangedPsPa = CreateCommScheduler("crux-ps-pa")->Schedule(m, c);
+    Config::SetDefault("ns3::CruxScheduler::Compression",
+                       TypeIdValue(CruxMaxKCutCompression::GetTypeId()));
+    EXPECT_TRUE(unchangedPsPa == psPa);
+    ASSERT_TRUE(DynamicCast<TopJobsCompression>(s->GetCompression()));
+
+    const auto expectTop = [&](uint32_t top) {
+        const Decision d = s->Schedule(m, c);
+        EXPECT_FALSE(d.uniquePriorities);
+        EXPECT_EQ(d.compressionCut, 0.0);
+        for (const auto& [id, jd] : d.jobs)
+        {
+            // Paths and ranks from Crux's own stages (those of crux-ps-pa), levels from ours.
+            EXPECT_EQ(jd.flowPath, psPa.jobs.at(id).flowPath);
+            EXPECT_EQ(jd.rank, psPa.jobs.at(id).rank);
+            EXPECT_EQ(jd.k, psPa.jobs.at(id).k);
+            EXPECT_EQ(jd.level, jd.rank < top ? 3u : 0u) << "job " << id << " top " << top;
+        }
+    };
+    expectTop(1);
+    // The stage's own Attribute, on this scheduler's object only.
+    s->GetCompression()->SetAttribute("TopJobs", UintegerValue(3));
+    expectTop(3);
+    UintegerValue top;
+    CreateObject<TopJobsCompression>()->GetAttribute("TopJobs", top);
+    EXPECT_EQ(top.Get(), 1u);
+    EXPECT_TRUE(DynamicCast<CruxMaxKCutCompression>(
+        DynamicCast<CruxScheduler>(CreateCommScheduler("crux"))->GetCompression()));
+}
+
+TEST(CruxStages, WrongStageTypeIdsAndKnobsAreRefused)
+{
+    // A TypeId of another stage, an abstract base and an unknown name: the checker refuses them
+    // with one line naming the attribute and what it expects.
+    for (const auto& [attribute, value, base] :
+         std::vector<std::tuple<std::string, std::string, std::string>>{
+             {"PathSelection", "ns3::CruxUniquePriorities", "ns3::CruxPathSelection"},
+             {"PathSelection", "ns3::CruxPathSelection", "ns3::CruxPathSelection"},
+             {"PriorityAssignment", "ns3::CruxDefaultPaths", "ns3::CruxPriorityAssignment"},
+             {"Compression", "ns3::NoSuchStage", "ns3::CruxPriorityCompression"},
+             {"Compression", "true", "ns3::CruxPriorityCompression"}})
+    {
+        const std::string e = test::CreateError("crux", {{attribute, value}});
+        EXPECT_NE(e.find("invalid value '" + value + "' for attribute " + attribute +
+                         " (expected a TypeId derived from " + base + " with a constructor"),
+                  std::string::npos)
+            << e;
+    }
+    EXPECT_FALSE(Config::SetDefaultFailSafe("ns3::CruxScheduler::Compression",
+                                            StringValue("ns3::CruxDefaultPaths")));
+    EXPECT_FALSE(Config::SetDefaultFailSafe("ns3::CruxScheduler::Compression",
+                                            StringValue("ns3::CruxPriorityCompression")));
+    const Ptr<CruxScheduler> s = CreateObject<CruxScheduler>();
+    EXPECT_THROW(s->SetPathSelection(nullptr), std::invalid_argument);
+    EXPECT_THROW(s->SetPriorityAssignment(nullptr), std::invalid_argument);
+    EXPECT_THROW(s->SetCompression(nullptr), std::invalid_argument);
+
+    // The knobs are checked by the stage objects' own checkers.
+    const Ptr<CruxPriorityAssignment> pa = s->GetPriorityAssignment();
+    EXPECT_FALSE(pa->SetAttributeFailSafe("KBound", DoubleValue(0.5)));
+    EXPECT_FALSE(pa->SetAttributeFailSafe("HorizonIterations", DoubleValue(0)));
+    EXPECT_TRUE(pa->SetAttributeFailSafe("HorizonIterations", DoubleValue(3)));
+    EXPECT_FALSE(s->GetCompression()->SetAttributeFailSafe("TopoOrderSamples",
+                                                           UintegerValue(uint64_t(1) << 32)));
+    EXPECT_FALSE(
+        CreateObject<CruxLeastCongestedPaths>()->SetAttributeFailSafe("JobOrder",
+                                                                      StringValue("Random")));
+    // The knobs left ns3::CruxScheduler: the registry names the stage Attributes instead.
+    const std::string unknown = test::CreateError("crux", {{"TopoOrderSamples", "20"}});
+    EXPECT_NE(unknown.find("ns3::CruxScheduler has no attribute 'TopoOrderSamples' (attributes: "
+                           "PathSelection, PriorityAssignment, Compression)"),
+              std::string::npos)
+        << unknown;
 }

@@ -239,7 +239,7 @@ TEST(OptimalScheduler, Figure13Compression)
     {
         jd.rank = id - 1;
     }
-    CruxCompressPriorities(m, CruxOptions(), c.seed, crux);
+    CreateObject<CruxMaxKCutCompression>()->Compress(m, c, crux);
     EXPECT_EQ(BlocksOf(m, crux), bestBlocks);
 
     // Without the order constraint the optimum separates every contending pair ({1, 4} over

@@ -16,6 +16,7 @@
 // Two jobs alone on one link with strict priority (Crux §4.2, Example 1 and the k_j rule).
 
 #include "ns3/crux-scheduler.h"
+#include "ns3/double.h"
 #include "ns3/shared-link-timeline.h"
 
 #include <gtest/gtest.h>
@@ -171,9 +172,10 @@ TEST(CruxSharedLinkTimeline, DefaultHorizonAlsoGivesOnePointFive)
     // [D3]: 48 iterations of the longer job (4 s alone) = 192 s. Job 1 first: job 1 sends
     // half the time (96 s), job 2 a quarter (48 s). Job 2 first: job 2 sends 96 s, job 1 4 s
     // in the first 12 s then 2 s every 6 s (64 s).
-    // The default of the attribute ns3::CruxScheduler::HorizonIterations.
-    const double defaultIterations = CreateObject<CruxScheduler>()->GetOptions().horizonIterations;
-    const double h = CorrectionHorizon(Example1Job1(), Example1Job2(), defaultIterations);
+    // The default of the attribute ns3::CruxIntensityPriorities::HorizonIterations.
+    DoubleValue defaultIterations;
+    CreateObject<CruxIntensityPriorities>()->GetAttribute("HorizonIterations", defaultIterations);
+    const double h = CorrectionHorizon(Example1Job1(), Example1Job2(), defaultIterations.Get());
     EXPECT_DOUBLE_EQ(h, 192.0);
     CorrectionFactor cf = ComputeCorrectionFactor(Example1Job1(), Example1Job2(), h, 100);
     EXPECT_DOUBLE_EQ(cf.refFirst.sendTime[0], 96.0);

@@ -25,6 +25,7 @@
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/crux-scheduler.h"
+#include "ns3/double.h"
 #include "ns3/random-cluster.h"
 #include "ns3/stage-ablation.h"
 #include "ns3/uinteger.h"
@@ -369,11 +370,13 @@ TEST(UserScheduler, RegistryErrorsNameTheProblem)
     EXPECT_NE(unknown.find("scheduler 'crux': ns3::CruxScheduler has no attribute 'Samples'"),
               std::string::npos)
         << unknown;
-    EXPECT_NE(unknown.find("TopoOrderSamples"), std::string::npos) << unknown;
+    EXPECT_NE(unknown.find("PriorityAssignment"), std::string::npos) << unknown;
     const std::string invalid = test::CreateError("crux", {{"PathSelection", "maybe"}});
     EXPECT_NE(invalid.find("invalid value 'maybe' for attribute PathSelection"), std::string::npos)
         << invalid;
-    EXPECT_NE(test::CreateError("crux", {{"KBound", "0.5"}}).find("KBound"), std::string::npos);
+    EXPECT_NE(test::CreateError("crux", {{"Compression", "ns3::CruxDefaultPaths"}})
+                  .find("invalid value 'ns3::CruxDefaultPaths' for attribute Compression"),
+              std::string::npos);
     EXPECT_NE(test::CreateError("null-factory", {}).find("factory returned null"),
               std::string::npos);
     EXPECT_NE(test::CreateError("cassini", {{"MaxPerimeterBins", "100"}})
@@ -387,27 +390,44 @@ TEST(UserScheduler, CruxStageAttributesAndConfigDefaults)
     const ClusterModel m = test::RandomLeafSpine(8, 3);
     SchedulerConfig c;
     c.numLevels = 3;
-    Decision pa =
-        CreateCommScheduler("crux", {{"PathSelection", "false"}, {"Compression", "false"}})
-            ->Schedule(m, c);
-    Decision psPa = CreateCommScheduler("crux", {{"Compression", "false"}})->Schedule(m, c);
+    Decision pa = CreateCommScheduler("crux",
+                                      {{"PathSelection", "ns3::CruxDefaultPaths"},
+                                       {"Compression", "ns3::CruxUniquePriorities"}})
+                      ->Schedule(m, c);
+    Decision psPa =
+        CreateCommScheduler("crux", {{"Compression", "ns3::CruxUniquePriorities"}})->Schedule(m, c);
     pa.scheduler = "crux-pa";
     psPa.scheduler = "crux-ps-pa";
     EXPECT_TRUE(pa == CreateCommScheduler("crux-pa")->Schedule(m, c));
     EXPECT_TRUE(psPa == CreateCommScheduler("crux-ps-pa")->Schedule(m, c));
     EXPECT_FALSE(pa == psPa); // path selection moved some flow on this model
 
-    // Config::SetDefault (and so --ns3::CruxScheduler::TopoOrderSamples=... on a command line)
-    // reaches schedulers created by the registry; the presets still apply on top.
-    const auto crux = [] { return DynamicCast<CruxScheduler>(CreateCommScheduler("crux")); };
-    EXPECT_EQ(crux()->GetOptions().topoOrderSamples, 10u);
-    Config::SetDefault("ns3::CruxScheduler::TopoOrderSamples", UintegerValue(3));
-    EXPECT_EQ(crux()->GetOptions().topoOrderSamples, 3u);
-    EXPECT_EQ(
-        DynamicCast<CruxScheduler>(CreateCommScheduler("crux-pa"))->GetOptions().topoOrderSamples,
-        3u);
-    Config::SetDefault("ns3::CruxScheduler::TopoOrderSamples", UintegerValue(10));
-    EXPECT_EQ(crux()->GetOptions().topoOrderSamples, 10u);
+    // Config::SetDefault of a stage's knob (and so
+    // --ns3::CruxIntensityPriorities::HorizonIterations=... on a command line) reaches the stage
+    // objects of schedulers created by the registry, presets or not.
+    const auto horizon = [](const std::string& name) {
+        DoubleValue v;
+        DynamicCast<CruxScheduler>(CreateCommScheduler(name))
+            ->GetPriorityAssignment()
+            ->GetAttribute("HorizonIterations", v);
+        return v.Get();
+    };
+    EXPECT_EQ(horizon("crux"), 48.0);
+    Config::SetDefault("ns3::CruxIntensityPriorities::HorizonIterations", DoubleValue(3));
+    EXPECT_EQ(horizon("crux"), 3.0);
+    EXPECT_EQ(horizon("crux-pa"), 3.0);
+    Config::SetDefault("ns3::CruxIntensityPriorities::HorizonIterations", DoubleValue(48));
+    EXPECT_EQ(horizon("crux"), 48.0);
+    // ... and so does a stage TypeId: "crux-ps-pa" (no PathSelection preset) then runs as
+    // "crux-pa", its Compression preset still applies.
+    Config::SetDefault("ns3::CruxScheduler::PathSelection",
+                       TypeIdValue(CruxDefaultPaths::GetTypeId()));
+    Decision psPaOnDefaultPaths = CreateCommScheduler("crux-ps-pa")->Schedule(m, c);
+    Config::SetDefault("ns3::CruxScheduler::PathSelection",
+                       TypeIdValue(CruxLeastCongestedPaths::GetTypeId()));
+    psPaOnDefaultPaths.scheduler = "crux-pa";
+    EXPECT_TRUE(psPaOnDefaultPaths == pa);
+    EXPECT_TRUE(CreateCommScheduler("crux-ps-pa")->Schedule(m, c) == psPa);
 }
 
 TEST(UserScheduler, ScoredEndToEndByTheStageAblation)

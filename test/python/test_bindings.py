@@ -19,7 +19,9 @@
 * The scenario built field by field in Python equals the JSON one.
 * The example script run as a program writes the same summary.json as the C++ program.
 * The scheduling layer is usable from Python: a ClusterModel built by hand, scheduled by
-  CreateCommScheduler("ecmp") and ("crux"), gives the decision crux-scheduler.h specifies.
+  CreateCommScheduler("ecmp") and ("crux"), gives the decision crux-scheduler.h specifies;
+  Crux's stage objects are chosen by name, their knobs set on the objects, and a path selection
+  written in Python runs inside ns3::CruxScheduler.
 * C++ input errors arrive as Python exceptions naming the field.
 
 Needs cppyy==2.4.2 (scripts/setup.sh installs it into build/venv): without cppyy every test is
@@ -303,3 +305,56 @@ def test_scheduler_layer(ns):
     config.numLevels = 0
     with pytest.raises(Exception, match="numLevels"):
         scheduler.Schedule(model, config)
+
+
+def test_crux_stage_objects(ns):
+    # Crux's stages are TypeId-valued Attributes of ns3::CruxScheduler (crux-scheduler.h): set by
+    # name from Python, their knobs on the stage objects, and a stage written in Python
+    # installed as an object. Same model as test_scheduler_layer.
+    model = ns.ClusterModel()
+    for i in range(3):
+        link = ns.SchedLink()
+        link.bandwidth = 100e9
+        link.name = "l%d" % i
+        model.links.push_back(link)
+    model.jobs.push_back(_job(ns, 0, 1e15, [[0]]))
+    model.jobs.push_back(_job(ns, 1, 1e14, [[0], [1]]))
+    config = ns.SchedulerConfig()
+
+    attributes = ns.CommSchedulerAttributes()
+    attributes["PathSelection"] = "ns3::CruxDefaultPaths"
+    attributes["Compression"] = "ns3::CruxUniquePriorities"
+    d = ns.CreateCommScheduler("crux", attributes).Schedule(model, config)
+    pa = ns.CreateCommScheduler("crux-pa").Schedule(model, config)
+    assert d.PathOf(1, 0) == pa.PathOf(1, 0) == 0  # the ECMP default path
+    assert d.uniquePriorities and pa.uniquePriorities
+    assert [d.LevelOf(j) for j in (0, 1)] == [pa.LevelOf(j) for j in (0, 1)]
+    bad = ns.CommSchedulerAttributes()
+    bad["PathSelection"] = "false"  # the boolean Attributes the stage objects replaced
+    with pytest.raises(Exception, match="derived from ns3::CruxPathSelection"):
+        ns.CreateCommScheduler("crux", bad)
+
+    crux = ns.DynamicCast[ns.CruxScheduler](ns.CreateCommScheduler("crux"))
+    crux.GetCompression().SetAttribute("TopoOrderSamples", ns.UintegerValue(0))
+    samples = ns.UintegerValue()
+    crux.GetCompression().GetAttribute("TopoOrderSamples", samples)
+    assert samples.Get() == 0
+
+    class FirstCandidatePaths(ns.CruxPathSelection):
+        """Every flow on its candidate 0 (here: job 1 stays on link 0 with job 0)."""
+
+        def SelectPaths(self, model, config, decision):
+            for job in model.jobs:
+                for flow in job.flows:
+                    decision.jobs[job.id].flowPath[flow.id] = 0
+            ns.UpdateIntensities(model, decision)
+
+    stage = FirstCandidatePaths()
+    stage.__python_owns__ = False  # held by the scheduler's Ptr (and by this test)
+    crux.SetPathSelection(ns.Ptr[ns.CruxPathSelection](stage))
+    d = crux.Schedule(model, config)
+    assert d.PathOf(0, 0) == 0 and d.PathOf(1, 0) == 0
+    # The other stages still run: P = k I on the shared link, max K-cut levels (n <= K).
+    assert list(d.PriorityOrder()) == [0, 1]
+    assert d.LevelOf(0) == config.numLevels - 1 and d.LevelOf(1) == config.numLevels - 2
+    assert d.jobs[1].commTime == pytest.approx(1e9 * 8 / 100e9, rel=REL)
