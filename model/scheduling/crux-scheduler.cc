@@ -19,6 +19,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/log.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -32,6 +33,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxScheduler");
 
 namespace
 {
@@ -289,6 +292,7 @@ CruxSelectPaths(const ClusterModel& model, Decision& decision)
         return a->id < b->id;
     });
 
+    NS_LOG_DEBUG("path selection over " << jobs.size() << " jobs, most GPU-intensive first");
     SelectLeastCongestedPaths(model, jobs, decision);
 }
 
@@ -332,6 +336,8 @@ CruxAssignPriorities(const ClusterModel& model, const CruxOptions& options, Deci
     }
     const double refComm = decision.jobs.at(refId).commTime;
     const TimelineJob refTimeline = ToTimelineJob(*ref, refComm);
+    NS_LOG_DEBUG("reference job " << refId << " (highest bytes per second alone), t_ref " << refComm
+                                  << " s");
 
     for (const SchedJob& job : model.jobs)
     {
@@ -363,7 +369,10 @@ CruxAssignPriorities(const ClusterModel& model, const CruxOptions& options, Deci
     });
     for (uint32_t r = 0; r < ids.size(); ++r)
     {
-        decision.jobs.at(ids[r]).rank = r;
+        JobDecision& jd = decision.jobs.at(ids[r]);
+        jd.rank = r;
+        NS_LOG_DEBUG("job " << ids[r] << ": rank " << r << ", P = k " << jd.k << " x I "
+                            << jd.intensity << " FLOP/s = " << jd.priorityScore);
     }
 }
 
@@ -448,7 +457,11 @@ CruxCompressPriorities(const ClusterModel& model,
     for (uint32_t v = 0; v < dag.numNodes; ++v)
     {
         decision.jobs.at(nodeJobs[v]).level = k - 1 - cut.block[v];
+        NS_LOG_DEBUG("job " << nodeJobs[v] << " (rank " << v << "): level "
+                            << decision.jobs.at(nodeJobs[v]).level);
     }
+    NS_LOG_INFO("compression: " << dag.numNodes << " jobs, " << dag.edges.size()
+                                << " contention edges onto " << k << " levels, cut " << cut.value);
     decision.compressionCut = cut.value;
     decision.uniquePriorities = false;
 }
@@ -525,6 +538,8 @@ CruxScheduler::GetOptions() const
 Decision
 CruxScheduler::DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const
 {
+    NS_LOG_FUNCTION(this << model.jobs.size() << config.numLevels << m_pathSelection
+                         << m_compression);
     const CruxOptions options = GetOptions();
     Decision d = MakeDefaultDecision(model, config, GetName());
     if (m_pathSelection)

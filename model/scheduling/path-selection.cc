@@ -15,11 +15,15 @@
 
 #include "path-selection.h"
 
+#include "ns3/log.h"
+
 #include <algorithm>
 #include <cmath>
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxPathSelection");
 
 namespace
 {
@@ -68,6 +72,9 @@ SelectLeastCongestedPaths(const ClusterModel& model,
                 }
             }
             jd.flowPath[flow.id] = best;
+            NS_LOG_DEBUG("job " << job->id << " flow " << flow.id << ": candidate " << best
+                                << " of " << flow.candidatePaths.size() << ", congestion "
+                                << bestCong << " s");
             for (uint32_t e : flow.candidatePaths[best])
             {
                 load[e] += flow.bytesPerIteration;

@@ -17,6 +17,8 @@
 
 #include "path-selection.h"
 
+#include "ns3/log.h"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -24,6 +26,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxTacclScheduler");
 
 void
 TacclSelectPaths(const ClusterModel& model, Decision& decision)
@@ -131,6 +135,8 @@ TacclAssignPriorities(const ClusterModel& model, Decision& decision)
         JobDecision& jd = decision.jobs.at(keys[r].id);
         jd.rank = r;
         jd.level = EqualGroupLevel(cls, numClasses, decision.numLevels);
+        NS_LOG_DEBUG("job " << keys[r].id << ": distance " << keys[r].distance << " hops, rank "
+                            << r << ", level " << jd.level);
     }
     decision.uniquePriorities = false;
 }
@@ -155,6 +161,7 @@ TacclScheduler::TacclScheduler()
 Decision
 TacclScheduler::DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const
 {
+    NS_LOG_FUNCTION(this << model.jobs.size() << config.numLevels);
     Decision d = MakeDefaultDecision(model, config, GetName());
     TacclSelectPaths(model, d);
     TacclAssignPriorities(model, d);

@@ -17,11 +17,15 @@
 
 #include "model-zoo.h"
 
+#include "ns3/log.h"
+
 #include <cmath>
 #include <sstream>
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxParallelPlan");
 
 namespace
 {
@@ -360,6 +364,7 @@ ResolvePlan(const ParallelismRequest& req,
     ResolveMicroBatches(req, model, n, plan);
     plan.virtualStages = req.virtualStages > 0 ? req.virtualStages : 1;
     CheckVirtualStages(model, plan);
+    NS_LOG_DEBUG(model.name << " on " << n << " GPUs (" << g << " per host): " << plan.ToString());
     return plan;
 }
 
