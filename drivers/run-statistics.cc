@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace ns3
 {
@@ -68,16 +69,47 @@ void
 RunStatistics::ConnectFabric(const ScenarioFabric& f)
 {
     // the data bytes per link and class are the devices' own counters, read after the run: no
-    // trace sink on the per-frame path
-    m_linkTcBytes.assign(f.topo->GetNLinks(), {});
-    for (uint32_t l = 0; l < f.topo->GetNLinks() && f.rdma; ++l)
+    // trace sink on the per-frame path (the throughput sampler reads them during the run too)
+    const uint32_t nLinks = f.topo->GetNLinks();
+    m_linkTcBytes.assign(nLinks, {});
+    m_linkPauseTx.assign(nLinks, {});
+    m_maxQueueBytes.fill(0);
+    m_switchDrops.clear();
+    for (uint32_t l = 0; l < nLinks; ++l)
     {
-        f.topo->GetLink(l).txDev->TraceConnectWithoutContext(
+        const Ptr<QbbNetDevice>& dev = f.topo->GetLink(l).txDev;
+        // PAUSE frames the link's sender put on the wire, per class (its PfcTx, as
+        // GetPauseTxCount(tc) counts them)
+        dev->TraceConnectWithoutContext(
+            "PfcTx",
+            crux::MakeFunctorCallback<void, Ptr<const QbbNetDevice>, uint8_t, uint16_t>(
+                [this, l](Ptr<const QbbNetDevice>, uint8_t tc, uint16_t) {
+                    ++m_linkPauseTx[l][tc];
+                }));
+        if (!f.rdma)
+        {
+            continue; // the flow fabric's devices carry no frame
+        }
+        dev->TraceConnectWithoutContext(
             "Drop",
             crux::MakeFunctorCallback<void, Ptr<const Packet>, uint8_t, const std::string&>(
                 [this](Ptr<const Packet>, uint8_t, const std::string& reason) {
                     ++m_deviceDrops["device:" + reason];
                 }));
+        // the deepest egress queue per class over all links (GetPeakTcQueueBytes): a sink on the
+        // per-frame path, a member function (no std::function in between)
+        dev->TraceConnectWithoutContext("TcBytesInQueue",
+                                        MakeCallback(&RunStatistics::TraceQueueBytes, this));
+    }
+    for (uint32_t sw = 0; sw < f.topo->GetNSwitches(); ++sw)
+    {
+        f.topo->GetSwitch(sw).sw->TraceConnectWithoutContext(
+            "Drop",
+            crux::
+                MakeFunctorCallback<void, Ptr<const Packet>, uint32_t, uint8_t, const std::string&>(
+                    [this](Ptr<const Packet>, uint32_t, uint8_t, const std::string& reason) {
+                        ++m_switchDrops[reason];
+                    }));
     }
     // sampled per-link throughput (attribute ns3::LinkThroughputSampler::Interval; off: no event)
     m_sampler = CreateObject<LinkThroughputSampler>();
@@ -95,6 +127,15 @@ RunStatistics::ConnectFabric(const ScenarioFabric& f)
                 m_throughput.push_back({end.GetSeconds(), length.GetSeconds(), link, tc, bytes});
             }));
     m_sampler->Start();
+}
+
+void
+RunStatistics::TraceQueueBytes(uint8_t cls, uint64_t /* oldBytes */, uint64_t newBytes)
+{
+    if (newBytes > m_maxQueueBytes[cls])
+    {
+        m_maxQueueBytes[cls] = newBytes;
+    }
 }
 
 void
@@ -164,38 +205,27 @@ RunStatistics::CollectFabricCounters(const ScenarioFabric& f, ExperimentRunResul
         {
             r.linkTcBytes[l] = std::vector<uint64_t>(c.begin(), c.end());
         }
-        if (f.rdma)
-        {
-            r.maxQueueBytes.resize(QbbNetDevice::N_CLASSES, 0);
-            for (uint8_t k = 0; k < QbbNetDevice::N_CLASSES; ++k)
-            {
-                r.maxQueueBytes[k] =
-                    std::max(r.maxQueueBytes[k], topo->GetLink(l).txDev->GetPeakTcQueueBytes(k));
-            }
-        }
-        const Ptr<QbbNetDevice> dev = topo->GetLink(l).txDev;
-        const uint64_t pauses = dev->GetPauseTxCount();
+        const auto& perTc = m_linkPauseTx[l];
+        const uint64_t pauses = std::accumulate(perTc.begin(), perTc.end(), uint64_t{0});
         if (pauses > 0)
         {
-            auto& perTc = r.linkPauseTx[l];
-            perTc.resize(QbbNetDevice::N_TC, 0);
-            for (uint8_t tc = 0; tc < QbbNetDevice::N_TC; ++tc)
-            {
-                perTc[tc] = dev->GetPauseTxCount(tc);
-            }
+            r.linkPauseTx[l] = std::vector<uint64_t>(perTc.begin(), perTc.end());
         }
         r.pauseFrames += pauses;
     }
-    r.drops = m_deviceDrops;
-    for (uint32_t sw = 0; sw < topo->GetNSwitches(); ++sw)
+    if (f.rdma && topo->GetNLinks() > 0)
     {
-        for (const auto& [reason, n] : topo->GetSwitch(sw).sw->GetDropCounts())
+        // the deepest queue per class over all links' senders, class 8 = the control class
+        r.maxQueueBytes.resize(QbbNetDevice::N_CLASSES, 0);
+        for (uint8_t k = 0; k < QbbNetDevice::N_CLASSES; ++k)
         {
-            if (n > 0)
-            {
-                r.drops["switch:" + reason] += n;
-            }
+            r.maxQueueBytes[k] = std::max(r.maxQueueBytes[k], m_maxQueueBytes[k]);
         }
+    }
+    r.drops = m_deviceDrops;
+    for (const auto& [reason, n] : m_switchDrops)
+    {
+        r.drops["switch:" + reason] += n;
     }
     if (f.rdma)
     {

@@ -27,6 +27,7 @@
 #include "ns3/link-throughput-sampler.h"
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
+#include "ns3/qbb-net-device.h"
 #include "ns3/roce-constants.h"
 
 #include <array>
@@ -81,22 +82,26 @@ struct DecisionInstall
 
 /**
  * \ingroup crux
- * \brief The statistics of one scenario run: trace sinks on the fabric's devices (drops) and on
- * the jobs' applications (all-reduce durations, completions of the measured jobs), read with
- * the fabric's own counters after the run into an ExperimentRunResult.
+ * \brief The statistics of one scenario run: trace sinks on the fabric's devices (drops, PAUSE
+ * frames sent per link and class, the deepest queue per class), on its switches (drops by
+ * reason) and on the jobs' applications (all-reduce durations, completions of the measured
+ * jobs), put together with the counters read after the run into an ExperimentRunResult.
  *
  * The sinks point into this object: it must not move or be destroyed before the simulation is.
- * The bytes per link and class, PAUSE frames, peak queues, switch drops, retransmissions and
- * timeouts are read from the devices', switches' and transports' getters after the run
- * (CollectFabricCounters).
+ * What is read after the run (CollectFabricCounters): the bytes per link and class (the
+ * devices' and the flow transport's counters: a sink would sit on the per-frame path, and the
+ * throughput sampler reads the same counters during the run), retransmissions and timeouts
+ * (the transport's statistics).
  */
 class RunStatistics
 {
   public:
     /**
-     * \brief Count every device drop by reason (the packet fabric's QbbNetDevice "Drop" trace);
-     * start the fabric's LinkThroughputSampler when its \c Interval attribute is > 0 (its
-     * samples go into CollectFabricCounters' result).
+     * \brief Connect the fabric's trace sources, before its first frame: every link sender's
+     * "PfcTx" (PAUSE frames per link and class) and, on the packet fabric, its "Drop" (device
+     * drops by reason) and "TcBytesInQueue" (the deepest queue per class); every switch's
+     * "Drop" (switch drops by reason). Start the fabric's LinkThroughputSampler when its
+     * \c Interval attribute is > 0 (its samples go into CollectFabricCounters' result).
      * \param f the run's fabric
      */
     void ConnectFabric(const ScenarioFabric& f);
@@ -125,9 +130,10 @@ class RunStatistics
     int64_t GetLastDone() const;
 
     /**
-     * \brief The fabric's counters after the run into \p r: bytes per link and class, peak
-     * queues, PAUSE frames per link and class, drops with their reasons (devices, switches, NIC
-     * receive buffers), retransmissions and timeouts.
+     * \brief The fabric's counters after the run into \p r: bytes per link and class (read
+     * now), peak queues and PAUSE frames per link and class (what the sinks of ConnectFabric
+     * saw), drops with their reasons (devices and switches from the sinks, NIC receive buffers
+     * read now), retransmissions and timeouts (read now).
      * \param f the run's fabric (ConnectFabric was called with it)
      * \param r the result
      */
@@ -158,6 +164,9 @@ class RunStatistics
                  ExperimentRunResult& r) const;
 
   private:
+    /// "TcBytesInQueue" sink of every link's sender: keeps the deepest queue per class.
+    /// \param cls the class \param oldBytes bytes before \param newBytes bytes after
+    void TraceQueueBytes(uint8_t cls, uint64_t oldBytes, uint64_t newBytes);
     /// The measurement window (doc: the measurement window) into \p r: from the last start to
     /// the first end of a measured job. \param jobs the jobs \param records their records
     /// \param r the result (simulatedTime set)
@@ -181,7 +190,12 @@ class RunStatistics
     std::map<std::pair<uint32_t, uint32_t>, double> m_comm; //!< (job, iteration) → all-reduce s
     /// per link, per TC: IP bytes of the data frames sent (packet fabric)
     std::vector<std::array<uint64_t, crux::NUM_TRAFFIC_CLASSES>> m_linkTcBytes;
-    std::map<std::string, uint64_t> m_deviceDrops;  //!< device drop reason → frames
+    std::map<std::string, uint64_t> m_deviceDrops; //!< device drop reason → frames
+    std::map<std::string, uint64_t> m_switchDrops; //!< switch drop reason → frames ("Drop")
+    /// per link, per TC: PAUSE frames its sending device put on the wire ("PfcTx")
+    std::vector<std::array<uint64_t, QbbNetDevice::N_TC>> m_linkPauseTx;
+    /// per class (8 = control class): the deepest queue of any link's sender ("TcBytesInQueue")
+    std::array<uint64_t, QbbNetDevice::N_CLASSES> m_maxQueueBytes{};
     Ptr<LinkThroughputSampler> m_sampler;           //!< per-link throughput samples (or off)
     std::vector<LinkThroughputSample> m_throughput; //!< the sampler's samples, in order
 };

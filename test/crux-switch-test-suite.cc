@@ -516,6 +516,152 @@ class IncastLossyTestCase : public TestCase
     }
 };
 
+/// The state traces in a PFC incast: what the trace sinks collect equals the getters' counts.
+class IncastTracesTestCase : public TestCase
+{
+  public:
+    IncastTracesTestCase()
+        : TestCase("16->1 PFC incast seen through the trace sources: queue peaks, MMU occupancy "
+                   "and PAUSE transitions equal the getters' counts")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        WallTimer timer("incast traces");
+        const uint8_t tc = 3;
+        CruxTopologyHelper helper;
+        helper.SetMmuAttribute("BufferSize", UintegerValue(1000000));
+        helper.SetMmuAttribute("LosslessTcMask", UintegerValue(0x08));
+        Ptr<CruxTopology> topo = helper.BuildStar(17, DataRate("100Gb/s"), MicroSeconds(1));
+        Ptr<SwitchMmu> mmu = topo->GetSwitch(0).sw->GetMmu();
+
+        // per link and class: the last and the largest value TcBytesInQueue reported (the
+        // collection RunStatistics does for the experiment driver)
+        const uint32_t nLinks = topo->GetNLinks();
+        std::vector<std::array<uint64_t, QbbNetDevice::N_CLASSES>> last(nLinks);
+        std::vector<std::array<uint64_t, QbbNetDevice::N_CLASSES>> peak(nLinks);
+        for (uint32_t l = 0; l < nLinks; ++l)
+        {
+            topo->GetLink(l).txDev->TraceConnectWithoutContext(
+                "TcBytesInQueue",
+                crux::MakeFunctorCallback<void, uint8_t, uint64_t, uint64_t>(
+                    [&last, &peak, l](uint8_t c, uint64_t, uint64_t bytes) {
+                        last[l][c] = bytes;
+                        peak[l][c] = std::max(peak[l][c], bytes);
+                    }));
+        }
+        // the MMU's occupancies (TracedValues)
+        uint64_t shared = 0;
+        uint64_t sharedPeak = 0;
+        uint64_t headroom = 0;
+        uint64_t headroomPeak = 0;
+        mmu->TraceConnectWithoutContext(
+            "SharedPoolUsed",
+            crux::MakeFunctorCallback<void, uint64_t, uint64_t>([&](uint64_t, uint64_t bytes) {
+                shared = bytes;
+                sharedPeak = std::max(sharedPeak, bytes);
+            }));
+        mmu->TraceConnectWithoutContext(
+            "HeadroomUsed",
+            crux::MakeFunctorCallback<void, uint64_t, uint64_t>([&](uint64_t, uint64_t bytes) {
+                headroom = bytes;
+                headroomPeak = std::max(headroomPeak, bytes);
+            }));
+        // the senders' PAUSE state and the PAUSE frames they receive
+        uint64_t ons = 0;
+        uint64_t offs = 0;
+        uint64_t notAlternating = 0; // an 'on' while on or an 'off' while off
+        uint64_t otherTc = 0;
+        uint64_t pauseRx = 0; // PAUSE frames with quanta > 0
+        uint64_t xonRx = 0;   // quanta 0
+        std::vector<bool> paused(16, false);
+        Receiver rx;
+        CruxTopologyHelper::SetHostFrameHandler(topo, 16, 0, MakeCallback(&Receiver::OnFrame, &rx));
+        std::vector<Ptr<LineRateSender>> senders;
+        const uint64_t perSender = 500000;
+        for (uint32_t h = 0; h < 16; ++h)
+        {
+            Ptr<QbbNetDevice> nic = topo->GetHost(h).nics[0].device;
+            nic->TraceConnectWithoutContext(
+                "TcPauseState",
+                crux::MakeFunctorCallback<void, uint8_t, bool>([&, h](uint8_t c, bool on) {
+                    otherTc += c != tc ? 1 : 0;
+                    notAlternating += paused[h] == on ? 1 : 0;
+                    paused[h] = on;
+                    (on ? ons : offs)++;
+                }));
+            nic->TraceConnectWithoutContext(
+                "PfcRx",
+                crux::MakeFunctorCallback<void, Ptr<const QbbNetDevice>, uint8_t, uint16_t>(
+                    [&](Ptr<const QbbNetDevice>, uint8_t, uint16_t q) {
+                        (q > 0 ? pauseRx : xonRx)++;
+                    }));
+            senders.push_back(Create<LineRateSender>(nic,
+                                                     PeerMac(topo, h, 0),
+                                                     Tuple(topo, h, 16, 49152 + h),
+                                                     24,
+                                                     tc,
+                                                     perSender,
+                                                     1000));
+            senders.back()->Start();
+        }
+        Simulator::Stop(Seconds(1));
+        Simulator::Run();
+
+        NS_TEST_ASSERT_MSG_EQ(rx.bytes, 16 * perSender, "every byte delivered");
+        uint64_t mismatches = 0;
+        uint64_t switchPauseTx = 0;
+        uint64_t deepest = 0;
+        for (uint32_t l = 0; l < nLinks; ++l)
+        {
+            const Ptr<QbbNetDevice>& dev = topo->GetLink(l).txDev;
+            for (uint8_t c = 0; c < QbbNetDevice::N_CLASSES; ++c)
+            {
+                mismatches += peak[l][c] != dev->GetPeakTcQueueBytes(c) ? 1 : 0;
+                mismatches += last[l][c] != dev->GetTcQueueBytes(c) ? 1 : 0;
+                deepest = std::max(deepest, peak[l][c]);
+            }
+            if (topo->GetLink(l).fromNode == topo->GetSwitch(0).node)
+            {
+                switchPauseTx += dev->GetPauseTxCount(tc);
+            }
+        }
+        NS_TEST_ASSERT_MSG_EQ(mismatches, 0, "per link and class: traced peak and last = getters");
+        NS_TEST_ASSERT_MSG_GT(deepest, 100000, "the egress to the receiver built a deep queue");
+        NS_TEST_ASSERT_MSG_EQ(sharedPeak, mmu->GetPeakSharedUsed(), "SharedPoolUsed peak = getter");
+        NS_TEST_ASSERT_MSG_EQ(shared, mmu->GetSharedUsed(), "SharedPoolUsed last = getter");
+        NS_TEST_ASSERT_MSG_EQ(shared, 0, "shared pool released");
+        NS_TEST_ASSERT_MSG_EQ(headroom, mmu->GetHeadroomUsed(), "HeadroomUsed last = getter");
+        NS_TEST_ASSERT_MSG_EQ(headroom, 0, "headroom released");
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(headroomPeak,
+                                    mmu->GetPeakHeadroomUsed(),
+                                    "all pairs together hold at least the fullest pair");
+        NS_TEST_ASSERT_MSG_GT(mmu->GetPeakHeadroomUsed(), 0, "headroom was used");
+        // PAUSE: every episode of a (port, TC) pair is one PAUSE that stops its sender (an
+        // 'on'), refreshes that change nothing, and one XON (an 'off'); the 65535-quanta PAUSE
+        // (335 us) is refreshed every half of it, so no timer runs out
+        NS_TEST_ASSERT_MSG_GT(ons, 0, "senders were paused");
+        NS_TEST_ASSERT_MSG_EQ(otherTc, 0, "only TC 3 paused");
+        NS_TEST_ASSERT_MSG_EQ(notAlternating, 0, "on and off alternate per sender");
+        NS_TEST_ASSERT_MSG_EQ(ons, offs, "every sender resumed");
+        NS_TEST_ASSERT_MSG_EQ(ons, mmu->GetResumeCount(), "an on/off pair per MMU episode");
+        NS_TEST_ASSERT_MSG_EQ(offs, xonRx, "an 'off' per XON received");
+        NS_TEST_ASSERT_MSG_EQ(pauseRx, mmu->GetPauseCount(), "PAUSE frames received = sent");
+        NS_TEST_ASSERT_MSG_EQ(pauseRx - ons,
+                              mmu->GetPauseCount() - mmu->GetResumeCount(),
+                              "the PAUSE frames that changed no state are the refreshes");
+        NS_TEST_ASSERT_MSG_EQ(switchPauseTx,
+                              pauseRx + xonRx,
+                              "the switch ports' PfcTx counts = the frames the senders received");
+        std::cout << "  incast traces: " << ons << " PAUSE episodes, " << pauseRx - ons
+                  << " refreshes, deepest queue " << deepest << " B, peak shared " << sharedPeak
+                  << " B, peak headroom (all pairs) " << headroomPeak << " B" << std::endl;
+        Simulator::Destroy();
+    }
+};
+
 /// Issue 29: lossless data that holds the whole shared pool drops no control frame.
 class ControlPoolTestCase : public TestCase
 {
@@ -1183,6 +1329,7 @@ class CruxSwitchTestSuite : public TestSuite
         AddTestCase(new ControlPoolTestCase, TestCase::QUICK);
         AddTestCase(new IncastLosslessTestCase, TestCase::QUICK);
         AddTestCase(new IncastLossyTestCase, TestCase::QUICK);
+        AddTestCase(new IncastTracesTestCase, TestCase::QUICK);
         AddTestCase(new MultiHopLosslessTestCase, TestCase::QUICK);
     }
 };

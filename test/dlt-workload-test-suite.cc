@@ -19,6 +19,7 @@
 
 #include "ns3/collectives.h"
 #include "ns3/comm-dag-runner.h"
+#include "ns3/crux-compat.h"
 #include "ns3/dlt-job-application.h"
 #include "ns3/dlt-job.h"
 #include "ns3/gpu-intensity-tracker.h"
@@ -668,10 +669,34 @@ class TrackerTestCase : public TestCase
             app->TraceConnectWithoutContext(
                 "IterationComplete",
                 MakeCallback(&GpuIntensityTracker::NotifyIterationComplete, tr));
+            std::vector<std::pair<Time, double>> traced; // the "Utilization" trace source
+            tr->TraceConnectWithoutContext(
+                "Utilization",
+                crux::MakeFunctorCallback<void, Time, double>(
+                    [&traced](Time at, double u) { traced.emplace_back(at, u); }));
             Simulator::Run();
             const auto& times = app->GetIterationTimes();
             const auto& starts = app->GetIterationStarts();
             NS_TEST_ASSERT_MSG_EQ(times.size(), 5, "5 iterations");
+            // one firing per reported iteration, at its end, with U(0, end): the k+1 iterations
+            // reported so far computed (k+1) W_j FLOPs, all inside [0, end]
+            NS_TEST_ASSERT_MSG_EQ(traced.size(), times.size(), "Utilization fires per iteration");
+            for (size_t k = 0; k < traced.size(); ++k)
+            {
+                const double end = starts[k] + times[k];
+                NS_TEST_ASSERT_MSG_EQ_TOL(traced[k].first.GetSeconds(),
+                                          end,
+                                          1e-9,
+                                          "firing " << k << " at the iteration's end");
+                const double closed = (k + 1) * w / (job.NumGpus() * 312e12 * end);
+                NS_TEST_ASSERT_MSG_EQ_TOL(traced[k].second,
+                                          closed,
+                                          1e-12 * closed,
+                                          "firing " << k << ": (k+1) W_j / (GPUs x peak x end)");
+            }
+            NS_TEST_ASSERT_MSG_EQ(traced.back().second,
+                                  tr->GetUtilization(Seconds(0), traced.back().first),
+                                  "the last value fired = GetUtilization(0, last end)");
             const double iter = times[0];
             const Time t0 = Seconds(starts.front());
             const Time t1 = Seconds(starts.back() + times.back());

@@ -175,7 +175,8 @@ struct BacklogSource
         dev->SetDequeueHandler(
             crux::MakeFunctorCallback([this](Ptr<QbbNetDevice>, Ptr<const Packet>, uint8_t tc) {
                 txStarts.emplace_back(Simulator::Now(), tc);
-                if (running && l3Bytes[tc] != 0)
+                // not the control class (CONTROL_CLASS = 8, beyond l3Bytes): never refilled
+                if (running && tc < l3Bytes.size() && l3Bytes[tc] != 0)
                 {
                     SendOne(tc);
                 }
@@ -528,6 +529,196 @@ class QbbPauseTestCase : public TestCase
         checkWindow("(b) PAUSE 65535 then XON", pauseRx[1].t, pauseRx[2].t);
         checkWindow("(c) PAUSE 1000 replaced by 500", pauseRx[3].t, pauseRx[4].t + pauseTime(500));
         checkWindow("(d) PAUSE 200 refreshed", pauseRx[5].t, pauseRx[6].t + pauseTime(200));
+
+        l.da = nullptr;
+        l.db = nullptr;
+        Simulator::Destroy();
+    }
+};
+
+/// The state traces: TcBytesInQueue, BytesInQueue and TcPauseState against the getters and the
+/// closed forms of a known PAUSE schedule.
+class QbbStateTracesTestCase : public TestCase
+{
+  public:
+    QbbStateTracesTestCase()
+        : TestCase("state traces: TcBytesInQueue and BytesInQueue match the getters and the "
+                   "queue depths, TcPauseState fires once per PAUSE on or off transition")
+    {
+    }
+
+  private:
+    /// One TcPauseState firing.
+    struct PauseChange
+    {
+        Time t;      //!< when
+        uint8_t tc;  //!< class
+        bool paused; //!< new state
+    };
+
+    void DoRun() override
+    {
+        TestLink l = MakeLink("10Gb/s", MicroSeconds(1));
+        BacklogSource src; // TC 1 and TC 3 backlogged, 4 frames each, refilled per dequeue
+        src.l3Bytes.fill(0);
+        src.l3Bytes[1] = L3_1US;
+        src.l3Bytes[3] = L3_1US;
+        const uint64_t frame = L3_1US + 14; // queue accounting: L3 + Ethernet header
+        const uint32_t ctrlL3 = 100;
+        const uint64_t ctrlFrame = ctrlL3 + 14;
+
+        // per class: the value the trace last reported, its largest value, steps up and down
+        std::array<uint64_t, QbbNetDevice::N_CLASSES> now{};
+        std::array<uint64_t, QbbNetDevice::N_CLASSES> peak{};
+        std::array<uint64_t, QbbNetDevice::N_CLASSES> ups{};
+        std::array<uint64_t, QbbNetDevice::N_CLASSES> downs{};
+        uint64_t badSteps = 0;      // |new - old| not one frame of the class
+        uint64_t discontinuity = 0; // old != the previous new of the class
+        l.da->TraceConnectWithoutContext(
+            "TcBytesInQueue",
+            crux::MakeFunctorCallback<void, uint8_t, uint64_t, uint64_t>(
+                [&](uint8_t c, uint64_t oldBytes, uint64_t newBytes) {
+                    discontinuity += oldBytes != now[c] ? 1 : 0;
+                    const uint64_t step =
+                        newBytes > oldBytes ? newBytes - oldBytes : oldBytes - newBytes;
+                    badSteps += step != (c == QbbNetDevice::CONTROL_CLASS ? ctrlFrame : frame);
+                    (newBytes > oldBytes ? ups : downs)[c]++;
+                    now[c] = newBytes;
+                    peak[c] = std::max(peak[c], newBytes);
+                }));
+        uint64_t total = 0;
+        uint64_t totalPeak = 0;
+        uint64_t totalFirings = 0;
+        uint64_t totalNotSum = 0; // BytesInQueue != the sum of the classes' traced values
+        l.da->TraceConnectWithoutContext("BytesInQueue",
+                                         crux::MakeFunctorCallback<void, uint64_t, uint64_t>(
+                                             [&](uint64_t oldBytes, uint64_t newBytes) {
+                                                 ++totalFirings;
+                                                 totalNotSum += oldBytes != total ? 1 : 0;
+                                                 uint64_t sum = 0;
+                                                 for (uint64_t b : now)
+                                                 {
+                                                     sum += b;
+                                                 }
+                                                 totalNotSum += newBytes != sum ? 1 : 0;
+                                                 total = newBytes;
+                                                 totalPeak = std::max(totalPeak, newBytes);
+                                             }));
+        std::vector<PauseChange> changes;
+        uint64_t stateMismatch = 0; // IsTcPaused() disagrees with the trace
+        l.da->TraceConnectWithoutContext(
+            "TcPauseState",
+            crux::MakeFunctorCallback<void, uint8_t, bool>([&](uint8_t tc, bool paused) {
+                changes.push_back(PauseChange{Simulator::Now(), tc, paused});
+                stateMismatch += l.da->IsTcPaused(tc) != paused ? 1 : 0;
+            }));
+        std::vector<std::pair<Time, uint16_t>> pauseRx; // (arrival, quanta)
+        l.da->TraceConnectWithoutContext(
+            "PfcRx",
+            crux::MakeFunctorCallback<void, Ptr<const QbbNetDevice>, uint8_t, uint16_t>(
+                [&](Ptr<const QbbNetDevice>, uint8_t, uint16_t q) {
+                    pauseRx.emplace_back(Simulator::Now(), q);
+                }));
+
+        src.Start(l.da, 4);
+        // three control-class frames in the middle of a TC 3 frame's serialization
+        crux::Schedule(NanoSeconds(50500), [&l, ctrlL3]() {
+            for (uint16_t k = 0; k < 3; ++k)
+            {
+                l.da->SendInTc(MakeIpv4Packet(ctrlL3, 0, k, Ipv4Header::ECN_NotECT),
+                               l.da->GetBroadcast(),
+                               IPV4,
+                               QbbNetDevice::CONTROL_CLASS);
+            }
+        });
+        auto pause = [&l](double us, uint8_t tc, uint16_t q) {
+            crux::Schedule(MicroSeconds(us), [&l, tc, q]() { l.db->SendPause(tc, q); });
+        };
+        pause(100, 3, 1000);  // on, off when 51.2 us run out
+        pause(300, 3, 65535); // on ...
+        pause(400, 3, 0);     // ... off by XON
+        pause(600, 3, 1000);  // on ...
+        pause(620, 3, 500);   // ... refreshed (no transition), off 25.6 us later
+        pause(800, 5, 200);   // TC 5 (not fed): on, off 10.24 us later
+        Simulator::Stop(MicroSeconds(1000));
+        Simulator::Run();
+
+        // queue bytes: the trace against the getters and the closed forms
+        for (uint8_t c : {uint8_t{1}, uint8_t{3}, QbbNetDevice::CONTROL_CLASS})
+        {
+            const uint64_t bytes = c == QbbNetDevice::CONTROL_CLASS ? ctrlFrame : frame;
+            NS_TEST_ASSERT_MSG_EQ(peak[c],
+                                  l.da->GetPeakTcQueueBytes(c),
+                                  "class " << +c << ": largest traced value = peak getter");
+            NS_TEST_ASSERT_MSG_EQ(now[c],
+                                  l.da->GetTcQueueBytes(c),
+                                  "class " << +c << ": last traced value = queue getter");
+            NS_TEST_ASSERT_MSG_EQ(downs[c],
+                                  l.da->GetTxFrames(c),
+                                  "class " << +c << ": one step down per frame sent");
+            NS_TEST_ASSERT_MSG_EQ((ups[c] - downs[c]) * bytes,
+                                  l.da->GetTcQueueBytes(c),
+                                  "class " << +c << ": frames enqueued - sent = frames queued");
+        }
+        NS_TEST_ASSERT_MSG_EQ(peak[1], 4 * frame, "TC 1 never holds more than its 4 frames");
+        NS_TEST_ASSERT_MSG_EQ(peak[3], 4 * frame, "TC 3 never holds more than its 4 frames");
+        NS_TEST_ASSERT_MSG_EQ(peak[QbbNetDevice::CONTROL_CLASS],
+                              3 * ctrlFrame,
+                              "the three control frames queued together");
+        NS_TEST_ASSERT_MSG_EQ(ups[QbbNetDevice::CONTROL_CLASS], 3, "three control frames");
+        NS_TEST_ASSERT_MSG_GT(downs[1], 0, "TC 1 sent while TC 3 was paused");
+        NS_TEST_ASSERT_MSG_EQ(badSteps, 0, "every change is one frame");
+        NS_TEST_ASSERT_MSG_EQ(discontinuity, 0, "old value = the previous new value");
+        NS_TEST_ASSERT_MSG_EQ(totalNotSum, 0, "BytesInQueue = the classes' sum at every change");
+        NS_TEST_ASSERT_MSG_EQ(total, l.da->GetQueueBytes(), "last BytesInQueue = getter");
+        NS_TEST_ASSERT_MSG_EQ(totalPeak,
+                              8 * frame + 3 * ctrlFrame,
+                              "BytesInQueue peaks at 4 + 4 data frames and 3 control frames");
+        uint64_t classFirings = 0;
+        for (uint8_t c = 0; c < QbbNetDevice::N_CLASSES; ++c)
+        {
+            classFirings += ups[c] + downs[c];
+        }
+        NS_TEST_ASSERT_MSG_EQ(totalFirings, classFirings, "BytesInQueue fires with every class");
+
+        // PAUSE state: one change per transition, at the closed-form times
+        NS_TEST_ASSERT_MSG_EQ(pauseRx.size(), 6, "six PAUSE frames arrive");
+        NS_TEST_ASSERT_MSG_EQ(l.da->GetPauseRxCount(), 6, "six PAUSE frames counted");
+        NS_TEST_ASSERT_MSG_EQ(stateMismatch, 0, "TcPauseState agrees with IsTcPaused()");
+        const auto pauseTime = [](uint16_t q) { return NanoSeconds(q * 512 / 10); }; // 10 Gb/s
+        const std::vector<PauseChange> expected{
+            {pauseRx[0].first, 3, true},
+            {pauseRx[0].first + pauseTime(1000), 3, false}, // timer
+            {pauseRx[1].first, 3, true},
+            {pauseRx[2].first, 3, false}, // XON
+            {pauseRx[3].first, 3, true},  // pauseRx[4] refreshes: no change
+            {pauseRx[4].first + pauseTime(500), 3, false},
+            {pauseRx[5].first, 5, true},
+            {pauseRx[5].first + pauseTime(200), 5, false},
+        };
+        NS_TEST_ASSERT_MSG_EQ(changes.size(), expected.size(), "four on and four off transitions");
+        for (size_t i = 0; i < expected.size(); ++i)
+        {
+            NS_TEST_EXPECT_MSG_EQ(changes[i].t, expected[i].t, "transition " << i << ": time");
+            NS_TEST_EXPECT_MSG_EQ(+changes[i].tc, +expected[i].tc, "transition " << i << ": TC");
+            NS_TEST_EXPECT_MSG_EQ(changes[i].paused,
+                                  expected[i].paused,
+                                  "transition " << i << ": state");
+        }
+        uint64_t ons = 0;
+        for (const PauseChange& c : changes)
+        {
+            ons += c.paused ? 1 : 0;
+        }
+        uint64_t pausesReceived = 0; // PAUSE frames with quanta > 0 (the sixth is an XON)
+        for (const auto& rx : pauseRx)
+        {
+            pausesReceived += rx.second > 0 ? 1 : 0;
+        }
+        NS_TEST_ASSERT_MSG_EQ(pausesReceived, 5, "five PAUSE frames with quanta > 0");
+        NS_TEST_ASSERT_MSG_EQ(ons,
+                              pausesReceived - 1,
+                              "an 'on' per PAUSE frame but the one that refreshed a paused class");
 
         l.da = nullptr;
         l.db = nullptr;
@@ -946,6 +1137,7 @@ class QbbNetDeviceTestSuite : public TestSuite
         AddTestCase(new QbbStrictPriorityTestCase, TestCase::QUICK);
         AddTestCase(new QbbDwrrTestCase, TestCase::QUICK);
         AddTestCase(new QbbPauseTestCase, TestCase::QUICK);
+        AddTestCase(new QbbStateTracesTestCase, TestCase::QUICK);
         AddTestCase(new QbbEcnTestCase, TestCase::QUICK);
         AddTestCase(new QbbConfigTestCase, TestCase::QUICK);
         AddTestCase(new QbbPcapTestCase, TestCase::QUICK);

@@ -20,6 +20,8 @@
 #include "cluster-topology-spec.h"
 #include "cluster-topology.h"
 
+#include "ns3/log.h"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -27,6 +29,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxClusterTopologyBuilders");
 
 namespace
 {
@@ -103,6 +107,15 @@ RequireCables(uint64_t cables, const std::string& prefix, const std::string& for
                                     ") exceed the " + std::to_string(MAX_CABLES) +
                                     " a cluster description may have (a typo in a count?)");
     }
+}
+
+/// Log what a builder made. \param topo the description
+void
+LogBuilt(const ClusterTopology& topo)
+{
+    NS_LOG_INFO(topo.name << ": " << topo.NumHosts() << " hosts x " << topo.nicsPerHost << " NICs, "
+                          << topo.NumSwitches() << " switches, " << topo.links.size()
+                          << " directed links");
 }
 
 /// Incremental construction of a ClusterTopology.
@@ -471,6 +484,7 @@ BuildTwoLayerClos(const ClosConfig& c)
             }
         }
     }
+    LogBuilt(topo);
     return topo;
 }
 
@@ -531,6 +545,7 @@ BuildDoubleSided(const DoubleSidedConfig& c)
     }
     b.AddHostCables(c.portsPerNic, c.hostLinkBps);
     WireAggAndCore(b, topo, pods, aggsPerPod, c.cores, c.torAggBps, c.aggCoreBps);
+    LogBuilt(topo);
     return topo;
 }
 
@@ -595,12 +610,14 @@ BuildThreeTier(const std::vector<uint32_t>& hostTor,
     b.AddTors(tors);
     b.AddHostCables(1, c.hostLinkBps);
     WireAggAndCore(b, topo, numGroups, c.aggsPerGroup, c.cores, c.torAggBps, c.aggCoreBps);
+    LogBuilt(topo);
     return topo;
 }
 
 ClusterTopology
 BuildClusterTopology(const ClusterTopologySpec& spec)
 {
+    NS_LOG_FUNCTION(spec.type);
     if (spec.type == "clos")
     {
         return BuildTwoLayerClos(spec.clos);

@@ -18,6 +18,8 @@
 
 #include "cluster-topology.h"
 
+#include "ns3/log.h"
+
 #include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
@@ -30,6 +32,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxClusterTopology");
 
 namespace
 {
@@ -364,11 +368,17 @@ ClusterTopology::EqualCostNicPaths(uint32_t srcHost,
                     }
                 }
             }
+            NS_LOG_LOGIC("host " << srcHost << " NIC " << srcNic << " -> host " << dstHost
+                                 << " NIC " << dstNic << ": " << out.size() << " of " << total
+                                 << " equal-cost paths, " << out.front().size() << " links, via "
+                                 << meet.size() << " meeting switches");
             return out;
         }
         src = Climb(*this, src);
         dst = Climb(*this, dst);
     }
+    NS_LOG_LOGIC("host " << srcHost << " NIC " << srcNic << " -> host " << dstHost << " NIC "
+                         << dstNic << ": not connected");
     return out; // not connected
 }
 
@@ -459,6 +469,8 @@ EcmpPathIndex(uint64_t seed, uint32_t jobId, uint32_t flowId, uint32_t numPaths)
     uint64_t h = Mix64(seed);
     h = Mix64(h ^ jobId);
     h = Mix64(h ^ (uint64_t{flowId} << 32 | 0x5bd1e995ULL));
+    NS_LOG_LOGIC("job " << jobId << " flow " << flowId << ": ECMP path " << h % numPaths << " of "
+                        << numPaths);
     return static_cast<uint32_t>(h % numPaths);
 }
 

@@ -15,12 +15,17 @@
 
 #include "gpu-placement.h"
 
+#include "ns3/log.h"
+
 #include <algorithm>
+#include <sstream>
 #include <stdexcept>
 #include <tuple>
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxGpuPlacement");
 
 namespace
 {
@@ -35,6 +40,18 @@ CeilPow2(uint32_t k)
         s <<= 1;
     }
     return s;
+}
+
+/// \return " host x GPUs" per share, for the log
+[[maybe_unused]] std::string
+SharesToString(const std::vector<HostShare>& shares)
+{
+    std::ostringstream os;
+    for (const HostShare& s : shares)
+    {
+        os << " " << s.host << "x" << s.localGpus.size();
+    }
+    return os.str();
 }
 
 } // namespace
@@ -530,8 +547,11 @@ GpuPlacer::Allocate(uint32_t jobId, JobShape shape)
                                     " hosts with >= " + std::to_string(shape.gpusPerHost) +
                                     " GPUs (job " + std::to_string(jobId) + ")");
     }
+    NS_LOG_FUNCTION(this << jobId << shape.numHosts << shape.gpusPerHost);
     if (uint64_t{shape.numHosts} * shape.gpusPerHost > m_totalFree)
     {
+        NS_LOG_DEBUG("job " << jobId << ": " << shape.numHosts * shape.gpusPerHost
+                            << " GPUs needed, " << m_totalFree << " free: waits");
         return std::nullopt;
     }
     std::vector<uint32_t> hosts;
@@ -549,6 +569,9 @@ GpuPlacer::Allocate(uint32_t jobId, JobShape shape)
     }
     if (hosts.size() != shape.numHosts)
     {
+        NS_LOG_DEBUG("job " << jobId << ": no " << shape.numHosts << " hosts with "
+                            << shape.gpusPerHost << " free GPUs under policy " << ToString(m_policy)
+                            << ": waits");
         return std::nullopt;
     }
     std::vector<HostShare> shares;
@@ -642,6 +665,8 @@ GpuPlacer::Commit(uint32_t jobId, const std::vector<HostShare>& shares)
         m_totalFree -= n;
     }
     m_jobs[jobId] = shares;
+    NS_LOG_DEBUG("job " << jobId << " placed on (host x GPUs)" << SharesToString(shares) << ", "
+                        << m_totalFree << " GPUs left free");
 }
 
 void

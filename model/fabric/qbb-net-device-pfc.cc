@@ -170,11 +170,11 @@ QbbNetDevice::ReceivePause(Ptr<Packet> frame)
         }
         if (quanta == 0)
         {
-            m_pausedMask &= static_cast<uint8_t>(~(1U << c));
+            SetTcPaused(c, false);
         }
         else
         {
-            m_pausedMask |= static_cast<uint8_t>(1U << c);
+            SetTcPaused(c, true);
             const Time duration = BitsToTime(PAUSE_QUANTUM_BITS * quanta, false);
             m_resumeEvent[c] = Simulator::Schedule(duration, &QbbNetDevice::ResumeTc, this, c);
         }
@@ -189,10 +189,30 @@ void
 QbbNetDevice::ResumeTc(uint8_t tc)
 {
     NS_LOG_FUNCTION(this << unsigned(tc));
-    m_pausedMask &= static_cast<uint8_t>(~(1U << tc));
+    SetTcPaused(tc, false);
     if (!m_txBusy)
     {
         StartTransmission();
+    }
+}
+
+void
+QbbNetDevice::SetTcPaused(uint8_t tc, bool paused)
+{
+    const uint8_t bit = static_cast<uint8_t>(1U << tc);
+    const bool was = (m_pausedMask & bit) != 0;
+    if (paused)
+    {
+        m_pausedMask |= bit;
+    }
+    else
+    {
+        m_pausedMask &= static_cast<uint8_t>(~bit);
+    }
+    if (was != paused)
+    {
+        NS_LOG_DEBUG("TC " << unsigned(tc) << (paused ? " paused" : " resumed") << " by the peer");
+        m_tcPauseTrace(tc, paused);
     }
 }
 

@@ -189,7 +189,11 @@ QbbNetDevice::SendInTc(Ptr<Packet> packet,
     {
         m_peakQueueBytes[tc] = queued + frameBytes;
     }
-    m_totalQueueBytes += frameBytes;
+    if (!m_tcBytesTrace.IsEmpty())
+    {
+        m_tcBytesTrace(tc, queued, queued + frameBytes);
+    }
+    m_totalQueueBytes += frameBytes; // after the class: BytesInQueue sees the classes' sum
     m_nonEmptyMask |= static_cast<uint16_t>(1U << tc);
     if (!m_txBusy)
     {
@@ -335,7 +339,12 @@ QbbNetDevice::StartTransmission()
     TxItem item = std::move(q.front());
     q.pop_front();
     const uint64_t frameBytes = item.packet->GetSize() + ETH_HEADER_BYTES;
-    m_queueBytes[tc] -= frameBytes;
+    const uint64_t queued = m_queueBytes[tc];
+    m_queueBytes[tc] = queued - frameBytes;
+    if (!m_tcBytesTrace.IsEmpty())
+    {
+        m_tcBytesTrace(tc, queued, queued - frameBytes);
+    }
     m_totalQueueBytes -= frameBytes;
     if (q.empty())
     {

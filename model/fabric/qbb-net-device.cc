@@ -224,7 +224,26 @@ QbbNetDevice::GetTypeId()
                             "serialization and when it is received (PAUSE frames too); for "
                             "PCAP (DLT_EN10MB).",
                             MakeTraceSourceAccessor(&QbbNetDevice::m_snifferTrace),
-                            "ns3::Packet::TracedCallback");
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("BytesInQueue",
+                            "Bytes queued over all traffic classes and the control class "
+                            "(GetQueueBytes(): frames with their Ethernet header, not yet "
+                            "serialized; PAUSE frames not included).",
+                            MakeTraceSourceAccessor(&QbbNetDevice::m_totalQueueBytes),
+                            "ns3::TracedValueCallback::Uint64")
+            .AddTraceSource("TcBytesInQueue",
+                            "Bytes queued in one class changed (a frame enqueued or starting "
+                            "serialization): (class 0..7 or 8 = control class, old bytes, new "
+                            "bytes), bytes as GetTcQueueBytes() counts them.",
+                            MakeTraceSourceAccessor(&QbbNetDevice::m_tcBytesTrace),
+                            "ns3::QbbNetDevice::TcBytesTracedCallback")
+            .AddTraceSource("TcPauseState",
+                            "The PFC state of a traffic class changed (IsTcPaused): (tc, paused). "
+                            "true when a PAUSE stops a class that was sending, false on an XON "
+                            "or when the pause time runs out; a PAUSE refreshing a paused class "
+                            "fires nothing.",
+                            MakeTraceSourceAccessor(&QbbNetDevice::m_tcPauseTrace),
+                            "ns3::QbbNetDevice::TcPauseTracedCallback");
     return tid;
 }
 

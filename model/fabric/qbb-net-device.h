@@ -27,6 +27,7 @@
 #include "ns3/random-variable-stream.h"
 #include "ns3/roce-constants.h"
 #include "ns3/traced-callback.h"
+#include "ns3/traced-value.h"
 
 #include <array>
 #include <deque>
@@ -101,6 +102,13 @@ class QbbChannel;
  * DwrrQuanta, DscpToTc, ControlDscp, EcnEnabled, EcnKminBytes, EcnKmaxBytes, EcnPmax,
  * EcnRandomStream, ReceiveErrorModel.
  * Traces: MacTx, MacRx, PfcTx, PfcRx, Drop, Sniffer (full frames both ways, for PCAP).
+ * State traces (the QueueDisc "BytesInQueue" pattern; bytes as GetTcQueueBytes() counts them):
+ * BytesInQueue (TracedValue of GetQueueBytes(), all classes, PAUSE frames not included),
+ * TcBytesInQueue (class, old bytes, new bytes: one trace source for the nine classes, since ns-3
+ * cannot register an array of TracedValues under one name; fired on every enqueue and dequeue)
+ * and TcPauseState (tc, paused: every change of IsTcPaused(tc), i.e. a PAUSE received for a
+ * class not paused, an XON or a pause timer expiry of a paused class; a refreshing PAUSE
+ * changes nothing and fires nothing).
  */
 class QbbNetDevice : public NetDevice
 {
@@ -175,6 +183,22 @@ class QbbNetDevice : public NetDevice
 
     /// Signature of the Drop trace source: (packet, traffic class, reason).
     typedef void (*DropTracedCallback)(Ptr<const Packet> p, uint8_t tc, const std::string& reason);
+
+    /**
+     * Signature of the TcBytesInQueue trace source: the bytes queued in one class changed.
+     * \param cls traffic class 0..7 or CONTROL_CLASS
+     * \param oldBytes bytes queued in the class before the change (GetTcQueueBytes() units:
+     *        frames with their Ethernet header)
+     * \param newBytes bytes queued in the class after it
+     */
+    typedef void (*TcBytesTracedCallback)(uint8_t cls, uint64_t oldBytes, uint64_t newBytes);
+
+    /**
+     * Signature of the TcPauseState trace source: IsTcPaused(tc) changed.
+     * \param tc traffic class 0..7
+     * \param paused the new state: true = the peer stopped the class, false = it may send again
+     */
+    typedef void (*TcPauseTracedCallback)(uint8_t tc, bool paused);
 
     /**
      * \brief Get the TypeId.
@@ -438,6 +462,9 @@ class QbbNetDevice : public NetDevice
     uint8_t ClassOf(Ptr<const Packet> packet, uint16_t protocol) const;
     /// Pause timer of \p tc expired. \param tc traffic class
     void ResumeTc(uint8_t tc);
+    /// Set or clear the PAUSE state of \p tc, firing TcPauseState when it changes.
+    /// \param tc traffic class 0..7 \param paused the new state
+    void SetTcPaused(uint8_t tc, bool paused);
     /**
      * Possibly set CE on an IPv4 frame being enqueued (RED-like profile of DCQCN).
      * \param packet frame starting at the IPv4 header
@@ -511,7 +538,7 @@ class QbbNetDevice : public NetDevice
     std::array<std::deque<TxItem>, N_CLASSES> m_queues; //!< per-class egress FIFOs
     std::array<uint64_t, N_CLASSES> m_queueBytes; //!< bytes per class (frames incl. Ethernet hdr)
     std::array<uint64_t, N_CLASSES> m_peakQueueBytes;     //!< largest m_queueBytes so far
-    uint64_t m_totalQueueBytes = 0;                       //!< sum of m_queueBytes
+    TracedValue<uint64_t> m_totalQueueBytes{0};           //!< sum of m_queueBytes
     uint64_t m_txWireBytes = 0;                           //!< wire bytes transmitted
     std::array<uint64_t, N_CLASSES> m_txWireBytesClass{}; //!< wire bytes per class (PAUSE: control)
     std::array<uint64_t, N_CLASSES> m_txFrames{};         //!< data frames sent per class
@@ -535,6 +562,8 @@ class QbbNetDevice : public NetDevice
     TracedCallback<Ptr<const QbbNetDevice>, uint8_t, uint16_t> m_pfcRxTrace;    //!< "PfcRx"
     TracedCallback<Ptr<const Packet>, uint8_t, const std::string&> m_dropTrace; //!< "Drop"
     TracedCallback<Ptr<const Packet>> m_snifferTrace;                           //!< "Sniffer"
+    TracedCallback<uint8_t, uint64_t, uint64_t> m_tcBytesTrace; //!< "TcBytesInQueue"
+    TracedCallback<uint8_t, bool> m_tcPauseTrace;               //!< "TcPauseState"
 };
 
 } // namespace ns3

@@ -129,7 +129,17 @@ SwitchMmu::GetTypeId()
                             "A PAUSE (quanta > 0) or resume (quanta 0) was sent: (ingress port, "
                             "TC, quanta).",
                             MakeTraceSourceAccessor(&SwitchMmu::m_pfcTrace),
-                            "ns3::SwitchMmu::PfcTracedCallback");
+                            "ns3::SwitchMmu::PfcTracedCallback")
+            .AddTraceSource("SharedPoolUsed",
+                            "Bytes held in the shared pool outside the control-class pool "
+                            "(GetSharedUsed(): frames on the wire without preamble/IFG).",
+                            MakeTraceSourceAccessor(&SwitchMmu::m_sharedUsed),
+                            "ns3::TracedValueCallback::Uint64")
+            .AddTraceSource("HeadroomUsed",
+                            "Bytes held in the PFC headrooms of all (ingress port, TC) pairs "
+                            "(GetHeadroomUsed()).",
+                            MakeTraceSourceAccessor(&SwitchMmu::m_headroomUsed),
+                            "ns3::TracedValueCallback::Uint64");
     return tid;
 }
 
@@ -290,7 +300,8 @@ SwitchMmu::Configure()
 uint64_t
 SwitchMmu::FreeShared() const
 {
-    const uint64_t used = m_sharedUsed + m_controlPoolUsed;
+    // Get(): ns-3's arithmetic on a TracedValue builds a temporary TracedValue
+    const uint64_t used = m_sharedUsed.Get() + m_controlPoolUsed;
     return used < m_sharedSize ? m_sharedSize - used : 0;
 }
 
@@ -315,7 +326,8 @@ SwitchMmu::Admit(uint32_t inPort, uint8_t inTc, uint32_t outPort, uint8_t outTc,
     // what data may still take: the pool without its control part (whose unused bytes count
     // as free in the dynamic thresholds, FreeShared(), as they did before the control pool)
     const uint64_t dataLimit = m_sharedSize - m_controlPoolSize;
-    const uint64_t room = m_sharedUsed < dataLimit ? dataLimit - m_sharedUsed : 0;
+    const uint64_t used = m_sharedUsed;
+    const uint64_t room = used < dataLimit ? dataLimit - used : 0;
     if (inTc == QbbNetDevice::CONTROL_CLASS && m_controlPoolUsed + bytes <= m_controlPoolSize)
     {
         // ACK/NAK/CNP: the control-class pool first, whatever the data did to the shared pool
@@ -333,7 +345,7 @@ SwitchMmu::Admit(uint32_t inPort, uint8_t inTc, uint32_t outPort, uint8_t outTc,
         {
             q.shared += bytes;
             m_sharedUsed += bytes;
-            m_peakSharedUsed = std::max(m_peakSharedUsed, m_sharedUsed);
+            m_peakSharedUsed = std::max(m_peakSharedUsed, m_sharedUsed.Get());
         }
         else if (q.headroom + bytes <= q.hdrmSize)
         {
@@ -367,7 +379,7 @@ SwitchMmu::Admit(uint32_t inPort, uint8_t inTc, uint32_t outPort, uint8_t outTc,
         }
         q.shared += bytes;
         m_sharedUsed += bytes;
-        m_peakSharedUsed = std::max(m_peakSharedUsed, m_sharedUsed);
+        m_peakSharedUsed = std::max(m_peakSharedUsed, m_sharedUsed.Get());
     }
     m_egress[outPort][outTc] += bytes;
     m_shadow[outPort][outTc].push_back(

@@ -22,6 +22,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
+#include "ns3/traced-value.h"
 
 #include <array>
 #include <cstdint>
@@ -105,6 +106,11 @@ namespace ns3
  * (ingress port, ingress TC, bytes) per (egress port, egress TC) and pops one entry per dequeue
  * (cheaper than a packet tag). Bytes are released from the pair's headroom first, then from the
  * shared pool.
+ *
+ * **Traces.** PfcTx (every PAUSE and XON sent); the occupancies as TracedValues (old, new bytes),
+ * the QueueDisc "BytesInQueue" pattern: SharedPoolUsed (GetSharedUsed()) and HeadroomUsed
+ * (GetHeadroomUsed(), all pairs together), fired on every admission and release that changes
+ * them.
  */
 class SwitchMmu : public Object
 {
@@ -291,12 +297,12 @@ class SwitchMmu : public Object
     std::vector<std::array<std::deque<ShadowEntry>, N_CLASSES>> m_shadow; //!< per (egress, class)
     std::vector<Time> m_pauseTime;                          //!< duration of one PAUSE per port
     uint64_t m_sharedSize{0};                               //!< shared pool size
-    uint64_t m_sharedUsed{0};                               //!< shared pool occupancy
+    TracedValue<uint64_t> m_sharedUsed{0};                  //!< shared pool occupancy
     uint64_t m_peakSharedUsed{0};                           //!< peak shared occupancy
     uint64_t m_controlPoolSize{0};                          //!< control-class pool size
     uint64_t m_controlPoolUsed{0};                          //!< control-class pool occupancy
     uint64_t m_peakControlPoolUsed{0};                      //!< peak control-pool occupancy
-    uint64_t m_headroomUsed{0};                             //!< headroom occupancy
+    TracedValue<uint64_t> m_headroomUsed{0};                //!< headroom occupancy
     uint64_t m_peakHeadroom{0};                             //!< peak headroom of one pair
     uint64_t m_pauseCount{0};                               //!< PAUSEs sent
     uint64_t m_resumeCount{0};                              //!< resumes sent

@@ -68,7 +68,13 @@ GpuIntensityTracker::GetTypeId()
                           "Bin width of the per-(job, link) byte time series.",
                           TimeValue(MilliSeconds(10)),
                           MakeTimeAccessor(&GpuIntensityTracker::m_binWidth),
-                          MakeTimeChecker(NanoSeconds(1)));
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddTraceSource("Utilization",
+                            "An iteration was reported (NotifyIterationComplete): (its end t, "
+                            "cluster FLOP utilization GetUtilization(0, t) over the iterations "
+                            "reported so far, dimensionless 0..1).",
+                            MakeTraceSourceAccessor(&GpuIntensityTracker::m_utilizationTrace),
+                            "ns3::GpuIntensityTracker::UtilizationTracedCallback");
     return tid;
 }
 
@@ -319,6 +325,12 @@ GpuIntensityTracker::NotifyIterationComplete(uint32_t jobId,
     r.computeEnd = s.computeTime > 0 ? std::min(r.end, r.start + s.computeTime) : r.end;
     r.flops = flops;
     s.iterations.push_back(r);
+    if (!m_utilizationTrace.IsEmpty())
+    {
+        const double u = GetUtilization(Time(0), end);
+        NS_LOG_DEBUG("utilization over [0, " << end.GetSeconds() << " s]: " << u);
+        m_utilizationTrace(end, u);
+    }
 }
 
 uint32_t

@@ -18,6 +18,7 @@
 
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/traced-callback.h"
 
 #include <cstdint>
 #include <map>
@@ -55,6 +56,13 @@ namespace ns3
  *
  * Link bytes are kept per (job, link) as a running total and as a time series in bins of
  * attribute BinWidth (windows are pro-rated within a bin, exact on bin boundaries).
+ *
+ * Trace source "Utilization" (Time t, double u): fired by every NotifyIterationComplete, the only
+ * point where the utilization the tracker reports changes, with t = the iteration's end and
+ * u = GetUtilization(0, t), the cluster FLOP utilization from time 0 to t over the iterations
+ * reported so far (dimensionless, 0..1). An iteration still running at t is not reported yet and
+ * does not count. Computed only while a sink is connected (one pass over the reported
+ * iterations per report).
  */
 class GpuIntensityTracker : public Object
 {
@@ -180,6 +188,13 @@ class GpuIntensityTracker : public Object
     uint32_t GetIterationCount(uint32_t jobId) const;
 
     /**
+     * TracedCallback signature of "Utilization".
+     * \param time end of the iteration just reported (the end of the window)
+     * \param utilization GetUtilization(0, time), dimensionless (0..1)
+     */
+    typedef void (*UtilizationTracedCallback)(Time time, double utilization);
+
+    /**
      * \param t0 window start \param t1 window end (> t0)
      * \return FLOPs computed by all jobs in [t0, t1] (pro-rated by compute span), FLOPs
      */
@@ -268,6 +283,7 @@ class GpuIntensityTracker : public Object
     std::map<uint32_t, JobState> m_jobs;               //!< job id → state
     std::map<uint32_t, double> m_bandwidth;            //!< link id → bit/s
     std::unordered_map<uint64_t, LinkCounter> m_links; //!< (job << 32 | link) → counters
+    TracedCallback<Time, double> m_utilizationTrace;   //!< "Utilization"
 };
 
 } // namespace ns3

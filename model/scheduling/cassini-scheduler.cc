@@ -15,6 +15,7 @@
 
 #include "cassini-scheduler.h"
 
+#include "ns3/log.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -33,6 +34,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxCassiniScheduler");
 
 namespace
 {
@@ -463,7 +466,10 @@ CassiniAssignTimeShifts(const ClusterModel& model,
     for (std::size_t v = 0; v < numJobs; ++v)
     {
         decision.jobs.at(jobs[v]->id).timeShift = shift[v];
+        NS_LOG_DEBUG("job " << jobs[v]->id << ": time shift " << shift[v] << " s");
     }
+    NS_LOG_INFO(sharedLinks.size() << " oversubscribed shared links, " << treeEdges.size()
+                                   << " edges in the affinity forest");
 }
 
 NS_OBJECT_ENSURE_REGISTERED(CassiniScheduler);
@@ -519,6 +525,7 @@ CassiniScheduler::DoInitialize()
 Decision
 CassiniScheduler::DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const
 {
+    NS_LOG_FUNCTION(this << model.jobs.size() << config.numLevels);
     Decision d = MakeDefaultDecision(model, config, GetName());
     CassiniAssignTimeShifts(model, GetOptions(), d);
     return d;

@@ -17,6 +17,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/log.h"
 #include "ns3/object-factory.h"
 #include "ns3/uinteger.h"
 
@@ -31,6 +32,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxScheduler");
 
 namespace
 {
@@ -350,6 +353,8 @@ CruxIntensityPriorities::AssignPriorities(const ClusterModel& model,
     }
     const double refComm = decision.jobs.at(refId).commTime;
     const TimelineJob refTimeline = ToTimelineJob(*ref, refComm);
+    NS_LOG_DEBUG("reference job " << refId << " (highest bytes per second alone), t_ref " << refComm
+                                  << " s");
 
     for (const SchedJob& job : model.jobs)
     {
@@ -381,7 +386,10 @@ CruxIntensityPriorities::AssignPriorities(const ClusterModel& model,
     });
     for (uint32_t r = 0; r < ids.size(); ++r)
     {
-        decision.jobs.at(ids[r]).rank = r;
+        JobDecision& jd = decision.jobs.at(ids[r]);
+        jd.rank = r;
+        NS_LOG_DEBUG("job " << ids[r] << ": rank " << r << ", P = k " << jd.k << " x I "
+                            << jd.intensity << " FLOP/s = " << jd.priorityScore);
     }
 }
 
@@ -502,7 +510,11 @@ CruxMaxKCutCompression::Compress(const ClusterModel& model,
     for (uint32_t v = 0; v < dag.numNodes; ++v)
     {
         decision.jobs.at(nodeJobs[v]).level = k - 1 - cut.block[v];
+        NS_LOG_DEBUG("job " << nodeJobs[v] << " (rank " << v << "): level "
+                            << decision.jobs.at(nodeJobs[v]).level);
     }
+    NS_LOG_INFO("compression: " << dag.numNodes << " jobs, " << dag.edges.size()
+                                << " contention edges onto " << k << " levels, cut " << cut.value);
     decision.compressionCut = cut.value;
     decision.uniquePriorities = false;
 }
@@ -752,6 +764,7 @@ CruxScheduler::GetCompressionType() const
 Decision
 CruxScheduler::DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const
 {
+    NS_LOG_FUNCTION(this << model.jobs.size() << config.numLevels);
     // The stages are called through the members (no Ptr copies: no reference counting while
     // schedulers run in the microbenchmark's worker threads).
     Decision d = MakeDefaultDecision(model, config, GetName());

@@ -15,6 +15,8 @@
 
 #include "dag-max-k-cut.h"
 
+#include "ns3/log.h"
+
 #include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/topological_sort.hpp>
@@ -27,6 +29,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxDagMaxKCut");
 
 namespace
 {
@@ -379,8 +383,10 @@ SolveDagMaxKCut(const WeightedDag& dag, uint32_t numBlocks, const DagMaxKCutOpti
         return DagCut();
     }
     const Adjacency adj = MakeAdjacency(dag);
+    NS_LOG_FUNCTION(dag.numNodes << dag.edges.size() << numBlocks << options.samples);
     if (dag.numNodes <= numBlocks)
     {
+        NS_LOG_DEBUG(dag.numNodes << " nodes <= " << numBlocks << " blocks: one node per block");
         // One node per block, in firstOrder or else in the Kahn order that always takes the
         // smallest ready node: every edge is cut, no search needed.
         std::vector<uint32_t> order = options.firstOrder;
@@ -430,6 +436,10 @@ SolveDagMaxKCut(const WeightedDag& dag, uint32_t numBlocks, const DagMaxKCutOpti
         }
     }
     best.value = CutValue(dag, best.block); // exact sum, independent of the order's prefix sums
+    NS_LOG_DEBUG("best cut " << best.value << " over "
+                             << (options.samples == 0 ? "every topological order"
+                                                      : std::to_string(options.samples) +
+                                                            " sampled topological orders"));
     return best;
 }
 

@@ -15,8 +15,12 @@
 
 #include "ecmp-scheduler.h"
 
+#include "ns3/log.h"
+
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxEcmpScheduler");
 
 NS_OBJECT_ENSURE_REGISTERED(EcmpScheduler);
 
@@ -38,6 +42,8 @@ EcmpScheduler::EcmpScheduler()
 Decision
 EcmpScheduler::DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const
 {
+    NS_LOG_FUNCTION(this << model.jobs.size() << config.numLevels);
+    // every flow on its ECMP default path, every job on level 0
     return MakeDefaultDecision(model, config, GetName());
 }
 

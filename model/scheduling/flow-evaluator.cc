@@ -16,6 +16,7 @@
 #include "flow-evaluator.h"
 
 #include "ns3/comm-scheduler.h"
+#include "ns3/log.h"
 #include "ns3/water-filling.h"
 
 #include <algorithm>
@@ -29,6 +30,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxFlowEvaluator");
 
 namespace
 {
@@ -400,7 +403,15 @@ FlowEvaluator::Run::Simulate()
         now = next;
     }
     m_stop = now;
+    if (m_stop > m_end)
+    {
+        NS_LOG_DEBUG("steady-state extension: stopped at " << m_stop << " s, horizon " << m_end
+                                                           << " s, " << m_unsteady
+                                                           << " jobs still without an interval");
+    }
     CollectResults();
+    NS_LOG_DEBUG(m_result.events << " events, FLOP rate " << m_result.flopsRate
+                                 << " FLOP/s, completed " << m_result.completedFlops << " FLOPs");
     return std::move(m_result);
 }
 
@@ -607,6 +618,8 @@ FlowEvaluator::Run::CollectResults()
                                            : static_cast<double>(s.completed) / horizon;
         e.standaloneIterationTime =
             StandaloneIterationTime(job, JobCommTime(model, job, m_input.paths[s.model]));
+        NS_LOG_LOGIC("job " << job.id << ": " << s.completed << " iterations by the horizon, rate "
+                            << e.iterationRate << " per s");
         m_result.completedFlops += e.completedFlops;
         m_result.flopsRate += job.flopsPerIteration * e.iterationRate;
         gpus += job.numGpus;

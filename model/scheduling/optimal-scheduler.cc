@@ -17,6 +17,7 @@
 
 #include "ns3/double.h"
 #include "ns3/enum.h"
+#include "ns3/log.h"
 
 #include <algorithm>
 #include <cmath>
@@ -30,6 +31,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxOptimalScheduler");
 
 namespace
 {
@@ -613,9 +616,13 @@ OptimalSearch::Solve()
         Solution sol = BestForPaths(PathChoiceAt(i));
         if (i == 0 || Better(sol.value, best.value))
         {
+            NS_LOG_DEBUG("path choice " << i << " of " << m_impl->numPaths << ": new best "
+                                        << sol.value);
             best = std::move(sol);
         }
     }
+    NS_LOG_INFO("optimum " << best.value << " after " << m_impl->simulations << " simulations over "
+                           << m_impl->numPaths << " path choices");
     return best;
 }
 
@@ -725,6 +732,7 @@ OptimalScheduler::GetOptions() const
 Decision
 OptimalScheduler::DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const
 {
+    NS_LOG_FUNCTION(this << model.jobs.size() << config.numLevels);
     OptimalSearch search(model, config.numLevels, GetOptions());
     return SolutionToDecision(model, config.numLevels, search.Solve(), GetName());
 }

@@ -16,6 +16,7 @@
 #include "path-selection.h"
 
 #include "ns3/enum.h"
+#include "ns3/log.h"
 
 #include <algorithm>
 #include <cmath>
@@ -23,6 +24,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxPathSelection");
 
 namespace
 {
@@ -75,6 +78,9 @@ SelectLeastCongestedPaths(const ClusterModel& model,
                 }
             }
             jd.flowPath[flow.id] = best;
+            NS_LOG_DEBUG("job " << job->id << " flow " << flow.id << ": candidate " << best
+                                << " of " << flow.candidatePaths.size() << ", congestion "
+                                << bestCong << " s");
             for (uint32_t e : flow.candidatePaths[best])
             {
                 load[e] += flow.bytesPerIteration;
@@ -149,6 +155,9 @@ CruxLeastCongestedPaths::SelectPaths(const ClusterModel& model,
             return a->id < b->id;
         });
     }
+    NS_LOG_DEBUG("path selection over "
+                 << jobs.size() << " jobs, "
+                 << (m_jobOrder == ARRIVAL ? "in arrival order" : "most GPU-intensive first"));
     SelectLeastCongestedPaths(model, jobs, decision);
 }
 

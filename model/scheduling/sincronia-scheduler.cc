@@ -15,6 +15,8 @@
 
 #include "sincronia-scheduler.h"
 
+#include "ns3/log.h"
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -23,6 +25,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxSincroniaScheduler");
 
 namespace
 {
@@ -172,6 +176,8 @@ SincroniaBssiOrder(const std::vector<uint32_t>& ids,
         }
         order[--left] = ids[s];
         unordered[s] = false;
+        NS_LOG_DEBUG("BSSI: job " << ids[s] << " at position " << left << ", bottleneck link "
+                                  << bottleneck << " (load " << bottleneckLoad << ")");
 
         // Scale: the other jobs pay for s's use of the bottleneck.
         const double ds = LoadOn(loads[s], bottleneck);
@@ -249,6 +255,7 @@ SincroniaScheduler::SincroniaScheduler()
 Decision
 SincroniaScheduler::DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const
 {
+    NS_LOG_FUNCTION(this << model.jobs.size() << config.numLevels);
     Decision d = MakeDefaultDecision(model, config, GetName());
     SincroniaAssignPriorities(model, d);
     SincroniaCompressPriorities(d);

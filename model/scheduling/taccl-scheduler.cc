@@ -16,6 +16,7 @@
 #include "taccl-scheduler.h"
 
 #include "ns3/enum.h"
+#include "ns3/log.h"
 #include "ns3/object-factory.h"
 
 #include <algorithm>
@@ -25,6 +26,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxTacclScheduler");
 
 uint32_t
 TacclDistance(const SchedJob& job, const PathChoice& choice)
@@ -117,6 +120,8 @@ TacclAssignPriorities(const ClusterModel& model, Decision& decision)
         JobDecision& jd = decision.jobs.at(keys[r].id);
         jd.rank = r;
         jd.level = EqualGroupLevel(cls, numClasses, decision.numLevels);
+        NS_LOG_DEBUG("job " << keys[r].id << ": distance " << keys[r].distance << " hops, rank "
+                            << r << ", level " << jd.level);
     }
     decision.uniquePriorities = false;
 }
@@ -150,6 +155,7 @@ TacclScheduler::GetPathSelection() const
 Decision
 TacclScheduler::DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const
 {
+    NS_LOG_FUNCTION(this << model.jobs.size() << config.numLevels);
     Decision d = MakeDefaultDecision(model, config, GetName());
     m_pathSelection->SelectPaths(model, config, d);
     TacclAssignPriorities(model, d);

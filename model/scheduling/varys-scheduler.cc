@@ -15,12 +15,16 @@
 
 #include "varys-scheduler.h"
 
+#include "ns3/log.h"
+
 #include <algorithm>
 #include <string>
 #include <vector>
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxVarysScheduler");
 
 double
 VarysEffectiveBottleneck(const ClusterModel& model, const SchedJob& job, const PathChoice& choice)
@@ -43,6 +47,8 @@ VarysAssignPriorities(const ClusterModel& model, Decision& decision)
     for (uint32_t r = 0; r < keyed.size(); ++r)
     {
         decision.jobs.at(keyed[r].second).rank = r;
+        NS_LOG_DEBUG("job " << keyed[r].second << ": rank " << r << ", effective bottleneck "
+                            << keyed[r].first << " s");
     }
 }
 
@@ -72,6 +78,7 @@ VarysScheduler::VarysScheduler()
 Decision
 VarysScheduler::DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const
 {
+    NS_LOG_FUNCTION(this << model.jobs.size() << config.numLevels);
     Decision d = MakeDefaultDecision(model, config, GetName());
     VarysAssignPriorities(model, d);
     VarysCompressPriorities(d);

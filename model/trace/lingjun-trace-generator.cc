@@ -17,6 +17,8 @@
 
 #include "csv-reader.h"
 
+#include "ns3/log.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -30,6 +32,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxLingjunTraceGenerator");
 
 namespace
 {
@@ -517,12 +521,18 @@ class Generator
             if (!m_candidates.empty())
             {
                 std::uniform_int_distribution<size_t> pick(0, m_candidates.size() - 1);
-                return m_candidates[pick(m_rng)];
+                const uint32_t host = m_candidates[pick(m_rng)];
+                NS_LOG_LOGIC("pod " << p << ": host " << host << " of " << m_candidates.size()
+                                    << " in preference class " << cls);
+                return host;
             }
         }
         std::uniform_int_distribution<uint32_t> pick(0, nHosts - 1);
         ++m_out.oversubscribedPods;
-        return pick(m_rng);
+        const uint32_t host = pick(m_rng);
+        NS_LOG_DEBUG("pod " << p << ": no host with " << g << " free GPUs, oversubscribes host "
+                            << host);
+        return host;
     }
 
     /// \return job.csv: the header (32 named and 98 unnamed columns) and one row per job.csv job
@@ -651,8 +661,13 @@ class Generator
 GeneratedLingjunTrace
 GenerateLingjunTrace(const LingjunGeneratorConfig& c, const LingjunTopology& topology)
 {
+    NS_LOG_FUNCTION(c.seed);
     CheckConfig(c, topology);
-    return Generator(c, topology).Generate();
+    GeneratedLingjunTrace g = Generator(c, topology).Generate();
+    NS_LOG_INFO("generated " << g.jobs << " jobs (" << g.orphanJobs << " orphans), " << g.pods
+                             << " pods, " << g.extraHosts << " extra hosts, "
+                             << g.oversubscribedPods << " oversubscribed pods");
+    return g;
 }
 
 GeneratedLingjunTrace

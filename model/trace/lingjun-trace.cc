@@ -17,6 +17,8 @@
 
 #include "csv-reader.h"
 
+#include "ns3/log.h"
+
 #include <algorithm>
 #include <boost/date_time/gregorian/gregorian_types.hpp>
 #include <cmath>
@@ -27,6 +29,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxLingjunTrace");
 
 namespace
 {
@@ -642,6 +646,7 @@ AssembleLingjunTrace(const LingjunJobTable& jobs,
         const LingjunJobRecord& r = jobs.rows[i];
         const Pods& p = pods[i];
         auto warn = [&](const std::string& why) {
+            NS_LOG_DEBUG("job " << r.name << ": " << why);
             out.warnings.push_back({jobs.file, r.line, "job " + r.name + ": " + why});
         };
         if (!r.running)
@@ -705,6 +710,8 @@ AssembleLingjunTrace(const LingjunJobTable& jobs,
     std::sort(out.jobs.begin(), out.jobs.end(), [](const TraceJob& a, const TraceJob& b) {
         return a.submit != b.submit ? a.submit < b.submit : a.name < b.name;
     });
+    NS_LOG_INFO(out.jobs.size() << " of " << jobs.rows.size() << " jobs kept, "
+                                << out.warnings.size() << " warnings");
     return out;
 }
 

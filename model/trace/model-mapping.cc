@@ -15,6 +15,7 @@
 
 #include "model-mapping.h"
 
+#include "ns3/log.h"
 #include "ns3/model-zoo.h"
 
 #include <algorithm>
@@ -25,6 +26,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxModelMapping");
 
 namespace
 {
@@ -245,6 +248,7 @@ ModelMapper::Map(const std::string& label, const std::string& jobName) const
         a.zooModel = *m;
         a.fromLabel = true;
         a.withPlan = IsLlm(a.zooModel);
+        NS_LOG_DEBUG("job " << jobName << ": label \"" << label << "\" -> " << a.zooModel);
         return a;
     }
     const uint64_t h = Fnv1a64(jobName);
@@ -256,6 +260,7 @@ ModelMapper::Map(const std::string& label, const std::string& jobName) const
     std::uniform_int_distribution<size_t> pick(0, m_candidates.size() - 1);
     a.zooModel = m_candidates[pick(rng)];
     a.fromLabel = false;
+    NS_LOG_DEBUG("job " << jobName << ": label \"" << label << "\" unknown, drawn " << a.zooModel);
     return a;
 }
 

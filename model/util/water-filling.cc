@@ -15,6 +15,8 @@
 
 #include "water-filling.h"
 
+#include "ns3/log.h"
+
 #include <algorithm>
 #include <functional>
 #include <stdexcept>
@@ -22,6 +24,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxWaterFilling");
 
 namespace
 {
@@ -80,7 +84,11 @@ PriorityWaterFilling::PriorityWaterFilling(const std::vector<double>& linkCapaci
     {
         all.push_back({linkCapacity[l], std::move(onLink[l])});
     }
+    const std::size_t usedLinks = all.size();
     std::vector<Constraint> cons = NonDominated(std::move(all));
+    NS_LOG_DEBUG(paths.size() << " flows in " << numClasses << " classes on " << usedLinks
+                              << " links: " << cons.size()
+                              << " constraints kept, the others dominated");
 
     std::vector<std::vector<uint32_t>> per(paths.size());
     for (uint32_t k = 0; k < cons.size(); ++k)
@@ -469,6 +477,7 @@ PriorityWaterFilling::ScanBottleneck(Candidate& top)
 std::size_t
 PriorityWaterFilling::FixBottleneck(const Candidate& top, bool useHeap, std::vector<double>& rate)
 {
+    NS_LOG_LOGIC("bottleneck constraint " << top.k << ": fair share " << top.share);
     std::size_t fixed = 0;
     m_touched.clear();
     for (uint32_t f : m_classFlowsOn[top.k])

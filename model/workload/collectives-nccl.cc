@@ -21,6 +21,8 @@
 #include "collectives-detail.h"
 #include "collectives.h"
 
+#include "ns3/log.h"
+
 #include <algorithm>
 #include <set>
 #include <stdexcept>
@@ -28,6 +30,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxCollectivesNccl");
 
 using namespace collectives_detail;
 
@@ -614,6 +618,10 @@ Collectives::NcclAllReduce(CommDag& dag,
         return Trivial(dag, members, ready);
     }
     const auto plan = NcclPlan(dag, members, bytes, NcclFunction::ALL_REDUCE, std::nullopt);
+    NS_LOG_DEBUG("all-reduce of " << bytes << " bytes over " << members.size()
+                                  << " ranks: NCCL's cost model picks " << ToString(plan.algorithm)
+                                  << "/" << ToString(plan.protocol) << " on " << plan.channels
+                                  << " channels");
     if (plan.algorithm == NcclAlgorithm::TREE)
     {
         return ChannelTree(dag,

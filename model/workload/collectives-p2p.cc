@@ -19,12 +19,16 @@
 #include "collectives-detail.h"
 #include "collectives.h"
 
+#include "ns3/log.h"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxCollectivesP2p");
 
 using namespace collectives_detail;
 
@@ -49,6 +53,8 @@ Collectives::Broadcast(CommDag& dag,
     }
     const uint32_t n = members.size();
     const uint32_t c = chunks > 0 ? chunks : BroadcastChunks(bytes);
+    NS_LOG_LOGIC("ring broadcast of " << bytes << " bytes over " << n << " ranks, " << c
+                                      << " chunks");
     const auto stream = Streams(dag, n);
     dag.BeginCollective("broadcast (ring)");
     std::vector<NodeList> received(n);
@@ -86,6 +92,8 @@ Collectives::AllToAll(CommDag& dag,
         return Trivial(dag, members, ready);
     }
     const uint32_t n = members.size();
+    NS_LOG_LOGIC("pairwise all-to-all of " << bytes << " bytes per rank over " << n << " ranks, "
+                                           << n - 1 << " steps");
     const auto stream = Streams(dag, n);
     std::vector<NodeId> msg(static_cast<size_t>(n) * n, NONE); // [d * n + r]
     dag.BeginCollective("all-to-all", n - 1);

@@ -19,10 +19,14 @@
 #include "collectives-detail.h"
 #include "collectives.h"
 
+#include "ns3/log.h"
+
 #include <algorithm>
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxCollectivesTree");
 
 using namespace collectives_detail;
 
@@ -226,6 +230,8 @@ Collectives::TreeAllReduce(CommDag& dag,
     const auto groups = ByHost(dag, members);
     const uint32_t h = groups.size();
     const uint32_t c = chunks > 0 ? chunks : TreeChunks(bytes);
+    NS_LOG_LOGIC("double binary tree all-reduce of " << bytes << " bytes over " << n << " ranks on "
+                                                     << h << " hosts, " << c << " chunks");
     const uint64_t half[2] = {(bytes + 1) / 2, bytes / 2};
     dag.BeginCollective("all-reduce (double binary tree)");
     std::vector<NodeList> received(n); // per member: nodes after which it holds a final chunk
@@ -266,6 +272,8 @@ Collectives::HalvingDoublingAllReduce(CommDag& dag,
         p *= 2;
     }
     const uint32_t extra = n - p;
+    NS_LOG_LOGIC("halving-doubling all-reduce of " << bytes << " bytes over " << n
+                                                   << " ranks: " << extra << " folded onto " << p);
     auto oldRank = [extra](uint32_t nr) { return nr < extra ? 2 * nr + 1 : nr + extra; };
     const auto stream = Streams(dag, n);
     dag.BeginCollective("all-reduce (halving-doubling)");

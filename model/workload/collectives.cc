@@ -17,6 +17,8 @@
 
 #include "collectives-detail.h"
 
+#include "ns3/log.h"
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -30,6 +32,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxCollectives");
 
 namespace collectives_detail
 {
@@ -217,6 +221,7 @@ Collectives::RingAllReduce(CommDag& dag,
         return Trivial(dag, members, ready);
     }
     const uint32_t n = members.size();
+    NS_LOG_LOGIC("ring all-reduce of " << bytes << " bytes over " << n << " ranks");
     return RingSchedule(dag,
                         "all-reduce (ring)",
                         members,
@@ -287,6 +292,9 @@ Collectives::HierarchicalAllReduce(CommDag& dag,
     {
         // uneven hosts fall back to the flat ring; one member per host is the inter-host
         // ring alone, one host the intra-host ring alone
+        NS_LOG_DEBUG("hierarchical all-reduce over " << groups.size() << " hosts ("
+                                                     << (even ? "" : "uneven, ") << k
+                                                     << " on the first): the flat ring instead");
         return RingAllReduce(dag, members, bytes, ready);
     }
     const size_t h = groups.size();

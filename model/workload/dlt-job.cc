@@ -19,6 +19,8 @@
 #include "comm-dag.h"
 #include "training-iteration.h"
 
+#include "ns3/log.h"
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -28,6 +30,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxDltJob");
 
 namespace
 {
@@ -210,6 +214,8 @@ DltJob::ApplyStep(const TrainingStepRequest& request)
     model.computeTime = computeTime;
     overlapStart = st.forwardShare;
     step = st;
+    NS_LOG_DEBUG("job " << id << ": step " << st.ToString() << ", W_j " << flopsPerIteration
+                        << " FLOPs, compute " << computeTime << " s per iteration");
     Validate();
 }
 
@@ -297,6 +303,8 @@ DltJob::ApplyPlan(const ParallelismRequest& request)
                      ? static_cast<uint32_t>(v * std::max(1.0, std::ceil(groupBytes / v / bucket)))
                      : p.virtualStages;
     plan = p;
+    NS_LOG_DEBUG("job " << id << ": plan " << p.ToString() << ", " << numBuckets
+                        << " gradient buckets of " << bucket << " bytes at most");
     Validate();
 }
 

@@ -15,6 +15,8 @@
 
 #include "nccl-model.h"
 
+#include "ns3/log.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -24,6 +26,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxNcclModel");
 
 namespace
 {
@@ -308,6 +312,9 @@ NcclModel::NcclModel(const CollectiveHardware& hardware,
     {
         m_commCh = std::min<uint32_t>(2 * m_commCh, MAX_CHANNELS);
     }
+    NS_LOG_DEBUG(m_ranks << " ranks on " << m_hosts << " hosts: " << m_searchCh
+                         << " search channels at " << m_bw << " GB/s, " << m_commCh
+                         << " communicator channels");
 }
 
 uint32_t
@@ -520,6 +527,9 @@ NcclModel::Choose(NcclFunction function,
     best.predictedMicros = minTime;
     best.commChannels = comm;
     best.channels = ChannelsFor(best.algorithm, best.protocol, bytes, comm);
+    NS_LOG_DEBUG(bytes << " bytes: " << ToString(best.algorithm) << "/" << ToString(best.protocol)
+                       << " on " << best.channels << " channels, predicted " << minTime << " us"
+                       << (found ? "" : " (nothing eligible: ring fallback)"));
     return best;
 }
 

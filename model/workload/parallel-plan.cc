@@ -17,6 +17,8 @@
 
 #include "model-zoo.h"
 
+#include "ns3/log.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -25,6 +27,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxParallelPlan");
 
 namespace
 {
@@ -428,6 +432,7 @@ ResolvePlan(const ParallelismRequest& req,
     ResolveMicroBatches(req, model, n, plan);
     plan.virtualStages = req.virtualStages > 0 ? req.virtualStages : 1;
     CheckVirtualStages(model, plan);
+    NS_LOG_DEBUG(model.name << " on " << n << " GPUs (" << g << " per host): " << plan.ToString());
     return plan;
 }
 

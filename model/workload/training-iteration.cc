@@ -18,6 +18,8 @@
 #include "chakra-trace.h"
 #include "collectives.h"
 
+#include "ns3/log.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -27,6 +29,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxTrainingIteration");
 
 namespace
 {
@@ -1119,14 +1123,18 @@ TrainingIteration::Build(const DltJob& job, CommDag& dag)
     dag.SetCollectiveConfig(job.collectives);
     if (job.chakra)
     {
+        NS_LOG_DEBUG("job " << job.id << ": iteration from its Chakra trace");
         job.chakra->Build(dag);
         return;
     }
     if (!job.plan)
     {
+        NS_LOG_DEBUG("job " << job.id << ": data parallel, " << job.numBuckets
+                            << " buckets released during the backward pass");
         BuildDataParallelRings(job, dag);
         return;
     }
+    NS_LOG_DEBUG("job " << job.id << ": plan " << job.plan->ToString());
     PlanBuilder(job, dag).Build();
 }
 

@@ -18,6 +18,8 @@
 #include "model-zoo.h"
 #include "parallel-plan.h"
 
+#include "ns3/log.h"
+
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -25,6 +27,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CruxTrainingStep");
 
 /*
  * Sources.
@@ -345,6 +349,8 @@ ResolveTrainingStep(const TrainingStepRequest& req, const ModelSpec& model, uint
     // recomputation runs inside the backward pass
     st.forwardShare = model.overlapStart * st.modelFlopsPerSequence / st.flopsPerSequence;
     st.recomputeShare = (st.flopsPerSequence - st.modelFlopsPerSequence) / st.flopsPerSequence;
+    NS_LOG_DEBUG(model.name << " on " << numGpus << " GPUs: " << st.ToString() << ", "
+                            << st.flopsPerGpuSecond << " FLOP/s per GPU");
     return st;
 }
 
