@@ -1,6 +1,12 @@
-# Explicit file lists of the crux module, shared by both build modes of CMakeLists.txt.
-# Keep in sync with wscript; test/check-file-lists.py checks the three against the disk.
+# The explicit file lists of the crux module: the one place its files are listed. Both build
+# modes of CMakeLists.txt include this file; the waf build (wscript, examples/wscript) reads it
+# with cmake/crux_sources.py and holds no list of its own. test/check-file-lists.py checks that
+# the reader gives the lists CMake evaluates, and the lists against the files on disk.
 # Paths are relative to the module root.
+#
+# Keep to what cmake/crux_sources.py understands (it stops the waf build naming the line of
+# anything else): set(NAME item ...) blocks only, unquoted items one per line or space-separated,
+# ${LIST} of a list set earlier in this file as a whole item, and # line comments.
 
 # Simulator-free C++ of the model layers: the cluster description, the scheduling layer with the
 # fluid evaluator, the pure metrics and the one definition of t_j and I_j (no Simulator calls;
@@ -240,7 +246,8 @@ set(CRUX_HEADERS
 # Build variants: ns-3's distributed simulator (MPI). CRUX_MPI_SOURCES and CRUX_MPI_HEADERS are
 # compiled only when ns-3 has its mpi module (in-tree, ./ns3 configure --enable-mpi with mpi among
 # the enabled modules; waf: ENABLE_MPI); otherwise CRUX_NO_MPI_SOURCES (CruxDistributed with one
-# rank). Both build modes and the wscript add one or the other to CRUX_SOURCES / CRUX_HEADERS.
+# rank). Both CMake build modes and the wscript add one or the other to CRUX_SOURCES /
+# CRUX_HEADERS.
 set(CRUX_MPI_SOURCES
     model/fabric/qbb-remote-channel.cc
     drivers/distributed-run-mpi.cc

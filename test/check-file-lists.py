@@ -12,55 +12,59 @@
 # You should have received a copy of the GNU General Public License
 # along with this program; if not, write to the Free Software
 # Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
-"""Check that the crux file lists agree with each other and with the files on disk.
+"""Check the crux file lists against the files on disk, and the waf build's reader against CMake.
 
-The module lists every file explicitly, three times over:
-
-* ``cmake/crux-sources.cmake`` -- the ``set()`` lists used by both CMake build modes;
-* ``wscript`` and ``examples/wscript`` -- the waf build (ns-3 <= 3.35);
-* the files themselves under ``model/``, ``helper/``, ``drivers/``, ``test/``, ``examples/`` and ``bench/``.
-
+``cmake/crux-sources.cmake`` is the one place the module's files are listed. CMake includes it;
+the waf build (``wscript``, ``examples/wscript``) reads it at configure and build time with
+``cmake/crux_sources.py``, a strict reader of its ``set()`` blocks, and holds no list of its own.
 This script reports, one line per discrepancy naming the file and the list:
 
-* a file on disk that is in no list (or not in the list its location calls for);
+* the reader of the tree (``cmake/crux_sources.py``) fails on the file, or gives lists other than
+  those CMake itself evaluates from it (``cmake -P``: every variable the file sets);
+* a list the checks need is not set;
+* a file on disk that is in no list (or not in the list its location calls for), e.g. a
+  ``drivers/`` file in ``CRUX_PURE_SOURCES`` or a ``model/scheduling/`` source outside it;
 * a listed file that does not exist;
-* an entry that is in the CMake list but not in the wscript, or the other way round;
 * a suite name in ``CRUX_TEST_SUITES`` that no test source registers, or a
   ``TestSuite("name", ...)`` registered in a test source but not named in ``CRUX_TEST_SUITES``
   (ctest would not run it);
-* duplicates, headers whose flat install names (``ns3/<name>.h``) collide, and lists that cannot be
-  read statically (undefined ``${VAR}``, non-literal wscript expressions).
+* duplicates, and headers whose flat install names (``ns3/<name>.h``) collide;
+* a wscript that is missing or names a source file or list entry in a string of its own (a
+  hand-kept copy of a list: the wscripts must take them from the reader).
 
-The wscripts are read with :mod:`ast` and a tiny interpreter of their ``build()`` function (literal
-lists, names, ``+``, ``for`` loops, the ``bld.create_ns3_*`` calls); they are never executed.
-Standard library only.
+The lists checked against the disk are CMake's own evaluation of the file. Standard library and
+``cmake`` only.
 
 Usage::
 
-    check-file-lists.py [MODULE_ROOT]   # default: the directory above this script
-    check-file-lists.py --self-test     # prove on fake module trees that each kind is detected
+    check-file-lists.py [--cmake CMAKE] [MODULE_ROOT]   # default: the directory above this script
+    check-file-lists.py [--cmake CMAKE] --self-test     # prove on fake module trees that each
+                                                        # kind is detected
 
 Exit status: 0 consistent (or self-test passed), 1 discrepancies (or a self-test case failed),
-2 bad usage.
+2 bad usage or cmake cannot be run.
 """
 
 import argparse
 import ast
+import io
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
 CMAKE_FILE = "cmake/crux-sources.cmake"
-WSCRIPT_FILE = "wscript"
-EXAMPLES_WSCRIPT_FILE = "examples/wscript"
+READER_FILE = "cmake/crux_sources.py"
+WSCRIPT_FILES = ("wscript", "examples/wscript")
 # Referenced directly by CMakeLists.txt (the standalone test runner), so in no list on purpose.
 TEST_RUNNER_MAIN = "test/test-runner-main.cc"
 
-# The lists crux-sources.cmake must define.
+# The lists crux-sources.cmake must set.
 REQUIRED_LISTS = (
     "CRUX_PURE_SOURCES",
     "CRUX_PURE_DRIVER_SOURCES",
@@ -83,8 +87,7 @@ PATH_LISTS = (
 )
 # Build-variant lists (optional): sources and headers compiled only in some builds, e.g. only
 # when ns-3 has its mpi module. Each counts as part of the list named here (its files lie where
-# that list's files lie), and the wscript adds it to that list's task generator (both branches
-# of its ``if`` are read).
+# that list's files lie).
 VARIANT_LISTS = {
     "CRUX_MPI_SOURCES": "CRUX_SOURCES",
     "CRUX_NO_MPI_SOURCES": "CRUX_SOURCES",
@@ -97,13 +100,17 @@ PROGRAM_LISTS = {"CRUX_EXAMPLES": "examples", "CRUX_BENCH_PROGRAMS": "bench"}
 UNLISTED = "unlisted"  # on disk, in no list
 WRONG_LIST = "wrong-list"  # on disk or listed, but not in the list its location calls for
 MISSING = "missing"  # listed, not on disk
-CMAKE_ONLY = "cmake-only"  # in the CMake list, not in the wscript
-WSCRIPT_ONLY = "wscript-only"  # in the wscript, not in the CMake list
+READER_MISMATCH = "reader-mismatch"  # cmake/crux_sources.py reads a list other than CMake does
+HAND_LIST = "hand-list"  # a wscript names a listed file or entry itself
 SUITE_UNREGISTERED = "suite-unregistered"  # in CRUX_TEST_SUITES, registered nowhere
 SUITE_UNLISTED = "suite-unlisted"  # registered in a test source, not in CRUX_TEST_SUITES
 DUPLICATE = "duplicate"
 HEADER_CLASH = "header-clash"
 PARSE = "parse"
+
+
+class CheckError(Exception):
+    """The check cannot run (cmake missing or failing for another reason than the file)."""
 
 
 @dataclass(frozen=True, order=True)
@@ -120,246 +127,139 @@ class Discrepancy:
 
 
 # --------------------------------------------------------------------------------------------
-# cmake/crux-sources.cmake
+# cmake/crux-sources.cmake as CMake evaluates it, and as the waf build's reader reads it
+
+# Every variable the file sets (the variables defined after include() but not before), one
+# NAME=value line each; a list value is ;-separated.
+_CMAKE_DUMP = """\
+get_cmake_property(_crux_before VARIABLES)
+include("${CRUX_SOURCES_FILE}")
+get_cmake_property(_crux_after VARIABLES)
+list(REMOVE_ITEM _crux_after ${_crux_before} _crux_before CMAKE_PARENT_LIST_FILE)
+file(WRITE "${CRUX_OUT}" "")
+foreach(_crux_name ${_crux_after})
+  file(APPEND "${CRUX_OUT}" "${_crux_name}=${${_crux_name}}\\n")
+endforeach()
+"""
 
 
-_CMAKE_COMMAND = re.compile(r"\b(set|list)\s*\(([^()]*)\)", re.IGNORECASE)
-_CMAKE_VAR = re.compile(r"\$\{(\w+)\}")
+def cmake_lists(cmake, cmake_file):
+    """The lists CMake sets from ``cmake_file``: (dict NAME -> list of str, error or None).
 
-
-def parse_cmake_lists(text, origin=CMAKE_FILE):
-    """Read the ``set(NAME v1 v2 ...)`` and ``list(APPEND NAME ...)`` commands of a CMake file.
-
-    Comments (``#`` to end of line) are dropped; a value that is exactly ``${VAR}`` is replaced by
-    the entries of an earlier list VAR. Returns ``(lists, problems)``: a dict name -> list of str
-    (in file order) and a list of Discrepancy.
+    ``error`` is CMake's message when the file itself fails (then the dict is empty); CheckError
+    when cmake cannot be run at all.
     """
-    lists = {}
-    problems = []
-    code = "\n".join(line.split("#", 1)[0] for line in text.splitlines())
-    for match in _CMAKE_COMMAND.finditer(code):
-        command = match.group(1).lower()
-        args = match.group(2).split()
-        if command == "set":
-            if not args or "CACHE" in args or "PARENT_SCOPE" in args:
-                continue
-            name, values, append = args[0], args[1:], False
-        else:
-            if len(args) < 2 or args[0].upper() != "APPEND":
-                continue
-            name, values, append = args[1], args[2:], True
-        resolved = []
-        for value in values:
-            var = _CMAKE_VAR.fullmatch(value)
-            if var:
-                if var.group(1) not in lists:
-                    problems.append(
-                        Discrepancy(
-                            origin,
-                            PARSE,
-                            name,
-                            f"${{{var.group(1)}}} is used before it is set (cannot resolve)",
-                        )
-                    )
-                    continue
-                resolved.extend(lists[var.group(1)])
-            elif "${" in value:
-                problems.append(
-                    Discrepancy(
-                        origin,
-                        PARSE,
-                        name,
-                        f"cannot resolve '{value}' (only whole ${{VAR}} entries)",
-                    )
-                )
-            else:
-                resolved.append(value)
-        lists[name] = (lists.get(name, []) if append else []) + resolved
-    return lists, problems
+    with tempfile.TemporaryDirectory(prefix="crux-check-file-lists-cmake-") as tmp:
+        script = Path(tmp) / "dump.cmake"
+        out = Path(tmp) / "lists.txt"
+        script.write_text(_CMAKE_DUMP)
+        command = [cmake, f"-DCRUX_SOURCES_FILE={Path(cmake_file).resolve()}",
+                   f"-DCRUX_OUT={out}", "-P", str(script)]
+        try:
+            run = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        except OSError as err:
+            raise CheckError(f"cannot run {cmake!r} ({err.strerror}); pass --cmake") from err
+        except subprocess.TimeoutExpired as err:
+            raise CheckError(f"{cmake} -P timed out on {cmake_file}") from err
+        if run.returncode != 0 or not out.is_file():
+            lines = [line.strip() for line in run.stderr.splitlines() if line.strip()]
+            return {}, " ".join(lines[:4]) or f"cmake -P exited with {run.returncode}"
+        lists = {}
+        for line in out.read_text().splitlines():
+            name, _, value = line.partition("=")
+            lists[name] = value.split(";") if value else []
+        return lists, None
+
+
+def load_reader(path):
+    """The reader module at ``path`` (cmake/crux_sources.py of a tree), executed as the wscript
+    executes it: a dict of its globals (``read_lists``, ``FileListError``)."""
+    scope = {"__name__": "crux_sources"}
+    code = Path(path).read_text(encoding="utf-8")
+    exec(compile(code, str(path), "exec"), scope)  # pylint: disable=exec-used
+    return scope
+
+
+def _describe_difference(name, theirs, ours):
+    only_reader = [e for e in dict.fromkeys(ours) if e not in theirs]
+    only_cmake = [e for e in dict.fromkeys(theirs) if e not in ours]
+    parts = [f"{READER_FILE} reads {len(ours)} entries of {name}, CMake {len(theirs)}"]
+    if only_reader:
+        parts.append(f"only the reader: {' '.join(only_reader[:5])}")
+    if only_cmake:
+        parts.append(f"only CMake: {' '.join(only_cmake[:5])}")
+    if not only_reader and not only_cmake:
+        parts.append("same entries, other order or count")
+    return "; ".join(parts)
+
+
+def _check_reader(root, cmake_view):
+    """The tree's reader on the tree's cmake file, against CMake's evaluation of it."""
+    if not (root / READER_FILE).is_file():
+        return [Discrepancy(READER_FILE, MISSING, "waf build", "the reader of "
+                            f"{CMAKE_FILE} the wscripts use is missing")]
+    try:
+        reader = load_reader(root / READER_FILE)
+    except Exception as err:  # pylint: disable=broad-except  (a broken reader is a finding)
+        return [Discrepancy(READER_FILE, PARSE, "waf build",
+                            f"cannot be loaded: {type(err).__name__}: {err}")]
+    try:
+        ours = reader["read_lists"](str(root / CMAKE_FILE), origin=CMAKE_FILE)
+    except reader["FileListError"] as err:  # file:line: what it does not understand
+        return [Discrepancy(CMAKE_FILE, PARSE, "waf build", str(err))]
+    out = []
+    for name in sorted(set(cmake_view) | set(ours)):
+        if name not in ours:
+            out.append(Discrepancy(CMAKE_FILE, READER_MISMATCH, name, f"CMake sets {name}, "
+                                   f"{READER_FILE} does not read it"))
+        elif name not in cmake_view:
+            out.append(Discrepancy(CMAKE_FILE, READER_MISMATCH, name, f"{READER_FILE} reads "
+                                   f"{name}, CMake does not set it"))
+        elif ours[name] != cmake_view[name]:
+            out.append(Discrepancy(CMAKE_FILE, READER_MISMATCH, name,
+                                   _describe_difference(name, cmake_view[name], ours[name])))
+    return out
 
 
 # --------------------------------------------------------------------------------------------
-# wscript (read with ast, interpreted, never executed)
+# the wscripts: no hand-kept list
+
+# A string that names a source file: a path ending in .cc, .h or .proto (not '.cc' alone).
+_SOURCE_PATH = re.compile(r"[\w+-][\w./+-]*\.(?:cc|h|proto)")
 
 
-class _Unknown:
-    """A value the static reader cannot determine."""
-
-    def __repr__(self):
-        return "<unknown>"
-
-
-UNKNOWN = _Unknown()
-
-
-class _WafObject:
-    """A task generator created in build(): kind is module / test / headers / program / other."""
-
-    def __init__(self, kind, name, lineno):
-        self.kind = kind
-        self.name = name
-        self.lineno = lineno
-        self.attrs = {}  # attribute -> (value, lineno)
-
-
-class _Bld:
-    """Stands for the ``bld`` argument of build()."""
-
-
-class WscriptReader:
-    """Interprets the module-level assignments and the ``build(bld)`` function of a wscript.
-
-    Understood: literal strings/lists/tuples, names, ``+``, assignment (also ``+=``) to names and
-    to attributes of task generators, ``for`` loops over literal lists, both branches of ``if``
-    (conditions are not evaluated), and the calls ``bld.create_ns3_module(name, deps)``,
-    ``bld.create_ns3_module_test_library(name)``, ``bld.create_ns3_program(name, deps)``,
-    ``bld(features=...)`` and ``bld.recurse(dir)``. Anything else evaluates to UNKNOWN; an
-    UNKNOWN assigned to ``.source`` or looped over is reported as a PARSE discrepancy.
-    """
-
-    def __init__(self, text, origin):
-        self.origin = origin
-        self.objects = []
-        self.recursed = []
-        self.problems = []
+def hand_kept_entries(text, origin, entries):
+    """Discrepancies for the string literals of a wscript that name a source file or an entry of
+    a list (``entries``): a copy of a list that the reader should provide."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError) as err:
+        return [Discrepancy(origin, PARSE, "waf build", f"cannot read as Python: {err}")]
+    out = []
+    for token in tokens:
+        if token.type != tokenize.STRING:
+            continue
         try:
-            self.tree = ast.parse(text, filename=origin)
-        except SyntaxError as err:
-            self.tree = None
-            self._problem(f"Python syntax error at line {err.lineno}: {err.msg}")
-
-    def _problem(self, detail):
-        self.problems.append(Discrepancy(self.origin, PARSE, "wscript", detail))
-
-    def run(self):
-        """Interpret the file; results are in ``objects``, ``recursed`` and ``problems``."""
-        if self.tree is None:
-            return self
-        env = {}
-        build = None
-        for stmt in self.tree.body:
-            if isinstance(stmt, ast.FunctionDef) and stmt.name == "build":
-                build = stmt
-            elif isinstance(stmt, (ast.Assign, ast.AugAssign)):
-                self._exec(stmt, env)
-        if build is None:
-            self._problem("no build(bld) function")
-            return self
-        if not build.args.args:
-            self._problem("build() takes no argument")
-            return self
-        local = dict(env)
-        local[build.args.args[0].arg] = _Bld()
-        self._exec_block(build.body, local)
-        return self
-
-    def of_kind(self, kind):
-        return [o for o in self.objects if o.kind == kind]
-
-    # statements
-
-    def _exec_block(self, stmts, env):
-        for stmt in stmts:
-            self._exec(stmt, env)
-
-    def _exec(self, stmt, env):
-        if isinstance(stmt, ast.Assign):
-            value = self._eval(stmt.value, env)
-            for target in stmt.targets:
-                self._assign(target, value, env, stmt.lineno)
-        elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add):
-            current = self._eval(stmt.target, env)
-            self._assign(stmt.target, _add(current, self._eval(stmt.value, env)), env, stmt.lineno)
-        elif isinstance(stmt, ast.For):
-            items = self._eval(stmt.iter, env)
-            if not isinstance(items, list) or not isinstance(stmt.target, ast.Name):
-                self._problem(f"line {stmt.lineno}: for loop over a non-literal iterable")
-                return
-            for item in items:
-                env[stmt.target.id] = item
-                self._exec_block(stmt.body, env)
-        elif isinstance(stmt, ast.If):
-            self._exec_block(stmt.body, env)
-            self._exec_block(stmt.orelse, env)
-        elif isinstance(stmt, ast.Expr):
-            self._eval(stmt.value, env)
-
-    def _assign(self, target, value, env, lineno):
-        if isinstance(target, ast.Name):
-            env[target.id] = value
-        elif isinstance(target, ast.Attribute):
-            owner = self._eval(target.value, env)
-            if isinstance(owner, _WafObject):
-                if value is UNKNOWN and target.attr in ("source", "module"):
-                    self._problem(f"line {lineno}: cannot evaluate the value of .{target.attr}")
-                owner.attrs[target.attr] = (value, lineno)
-
-    # expressions
-
-    def _eval(self, node, env):
-        if isinstance(node, ast.Constant):
-            return node.value
-        if isinstance(node, (ast.List, ast.Tuple)):
-            items = [self._eval(e, env) for e in node.elts]
-            return UNKNOWN if any(i is UNKNOWN for i in items) else items
-        if isinstance(node, ast.Name):
-            return env.get(node.id, UNKNOWN)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            return _add(self._eval(node.left, env), self._eval(node.right, env))
-        if isinstance(node, ast.Attribute):
-            owner = self._eval(node.value, env)
-            if isinstance(owner, _WafObject) and node.attr in owner.attrs:
-                return owner.attrs[node.attr][0]
-            return UNKNOWN
-        if isinstance(node, ast.Call):
-            return self._call(node, env)
-        return UNKNOWN
-
-    def _call(self, node, env):
-        func = node.func
-        args = [self._eval(a, env) for a in node.args]
-        kwargs = {k.arg: self._eval(k.value, env) for k in node.keywords if k.arg}
-        first = args[0] if args else None
-        if isinstance(func, ast.Attribute) and isinstance(self._eval(func.value, env), _Bld):
-            kinds = {
-                "create_ns3_module": "module",
-                "create_ns3_module_test_library": "test",
-                "create_ns3_program": "program",
-            }
-            if func.attr in kinds:
-                if not isinstance(first, str):
-                    self._problem(f"line {node.lineno}: {func.attr}() name is not a literal")
-                obj = _WafObject(kinds[func.attr], first, node.lineno)
-                self.objects.append(obj)
-                return obj
-            if func.attr == "recurse":
-                self.recursed.append(first)
-            return UNKNOWN
-        if isinstance(self._eval(func, env), _Bld):
-            features = kwargs.get("features")
-            kind = "headers" if features == "ns3header" else "other"
-            obj = _WafObject(kind, None, node.lineno)
-            self.objects.append(obj)
-            return obj
-        return UNKNOWN
+            value = ast.literal_eval(token.string)
+        except (ValueError, SyntaxError):
+            continue  # an f-string
+        if isinstance(value, str) and (value in entries or _SOURCE_PATH.fullmatch(value)):
+            out.append(Discrepancy(origin, HAND_LIST, "waf build", f"line {token.start[0]} names "
+                                   f"{value!r} itself (the file lists belong in {CMAKE_FILE} "
+                                   f"only; take them from {READER_FILE})"))
+    return out
 
 
-def _add(left, right):
-    if isinstance(left, list) and isinstance(right, list):
-        return left + right
-    if isinstance(left, str) and isinstance(right, str):
-        return left + right
-    return UNKNOWN
-
-
-def _source_list(obj):
-    """The .source of a task generator as a list of str (a single string counts as one entry)."""
-    value, _ = obj.attrs.get("source", (None, None))
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return value
-    return None
+def _check_wscripts(root, lists):
+    entries = {entry for items in lists.values() for entry in items}
+    out = []
+    for name in WSCRIPT_FILES:
+        path = root / name
+        if not path.is_file():
+            out.append(Discrepancy(name, MISSING, "waf build", "the waf build script is missing"))
+            continue
+        out += hand_kept_entries(path.read_text(encoding="utf-8"), name, entries)
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -384,6 +284,7 @@ def registered_test_suites(source):
     ``static TestSuite g_x("name", ...)`` is recognised too. Comments are ignored.
     """
     return _TEST_SUITE_CTOR.findall(strip_cxx_comments(source))
+
 
 
 # --------------------------------------------------------------------------------------------
@@ -449,21 +350,6 @@ def _files_on_disk(root):
     return found
 
 
-def _compare(cmake_entries, waf_entries, list_name, waf_where):
-    out = []
-    for entry in sorted(set(cmake_entries) - set(waf_entries)):
-        out.append(
-            Discrepancy(entry, CMAKE_ONLY, f"{list_name} vs {waf_where}", f"in {list_name} "
-                        f"({CMAKE_FILE}) but not in {waf_where}")
-        )
-    for entry in sorted(set(waf_entries) - set(cmake_entries)):
-        out.append(
-            Discrepancy(entry, WSCRIPT_ONLY, f"{list_name} vs {waf_where}", f"in {waf_where} but "
-                        f"not in {list_name} ({CMAKE_FILE})")
-        )
-    return out
-
-
 def _duplicates(entries, where, subject_fmt="{}"):
     seen, out = set(), []
     for entry in entries:
@@ -473,85 +359,18 @@ def _duplicates(entries, where, subject_fmt="{}"):
     return out
 
 
-def _check_wscripts(root, lists):
-    out = []
-    wscript = root / WSCRIPT_FILE
-    if not wscript.is_file():
-        return [Discrepancy(WSCRIPT_FILE, MISSING, "waf build", "the waf build script is missing")]
-    reader = WscriptReader(wscript.read_text(encoding="utf-8"), WSCRIPT_FILE).run()
-    out += reader.problems
-    # (kind, CMake list, how the wscript names it)
-    targets = (
-        ("module", "CRUX_SOURCES", "wscript module.source"),
-        ("test", "CRUX_TEST_SOURCES", "wscript module_test.source"),
-        ("headers", "CRUX_HEADERS", "wscript headers.source"),
-    )
-    for kind, list_name, waf_where in targets:
-        objs = reader.of_kind(kind)
-        if len(objs) != 1:
-            out.append(
-                Discrepancy(WSCRIPT_FILE, PARSE, waf_where, f"expected one {kind} task generator "
-                            f"in build(), found {len(objs)}")
-            )
-            continue
-        obj = objs[0]
-        if kind in ("module", "test") and obj.name != "crux":
-            out.append(Discrepancy(WSCRIPT_FILE, PARSE, waf_where,
-                                   f"module name is {obj.name!r}, expected 'crux'"))
-        if kind == "headers" and obj.attrs.get("module", (None,))[0] != "crux":
-            out.append(Discrepancy(WSCRIPT_FILE, PARSE, waf_where, "headers.module is not 'crux'"))
-        entries = _source_list(obj)
-        if entries is None:
-            if "source" not in obj.attrs:
-                out.append(Discrepancy(WSCRIPT_FILE, PARSE, waf_where, ".source is never set"))
-            continue  # an unreadable value was already reported
-        out += _duplicates(entries, waf_where)
-        cmake_entries = list(lists.get(list_name, []))
-        for variant, parent in VARIANT_LISTS.items():
-            if parent == list_name:
-                cmake_entries += lists.get(variant, [])
-        out += _compare(cmake_entries, entries, list_name, waf_where)
-
-    if "examples" not in reader.recursed:
-        out.append(Discrepancy(WSCRIPT_FILE, PARSE, "waf build", "build() never calls "
-                               "bld.recurse('examples')"))
-    examples_ws = root / EXAMPLES_WSCRIPT_FILE
-    if not examples_ws.is_file():
-        out.append(Discrepancy(EXAMPLES_WSCRIPT_FILE, MISSING, "waf build",
-                               "the examples waf script is missing"))
-        return out
-    ex_reader = WscriptReader(examples_ws.read_text(encoding="utf-8"), EXAMPLES_WSCRIPT_FILE).run()
-    out += ex_reader.problems
-    names = []
-    for prog in ex_reader.of_kind("program"):
-        if not isinstance(prog.name, str):
-            continue  # reported by the reader
-        names.append(prog.name)
-        sources = _source_list(prog)
-        if sources != [prog.name + ".cc"]:
-            out.append(
-                Discrepancy(f"examples/{prog.name}.cc", PARSE, "examples/wscript",
-                            f"program {prog.name!r} (line {prog.lineno}) has source {sources!r}, "
-                            f"expected ['{prog.name}.cc']")
-            )
-    out += _duplicates(names, "examples/wscript programs", "examples/{}.cc")
-    ex_where = "examples/wscript programs"
-    for name in sorted(set(lists.get("CRUX_EXAMPLES", [])) - set(names)):
-        out.append(Discrepancy(f"examples/{name}.cc", CMAKE_ONLY, f"CRUX_EXAMPLES vs {ex_where}",
-                               f"in CRUX_EXAMPLES ({CMAKE_FILE}) but not built by {ex_where}"))
-    for name in sorted(set(names) - set(lists.get("CRUX_EXAMPLES", []))):
-        out.append(Discrepancy(f"examples/{name}.cc", WSCRIPT_ONLY, f"CRUX_EXAMPLES vs {ex_where}",
-                               f"built by {ex_where} but not in CRUX_EXAMPLES ({CMAKE_FILE})"))
-    return out
-
-
-def check(root):
+def check(root, cmake="cmake"):
     """Run every check on the module tree at ``root``; returns a sorted list of Discrepancy."""
     root = Path(root)
-    cmake = root / CMAKE_FILE
-    if not cmake.is_file():
+    if not (root / CMAKE_FILE).is_file():
         return [Discrepancy(CMAKE_FILE, MISSING, "file lists", "the CMake file lists are missing")]
-    lists, out = parse_cmake_lists(cmake.read_text(encoding="utf-8"))
+    lists, error = cmake_lists(cmake, root / CMAKE_FILE)
+    out = []
+    if error:
+        out.append(Discrepancy(CMAKE_FILE, PARSE, "CMake", f"cmake -P fails on it: {error}"))
+    out += _check_reader(root, lists)
+    if error:
+        return sorted(set(out))
     for name in REQUIRED_LISTS:
         if name not in lists:
             out.append(Discrepancy(CMAKE_FILE, PARSE, name, f"list {name} is not set"))
@@ -670,9 +489,7 @@ set(CRUX_HEADERS
     model/fabric/dev.h
     helper/dev-helper.h
 )
-set(CRUX_TEST_SOURCES
-    test/dev-test-suite.cc
-)
+set(CRUX_TEST_SOURCES test/dev-test-suite.cc)
 set(CRUX_TEST_SUITES
     crux-dev
 )
@@ -687,44 +504,27 @@ set(CRUX_BENCH_PROGRAMS
 )
 """
 
+# The wscripts as the module's own: every list from the reader, none of their own.
 _FAKE_WSCRIPT = """\
-SCHED = [
-    'model/scheduling/sched.cc',
-]
-DRIVERS = ['drivers/cases.cc']
-SOURCES = SCHED + DRIVERS + [
-    'model/fabric/dev.cc',
-    'helper/dev-helper.cc',
-]
-HEADERS = ['model/scheduling/sched.h', 'model/fabric/dev.h', 'helper/dev-helper.h']
-
-
-def configure(conf):
-    pass
+import os
 
 
 def build(bld):
-    if 'crux' in bld.env['MODULES_NOT_BUILT']:
-        return
+    lists = read_lists_with_the_reader(bld)
     module = bld.create_ns3_module('crux', ['core', 'network'])
-    module.source = SOURCES
+    module.source = lists['CRUX_SOURCES']
     module_test = bld.create_ns3_module_test_library('crux')
-    module_test.source = [
-        'test/dev-test-suite.cc',
-    ]
+    module_test.source = lists['CRUX_TEST_SOURCES']
     headers = bld(features='ns3header')
     headers.module = 'crux'
-    headers.source = HEADERS
-    if bld.env.ENABLE_EXAMPLES:
-        bld.recurse('examples')
+    headers.source = lists['CRUX_HEADERS']
+    bld.crux_lists = lists
+    bld.recurse('examples')
 """
 
 _FAKE_EXAMPLES_WSCRIPT = """\
-EXAMPLES = ['dev-example']
-
-
 def build(bld):
-    for name in EXAMPLES:
+    for name in bld.crux_lists['CRUX_EXAMPLES']:
         obj = bld.create_ns3_program(name, ['crux'])
         obj.source = name + '.cc'
 """
@@ -742,10 +542,24 @@ class DevTestSuite : public TestSuite
 };
 """
 
+# The reader under test: this module's own (each fake tree gets a copy).
+_READER_SOURCE = Path(__file__).resolve().parent.parent / READER_FILE
+
+# Appended to a tree's copy of the reader: a reader bug that drops the last header.
+_READER_BUG = """
+_correct_parse_lists = parse_lists
+
+
+def parse_lists(text, origin="cmake/crux-sources.cmake"):
+    lists = _correct_parse_lists(text, origin)
+    lists["CRUX_HEADERS"] = lists["CRUX_HEADERS"][:-1]
+    return lists
+"""
+
 _FAKE_TREE = {
     CMAKE_FILE: _FAKE_CMAKE,
-    WSCRIPT_FILE: _FAKE_WSCRIPT,
-    EXAMPLES_WSCRIPT_FILE: _FAKE_EXAMPLES_WSCRIPT,
+    "wscript": _FAKE_WSCRIPT,
+    "examples/wscript": _FAKE_EXAMPLES_WSCRIPT,
     "model/scheduling/sched.cc": "",
     "model/scheduling/sched.h": "",
     "model/fabric/dev.cc": "",
@@ -782,6 +596,14 @@ def _write(path, text=""):
     return apply
 
 
+def _append(path, text):
+    def apply(root):
+        with open(root / path, "a", encoding="utf-8") as handle:
+            handle.write(text)
+
+    return apply
+
+
 def _delete(path):
     return lambda root: (root / path).unlink()
 
@@ -789,6 +611,11 @@ def _delete(path):
 # (case name, mutations, expected {(kind, subject)})
 SELF_TEST_CASES = [
     ("consistent tree", [], set()),
+    ("file added to the CMake list only (the wscripts read it: nothing else to edit)",
+     [_write("model/fabric/new.cc"),
+      _edit(CMAKE_FILE, "    model/fabric/dev.cc\n", "    model/fabric/dev.cc\n    "
+            "model/fabric/new.cc\n")],
+     set()),
     ("source on disk in no list", [_write("model/fabric/extra.cc")],
      {(UNLISTED, "model/fabric/extra.cc")}),
     ("nested model source in no list", [_write("model/fabric/sub/deep.cc")],
@@ -806,31 +633,23 @@ SELF_TEST_CASES = [
     ("scheduling source outside CRUX_PURE_SOURCES",
      [_write("model/scheduling/other.cc"),
       _edit(CMAKE_FILE, "    model/fabric/dev.cc\n", "    model/fabric/dev.cc\n    "
-            "model/scheduling/other.cc\n"),
-      _edit(WSCRIPT_FILE, "    'model/fabric/dev.cc',\n", "    'model/fabric/dev.cc',\n    "
-            "'model/scheduling/other.cc',\n")],
+            "model/scheduling/other.cc\n")],
      {(WRONG_LIST, "model/scheduling/other.cc")}),
     ("drivers source in the model library CRUX_PURE_SOURCES",
-     [_edit(CMAKE_FILE, "    model/scheduling/sched.cc\n", "    model/scheduling/sched.cc\n"
-            "    drivers/cases.cc\n"),
-      _edit(CMAKE_FILE, "set(CRUX_PURE_DRIVER_SOURCES\n    drivers/cases.cc\n)",
-            "set(CRUX_PURE_DRIVER_SOURCES\n)")],
-     {(WRONG_LIST, "drivers/cases.cc")}),
+     [_write("drivers/pure.cc"),
+      _edit(CMAKE_FILE, "    model/scheduling/sched.cc\n", "    model/scheduling/sched.cc\n"
+            "    drivers/pure.cc\n")],
+     {(WRONG_LIST, "drivers/pure.cc")}),
     ("model source in CRUX_PURE_DRIVER_SOURCES",
-     [_edit(CMAKE_FILE, "    model/scheduling/sched.cc\n)", ")"),
+     [_write("model/metrics/pure.cc"),
       _edit(CMAKE_FILE, "    drivers/cases.cc\n)", "    drivers/cases.cc\n"
-            "    model/scheduling/sched.cc\n)"),
-      _edit(WSCRIPT_FILE, "    'model/scheduling/sched.cc',\n]", "]"),
-      _edit(WSCRIPT_FILE, "DRIVERS = ['drivers/cases.cc']",
-            "DRIVERS = ['drivers/cases.cc', 'model/scheduling/sched.cc']")],
-     {(WRONG_LIST, "model/scheduling/sched.cc")}),
+            "    model/metrics/pure.cc\n)")],
+     {(WRONG_LIST, "model/metrics/pure.cc")}),
     ("listed pure driver source missing", [_delete("drivers/cases.cc")],
      {(MISSING, "drivers/cases.cc")}),
     ("header listed as a source",
      [_edit(CMAKE_FILE, "    helper/dev-helper.cc\n", "    helper/dev-helper.cc\n"
-            "    helper/dev-helper.h\n"),
-      _edit(WSCRIPT_FILE, "    'helper/dev-helper.cc',\n", "    'helper/dev-helper.cc',\n"
-            "    'helper/dev-helper.h',\n")],
+            "    helper/dev-helper.h\n")],
      {(WRONG_LIST, "helper/dev-helper.h")}),
     ("listed source missing", [_delete("model/fabric/dev.cc")],
      {(MISSING, "model/fabric/dev.cc")}),
@@ -846,28 +665,6 @@ SELF_TEST_CASES = [
      {(MISSING, "examples/dev-example.cc")}),
     ("listed bench program missing", [_delete("bench/dev-bench.cc")],
      {(MISSING, "bench/dev-bench.cc")}),
-    ("wscript lacks a source", [_edit(WSCRIPT_FILE, "    'helper/dev-helper.cc',\n", "")],
-     {(CMAKE_ONLY, "helper/dev-helper.cc")}),
-    ("wscript has an extra header",
-     [_edit(WSCRIPT_FILE, "'helper/dev-helper.h']", "'helper/dev-helper.h', 'model/fabric/x.h']")],
-     {(WSCRIPT_ONLY, "model/fabric/x.h")}),
-    ("wscript test sources differ",
-     [_edit(WSCRIPT_FILE, "'test/dev-test-suite.cc'", "'test/device-test-suite.cc'")],
-     {(CMAKE_ONLY, "test/dev-test-suite.cc"), (WSCRIPT_ONLY, "test/device-test-suite.cc")}),
-    ("examples/wscript lacks an example",
-     [_edit(EXAMPLES_WSCRIPT_FILE, "EXAMPLES = ['dev-example']", "EXAMPLES = []")],
-     {(CMAKE_ONLY, "examples/dev-example.cc")}),
-    ("examples/wscript has an extra example",
-     [_edit(EXAMPLES_WSCRIPT_FILE, "['dev-example']", "['dev-example', 'ghost']")],
-     {(WSCRIPT_ONLY, "examples/ghost.cc")}),
-    ("examples/wscript program with a wrong source",
-     [_edit(EXAMPLES_WSCRIPT_FILE, "name + '.cc'", "'main.cc'")],
-     {(PARSE, "examples/dev-example.cc")}),
-    ("CMake list changed, wscript not",
-     [_write("model/fabric/new.cc"),
-      _edit(CMAKE_FILE, "    model/fabric/dev.cc\n", "    model/fabric/dev.cc\n    "
-            "model/fabric/new.cc\n")],
-     {(CMAKE_ONLY, "model/fabric/new.cc")}),
     ("suite renamed in the source",
      [_edit("test/dev-test-suite.cc", '"crux-dev"', '"crux-device"')],
      {(SUITE_UNREGISTERED, "crux-dev"), (SUITE_UNLISTED, "test/dev-test-suite.cc")}),
@@ -883,35 +680,51 @@ SELF_TEST_CASES = [
     ("headers with the same flat name",
      [_write("model/fabric/sched.h"),
       _edit(CMAKE_FILE, "    model/fabric/dev.h\n", "    model/fabric/dev.h\n    "
-            "model/fabric/sched.h\n"),
-      _edit(WSCRIPT_FILE, "'model/fabric/dev.h',",
-            "'model/fabric/dev.h', 'model/fabric/sched.h',")],
+            "model/fabric/sched.h\n")],
      {(HEADER_CLASH, "model/fabric/sched.h")}),
-    ("undefined CMake variable",
-     [_edit(CMAKE_FILE, "${CRUX_PURE_SOURCES}", "${CRUX_PURE_SOURCES}\n    "
-            "${CRUX_NOPE}")],
+    ("required list not set",
+     [_edit(CMAKE_FILE, "set(CRUX_BENCH_PROGRAMS\n    dev-bench\n)\n", "")],
+     {(PARSE, CMAKE_FILE), (UNLISTED, "bench/dev-bench.cc")}),
+    # the reader of the waf build against CMake
+    ("undefined variable (CMake: empty; the reader stops)",
+     [_edit(CMAKE_FILE, "${CRUX_PURE_SOURCES}", "${CRUX_PURE_SOURCES}\n    ${CRUX_NOPE}")],
      {(PARSE, CMAKE_FILE)}),
-    ("wscript source not statically readable",
-     [_edit(WSCRIPT_FILE, "module.source = SOURCES", "module.source = glob('model/*.cc')")],
-     {(PARSE, WSCRIPT_FILE)}),
-    ("wscript not recursing into examples",
-     [_edit(WSCRIPT_FILE, "        bld.recurse('examples')\n", "        pass\n")],
-     {(PARSE, WSCRIPT_FILE)}),
-    ("wscript missing", [_delete(WSCRIPT_FILE)], {(MISSING, WSCRIPT_FILE)}),
+    ("CMake command the reader does not understand",
+     [_append(CMAKE_FILE, "list(REMOVE_DUPLICATES CRUX_HEADERS)\n")],
+     {(PARSE, CMAKE_FILE)}),
+    ("quoted item the reader does not understand",
+     [_edit(CMAKE_FILE, "    dev-bench\n", '    "dev-bench"\n')],
+     {(PARSE, CMAKE_FILE)}),
+    ("set() never closed (CMake fails too)",
+     [_edit(CMAKE_FILE, "    dev-bench\n)\n", "    dev-bench\n")],
+     {(PARSE, CMAKE_FILE)}),
+    ("reader reads a list other than CMake", [_append(READER_FILE, _READER_BUG)],
+     {(READER_MISMATCH, CMAKE_FILE)}),
+    ("reader missing", [_delete(READER_FILE)], {(MISSING, READER_FILE)}),
+    # the wscripts hold no list of their own
+    ("wscript keeps a source list of its own",
+     [_edit("wscript", "import os\n", "import os\n\nEXTRA = ['model/fabric/dev.cc']\n")],
+     {(HAND_LIST, "wscript")}),
+    ("examples/wscript keeps an example list of its own",
+     [_edit("examples/wscript", "bld.crux_lists['CRUX_EXAMPLES']", "['dev-example']")],
+     {(HAND_LIST, "examples/wscript")}),
+    ("wscript missing", [_delete("wscript")], {(MISSING, "wscript")}),
+    ("examples/wscript missing", [_delete("examples/wscript")], {(MISSING, "examples/wscript")}),
 ]
 
 
-def self_test():
+def self_test(cmake="cmake"):
     """Run check() on a fresh fake tree per case; return the number of failed cases."""
     failed = 0
+    reader = _READER_SOURCE.read_text(encoding="utf-8")
     for name, mutations, expected in SELF_TEST_CASES:
         tmp = Path(tempfile.mkdtemp(prefix="crux-check-file-lists-"))
         try:
-            for path, text in _FAKE_TREE.items():
+            for path, text in {**_FAKE_TREE, READER_FILE: reader}.items():
                 _write(path, text)(tmp)
             for mutate in mutations:
                 mutate(tmp)
-            found = check(tmp)
+            found = check(tmp, cmake)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         got = {(d.kind, d.subject) for d in found}
@@ -931,21 +744,28 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("root", nargs="?", default=str(Path(__file__).resolve().parent.parent),
                         help="module root (default: the directory above this script)")
+    parser.add_argument("--cmake", default="cmake",
+                        help="the cmake program that evaluates crux-sources.cmake (default: cmake)")
     parser.add_argument("--self-test", action="store_true",
                         help="check the checker on temporary fake module trees")
     args = parser.parse_args(argv)
-    if args.self_test:
-        return 1 if self_test() else 0
-    root = Path(args.root)
-    if not root.is_dir():
-        parser.error(f"{root} is not a directory")
-    problems = check(root)
+    try:
+        if args.self_test:
+            return 1 if self_test(args.cmake) else 0
+        root = Path(args.root)
+        if not root.is_dir():
+            parser.error(f"{root} is not a directory")
+        problems = check(root, args.cmake)
+    except CheckError as err:
+        print(f"check-file-lists: {err}", file=sys.stderr)
+        return 2
     for problem in problems:
         print(problem)
     if problems:
         print(f"check-file-lists: {len(problems)} discrepancies in {root}")
         return 1
-    print(f"check-file-lists: OK ({root}: CMake lists, wscripts and files on disk agree)")
+    print(f"check-file-lists: OK ({root}: the files on disk match the lists of {CMAKE_FILE}, "
+          f"which {READER_FILE} reads as CMake does)")
     return 0
 
 

@@ -101,6 +101,7 @@ UPWARD = "upward"  # an include of a header of a higher layer
 NO_LAYER = "no-layer"  # a scanned file in a folder that is not in LAYERS
 DOC_MISMATCH = "doc-mismatch"  # LAYERS is not the doc's diagram
 MISSING = "missing"  # a file the check needs is missing
+LISTS = "lists"  # cmake/crux-sources.cmake cannot be read
 
 
 @dataclass(frozen=True, order=True)
@@ -156,20 +157,24 @@ def includes(source):
     return out
 
 
-def _load_file_lists_module():
-    """test/check-file-lists.py as a module (its reader of cmake/crux-sources.cmake)."""
-    path = Path(__file__).resolve().parent / "check-file-lists.py"
-    spec = importlib.util.spec_from_file_location("crux_check_file_lists", path)
+def _load_reader():
+    """cmake/crux_sources.py, the reader of cmake/crux-sources.cmake (the waf build's), as a
+    module."""
+    path = Path(__file__).resolve().parent.parent / "cmake" / "crux_sources.py"
+    spec = importlib.util.spec_from_file_location("crux_sources", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
 def installed_headers(root):
-    """Flat name (``<name>.h``) -> module-relative path of every crux header, from the lists."""
-    lists, _ = _load_file_lists_module().parse_cmake_lists(
-        (root / CMAKE_FILE).read_text(encoding="utf-8")
-    )
+    """Flat name (``<name>.h``) -> module-relative path of every crux header, from the lists;
+    a str (the reader's ``file:line: what``) when it cannot read them."""
+    reader = _load_reader()
+    try:
+        lists = reader.read_lists(str(root / CMAKE_FILE), origin=CMAKE_FILE)
+    except reader.FileListError as err:
+        return str(err)
     out = {}
     for name in HEADER_LISTS:
         for header in lists.get(name, []):
@@ -252,6 +257,8 @@ def check(root, graph=None):
     if not (root / CMAKE_FILE).is_file():
         return [Problem(CMAKE_FILE, 0, MISSING, "missing (the header lists are read from it)")]
     headers = installed_headers(root)
+    if isinstance(headers, str):
+        return [Problem(CMAKE_FILE, 0, LISTS, f"cannot read the header lists: {headers}")]
     out = []
     for path in scanned_files(root):
         own = layer_of(path)
@@ -403,6 +410,9 @@ SELF_TEST_CASES = [
      set()),
     ("doc diagram missing", [_write("doc/crux.rst", "Crux\n----\n")],
      {(DOC_MISMATCH, "doc", 0)}),
+    ("header lists unreadable",
+     [_edit(CMAKE_FILE, "    model/fabric/remote.h\n", '    "model/fabric/remote.h"\n')],
+     {(LISTS, CMAKE_FILE, 0)}),
 ]
 
 

@@ -19,7 +19,7 @@
 // Shared helpers of the ns-3 TestSuites in test/*.cc (compiled into the crux test library):
 // terse builders for GPU ids, message requests and connection keys, and what the PCAP tests need to
 // write a capture to a private directory and decode it with tshark. Header-only (every function is
-// inline), so it needs no entry in the file lists of cmake/crux-sources.cmake and wscript.
+// inline), so it needs no entry in the file lists of cmake/crux-sources.cmake.
 
 #include "ns3/cluster-topology.h"
 #include "ns3/dlt-job-application.h"
