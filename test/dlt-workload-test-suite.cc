@@ -22,6 +22,7 @@
 #include "ns3/crux-compat.h"
 #include "ns3/dlt-job-application.h"
 #include "ns3/dlt-job.h"
+#include "ns3/double.h"
 #include "ns3/gpu-intensity-tracker.h"
 #include "ns3/message-transport.h"
 #include "ns3/model-zoo.h"
@@ -719,6 +720,105 @@ class TrackerTestCase : public TestCase
     }
 };
 
+/// GpuIntensityTracker's fluid input (the trace runs' epoch engine) against closed forms.
+class TrackerFluidTestCase : public TestCase
+{
+  public:
+    TrackerFluidTestCase()
+        : TestCase("GpuIntensityTracker: fluid rates, busy and FLOP utilization in closed form")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto tr = CreateObject<GpuIntensityTracker>();
+        tr->SetAttribute("TotalGpus", UintegerValue(8));
+        tr->SetAttribute("PeakFlops", DoubleValue(1e14));
+        const double w = 1e15; // FLOPs per iteration (whole job)
+        const double c = 0.5;  // compute seconds per iteration
+        tr->RegisterJob(7, w, 4, c);
+        tr->RegisterJob(9, 2 * w, 2, 2 * c);
+        // job 7: r = 1/s on [0, 2), a provisional 0.5/s at 2 filled in as 1.5/s, 0 from 4
+        tr->NotifyIterationRate(7, Seconds(0), 1.0);
+        tr->NotifyIterationRate(7, Seconds(1), 1.0); // the rate in force: nothing recorded
+        tr->NotifyIterationRate(7, Seconds(2), 0.5);
+        NS_TEST_ASSERT_MSG_EQ_TOL(tr->GetCurrentBusyUtilization(),
+                                  4 * c * 0.5 / 8,
+                                  1e-15,
+                                  "busy fraction of the provisional rate");
+        tr->NotifyIterationRate(7, Seconds(2), 1.5);
+        NS_TEST_ASSERT_MSG_EQ_TOL(tr->GetCurrentBusyUtilization(),
+                                  4 * c * 1.5 / 8,
+                                  1e-15,
+                                  "the provisional rate replaced");
+        // job 9: 0.25/s from 3 s on (open-ended)
+        tr->NotifyIterationRate(9, Seconds(3), 0.25);
+        tr->NotifyIterationRate(7, Seconds(4), 0.0);
+        NS_TEST_ASSERT_MSG_EQ_TOL(tr->GetCurrentBusyUtilization(),
+                                  2 * (2 * c) * 0.25 / 8,
+                                  1e-15,
+                                  "job 7 stopped, job 9 running");
+        // window [1, 5]: job 7 busy 4 x c x (1 x 1 + 1.5 x 2) = 8 GPU-s, job 9 busy
+        // 2 x 2c x 0.25 x 2 = 1 GPU-s: 9 GPU-s over 8 GPUs x 4 s
+        NS_TEST_ASSERT_MSG_EQ_TOL(tr->GetBusyGpuSeconds(Seconds(1), Seconds(5)),
+                                  9.0,
+                                  1e-12,
+                                  "busy GPU-seconds");
+        NS_TEST_ASSERT_MSG_EQ_TOL(tr->GetBusyUtilization(Seconds(1), Seconds(5)),
+                                  9.0 / 32,
+                                  1e-12,
+                                  "busy utilization");
+        // FLOPs: job 7 w x 4 iterations, job 9 2w x 0.5 iterations = 5w
+        NS_TEST_ASSERT_MSG_EQ_TOL(tr->GetFlopsInWindow(Seconds(1), Seconds(5)),
+                                  5 * w,
+                                  1e-9 * w,
+                                  "FLOPs of the fluid rates");
+        NS_TEST_ASSERT_MSG_EQ_TOL(tr->GetUtilization(Seconds(1), Seconds(5)),
+                                  5 * w / (8 * 1e14 * 4),
+                                  1e-12,
+                                  "FLOP utilization");
+        const auto series = tr->GetBusyUtilizationSeries(Seconds(2), Seconds(0), Seconds(6));
+        NS_TEST_ASSERT_MSG_EQ(series.size(), 3, "three bins");
+        // [0,2): 4c x 2 = 4; [2,4): 4c x 1.5 x 2 = 6 plus job 9 on [3,4): 2 x 2c x 0.25 = 0.5;
+        // [4,6): job 9 2 x 2c x 0.25 x 2 = 1
+        NS_TEST_ASSERT_MSG_EQ_TOL(series[0], 4.0 / 16, 1e-12, "bin 0");
+        NS_TEST_ASSERT_MSG_EQ_TOL(series[1], 6.5 / 16, 1e-12, "bin 1");
+        NS_TEST_ASSERT_MSG_EQ_TOL(series[2], 1.0 / 16, 1e-12, "bin 2");
+        // bad input: one clear exception each
+        bool threw = false;
+        try
+        {
+            tr->NotifyIterationRate(9, Seconds(2), 1.0);
+        }
+        catch (const std::invalid_argument&)
+        {
+            threw = true;
+        }
+        NS_TEST_ASSERT_MSG_EQ(threw, true, "a time before the job's last rate is refused");
+        threw = false;
+        try
+        {
+            tr->NotifyIterationRate(9, Seconds(6), -1.0);
+        }
+        catch (const std::invalid_argument&)
+        {
+            threw = true;
+        }
+        NS_TEST_ASSERT_MSG_EQ(threw, true, "a negative rate is refused");
+        threw = false;
+        try
+        {
+            tr->NotifyIterationRate(3, Seconds(6), 1.0);
+        }
+        catch (const std::invalid_argument&)
+        {
+            threw = true;
+        }
+        NS_TEST_ASSERT_MSG_EQ(threw, true, "an unknown job is refused");
+    }
+};
+
 /// Theorem 1 (Crux §3): on one bottleneck link F_T / U_T → 1.
 class Theorem1TestCase : public TestCase
 {
@@ -802,6 +902,7 @@ class DltWorkloadTestSuite : public TestSuite
         AddTestCase(new RingAllReduceTestCase, TestCase::QUICK);
         AddTestCase(new DltJobAppTestCase, TestCase::QUICK);
         AddTestCase(new TrackerTestCase, TestCase::QUICK);
+        AddTestCase(new TrackerFluidTestCase, TestCase::QUICK);
         AddTestCase(new Theorem1TestCase, TestCase::QUICK);
     }
 };

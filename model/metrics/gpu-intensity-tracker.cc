@@ -43,6 +43,14 @@ Overlap(double a, double b, double t0, double t1)
     return std::max(0.0, std::min(b, t1) - std::max(a, t0));
 }
 
+/// \return the end of fluid segment k of rates (the next one's start, or +infinity)
+template <class Segments>
+double
+SegmentEnd(const Segments& rates, size_t k)
+{
+    return k + 1 < rates.size() ? rates[k + 1].start : std::numeric_limits<double>::infinity();
+}
+
 } // namespace
 
 TypeId
@@ -339,6 +347,61 @@ GpuIntensityTracker::GetIterationCount(uint32_t jobId) const
     return Job(jobId).iterations.size();
 }
 
+void
+GpuIntensityTracker::NotifyIterationRate(uint32_t jobId, Time t, double iterationsPerSecond)
+{
+    NS_LOG_FUNCTION(this << jobId << t << iterationsPerSecond);
+    JobState& s = Job(jobId);
+    if (!(iterationsPerSecond >= 0) || !std::isfinite(iterationsPerSecond))
+    {
+        throw std::invalid_argument("GpuIntensityTracker::NotifyIterationRate: job " +
+                                    std::to_string(jobId) + " has a negative or non-finite rate");
+    }
+    const double start = t.GetSeconds();
+    if (!s.rates.empty() && start < s.rates.back().start)
+    {
+        throw std::invalid_argument("GpuIntensityTracker::NotifyIterationRate: job " +
+                                    std::to_string(jobId) + ": time before its last rate");
+    }
+    if (!s.rates.empty() && start == s.rates.back().start)
+    {
+        s.rates.back().rate = iterationsPerSecond; // a provisional rate filled in
+        if (s.rates.size() > 1 && s.rates[s.rates.size() - 2].rate == iterationsPerSecond)
+        {
+            s.rates.pop_back(); // the same rate as before: one segment
+        }
+    }
+    else if (s.rates.empty() ? iterationsPerSecond > 0 : s.rates.back().rate != iterationsPerSecond)
+    {
+        s.rates.push_back({start, iterationsPerSecond});
+    }
+    if (!s.rates.empty() && s.rates.back().rate > 0)
+    {
+        m_ratedJobs.insert(jobId);
+    }
+    else
+    {
+        m_ratedJobs.erase(jobId);
+    }
+}
+
+double
+GpuIntensityTracker::GetCurrentBusyUtilization() const
+{
+    const uint32_t gpus = GetTotalGpus();
+    if (gpus == 0)
+    {
+        return 0;
+    }
+    double busy = 0;
+    for (uint32_t id : m_ratedJobs)
+    {
+        const JobState& s = m_jobs.at(id);
+        busy += s.gpus * s.computeTime * s.rates.back().rate;
+    }
+    return busy / gpus;
+}
+
 double
 GpuIntensityTracker::GetJobFlopsInWindow(uint32_t jobId, Time t0, Time t1) const
 {
@@ -357,6 +420,11 @@ GpuIntensityTracker::GetJobFlopsInWindow(uint32_t jobId, Time t0, Time t1) const
         {
             flops += r.flops;
         }
+    }
+    for (size_t k = 0; k < s.rates.size(); ++k)
+    {
+        flops +=
+            s.flops * s.rates[k].rate * Overlap(s.rates[k].start, SegmentEnd(s.rates, k), a, b);
     }
     return flops;
 }
@@ -380,9 +448,15 @@ GpuIntensityTracker::GetBusyGpuSeconds(Time t0, Time t1) const
     double busy = 0;
     for (const auto& kv : m_jobs)
     {
-        for (const auto& r : kv.second.iterations)
+        const JobState& s = kv.second;
+        for (const auto& r : s.iterations)
         {
-            busy += kv.second.gpus * Overlap(r.start, r.computeEnd, a, b);
+            busy += s.gpus * Overlap(r.start, r.computeEnd, a, b);
+        }
+        for (size_t k = 0; k < s.rates.size(); ++k)
+        {
+            busy += s.gpus * s.computeTime * s.rates[k].rate *
+                    Overlap(s.rates[k].start, SegmentEnd(s.rates, k), a, b);
         }
     }
     return busy;

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -56,6 +57,14 @@ namespace ns3
  *
  * Link bytes are kept per (job, link) as a running total and as a time series in bins of
  * attribute BinWidth (windows are pro-rated within a bin, exact on bin boundaries).
+ *
+ * Fluid input (NotifyIterationRate; the trace runs' epoch engine): a job completes iterations
+ * at a rate r that holds from the call's time until the job's next call. Over a window it
+ * computes W_j × r × overlap FLOPs and is busy c_j × r × gpus × overlap GPU-seconds (c_j × r is
+ * the fraction of time its GPUs compute; c_j = 0 counts no busy time). The window and series
+ * getters add these to the iterations reported by NotifyIterationComplete, so one job may be
+ * reported either way (or both, for different times). GetCurrentBusyUtilization is the busy
+ * fraction of the rates in force, the row value of the trace runs' utilization.csv.
  *
  * Trace source "Utilization" (Time t, double u): fired by every NotifyIterationComplete, the only
  * point where the utilization the tracker reports changes, with t = the iteration's end and
@@ -188,6 +197,24 @@ class GpuIntensityTracker : public Object
     uint32_t GetIterationCount(uint32_t jobId) const;
 
     /**
+     * \brief Fluid input: from time t on, the job completes iterations at a constant rate
+     * (until its next call). A call at the time of the job's last call replaces that rate (a
+     * provisional rate filled in later); a call with the rate in force records nothing.
+     * \param jobId registered job
+     * \param t start of the rate (not before the job's last call)
+     * \param iterationsPerSecond rate r (>= 0, finite), iterations per second
+     * \throws std::invalid_argument for an unknown job, a bad rate or a time before the job's
+     *         last call
+     */
+    void NotifyIterationRate(uint32_t jobId, Time t, double iterationsPerSecond);
+
+    /**
+     * \return Σ_j gpus_j × c_j × r_j / GetTotalGpus() over the rates in force (the fluid
+     *         input's busy fraction now), dimensionless; 0 without GPUs
+     */
+    double GetCurrentBusyUtilization() const;
+
+    /**
      * TracedCallback signature of "Utilization".
      * \param time end of the iteration just reported (the end of the window)
      * \param utilization GetUtilization(0, time), dimensionless (0..1)
@@ -251,6 +278,13 @@ class GpuIntensityTracker : public Object
         double flops;      //!< FLOPs
     };
 
+    /// One rate of the fluid input: r iterations per second from start until the next one.
+    struct RateSegment
+    {
+        double start; //!< s
+        double rate;  //!< iterations per second
+    };
+
     /// Per-job state.
     struct JobState
     {
@@ -260,6 +294,7 @@ class GpuIntensityTracker : public Object
         double analyticT{-1};                      //!< analytic t_j, s (-1 unknown)
         double measuredT{-1};                      //!< measured t_j, s (-1 unknown)
         std::vector<IterationRecord> iterations;   //!< completed iterations
+        std::vector<RateSegment> rates;            //!< fluid input, in time order
         std::map<uint32_t, uint64_t> profileStart; //!< link → bytes at MarkProfileStart
     };
 
@@ -281,6 +316,7 @@ class GpuIntensityTracker : public Object
     uint32_t m_totalGpus;                              //!< cluster GPUs (0 = sum of jobs)
     Time m_binWidth;                                   //!< link byte series bin width
     std::map<uint32_t, JobState> m_jobs;               //!< job id → state
+    std::set<uint32_t> m_ratedJobs;                    //!< jobs whose fluid rate is > 0
     std::map<uint32_t, double> m_bandwidth;            //!< link id → bit/s
     std::unordered_map<uint64_t, LinkCounter> m_links; //!< (job << 32 | link) → counters
     TracedCallback<Time, double> m_utilizationTrace;   //!< "Utilization"

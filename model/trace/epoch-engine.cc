@@ -22,6 +22,7 @@
 #include "ns3/model-zoo.h"
 #include "ns3/nstime.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <chrono>
@@ -141,6 +142,11 @@ EpochEngine::EpochEngine(const EpochEngineConfig& config,
         config.placementSeed);
     m_total = topo.NumGpus();
     m_fixedDuration = config.workModel == "duration";
+    for (Ptr<GpuIntensityTracker>* account : {&m_util, &m_utilAloneDefault, &m_utilAloneInstalled})
+    {
+        *account = CreateObject<GpuIntensityTracker>();
+        (*account)->SetAttribute("TotalGpus", UintegerValue(m_total));
+    }
 }
 
 EpochEngine::~EpochEngine() = default;
@@ -263,6 +269,10 @@ EpochEngine::Complete(uint32_t i)
     j.running = false;
     j.finished = true;
     j.rate = 0;
+    for (const auto& account : {m_util, m_utilAloneDefault, m_utilAloneInstalled})
+    {
+        account->NotifyIterationRate(i, Seconds(j.res.end), 0.0);
+    }
     m_placer->Release(i);
     m_busy -= j.res.gpus;
     m_running.erase(std::find(m_running.begin(), m_running.end(), i));
@@ -384,6 +394,10 @@ EpochEngine::StartJob(uint32_t i, const std::vector<HostShare>& alloc)
     j.lastUpdate = Now();
     m_busy += j.res.gpus;
     m_running.push_back(i);
+    for (const auto& account : {m_util, m_utilAloneDefault, m_utilAloneInstalled})
+    {
+        account->RegisterJob(i, sj.flopsPerIteration, sj.numGpus, sj.computeTime);
+    }
     m_model.jobs.push_back(std::move(sj));
 }
 
@@ -411,7 +425,6 @@ EpochEngine::Advance(double t)
         // Engine "flow": the epoch's effective rates from the fabric's iteration counts;
         // the utilization row of the epoch is filled in now (it was provisional).
         m_linkRate.clear();
-        double u = 0;
         for (uint32_t i : m_running)
         {
             RunJob& j = m_jobs[i];
@@ -419,15 +432,12 @@ EpochEngine::Advance(double t)
             j.rate = (n - j.flowDone) / (t - t0);
             j.flowDone = n;
             j.res.done = static_cast<double>(n);
-            const SchedJob& sj = *std::find_if(m_model.jobs.begin(),
-                                               m_model.jobs.end(),
-                                               [i](const SchedJob& x) { return x.id == i; });
-            u += sj.numGpus * sj.computeTime * j.rate;
+            m_util->NotifyIterationRate(i, Seconds(m_ws + t0), j.rate);
             AddLinkRates(j);
         }
         if (!m_result.util.empty() && m_result.util.back().time >= m_ws + t0 - 1e-9)
         {
-            m_result.util.back().utilization = m_total > 0 ? u / m_total : 0.0;
+            m_result.util.back().utilization = m_util->GetCurrentBusyUtilization();
         }
     }
     if (t > t0)
@@ -573,6 +583,19 @@ EpochEngine::InstallDecision(const Decision& d, std::vector<PathChoice>& choice)
 }
 
 void
+EpochEngine::RecordRates(double t)
+{
+    const Time at = Seconds(m_ws + t);
+    for (const SchedJob& sj : m_model.jobs)
+    {
+        const RunJob& j = m_jobs[sj.id];
+        m_util->NotifyIterationRate(sj.id, at, j.rate);
+        m_utilAloneDefault->NotifyIterationRate(sj.id, at, j.aloneDefaultRate);
+        m_utilAloneInstalled->NotifyIterationRate(sj.id, at, j.aloneInstalledRate);
+    }
+}
+
+void
 EpochEngine::Sample(double t)
 {
     ClusterUtilSample s;
@@ -580,20 +603,10 @@ EpochEngine::Sample(double t)
     s.running = static_cast<uint32_t>(m_running.size());
     s.queued = static_cast<uint32_t>(m_queue.size());
     s.busyGpus = m_busy;
-    double u = 0;
-    double uDefault = 0;
-    double uInstalled = 0;
-    for (const SchedJob& sj : m_model.jobs)
-    {
-        const RunJob& j = m_jobs[sj.id];
-        const double w = sj.numGpus * sj.computeTime;
-        u += w * j.rate;
-        uDefault += w * j.aloneDefaultRate;
-        uInstalled += w * j.aloneInstalledRate;
-    }
-    s.utilization = m_total > 0 ? u / m_total : 0.0;
-    s.aloneDefault = m_total > 0 ? uDefault / m_total : 0.0;
-    s.aloneInstalled = m_total > 0 ? uInstalled / m_total : 0.0;
+    RecordRates(t);
+    s.utilization = m_util->GetCurrentBusyUtilization();
+    s.aloneDefault = m_utilAloneDefault->GetCurrentBusyUtilization();
+    s.aloneInstalled = m_utilAloneInstalled->GetCurrentBusyUtilization();
     if (!m_result.util.empty() && m_result.util.back().time == s.time)
     {
         m_result.util.back() = s;
@@ -629,32 +642,26 @@ EpochEngine::Summarize()
         r.jobs.push_back(j.res);
     }
     r.meanJct = r.jobsFinished > 0 ? jct / r.jobsFinished : 0.0;
-    // Time-weighted utilization over [ws, we] (a row holds until the next one); the same
-    // weights for the stand-alone series of the contention decomposition.
-    double area = 0;
-    double areaDefault = 0;
-    double areaInstalled = 0;
+    // Utilization over [ws, we] from the accounts (busy GPU-seconds of the rates in force);
+    // the allocated fraction time-weighted over the rows (a row holds until the next one).
+    const Time lo = Seconds(m_ws);
+    const Time hi = Seconds(m_we);
+    r.meanUtilization = m_util->GetBusyUtilization(lo, hi);
+    r.meanUtilAloneDefault = m_utilAloneDefault->GetBusyUtilization(lo, hi);
+    r.meanUtilAloneInstalled = m_utilAloneInstalled->GetBusyUtilization(lo, hi);
     double areaBusy = 0;
-    const double lo = m_ws;
-    const double hi = m_we;
     for (size_t k = 0; k < r.util.size(); ++k)
     {
-        const double a = std::max(lo, r.util[k].time);
+        const double a = std::max(m_ws, r.util[k].time);
         const double b =
-            std::min(hi, k + 1 < r.util.size() ? r.util[k + 1].time : std::max(hi, r.simEnd));
+            std::min(m_we, k + 1 < r.util.size() ? r.util[k + 1].time : std::max(m_we, r.simEnd));
         if (b > a)
         {
-            area += r.util[k].utilization * (b - a);
-            areaDefault += r.util[k].aloneDefault * (b - a);
-            areaInstalled += r.util[k].aloneInstalled * (b - a);
             areaBusy +=
                 m_total > 0 ? static_cast<double>(r.util[k].busyGpus) / m_total * (b - a) : 0.0;
         }
     }
-    r.meanUtilization = hi > lo ? area / (hi - lo) : 0.0;
-    r.meanUtilAloneDefault = hi > lo ? areaDefault / (hi - lo) : 0.0;
-    r.meanUtilAloneInstalled = hi > lo ? areaInstalled / (hi - lo) : 0.0;
-    r.meanBusyFraction = hi > lo ? areaBusy / (hi - lo) : 0.0;
+    r.meanBusyFraction = m_we > m_ws ? areaBusy / (m_we - m_ws) : 0.0;
 }
 
 } // namespace ns3

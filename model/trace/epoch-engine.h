@@ -24,6 +24,7 @@
 #include "ns3/comm-scheduler.h"
 #include "ns3/dlt-job.h"
 #include "ns3/event-id.h"
+#include "ns3/gpu-intensity-tracker.h"
 #include "ns3/gpu-placement.h"
 #include "ns3/lingjun-trace.h"
 #include "ns3/model-mapping.h"
@@ -412,6 +413,12 @@ class EpochEngine
     /// paths), link loads, intensity and the decisions row.
     /// \param d the decision \param choice per running job (m_model.jobs order), filled
     void InstallDecision(const Decision& d, std::vector<PathChoice>& choice);
+    /**
+     * \brief Hand the rates of the running jobs (actual, stand-alone on the defaults, stand-alone
+     * on the installed paths) from sim time t on to the three utilization accounts.
+     * \param t sim seconds
+     */
+    void RecordRates(double t);
     /// Append a utilization row for the state from sim time t on. \param t sim seconds
     void Sample(double t);
     /// Fill the summary fields of m_result.
@@ -443,9 +450,15 @@ class EpochEngine
     double m_stop{0};                                         //!< sim seconds of the stop
     std::map<uint32_t, std::pair<double, double>> m_linkRate; //!< link -> (B/s, B/s × I)
     ClusterRunResult m_result;                                //!< output
-    double m_wall0{0};                                        //!< wall clock at Start()
-    bool m_started{false};                                    //!< Start() was called
-    bool m_finished{false};                                   //!< Finish() was called
+    /// The utilization accounts (GpuIntensityTracker's fluid input, the one place GPU
+    /// utilization is computed): the jobs' rates, their stand-alone rates on the default
+    /// paths and on the installed paths (the contention decomposition's references).
+    Ptr<GpuIntensityTracker> m_util;
+    Ptr<GpuIntensityTracker> m_utilAloneDefault;   //!< see m_util
+    Ptr<GpuIntensityTracker> m_utilAloneInstalled; //!< see m_util
+    double m_wall0{0};                             //!< wall clock at Start()
+    bool m_started{false};                         //!< Start() was called
+    bool m_finished{false};                        //!< Finish() was called
 };
 
 } // namespace ns3
