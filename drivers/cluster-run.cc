@@ -541,6 +541,95 @@ ClusterRun::RunAll()
     return out;
 }
 
+namespace
+{
+
+/// jobs.csv of one run (doc/crux.rst, "Output files"). \param f the file \param r the run
+void
+WriteJobsCsv(std::ostream& f, const ClusterRunResult& r)
+{
+    f << "job,name,model,gpus,hosts,submit_s,start_s,end_s,jct_s,iterations,"
+         "alone_iter_s,mean_iter_s,slowdown,flops_per_iter,intensity,arrival_s,"
+         "work_iterations,finished\n";
+    for (const auto& j : r.jobs)
+    {
+        const bool fin = j.end >= 0;
+        const double until = fin ? j.end : r.simEnd;
+        const double meanIter = j.start >= 0 && j.done > 0 ? (until - j.start) / j.done : 0.0;
+        f << j.id << "," << j.name << "," << j.model << "," << j.gpus << "," << j.hosts << ","
+          << j.submit << ",";
+        if (j.start >= 0)
+        {
+            f << j.start;
+        }
+        f << ",";
+        if (fin)
+        {
+            f << j.end;
+        }
+        f << ",";
+        if (fin)
+        {
+            f << j.end - j.arrival;
+        }
+        f << "," << j.done << "," << j.aloneIter << "," << meanIter << ","
+          << (j.aloneIter > 0 && meanIter > 0 ? meanIter / j.aloneIter : 0.0) << ","
+          << j.flopsPerIter << "," << (std::isfinite(j.intensity) ? j.intensity : 0.0) << ","
+          << j.arrival << "," << j.work << "," << (fin ? 1 : (j.unplaceable ? -1 : 0)) << "\n";
+    }
+}
+
+} // namespace
+
+std::string
+ClusterRun::SummaryJson(const ClusterRunResult& r) const
+{
+    nlohmann::ordered_json j;
+    j["scheduler"] = r.scheduler;
+    j["topology"] = m_config.topology;
+    j["total_gpus"] = m_topo.NumGpus();
+    j["placement"] = m_config.placement;
+    j["seed"] = m_config.seed;
+    j["num_levels"] = m_config.numLevels;
+    // "rank": one class per job (unique priorities, epoch engine), "level": K levels
+    j["priority_classes"] = r.rankClasses ? "rank" : "level";
+    j["engine"] = m_config.engine;
+    if (m_config.intraHost.enabled)
+    {
+        // only with intra-host links: a run without them keeps its file byte for byte
+        const IntraHostConfig& ih = m_config.intraHost;
+        j["intra_host"] = {{"pcie_bps", ih.pcieBps},
+                           {"pcie_latency_s", ih.pcieDelay},
+                           {"nvlink_bps", ih.nvlinkBps},
+                           {"nvlink_latency_s", ih.nvlinkDelay}};
+    }
+    j["window"] = {{"start_s", r.windowStart}, {"end_s", r.windowEnd}};
+    j["sim_end_s"] = r.simEnd;
+    j["mean_gpu_utilization"] = r.meanUtilization;
+    // Contention decomposition (doc/crux.rst, "Output files"): the same window mean
+    // with every running job at its stand-alone rate on its ECMP default paths, and on
+    // the paths the scheduler installed.
+    j["utilization_alone_default"] = r.meanUtilAloneDefault;
+    j["utilization_alone_installed"] = r.meanUtilAloneInstalled;
+    j["busy_gpu_fraction"] = r.meanBusyFraction;
+    j["jobs"] = r.jobs.size();
+    j["jobs_finished"] = r.jobsFinished;
+    j["jobs_unfinished"] = r.jobsUnfinished;
+    j["jobs_unplaceable"] = r.jobsUnplaceable;
+    j["jobs_zero_duration"] = r.jobsZeroDuration;
+    j["trace_rows_skipped"] = m_traceWarnings.size();
+    j["mean_jct_s"] = r.meanJct;
+    j["events"] = r.events;
+    j["decisions"] = r.decisionsMade;
+    j["evaluations"] = r.evaluations;
+    j["cache_hits"] = r.cacheHits;
+    // Wall-clock times: the only non-deterministic fields.
+    j["timing"] = {{"wall_seconds", r.wallSeconds},
+                   {"scheduler_seconds", r.schedulerSeconds},
+                   {"evaluator_seconds", r.evaluatorSeconds}};
+    return j.dump(2);
+}
+
 void
 ClusterRun::WriteResults(const std::vector<ClusterRunResult>& runs) const
 {
@@ -562,40 +651,7 @@ ClusterRun::WriteResults(const std::vector<ClusterRunResult>& runs) const
         const ClusterRunResult& r = runs[run];
         ResultDirectory& out = *outs[run];
         auto open = [&out](const std::string& name) { return &out.Open(name); };
-        {
-            auto f = open("jobs.csv");
-            *f << "job,name,model,gpus,hosts,submit_s,start_s,end_s,jct_s,iterations,"
-                  "alone_iter_s,mean_iter_s,slowdown,flops_per_iter,intensity,arrival_s,"
-                  "work_iterations,finished\n";
-            for (const auto& j : r.jobs)
-            {
-                const bool fin = j.end >= 0;
-                const double until = fin ? j.end : r.simEnd;
-                const double meanIter =
-                    j.start >= 0 && j.done > 0 ? (until - j.start) / j.done : 0.0;
-                *f << j.id << "," << j.name << "," << j.model << "," << j.gpus << "," << j.hosts
-                   << "," << j.submit << ",";
-                if (j.start >= 0)
-                {
-                    *f << j.start;
-                }
-                *f << ",";
-                if (fin)
-                {
-                    *f << j.end;
-                }
-                *f << ",";
-                if (fin)
-                {
-                    *f << j.end - j.arrival;
-                }
-                *f << "," << j.done << "," << j.aloneIter << "," << meanIter << ","
-                   << (j.aloneIter > 0 && meanIter > 0 ? meanIter / j.aloneIter : 0.0) << ","
-                   << j.flopsPerIter << "," << (std::isfinite(j.intensity) ? j.intensity : 0.0)
-                   << "," << j.arrival << "," << j.work << ","
-                   << (fin ? 1 : (j.unplaceable ? -1 : 0)) << "\n";
-            }
-        }
+        WriteJobsCsv(*open("jobs.csv"), r);
         {
             auto f = open("utilization.csv");
             *f << "time_s,running_jobs,queued_jobs,busy_gpus,gpu_utilization,"
@@ -628,53 +684,7 @@ ClusterRun::WriteResults(const std::vector<ClusterRunResult>& runs) const
                    << d.pathsChanged << "\n";
             }
         }
-        {
-            nlohmann::ordered_json j;
-            j["scheduler"] = r.scheduler;
-            j["topology"] = m_config.topology;
-            j["total_gpus"] = m_topo.NumGpus();
-            j["placement"] = m_config.placement;
-            j["seed"] = m_config.seed;
-            j["num_levels"] = m_config.numLevels;
-            // "rank": one class per job (unique priorities, epoch engine), "level": K levels
-            j["priority_classes"] = r.rankClasses ? "rank" : "level";
-            j["engine"] = m_config.engine;
-            if (m_config.intraHost.enabled)
-            {
-                // only with intra-host links: a run without them keeps its file byte for byte
-                const IntraHostConfig& ih = m_config.intraHost;
-                j["intra_host"] = {{"pcie_bps", ih.pcieBps},
-                                   {"pcie_latency_s", ih.pcieDelay},
-                                   {"nvlink_bps", ih.nvlinkBps},
-                                   {"nvlink_latency_s", ih.nvlinkDelay}};
-            }
-            j["window"] = {{"start_s", r.windowStart}, {"end_s", r.windowEnd}};
-            j["sim_end_s"] = r.simEnd;
-            j["mean_gpu_utilization"] = r.meanUtilization;
-            // Contention decomposition (doc/crux.rst, "Output files"): the same window mean
-            // with every running job at its stand-alone rate on its ECMP default paths, and on
-            // the paths the scheduler installed.
-            j["utilization_alone_default"] = r.meanUtilAloneDefault;
-            j["utilization_alone_installed"] = r.meanUtilAloneInstalled;
-            j["busy_gpu_fraction"] = r.meanBusyFraction;
-            j["jobs"] = r.jobs.size();
-            j["jobs_finished"] = r.jobsFinished;
-            j["jobs_unfinished"] = r.jobsUnfinished;
-            j["jobs_unplaceable"] = r.jobsUnplaceable;
-            j["jobs_zero_duration"] = r.jobsZeroDuration;
-            j["trace_rows_skipped"] = m_traceWarnings.size();
-            j["mean_jct_s"] = r.meanJct;
-            j["events"] = r.events;
-            j["decisions"] = r.decisionsMade;
-            j["evaluations"] = r.evaluations;
-            j["cache_hits"] = r.cacheHits;
-            // Wall-clock times: the only non-deterministic fields.
-            j["timing"] = {{"wall_seconds", r.wallSeconds},
-                           {"scheduler_seconds", r.schedulerSeconds},
-                           {"evaluator_seconds", r.evaluatorSeconds}};
-            auto f = open("summary.json");
-            *f << j.dump(2) << "\n";
-        }
+        *open("summary.json") << SummaryJson(r) << "\n";
         out.Commit();
     }
 }

@@ -235,6 +235,12 @@ class ClusterRun
     static ContentionDecomposition Decomposition(const ClusterRunResult& r);
 
   private:
+    /**
+     * \param r one scheduler's run
+     * \return its summary.json text (doc/crux.rst, "Output files"), without the final newline
+     */
+    std::string SummaryJson(const ClusterRunResult& r) const;
+
     /// Fail early (before any simulation) if outputDir cannot hold the results: an existing
     /// non-directory, an unwritable directory, a scheduler's subdirectory that is a file, or
     /// no writable existing ancestor. Writes nothing.

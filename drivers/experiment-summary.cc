@@ -121,19 +121,13 @@ AloneUtilization(const RunIndex& index,
     return true;
 }
 
-} // namespace
-
-ExperimentSummary
-SummarizeExperiment(const std::vector<ExperimentRunResult>& runs,
-                    const std::vector<uint64_t>& seeds,
-                    uint32_t minMeasuredIterations)
+/// The schedulers of the mix runs and the jobs (id, name), in the order of the runs; jobs then
+/// sorted by id.
+void
+ListSchedulersAndJobs(const std::vector<ExperimentRunResult>& runs,
+                      std::vector<std::string>& schedulers,
+                      std::vector<std::pair<uint32_t, std::string>>& jobs)
 {
-    ExperimentSummary out;
-    out.seeds = static_cast<uint32_t>(seeds.size());
-    const RunIndex index(runs);
-    // jobs and schedulers, in the order of the runs
-    std::vector<std::string> schedulers;
-    std::vector<std::pair<uint32_t, std::string>> jobs;
     for (const auto& r : runs)
     {
         const std::string prefix = std::string(RunRole::MIX) + ":";
@@ -160,188 +154,240 @@ SummarizeExperiment(const std::vector<ExperimentRunResult>& runs,
         }
     }
     std::sort(jobs.begin(), jobs.end());
+}
+
+/// One job's alone references over the seeds (fewIterations is left to the caller).
+ReferenceSummary
+SummarizeReferences(const RunIndex& index,
+                    const std::vector<uint64_t>& seeds,
+                    const std::vector<std::string>& schedulers,
+                    uint32_t id,
+                    const std::string& name)
+{
+    ReferenceSummary ref;
+    ref.id = id;
+    ref.name = name;
+    ref.minMeasured = std::numeric_limits<uint32_t>::max();
+    std::vector<double> ecmp;
+    std::vector<double> free;
+    std::map<std::string, std::vector<double>> paths;
+    auto note = [&ref](const ExperimentJobResult* j, std::vector<double>& v) {
+        if (j != nullptr)
+        {
+            ref.minMeasured = std::min(ref.minMeasured, j->measuredIterations);
+        }
+        if (Measured(j))
+        {
+            v.push_back(j->meanIterationTime);
+        }
+    };
+    for (uint64_t seed : seeds)
+    {
+        note(index.Job(RunRole::ALONE_ECMP, seed, id), ecmp);
+        note(index.Job(RunRole::ALONE_FREE, seed, id), free);
+        for (const auto& s : schedulers)
+        {
+            const ExperimentJobResult* j =
+                index.Job(std::string(RunRole::ALONE_PATHS) + ":" + s, seed, id);
+            if (j != nullptr)
+            {
+                note(j, paths[s]);
+            }
+        }
+    }
+    if (ref.minMeasured == std::numeric_limits<uint32_t>::max())
+    {
+        ref.minMeasured = 0;
+    }
+    ref.aloneEcmp = Summarize(ecmp);
+    ref.aloneFree = Summarize(free);
+    for (const auto& [s, v] : paths)
+    {
+        ref.alonePaths[s] = Summarize(v);
+    }
+    return ref;
+}
+
+/// One job of scheduler \p s's mix over the seeds, against its alone references; false if no
+/// seed's mix ran the job.
+bool
+SummarizeMixJob(const RunIndex& index,
+                const std::vector<uint64_t>& seeds,
+                const std::string& s,
+                uint32_t id,
+                const std::string& name,
+                uint32_t minMeasuredIterations,
+                JobSummary& js)
+{
+    const std::string mixRole = std::string(RunRole::MIX) + ":" + s;
+    const std::string pathsRole = std::string(RunRole::ALONE_PATHS) + ":" + s;
+    js.id = id;
+    js.name = name;
+    js.scheduler = s;
+    js.minMeasured = std::numeric_limits<uint32_t>::max();
+    std::vector<double> t;
+    std::vector<double> vsEcmp;
+    std::vector<double> vsPaths;
+    bool any = false;
+    for (uint64_t seed : seeds)
+    {
+        const ExperimentJobResult* j = index.Job(mixRole, seed, id);
+        if (j == nullptr)
+        {
+            continue;
+        }
+        if (!any)
+        {
+            js.level = j->level;
+            any = true;
+        }
+        js.minMeasured = std::min(js.minMeasured, j->measuredIterations);
+        if (!Measured(j))
+        {
+            ++js.seedsWithout;
+            continue;
+        }
+        t.push_back(j->meanIterationTime);
+        const ExperimentJobResult* a = index.Job(RunRole::ALONE_ECMP, seed, id);
+        if (Measured(a))
+        {
+            vsEcmp.push_back(j->meanIterationTime / a->meanIterationTime - 1);
+        }
+        const ExperimentJobResult* p = index.Job(pathsRole, seed, id);
+        if (Measured(p))
+        {
+            vsPaths.push_back(j->meanIterationTime / p->meanIterationTime - 1);
+        }
+    }
+    if (!any)
+    {
+        return false;
+    }
+    js.iterationTime = Summarize(t);
+    js.vsAloneEcmp = Summarize(vsEcmp);
+    js.vsAlonePaths = Summarize(vsPaths);
+    js.fewIterations = js.minMeasured < minMeasuredIterations;
+    return true;
+}
+
+/// Scheduler \p s's cluster utilization and its contention decomposition, seed by seed, over
+/// the jobs \p ids.
+SchedulerSummary
+SummarizeCluster(const RunIndex& index,
+                 const std::vector<uint64_t>& seeds,
+                 const std::string& s,
+                 const std::vector<uint32_t>& ids)
+{
+    const std::string mixRole = std::string(RunRole::MIX) + ":" + s;
+    const std::string pathsRole = std::string(RunRole::ALONE_PATHS) + ":" + s;
+    const std::string oneRole = std::string(RunRole::MIX_ONE_CLASS) + ":" + s;
+    SchedulerSummary cs;
+    cs.scheduler = s;
+    cs.distinctRuns = index.Count(mixRole);
+    std::vector<double> mix, ecmp, freeV, paths, own, gain, inter, prio, vs;
+    for (uint64_t seed : seeds)
+    {
+        const ExperimentRunResult* m = index.Find(mixRole, seed);
+        if (m == nullptr)
+        {
+            continue;
+        }
+        mix.push_back(m->utilization);
+        if (!m->jobsOutsideWindow.empty())
+        {
+            // its utilization counts the other jobs only (printed, marked INCOMPLETE); no
+            // comparison with the jobs alone, which count every job
+            cs.incomplete = true;
+            for (const auto& name : m->jobsOutsideWindow)
+            {
+                if (std::find(cs.jobsOutside.begin(), cs.jobsOutside.end(), name) ==
+                    cs.jobsOutside.end())
+                {
+                    cs.jobsOutside.push_back(name);
+                }
+            }
+            continue;
+        }
+        ContentionDecomposition d;
+        d.mix = m->utilization;
+        if (!AloneUtilization(index, RunRole::ALONE_ECMP, seed, ids, d.aloneEcmp))
+        {
+            continue;
+        }
+        ecmp.push_back(d.aloneEcmp);
+        vs.push_back(d.mix / d.aloneEcmp - 1);
+        double u = 0;
+        if (AloneUtilization(index, RunRole::ALONE_FREE, seed, ids, u))
+        {
+            d.aloneFree = u;
+            freeV.push_back(u);
+            own.push_back(d.OwnFlowLoss());
+        }
+        if (!AloneUtilization(index, pathsRole, seed, ids, d.alonePaths))
+        {
+            continue;
+        }
+        if (const ExperimentRunResult* one = index.Find(oneRole, seed))
+        {
+            if (one->jobsOutsideWindow.empty())
+            {
+                d.mixOneClass = one->utilization;
+                prio.push_back(d.PriorityRecovery());
+            }
+        }
+        paths.push_back(d.alonePaths);
+        gain.push_back(d.PathGain());
+        inter.push_back(d.InterJobLoss());
+        cs.maxResidual = std::max(cs.maxResidual, std::fabs(d.Residual()));
+    }
+    cs.mix = Summarize(mix);
+    cs.aloneEcmp = Summarize(ecmp);
+    cs.aloneFree = Summarize(freeV);
+    cs.alonePaths = Summarize(paths);
+    cs.ownFlowLoss = Summarize(own);
+    cs.pathGain = Summarize(gain);
+    cs.interJobLoss = Summarize(inter);
+    cs.priorityRecovery = Summarize(prio);
+    cs.vsAloneEcmp = Summarize(vs);
+    return cs;
+}
+
+} // namespace
+
+ExperimentSummary
+SummarizeExperiment(const std::vector<ExperimentRunResult>& runs,
+                    const std::vector<uint64_t>& seeds,
+                    uint32_t minMeasuredIterations)
+{
+    ExperimentSummary out;
+    out.seeds = static_cast<uint32_t>(seeds.size());
+    const RunIndex index(runs);
+    std::vector<std::string> schedulers;
+    std::vector<std::pair<uint32_t, std::string>> jobs;
+    ListSchedulersAndJobs(runs, schedulers, jobs);
     std::vector<uint32_t> ids;
     for (const auto& [id, name] : jobs)
     {
         ids.push_back(id);
     }
     out.references = index.Count(RunRole::ALONE_ECMP) > 0;
-
-    // per job: the alone references
     for (const auto& [id, name] : jobs)
     {
-        ReferenceSummary ref;
-        ref.id = id;
-        ref.name = name;
-        ref.minMeasured = std::numeric_limits<uint32_t>::max();
-        std::vector<double> ecmp;
-        std::vector<double> free;
-        std::map<std::string, std::vector<double>> paths;
-        auto note = [&ref](const ExperimentJobResult* j, std::vector<double>& v) {
-            if (j != nullptr)
-            {
-                ref.minMeasured = std::min(ref.minMeasured, j->measuredIterations);
-            }
-            if (Measured(j))
-            {
-                v.push_back(j->meanIterationTime);
-            }
-        };
-        for (uint64_t seed : seeds)
-        {
-            note(index.Job(RunRole::ALONE_ECMP, seed, id), ecmp);
-            note(index.Job(RunRole::ALONE_FREE, seed, id), free);
-            for (const auto& s : schedulers)
-            {
-                const ExperimentJobResult* j =
-                    index.Job(std::string(RunRole::ALONE_PATHS) + ":" + s, seed, id);
-                if (j != nullptr)
-                {
-                    note(j, paths[s]);
-                }
-            }
-        }
-        if (ref.minMeasured == std::numeric_limits<uint32_t>::max())
-        {
-            ref.minMeasured = 0;
-        }
-        ref.aloneEcmp = Summarize(ecmp);
-        ref.aloneFree = Summarize(free);
-        for (const auto& [s, v] : paths)
-        {
-            ref.alonePaths[s] = Summarize(v);
-        }
+        ReferenceSummary ref = SummarizeReferences(index, seeds, schedulers, id, name);
         ref.fewIterations = out.references && ref.minMeasured < minMeasuredIterations;
         out.jobs.push_back(ref);
     }
-
     for (const auto& s : schedulers)
     {
-        const std::string mixRole = std::string(RunRole::MIX) + ":" + s;
-        const std::string pathsRole = std::string(RunRole::ALONE_PATHS) + ":" + s;
-        const std::string oneRole = std::string(RunRole::MIX_ONE_CLASS) + ":" + s;
-        // per job of the mix
         for (const auto& [id, name] : jobs)
         {
             JobSummary js;
-            js.id = id;
-            js.name = name;
-            js.scheduler = s;
-            js.minMeasured = std::numeric_limits<uint32_t>::max();
-            std::vector<double> t;
-            std::vector<double> vsEcmp;
-            std::vector<double> vsPaths;
-            bool any = false;
-            for (uint64_t seed : seeds)
+            if (SummarizeMixJob(index, seeds, s, id, name, minMeasuredIterations, js))
             {
-                const ExperimentJobResult* j = index.Job(mixRole, seed, id);
-                if (j == nullptr)
-                {
-                    continue;
-                }
-                if (!any)
-                {
-                    js.level = j->level;
-                    any = true;
-                }
-                js.minMeasured = std::min(js.minMeasured, j->measuredIterations);
-                if (!Measured(j))
-                {
-                    ++js.seedsWithout;
-                    continue;
-                }
-                t.push_back(j->meanIterationTime);
-                const ExperimentJobResult* a = index.Job(RunRole::ALONE_ECMP, seed, id);
-                if (Measured(a))
-                {
-                    vsEcmp.push_back(j->meanIterationTime / a->meanIterationTime - 1);
-                }
-                const ExperimentJobResult* p = index.Job(pathsRole, seed, id);
-                if (Measured(p))
-                {
-                    vsPaths.push_back(j->meanIterationTime / p->meanIterationTime - 1);
-                }
+                out.jobRows.push_back(js);
             }
-            if (!any)
-            {
-                continue;
-            }
-            js.iterationTime = Summarize(t);
-            js.vsAloneEcmp = Summarize(vsEcmp);
-            js.vsAlonePaths = Summarize(vsPaths);
-            js.fewIterations = js.minMeasured < minMeasuredIterations;
-            out.jobRows.push_back(js);
         }
-        // the cluster and its decomposition, seed by seed
-        SchedulerSummary cs;
-        cs.scheduler = s;
-        cs.distinctRuns = index.Count(mixRole);
-        std::vector<double> mix, ecmp, freeV, paths, own, gain, inter, prio, vs;
-        for (uint64_t seed : seeds)
-        {
-            const ExperimentRunResult* m = index.Find(mixRole, seed);
-            if (m == nullptr)
-            {
-                continue;
-            }
-            mix.push_back(m->utilization);
-            if (!m->jobsOutsideWindow.empty())
-            {
-                // its utilization counts the other jobs only (printed, marked INCOMPLETE); no
-                // comparison with the jobs alone, which count every job
-                cs.incomplete = true;
-                for (const auto& name : m->jobsOutsideWindow)
-                {
-                    if (std::find(cs.jobsOutside.begin(), cs.jobsOutside.end(), name) ==
-                        cs.jobsOutside.end())
-                    {
-                        cs.jobsOutside.push_back(name);
-                    }
-                }
-                continue;
-            }
-            ContentionDecomposition d;
-            d.mix = m->utilization;
-            if (!AloneUtilization(index, RunRole::ALONE_ECMP, seed, ids, d.aloneEcmp))
-            {
-                continue;
-            }
-            ecmp.push_back(d.aloneEcmp);
-            vs.push_back(d.mix / d.aloneEcmp - 1);
-            double u = 0;
-            if (AloneUtilization(index, RunRole::ALONE_FREE, seed, ids, u))
-            {
-                d.aloneFree = u;
-                freeV.push_back(u);
-                own.push_back(d.OwnFlowLoss());
-            }
-            if (!AloneUtilization(index, pathsRole, seed, ids, d.alonePaths))
-            {
-                continue;
-            }
-            if (const ExperimentRunResult* one = index.Find(oneRole, seed))
-            {
-                if (one->jobsOutsideWindow.empty())
-                {
-                    d.mixOneClass = one->utilization;
-                    prio.push_back(d.PriorityRecovery());
-                }
-            }
-            paths.push_back(d.alonePaths);
-            gain.push_back(d.PathGain());
-            inter.push_back(d.InterJobLoss());
-            cs.maxResidual = std::max(cs.maxResidual, std::fabs(d.Residual()));
-        }
-        cs.mix = Summarize(mix);
-        cs.aloneEcmp = Summarize(ecmp);
-        cs.aloneFree = Summarize(freeV);
-        cs.alonePaths = Summarize(paths);
-        cs.ownFlowLoss = Summarize(own);
-        cs.pathGain = Summarize(gain);
-        cs.interJobLoss = Summarize(inter);
-        cs.priorityRecovery = Summarize(prio);
-        cs.vsAloneEcmp = Summarize(vs);
-        out.clusters.push_back(cs);
+        out.clusters.push_back(SummarizeCluster(index, seeds, s, ids));
     }
     return out;
 }
