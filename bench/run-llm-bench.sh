@@ -13,9 +13,15 @@
 # FP8, distributed optimizer), with $CRUX_XL_ARGS added to its command line (e.g.
 # "--ns3::FlowTransport::UpdateQuantum=1us"), and prints the 10,752 / 1,024 ratios.
 #
-# Usage: bench/run-llm-bench.sh [--no-build] [--skip-large] [--xl]
+# With --ring-flow (issue 28, "Scale"), the 1,024-GPU job also runs with every all-reduce,
+# reduce-scatter and all-gather on NCCL's channel rings in step form (collectives.allReduce
+# "ring") and in flow form ("ring-flow"), and the script prints the flow form's iteration error
+# against the step form and its cpu, events and memory ratios.
+#
+# Usage: bench/run-llm-bench.sh [--no-build] [--skip-large] [--ring-flow] [--xl]
 #   --no-build    use $CRUX_BUILD_DIR/crux-experiment as it is
 #   --skip-large  only the 128-GPU baseline (a quick check of the script)
+#   --ring-flow   also the 1,024-GPU job with "ring" and with "ring-flow"
 #   --xl          also the 10,752-GPU iteration (peak memory capped at 8 GB by ulimit -v)
 # Environment: CRUX_BUILD_DIR = build directory (default <clone>/build).
 # The 1,024-GPU run takes about 45 CPU-seconds and 0.8 GB; progress lines every 30 s.
@@ -26,11 +32,13 @@ BUILD_DIR="${CRUX_BUILD_DIR:-$REPO/build}"
 BUILD=1
 LARGE=1
 XL=0
+RINGFLOW=0
 for arg in "$@"; do
     case "$arg" in
         --no-build) BUILD=0 ;;
         --skip-large) LARGE=0 ;;
         --xl) XL=1 ;;
+        --ring-flow) RINGFLOW=1 ;;
         -h | --help)
             sed -n '2,/^set /{/^#/p}' "$0"
             exit 0
@@ -102,6 +110,32 @@ if [[ $LARGE == 1 ]]; then
     read -r c8 e8 w8 < "$TMP/gpt3-175b-1024.row"
     awk -v c1="$c1" -v c8="$c8" -v e1="$e1" -v e8="$e8" 'BEGIN {
         printf "1,024 / 128 GPUs: cpu %.2fx, events %.2fx (GPUs 8x)\n", c8 / c1, e8 / e1 }'
+    if [[ $RINGFLOW == 1 ]]; then
+        for alg in ring ring-flow; do
+            python3 - "$REPO/bench/gpt3-175b-1024.json" "$TMP/gpt3-175b-1024-$alg.json" "$alg" << 'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["name"] = "gpt3-175b-1024-" + sys.argv[3]
+s["jobs"][0]["collectives"] = {"allReduce": sys.argv[3]}
+json.dump(s, open(sys.argv[2], "w"), indent=2)
+PY
+            run "1024-$alg" "$TMP/gpt3-175b-1024-$alg.json"
+        done
+        python3 - "$TMP" << 'PY'
+import csv, sys
+tmp = sys.argv[1]
+def row(label):
+    j = list(csv.DictReader(open(f"{tmp}/{label}/jobs.csv")))[0]
+    cpu, events, wall = open(f"{tmp}/{label}.row").read().split()
+    rss = int(open(f"{tmp}/{label}.time").read().split()[2])
+    return float(j["jct_s"]), float(cpu), int(events), rss
+ts, cs, es, ms = row("1024-ring")
+tf, cf, ef, mf = row("1024-ring-flow")
+print(f"ring-flow / ring at 1,024 GPUs: iteration {tf:.4f} s vs {ts:.4f} s "
+      f"({(tf / ts - 1) * 100:+.2f} %), cpu {cf / cs:.2f}x, events {ef / es:.3f}x, "
+      f"peak RSS {mf / ms:.2f}x")
+PY
+    fi
     if [[ $XL == 1 ]]; then
         # shellcheck disable=SC2086 # CRUX_XL_ARGS is a list of options
         (ulimit -v 8388608 && run gpt3-175b-10752 "$REPO/bench/gpt3-175b-10752.json" \

@@ -269,6 +269,119 @@ class ChannelRingNicsTestCase : public TestCase
 };
 
 /**
+ * The flow form of the channel ring (RingForm::FLOW, algorithm "ring-flow") on the hosts of
+ * ChannelRingNicsTestCase: N messages per channel instead of 2(N−1)N, the same bytes per member
+ * and per NIC as the step form, its time the closed form α + 2(N−1)/N S/C β_c within 2 % and
+ * the step form's within 1 % (two channels per NIC fill each other's per-step latency gaps, so
+ * the step form loses nothing here); reduce-scatter and
+ * all-gather of "ring-flow" send the bytes of the step form in N messages per channel.
+ */
+class ChannelRingFlowFormTestCase : public TestCase
+{
+  public:
+    ChannelRingFlowFormTestCase()
+        : TestCase("channel ring in flow form: N messages per channel, same bytes, closed form")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint32_t hosts = 2;
+        const uint32_t k = 8;
+        const uint32_t n = hosts * k;
+        const double nicBps = 200e9;
+        const uint64_t s = 1ull << 30;
+        ClusterTopology cluster = RailHosts(hosts, k, k, nicBps);
+        CollectiveConfig cfg;
+        cfg.hardware = CollectiveHardwareOf(cluster);
+        double time[2];
+        uint64_t messages[2];
+        std::vector<uint64_t> sent[2];
+        uint32_t channels = 0;
+        for (int flow = 0; flow < 2; ++flow)
+        {
+            auto dag = std::make_shared<CommDag>(Gpus(hosts, k));
+            dag->SetCollectiveConfig(cfg);
+            const auto plan = Collectives::NcclPlan(*dag, All(n), s, NcclFunction::ALL_REDUCE, {});
+            channels = plan.channels;
+            Collectives::ChannelRingAllReduce(*dag,
+                                              All(n),
+                                              s,
+                                              {},
+                                              plan.channels,
+                                              plan.protocol,
+                                              flow ? RingForm::FLOW : RingForm::STEPS);
+            sent[flow] = dag->BytesSentByRank();
+            CruxTopologyHelper th;
+            Ptr<CruxTopology> topo = th.Install(cluster);
+            Ptr<FlowTransport> t = FlowTransportHelper().Install(topo);
+            time[flow] = RunDag(t, dag, &messages[flow]);
+            const double perNic = 2.0 * (n - 1) / n * s / k;
+            for (uint32_t h = 0; h < hosts; ++h)
+            {
+                for (uint32_t nic = 0; nic < k; ++nic)
+                {
+                    const double got = t->GetLinkBytes(cluster.nicUp[h][nic][0]);
+                    NS_TEST_ASSERT_MSG_EQ_TOL(got,
+                                              perNic,
+                                              1e-6 * perNic,
+                                              "form " << flow << ", host " << h << " NIC " << nic);
+                }
+            }
+            Simulator::Destroy();
+        }
+        NS_TEST_ASSERT_MSG_EQ(messages[0], 2ull * (n - 1) * n * channels, "steps: 2(N-1)N C");
+        NS_TEST_ASSERT_MSG_EQ(messages[1], static_cast<uint64_t>(n) * channels, "flow: N C");
+        NS_TEST_ASSERT_MSG_EQ((sent[0] == sent[1]), true, "the same bytes per member");
+        const double frame = (4096.0 + 62 + 20) / 4096;
+        const double c = channels;
+        const double alpha = 2e-6 + (4096.0 + 62 + 20) * 8 / nicBps;
+        const double closed = alpha + 2.0 * (n - 1) / n * s / c * frame * 8 * (c / k) / nicBps;
+        std::cout << "[crux-nccl] 1 GiB ring on " << channels << " channels, 2 x 8 GPUs: steps "
+                  << time[0] * 1e3 << " ms, flow form " << time[1] * 1e3 << " ms (closed form "
+                  << closed * 1e3 << " ms), difference " << (time[0] - time[1]) * 1e6
+                  << " us = " << (time[0] - time[1]) / alpha << " alpha" << std::endl;
+        NS_TEST_ASSERT_MSG_EQ_TOL(time[1] / closed, 1.0, 0.02, "flow form = closed form (2 %)");
+        // two channels per NIC fill each other's per-step latency gaps: the step form takes the
+        // flow form's time; the flow form is never slower and saves at most (2(N-1) - 1) alpha
+        NS_TEST_ASSERT_MSG_EQ((time[1] <= time[0] * (1 + 1e-9)), true, "flow form not slower");
+        NS_TEST_ASSERT_MSG_EQ((time[0] - time[1] <= (2.0 * (n - 1) - 1) * alpha),
+                              true,
+                              "at most the per-step latencies saved");
+        NS_TEST_ASSERT_MSG_EQ_TOL(time[1] / time[0], 1.0, 0.01, "idle fabric: the same time");
+
+        // reduce-scatter and all-gather of the registered "ring-flow"
+        auto rsSteps = std::make_shared<CommDag>(Gpus(hosts, k));
+        auto rsFlow = std::make_shared<CommDag>(Gpus(hosts, k));
+        rsSteps->SetCollectiveConfig(cfg);
+        rsFlow->SetCollectiveConfig(cfg);
+        Collectives::ChannelRingReduceScatter(*rsSteps, All(n), s, {});
+        const uint64_t stepMessages = rsSteps->NumMessages();
+        Ptr<const CollectiveAlgorithm> alg = GetCollectiveAlgorithm("ring-flow");
+        alg->ReduceScatter(*rsFlow, All(n), s, {});
+        NS_TEST_ASSERT_MSG_EQ((rsFlow->BytesSentByRank() == rsSteps->BytesSentByRank()),
+                              true,
+                              "ring-flow reduce-scatter: the step form's bytes");
+        NS_TEST_ASSERT_MSG_EQ(rsFlow->NumMessages() * (n - 1),
+                              stepMessages,
+                              "ring-flow reduce-scatter: N messages per channel, not N(N-1)");
+        auto agSteps = std::make_shared<CommDag>(Gpus(hosts, k));
+        auto agFlow = std::make_shared<CommDag>(Gpus(hosts, k));
+        agSteps->SetCollectiveConfig(cfg);
+        agFlow->SetCollectiveConfig(cfg);
+        Collectives::ChannelRingAllGather(*agSteps, All(n), s, {});
+        alg->AllGather(*agFlow, All(n), s, {});
+        NS_TEST_ASSERT_MSG_EQ((agFlow->BytesSentByRank() == agSteps->BytesSentByRank()),
+                              true,
+                              "ring-flow all-gather: the step form's bytes");
+        NS_TEST_ASSERT_MSG_EQ(agFlow->NumMessages() * (n - 1),
+                              agSteps->NumMessages(),
+                              "ring-flow all-gather: N messages per channel");
+    }
+};
+
+/**
  * The pipelined tree on C channels (each connection its own link: no sharing) against
  * 2hα + (m + 2h − 1)b per channel, and the pipelined hierarchical all-reduce on an idle star
  * against t_rs + P t_ar + t_ag, both within 2 %; the hierarchical one is also clearly faster
@@ -697,6 +810,7 @@ class NcclCollectivesTestSuite : public TestSuite
         : TestSuite("crux-nccl", UNIT)
     {
         AddTestCase(new ChannelRingNicsTestCase, TestCase::QUICK);
+        AddTestCase(new ChannelRingFlowFormTestCase, TestCase::QUICK);
         AddTestCase(new PipelinedClosedFormTestCase, TestCase::QUICK);
         AddTestCase(new NcclPacketVsFlowTestCase, TestCase::QUICK);
         AddTestCase(new NcclChoiceOnTheWireTestCase, TestCase::QUICK);

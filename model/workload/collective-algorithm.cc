@@ -105,6 +105,53 @@ class NcclRingAllReduce : public CollectiveAlgorithm
     }
 };
 
+/// "ring-flow": NCCL's ring on C channels in flow form (RingForm::FLOW), all-reduce,
+/// reduce-scatter and all-gather: N messages per channel instead of N² (flow-level runs of
+/// large rings, issue 28 "Scale").
+class NcclRingFlowAllReduce : public CollectiveAlgorithm
+{
+  public:
+    /// \return the TypeId
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::NcclRingFlowAllReduce")
+                                .SetParent<CollectiveAlgorithm>()
+                                .SetGroupName("Crux")
+                                .AddConstructor<NcclRingFlowAllReduce>();
+        return tid;
+    }
+
+    CollectiveNodes AllReduce(CommDag& dag,
+                              const std::vector<uint32_t>& members,
+                              uint64_t bytes,
+                              const CommDag::NodeList& ready) const override
+    {
+        return Collectives::ChannelRingAllReduce(dag, members, bytes, ready, 0, {}, RingForm::FLOW);
+    }
+
+    CollectiveNodes ReduceScatter(CommDag& dag,
+                                  const std::vector<uint32_t>& members,
+                                  uint64_t bytes,
+                                  const CommDag::NodeList& ready) const override
+    {
+        return Collectives::ChannelRingReduceScatter(dag,
+                                                     members,
+                                                     bytes,
+                                                     ready,
+                                                     0,
+                                                     {},
+                                                     RingForm::FLOW);
+    }
+
+    CollectiveNodes AllGather(CommDag& dag,
+                              const std::vector<uint32_t>& members,
+                              uint64_t bytes,
+                              const CommDag::NodeList& ready) const override
+    {
+        return Collectives::ChannelRingAllGather(dag, members, bytes, ready, 0, {}, RingForm::FLOW);
+    }
+};
+
 /// "tree": NCCL's double binary tree on C channels (Collectives::ChannelTreeAllReduce).
 class NcclTreeAllReduce : public CollectiveAlgorithm
 {
@@ -278,6 +325,7 @@ class ClassicTreeAllReduce : public ClassicFamily
 
 NS_OBJECT_ENSURE_REGISTERED(NcclAllReduce);
 NS_OBJECT_ENSURE_REGISTERED(NcclRingAllReduce);
+NS_OBJECT_ENSURE_REGISTERED(NcclRingFlowAllReduce);
 NS_OBJECT_ENSURE_REGISTERED(NcclTreeAllReduce);
 NS_OBJECT_ENSURE_REGISTERED(PipelinedHierarchicalAllReduce);
 NS_OBJECT_ENSURE_REGISTERED(ClassicFamily);

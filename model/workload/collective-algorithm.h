@@ -40,7 +40,9 @@ namespace ns3
  *
  * Built in (AllReduceAlgorithmNames(), doc/crux.rst "Collectives"): "nccl"
  * (ns3::NcclAllReduce: NCCL's choice of ring or tree, protocol and channels, NcclModel),
- * "ring" (ns3::NcclRingAllReduce), "tree" (ns3::NcclTreeAllReduce), "hierarchical"
+ * "ring" (ns3::NcclRingAllReduce), "ring-flow" (ns3::NcclRingFlowAllReduce: the channel ring
+ * in flow form, RingForm::FLOW, also for reduce-scatter and all-gather), "tree"
+ * (ns3::NcclTreeAllReduce), "hierarchical"
  * (ns3::PipelinedHierarchicalAllReduce), "halving-doubling" (ns3::HalvingDoublingAllReduce),
  * "classic-ring", "classic-hierarchical", "classic-tree" (ns3::ClassicRingAllReduce, ...: the
  * whole-buffer closed forms). The NCCL ones run reduce-scatter and all-gather on NCCL's channel

@@ -168,6 +168,53 @@ RingSchedule(CommDag& dag,
     return out;
 }
 
+/**
+ * The flow form of RingSchedule() (RingForm::FLOW): rank r sends one message to rank r+1 with
+ * the wire bytes of all `steps` chunks RingSchedule() has it send, after its ready node; rank q
+ * is done after its ready node and its predecessor's message. Arguments as RingSchedule()
+ * (the caller passes one ready node for all: data crosses every member before a ring is done).
+ * \return per-member (ring position) completion nodes
+ */
+template <typename ChunkOf>
+CollectiveNodes
+RingFlowSchedule(CommDag& dag,
+                 const std::string& what,
+                 const std::vector<uint32_t>& members,
+                 uint64_t bytes,
+                 const NodeList& ready,
+                 uint32_t steps,
+                 ChunkOf chunkOf,
+                 uint32_t channel,
+                 NcclProtocol protocol)
+{
+    const uint32_t n = members.size();
+    const auto stream = Streams(dag, n);
+    std::vector<NodeId> msg(n, NONE);
+    dag.BeginCollective(what, 1);
+    dag.SetStep(0);
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        uint64_t wire = 0;
+        for (uint32_t s = 0; s < steps; ++s)
+        {
+            wire +=
+                NcclModel::WireBytes(protocol, Collectives::ChunkBytes(bytes, n, chunkOf(s, r)));
+        }
+        msg[r] = dag.AddMessage(members[r],
+                                members[(r + 1) % n],
+                                wire,
+                                stream[r],
+                                {ReadyOf(ready, r)},
+                                channel);
+    }
+    CollectiveNodes out;
+    for (uint32_t q = 0; q < n; ++q)
+    {
+        out.rankDone.push_back(dag.AddBarrier({ReadyOf(ready, q), msg[(q + n - 1) % n]}));
+    }
+    return out;
+}
+
 } // namespace collectives_detail
 } // namespace ns3
 

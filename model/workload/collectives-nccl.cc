@@ -215,6 +215,7 @@ ChannelRing(CommDag& dag,
             RingKind kind,
             uint32_t channels,
             std::optional<NcclProtocol> protocol,
+            RingForm form,
             const char* who)
 {
     if (NothingToSend(dag, members, ready, bytes, who))
@@ -242,6 +243,9 @@ ChannelRing(CommDag& dag,
         channels = 1;
     }
     const auto orders = Collectives::ChannelRingOrders(dag, members, channels);
+    // the flow form starts every ring edge once all members are ready (one barrier for all)
+    const NodeList start =
+        form == RingForm::FLOW && ready.size() > 1 ? NodeList{dag.AddBarrier(ready)} : ready;
     const char* what = kind == RingKind::ALL_REDUCE       ? "all-reduce (ring"
                        : kind == RingKind::REDUCE_SCATTER ? "reduce-scatter (ring"
                                                           : "all-gather (ring";
@@ -257,7 +261,33 @@ ChannelRing(CommDag& dag,
         }
         const uint64_t part = Collectives::ChunkBytes(bytes, channels, c);
         CollectiveNodes done;
-        if (kind == RingKind::ALL_REDUCE)
+        if (form == RingForm::FLOW)
+        {
+            done = kind == RingKind::ALL_REDUCE
+                       ? RingFlowSchedule(
+                             dag,
+                             ChannelText(what, c, channels, proto),
+                             ring,
+                             part,
+                             start,
+                             steps,
+                             [n](uint32_t s, uint32_t r) {
+                                 return Collectives::RingChunkOfStep(s, r, n);
+                             },
+                             c,
+                             proto)
+                       : RingFlowSchedule(
+                             dag,
+                             ChannelText(what, c, channels, proto),
+                             ring,
+                             part,
+                             start,
+                             steps,
+                             [n](uint32_t s, uint32_t r) { return (r + n - s) % n; },
+                             c,
+                             proto);
+        }
+        else if (kind == RingKind::ALL_REDUCE)
         {
             done = RingSchedule(
                 dag,
@@ -391,7 +421,8 @@ Collectives::ChannelRingAllReduce(CommDag& dag,
                                   uint64_t bytes,
                                   const NodeList& ready,
                                   uint32_t channels,
-                                  std::optional<NcclProtocol> protocol)
+                                  std::optional<NcclProtocol> protocol,
+                                  RingForm form)
 {
     return ChannelRing(dag,
                        members,
@@ -400,6 +431,7 @@ Collectives::ChannelRingAllReduce(CommDag& dag,
                        RingKind::ALL_REDUCE,
                        channels,
                        protocol,
+                       form,
                        "ChannelRingAllReduce");
 }
 
@@ -409,7 +441,8 @@ Collectives::ChannelRingReduceScatter(CommDag& dag,
                                       uint64_t bytes,
                                       const NodeList& ready,
                                       uint32_t channels,
-                                      std::optional<NcclProtocol> protocol)
+                                      std::optional<NcclProtocol> protocol,
+                                      RingForm form)
 {
     return ChannelRing(dag,
                        members,
@@ -418,6 +451,7 @@ Collectives::ChannelRingReduceScatter(CommDag& dag,
                        RingKind::REDUCE_SCATTER,
                        channels,
                        protocol,
+                       form,
                        "ChannelRingReduceScatter");
 }
 
@@ -427,7 +461,8 @@ Collectives::ChannelRingAllGather(CommDag& dag,
                                   uint64_t bytes,
                                   const NodeList& ready,
                                   uint32_t channels,
-                                  std::optional<NcclProtocol> protocol)
+                                  std::optional<NcclProtocol> protocol,
+                                  RingForm form)
 {
     return ChannelRing(dag,
                        members,
@@ -436,6 +471,7 @@ Collectives::ChannelRingAllGather(CommDag& dag,
                        RingKind::ALL_GATHER,
                        channels,
                        protocol,
+                       form,
                        "ChannelRingAllGather");
 }
 

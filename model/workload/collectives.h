@@ -44,6 +44,26 @@ struct CollectiveNodes
 
 /**
  * \ingroup crux
+ * \brief How a channel ring is expressed as messages (Collectives::ChannelRingAllReduce() and
+ * its reduce-scatter and all-gather).
+ */
+enum class RingForm
+{
+    /// NCCL's steps: 2(N−1) (all-reduce) or N−1 messages per member and channel, step s of a
+    /// member waiting for step s−1 of its predecessor (exact; N² messages per channel).
+    STEPS,
+    /// Flow form for flow-level runs of large rings: per member and channel one message to its
+    /// successor carrying everything the steps carry on that ring edge, started when every
+    /// member is ready; a member is done when its predecessor's message has arrived. N messages per
+    /// channel. On an idle fabric it saves the (steps − 1) per-step latencies of the step form and
+    /// otherwise moves the same bytes on the same links; where edges run at different rates
+    /// (contention) it lets a fast edge finish early, which NCCL's bounded FIFOs do not (the error
+    /// is measured in doc/performance.rst).
+    FLOW
+};
+
+/**
+ * \ingroup crux
  * \brief The collectives library: NCCL's algorithms (and the classic MPI ones) as DAGs of
  * point-to-point messages with their real data dependencies (workloads-fabric-facts.md §5).
  *
@@ -272,6 +292,7 @@ class Collectives
      * \param channels C (0: NcclPlan()'s, i.e. the DAG's CollectiveConfig or NCCL's default,
      *        cut for small buffers)
      * \param protocol wire format (empty: the config's, else NCCL's choice for the ring)
+     * \param form NCCL's steps (default) or the flow form (RingForm::FLOW)
      * \return per-member completion nodes
      */
     static CollectiveNodes ChannelRingAllReduce(CommDag& dag,
@@ -279,27 +300,32 @@ class Collectives
                                                 uint64_t bytes,
                                                 const CommDag::NodeList& ready,
                                                 uint32_t channels = 0,
-                                                std::optional<NcclProtocol> protocol = {});
+                                                std::optional<NcclProtocol> protocol = {},
+                                                RingForm form = RingForm::STEPS);
 
     /// \brief Reduce-scatter on NCCL's channel rings (ChannelRingAllReduce(), N−1 steps).
     /// \param channels C (0: NcclPlan()) \param protocol wire format (empty: NcclPlan())
+    /// \param form NCCL's steps (default) or the flow form
     /// \return per-member completion nodes
     static CollectiveNodes ChannelRingReduceScatter(CommDag& dag,
                                                     const std::vector<uint32_t>& members,
                                                     uint64_t bytes,
                                                     const CommDag::NodeList& ready,
                                                     uint32_t channels = 0,
-                                                    std::optional<NcclProtocol> protocol = {});
+                                                    std::optional<NcclProtocol> protocol = {},
+                                                    RingForm form = RingForm::STEPS);
 
     /// \brief All-gather on NCCL's channel rings (ChannelRingAllReduce(), N−1 steps).
     /// \param channels C (0: NcclPlan()) \param protocol wire format (empty: NcclPlan())
+    /// \param form NCCL's steps (default) or the flow form
     /// \return per-member completion nodes
     static CollectiveNodes ChannelRingAllGather(CommDag& dag,
                                                 const std::vector<uint32_t>& members,
                                                 uint64_t bytes,
                                                 const CommDag::NodeList& ready,
                                                 uint32_t channels = 0,
-                                                std::optional<NcclProtocol> protocol = {});
+                                                std::optional<NcclProtocol> protocol = {},
+                                                RingForm form = RingForm::STEPS);
 
     /**
      * \brief NCCL's double binary tree on C channels (src/graph/trees.cc, connect.cc): channel

@@ -79,6 +79,7 @@ struct AlgorithmNames
         //!< (name, TypeId name)
         {"nccl", "ns3::NcclAllReduce"},
         {"ring", "ns3::NcclRingAllReduce"},
+        {"ring-flow", "ns3::NcclRingFlowAllReduce"},
         {"hierarchical", "ns3::PipelinedHierarchicalAllReduce"},
         {"tree", "ns3::NcclTreeAllReduce"},
         {"halving-doubling", "ns3::HalvingDoublingAllReduce"},

@@ -43,7 +43,7 @@ enum class AllToAllAlgorithm
  * field "collectives.allReduce"): the built-in ones, then those registered with
  * RegisterCollectiveAlgorithm (collective-algorithm.h), in registration order. Each name stands
  * for an ns3::CollectiveAlgorithm TypeId (AllReduceAlgorithmTypeId). Built in: "nccl" (NCCL's
- * choice), "ring", "hierarchical", "tree", "halving-doubling", "classic-ring",
+ * choice), "ring", "ring-flow", "hierarchical", "tree", "halving-doubling", "classic-ring",
  * "classic-hierarchical", "classic-tree" (doc/crux.rst, "Collectives").
  * \return the names
  */
