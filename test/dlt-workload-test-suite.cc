@@ -796,10 +796,26 @@ class TrackerFluidTestCase : public TestCase
             threw = true;
         }
         NS_TEST_ASSERT_MSG_EQ(threw, true, "a time before the job's last rate is refused");
+        // a call that records nothing (the rate in force) still moves the job's clock
+        tr->NotifyIterationRate(9, Seconds(8), 0.25);
         threw = false;
         try
         {
-            tr->NotifyIterationRate(9, Seconds(6), -1.0);
+            tr->NotifyIterationRate(9, Seconds(7), 2.0);
+        }
+        catch (const std::invalid_argument&)
+        {
+            threw = true;
+        }
+        NS_TEST_ASSERT_MSG_EQ(threw, true, "a time before the job's last call is refused");
+        NS_TEST_ASSERT_MSG_EQ_TOL(tr->GetBusyUtilization(Seconds(4), Seconds(8)),
+                                  1.0 / 16,
+                                  1e-12,
+                                  "history unchanged by the refused call");
+        threw = false;
+        try
+        {
+            tr->NotifyIterationRate(9, Seconds(9), -1.0);
         }
         catch (const std::invalid_argument&)
         {
@@ -809,7 +825,7 @@ class TrackerFluidTestCase : public TestCase
         threw = false;
         try
         {
-            tr->NotifyIterationRate(3, Seconds(6), 1.0);
+            tr->NotifyIterationRate(3, Seconds(9), 1.0);
         }
         catch (const std::invalid_argument&)
         {

@@ -358,11 +358,12 @@ GpuIntensityTracker::NotifyIterationRate(uint32_t jobId, Time t, double iteratio
                                     std::to_string(jobId) + " has a negative or non-finite rate");
     }
     const double start = t.GetSeconds();
-    if (!s.rates.empty() && start < s.rates.back().start)
+    if (start < s.lastRateCall)
     {
         throw std::invalid_argument("GpuIntensityTracker::NotifyIterationRate: job " +
-                                    std::to_string(jobId) + ": time before its last rate");
+                                    std::to_string(jobId) + ": time before its last call");
     }
+    s.lastRateCall = start;
     if (!s.rates.empty() && start == s.rates.back().start)
     {
         s.rates.back().rate = iterationsPerSecond; // a provisional rate filled in

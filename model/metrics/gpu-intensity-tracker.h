@@ -21,6 +21,7 @@
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -66,8 +67,8 @@ namespace ns3
  * reported either way (or both, for different times). GetCurrentBusyUtilization is the busy
  * fraction of the rates in force, the row value of the trace runs' utilization.csv.
  *
- * Trace source "Utilization" (Time t, double u): fired by every NotifyIterationComplete, the only
- * point where the utilization the tracker reports changes, with t = the iteration's end and
+ * Trace source "Utilization" (Time t, double u): fired by every NotifyIterationComplete (not by
+ * the fluid input, whose utilization changes continuously), with t = the iteration's end and
  * u = GetUtilization(0, t), the cluster FLOP utilization from time 0 to t over the iterations
  * reported so far (dimensionless, 0..1). An iteration still running at t is not reported yet and
  * does not count. Computed only while a sink is connected (one pass over the reported
@@ -288,14 +289,16 @@ class GpuIntensityTracker : public Object
     /// Per-job state.
     struct JobState
     {
-        double flops{0};                           //!< W_j, FLOPs per iteration
-        uint32_t gpus{1};                          //!< GPUs
-        double computeTime{0};                     //!< c_j, s
-        double analyticT{-1};                      //!< analytic t_j, s (-1 unknown)
-        double measuredT{-1};                      //!< measured t_j, s (-1 unknown)
-        std::vector<IterationRecord> iterations;   //!< completed iterations
-        std::vector<RateSegment> rates;            //!< fluid input, in time order
-        std::map<uint32_t, uint64_t> profileStart; //!< link → bytes at MarkProfileStart
+        double flops{0};                         //!< W_j, FLOPs per iteration
+        uint32_t gpus{1};                        //!< GPUs
+        double computeTime{0};                   //!< c_j, s
+        double analyticT{-1};                    //!< analytic t_j, s (-1 unknown)
+        double measuredT{-1};                    //!< measured t_j, s (-1 unknown)
+        std::vector<IterationRecord> iterations; //!< completed iterations
+        std::vector<RateSegment> rates;          //!< fluid input, in time order
+        double lastRateCall{
+            -std::numeric_limits<double>::infinity()}; //!< s, last NotifyIterationRate
+        std::map<uint32_t, uint64_t> profileStart;     //!< link → bytes at MarkProfileStart
     };
 
     /// Per-(job, link) byte counters.

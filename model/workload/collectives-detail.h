@@ -170,9 +170,9 @@ RingSchedule(CommDag& dag,
 
 /**
  * The flow form of RingSchedule() (RingForm::FLOW): rank r sends one message to rank r+1 with
- * the wire bytes of all `steps` chunks RingSchedule() has it send, after its ready node; rank q
- * is done after its ready node and its predecessor's message. Arguments as RingSchedule()
- * (the caller passes one ready node for all: data crosses every member before a ring is done).
+ * the wire bytes of all `steps` chunks RingSchedule() has it send, after its ready node; every
+ * rank is done when all N messages have arrived (the ring's slowest edge). Arguments as
+ * RingSchedule() (the caller passes one ready node for all members).
  * \return per-member (ring position) completion nodes
  */
 template <typename ChunkOf>
@@ -207,10 +207,13 @@ RingFlowSchedule(CommDag& dag,
                                 {ReadyOf(ready, r)},
                                 channel);
     }
+    // the ring ends with its slowest edge: every member's result holds data that crossed every
+    // edge (and NCCL's bounded FIFOs keep no edge far ahead of the others)
+    const NodeId ringEnd = dag.AddBarrier(msg);
     CollectiveNodes out;
     for (uint32_t q = 0; q < n; ++q)
     {
-        out.rankDone.push_back(dag.AddBarrier({ReadyOf(ready, q), msg[(q + n - 1) % n]}));
+        out.rankDone.push_back(dag.AddBarrier({ReadyOf(ready, q), ringEnd}));
     }
     return out;
 }

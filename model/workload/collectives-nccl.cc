@@ -260,59 +260,25 @@ ChannelRing(CommDag& dag,
             ring.push_back(members[i]);
         }
         const uint64_t part = Collectives::ChunkBytes(bytes, channels, c);
-        CollectiveNodes done;
-        if (form == RingForm::FLOW)
-        {
-            done = kind == RingKind::ALL_REDUCE
-                       ? RingFlowSchedule(
-                             dag,
-                             ChannelText(what, c, channels, proto),
-                             ring,
-                             part,
-                             start,
-                             steps,
-                             [n](uint32_t s, uint32_t r) {
-                                 return Collectives::RingChunkOfStep(s, r, n);
-                             },
-                             c,
-                             proto)
-                       : RingFlowSchedule(
-                             dag,
-                             ChannelText(what, c, channels, proto),
-                             ring,
-                             part,
-                             start,
-                             steps,
-                             [n](uint32_t s, uint32_t r) { return (r + n - s) % n; },
-                             c,
-                             proto);
-        }
-        else if (kind == RingKind::ALL_REDUCE)
-        {
-            done = RingSchedule(
-                dag,
-                ChannelText(what, c, channels, proto),
-                ring,
-                part,
-                Permute(ready, order),
-                steps,
-                [n](uint32_t s, uint32_t r) { return Collectives::RingChunkOfStep(s, r, n); },
-                c,
-                proto);
-        }
-        else
-        {
-            done = RingSchedule(
-                dag,
-                ChannelText(what, c, channels, proto),
-                ring,
-                part,
-                Permute(ready, order),
-                steps,
-                [n](uint32_t s, uint32_t r) { return (r + n - s) % n; },
-                c,
-                proto);
-        }
+        // the chunk member r sends in step s: the all-reduce's schedule, or the reduce-scatter's
+        // and all-gather's (rank r sends chunk r − s)
+        const bool allReduce = kind == RingKind::ALL_REDUCE;
+        const auto chunkOf = [n, allReduce](uint32_t s, uint32_t r) {
+            return allReduce ? Collectives::RingChunkOfStep(s, r, n) : (r + n - s) % n;
+        };
+        const std::string text = ChannelText(what, c, channels, proto);
+        const CollectiveNodes done =
+            form == RingForm::FLOW
+                ? RingFlowSchedule(dag, text, ring, part, start, steps, chunkOf, c, proto)
+                : RingSchedule(dag,
+                               text,
+                               ring,
+                               part,
+                               Permute(ready, order),
+                               steps,
+                               chunkOf,
+                               c,
+                               proto);
         for (size_t q = 0; q < order.size(); ++q)
         {
             received[order[q]].push_back(done.rankDone[q]);

@@ -54,11 +54,12 @@ enum class RingForm
     STEPS,
     /// Flow form for flow-level runs of large rings: per member and channel one message to its
     /// successor carrying everything the steps carry on that ring edge, started when every
-    /// member is ready; a member is done when its predecessor's message has arrived. N messages per
-    /// channel. On an idle fabric it saves the (steps − 1) per-step latencies of the step form and
-    /// otherwise moves the same bytes on the same links; where edges run at different rates
-    /// (contention) it lets a fast edge finish early, which NCCL's bounded FIFOs do not (the error
-    /// is measured in doc/performance.rst).
+    /// member is ready; every member is done when all N messages of the channel have arrived
+    /// (the ring ends with its slowest edge). N messages per channel. It moves the same bytes
+    /// on the same links; on an idle fabric it saves at most the (steps − 1) per-step latencies
+    /// of the step form; where edges run at different rates (contention) a fast edge finishes
+    /// early and frees its links, which NCCL's bounded FIFOs do not allow (the error on a
+    /// training step is measured in doc/performance.rst).
     FLOW
 };
 
