@@ -786,52 +786,27 @@ class TrackerFluidTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ_TOL(series[1], 6.5 / 16, 1e-12, "bin 1");
         NS_TEST_ASSERT_MSG_EQ_TOL(series[2], 1.0 / 16, 1e-12, "bin 2");
         // bad input: one clear exception each
-        bool threw = false;
-        try
-        {
-            tr->NotifyIterationRate(9, Seconds(2), 1.0);
-        }
-        catch (const std::invalid_argument&)
-        {
-            threw = true;
-        }
-        NS_TEST_ASSERT_MSG_EQ(threw, true, "a time before the job's last rate is refused");
+        auto refused = [&tr](uint32_t job, double t, double rate) {
+            try
+            {
+                tr->NotifyIterationRate(job, Seconds(t), rate);
+            }
+            catch (const std::invalid_argument&)
+            {
+                return true;
+            }
+            return false;
+        };
+        NS_TEST_ASSERT_MSG_EQ(refused(9, 2, 1.0), true, "a time before the job's last rate");
         // a call that records nothing (the rate in force) still moves the job's clock
         tr->NotifyIterationRate(9, Seconds(8), 0.25);
-        threw = false;
-        try
-        {
-            tr->NotifyIterationRate(9, Seconds(7), 2.0);
-        }
-        catch (const std::invalid_argument&)
-        {
-            threw = true;
-        }
-        NS_TEST_ASSERT_MSG_EQ(threw, true, "a time before the job's last call is refused");
+        NS_TEST_ASSERT_MSG_EQ(refused(9, 7, 2.0), true, "a time before the job's last call");
         NS_TEST_ASSERT_MSG_EQ_TOL(tr->GetBusyUtilization(Seconds(4), Seconds(8)),
                                   1.0 / 16,
                                   1e-12,
                                   "history unchanged by the refused call");
-        threw = false;
-        try
-        {
-            tr->NotifyIterationRate(9, Seconds(9), -1.0);
-        }
-        catch (const std::invalid_argument&)
-        {
-            threw = true;
-        }
-        NS_TEST_ASSERT_MSG_EQ(threw, true, "a negative rate is refused");
-        threw = false;
-        try
-        {
-            tr->NotifyIterationRate(3, Seconds(9), 1.0);
-        }
-        catch (const std::invalid_argument&)
-        {
-            threw = true;
-        }
-        NS_TEST_ASSERT_MSG_EQ(threw, true, "an unknown job is refused");
+        NS_TEST_ASSERT_MSG_EQ(refused(9, 9, -1.0), true, "a negative rate");
+        NS_TEST_ASSERT_MSG_EQ(refused(3, 9, 1.0), true, "an unknown job");
     }
 };
 
