@@ -283,6 +283,7 @@ set(CRUX_TEST_SOURCES
     test/cluster-run-test-suite.cc
     test/trace-intra-host-test-suite.cc
     # --- trace ---
+    test/coarse-evaluator-test-suite.cc
     test/epoch-engine-test-suite.cc
     # --- scheduling ---
     test/flow-evaluator-crosscheck-test-suite.cc

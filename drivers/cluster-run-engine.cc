@@ -116,7 +116,15 @@ RunClusterEngine(const ClusterRunConfig& config,
     evalOpt.horizonIterations = config.horizonIterations;
     evalOpt.steadyHorizonLimit = config.steadyHorizonLimit;
     evalOpt.warmupFraction = config.warmupFraction;
-    auto rates = std::make_unique<ExactEpochRateModel>(topo.links, evalOpt);
+    std::unique_ptr<EpochRateModel> rates;
+    if (config.evaluator == "exact")
+    {
+        rates = std::make_unique<ExactEpochRateModel>(topo.links, evalOpt);
+    }
+    else
+    {
+        rates = std::make_unique<CoarseEpochRateModel>(topo.links, evalOpt, config.timescaleRatio);
+    }
     std::unique_ptr<EpochEngineFabric> fabric;
     if (config.engine == "flow")
     {

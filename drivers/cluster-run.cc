@@ -164,6 +164,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClusterRunResult,
                                    decisionsMade,
                                    evaluations,
                                    cacheHits,
+                                   fluidEvents,
                                    schedulerSeconds,
                                    evaluatorSeconds,
                                    wallSeconds)
@@ -255,6 +256,14 @@ ClusterRunConfig::Validate() const
     if (engine != "epoch" && engine != "flow")
     {
         throw ConfigError("engine", "'" + engine + "' is not epoch or flow");
+    }
+    if (evaluator != "coarse" && evaluator != "exact")
+    {
+        throw ConfigError("evaluator", "'" + evaluator + "' is not coarse or exact");
+    }
+    if (!(timescaleRatio >= 2) || !std::isfinite(timescaleRatio))
+    {
+        throw ConfigError("timescaleRatio", "must be a finite number >= 2");
     }
     if (!(horizonIterations > 0))
     {
@@ -594,6 +603,8 @@ ClusterRun::SummaryJson(const ClusterRunResult& r) const
     // "rank": one class per job (unique priorities, epoch engine), "level": K levels
     j["priority_classes"] = r.rankClasses ? "rank" : "level";
     j["engine"] = m_config.engine;
+    j["evaluator"] = m_config.evaluator;
+    j["timescale_ratio"] = m_config.timescaleRatio;
     if (m_config.intraHost.enabled)
     {
         // only with intra-host links: a run without them keeps its file byte for byte
@@ -623,6 +634,7 @@ ClusterRun::SummaryJson(const ClusterRunResult& r) const
     j["decisions"] = r.decisionsMade;
     j["evaluations"] = r.evaluations;
     j["cache_hits"] = r.cacheHits;
+    j["fluid_events"] = r.fluidEvents;
     // Wall-clock times: the only non-deterministic fields.
     j["timing"] = {{"wall_seconds", r.wallSeconds},
                    {"scheduler_seconds", r.schedulerSeconds},

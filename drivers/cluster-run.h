@@ -108,6 +108,18 @@ struct ClusterRunConfig : public EpochEngineConfig
     // ------------------------------------------------------------------ engine
     /// "epoch" (steady rates per epoch, FlowEvaluator) or "flow" (LiveClusterFabric).
     std::string engine{"epoch"};
+    /**
+     * Epoch engine: how an epoch's rates are evaluated. "coarse" (default): the component's
+     * fluid simulation with time-scale coarsening (CoarseEpochRateModel: a job much faster than
+     * the component's slowest is simulated as its time-dilated copy, so one evaluation's work is
+     * bounded whatever the ratio of iteration times); "exact": every iteration of every job
+     * (ExactEpochRateModel), the cross-check. Accuracy of coarse against exact: doc/crux.rst,
+     * "Evaluator of the trace runs".
+     */
+    std::string evaluator{"coarse"};
+    /// K of the coarse evaluator (finite, >= 2): jobs whose stand-alone iteration is shorter
+    /// than 1/(2K) of the component's longest are dilated to about 1/K of it.
+    double timescaleRatio{4};
     /// FlowEvaluator horizon in longest stand-alone iterations of a component (> 0). Measured
     /// on two weeks of the generated trace (Clos, random placement): 4 and 12 give mean JCTs
     /// within 0.01 % of each other; 12 costs 2.5x the wall time under ECMP.

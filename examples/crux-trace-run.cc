@@ -195,6 +195,14 @@ AddOptions(CheckedCommandLine& cmd, TraceRunOptions& o)
                  "(their rank, as the paper does); false = on the numLevels hardware levels",
                  c.uniquePriorities);
     cmd.AddValue("engine", "epoch (steady rates per epoch) or flow", c.engine);
+    cmd.AddValue("evaluator",
+                 "Epoch engine's evaluation: coarse (time-scale coarsening, bounded work) or "
+                 "exact (every iteration; the cross-check)",
+                 c.evaluator);
+    cmd.AddValue("timescaleRatio",
+                 "Coarse evaluator: jobs faster than 1/(2K) of a component's slowest are "
+                 "time-dilated to about 1/K of it (K >= 2)",
+                 c.timescaleRatio);
     cmd.AddValue("horizonIterations", "Evaluator horizon, longest iterations", c.horizonIterations);
     cmd.AddValue("steadyHorizonLimit",
                  "Evaluator: a job without a whole iteration after the warm-up is simulated on "
@@ -246,6 +254,8 @@ WithOptionName(std::string msg)
         {"ClusterRunConfig.drainSeconds", "--drain"},
         {"ClusterRunConfig.binSeconds", "--binSeconds"},
         {"ClusterRunConfig.engine", "--engine"},
+        {"ClusterRunConfig.evaluator", "--evaluator"},
+        {"ClusterRunConfig.timescaleRatio", "--timescaleRatio"},
         {"ClusterRunConfig.horizonIterations", "--horizonIterations"},
         {"ClusterRunConfig.steadyHorizonLimit", "--steadyHorizonLimit"},
         {"ClusterRunConfig.workModel", "--workModel"},

@@ -455,6 +455,12 @@ class ClusterRunBadConfigTestCase : public TestCase
         bad.placement = "anywhere";
         expect(bad, "placement");
         bad = c;
+        bad.evaluator = "fast";
+        expect(bad, "evaluator");
+        bad = c;
+        bad.timescaleRatio = 1.5;
+        expect(bad, "timescaleRatio");
+        bad = c;
         bad.binSeconds = 0;
         expect(bad, "binSeconds");
         bad = c;

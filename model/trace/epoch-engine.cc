@@ -207,6 +207,7 @@ EpochEngine::Finish()
     Summarize();
     m_result.evaluations = m_rates->GetEvaluations();
     m_result.cacheHits = m_rates->GetCacheHits();
+    m_result.fluidEvents = m_rates->GetFluidEvents();
     m_result.evaluatorSeconds = m_rates->GetEvaluatorSeconds();
     m_result.wallSeconds = WallNow() - m_wall0;
     return std::move(m_result);

@@ -198,6 +198,7 @@ struct ClusterRunResult
     uint64_t decisionsMade{0};  //!< scheduler calls
     uint64_t evaluations{0};    //!< FlowEvaluator runs (components + alone)
     uint64_t cacheHits{0};      //!< component rates served from the cache
+    uint64_t fluidEvents{0};    //!< fluid simulation steps of all evaluations (the work)
     double schedulerSeconds{0}; //!< wall time in the scheduler (not deterministic)
     double evaluatorSeconds{0}; //!< wall time in the evaluator (not deterministic)
     double wallSeconds{0};      //!< wall time of the whole run (not deterministic)

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iterator>
 #include <map>
@@ -77,15 +78,56 @@ struct UnionFind
     }
 };
 
+/// \param k CoarseEpochRateModel's timescaleRatio \return k \throws std::invalid_argument
+/// unless k is finite and >= 2
+double
+RequireCoarseRatio(double k)
+{
+    if (!(std::isfinite(k) && k >= 2))
+    {
+        throw std::invalid_argument("CoarseEpochRateModel: timescaleRatio must be a finite "
+                                    "number >= 2 (got " +
+                                    std::to_string(k) + ")");
+    }
+    return k;
+}
+
 } // namespace
 
 EpochRateModel::~EpochRateModel() = default;
 
 ExactEpochRateModel::ExactEpochRateModel(std::vector<SchedLink> links,
                                          const FlowEvaluatorOptions& options)
-    : m_links(std::move(links)),
-      m_options(options)
+    : ExactEpochRateModel(std::move(links), options, 0.0)
 {
+}
+
+ExactEpochRateModel::ExactEpochRateModel(std::vector<SchedLink> links,
+                                         const FlowEvaluatorOptions& options,
+                                         double timescaleRatio)
+    : m_links(std::move(links)),
+      m_options(options),
+      m_timescaleRatio(timescaleRatio)
+{
+    if (!(std::isfinite(timescaleRatio) && (timescaleRatio == 0 || timescaleRatio >= 2)))
+    {
+        throw std::invalid_argument("timescaleRatio must be 0 (exact) or a finite number >= 2 "
+                                    "(got " +
+                                    std::to_string(timescaleRatio) + ")");
+    }
+}
+
+CoarseEpochRateModel::CoarseEpochRateModel(std::vector<SchedLink> links,
+                                           const FlowEvaluatorOptions& options,
+                                           double timescaleRatio)
+    : ExactEpochRateModel(std::move(links), options, RequireCoarseRatio(timescaleRatio))
+{
+}
+
+uint64_t
+ExactEpochRateModel::GetFluidEvents() const
+{
+    return m_fluidEvents;
 }
 
 uint64_t
@@ -191,7 +233,6 @@ ExactEpochRateModel::EvaluateComponent(const std::vector<const SchedJob*>& jobs,
         return rates;
     }
     const double w0 = WallNow();
-    FlowEvaluator ev(sub, m_options);
     EvaluationInput in;
     for (const auto& sj : sub.jobs)
     {
@@ -199,16 +240,81 @@ ExactEpochRateModel::EvaluateComponent(const std::vector<const SchedJob*>& jobs,
     }
     in.priority = prio;
     in.timeShift = shift;
+    const std::vector<double> dilation = Coarsen(sub, in);
+    FlowEvaluator ev(sub, m_options);
     const FlowEvaluation r = ev.Evaluate(in);
     for (size_t k = 0; k < r.jobs.size(); ++k)
     {
-        rates[k] = r.jobs[k].iterationRate;
+        rates[k] = r.jobs[k].iterationRate * dilation[k];
     }
     ++m_evaluations;
+    m_fluidEvents += r.events;
     m_evaluatorSeconds += WallNow() - w0;
     NS_LOG_LOGIC("evaluated a component of " << jobs.size() << " jobs on " << sub.links.size()
                                              << " links");
     return rates;
+}
+
+std::vector<double>
+ExactEpochRateModel::Coarsen(ClusterModel& sub, EvaluationInput& in) const
+{
+    std::vector<double> factor(sub.jobs.size(), 1.0);
+    if (m_timescaleRatio <= 0 || sub.jobs.size() < 2)
+    {
+        return factor;
+    }
+    std::vector<double> alone(sub.jobs.size(), 0.0);
+    double longest = 0;
+    for (size_t k = 0; k < sub.jobs.size(); ++k)
+    {
+        const SchedJob& sj = sub.jobs[k];
+        alone[k] = StandaloneIterationTime(sj, JobCommTime(sub, sj, in.paths[k]));
+        longest = std::max(longest, alone[k]);
+    }
+    for (size_t k = 0; k < sub.jobs.size(); ++k)
+    {
+        if (!(alone[k] > 0))
+        {
+            continue;
+        }
+        const double m = std::floor(longest / (m_timescaleRatio * alone[k]));
+        if (m < 2)
+        {
+            continue;
+        }
+        factor[k] = m;
+        SchedJob& sj = sub.jobs[k];
+        sj.flopsPerIteration *= m;
+        sj.computeTime *= m;
+        sj.span *= m;
+        for (SchedFlow& f : sj.flows)
+        {
+            f.bytesPerIteration *= m;
+        }
+        for (SchedPhase& ph : sj.phases)
+        {
+            ph.release *= m;
+            for (SchedPhaseDep& d : ph.deps)
+            {
+                d.lag *= m;
+            }
+            for (double& b : ph.bytes)
+            {
+                b *= m;
+            }
+        }
+        for (SchedPhaseDep& d : sj.endDeps)
+        {
+            d.lag *= m;
+        }
+        if (k < in.timeShift.size())
+        {
+            in.timeShift[k] *= m;
+        }
+        NS_LOG_LOGIC("job " << sj.id << ": iteration " << alone[k] << " s, longest " << longest
+                            << " s: dilated by " << m);
+    }
+    return factor;
 }
 
 double

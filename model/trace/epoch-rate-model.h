@@ -90,6 +90,9 @@ class EpochRateModel
     virtual uint64_t GetCacheHits() const = 0;
     /// \return wall-clock seconds spent evaluating so far (not deterministic)
     virtual double GetEvaluatorSeconds() const = 0;
+    /// \return fluid simulation steps (FlowEvaluation::events) of all evaluations so far: the
+    ///         evaluation's work, deterministic
+    virtual uint64_t GetFluidEvents() const = 0;
 };
 
 /**
@@ -131,6 +134,8 @@ class ExactEpochRateModel : public EpochRateModel
     uint64_t GetCacheHits() const override;
     /// \copydoc EpochRateModel::GetEvaluatorSeconds
     double GetEvaluatorSeconds() const override;
+    /// \copydoc EpochRateModel::GetFluidEvents
+    uint64_t GetFluidEvents() const override;
 
     /**
      * \brief Steady rates of one set of jobs evaluated together (no cache): the FlowEvaluator on
@@ -144,7 +149,28 @@ class ExactEpochRateModel : public EpochRateModel
                                           const std::vector<int64_t>& prio,
                                           const std::vector<double>& shift);
 
+  protected:
+    /**
+     * \brief The component evaluation with time-scale coarsening (CoarseEpochRateModel).
+     * \param links every directed link of the topology \param options the FlowEvaluator's
+     * options \param timescaleRatio K of the coarsening (> 0), or 0 = none (exact)
+     * \throws std::invalid_argument if timescaleRatio is negative or not finite, or in (0, 2)
+     */
+    ExactEpochRateModel(std::vector<SchedLink> links,
+                        const FlowEvaluatorOptions& options,
+                        double timescaleRatio);
+
   private:
+    /**
+     * Time-scale coarsening of a component's sub-model (see CoarseEpochRateModel): dilates
+     * every job whose stand-alone iteration is shorter than longest / (2K) in \p sub and its
+     * time shift in \p in. Nothing changes with K = 0 or fewer than two jobs.
+     * \param sub the component's sub-model (jobs changed in place)
+     * \param in its evaluation input (paths: the chosen path per flow; timeShift changed)
+     * \return the dilation factor of each job (1 = unchanged), order of sub.jobs
+     */
+    std::vector<double> Coarsen(ClusterModel& sub, EvaluationInput& in) const;
+
     /// Append one job's part of a component's cache key: its id, priority class, time shift
     /// (hexadecimal, exact) and path choice.
     /// \param key the key \param id job id \param prio class \param shift time shift, s
@@ -171,6 +197,53 @@ class ExactEpochRateModel : public EpochRateModel
     uint64_t m_evaluations{0};                                    //!< FlowEvaluator runs
     uint64_t m_cacheHits{0};                                      //!< counted cache hits
     double m_evaluatorSeconds{0};                                 //!< wall time evaluating
+    uint64_t m_fluidEvents{0};                                    //!< FlowEvaluation::events
+    double m_timescaleRatio{0}; //!< K of the time-scale coarsening, 0 = exact
+};
+
+/**
+ * \ingroup crux
+ * \brief The default evaluation of the trace runs (issue 30): ExactEpochRateModel's component
+ * evaluation with **time-scale coarsening**, so that one evaluation's work no longer grows with
+ * the ratio between the component's longest and shortest iteration times.
+ *
+ * Why. The exact evaluation simulates a component for horizonIterations × its longest
+ * stand-alone iteration T; a job of iteration t runs T/t × horizonIterations iterations in that
+ * time, each with its phase starts and transfer ends as fluid events that refill the water
+ * filling of the whole component. Measured on two days of the generated trace at twice its
+ * arrival rate (Clos, random placement, ECMP): components of 7-17 jobs mixing 15 ms and 8 s
+ * iterations, a ratio near 2,000, and up to 1.2 million fluid events per evaluation.
+ *
+ * What. Inside one evaluation, a job whose stand-alone iteration t_k (on its installed paths,
+ * StandaloneIterationTime) is shorter than T / (2K) is replaced by its **time-dilated copy**
+ * with factor m_k = floor(T / (K t_k)) >= 2: computation, compute span, phase releases and
+ * lags, iteration-end lags, bytes per flow and phase and its time shift all multiplied by m_k
+ * (overlapStart is a fraction and stays). One dilated iteration stands for m_k iterations:
+ * alone it takes exactly m_k t_k (every duration of the fluid model scales with the bytes), and
+ * it puts the same bytes per second on every link, in bursts m_k times longer and m_k times
+ * rarer. The job's rate is m_k × the dilated copy's rate. Every job then runs at most
+ * about 2K × horizonIterations iterations in the horizon (K × horizonIterations once
+ * m_k t_k >= T / K), so the fluid events of one evaluation are bounded by
+ * Σ_k (2K × horizonIterations × steadyHorizonLimit + 1) × (transfers + phases of job k + 2),
+ * whatever T/t is. Jobs within a factor 2K of the longest are simulated as they are, and a
+ * component of one job (AloneRate) is never dilated, so stand-alone rates are exact.
+ *
+ * What it approximates. A fast job's transfers meet the other jobs' traffic in coarser bursts:
+ * its mean load on every link is kept, the fine interleaving with other fast jobs is not. The
+ * error against the exact evaluation is measured on the trace runs by
+ * scripts/compare-evaluators.sh (doc/crux.rst, "Evaluator of the trace runs").
+ */
+class CoarseEpochRateModel : public ExactEpochRateModel
+{
+  public:
+    /**
+     * \param links every directed link of the topology \param options the FlowEvaluator's
+     * options \param timescaleRatio K (>= 2): jobs faster than T / (2K) are dilated
+     * \throws std::invalid_argument if timescaleRatio < 2 or not finite
+     */
+    CoarseEpochRateModel(std::vector<SchedLink> links,
+                         const FlowEvaluatorOptions& options,
+                         double timescaleRatio);
 };
 
 } // namespace ns3

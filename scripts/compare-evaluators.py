@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Accuracy of a trace run's evaluation against a reference run (issue 30).
+
+Compares two crux-trace-run output directories made with the same trace, topology, placement
+and schedulers but different evaluators (typically --evaluator=coarse against
+--evaluator=exact). For every scheduler present in both it prints:
+
+  * the mean GPU utilization of both runs and its relative difference;
+  * the per-job JCT relative difference |JCT_test / JCT_ref - 1| over the jobs finished in
+    both runs, at the median and the 99th percentile (nearest-rank);
+  * the fluid events (the evaluation's work) of both runs and their ratio.
+
+Then whether the schedulers' order by mean utilization is the same in both runs. With
+--check it exits 1 when a run misses the issue-30 tolerances (utilization within 0.3 %
+relative, JCT within 2 % at the median and 5 % at the 99th percentile, the same order).
+Output: one row per scheduler, whitespace-separated, for doc tables (--markdown: a
+Markdown table).
+
+Usage: compare-evaluators.py REF_DIR TEST_DIR [--label=TEXT] [--markdown] [--check]
+"""
+import csv
+import json
+import math
+import os
+import sys
+
+UTIL_TOL = 0.003
+JCT_MEDIAN_TOL = 0.02
+JCT_P99_TOL = 0.05
+
+
+def fail(msg):
+    print("compare-evaluators.py: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def load_run(path):
+    """Return {scheduler: (summary dict, {job id: jct})} of one output directory."""
+    if not os.path.isdir(path):
+        fail(f"{path}: not a directory")
+    runs = {}
+    for sched in sorted(os.listdir(path)):
+        d = os.path.join(path, sched)
+        sfile = os.path.join(d, "summary.json")
+        jfile = os.path.join(d, "jobs.csv")
+        if not (os.path.isfile(sfile) and os.path.isfile(jfile)):
+            continue
+        try:
+            with open(sfile) as f:
+                summary = json.load(f)
+            jct = {}
+            with open(jfile, newline="") as f:
+                for row in csv.DictReader(f):
+                    if row["finished"] == "1":
+                        jct[int(row["job"])] = float(row["jct_s"])
+        except (OSError, ValueError, KeyError) as e:
+            fail(f"{d}: unreadable run ({e})")
+        runs[sched] = (summary, jct)
+    if not runs:
+        fail(f"{path}: no scheduler directory with summary.json and jobs.csv")
+    return runs
+
+
+def percentile(values, q):
+    """Nearest-rank percentile q (0..100) of a non-empty list."""
+    v = sorted(values)
+    k = max(1, math.ceil(q / 100.0 * len(v)))
+    return v[k - 1]
+
+
+def main(argv):
+    args = [a for a in argv if not a.startswith("--")]
+    opts = [a for a in argv if a.startswith("--")]
+    label = ""
+    markdown = False
+    check = False
+    for o in opts:
+        if o.startswith("--label="):
+            label = o.split("=", 1)[1]
+        elif o == "--markdown":
+            markdown = True
+        elif o == "--check":
+            check = True
+        else:
+            fail(f"unknown option '{o}' (see the docstring)")
+    if len(args) != 2:
+        fail("usage: compare-evaluators.py REF_DIR TEST_DIR [--label=TEXT] [--markdown] [--check]")
+    ref = load_run(args[0])
+    test = load_run(args[1])
+    common = [s for s in ref if s in test]
+    if not common:
+        fail("the two directories have no scheduler in common")
+    ok = True
+    rows = []
+    for s in common:
+        (rs, rj), (ts, tj) = ref[s], test[s]
+        ur, ut = rs["mean_gpu_utilization"], ts["mean_gpu_utilization"]
+        du = (ut / ur - 1) if ur > 0 else 0.0
+        both = [j for j in rj if j in tj and rj[j] > 0]
+        diffs = [abs(tj[j] / rj[j] - 1) for j in both]
+        med = percentile(diffs, 50) if diffs else 0.0
+        p99 = percentile(diffs, 99) if diffs else 0.0
+        er, et = rs.get("fluid_events", 0), ts.get("fluid_events", 0)
+        good = abs(du) <= UTIL_TOL and med <= JCT_MEDIAN_TOL and p99 <= JCT_P99_TOL
+        ok = ok and good
+        rows.append((s, ur, ut, du, len(both), med, p99, er, et, good))
+    order_ref = sorted(common, key=lambda s: -ref[s][0]["mean_gpu_utilization"])
+    order_test = sorted(common, key=lambda s: -test[s][0]["mean_gpu_utilization"])
+    same_order = order_ref == order_test
+    ok = ok and same_order
+    if markdown:
+        print("| run | scheduler | utilization ref | test | rel. diff | jobs | JCT diff median | "
+              "p99 | fluid events ref | test |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+    for s, ur, ut, du, n, med, p99, er, et, good in rows:
+        if markdown:
+            print(f"| {label} | {s} | {ur:.5f} | {ut:.5f} | {du * 100:+.3f} % | {n} | "
+                  f"{med * 100:.3f} % | {p99 * 100:.3f} % | {er:,} | {et:,} |")
+        else:
+            ratio = (et / er) if er else float("nan")
+            print(f"{label} {s} util {ur:.6f} {ut:.6f} diff {du * 100:+.4f}% jobs {n} "
+                  f"jct_median {med * 100:.4f}% jct_p99 {p99 * 100:.4f}% "
+                  f"events {er} {et} ratio {ratio:.3f} {'ok' if good else 'MISS'}")
+    print(f"{label} order {'same' if same_order else 'DIFFERENT'}: ref {' > '.join(order_ref)}; "
+          f"test {' > '.join(order_test)}")
+    if check and not ok:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Accuracy and cost of the trace runs' coarse evaluator against the exact one (issue 30), on the
+# same runs, in one invocation: every run is made twice with crux-trace-run, --evaluator=exact
+# and --evaluator=coarse, and scripts/compare-evaluators.py compares the pair (mean GPU
+# utilization, per-job JCT at the median and 99th percentile, the schedulers' order, fluid
+# events). Runs:
+#   fig23      Clos, random placement, every scheduler of Fig. 23, with the topology's default
+#              ToR uplinks and with 25 Gbit/s uplinks (as scripts/run-paper-figures.sh, over
+#              --days days of the generated trace);
+#   load       --load-days days, Clos, random placement, ECMP and Crux, at each --loads
+#              arrival rate (jobs per day; 370 = the trace's real rate).
+# Prints one table row per scheduler and run (Markdown with --markdown) and each pair's CPU
+# seconds; exits 1 with --check when a run misses the tolerances (compare-evaluators.py).
+#
+# Usage: scripts/compare-evaluators.sh [--out=DIR] [--days=D] [--load-days=D] [--loads=L,...]
+#            [--schedulers=LIST] [--no-fig23] [--no-load] [--jobs=N] [--build-dir=DIR]
+#            [--markdown] [--check]
+#   --out         output directory (default compare-evaluators); runs in <out>/<run>/<evaluator>
+#   --days        days of the Fig. 23 runs (default 2)
+#   --load-days   days of the load runs (default 2)
+#   --loads       arrival rates of the load runs, jobs per day (default 370,740,1110)
+#   --schedulers  Fig. 23 schedulers (default ecmp,crux,crux-ps-pa,crux-pa,cassini,taccl,
+#                 sincronia,varys)
+#   --jobs        scheduler runs at a time inside one crux-trace-run (its --jobs; default 2)
+#   --build-dir   directory holding crux-trace-run (default <clone>/build)
+set -euo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT=compare-evaluators
+DAYS=2
+LOAD_DAYS=2
+LOADS=370,740,1110
+SCHEDULERS=ecmp,crux,crux-ps-pa,crux-pa,cassini,taccl,sincronia,varys
+FIG23=1
+LOAD=1
+JOBS=2
+BUILD_DIR="$REPO/build"
+PYOPTS=()
+die() {
+    echo "compare-evaluators.sh: $*" >&2
+    exit 1
+}
+for arg in "$@"; do
+    case "$arg" in
+        --out=*) OUT="${arg#*=}" ;;
+        --days=*) DAYS="${arg#*=}" ;;
+        --load-days=*) LOAD_DAYS="${arg#*=}" ;;
+        --loads=*) LOADS="${arg#*=}" ;;
+        --schedulers=*) SCHEDULERS="${arg#*=}" ;;
+        --no-fig23) FIG23=0 ;;
+        --no-load) LOAD=0 ;;
+        --jobs=*) JOBS="${arg#*=}" ;;
+        --build-dir=*) BUILD_DIR="${arg#*=}" ;;
+        --markdown | --check) PYOPTS+=("$arg") ;;
+        -h | --help)
+            sed -n '2,/^set /{/^#/p}' "$0"
+            exit 0
+            ;;
+        *) die "unknown option '$arg' (see --help)" ;;
+    esac
+done
+RUN="$BUILD_DIR/crux-trace-run"
+[[ -x "$RUN" ]] || die "--build-dir: $RUN is not an executable (build crux-trace-run first)"
+[[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || die "--jobs: '$JOBS' is not a positive integer"
+mkdir -p "$OUT"
+
+STATUS=0
+# pair <name> <crux-trace-run options...>: the run with both evaluators, then the comparison
+pair() {
+    local name="$1" ev t0 cpu
+    shift
+    for ev in exact coarse; do
+        echo "== $name, evaluator $ev" >&2
+        t0=$(date +%s.%N)
+        /usr/bin/time -f "%U %S" -o "$OUT/$name-$ev.time" \
+            "$RUN" "$@" --evaluator="$ev" --jobs="$JOBS" --outputDir="$OUT/$name/$ev" \
+            --progress=30 2> "$OUT/$name-$ev.log" ||
+            { tail -5 "$OUT/$name-$ev.log" >&2; die "$name ($ev) failed (log $OUT/$name-$ev.log)"; }
+        cpu=$(awk '{print $1 + $2}' "$OUT/$name-$ev.time")
+        echo "   $name $ev: CPU $cpu s (user + system, scheduler runs included)," \
+            "wall $(echo "$(date +%s.%N) - $t0" | bc) s" >&2
+    done
+    python3 "$REPO/scripts/compare-evaluators.py" "$OUT/$name/exact" "$OUT/$name/coarse" \
+        --label="$name" "${PYOPTS[@]}" || STATUS=1
+}
+
+if ((FIG23)); then
+    pair "clos-${DAYS}d" --topology=clos --placement=random --days="$DAYS" \
+        --schedulers="$SCHEDULERS" --quiet
+    pair "clos25-${DAYS}d" --topology=clos --placement=random --days="$DAYS" \
+        --torAggRate=25Gbps --schedulers="$SCHEDULERS" --quiet
+fi
+if ((LOAD)); then
+    IFS=, read -ra LS <<<"$LOADS"
+    for l in "${LS[@]}"; do
+        pair "load${l}-${LOAD_DAYS}d" --topology=clos --placement=random --days="$LOAD_DAYS" \
+            --jobsPerDay="$l" --schedulers=ecmp,crux --quiet
+    done
+fi
+exit "$STATUS"

@@ -1,0 +1,322 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+// The trace runs' coarse evaluator (CoarseEpochRateModel, issue 30) against the exact one
+// (ExactEpochRateModel) and against closed forms, on components of hand-made jobs whose
+// iteration times differ by 100-400x: a fast and a slow job sharing a link in one class and
+// under strict priority, a job with a two-phase timeline on two links, and the cost bound: the
+// fluid events of one evaluation when the slow job's iteration (and so the horizon) doubles.
+
+#include "ns3/epoch-rate-model.h"
+#include "ns3/test.h"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+/// 10 GB/s links, bit/s.
+const double kBandwidth = 80e9;
+
+/// The evaluator options of the trace runs' defaults (ClusterRunConfig).
+FlowEvaluatorOptions
+TraceOptions()
+{
+    FlowEvaluatorOptions o;
+    o.horizonIterations = 4;
+    o.steadyHorizonLimit = 16;
+    o.warmupFraction = 0.25;
+    return o;
+}
+
+/**
+ * A job of compute c seconds and one flow on \p link that takes \p comm seconds alone, sent
+ * after the whole computation (overlapStart 1): alone, c + comm per iteration.
+ * \param id job id \param compute c, s \param comm alone communication time, s \param link link
+ * \return the job
+ */
+SchedJob
+Job(uint32_t id, double compute, double comm, uint32_t link)
+{
+    SchedJob j;
+    j.id = id;
+    j.computeTime = compute;
+    j.overlapStart = 1;
+    j.flopsPerIteration = 1e12;
+    SchedFlow f;
+    f.id = 0;
+    f.bytesPerIteration = comm * kBandwidth / 8;
+    f.candidatePaths = {{link}};
+    j.flows.push_back(f);
+    return j;
+}
+
+/// The rates of \p m's jobs (path 0 each) under \p model with classes \p prio, no time shift.
+std::vector<double>
+Rates(EpochRateModel& model, const ClusterModel& m, const std::vector<uint32_t>& prio)
+{
+    std::vector<LinkLoad> loads;
+    EpochRateInput in;
+    in.model = &m;
+    for (const SchedJob& j : m.jobs)
+    {
+        in.choice.emplace_back(j.flows.size(), 0U);
+        loads.push_back(JobLinkBytes(j, in.choice.back()));
+    }
+    for (const LinkLoad& l : loads)
+    {
+        in.load.push_back(&l);
+    }
+    in.priorityClass = prio;
+    in.timeShift.assign(m.jobs.size(), 0.0);
+    return model.Rates(in);
+}
+
+/// Two links of kBandwidth.
+ClusterModel
+TwoLinks()
+{
+    ClusterModel m;
+    SchedLink l;
+    l.bandwidth = kBandwidth;
+    m.links = {l, l};
+    return m;
+}
+
+} // namespace
+
+/**
+ * \ingroup crux-tests
+ * \brief A slow job (c = 1 s, t = 1 s) and a fast one (c = 10 ms, t = 1 ms, 1/200 of the slow
+ * iteration) on one link: with the fast job in the higher class the closed forms hold (fast:
+ * 1 / 11 ms; slow: its transfer gets the link 10/11 of the time, c + 1.1 t = 2.1 s), in one
+ * class the coarse rates match the exact ones; the fast job is dilated, the slow one not, and
+ * the coarse evaluation takes a fraction of the exact one's fluid events.
+ */
+class CoarseEvaluatorRatesTestCase : public TestCase
+{
+  public:
+    CoarseEvaluatorRatesTestCase()
+        : TestCase("coarse evaluation: fast and slow job on one link, closed form and exact")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        ClusterModel m = TwoLinks();
+        m.jobs = {Job(0, 1.0, 1.0, 0), Job(1, 0.010, 0.001, 0)};
+        for (uint32_t prioSlow : {0U, 1U})
+        {
+            ExactEpochRateModel exact(m.links, TraceOptions());
+            CoarseEpochRateModel coarse(m.links, TraceOptions(), 4);
+            const std::vector<uint32_t> prio = {prioSlow, 1};
+            const std::vector<double> re = Rates(exact, m, prio);
+            const std::vector<double> rc = Rates(coarse, m, prio);
+            const std::string what = prioSlow == 0 ? "fast job higher: " : "one class: ";
+            if (prioSlow == 0)
+            {
+                // the fast job never waits: 1 / (c + t); the slow transfer gets the link when
+                // the fast one is idle, 10 of every 11 ms: c + t / (10/11) = 2.1 s
+                NS_TEST_EXPECT_MSG_EQ_TOL(re[1], 1 / 0.011, 1e-9 / 0.011, what << "exact fast");
+                NS_TEST_EXPECT_MSG_EQ_TOL(rc[1], 1 / 0.011, 1e-9 / 0.011, what << "coarse fast");
+                NS_TEST_EXPECT_MSG_EQ_TOL(re[0], 1 / 2.1, 1e-3 / 2.1, what << "exact slow");
+                // dilated by 45: 45 ms bursts every 495 ms; the 1 s transfer meets two of them
+                // (2.09 s) where the exact run's fine interleaving gives 2.1 s: 0.5 % apart
+                NS_TEST_EXPECT_MSG_EQ_TOL(rc[0], 1 / 2.1, 0.01 / 2.1, what << "coarse slow");
+            }
+            for (size_t k = 0; k < 2; ++k)
+            {
+                NS_TEST_EXPECT_MSG_EQ_TOL(rc[k] / re[k],
+                                          1.0,
+                                          0.01,
+                                          what << "job " << k << ": coarse " << rc[k]
+                                               << " against exact " << re[k]);
+            }
+            NS_TEST_EXPECT_MSG_LT(coarse.GetFluidEvents() * 10,
+                                  exact.GetFluidEvents(),
+                                  what << "coarse events " << coarse.GetFluidEvents()
+                                       << " against exact " << exact.GetFluidEvents());
+            // a component of one job is never dilated: the stand-alone rates are exact
+            NS_TEST_EXPECT_MSG_EQ_TOL(coarse.AloneRate(m.jobs[1], {0}),
+                                      1 / 0.011,
+                                      1e-9 / 0.011,
+                                      "alone rate of the fast job");
+        }
+    }
+};
+
+/**
+ * \ingroup crux-tests
+ * \brief A slow job with a two-phase timeline on two links (phase 1 on link 1 waits for phase 0
+ * on link 0, then 0.5 s of computation) beside two fast jobs, one on each link and in the
+ * slow job's class: the coarse rates of all three are within 1 % of the exact ones.
+ */
+class CoarseEvaluatorPhasesTestCase : public TestCase
+{
+  public:
+    CoarseEvaluatorPhasesTestCase()
+        : TestCase("coarse evaluation: timeline on two links beside fast jobs, against exact")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        ClusterModel m = TwoLinks();
+        SchedJob slow = Job(0, 1.0, 0.5, 0);
+        SchedFlow second = slow.flows[0];
+        second.id = 1;
+        second.candidatePaths = {{1}};
+        slow.flows.push_back(second);
+        SchedPhase p0;
+        p0.release = 1.0;
+        p0.flows = {0};
+        p0.bytes = {slow.flows[0].bytesPerIteration};
+        SchedPhase p1;
+        p1.deps = {SchedPhaseDep{0, 0.0}};
+        p1.flows = {1};
+        p1.bytes = {slow.flows[1].bytesPerIteration};
+        slow.phases = {p0, p1};
+        slow.endDeps = {SchedPhaseDep{1, 0.5}};
+        m.jobs = {slow, Job(1, 0.010, 0.002, 0), Job(2, 0.015, 0.001, 1)};
+        ExactEpochRateModel exact(m.links, TraceOptions());
+        CoarseEpochRateModel coarse(m.links, TraceOptions(), 4);
+        const std::vector<double> re = Rates(exact, m, {0, 0, 0});
+        const std::vector<double> rc = Rates(coarse, m, {0, 0, 0});
+        // alone: 1 + 0.5 + 0.5 + 0.5 = 2.5 s; the fast jobs slow it down and are slowed
+        NS_TEST_EXPECT_MSG_LT(re[0], 1 / 2.5, "contention slows the timeline job");
+        for (size_t k = 0; k < 3; ++k)
+        {
+            NS_TEST_EXPECT_MSG_EQ_TOL(rc[k] / re[k],
+                                      1.0,
+                                      0.01,
+                                      "job " << k << ": coarse " << rc[k] << " against exact "
+                                             << re[k]);
+        }
+        NS_TEST_EXPECT_MSG_EQ(exact.GetEvaluations(), 1, "one component (the slow job joins)");
+    }
+};
+
+/**
+ * \ingroup crux-tests
+ * \brief The cost bound: a slow job beside a fast one 2,000x faster on one link. Doubling the
+ * slow job's iteration doubles the horizon: the exact evaluation's fluid events grow about 2x,
+ * the coarse one's stay within 20 % and within the documented bound
+ * Σ_k (2K × horizonIterations × steadyHorizonLimit + 2) × (transfers_k + phases_k + 2).
+ */
+class CoarseEvaluatorCostTestCase : public TestCase
+{
+  public:
+    CoarseEvaluatorCostTestCase()
+        : TestCase("coarse evaluation: fluid events bounded when the horizon doubles")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const double k = 4;
+        const FlowEvaluatorOptions o = TraceOptions();
+        // two jobs, one transfer and one phase each
+        const double bound = 2 * (2 * k * o.horizonIterations * o.steadyHorizonLimit + 2) * 4;
+        std::vector<uint64_t> exactEvents;
+        std::vector<uint64_t> coarseEvents;
+        for (double slowCompute : {1.0, 3.0}) // iteration 2 s, then 4 s
+        {
+            ClusterModel m = TwoLinks();
+            m.jobs = {Job(0, slowCompute, 1.0, 0), Job(1, 0.0009, 0.0001, 0)};
+            ExactEpochRateModel exact(m.links, o);
+            CoarseEpochRateModel coarse(m.links, o, k);
+            const std::vector<double> re = Rates(exact, m, {0, 0});
+            const std::vector<double> rc = Rates(coarse, m, {0, 0});
+            for (size_t j = 0; j < 2; ++j)
+            {
+                NS_TEST_EXPECT_MSG_EQ_TOL(rc[j] / re[j], 1.0, 0.01, "job " << j << " rate");
+            }
+            exactEvents.push_back(exact.GetFluidEvents());
+            coarseEvents.push_back(coarse.GetFluidEvents());
+            NS_TEST_EXPECT_MSG_LT(static_cast<double>(coarse.GetFluidEvents()),
+                                  bound,
+                                  "coarse events within the bound");
+        }
+        const double exactGrowth = static_cast<double>(exactEvents[1]) / exactEvents[0];
+        const double coarseGrowth = static_cast<double>(coarseEvents[1]) / coarseEvents[0];
+        NS_TEST_EXPECT_MSG_GT(exactGrowth, 1.8, "exact: events grow with the horizon");
+        NS_TEST_EXPECT_MSG_LT(coarseGrowth, 1.2, "coarse: events stay");
+        NS_TEST_EXPECT_MSG_GT(static_cast<double>(exactEvents[1]),
+                              bound,
+                              "the exact evaluation is past the coarse bound");
+    }
+};
+
+/**
+ * \ingroup crux-tests
+ * \brief Bad timescaleRatio: below 2, NaN or infinite is refused with a message naming it.
+ */
+class CoarseEvaluatorBadInputTestCase : public TestCase
+{
+  public:
+    CoarseEvaluatorBadInputTestCase()
+        : TestCase("coarse evaluation: bad timescaleRatio is refused")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (double k : {1.5, 0.0, -3.0, std::nan(""), std::numeric_limits<double>::infinity()})
+        {
+            std::string what;
+            try
+            {
+                CoarseEpochRateModel model(TwoLinks().links, TraceOptions(), k);
+            }
+            catch (const std::invalid_argument& e)
+            {
+                what = e.what();
+            }
+            NS_TEST_EXPECT_MSG_NE(what.find("timescaleRatio"),
+                                  std::string::npos,
+                                  "K = " << k << ": '" << what << "'");
+        }
+    }
+};
+
+/**
+ * \ingroup crux-tests
+ * \brief The test suite of the coarse evaluation.
+ */
+class CoarseEvaluatorTestSuite : public TestSuite
+{
+  public:
+    CoarseEvaluatorTestSuite()
+        : TestSuite("crux-coarse-evaluator", UNIT)
+    {
+        AddTestCase(new CoarseEvaluatorRatesTestCase, TestCase::QUICK);
+        AddTestCase(new CoarseEvaluatorPhasesTestCase, TestCase::QUICK);
+        AddTestCase(new CoarseEvaluatorCostTestCase, TestCase::QUICK);
+        AddTestCase(new CoarseEvaluatorBadInputTestCase, TestCase::QUICK);
+    }
+};
+
+/// The suite's static instance.
+static CoarseEvaluatorTestSuite g_coarseEvaluatorTestSuite;
