@@ -14,7 +14,7 @@
 #
 # Usage: scripts/compare-evaluators.sh [--out=DIR] [--days=D] [--load-days=D] [--loads=L,...]
 #            [--schedulers=LIST] [--no-fig23] [--no-load] [--jobs=N] [--build-dir=DIR]
-#            [--markdown] [--check]
+#            [--keep-exact] [--markdown] [--check]
 #   --out         output directory (default compare-evaluators); runs in <out>/<run>/<evaluator>
 #   --days        days of the Fig. 23 runs (default 2)
 #   --load-days   days of the load runs (default 2)
@@ -23,6 +23,8 @@
 #                 sincronia,varys)
 #   --jobs        scheduler runs at a time inside one crux-trace-run (its --jobs; default 2)
 #   --build-dir   directory holding crux-trace-run (default <clone>/build)
+#   --keep-exact  reuse <out>/<run>/exact from an earlier invocation with the same options when
+#                 it holds a summary.json for every scheduler (the exact runs are the costly half)
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -33,6 +35,7 @@ LOADS=370,740,1110
 SCHEDULERS=ecmp,crux,crux-ps-pa,crux-pa,cassini,taccl,sincronia,varys
 FIG23=1
 LOAD=1
+KEEP_EXACT=0
 JOBS=2
 BUILD_DIR="$REPO/build"
 PYOPTS=()
@@ -49,6 +52,7 @@ for arg in "$@"; do
         --schedulers=*) SCHEDULERS="${arg#*=}" ;;
         --no-fig23) FIG23=0 ;;
         --no-load) LOAD=0 ;;
+        --keep-exact) KEEP_EXACT=1 ;;
         --jobs=*) JOBS="${arg#*=}" ;;
         --build-dir=*) BUILD_DIR="${arg#*=}" ;;
         --markdown | --check) PYOPTS+=("$arg") ;;
@@ -65,16 +69,28 @@ RUN="$BUILD_DIR/crux-trace-run"
 mkdir -p "$OUT"
 
 STATUS=0
-# pair <name> <crux-trace-run options...>: the run with both evaluators, then the comparison
+# complete <dir> <schedulers>: every scheduler of the comma list has <dir>/<s>/summary.json
+complete() {
+    local s
+    IFS=, read -ra ss <<<"$2"
+    for s in "${ss[@]}"; do [[ -f "$1/$s/summary.json" ]] || return 1; done
+}
+# pair <name> <schedulers> <crux-trace-run options...>: the run with both evaluators, then the
+# comparison
 pair() {
-    local name="$1" ev t0 cpu
-    shift
+    local name="$1" scheds="$2" ev t0 cpu
+    shift 2
     for ev in exact coarse; do
+        if [[ "$ev" == exact ]] && ((KEEP_EXACT)) && complete "$OUT/$name/exact" "$scheds"; then
+            echo "== $name, evaluator exact: kept from $OUT/$name/exact" >&2
+            continue
+        fi
+        rm -rf "$OUT/$name/$ev"
         echo "== $name, evaluator $ev" >&2
         t0=$(date +%s.%N)
         /usr/bin/time -f "%U %S" -o "$OUT/$name-$ev.time" \
-            "$RUN" "$@" --evaluator="$ev" --jobs="$JOBS" --outputDir="$OUT/$name/$ev" \
-            --progress=30 2> "$OUT/$name-$ev.log" ||
+            "$RUN" "$@" --schedulers="$scheds" --evaluator="$ev" --jobs="$JOBS" \
+            --outputDir="$OUT/$name/$ev" --progress=30 2> "$OUT/$name-$ev.log" ||
             { tail -5 "$OUT/$name-$ev.log" >&2; die "$name ($ev) failed (log $OUT/$name-$ev.log)"; }
         cpu=$(awk '{print $1 + $2}' "$OUT/$name-$ev.time")
         echo "   $name $ev: CPU $cpu s (user + system, scheduler runs included)," \
@@ -85,16 +101,15 @@ pair() {
 }
 
 if ((FIG23)); then
-    pair "clos-${DAYS}d" --topology=clos --placement=random --days="$DAYS" \
-        --schedulers="$SCHEDULERS" --quiet
-    pair "clos25-${DAYS}d" --topology=clos --placement=random --days="$DAYS" \
-        --torAggRate=25Gbps --schedulers="$SCHEDULERS" --quiet
+    pair "clos-${DAYS}d" "$SCHEDULERS" --topology=clos --placement=random --days="$DAYS" --quiet
+    pair "clos25-${DAYS}d" "$SCHEDULERS" --topology=clos --placement=random --days="$DAYS" \
+        --torAggRate=25Gbps --quiet
 fi
 if ((LOAD)); then
     IFS=, read -ra LS <<<"$LOADS"
     for l in "${LS[@]}"; do
-        pair "load${l}-${LOAD_DAYS}d" --topology=clos --placement=random --days="$LOAD_DAYS" \
-            --jobsPerDay="$l" --schedulers=ecmp,crux --quiet
+        pair "load${l}-${LOAD_DAYS}d" ecmp,crux --topology=clos --placement=random \
+            --days="$LOAD_DAYS" --jobsPerDay="$l" --quiet
     done
 fi
 exit "$STATUS"

@@ -106,10 +106,11 @@ TwoLinks()
 /**
  * \ingroup crux-tests
  * \brief A slow job (c = 1 s, t = 1 s) and a fast one (c = 10 ms, t = 1 ms, 1/200 of the slow
- * iteration) on one link: with the fast job in the higher class the closed forms hold (fast:
- * 1 / 11 ms; slow: its transfer gets the link 10/11 of the time, c + 1.1 t = 2.1 s), in one
- * class the coarse rates match the exact ones; the fast job is dilated, the slow one not, and
- * the coarse evaluation takes a fraction of the exact one's fluid events.
+ * iteration) on one link. In one class the fast job is dilated (by 45) and the coarse rates are
+ * within 1 % of the exact ones for a tenth of the fluid events. In two classes (either order) no
+ * job is dilated: the coarse evaluation is the exact one, and with the fast job higher the
+ * closed forms hold (fast: 1 / 11 ms; slow: its transfer gets the link 10 of every 11 ms,
+ * c + t / (10/11) = 2.1 s). A component of one job is never dilated.
  */
 class CoarseEvaluatorRatesTestCase : public TestCase
 {
@@ -124,43 +125,46 @@ class CoarseEvaluatorRatesTestCase : public TestCase
     {
         ClusterModel m = TwoLinks();
         m.jobs = {Job(0, 1.0, 1.0, 0), Job(1, 0.010, 0.001, 0)};
-        for (uint32_t prioSlow : {0U, 1U})
+        for (const std::vector<uint32_t>& prio : {std::vector<uint32_t>{1, 1},
+                                                  std::vector<uint32_t>{0, 1},
+                                                  std::vector<uint32_t>{1, 0}})
         {
             ExactEpochRateModel exact(m.links, TraceOptions());
             CoarseEpochRateModel coarse(m.links, TraceOptions(), 4);
-            const std::vector<uint32_t> prio = {prioSlow, 1};
             const std::vector<double> re = Rates(exact, m, prio);
             const std::vector<double> rc = Rates(coarse, m, prio);
-            const std::string what = prioSlow == 0 ? "fast job higher: " : "one class: ";
-            if (prioSlow == 0)
+            const std::string what =
+                "classes " + std::to_string(prio[0]) + "/" + std::to_string(prio[1]) + ": ";
+            if (prio[0] == prio[1])
             {
-                // the fast job never waits: 1 / (c + t); the slow transfer gets the link when
-                // the fast one is idle, 10 of every 11 ms: c + t / (10/11) = 2.1 s
-                NS_TEST_EXPECT_MSG_EQ_TOL(re[1], 1 / 0.011, 1e-9 / 0.011, what << "exact fast");
-                NS_TEST_EXPECT_MSG_EQ_TOL(rc[1], 1 / 0.011, 1e-9 / 0.011, what << "coarse fast");
-                NS_TEST_EXPECT_MSG_EQ_TOL(re[0], 1 / 2.1, 1e-3 / 2.1, what << "exact slow");
-                // dilated by 45: 45 ms bursts every 495 ms; the 1 s transfer meets two of them
-                // (2.09 s) where the exact run's fine interleaving gives 2.1 s: 0.5 % apart
-                NS_TEST_EXPECT_MSG_EQ_TOL(rc[0], 1 / 2.1, 0.01 / 2.1, what << "coarse slow");
+                for (size_t k = 0; k < 2; ++k)
+                {
+                    NS_TEST_EXPECT_MSG_EQ_TOL(rc[k] / re[k],
+                                              1.0,
+                                              0.01,
+                                              what << "job " << k << ": coarse " << rc[k]
+                                                   << " against exact " << re[k]);
+                }
+                NS_TEST_EXPECT_MSG_LT(coarse.GetFluidEvents() * 10,
+                                      exact.GetFluidEvents(),
+                                      what << "coarse events " << coarse.GetFluidEvents()
+                                           << " against exact " << exact.GetFluidEvents());
+                continue;
             }
-            for (size_t k = 0; k < 2; ++k)
+            NS_TEST_EXPECT_MSG_EQ(rc[0], re[0], what << "slow job: not coarsened");
+            NS_TEST_EXPECT_MSG_EQ(rc[1], re[1], what << "fast job: not coarsened");
+            NS_TEST_EXPECT_MSG_EQ(coarse.GetFluidEvents(), exact.GetFluidEvents(), what);
+            if (prio[1] > prio[0])
             {
-                NS_TEST_EXPECT_MSG_EQ_TOL(rc[k] / re[k],
-                                          1.0,
-                                          0.01,
-                                          what << "job " << k << ": coarse " << rc[k]
-                                               << " against exact " << re[k]);
+                NS_TEST_EXPECT_MSG_EQ_TOL(re[1], 1 / 0.011, 1e-9 / 0.011, what << "fast");
+                NS_TEST_EXPECT_MSG_EQ_TOL(re[0], 1 / 2.1, 1e-3 / 2.1, what << "slow");
             }
-            NS_TEST_EXPECT_MSG_LT(coarse.GetFluidEvents() * 10,
-                                  exact.GetFluidEvents(),
-                                  what << "coarse events " << coarse.GetFluidEvents()
-                                       << " against exact " << exact.GetFluidEvents());
-            // a component of one job is never dilated: the stand-alone rates are exact
-            NS_TEST_EXPECT_MSG_EQ_TOL(coarse.AloneRate(m.jobs[1], {0}),
-                                      1 / 0.011,
-                                      1e-9 / 0.011,
-                                      "alone rate of the fast job");
         }
+        CoarseEpochRateModel coarse(m.links, TraceOptions(), 4);
+        NS_TEST_EXPECT_MSG_EQ_TOL(coarse.AloneRate(m.jobs[1], {0}),
+                                  1 / 0.011,
+                                  1e-9 / 0.011,
+                                  "alone rate of the fast job");
     }
 };
 

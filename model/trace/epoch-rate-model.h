@@ -215,7 +215,8 @@ class ExactEpochRateModel : public EpochRateModel
  * iterations, a ratio near 2,000, and up to 1.2 million fluid events per evaluation.
  *
  * What. Inside one evaluation, a job whose stand-alone iteration t_k (on its installed paths,
- * StandaloneIterationTime) is shorter than T / (2K) is replaced by its **time-dilated copy**
+ * StandaloneIterationTime) is shorter than T / (2K), and whose links carry only its own class
+ * (max-min sharing, no strict priority with another job), is replaced by its **time-dilated copy**
  * with factor m_k = floor(T / (K t_k)) >= 2: computation, compute span, phase releases and
  * lags, iteration-end lags, bytes per flow and phase and its time shift all multiplied by m_k
  * (overlapStart is a fraction and stays). One dilated iteration stands for m_k iterations:
@@ -225,11 +226,17 @@ class ExactEpochRateModel : public EpochRateModel
  * about 2K × horizonIterations iterations in the horizon (K × horizonIterations once
  * m_k t_k >= T / K), so the fluid events of one evaluation are bounded by
  * Σ_k (2K × horizonIterations × steadyHorizonLimit + 1) × (transfers + phases of job k + 2),
- * whatever T/t is. Jobs within a factor 2K of the longest are simulated as they are, and a
- * component of one job (AloneRate) is never dilated, so stand-alone rates are exact.
+ * whatever T/t is, for a component of one class. Jobs within a factor 2K of the longest, jobs
+ * that meet another class on a link and a component of one job (AloneRate) are simulated as
+ * they are (so stand-alone rates are exact, and so is a component of schedulers that give
+ * every job its own class: crux-pa, varys and the like cost what the exact evaluation costs).
  *
  * What it approximates. A fast job's transfers meet the other jobs' traffic in coarser bursts:
- * its mean load on every link is kept, the fine interleaving with other fast jobs is not. The
+ * its mean load on every link is kept, the fine interleaving with other fast jobs is not. Under
+ * max-min sharing a burst only halves the others' rates for longer stretches; under strict
+ * priority it preempts them (or waits) for whole stretches their computation cannot hide, which
+ * moved per-job JCTs by up to 2x on the Clos with 25 Gbit/s uplinks (crux-pa, varys) before
+ * such jobs were excluded. The
  * error against the exact evaluation is measured on the trace runs by
  * scripts/compare-evaluators.sh (doc/crux.rst, "Evaluator of the trace runs").
  */
