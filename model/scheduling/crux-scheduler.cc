@@ -158,8 +158,12 @@ TimelineBytes(const TimelineJob& t)
 class CorrectionMemo
 {
   public:
-    /// \return k for the pair, computed with ComputeCorrectionFactor on a miss
-    double K(const TimelineJob& ref, const TimelineJob& job, double h, double kBound)
+    /**
+     * Starts a decision: empties the memo when it holds more than MEMO_MAX_BYTES of timelines
+     * and interns the reference job's timeline once for all of the decision's K() calls.
+     * \param ref the reference job's timeline
+     */
+    void BeginDecision(const TimelineJob& ref)
     {
         if (m_bytes > MEMO_MAX_BYTES)
         {
@@ -167,7 +171,14 @@ class CorrectionMemo
             m_k.clear();
             m_bytes = 0;
         }
-        std::string key = Intern(ref);
+        m_refKey = Intern(ref);
+    }
+
+    /// \return k for the pair (ref: the timeline given to BeginDecision), computed with
+    ///         ComputeCorrectionFactor on a miss
+    double K(const TimelineJob& ref, const TimelineJob& job, double h, double kBound)
+    {
+        std::string key = m_refKey;
         key += Intern(job);
         AppendBytes(key, h);
         AppendBytes(key, kBound);
@@ -199,6 +210,7 @@ class CorrectionMemo
         return id;
     }
 
+    std::string m_refKey;                            //!< Intern() of the decision's reference
     std::unordered_map<std::string, uint64_t> m_ids; //!< timeline bytes -> id
     std::unordered_map<std::string, double> m_k;     //!< (ref id, job id, h, kBound) -> k
     std::size_t m_bytes{0};                          //!< bytes of the interned timelines
@@ -356,6 +368,8 @@ CruxIntensityPriorities::AssignPriorities(const ClusterModel& model,
     NS_LOG_DEBUG("reference job " << refId << " (highest bytes per second alone), t_ref " << refComm
                                   << " s");
 
+    static thread_local CorrectionMemo memo;
+    memo.BeginDecision(refTimeline);
     for (const SchedJob& job : model.jobs)
     {
         JobDecision& jd = decision.jobs.at(job.id);
@@ -364,7 +378,6 @@ CruxIntensityPriorities::AssignPriorities(const ClusterModel& model,
         {
             const TimelineJob jt = ToTimelineJob(job, jd.commTime);
             const double h = CorrectionHorizon(refTimeline, jt, m_horizonIterations);
-            static thread_local CorrectionMemo memo;
             jd.k = memo.K(refTimeline, jt, h, m_kBound);
         }
         jd.priorityScore = jd.k * jd.intensity;
