@@ -317,6 +317,7 @@ set(CRUX_TEST_SUITES
     crux-trace-intra-host
     # --- trace ---
     crux-epoch-engine
+    crux-coarse-evaluator
     # --- scheduling ---
     crux-evaluator-crosscheck
     # --- ns-3.35/3.37 adapter ---

@@ -4,9 +4,9 @@
 # and --evaluator=coarse, and scripts/compare-evaluators.py compares the pair (mean GPU
 # utilization, per-job JCT at the median and 99th percentile, the schedulers' order, fluid
 # events). Runs:
-#   fig23      Clos, random placement, every scheduler of Fig. 23, with the topology's default
-#              ToR uplinks and with 25 Gbit/s uplinks (as scripts/run-paper-figures.sh, over
-#              --days days of the generated trace);
+#   fig23      Clos, random placement, --workModel=duration, every scheduler of Fig. 23, with the
+#              topology's default ToR uplinks and with 25 Gbit/s uplinks (the settings of
+#              scripts/run-paper-figures.sh, over --days days of the generated trace);
 #   load       --load-days days, Clos, random placement, ECMP and Crux, at each --loads
 #              arrival rate (jobs per day; 370 = the trace's real rate).
 # Prints one table row per scheduler and run (Markdown with --markdown) and each pair's CPU
@@ -101,9 +101,10 @@ pair() {
 }
 
 if ((FIG23)); then
-    pair "clos-${DAYS}d" "$SCHEDULERS" --topology=clos --placement=random --days="$DAYS" --quiet
-    pair "clos25-${DAYS}d" "$SCHEDULERS" --topology=clos --placement=random --days="$DAYS" \
-        --torAggRate=25Gbps --quiet
+    pair "fig23-clos-${DAYS}d" "$SCHEDULERS" --topology=clos --placement=random --days="$DAYS" \
+        --workModel=duration --quiet
+    pair "fig23-clos25-${DAYS}d" "$SCHEDULERS" --topology=clos --placement=random \
+        --days="$DAYS" --workModel=duration --torAggRate=25Gbps --quiet
 fi
 if ((LOAD)); then
     IFS=, read -ra LS <<<"$LOADS"
