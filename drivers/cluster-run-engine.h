@@ -35,7 +35,8 @@ namespace ns3
  * arrivals, FIFO placement, a decision per arrival or completion and the results) with the
  * driver's pieces: the job builder (DltJob::FromModel on the allocated GPUs, trace LLMs with
  * ModelMapper::TracePlanRequest(), SchedJob by MakeClusterSchedJob() with the config's seed and
- * maxPaths), an ExactEpochRateModel with the config's evaluator options (engine "epoch": steady
+ * maxPaths), a CoarseEpochRateModel (config evaluator "coarse", timescaleRatio) or an
+ * ExactEpochRateModel ("exact") with the config's evaluator options (engine "epoch": steady
  * rates per epoch, per connected component of link-sharing jobs, cached) and, for engine
  * "flow", a LiveClusterFabric behind EpochEngineFabric (every decision installed on it); the
  * progress lines (ProgressReporter); then runs the Simulator and destroys it.

@@ -200,8 +200,8 @@ AddOptions(CheckedCommandLine& cmd, TraceRunOptions& o)
                  "exact (every iteration; the cross-check)",
                  c.evaluator);
     cmd.AddValue("timescaleRatio",
-                 "Coarse evaluator: jobs faster than 1/(2K) of a component's slowest are "
-                 "time-dilated to about 1/K of it (K >= 2)",
+                 "Coarse evaluator: in a component of one priority class, jobs faster than "
+                 "1/(2K) of its slowest are time-dilated to about 1/K of it (K >= 2)",
                  c.timescaleRatio);
     cmd.AddValue("horizonIterations", "Evaluator horizon, longest iterations", c.horizonIterations);
     cmd.AddValue("steadyHorizonLimit",

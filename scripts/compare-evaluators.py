@@ -18,7 +18,11 @@ relative, JCT within 2 % at the median and 5 % at the 99th percentile, the same 
 Output: one row per scheduler, whitespace-separated, for doc tables (--markdown: a
 Markdown table).
 
-Usage: compare-evaluators.py REF_DIR TEST_DIR [--label=TEXT] [--markdown] [--check]
+A scheduler present in one run only, a different number of finished jobs, or a reference
+utilization of 0 is reported and counts as a miss.
+
+Usage: compare-evaluators.py REF_DIR TEST_DIR [--label=TEXT] [--markdown [--no-header]]
+                             [--check]
 """
 import csv
 import json
@@ -75,6 +79,7 @@ def main(argv):
     opts = [a for a in argv if a.startswith("--")]
     label = ""
     markdown = False
+    header = True
     check = False
     for o in opts:
         if o.startswith("--label="):
@@ -83,6 +88,8 @@ def main(argv):
             markdown = True
         elif o == "--check":
             check = True
+        elif o == "--no-header":
+            header = False
         else:
             fail(f"unknown option '{o}' (see the docstring)")
     if len(args) != 2:
@@ -93,17 +100,23 @@ def main(argv):
     if not common:
         fail("the two directories have no scheduler in common")
     ok = True
+    for s in sorted(set(ref) ^ set(test)):
+        print(f"{label} {s}: MISS, only in {args[0] if s in ref else args[1]}")
+        ok = False
     rows = []
     for s in common:
         (rs, rj), (ts, tj) = ref[s], test[s]
         ur, ut = rs["mean_gpu_utilization"], ts["mean_gpu_utilization"]
-        du = (ut / ur - 1) if ur > 0 else 0.0
+        du = (ut / ur - 1) if ur > 0 else float("inf")
         both = [j for j in rj if j in tj and rj[j] > 0]
         diffs = [abs(tj[j] / rj[j] - 1) for j in both]
         med = percentile(diffs, 50) if diffs else 0.0
         p99 = percentile(diffs, 99) if diffs else 0.0
         er, et = rs.get("fluid_events", 0), ts.get("fluid_events", 0)
-        good = abs(du) <= UTIL_TOL and med <= JCT_MEDIAN_TOL and p99 <= JCT_P99_TOL
+        good = (abs(du) <= UTIL_TOL and med <= JCT_MEDIAN_TOL and p99 <= JCT_P99_TOL
+                and len(rj) == len(tj))
+        if len(rj) != len(tj):
+            print(f"{label} {s}: finished jobs differ: {len(rj)} against {len(tj)}")
         ok = ok and good
         rows.append((s, ur, ut, du, len(both), med, p99, er, et, good))
     # The order: every pair of schedulers whose reference utilizations differ by more than the
@@ -124,14 +137,15 @@ def main(argv):
     same_order = not swapped
     ok = ok and same_order
     order_ref = sorted(common, key=lambda s: -util_ref[s])
-    if markdown:
-        print("| run | scheduler | utilization ref | test | rel. diff | jobs | JCT diff median | "
-              "p99 | fluid events ref | test |")
-        print("|---|---|---|---|---|---|---|---|---|---|")
+    if markdown and header:
+        print("| run | scheduler | utilization exact | coarse | rel. diff | jobs | JCT diff median "
+              "| p99 | fluid events exact | coarse | within tolerance |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
     for s, ur, ut, du, n, med, p99, er, et, good in rows:
         if markdown:
             print(f"| {label} | {s} | {ur:.5f} | {ut:.5f} | {du * 100:+.3f} % | {n} | "
-                  f"{med * 100:.3f} % | {p99 * 100:.3f} % | {er:,} | {et:,} |")
+                  f"{med * 100:.3f} % | {p99 * 100:.3f} % | {er:,} | {et:,} | "
+                  f"{'yes' if good else 'NO'} |")
         else:
             ratio = (et / er) if er else float("nan")
             print(f"{label} {s} util {ur:.6f} {ut:.6f} diff {du * 100:+.4f}% jobs {n} "

@@ -66,14 +66,18 @@ done
 RUN="$BUILD_DIR/crux-trace-run"
 [[ -x "$RUN" ]] || die "--build-dir: $RUN is not an executable (build crux-trace-run first)"
 [[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || die "--jobs: '$JOBS' is not a positive integer"
+[[ -x /usr/bin/time ]] || die "/usr/bin/time is missing (Debian package time)"
 mkdir -p "$OUT"
 
 STATUS=0
-# complete <dir> <schedulers>: every scheduler of the comma list has <dir>/<s>/summary.json
-complete() {
-    local s
+# run_complete <dir> <schedulers>: every scheduler of the comma list has its summary.json and
+# jobs.csv in <dir>/<s>
+run_complete() {
+    local s ss
     IFS=, read -ra ss <<<"$2"
-    for s in "${ss[@]}"; do [[ -f "$1/$s/summary.json" ]] || return 1; done
+    for s in "${ss[@]}"; do
+        [[ -f "$1/$s/summary.json" && -f "$1/$s/jobs.csv" ]] || return 1
+    done
 }
 # pair <name> <schedulers> <crux-trace-run options...>: the run with both evaluators, then the
 # comparison
@@ -81,7 +85,7 @@ pair() {
     local name="$1" scheds="$2" ev t0 cpu
     shift 2
     for ev in exact coarse; do
-        if [[ "$ev" == exact ]] && ((KEEP_EXACT)) && complete "$OUT/$name/exact" "$scheds"; then
+        if [[ "$ev" == exact ]] && ((KEEP_EXACT)) && run_complete "$OUT/$name/exact" "$scheds"; then
             echo "== $name, evaluator exact: kept from $OUT/$name/exact" >&2
             continue
         fi
@@ -94,10 +98,13 @@ pair() {
             { tail -5 "$OUT/$name-$ev.log" >&2; die "$name ($ev) failed (log $OUT/$name-$ev.log)"; }
         cpu=$(awk '{print $1 + $2}' "$OUT/$name-$ev.time")
         echo "   $name $ev: CPU $cpu s (user + system, scheduler runs included)," \
-            "wall $(echo "$(date +%s.%N) - $t0" | bc) s" >&2
+            "wall $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}') s" >&2
     done
     python3 "$REPO/scripts/compare-evaluators.py" "$OUT/$name/exact" "$OUT/$name/coarse" \
-        --label="$name" "${PYOPTS[@]}" || STATUS=1
+        --label="$name" ${PYOPTS[@]+"${PYOPTS[@]}"} || STATUS=1
+    # one Markdown header for the whole table
+    [[ " ${PYOPTS[*]-} " == *" --markdown "* ]] && PYOPTS+=(--no-header)
+    return 0
 }
 
 if ((FIG23)); then

@@ -10,7 +10,8 @@
 # --jobs, the order the runs finish in, or the other schedulers.
 #
 # Usage: scripts/run-paper-figures.sh [--out=DIR] [--days=D] [--seed=N] [--workModel=M]
-#            [--torAggRate=R] [--figures=23,24,25] [--topologies=clos,double-sided,lingjun]
+#            [--torAggRate=R] [--evaluator=E] [--figures=23,24,25]
+#            [--topologies=clos,double-sided,lingjun]
 #            [--schedulers=LIST] [--jobs=N] [--build-dir=DIR] [--python=PY] [--sweep-python=PY]
 #   --out         output directory (default paper-figures); runs in <out>/fig23/<topology>/<sched>,
 #                 <out>/fig25/<placement>/<sched>, their logs in <out>/logs, all their summary
@@ -18,6 +19,8 @@
 #   --days        submission span of the generated trace (default 14)
 #   --workModel   duration (default; a scheduler's effect shows as utilization) or iterations
 #   --torAggRate  ToR-aggregation rate for every topology (default: each topology's default)
+#   --evaluator   crux-trace-run's epoch evaluation, coarse or exact (default: its default,
+#                 coarse; the results in doc/results-trace-runs.rst were measured with exact)
 #   --schedulers  Fig. 23 schedulers (default: ecmp,crux,crux-ps-pa,crux-pa,cassini,taccl,
 #                 sincronia,varys)
 #   --jobs        runs at a time (default: all cores); 1 = one after another
@@ -36,6 +39,7 @@ DAYS=14
 SEED=1
 WORK=duration
 TORAGG=""
+EVALUATOR=""
 FIGURES=23,24,25
 TOPOLOGIES=clos,double-sided,lingjun
 SCHEDULERS=ecmp,crux,crux-ps-pa,crux-pa,cassini,taccl,sincronia,varys
@@ -50,6 +54,7 @@ for arg in "$@"; do
         --seed=*) SEED="${arg#*=}" ;;
         --workModel=*) WORK="${arg#*=}" ;;
         --torAggRate=*) TORAGG="${arg#*=}" ;;
+        --evaluator=*) EVALUATOR="${arg#*=}" ;;
         --figures=*) FIGURES="${arg#*=}" ;;
         --topologies=*) TOPOLOGIES="${arg#*=}" ;;
         --schedulers=*) SCHEDULERS="${arg#*=}" ;;
@@ -86,6 +91,8 @@ for t in "${TOPOS[@]}"; do
         die "--topologies: unknown topology '$t' (expected clos, double-sided or lingjun)"
 done
 [[ "$DAYS" =~ ^[0-9]*\.?[0-9]+$ ]] || die "--days: '$DAYS' is not a positive number of days"
+[[ -z "$EVALUATOR" || "$EVALUATOR" == coarse || "$EVALUATOR" == exact ]] ||
+    die "--evaluator: '$EVALUATOR' is not coarse or exact"
 [[ "$SEED" =~ ^[0-9]+$ ]] || die "--seed: '$SEED' is not a non-negative integer"
 [[ "$WORK" == duration || "$WORK" == iterations ]] ||
     die "--workModel: '$WORK' (expected duration or iterations)"
@@ -132,6 +139,7 @@ quote_list() { # "a,b" -> "a", "b"
 block() { # block <name> <output dir> <schedulers> <option JSON pairs>
     local opts="\"days\": \"$DAYS\", \"seed\": \"$SEED\", \"workModel\": \"$WORK\", \"quiet\": true"
     [[ -n "$TORAGG" ]] && opts+=", \"torAggRate\": \"$TORAGG\""
+    [[ -n "$EVALUATOR" ]] && opts+=", \"evaluator\": \"$EVALUATOR\""
     echo "    {\"name\": \"$1\", \"program\": \"crux-trace-run\", \"output\": \"$2\","
     echo "     \"options\": {$4, $opts},"
     echo "     \"grid\": {\"schedulers\": [$(quote_list "$3")]}}"

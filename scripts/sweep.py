@@ -125,6 +125,8 @@ TRACE_COLUMNS = [
     ("decisions", "decisions"),
     ("evaluations", "evaluations"),
     ("cache_hits", "cache_hits"),
+    ("evaluator", "evaluator"),
+    ("fluid_events", "fluid_events"),
 ]
 #: Columns every row starts with (the parameters follow run_id/program) and after them.
 LEAD_COLUMNS = ["run_id", "program"]

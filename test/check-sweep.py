@@ -84,7 +84,7 @@ EXPERIMENT_JOB = {"level": "level", "k": "k", "rerouted_flows": "reroutedFlows",
 TRACE = ["total_gpus", "sim_end_s", "mean_gpu_utilization", "utilization_alone_default",
          "utilization_alone_installed", "busy_gpu_fraction", "jobs_finished", "jobs_unfinished",
          "jobs_unplaceable", "jobs_zero_duration", "trace_rows_skipped", "mean_jct_s", "events",
-         "decisions", "evaluations", "cache_hits"]
+         "decisions", "evaluations", "cache_hits", "fluid_events"]
 
 
 def same(text, value, what):

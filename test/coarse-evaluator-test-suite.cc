@@ -24,6 +24,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -222,6 +223,147 @@ class CoarseEvaluatorPhasesTestCase : public TestCase
 
 /**
  * \ingroup crux-tests
+ * \brief Every scaled field of a dilated timeline job: two fast jobs with timelines (a release,
+ * a dependency lag, an iteration-end lag, a compute span, a time shift) beside a slow job that
+ * sends one byte over both their links. Alone, F1 takes its compute span (20 ms) and F2 its
+ * end lag (phase 1 ends at 7 ms, + 8 ms = 15 ms); both are dilated (by 25 and 33) and the coarse
+ * rates equal the closed forms within 1e-6: a field left unscaled would move them by 20-60 %.
+ */
+class CoarseEvaluatorTimelineTestCase : public TestCase
+{
+  public:
+    CoarseEvaluatorTimelineTestCase()
+        : TestCase("coarse evaluation: dilated timeline jobs keep their stand-alone rate")
+    {
+    }
+
+  private:
+    /// A fast job on \p link: compute 10 ms, span \p span, phase 0 released at 2 ms and phase
+    /// 1 at 3 ms after it, 1 ms of transfer each, the iteration end \p endLag after phase 1.
+    static SchedJob Fast(uint32_t id, uint32_t link, double span, double endLag)
+    {
+        SchedJob j = Job(id, 0.010, 0.002, link);
+        j.overlapStart = 0.2;
+        j.span = span;
+        const double half = j.flows[0].bytesPerIteration / 2;
+        SchedPhase p0;
+        p0.release = 0.002;
+        p0.flows = {0};
+        p0.bytes = {half};
+        SchedPhase p1;
+        p1.deps = {SchedPhaseDep{0, 0.003}};
+        p1.flows = {0};
+        p1.bytes = {half};
+        j.phases = {p0, p1};
+        j.endDeps = {SchedPhaseDep{1, endLag}};
+        return j;
+    }
+
+    void DoRun() override
+    {
+        ClusterModel m = TwoLinks();
+        SchedJob slow = Job(0, 2.0, 0.0, 0);
+        slow.flows[0].bytesPerIteration = 1;
+        slow.flows[0].candidatePaths = {{0, 1}};
+        m.jobs = {slow, Fast(1, 0, 0.020, 0.004), Fast(2, 1, 0.012, 0.008)};
+        for (bool coarsen : {false, true})
+        {
+            std::unique_ptr<EpochRateModel> model;
+            if (coarsen)
+            {
+                model = std::make_unique<CoarseEpochRateModel>(m.links, TraceOptions(), 4);
+            }
+            else
+            {
+                model = std::make_unique<ExactEpochRateModel>(m.links, TraceOptions());
+            }
+            std::vector<LinkLoad> loads;
+            EpochRateInput in;
+            in.model = &m;
+            for (const SchedJob& j : m.jobs)
+            {
+                in.choice.emplace_back(j.flows.size(), 0U);
+                loads.push_back(JobLinkBytes(j, in.choice.back()));
+            }
+            for (const LinkLoad& l : loads)
+            {
+                in.load.push_back(&l);
+            }
+            in.priorityClass = {0, 0, 0};
+            in.timeShift = {0.0, 0.005, 0.0};
+            const std::vector<double> r = model->Rates(in);
+            const std::string what = coarsen ? "coarse: " : "exact: ";
+            NS_TEST_EXPECT_MSG_EQ_TOL(r[1] * 0.020, 1.0, 1e-6, what << "F1 at its span");
+            NS_TEST_EXPECT_MSG_EQ_TOL(r[2] * 0.015, 1.0, 1e-6, what << "F2 at its end lag");
+            NS_TEST_EXPECT_MSG_EQ_TOL(r[0] * 2.0, 1.0, 1e-6, what << "slow job at c");
+            if (coarsen)
+            {
+                // 2 jobs x 4 x 25-33 dilated iterations, not 2 x 4 x 100-133
+                NS_TEST_EXPECT_MSG_LT(model->GetFluidEvents(), 500U, "the fast jobs dilated");
+            }
+            else
+            {
+                NS_TEST_EXPECT_MSG_GT(model->GetFluidEvents(), 2000U, "every iteration");
+            }
+        }
+    }
+};
+
+/**
+ * \ingroup crux-tests
+ * \brief The one-class rule: a slow job S on links 0 and 1, a fast job F1 on link 0 and a fast
+ * job F2 on link 1. All in one class, both fast jobs are dilated (a third of the exact events,
+ * rates within 1 %). With F2 in a lower class the component is evaluated exactly, bit for bit,
+ * also with F1 in S's class: dilating F1 alone would change the residual capacity F2 lives on
+ * (F2 then ran at 0.64x its exact rate).
+ */
+class CoarseEvaluatorClassRuleTestCase : public TestCase
+{
+  public:
+    CoarseEvaluatorClassRuleTestCase()
+        : TestCase("coarse evaluation: only components of one class are coarsened")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        ClusterModel m = TwoLinks();
+        SchedJob slow = Job(0, 1.0, 1.0, 0);
+        slow.flows[0].candidatePaths = {{0, 1}};
+        m.jobs = {slow, Job(1, 0.010, 0.001, 0), Job(2, 0.010, 0.001, 1)};
+        for (const std::vector<uint32_t>& prio : {std::vector<uint32_t>{1, 1, 1},
+                                                  std::vector<uint32_t>{1, 1, 0},
+                                                  std::vector<uint32_t>{1, 0, 0}})
+        {
+            ExactEpochRateModel exact(m.links, TraceOptions());
+            CoarseEpochRateModel coarse(m.links, TraceOptions(), 4);
+            const std::vector<double> re = Rates(exact, m, prio);
+            const std::vector<double> rc = Rates(coarse, m, prio);
+            const std::string what = "classes " + std::to_string(prio[0]) +
+                                     std::to_string(prio[1]) + std::to_string(prio[2]) + ": ";
+            if (prio[2] == 1)
+            {
+                for (size_t k = 0; k < 3; ++k)
+                {
+                    NS_TEST_EXPECT_MSG_EQ_TOL(rc[k] / re[k], 1.0, 0.01, what << "job " << k);
+                }
+                NS_TEST_EXPECT_MSG_LT(coarse.GetFluidEvents() * 3,
+                                      exact.GetFluidEvents(),
+                                      what << "both fast jobs dilated");
+                continue;
+            }
+            for (size_t k = 0; k < 3; ++k)
+            {
+                NS_TEST_EXPECT_MSG_EQ(rc[k], re[k], what << "job " << k << " exact");
+            }
+            NS_TEST_EXPECT_MSG_EQ(coarse.GetFluidEvents(), exact.GetFluidEvents(), what);
+        }
+    }
+};
+
+/**
+ * \ingroup crux-tests
  * \brief The cost bound: a slow job beside a fast one 2,000x faster on one link. Doubling the
  * slow job's iteration doubles the horizon: the exact evaluation's fluid events grow about 2x,
  * the coarse one's stay within 20 % and within the documented bound
@@ -317,6 +459,8 @@ class CoarseEvaluatorTestSuite : public TestSuite
     {
         AddTestCase(new CoarseEvaluatorRatesTestCase, TestCase::QUICK);
         AddTestCase(new CoarseEvaluatorPhasesTestCase, TestCase::QUICK);
+        AddTestCase(new CoarseEvaluatorTimelineTestCase, TestCase::QUICK);
+        AddTestCase(new CoarseEvaluatorClassRuleTestCase, TestCase::QUICK);
         AddTestCase(new CoarseEvaluatorCostTestCase, TestCase::QUICK);
         AddTestCase(new CoarseEvaluatorBadInputTestCase, TestCase::QUICK);
     }

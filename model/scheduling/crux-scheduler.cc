@@ -174,8 +174,8 @@ class CorrectionMemo
         m_refKey = Intern(ref);
     }
 
-    /// \return k for the pair (ref: the timeline given to BeginDecision), computed with
-    ///         ComputeCorrectionFactor on a miss
+    /// \return k for the pair of the decision's reference (\p ref, the timeline given to
+    ///         BeginDecision) and \p job, computed with ComputeCorrectionFactor on a miss
     double K(const TimelineJob& ref, const TimelineJob& job, double h, double kBound)
     {
         std::string key = m_refKey;

@@ -143,6 +143,7 @@ class ExactEpochRateModel : public EpochRateModel
      * \param jobs the jobs \param choice path index per flow of each job \param prio class of
      * each job (larger = higher) \param shift time shift of each job, seconds
      * \return iterations per second of each job, in the order of \p jobs
+     * \throws std::invalid_argument if choice, prio or shift has not one entry per job
      */
     std::vector<double> EvaluateComponent(const std::vector<const SchedJob*>& jobs,
                                           const std::vector<PathChoice>& choice,
@@ -163,8 +164,9 @@ class ExactEpochRateModel : public EpochRateModel
   private:
     /**
      * Time-scale coarsening of a component's sub-model (see CoarseEpochRateModel): dilates
-     * every job whose stand-alone iteration is shorter than longest / (2K) in \p sub and its
-     * time shift in \p in. Nothing changes with K = 0 or fewer than two jobs.
+     * every job whose stand-alone iteration is shorter than longest / (2K) in \p sub, and its
+     * time shift in \p in. Nothing changes with K = 0, fewer than two jobs or more than one
+     * class (in.priority).
      * \param sub the component's sub-model (jobs changed in place)
      * \param in its evaluation input (paths: the chosen path per flow; timeShift changed)
      * \return the dilation factor of each job (1 = unchanged), order of sub.jobs
@@ -214,9 +216,9 @@ class ExactEpochRateModel : public EpochRateModel
  * arrival rate (Clos, random placement, ECMP): components of 7-17 jobs mixing 15 ms and 8 s
  * iterations, a ratio near 2,000, and up to 1.2 million fluid events per evaluation.
  *
- * What. Inside one evaluation, a job whose stand-alone iteration t_k (on its installed paths,
- * StandaloneIterationTime) is shorter than T / (2K), and whose links carry only its own class
- * (max-min sharing, no strict priority with another job), is replaced by its **time-dilated copy**
+ * What. Inside the evaluation of a component whose jobs all share one priority class (max-min
+ * sharing only), a job whose stand-alone iteration t_k (on its installed paths,
+ * StandaloneIterationTime) is shorter than T / (2K) is replaced by its **time-dilated copy**
  * with factor m_k = floor(T / (K t_k)) >= 2: computation, compute span, phase releases and
  * lags, iteration-end lags, bytes per flow and phase and its time shift all multiplied by m_k
  * (overlapStart is a fraction and stays). One dilated iteration stands for m_k iterations:
@@ -225,18 +227,18 @@ class ExactEpochRateModel : public EpochRateModel
  * rarer. The job's rate is m_k × the dilated copy's rate. Every job then runs at most
  * about 2K × horizonIterations iterations in the horizon (K × horizonIterations once
  * m_k t_k >= T / K), so the fluid events of one evaluation are bounded by
- * Σ_k (2K × horizonIterations × steadyHorizonLimit + 1) × (transfers + phases of job k + 2),
- * whatever T/t is, for a component of one class. Jobs within a factor 2K of the longest, jobs
- * that meet another class on a link and a component of one job (AloneRate) are simulated as
- * they are (so stand-alone rates are exact, and so is a component of schedulers that give
- * every job its own class: crux-pa, varys and the like cost what the exact evaluation costs).
+ * Σ_k (2K × horizonIterations × steadyHorizonLimit + 2) × (transfers + phases of job k + 2),
+ * whatever T/t is. Jobs within a factor 2K of the longest, every job of a component of more
+ * than one class and a component of one job (AloneRate) are simulated as they are: stand-alone
+ * rates are exact, and a component of several classes costs what the exact evaluation costs.
  *
  * What it approximates. A fast job's transfers meet the other jobs' traffic in coarser bursts:
  * its mean load on every link is kept, the fine interleaving with other fast jobs is not. Under
  * max-min sharing a burst only halves the others' rates for longer stretches; under strict
- * priority it preempts them (or waits) for whole stretches their computation cannot hide, which
- * moved per-job JCTs by up to 2x on the Clos with 25 Gbit/s uplinks (crux-pa, varys) before
- * such jobs were excluded. The
+ * priority it preempts them (or waits) for whole stretches their computation cannot hide, and a
+ * lower class lives on a residual capacity whose fine time structure the dilation changes even
+ * when the dilated job only meets its own class: with coarsening in every component, per-job
+ * JCTs moved by up to 2x on the Clos with 25 Gbit/s uplinks (crux-pa, varys). The
  * error against the exact evaluation is measured on the trace runs by
  * scripts/compare-evaluators.sh (doc/crux.rst, "Evaluator of the trace runs").
  */
