@@ -70,9 +70,13 @@ Job(uint32_t id, double compute, double comm, uint32_t link)
     return j;
 }
 
-/// The rates of \p m's jobs (path 0 each) under \p model with classes \p prio, no time shift.
+/// The rates of \p m's jobs (path 0 each) under \p model with classes \p prio and time shifts
+/// \p shift (seconds; empty = none).
 std::vector<double>
-Rates(EpochRateModel& model, const ClusterModel& m, const std::vector<uint32_t>& prio)
+Rates(EpochRateModel& model,
+      const ClusterModel& m,
+      const std::vector<uint32_t>& prio,
+      const std::vector<double>& shift = {})
 {
     std::vector<LinkLoad> loads;
     EpochRateInput in;
@@ -87,7 +91,11 @@ Rates(EpochRateModel& model, const ClusterModel& m, const std::vector<uint32_t>&
         in.load.push_back(&l);
     }
     in.priorityClass = prio;
-    in.timeShift.assign(m.jobs.size(), 0.0);
+    in.timeShift = shift;
+    if (shift.empty())
+    {
+        in.timeShift.assign(m.jobs.size(), 0.0);
+    }
     return model.Rates(in);
 }
 
@@ -277,21 +285,7 @@ class CoarseEvaluatorTimelineTestCase : public TestCase
             {
                 model = std::make_unique<ExactEpochRateModel>(m.links, TraceOptions());
             }
-            std::vector<LinkLoad> loads;
-            EpochRateInput in;
-            in.model = &m;
-            for (const SchedJob& j : m.jobs)
-            {
-                in.choice.emplace_back(j.flows.size(), 0U);
-                loads.push_back(JobLinkBytes(j, in.choice.back()));
-            }
-            for (const LinkLoad& l : loads)
-            {
-                in.load.push_back(&l);
-            }
-            in.priorityClass = {0, 0, 0};
-            in.timeShift = {0.0, 0.005, 0.0};
-            const std::vector<double> r = model->Rates(in);
+            const std::vector<double> r = Rates(*model, m, {0, 0, 0}, {0.0, 0.005, 0.0});
             const std::string what = coarsen ? "coarse: " : "exact: ";
             NS_TEST_EXPECT_MSG_EQ_TOL(r[1] * 0.020, 1.0, 1e-6, what << "F1 at its span");
             NS_TEST_EXPECT_MSG_EQ_TOL(r[2] * 0.015, 1.0, 1e-6, what << "F2 at its end lag");
