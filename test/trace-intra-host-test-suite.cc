@@ -340,6 +340,10 @@ class TraceRunIntraHostTestCase : public TestCase
         g.drainSeconds = 12 * 3600.0;
         g.placement = "random";
         g.schedulers = {"ecmp"};
+        // The exact evaluation: intra-host links only add constraints, so no job can be faster
+        // with them. The coarse evaluator (the default) approximates fast jobs' timing and
+        // gave a mean JCT 0.007 % shorter with the links here (3262.85 s against 3263.09 s).
+        g.evaluator = "exact";
         const ClusterRunResult off = ClusterRun(g).Run("ecmp");
         g.intraHost.enabled = true;
         ClusterRun onRun(g);
