@@ -282,6 +282,7 @@ set(CRUX_TEST_SOURCES
     test/crux-helper-test-suite.cc
     test/cluster-run-test-suite.cc
     test/trace-intra-host-test-suite.cc
+    test/sched-job-templates-test-suite.cc
     # --- trace ---
     test/coarse-evaluator-test-suite.cc
     test/epoch-engine-test-suite.cc
@@ -315,6 +316,7 @@ set(CRUX_TEST_SUITES
     crux-helper
     crux-cluster-run
     crux-trace-intra-host
+    crux-sched-job-templates
     # --- trace ---
     crux-epoch-engine
     crux-coarse-evaluator

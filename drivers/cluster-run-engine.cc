@@ -97,21 +97,25 @@ RunClusterEngine(const ClusterRunConfig& config,
     // default plan) and its scheduler view by the shared conversion (ring flows, equal-cost
     // paths, ECMP default, overlapStart = f + (1 - f) / numBuckets), identical to what
     // LiveClusterFabric routes by.
-    EpochEngine::JobBuilder builder =
-        [&config, &topo](uint32_t id, const std::string& model, const std::vector<GpuId>& gpus) {
-            EpochPlacedJob p;
-            p.dlt = DltJob::FromModel(id, model, gpus);
-            // with intra-host links a single-host job all-reduces over NVLink (finite t_j), as
-            // in crux-experiment's topology.intraHost
-            p.dlt.intraHostAllReduce = topo.HasIntraHostLinks();
-            if (ModelMapper::IsLlm(model))
-            {
-                p.dlt.ApplyPlan(ModelMapper::TracePlanRequest());
-                p.dlt.collectives = CollectiveConfigOf(topo, ModelMapper::TracePlanRequest());
-            }
-            p.sched = MakeClusterSchedJob(p.dlt, topo, config.seed, config.maxPaths);
-            return p;
-        };
+    // Every job is FromModel() with the run's one plan request: a job's scheduler view is its
+    // model's and GPU layout's template with its own hosts (SchedJobTemplates).
+    SchedJobTemplates templates;
+    EpochEngine::JobBuilder builder = [&config, &topo, &templates](uint32_t id,
+                                                                   const std::string& model,
+                                                                   const std::vector<GpuId>& gpus) {
+        EpochPlacedJob p;
+        p.dlt = DltJob::FromModel(id, model, gpus);
+        // with intra-host links a single-host job all-reduces over NVLink (finite t_j), as
+        // in crux-experiment's topology.intraHost
+        p.dlt.intraHostAllReduce = topo.HasIntraHostLinks();
+        if (ModelMapper::IsLlm(model))
+        {
+            p.dlt.ApplyPlan(ModelMapper::TracePlanRequest());
+            p.dlt.collectives = CollectiveConfigOf(topo, ModelMapper::TracePlanRequest());
+        }
+        p.sched = MakeClusterSchedJob(p.dlt, topo, config.seed, config.maxPaths, templates);
+        return p;
+    };
     FlowEvaluatorOptions evalOpt;
     evalOpt.horizonIterations = config.horizonIterations;
     evalOpt.steadyHorizonLimit = config.steadyHorizonLimit;

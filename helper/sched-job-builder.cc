@@ -289,14 +289,31 @@ AddCommTimeline(const DltJob& job, SchedJob& sj, double intraHostRate, double in
     EmitPhases(job, WalkPhases(dag, flowIndex, intraHostRate, intraHostLatency), sj);
 }
 
-SchedJob
-MakeSchedJob(const DltJob& job, const SchedFlowPathFiller& fillPaths)
+namespace
+{
+
+/// Throws if \p fillPaths is null (MakeSchedJob's check). \param job the job (for the message)
+/// \param fillPaths the filler
+void
+CheckFiller(const DltJob& job, const SchedFlowPathFiller& fillPaths)
 {
     if (!fillPaths)
     {
         throw std::invalid_argument("MakeSchedJob: fillPaths is null (job " +
                                     std::to_string(job.id) + ")");
     }
+}
+
+/**
+ * MakeSchedJob() with the job's inter-host flows already listed.
+ * \param job the job \param pattern job.CommunicationPattern() \param fillPaths the filler
+ * \return the scheduler job
+ */
+SchedJob
+MakeSchedJobOfPattern(const DltJob& job,
+                      const std::vector<DltCommFlow>& pattern,
+                      const SchedFlowPathFiller& fillPaths)
+{
     SchedJob sj;
     sj.id = job.id;
     sj.flopsPerIteration = job.flopsPerIteration;
@@ -312,7 +329,7 @@ MakeSchedJob(const DltJob& job, const SchedFlowPathFiller& fillPaths)
         sj.overlapStart = job.overlapStart;
     }
     sj.numGpus = job.NumGpus();
-    for (const auto& f : job.CommunicationPattern())
+    for (const auto& f : pattern)
     {
         SchedFlow sf;
         sf.id = f.flowId;
@@ -349,6 +366,99 @@ MakeSchedJob(const DltJob& job, const SchedFlowPathFiller& fillPaths)
         sj.span = 0;
     }
     return sj;
+}
+
+} // namespace
+
+SchedJob
+MakeSchedJob(const DltJob& job, const SchedFlowPathFiller& fillPaths)
+{
+    CheckFiller(job, fillPaths);
+    return MakeSchedJobOfPattern(job, job.CommunicationPattern(), fillPaths);
+}
+
+std::string
+SchedJobTemplates::LayoutKey(const DltJob& job)
+{
+    const std::vector<uint32_t> hosts = job.Hosts();
+    std::string key;
+    for (const GpuId& g : TrainingIteration::RankGpus(job))
+    {
+        const auto pos = std::find(hosts.begin(), hosts.end(), g.host) - hosts.begin();
+        key += std::to_string(pos) + ":" + std::to_string(g.localGpu) + ",";
+    }
+    return key;
+}
+
+SchedJob
+SchedJobTemplates::Make(const DltJob& job, const SchedFlowPathFiller& fillPaths)
+{
+    CheckFiller(job, fillPaths);
+    const std::string key = job.modelName + "|" + LayoutKey(job);
+    const std::vector<uint32_t> hosts = job.Hosts();
+    auto it = m_templates.find(key);
+    if (it == m_templates.end())
+    {
+        const std::vector<DltCommFlow> pattern = job.CommunicationPattern();
+        SchedJob sj = MakeSchedJobOfPattern(job, pattern, fillPaths);
+        Template t;
+        t.job = sj;
+        for (SchedFlow& f : t.job.flows)
+        {
+            f.candidatePaths.clear();
+            f.defaultPath = 0;
+        }
+        // the endpoints' hosts as positions among the job's hosts (order of first appearance)
+        auto position = [&hosts](uint32_t host) {
+            return static_cast<uint32_t>(std::find(hosts.begin(), hosts.end(), host) -
+                                         hosts.begin());
+        };
+        t.flows = pattern;
+        for (DltCommFlow& f : t.flows)
+        {
+            f.src.host = position(f.src.host);
+            f.dst.host = position(f.dst.host);
+        }
+        t.numGpus = job.NumGpus();
+        t.computeTime = job.computeTime;
+        t.flopsPerIteration = job.flopsPerIteration;
+        t.gradientBytes = job.gradientBytes;
+        m_templates.emplace(key, std::move(t));
+        ++m_misses;
+        return sj;
+    }
+    const Template& t = it->second;
+    if (job.NumGpus() != t.numGpus || job.computeTime != t.computeTime ||
+        job.flopsPerIteration != t.flopsPerIteration || job.gradientBytes != t.gradientBytes)
+    {
+        throw std::logic_error("SchedJobTemplates: job " + std::to_string(job.id) + " (" +
+                               job.modelName +
+                               ") differs from the template of its model and layout in GPUs, "
+                               "compute time, FLOPs or gradient bytes");
+    }
+    SchedJob sj = t.job;
+    sj.id = job.id;
+    for (std::size_t i = 0; i < t.flows.size(); ++i)
+    {
+        DltCommFlow f = t.flows[i];
+        f.src.host = hosts.at(f.src.host);
+        f.dst.host = hosts.at(f.dst.host);
+        fillPaths(f, sj.flows[i]);
+    }
+    ++m_hits;
+    return sj;
+}
+
+uint64_t
+SchedJobTemplates::GetHits() const
+{
+    return m_hits;
+}
+
+uint64_t
+SchedJobTemplates::GetMisses() const
+{
+    return m_misses;
 }
 
 void
@@ -406,18 +516,28 @@ AddIntraHostFlows(const DltJob& job, const ClusterTopology& topo, SchedJob& sj)
     }
 }
 
-SchedJob
-MakeClusterSchedJob(const DltJob& job,
-                    const ClusterTopology& topo,
-                    uint64_t ecmpSeed,
-                    uint32_t maxPaths)
+namespace
+{
+
+/**
+ * MakeClusterSchedJob's path filler: equal-cost GPU paths (at most \p maxPaths) and the ECMP
+ * default path of each flow.
+ * \param job the job (checked on \p topo) \param topo the topology \param ecmpSeed ECMP seed
+ * \param maxPaths cap (>= 1)
+ * \return the filler
+ */
+SchedFlowPathFiller
+ClusterPathFiller(const DltJob& job,
+                  const ClusterTopology& topo,
+                  uint64_t ecmpSeed,
+                  uint32_t maxPaths)
 {
     if (maxPaths == 0)
     {
         throw std::invalid_argument("MakeClusterSchedJob: maxPaths must be >= 1");
     }
     CheckJobOnClusterTopology(job, topo);
-    SchedJob sj = MakeSchedJob(job, [&](const DltCommFlow& f, SchedFlow& sf) {
+    return [&job, &topo, ecmpSeed, maxPaths](const DltCommFlow& f, SchedFlow& sf) {
         sf.candidatePaths = topo.EqualCostGpuPaths(f.src.host,
                                                    f.src.localGpu,
                                                    f.dst.host,
@@ -434,7 +554,30 @@ MakeClusterSchedJob(const DltJob& job,
                                        job.id,
                                        f.flowId,
                                        static_cast<uint32_t>(sf.candidatePaths.size()));
-    });
+    };
+}
+
+} // namespace
+
+SchedJob
+MakeClusterSchedJob(const DltJob& job,
+                    const ClusterTopology& topo,
+                    uint64_t ecmpSeed,
+                    uint32_t maxPaths)
+{
+    SchedJob sj = MakeSchedJob(job, ClusterPathFiller(job, topo, ecmpSeed, maxPaths));
+    AddIntraHostFlows(job, topo, sj);
+    return sj;
+}
+
+SchedJob
+MakeClusterSchedJob(const DltJob& job,
+                    const ClusterTopology& topo,
+                    uint64_t ecmpSeed,
+                    uint32_t maxPaths,
+                    SchedJobTemplates& templates)
+{
+    SchedJob sj = templates.Make(job, ClusterPathFiller(job, topo, ecmpSeed, maxPaths));
     AddIntraHostFlows(job, topo, sj);
     return sj;
 }

@@ -23,6 +23,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -115,6 +117,89 @@ SchedJob MakeClusterSchedJob(const DltJob& job,
                              const ClusterTopology& topo,
                              uint64_t ecmpSeed,
                              uint32_t maxPaths = 64);
+
+/**
+ * \ingroup crux
+ * \brief Memo of MakeSchedJob() over jobs that are one job on other hosts: a trace run builds
+ * thousands of jobs from a few models and GPU layouts, and each MakeSchedJob() builds the
+ * iteration's CommDag twice (DltJob::CommunicationPattern(), AddCommTimeline()).
+ *
+ * A job's DAG sees its hosts only through "same host or not" (CommDag::Connection::interHost,
+ * the collectives' host groups) and its rank order (TrainingIteration::RankGpus(): hosts in
+ * order of first appearance in gpus, each host's GPUs sorted). Two jobs with the same
+ * modelName and the same layout (LayoutKey(): RankGpus() with each host replaced by its
+ * position in that order) therefore have the same connections, bytes, phases, end
+ * dependencies, span and overlapStart, and their flows differ only in the host numbers of the
+ * endpoints. Make() builds the first job of each (modelName, layout) with MakeSchedJob() and
+ * keeps it as the template; a later job of the same key gets the template's timeline and
+ * flows with its own hosts put in, and its own paths from \p fillPaths, without a DAG.
+ * The result is identical to MakeSchedJob() (test: crux-sched-job-templates).
+ *
+ * Contract: every job given to one object must agree in every field that MakeSchedJob()
+ * reads except id, modelName, model and gpus (plan, collectives, intraHostAllReduce, step,
+ * chakra, numBuckets, overlapStart, ...): the model name stands for the model's numbers. The
+ * trace runners meet it: every job is DltJob::FromModel() with the run's one plan request.
+ * A hit whose job differs from its template in NumGpus(), computeTime, flopsPerIteration or
+ * gradientBytes breaks the contract and throws.
+ */
+class SchedJobTemplates
+{
+  public:
+    /**
+     * \brief MakeSchedJob(job, fillPaths), through the memo.
+     * \param job the job (validated by MakeSchedJob() when it is a key's first job)
+     * \param fillPaths as for MakeSchedJob(): called once per inter-host flow, in flow-id
+     *        order, with the flow's endpoints on \p job's hosts
+     * \return the scheduler job
+     * \throws what MakeSchedJob() throws; std::logic_error if \p job breaks the contract
+     */
+    SchedJob Make(const DltJob& job, const SchedFlowPathFiller& fillPaths);
+
+    /**
+     * \param job the job
+     * \return its layout: for each rank of TrainingIteration::RankGpus(job), the position of
+     *         its host among the job's hosts (order of first appearance) and its local GPU,
+     *         as text ("0:0,0:1,1:0,...")
+     */
+    static std::string LayoutKey(const DltJob& job);
+
+    /// \return Make() calls answered from a template
+    uint64_t GetHits() const;
+
+    /// \return Make() calls that built a template (distinct keys)
+    uint64_t GetMisses() const;
+
+  private:
+    /// One key's template: the scheduler job and its flows with host positions for hosts.
+    struct Template
+    {
+        SchedJob job;                   //!< MakeSchedJob() of the first job (paths cleared)
+        std::vector<DltCommFlow> flows; //!< CommunicationPattern(), host = host position
+        uint32_t numGpus{0};            //!< the first job's NumGpus()
+        double computeTime{0};          //!< its computeTime, s
+        double flopsPerIteration{0};    //!< its flopsPerIteration
+        uint64_t gradientBytes{0};      //!< its gradientBytes
+    };
+
+    std::map<std::string, Template> m_templates; //!< modelName + layout -> template
+    uint64_t m_hits{0};                          //!< see GetHits()
+    uint64_t m_misses{0};                        //!< see GetMisses()
+};
+
+/**
+ * \ingroup crux
+ * \brief MakeClusterSchedJob() with MakeSchedJob() through \p templates (SchedJobTemplates and
+ * its contract): the same result.
+ * \param job the job \param topo the topology \param ecmpSeed seed of the ECMP hash
+ * \param maxPaths cap on the candidate paths per flow (>= 1) \param templates the memo
+ * \return the scheduler job
+ * \throws what MakeClusterSchedJob() and SchedJobTemplates::Make() throw
+ */
+SchedJob MakeClusterSchedJob(const DltJob& job,
+                             const ClusterTopology& topo,
+                             uint64_t ecmpSeed,
+                             uint32_t maxPaths,
+                             SchedJobTemplates& templates);
 
 /**
  * \ingroup crux

@@ -1,0 +1,240 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+// SchedJobTemplates (issue 30 item 3): a job built from its model's and GPU layout's template
+// with its own hosts is the job MakeClusterSchedJob() builds from scratch, field for field (the
+// second model here is the plain build), on the trace runs' 2,000-GPU Clos, with the trace
+// runner's jobs (zoo model, LLMs with the trace plan and its collectives).
+
+#include "ns3/cluster-model.h"
+#include "ns3/cluster-topology.h"
+#include "ns3/dlt-job-helper.h"
+#include "ns3/dlt-job.h"
+#include "ns3/model-mapping.h"
+#include "ns3/sched-job-builder.h"
+#include "ns3/test.h"
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+/// The trace runner's job (RunClusterEngine's builder): the zoo model on \p gpus, LLMs with the
+/// trace plan and the cluster's collectives.
+DltJob
+TraceJob(const ClusterTopology& topo,
+         uint32_t id,
+         const std::string& model,
+         const std::vector<GpuId>& gpus)
+{
+    DltJob j = DltJob::FromModel(id, model, gpus);
+    j.intraHostAllReduce = topo.HasIntraHostLinks();
+    if (ModelMapper::IsLlm(model))
+    {
+        j.ApplyPlan(ModelMapper::TracePlanRequest());
+        j.collectives = CollectiveConfigOf(topo, ModelMapper::TracePlanRequest());
+    }
+    return j;
+}
+
+/// \return GPUs \p local of each host of \p hosts, host by host
+std::vector<GpuId>
+Gpus(const std::vector<uint32_t>& hosts, const std::vector<uint32_t>& local)
+{
+    std::vector<GpuId> g;
+    for (uint32_t h : hosts)
+    {
+        for (uint32_t l : local)
+        {
+            g.push_back(GpuId{h, l});
+        }
+    }
+    return g;
+}
+
+/// \return "" if \p a and \p b are equal in every field (doubles bit for bit), else the first
+/// difference
+std::string
+Difference(const SchedJob& a, const SchedJob& b)
+{
+    std::ostringstream os;
+    if (a.id != b.id || a.flopsPerIteration != b.flopsPerIteration ||
+        a.computeTime != b.computeTime || a.overlapStart != b.overlapStart ||
+        a.numGpus != b.numGpus || a.measuredCommTime != b.measuredCommTime || a.span != b.span)
+    {
+        return "scalar fields";
+    }
+    if (a.flows.size() != b.flows.size())
+    {
+        return "number of flows";
+    }
+    for (std::size_t f = 0; f < a.flows.size(); ++f)
+    {
+        const SchedFlow& x = a.flows[f];
+        const SchedFlow& y = b.flows[f];
+        if (x.id != y.id || x.bytesPerIteration != y.bytesPerIteration ||
+            x.candidatePaths != y.candidatePaths || x.defaultPath != y.defaultPath)
+        {
+            os << "flow " << f;
+            return os.str();
+        }
+    }
+    if (a.phases.size() != b.phases.size())
+    {
+        return "number of phases";
+    }
+    for (std::size_t p = 0; p < a.phases.size(); ++p)
+    {
+        const SchedPhase& x = a.phases[p];
+        const SchedPhase& y = b.phases[p];
+        bool same = x.release == y.release && x.flows == y.flows && x.bytes == y.bytes &&
+                    x.deps.size() == y.deps.size();
+        for (std::size_t d = 0; same && d < x.deps.size(); ++d)
+        {
+            same = x.deps[d].phase == y.deps[d].phase && x.deps[d].lag == y.deps[d].lag;
+        }
+        if (!same)
+        {
+            os << "phase " << p;
+            return os.str();
+        }
+    }
+    if (a.endDeps.size() != b.endDeps.size())
+    {
+        return "number of end dependencies";
+    }
+    for (std::size_t d = 0; d < a.endDeps.size(); ++d)
+    {
+        if (a.endDeps[d].phase != b.endDeps[d].phase || a.endDeps[d].lag != b.endDeps[d].lag)
+        {
+            return "end dependencies";
+        }
+    }
+    return "";
+}
+
+} // namespace
+
+/**
+ * \ingroup crux-tests
+ * \brief Jobs of one model and layout on other hosts (other numbers, other order, the
+ * hosts of an earlier job reversed): SchedJobTemplates gives exactly MakeClusterSchedJob()'s
+ * job (flows with their own paths and ECMP default, timeline, every double bit for bit), a new
+ * layout or model builds a new template, and a job that breaks the contract throws.
+ */
+class SchedJobTemplatesTestCase : public TestCase
+{
+  public:
+    SchedJobTemplatesTestCase()
+        : TestCase("a job from its model's and layout's template equals the job built from "
+                   "scratch; a new layout is a new template; a broken contract throws")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const ClusterTopology topo = BuildTwoLayerClos(ClosConfig());
+        SchedJobTemplates templates;
+
+        struct Case
+        {
+            std::string model;           //!< zoo model
+            std::vector<uint32_t> hosts; //!< hosts in the order of the GPU list
+            std::vector<uint32_t> local; //!< local GPUs on each host
+            bool hit;                    //!< expected to come from a template
+        };
+
+        const std::vector<uint32_t> all = {0, 1, 2, 3, 4, 5, 6, 7};
+        const std::vector<Case> cases = {
+            // an LLM with the trace plan (a communication timeline of many phases)
+            {"gpt3-13b", {0, 1}, all, false},
+            {"gpt3-13b", {200, 17}, all, true},
+            {"gpt3-13b", {17, 200}, all, true},
+            {"gpt3-13b", {5, 9, 13, 101}, all, false},
+            {"gpt3-13b", {101, 13, 9, 5}, all, true},
+            // data-parallel rings, full and half hosts
+            {"bert-large", {3, 4, 5}, all, false},
+            {"bert-large", {249, 0, 120}, all, true},
+            {"bert-large", {7, 8}, {0, 1, 2, 3}, false},
+            {"bert-large", {8, 7}, {0, 1, 2, 3}, true},
+            {"bert-large", {30, 40}, {4, 5, 6, 7}, false}, // other local GPUs: another layout
+            {"resnet50", {30, 40}, {4, 5, 6, 7}, false},   // other model: another template
+            {"resnet50", {60, 61}, {4, 5, 6, 7}, true},
+            {"multi-interests", {11}, all, false},
+            {"multi-interests", {12}, all, true},
+        };
+        uint32_t id = 0;
+        uint64_t hits = 0;
+        uint64_t misses = 0;
+        for (const Case& c : cases)
+        {
+            const DltJob job = TraceJob(topo, id++, c.model, Gpus(c.hosts, c.local));
+            const SchedJob plain = MakeClusterSchedJob(job, topo, 7, 64);
+            const SchedJob memo = MakeClusterSchedJob(job, topo, 7, 64, templates);
+            (c.hit ? hits : misses) += 1;
+            NS_TEST_ASSERT_MSG_EQ(Difference(plain, memo),
+                                  "",
+                                  c.model << " on " << c.hosts.size() << " hosts (job " << job.id
+                                          << "): the template's job differs from the plain one");
+            NS_TEST_ASSERT_MSG_EQ(templates.GetHits(), hits, c.model << ": hits");
+            NS_TEST_ASSERT_MSG_EQ(templates.GetMisses(), misses, c.model << ": templates");
+            // inter-host flows: none on one host (no intra-host links here), a ring's at least
+            const bool flowsAsExpected =
+                c.hosts.size() == 1 ? plain.flows.empty() : plain.flows.size() >= 2;
+            NS_TEST_ASSERT_MSG_EQ(flowsAsExpected, true, c.model << ": inter-host flows");
+        }
+        // the LLM really has a timeline (the part a template saves)
+        const SchedJob llm =
+            MakeClusterSchedJob(TraceJob(topo, 99, "gpt3-13b", Gpus({0, 1}, all)), topo, 7, 64);
+        NS_TEST_ASSERT_MSG_GT(llm.phases.size(), 10u, "gpt3-13b's timeline has phases");
+
+        // the contract: same model and layout, other numbers
+        DltJob odd = TraceJob(topo, 100, "bert-large", Gpus({90, 91, 92}, all));
+        odd.computeTime *= 2;
+        bool threw = false;
+        try
+        {
+            MakeClusterSchedJob(odd, topo, 7, 64, templates);
+        }
+        catch (const std::logic_error&)
+        {
+            threw = true;
+        }
+        NS_TEST_ASSERT_MSG_EQ(threw, true, "a job unlike its template's throws");
+    }
+};
+
+/**
+ * \ingroup crux-tests
+ * \brief SchedJobTemplates tests.
+ */
+class SchedJobTemplatesTestSuite : public TestSuite
+{
+  public:
+    SchedJobTemplatesTestSuite()
+        : TestSuite("crux-sched-job-templates", UNIT)
+    {
+        AddTestCase(new SchedJobTemplatesTestCase, TestCase::QUICK);
+    }
+};
+
+/// The suite's instance.
+static SchedJobTemplatesTestSuite g_schedJobTemplatesTestSuite;
