@@ -17,7 +17,8 @@
 #   run        the examples of test/examples-to-run.py via `./test.py --constrain=example` (each
 #              must PASS) and the smoke scenario via `./ns3 run`.
 #   mpi        one packet-level simulation split over MPI ranks (ns-3's distributed simulator):
-#              crux-experiment --mpi on scenarios/mpi-two-pods.json under `mpirun -np 1` and
+#              crux-experiment --mpi on scenarios/mpi-two-pods.json and on the first 8 ms of
+#              scenarios/mpi-clos-1024.json (the speed figure's) under `mpirun -np 1` and
 #              `mpirun -np 2`, and without MPI; every result file (timing.csv aside) must be
 #              byte-identical (cmp; the per-link throughput sampled: link_throughput.csv between
 #              1 and 2 ranks, its last sample ends at the distributed stop check),
@@ -215,50 +216,63 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 mpi_scenario=$here/scenarios/mpi-two-pods.json
 mpi_out=$(mktemp -d "${TMPDIR:-/tmp}/crux-intree-mpi.XXXXXX")
-wall=()
-# with the per-link throughput sampled: link_throughput.csv, merged over the ranks, compared too
-sample=(--ns3::LinkThroughputSampler::Interval=1ms)
-for np in 1 2; do
-  # the same --outputDir for both runs (summary.json records it), moved aside after each run
+# mpi_identity <name> <scenario> [options...]: the scenario under mpirun -np 1 and -np 2 and
+# without MPI; every result file but timing.csv byte-identical; frames crossed between the
+# ranks; prints the wall times (sets wall=(1 rank, 2 ranks) and plain_wall)
+mpi_identity() {
+  local name=$1 scenario=$2 np t0 f
+  shift 2
+  local dir=$mpi_out/$name
+  mkdir -p "$dir"
+  wall=()
+  for np in 1 2; do
+    # the same --outputDir for both runs (summary.json records it), moved aside after each run
+    t0=$EPOCHREALTIME
+    "${mpirun_cmd[@]}" -np $np "$experiment" --mpi --scenario="$scenario" \
+      --outputDir="$dir/run" --quiet --progress=0 "$@" 2>"$dir/np$np.stderr" ||
+      {
+        cat "$dir/np$np.stderr"
+        die "mpirun -np $np crux-experiment --mpi --scenario=$scenario failed"
+      }
+    wall+=("$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')")
+    cat "$dir/np$np.stderr"
+    mv "$dir/run" "$dir/np$np"
+  done
+  # and the same scenario without MPI (one process, the default simulator)
   t0=$EPOCHREALTIME
-  "${mpirun_cmd[@]}" -np $np "$experiment" --mpi --scenario="$mpi_scenario" \
-    --outputDir="$mpi_out/run" --quiet --progress=0 "${sample[@]}" 2>"$mpi_out/np$np.stderr" ||
-    {
-      cat "$mpi_out/np$np.stderr"
-      die "mpirun -np $np crux-experiment --mpi --scenario=$mpi_scenario failed"
-    }
-  wall+=("$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')")
-  cat "$mpi_out/np$np.stderr"
-  mv "$mpi_out/run" "$mpi_out/np$np"
-done
-# and the same scenario without MPI (one process, the default simulator)
-t0=$EPOCHREALTIME
-"$experiment" --scenario="$mpi_scenario" --outputDir="$mpi_out/run" --quiet --progress=0 \
-  --jobs=1 "${sample[@]}" || die "crux-experiment --scenario=$mpi_scenario (without MPI) failed"
-plain_wall=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
-mv "$mpi_out/run" "$mpi_out/plain"
-# the files of both runs, byte for byte (timing.csv holds wall-clock times and event counts)
-files=$(cd "$mpi_out/np1" && ls)
-[ -n "$files" ] || die "mpirun -np 1 wrote nothing to $mpi_out/np1"
-[ "$files" = "$(cd "$mpi_out/np2" && ls)" ] ||
-  die "1 and 2 ranks wrote different file sets: $(ls "$mpi_out/np1") vs $(ls "$mpi_out/np2")"
-differ=()
-for f in $files; do
-  [ "$f" = timing.csv ] && continue
-  cmp -s "$mpi_out/np1/$f" "$mpi_out/np2/$f" || differ+=("$f (1 vs 2 ranks)")
-  # a distributed run stops at the first stop check after its last measured job (ns-3 events
-  # of every rank), a local one at that job's end: the throughput's last sample ends later
-  [ "$f" = link_throughput.csv ] && continue
-  cmp -s "$mpi_out/np1/$f" "$mpi_out/plain/$f" || differ+=("$f (1 rank vs without MPI)")
-done
-[ ${#differ[@]} -eq 0 ] ||
-  die "result files differ: ${differ[*]} (kept in $mpi_out/np1, np2 and plain)"
-# both ranks simulated traffic that crossed to the other one
-grep -Eq "MPI: 2 ranks; frames sent to another rank: rank 0 [1-9][0-9]* rank 1 [1-9][0-9]*" \
-  "$mpi_out/np2.stderr" || die "no frames crossed between the 2 ranks (see $mpi_out/np2.stderr)"
-echo "intree: mpi: $(echo "$files" | grep -vc '^timing.csv$') result files identical with 1 rank, 2 ranks and without MPI"
-ratio=$(awk -v a="${wall[0]}" -v b="${wall[1]}" 'BEGIN { printf "%.2f", a / b }')
-echo "intree: mpi: wall time 1 rank ${wall[0]} s, 2 ranks ${wall[1]} s (speed-up $ratio), without MPI $plain_wall s"
+  "$experiment" --scenario="$scenario" --outputDir="$dir/run" --quiet --progress=0 \
+    --jobs=1 "$@" || die "crux-experiment --scenario=$scenario (without MPI) failed"
+  plain_wall=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
+  mv "$dir/run" "$dir/plain"
+  # the files of the runs, byte for byte (timing.csv holds wall-clock times and event counts)
+  files=$(cd "$dir/np1" && ls)
+  [ -n "$files" ] || die "mpirun -np 1 wrote nothing to $dir/np1"
+  [ "$files" = "$(cd "$dir/np2" && ls)" ] ||
+    die "1 and 2 ranks wrote different file sets: $(ls "$dir/np1") vs $(ls "$dir/np2")"
+  local differ=()
+  for f in $files; do
+    [ "$f" = timing.csv ] && continue
+    cmp -s "$dir/np1/$f" "$dir/np2/$f" || differ+=("$f (1 vs 2 ranks)")
+    # a distributed run stops at the first stop check after its last measured job (ns-3 events
+    # of every rank), a local one at that job's end: the throughput's last sample ends later
+    [ "$f" = link_throughput.csv ] && continue
+    cmp -s "$dir/np1/$f" "$dir/plain/$f" || differ+=("$f (1 rank vs without MPI)")
+  done
+  [ ${#differ[@]} -eq 0 ] ||
+    die "$name: result files differ: ${differ[*]} (kept in $dir/np1, np2 and plain)"
+  # both ranks simulated traffic that crossed to the other one
+  grep -Eq "MPI: 2 ranks; frames sent to another rank: rank 0 [1-9][0-9]* rank 1 [1-9][0-9]*" \
+    "$dir/np2.stderr" || die "$name: no frames crossed between the 2 ranks (see $dir/np2.stderr)"
+  echo "intree: mpi: $name: $(echo "$files" | grep -vc '^timing.csv$') result files identical with 1 rank, 2 ranks and without MPI"
+  ratio=$(awk -v a="${wall[0]}" -v b="${wall[1]}" 'BEGIN { printf "%.2f", a / b }')
+  echo "intree: mpi: $name: wall time 1 rank ${wall[0]} s, 2 ranks ${wall[1]} s (speed-up $ratio), without MPI $plain_wall s"
+}
+# with the per-link throughput sampled: link_throughput.csv, merged over the ranks, compared too
+mpi_identity mpi-two-pods "$mpi_scenario" --ns3::LinkThroughputSampler::Interval=1ms
+two_pods="1 rank ${wall[0]} s, 2 ranks ${wall[1]} s, speed-up $ratio"
+# the scenario of the speed figure (bench/run-mpi-bench.sh, doc/performance.rst), its first
+# 8 ms (the first iteration of every job; the whole run takes about a minute without MPI)
+mpi_identity mpi-clos-1024 "$here/scenarios/mpi-clos-1024.json" --modes=ecmp --stopTime=0.008
 # bad input: exit status 1, exactly one error line, no output directory
 mpi_bad() { # <what> <np> <text the error must contain> <options...>
   local what=$1 np=$2 want=$3 err rc=0
@@ -276,7 +290,7 @@ mpi_bad "5 ranks for 4 ToRs" 5 "supports 1 to 4 ranks" --mpi
 mpi_bad "4 ranks (jobs span ranks)" 4 "jobs[0] ('gpt')" --mpi
 mpi_bad "2 processes without --mpi" 2 "--mpi: started by mpirun" --mpi=false
 rm -rf "$mpi_out"
-end "(1 rank ${wall[0]} s, 2 ranks ${wall[1]} s, speed-up $ratio)"
+end "(mpi-two-pods: $two_pods)"
 
 # ------------------------------------------------------------------------------------ tests
 begin tests
