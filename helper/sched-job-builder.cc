@@ -394,6 +394,11 @@ SchedJob
 SchedJobTemplates::Make(const DltJob& job, const SchedFlowPathFiller& fillPaths)
 {
     CheckFiller(job, fillPaths);
+    if (job.chakra)
+    {
+        // every Chakra job is named "chakra": its trace, not its name, defines it
+        return MakeSchedJob(job, fillPaths);
+    }
     const std::string key = job.modelName + "|" + LayoutKey(job);
     const std::vector<uint32_t> hosts = job.Hosts();
     auto it = m_templates.find(key);
@@ -427,6 +432,7 @@ SchedJobTemplates::Make(const DltJob& job, const SchedFlowPathFiller& fillPaths)
         ++m_misses;
         return sj;
     }
+    job.Validate(); // what CommunicationPattern() checks for a key's first job
     const Template& t = it->second;
     if (job.NumGpus() != t.numGpus || job.computeTime != t.computeTime ||
         job.flopsPerIteration != t.flopsPerIteration || job.gradientBytes != t.gradientBytes)

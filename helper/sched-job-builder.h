@@ -140,7 +140,8 @@ SchedJob MakeClusterSchedJob(const DltJob& job,
  * chakra, numBuckets, overlapStart, ...): the model name stands for the model's numbers. The
  * trace runners meet it: every job is DltJob::FromModel() with the run's one plan request.
  * A hit whose job differs from its template in NumGpus(), computeTime, flopsPerIteration or
- * gradientBytes breaks the contract and throws.
+ * gradientBytes breaks the contract and throws. A Chakra job (DltJob::chakra set) is built
+ * with MakeSchedJob() every time (not counted as a hit or a miss).
  */
 class SchedJobTemplates
 {
