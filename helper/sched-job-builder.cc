@@ -424,9 +424,6 @@ SchedJobTemplates::Make(const DltJob& job, const SchedFlowPathFiller& fillPaths)
             f.src.host = position(f.src.host);
             f.dst.host = position(f.dst.host);
         }
-        t.numGpus = job.NumGpus();
-        t.computeTime = job.computeTime;
-        t.flopsPerIteration = job.flopsPerIteration;
         t.gradientBytes = job.gradientBytes;
         m_templates.emplace(key, std::move(t));
         ++m_misses;
@@ -434,8 +431,8 @@ SchedJobTemplates::Make(const DltJob& job, const SchedFlowPathFiller& fillPaths)
     }
     job.Validate(); // what CommunicationPattern() checks for a key's first job
     const Template& t = it->second;
-    if (job.NumGpus() != t.numGpus || job.computeTime != t.computeTime ||
-        job.flopsPerIteration != t.flopsPerIteration || job.gradientBytes != t.gradientBytes)
+    if (job.NumGpus() != t.job.numGpus || job.ComputeSpan() != t.job.computeTime ||
+        job.flopsPerIteration != t.job.flopsPerIteration || job.gradientBytes != t.gradientBytes)
     {
         throw std::logic_error("SchedJobTemplates: job " + std::to_string(job.id) + " (" +
                                job.modelName +

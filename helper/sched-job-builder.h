@@ -120,7 +120,8 @@ SchedJob MakeClusterSchedJob(const DltJob& job,
 
 /**
  * \ingroup crux
- * \brief Memo of MakeSchedJob() over jobs that are one job on other hosts: a trace run builds
+ * \brief Memo of MakeSchedJob() (the SchedJob of Crux §3's job model) over jobs that are one
+ * job on other hosts: a trace run builds
  * thousands of jobs from a few models and GPU layouts, and each MakeSchedJob() builds the
  * iteration's CommDag twice (DltJob::CommunicationPattern(), AddCommTimeline()).
  *
@@ -139,8 +140,8 @@ SchedJob MakeClusterSchedJob(const DltJob& job,
  * reads except id, modelName, model and gpus (plan, collectives, intraHostAllReduce, step,
  * chakra, numBuckets, overlapStart, ...): the model name stands for the model's numbers. The
  * trace runners meet it: every job is DltJob::FromModel() with the run's one plan request.
- * A hit whose job differs from its template in NumGpus(), computeTime, flopsPerIteration or
- * gradientBytes breaks the contract and throws. A Chakra job (DltJob::chakra set) is built
+ * A hit whose job differs from its template in NumGpus(), ComputeSpan(), flopsPerIteration
+ * or gradientBytes breaks the contract and throws. A Chakra job (DltJob::chakra set) is built
  * with MakeSchedJob() every time (not counted as a hit or a miss).
  */
 class SchedJobTemplates
@@ -148,7 +149,7 @@ class SchedJobTemplates
   public:
     /**
      * \brief MakeSchedJob(job, fillPaths), through the memo.
-     * \param job the job (validated by MakeSchedJob() when it is a key's first job)
+     * \param job the job (validated as by MakeSchedJob())
      * \param fillPaths as for MakeSchedJob(): called once per inter-host flow, in flow-id
      *        order, with the flow's endpoints on \p job's hosts
      * \return the scheduler job
@@ -176,10 +177,7 @@ class SchedJobTemplates
     {
         SchedJob job;                   //!< MakeSchedJob() of the first job (paths cleared)
         std::vector<DltCommFlow> flows; //!< CommunicationPattern(), host = host position
-        uint32_t numGpus{0};            //!< the first job's NumGpus()
-        double computeTime{0};          //!< its computeTime, s
-        double flopsPerIteration{0};    //!< its flopsPerIteration
-        uint64_t gradientBytes{0};      //!< its gradientBytes
+        uint64_t gradientBytes{0};      //!< the first job's gradientBytes (not in job)
     };
 
     std::map<std::string, Template> m_templates; //!< modelName + layout -> template
