@@ -64,6 +64,7 @@ set(CRUX_SOURCES
     model/fabric/switch-mmu.cc
     model/fabric/crux-switch.cc
     model/fabric/crux-topology.cc
+    model/fabric/crux-topology-paths.cc
     # --- transport ---
     model/transport/message-transport.cc
     model/transport/roce-header.cc
@@ -81,6 +82,7 @@ set(CRUX_SOURCES
     model/util/checked-command-line.cc
     # --- workload ---
     model/workload/crux-scenario.cc
+    model/workload/crux-scenario-reader.cc
     model/workload/model-zoo.cc
     model/workload/parallel-plan.cc
     model/workload/training-step.cc
@@ -94,6 +96,8 @@ set(CRUX_SOURCES
     model/workload/collective-algorithm.cc
     model/workload/nccl-model.cc
     model/workload/training-iteration.cc
+    model/workload/plan-builder.cc
+    model/workload/plan-builder-gradients.cc
     model/workload/chakra-trace.cc
     model/workload/chakra-trace-check.cc
     model/workload/dlt-job-application.cc
@@ -200,6 +204,7 @@ set(CRUX_HEADERS
     model/workload/collective-algorithm.h
     model/workload/nccl-model.h
     model/workload/training-iteration.h
+    model/workload/plan-builder.h
     model/workload/chakra-trace.h
     model/workload/dlt-job-application.h
     # --- metrics ---
