@@ -12,15 +12,21 @@
 # example main's build) in the same invocation, and its outputs are compared with this build's
 # (they must be identical for a pure speed-up). Then times one scheduler decision for 100
 # concurrent jobs on the 173-ToR Clos (cluster-decision-bench; goal <= 50 ms).
+# With --scale=N (issue 30 item 3), also two weeks of the timed scheduler on a Clos N times the
+# default (173 N ToRs, 250 N hosts of 8 GPUs, the 16 aggregation switches kept, so two ToRs keep
+# 16 paths) with the generator's arrival rate N times the real one (the load per GPU kept),
+# locality placement; goal <= 600 s wall for N = 5 (about 10,000 GPUs).
 # On a machine shared with other work the CPU seconds are the steadier measure; ratios come from
 # one invocation.
 #
 # Usage: bench/run-trace-bench.sh [--days=D] [--seed=N] [--placement=P] [--topology=T]
 #                                 [--scheduler=S] [--curve-days=D] [--baseline=BIN]
-#                                 [--no-two-week] [--no-curve] [--no-decision] [--no-build]
+#                                 [--scale=N] [--no-two-week] [--no-curve] [--no-decision]
+#                                 [--no-build]
 #   --scheduler    the scheduler timed against ecmp (default crux)
 #   --curve-days   days of the load curve (default 2; 0 = no curve)
 #   --baseline     a second crux-trace-run binary measured the same way (before/after)
+#   --scale        also the two weeks on the Clos N times as large (default 0 = not run)
 #   --no-two-week, --no-curve, --no-decision  leave that part out
 #   --no-build     use $CRUX_BUILD_DIR/{crux-trace-run,cluster-decision-bench} as they are
 # Environment: CRUX_BUILD_DIR = build directory (default <clone>/build); it is configured
@@ -40,8 +46,10 @@ CURVE_DAYS=2
 BASELINE=""
 TWO_WEEK=1
 DECISION=1
+SCALE=0
 for arg in "$@"; do
     case "$arg" in
+        --scale=*) SCALE="${arg#*=}" ;;
         --curve-days=*) CURVE_DAYS="${arg#*=}" ;;
         --baseline=*) BASELINE="${arg#*=}" ;;
         --no-two-week) TWO_WEEK=0 ;;
@@ -63,6 +71,11 @@ for arg in "$@"; do
             ;;
     esac
 done
+
+if ! [[ "$SCALE" =~ ^[0-9]+$ ]] || ((SCALE > 40)); then
+    echo "run-trace-bench.sh: --scale: '$SCALE' is not a whole number 0..40" >&2
+    exit 2
+fi
 
 # shellcheck source=bench/bench-lib.sh
 source "$REPO/bench/bench-lib.sh"
@@ -189,6 +202,29 @@ if ((CURVE_DAYS > 0)); then
             done
         fi
     done
+    echo
+fi
+
+if ((SCALE > 0)); then
+    tors=$((173 * SCALE))
+    hosts=$((250 * SCALE))
+    jpd="$(awk -v x="$SCALE" 'BEGIN{printf "%.6f", x * 5180 / 14}')"
+    echo "== ${DAYS} days, seed ${SEED}, Clos x${SCALE} (${tors} ToRs, 16 aggregation switches," \
+        "${hosts} hosts, $((hosts * 8)) GPUs), jobsPerDay ${jpd}, locality placement"
+    printf '%-10s %9s %9s %12s %8s %10s %6s %10s\n' scheduler wall_s cpu_s peak_RSS_MB events \
+        decisions jobs mean_util
+    tag="scale-$SCHED"
+    timed "$RUN" "$tag" --schedulers="$SCHED" --days="$DAYS" --seed="$SEED" --placement=locality \
+        --topology=clos --closTors="$tors" --closHosts="$hosts" --jobsPerDay="$jpd"
+    sum="$TMP/out-$tag/$SCHED/summary.json"
+    printf '%-10s %9.1f %9.1f %12.1f %8s %10s %6s %10.4f\n' "$SCHED" "${WALL[$tag]}" \
+        "${CPU[$tag]}" "$(awk -v k="${RSS[$tag]}" 'BEGIN{print k / 1024}')" "$(json events "$sum")" \
+        "$(json decisions "$sum")" "$(json jobs "$sum")" "$(json mean_gpu_utilization "$sum")"
+    if awk -v w="${WALL[$tag]}" 'BEGIN{exit !(w <= 600)}'; then
+        echo "goal (${SCHED}, ${DAYS} days, x${SCALE} <= 600 s wall): MET"
+    else
+        echo "goal (${SCHED}, ${DAYS} days, x${SCALE} <= 600 s wall): NOT MET"
+    fi
     echo
 fi
 

@@ -25,6 +25,7 @@
  *   crux-trace-run --topology=lingjun --topoCsv=data/lingjun-2023/topo.csv
  *   crux-trace-run --schedulers=crux,ecmp,sincronia --jobs=1   # one scheduler at a time
  *   crux-trace-run --intraHost=true --pcieRate=128Gbps   # PCIe / NVLink links in every host
+ *   crux-trace-run --closTors=865 --closHosts=1250 --jobsPerDay=1850   # 5x the Clos and load
  *
  * The schedulers' runs are independent: they run in parallel, each in its own child process,
  * --jobs at a time (default: all cores); the files are the same as with --jobs=1.
@@ -34,11 +35,14 @@
 
 #include "ns3/checked-command-line.h"
 #include "ns3/cluster-run.h"
+#include "ns3/config.h"
 #include "ns3/crux-experiment.h"
 #include "ns3/crux-run-error.h"
 #include "ns3/data-rate.h"
 #include "ns3/parallel-runs.h"
+#include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -59,6 +63,7 @@ struct TraceRunOptions
     std::string progress; //!< empty: 10 s, or 0 (off) with --quiet
     bool quiet{false};    //!< no table
     bool dryRun{false};   //!< check and exit
+    uint32_t threads{0};  //!< threads per scheduler run (0: cores / runs at a time)
 };
 
 /// Register the link-rate options (one rate for the same layer of every topology).
@@ -176,6 +181,19 @@ AddOptions(CheckedCommandLine& cmd, TraceRunOptions& o)
 {
     ClusterRunConfig& c = o.c;
     cmd.AddValue("topology", "clos, double-sided or lingjun", c.topology);
+    // The Clos's size (ClosConfig; defaults: Crux §6.3's 173 ToRs and 16 aggregation switches,
+    // our 250 hosts). A larger cluster keeps the load per GPU with --jobsPerDay scaled alike.
+    cmd.AddValue("closTors", "With --topology=clos: ToR switches", c.clos.tors, 1, 65536);
+    cmd.AddValue("closAggs",
+                 "With --topology=clos: aggregation switches (the paths between two ToRs)",
+                 c.clos.aggs,
+                 1,
+                 4096);
+    cmd.AddValue("closHosts",
+                 "With --topology=clos: hosts (8 GPUs each), spread evenly over the ToRs",
+                 c.clos.numHosts,
+                 1,
+                 65536);
     cmd.AddValue("topoCsv", "Lingjun topo.csv (needed for lingjun and for --jobCsv)", c.topoCsv);
     cmd.AddValue("placement", "locality, random, buddy or trace (recorded hosts)", c.placement);
     cmd.AddValue("placementSeed", "Seed of the random/buddy placement", c.placementSeed);
@@ -228,6 +246,13 @@ AddOptions(CheckedCommandLine& cmd, TraceRunOptions& o)
                  c.parallelRuns,
                  1,
                  4096);
+    cmd.AddValue("threads",
+                 "Threads of each scheduler run for its independent computations (Crux's "
+                 "correction factors k_j of one decision); 0 = the cores divided by the runs at "
+                 "a time; the results do not depend on it",
+                 o.threads,
+                 0,
+                 256);
     cmd.AddValue("dryRun",
                  "Check the options, the output directory and the trace (read or generated), "
                  "print the window's size and exit without simulating",
@@ -264,6 +289,7 @@ WithOptionName(std::string msg)
         {"ClusterRunConfig.outputDir", "--outputDir"},
         {"ClusterRunConfig.jobs:", "trace (--jobCsv / --workerCsv, or the generated one):"},
         {"ClusterRunConfig.threeTier", "--topoCsv / lingjun topology"},
+        {"ClusterRunConfig.clos", "--closTors / --closAggs / --closHosts"},
         {"ClusterRunConfig.intraHost", "--intraHost"},
     };
     for (const auto& [field, option] : fieldToOption)
@@ -340,6 +366,16 @@ PrintTable(const ClusterRun& run, const std::vector<ClusterRunResult>& runs)
 int
 RunTrace(const TraceRunOptions& o)
 {
+    uint32_t threads = o.threads;
+    if (threads == 0)
+    {
+        const auto runsAtOnce = static_cast<uint32_t>(
+            std::max<std::size_t>(1,
+                                  std::min<std::size_t>(o.c.parallelRuns, o.c.schedulers.size())));
+        threads = std::max(1U, DefaultParallelJobs() / runsAtOnce);
+    }
+    // Before any scheduler exists (the runs in child processes inherit it).
+    Config::SetDefault("ns3::CruxIntensityPriorities::Threads", UintegerValue(threads));
     ClusterRun run(o.c);
     ReportTraceWarnings(run);
     if (o.dryRun)
@@ -379,6 +415,15 @@ main(int argc, char* argv[])
         cmd.Parse(argc, argv);
         o.c.progressSeconds =
             o.progress.empty() ? (o.quiet ? 0.0 : 10.0) : ParseDouble(o.progress, "--progress");
+        for (const char* name : {"closTors", "closAggs", "closHosts"})
+        {
+            if (cmd.IsGiven(name) && o.c.topology != "clos")
+            {
+                throw InputError(std::string("--") + name,
+                                 "applies to --topology=clos only (got --topology=" + o.c.topology +
+                                     ")");
+            }
+        }
         if (cmd.IsGiven("aggCoreRate") && o.c.topology == "clos")
         {
             throw InputError("--aggCoreRate", "the two-layer clos has no core layer");

@@ -22,12 +22,16 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 namespace ns3
@@ -149,6 +153,31 @@ TimelineBytes(const TimelineJob& t)
 }
 
 /**
+ * The correction factor of Crux §4.2 from the two shared-link runs (ref first, job first) over
+ * \p horizon; ComputeCorrectionFactor makes the runs and calls it.
+ * \param ref the reference job \param job the other job \param horizon H, s
+ * \param kBound clamp of k \param refFirst the run with ref at high priority
+ * \param jobFirst the run with job at high priority \return k and what it came from
+ */
+CorrectionFactor CorrectionFactorOf(const TimelineJob& ref,
+                                    const TimelineJob& job,
+                                    double horizon,
+                                    double kBound,
+                                    TimelineResult refFirst,
+                                    TimelineResult jobFirst);
+
+/// Throws std::invalid_argument unless both jobs communicate (ComputeCorrectionFactor's
+/// precondition). \param ref the reference job \param job the other job
+void
+CheckCorrectionInputs(const TimelineJob& ref, const TimelineJob& job)
+{
+    if (!(ref.commTime > 0) || !(job.commTime > 0))
+    {
+        throw std::invalid_argument("ComputeCorrectionFactor: both jobs need commTime > 0");
+    }
+}
+
+/**
  * Memo of k_x: ComputeCorrectionFactor(ref, job, h, kBound).k is a pure function of the two
  * timelines (compared bit for bit through their interned byte strings), h and kBound, and
  * successive decisions of a trace run ask for the same pairs again and again; each entry saves
@@ -178,10 +207,7 @@ class CorrectionMemo
     ///         BeginDecision) and \p job, computed with ComputeCorrectionFactor on a miss
     double K(const TimelineJob& ref, const TimelineJob& job, double h, double kBound)
     {
-        std::string key = m_refKey;
-        key += Intern(job);
-        AppendBytes(key, h);
-        AppendBytes(key, kBound);
+        std::string key = Key(job, h, kBound);
         auto it = m_k.find(key);
         if (it != m_k.end())
         {
@@ -192,8 +218,110 @@ class CorrectionMemo
         return k;
     }
 
+    /// One k a decision asks for: the job's timeline and the horizon.
+    struct Request
+    {
+        const TimelineJob* job; //!< the job's timeline (outlives the call)
+        double h;               //!< horizon, s
+    };
+
+    /**
+     * Computes on up to \p threads threads (this one included) the k of every request the memo
+     * misses, each distinct pair once (its two SimulateSharedLink runs as two tasks), and stores
+     * them; later K() calls for these requests are hits. ComputeCorrectionFactor is a pure
+     * function, so the memo's content, and every decision, do not depend on \p threads. An
+     * exception of a computation is rethrown here, the first in request order (the one a sequential
+     * run would have thrown). \param ref the decision's reference timeline (as given to
+     * BeginDecision) \param requests the decision's pairs, in the order K() will be called \param
+     * kBound clamp of k \param threads threads to use (>= 1)
+     */
+    void Prefetch(const TimelineJob& ref,
+                  const std::vector<Request>& requests,
+                  double kBound,
+                  uint32_t threads)
+    {
+        std::vector<std::string> keys;
+        std::vector<const Request*> misses;
+        std::unordered_set<std::string> seen;
+        for (const Request& r : requests)
+        {
+            std::string key = Key(*r.job, r.h, kBound);
+            if (m_k.count(key) == 0 && seen.insert(key).second)
+            {
+                keys.push_back(std::move(key));
+                misses.push_back(&r);
+            }
+        }
+        const std::size_t n = misses.size();
+        if (n == 0 || threads < 2)
+        {
+            return; // K() computes them in this thread
+        }
+        // Two tasks per miss, each one shared-link run (ref first, job first): also a decision
+        // with a single miss (a new job, the common case) uses two threads.
+        const std::size_t tasks = 2 * n;
+        std::vector<TimelineResult> run(tasks);
+        std::vector<std::exception_ptr> error(tasks);
+        std::atomic<std::size_t> next{0};
+        auto work = [&]() {
+            for (std::size_t t = next++; t < tasks; t = next++)
+            {
+                const Request& r = *misses[t / 2];
+                try
+                {
+                    run[t] = SimulateSharedLink({ref, *r.job}, static_cast<uint32_t>(t % 2), r.h);
+                }
+                catch (...)
+                {
+                    error[t] = std::current_exception();
+                }
+            }
+        };
+        std::vector<std::thread> pool;
+        const std::size_t helpers = std::min<std::size_t>(threads, tasks) - 1;
+        for (std::size_t t = 0; t < helpers; ++t)
+        {
+            pool.emplace_back(work);
+        }
+        work();
+        for (std::thread& t : pool)
+        {
+            t.join();
+        }
+        for (std::size_t i = 0; i < n; ++i)
+        {
+            CheckCorrectionInputs(ref, *misses[i]->job);
+            for (std::size_t t : {2 * i, 2 * i + 1})
+            {
+                if (error[t])
+                {
+                    std::rethrow_exception(error[t]); // the first a sequential run would throw
+                }
+            }
+            const Request& r = *misses[i];
+            const double k = CorrectionFactorOf(ref,
+                                                *r.job,
+                                                r.h,
+                                                kBound,
+                                                std::move(run[2 * i]),
+                                                std::move(run[2 * i + 1]))
+                                 .k;
+            m_k.emplace(std::move(keys[i]), k);
+        }
+    }
+
   private:
     static constexpr std::size_t MEMO_MAX_BYTES = 256u << 20; //!< timeline bytes kept at most
+
+    /// \return the memo key of the pair (decision's reference, \p job) with \p h and \p kBound
+    std::string Key(const TimelineJob& job, double h, double kBound)
+    {
+        std::string key = m_refKey;
+        key += Intern(job);
+        AppendBytes(key, h);
+        AppendBytes(key, kBound);
+        return key;
+    }
 
     /// \return a short key (8 bytes) standing for the timeline's content
     std::string Intern(const TimelineJob& t)
@@ -233,14 +361,30 @@ ComputeCorrectionFactor(const TimelineJob& ref,
                         double horizon,
                         double kBound)
 {
-    if (!(ref.commTime > 0) || !(job.commTime > 0))
-    {
-        throw std::invalid_argument("ComputeCorrectionFactor: both jobs need commTime > 0");
-    }
+    CheckCorrectionInputs(ref, job);
+    return CorrectionFactorOf(ref,
+                              job,
+                              horizon,
+                              kBound,
+                              SimulateSharedLink({ref, job}, 0, horizon),
+                              SimulateSharedLink({ref, job}, 1, horizon));
+}
+
+namespace
+{
+
+CorrectionFactor
+CorrectionFactorOf(const TimelineJob& ref,
+                   const TimelineJob& job,
+                   double horizon,
+                   double kBound,
+                   TimelineResult refFirst,
+                   TimelineResult jobFirst)
+{
     CorrectionFactor cf;
     cf.horizon = horizon;
-    cf.refFirst = SimulateSharedLink({ref, job}, 0, horizon);
-    cf.jobFirst = SimulateSharedLink({ref, job}, 1, horizon);
+    cf.refFirst = std::move(refFirst);
+    cf.jobFirst = std::move(jobFirst);
     cf.deltaRef = cf.refFirst.sendTime[0] - cf.jobFirst.sendTime[0];
     cf.deltaJob = cf.jobFirst.sendTime[1] - cf.refFirst.sendTime[1];
     auto extra = [](uint64_t a, uint64_t b) { return a > b ? static_cast<double>(a - b) : 0.0; };
@@ -284,6 +428,8 @@ ComputeCorrectionFactor(const TimelineJob& ref,
     cf.k = std::clamp(k, 1 / kBound, kBound);
     return cf;
 }
+
+} // namespace
 
 uint32_t
 SelectReferenceJob(const ClusterModel& model, const Decision& decision)
@@ -344,7 +490,15 @@ CruxIntensityPriorities::GetTypeId()
                           "[1/KBound, KBound] (>= 1; assumption [D5] in crux-scheduler.h).",
                           DoubleValue(100),
                           MakeDoubleAccessor(&CruxIntensityPriorities::m_kBound),
-                          MakeDoubleChecker<double>(1.0));
+                          MakeDoubleChecker<double>(1.0))
+            .AddAttribute("Threads",
+                          "Threads on which the k_j of one decision that are not in the memo "
+                          "are computed, each k_j's two shared-link runs as two tasks (1 = in "
+                          "the caller's thread). Every result is the same for any value: the "
+                          "two-timeline comparison is a pure function.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&CruxIntensityPriorities::m_threads),
+                          MakeUintegerChecker<uint32_t>(1, 256));
     return tid;
 }
 
@@ -370,15 +524,32 @@ CruxIntensityPriorities::AssignPriorities(const ClusterModel& model,
 
     static thread_local CorrectionMemo memo;
     memo.BeginDecision(refTimeline);
-    for (const SchedJob& job : model.jobs)
+    // The pairs of this decision (every job but the reference, if both communicate).
+    std::vector<TimelineJob> timelines(model.jobs.size());
+    std::vector<CorrectionMemo::Request> requests;
+    std::vector<int64_t> requestOf(model.jobs.size(), -1);
+    for (std::size_t i = 0; i < model.jobs.size(); ++i)
     {
-        JobDecision& jd = decision.jobs.at(job.id);
-        jd.k = 1;
+        const SchedJob& job = model.jobs[i];
+        const JobDecision& jd = decision.jobs.at(job.id);
         if (job.id != refId && refComm > 0 && jd.commTime > 0)
         {
-            const TimelineJob jt = ToTimelineJob(job, jd.commTime);
-            const double h = CorrectionHorizon(refTimeline, jt, m_horizonIterations);
-            jd.k = memo.K(refTimeline, jt, h, m_kBound);
+            timelines[i] = ToTimelineJob(job, jd.commTime);
+            requestOf[i] = static_cast<int64_t>(requests.size());
+            requests.push_back(CorrectionMemo::Request{
+                &timelines[i],
+                CorrectionHorizon(refTimeline, timelines[i], m_horizonIterations)});
+        }
+    }
+    memo.Prefetch(refTimeline, requests, m_kBound, m_threads);
+    for (std::size_t i = 0; i < model.jobs.size(); ++i)
+    {
+        JobDecision& jd = decision.jobs.at(model.jobs[i].id);
+        jd.k = 1;
+        if (requestOf[i] >= 0)
+        {
+            const CorrectionMemo::Request& r = requests[static_cast<std::size_t>(requestOf[i])];
+            jd.k = memo.K(refTimeline, *r.job, r.h, m_kBound);
         }
         jd.priorityScore = jd.k * jd.intensity;
     }

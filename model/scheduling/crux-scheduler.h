@@ -226,7 +226,11 @@ class CruxPriorityAssignment : public Object
  * priorityScore = k·I (FLOP/s) and the rank by decreasing P, ties by smaller job id.
  *
  * Attributes: HorizonIterations (48, > 0; the horizon H as a multiple of the longer stand-alone
- * iteration time of the two jobs, measured [D3]) and KBound (100, >= 1; assumption [D5]).
+ * iteration time of the two jobs, measured [D3]), KBound (100, >= 1; assumption [D5]) and
+ * Threads (1..256, default 1): the k_j of one decision that a per-thread memo does not hold yet
+ * are computed on that many threads, each k_j's two shared-link runs (reference first, job
+ * first) as two tasks, so that a decision with one new job uses two threads too; the decision
+ * does not depend on it.
  */
 class CruxIntensityPriorities : public CruxPriorityAssignment
 {
@@ -252,6 +256,7 @@ class CruxIntensityPriorities : public CruxPriorityAssignment
     // Initialised to the defaults also for instances not made by CreateObject (e.g. Python).
     double m_horizonIterations{48}; //!< H as a multiple of the longer iteration time ([D3])
     double m_kBound{100};           //!< k is clamped to [1/kBound, kBound] ([D5])
+    uint32_t m_threads{1};          //!< threads for the k_j a decision misses in the memo
 };
 
 /**

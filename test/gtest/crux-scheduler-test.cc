@@ -34,6 +34,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <thread>
 #include <tuple>
 
 using namespace ns3;
@@ -447,6 +448,48 @@ TEST(CruxScheduler, DeterministicAndValidAcrossSeeds)
     {
         EXPECT_EQ(jd.level, 15u - jd.rank);
     }
+}
+
+TEST(CruxScheduler, ThreadsDoNotChangeTheDecision)
+{
+    // Crux's k_j that a decision does not find in its (per-thread) memo are computed on
+    // CruxIntensityPriorities::Threads threads. Each decision runs in a fresh thread, so its
+    // memo is empty and every k_j is computed: by this thread alone, or by 2 or 5 threads.
+    const ClusterModel m = RandomClosModel(24, 7);
+    SchedulerConfig c;
+    c.numLevels = 4;
+    c.seed = 3;
+    auto decide = [&m, &c](uint32_t threads) {
+        Decision d;
+        std::thread t([&]() {
+            const Ptr<CruxScheduler> crux = DynamicCast<CruxScheduler>(CreateCommScheduler("crux"));
+            crux->GetPriorityAssignment()->SetAttribute("Threads", UintegerValue(threads));
+            d = crux->Schedule(m, c);
+        });
+        t.join();
+        return d;
+    };
+    const Decision one = decide(1);
+    ASSERT_EQ(one.jobs.size(), 24u);
+    size_t corrected = 0; // jobs whose k differs from 1: the comparison ran and mattered
+    for (const auto& [id, jd] : one.jobs)
+    {
+        corrected += jd.k != 1.0 ? 1 : 0;
+    }
+    EXPECT_GE(corrected, 5u);
+    for (uint32_t threads : {2u, 5u})
+    {
+        const Decision many = decide(threads);
+        EXPECT_TRUE(many == one) << threads << " threads";
+        for (const auto& [id, jd] : one.jobs)
+        {
+            EXPECT_EQ(many.jobs.at(id).k, jd.k) << "job " << id << ", " << threads << " threads";
+            EXPECT_EQ(many.jobs.at(id).rank, jd.rank) << "job " << id;
+        }
+    }
+    const Ptr<CruxPriorityAssignment> pa = CreateObject<CruxIntensityPriorities>();
+    EXPECT_FALSE(pa->SetAttributeFailSafe("Threads", UintegerValue(0)));
+    EXPECT_FALSE(pa->SetAttributeFailSafe("Threads", UintegerValue(257)));
 }
 
 TEST(CruxScheduler, ExhaustiveCompressionAtLeastSampled)
