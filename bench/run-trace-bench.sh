@@ -114,7 +114,9 @@ timed() {
     shift 2
     local out="$TMP/out-$tag"
     if [[ -x /usr/bin/time ]]; then
-        /usr/bin/time -v -o "$TMP/time-$tag" nice -n 10 "$bin" "$@" --outputDir="$out" --quiet
+        # progress lines on stderr (the table only on stdout)
+        /usr/bin/time -v -o "$TMP/time-$tag" nice -n 10 "$bin" "$@" --outputDir="$out" --quiet \
+            --progress=30
         RSS[$tag]="$(sed -n 's/.*Maximum resident set size (kbytes): *//p' "$TMP/time-$tag")"
         CPU[$tag]="$(sed -n 's/.*User time (seconds): *//p' "$TMP/time-$tag")"
         local w
@@ -123,7 +125,7 @@ timed() {
     else
         local t0
         t0=$(date +%s.%N)
-        nice -n 10 "$bin" "$@" --outputDir="$out" --quiet
+        nice -n 10 "$bin" "$@" --outputDir="$out" --quiet --progress=30
         WALL[$tag]="$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{print b - a}')"
         CPU[$tag]=0
         RSS[$tag]=0

@@ -29,6 +29,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -281,7 +282,14 @@ class CorrectionMemo
         const std::size_t helpers = std::min<std::size_t>(threads, tasks) - 1;
         for (std::size_t t = 0; t < helpers; ++t)
         {
-            pool.emplace_back(work);
+            try
+            {
+                pool.emplace_back(work);
+            }
+            catch (const std::system_error&)
+            {
+                break; // no thread to be had: the ones running (and this one) do the rest
+            }
         }
         work();
         for (std::thread& t : pool)
