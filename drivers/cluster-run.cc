@@ -597,6 +597,16 @@ ClusterRun::SummaryJson(const ClusterRunResult& r) const
     j["scheduler"] = r.scheduler;
     j["topology"] = m_config.topology;
     j["total_gpus"] = m_topo.NumGpus();
+    const ClosConfig closDefaults;
+    const ClosConfig& clos = m_config.clos;
+    if (m_config.topology == "clos" &&
+        (clos.tors != closDefaults.tors || clos.aggs != closDefaults.aggs ||
+         clos.numHosts != closDefaults.numHosts))
+    {
+        // only for a resized Clos (--closTors / --closAggs / --closHosts): a default run keeps
+        // its file byte for byte
+        j["clos"] = {{"tors", clos.tors}, {"aggs", clos.aggs}, {"hosts", clos.numHosts}};
+    }
     j["placement"] = m_config.placement;
     j["seed"] = m_config.seed;
     j["num_levels"] = m_config.numLevels;

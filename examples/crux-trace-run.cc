@@ -38,6 +38,7 @@
 #include "ns3/config.h"
 #include "ns3/crux-experiment.h"
 #include "ns3/crux-run-error.h"
+#include "ns3/crux-scheduler.h"
 #include "ns3/data-rate.h"
 #include "ns3/parallel-runs.h"
 #include "ns3/uinteger.h"
@@ -59,11 +60,15 @@ namespace
 /// The program's options.
 struct TraceRunOptions
 {
-    ClusterRunConfig c;   //!< the run's config
-    std::string progress; //!< empty: 10 s, or 0 (off) with --quiet
-    bool quiet{false};    //!< no table
-    bool dryRun{false};   //!< check and exit
-    uint32_t threads{0};  //!< threads per scheduler run (0: cores / runs at a time)
+    ClusterRunConfig c;       //!< the run's config
+    std::string progress;     //!< empty: 10 s, or 0 (off) with --quiet
+    bool quiet{false};        //!< no table
+    bool dryRun{false};       //!< check and exit
+    uint32_t threads{0};      //!< threads per scheduler run (0: cores / runs at a time)
+    bool threadsGiven{false}; //!< --threads was given
+    /// the ns-3 attribute ns3::CruxIntensityPriorities::Threads was set (command line or
+    /// NS_ATTRIBUTE_DEFAULT): it wins over the automatic choice
+    bool threadsAttributeGiven{false};
 };
 
 /// Register the link-rate options (one rate for the same layer of every topology).
@@ -249,7 +254,8 @@ AddOptions(CheckedCommandLine& cmd, TraceRunOptions& o)
     cmd.AddValue("threads",
                  "Threads of each scheduler run for its independent computations (Crux's "
                  "correction factors k_j of one decision); 0 = the cores divided by the runs at "
-                 "a time; the results do not depend on it",
+                 "a time, unless --ns3::CruxIntensityPriorities::Threads is given; the results "
+                 "do not depend on it",
                  o.threads,
                  0,
                  256);
@@ -367,7 +373,11 @@ int
 RunTrace(const TraceRunOptions& o)
 {
     uint32_t threads = o.threads;
-    if (threads == 0)
+    if (!o.threadsGiven && o.threadsAttributeGiven)
+    {
+        threads = 0; // keep the attribute's value
+    }
+    else if (threads == 0)
     {
         const auto runsAtOnce = static_cast<uint32_t>(
             std::max<std::size_t>(1,
@@ -375,14 +385,19 @@ RunTrace(const TraceRunOptions& o)
         threads = std::max(1U, DefaultParallelJobs() / runsAtOnce);
     }
     // Before any scheduler exists (the runs in child processes inherit it).
-    Config::SetDefault("ns3::CruxIntensityPriorities::Threads", UintegerValue(threads));
+    if (threads > 0)
+    {
+        Config::SetDefault("ns3::CruxIntensityPriorities::Threads", UintegerValue(threads));
+    }
     ClusterRun run(o.c);
     ReportTraceWarnings(run);
     if (o.dryRun)
     {
+        UintegerValue used;
+        CreateObject<CruxIntensityPriorities>()->GetAttribute("Threads", used);
         std::cout << "dry run: " << run.GetWindowJobs().size() << " window jobs, "
-                  << run.GetTopology().NumGpus() << " GPUs (" << o.c.topology
-                  << "); nothing simulated or written\n";
+                  << run.GetTopology().NumGpus() << " GPUs (" << o.c.topology << "), " << used.Get()
+                  << " thread(s) per scheduler run; nothing simulated or written\n";
         return 0;
     }
     const auto runs = run.RunAll();
@@ -413,11 +428,22 @@ main(int argc, char* argv[])
     try
     {
         cmd.Parse(argc, argv);
+        o.threadsGiven = cmd.IsGiven("threads");
+        const std::string attribute = "ns3::CruxIntensityPriorities::Threads";
+        for (int i = 1; i < argc; ++i)
+        {
+            const std::string arg = argv[i];
+            o.threadsAttributeGiven |= arg.find("-" + attribute + "=") != std::string::npos;
+        }
+        const char* env = std::getenv("NS_ATTRIBUTE_DEFAULT");
+        o.threadsAttributeGiven |=
+            env != nullptr && std::string(env).find(attribute + "=") != std::string::npos;
         o.c.progressSeconds =
             o.progress.empty() ? (o.quiet ? 0.0 : 10.0) : ParseDouble(o.progress, "--progress");
         for (const char* name : {"closTors", "closAggs", "closHosts"})
         {
-            if (cmd.IsGiven(name) && o.c.topology != "clos")
+            // (an unknown --topology is named by its own check later)
+            if (cmd.IsGiven(name) && (o.c.topology == "double-sided" || o.c.topology == "lingjun"))
             {
                 throw InputError(std::string("--") + name,
                                  "applies to --topology=clos only (got --topology=" + o.c.topology +

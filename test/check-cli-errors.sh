@@ -277,6 +277,28 @@ mbench="$(dirname "$bin")/crux-microbenchmark"
 if [ -x "$mbench" ]; then
   expect_in "$mbench" 1 micro-slots "crux-microbenchmark: error: --slotsPerHost: must divide the hosts' 8 GPUs (1, 2, 4 or 8), got 3" --slotsPerHost=3 --cases=1 --output="$work/out-micro-slots/m.csv"
 fi
+trace="$(dirname "$bin")/crux-trace-run"
+if [ -x "$trace" ]; then
+  expect_in "$trace" 1 trace-clos-topo "--closTors: applies to --topology=clos only (got --topology=double-sided)" --topology=double-sided --closTors=10 --dryRun --outputDir="$work/out-trace-clos-topo"
+  expect_in "$trace" 1 trace-bad-topo "--topology: 'bogus' is not clos, double-sided or lingjun" --topology=bogus --closTors=10 --dryRun --outputDir="$work/out-trace-bad-topo"
+  expect_in "$trace" 1 trace-cables "--closTors / --closAggs / --closHosts: ClosConfig:" --closTors=65536 --closAggs=4096 --dryRun --outputDir="$work/out-trace-cables"
+  # Not bad input: the threads of a scheduler run (--threads, else the ns-3 attribute, else
+  # the cores divided by the runs at a time), as the dry run reports them.
+  threads_of() { "$trace" --days=0.05 --dryRun --outputDir="$work/out-threads" "$@" 2>/dev/null | sed -n 's/.*GPUs (clos), \([0-9]*\) thread.*/\1/p'; }
+  cores=$(nproc)
+  for c in "3|--threads=3" "5|--ns3::CruxIntensityPriorities::Threads=5" "2|--threads=2 --ns3::CruxIntensityPriorities::Threads=5" "$cores|--jobs=1 --schedulers=crux,ecmp" "$(( cores / 2 > 0 ? cores / 2 : 1 ))|--jobs=2 --schedulers=crux,ecmp"; do
+    want=${c%%|*}
+    # shellcheck disable=SC2086
+    got=$(threads_of ${c#*|})
+    if [ "$got" = "$want" ]; then
+      echo "ok   trace threads ${c#*|}: $got"
+    else
+      echo "FAIL trace threads ${c#*|}: $got thread(s), expected $want"; fails=$((fails + 1))
+    fi
+  done
+else
+  echo "FAIL crux-trace-run: not built next to $bin"; fails=$((fails + 1))
+fi
 
 if [ "$fails" -ne 0 ]; then
   echo "$fails bad-input case(s) failed"
