@@ -25,6 +25,7 @@ set(CRUX_PURE_SOURCES
     model/scheduling/dag-max-k-cut.cc
     model/scheduling/path-selection.cc
     model/scheduling/crux-scheduler.cc
+    model/scheduling/crux-priority-assignment.cc
     model/scheduling/sincronia-scheduler.cc
     model/scheduling/varys-scheduler.cc
     model/scheduling/taccl-scheduler.cc

@@ -1,0 +1,593 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+/*
+ * Crux's priority assignment (Crux §4.2, [D3]-[D6]): the correction factor k_j of the
+ * two-timeline comparison against the reference job (ComputeCorrectionFactor, its memo and its
+ * threads), the reference job, and ns3::CruxIntensityPriorities (P_j = k_j I_j). The path
+ * selection, compression and the scheduler that runs the three stages are in other files
+ * (crux-scheduler.cc for the compression and the scheduler).
+ */
+
+#include "crux-scheduler.h"
+
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CruxPriorityAssignment");
+
+namespace
+{
+
+/// Δ_x below this fraction of t_x counts as vanished ([D5]).
+constexpr double DELTA_VANISH_FRACTION = 0.01;
+/// The horizon covers at most this many iterations of the shorter job ([D3]).
+constexpr double MAX_HORIZON_ITERATIONS = 1e5;
+
+/// \return the timeline view of a job with communication time t
+TimelineJob
+ToTimelineJob(const SchedJob& job, double commTime)
+{
+    TimelineJob t;
+    t.computeTime = job.computeTime;
+    t.commTime = commTime;
+    t.overlapStart = job.overlapStart;
+    t.numGpus = job.numGpus;
+    t.flopsPerIteration = job.flopsPerIteration;
+    if (!job.phases.empty())
+    {
+        // The job's communication timeline on the shared link: each phase takes its share of
+        // t_j in proportion to its bytes.
+        double total = 0;
+        for (const SchedFlow& f : job.flows)
+        {
+            total += f.bytesPerIteration;
+        }
+        for (const SchedPhase& p : job.phases)
+        {
+            TimelinePhase tp;
+            tp.release = p.release;
+            tp.deps = p.deps;
+            double bytes = 0;
+            for (double b : p.bytes)
+            {
+                bytes += b;
+            }
+            tp.linkTime = total > 0 ? commTime * bytes / total : 0.0;
+            t.phases.push_back(std::move(tp));
+        }
+        t.endDeps = job.endDeps;
+        t.span = job.span;
+    }
+    return t;
+}
+
+/// \return stand-alone iteration time of a timeline job
+double
+IterationTime(const TimelineJob& j)
+{
+    if (j.phases.empty())
+    {
+        return std::max(j.computeTime, j.overlapStart * j.computeTime + j.commTime);
+    }
+    std::vector<double> end(j.phases.size(), 0.0);
+    double iteration = std::max(j.computeTime, j.span);
+    for (std::size_t p = 0; p < j.phases.size(); ++p)
+    {
+        double start = j.phases[p].release;
+        for (const SchedPhaseDep& d : j.phases[p].deps)
+        {
+            start = std::max(start, end[d.phase] + d.lag);
+        }
+        end[p] = start + j.phases[p].linkTime;
+        iteration = std::max(iteration, end[p]);
+    }
+    for (const SchedPhaseDep& d : j.endDeps)
+    {
+        iteration = std::max(iteration, end[d.phase] + d.lag);
+    }
+    return iteration;
+}
+
+/// Appends the bytes of x to out.
+template <typename T>
+void
+AppendBytes(std::string& out, const T& x)
+{
+    out.append(reinterpret_cast<const char*>(&x), sizeof(x));
+}
+
+/// \return every number of a timeline job as bytes (equal strings = equal jobs, bit for bit)
+std::string
+TimelineBytes(const TimelineJob& t)
+{
+    std::string out;
+    AppendBytes(out, t.computeTime);
+    AppendBytes(out, t.commTime);
+    AppendBytes(out, t.overlapStart);
+    AppendBytes(out, t.numGpus);
+    AppendBytes(out, t.flopsPerIteration);
+    AppendBytes(out, t.span);
+    AppendBytes(out, t.phases.size());
+    for (const TimelinePhase& p : t.phases)
+    {
+        AppendBytes(out, p.release);
+        AppendBytes(out, p.linkTime);
+        AppendBytes(out, p.deps.size());
+        for (const SchedPhaseDep& d : p.deps)
+        {
+            AppendBytes(out, d.phase);
+            AppendBytes(out, d.lag);
+        }
+    }
+    AppendBytes(out, t.endDeps.size());
+    for (const SchedPhaseDep& d : t.endDeps)
+    {
+        AppendBytes(out, d.phase);
+        AppendBytes(out, d.lag);
+    }
+    return out;
+}
+
+/**
+ * The correction factor of Crux §4.2 from the two shared-link runs (ref first, job first) over
+ * \p horizon; ComputeCorrectionFactor makes the runs and calls it.
+ * \param ref the reference job \param job the other job \param horizon H, s
+ * \param kBound clamp of k \param refFirst the run with ref at high priority
+ * \param jobFirst the run with job at high priority \return k and what it came from
+ */
+CorrectionFactor CorrectionFactorOf(const TimelineJob& ref,
+                                    const TimelineJob& job,
+                                    double horizon,
+                                    double kBound,
+                                    TimelineResult refFirst,
+                                    TimelineResult jobFirst);
+
+/// Throws std::invalid_argument unless both jobs communicate (ComputeCorrectionFactor's
+/// precondition). \param ref the reference job \param job the other job
+void
+CheckCorrectionInputs(const TimelineJob& ref, const TimelineJob& job)
+{
+    if (!(ref.commTime > 0) || !(job.commTime > 0))
+    {
+        throw std::invalid_argument("ComputeCorrectionFactor: both jobs need commTime > 0");
+    }
+}
+
+/**
+ * Memo of k_x: ComputeCorrectionFactor(ref, job, h, kBound).k is a pure function of the two
+ * timelines (compared bit for bit through their interned byte strings), h and kBound, and
+ * successive decisions of a trace run ask for the same pairs again and again; each entry saves
+ * two SimulateSharedLink runs. Per thread (deterministic also when runs go in parallel);
+ * cleared when it holds more than MEMO_MAX_BYTES of timelines.
+ */
+class CorrectionMemo
+{
+  public:
+    /**
+     * Starts a decision: empties the memo when it holds more than MEMO_MAX_BYTES of timelines
+     * and interns the reference job's timeline once for all of the decision's K() calls.
+     * \param ref the reference job's timeline
+     */
+    void BeginDecision(const TimelineJob& ref)
+    {
+        if (m_bytes > MEMO_MAX_BYTES)
+        {
+            m_ids.clear();
+            m_k.clear();
+            m_bytes = 0;
+        }
+        m_refKey = Intern(ref);
+    }
+
+    /// \return k for the pair of the decision's reference (\p ref, the timeline given to
+    ///         BeginDecision) and \p job, computed with ComputeCorrectionFactor on a miss
+    double K(const TimelineJob& ref, const TimelineJob& job, double h, double kBound)
+    {
+        std::string key = Key(job, h, kBound);
+        auto it = m_k.find(key);
+        if (it != m_k.end())
+        {
+            return it->second;
+        }
+        const double k = ComputeCorrectionFactor(ref, job, h, kBound).k;
+        m_k.emplace(std::move(key), k);
+        return k;
+    }
+
+    /// One k a decision asks for: the job's timeline and the horizon.
+    struct Request
+    {
+        const TimelineJob* job; //!< the job's timeline (outlives the call)
+        double h;               //!< horizon, s
+    };
+
+    /**
+     * Computes on up to \p threads threads (this one included) the k of every request the memo
+     * misses, each distinct pair once (its two SimulateSharedLink runs as two tasks), and stores
+     * them; later K() calls for these requests are hits. ComputeCorrectionFactor is a pure
+     * function, so the memo's content, and every decision, do not depend on \p threads. An
+     * exception of a computation is rethrown here, the first in request order (the one a sequential
+     * run would have thrown). \param ref the decision's reference timeline (as given to
+     * BeginDecision) \param requests the decision's pairs, in the order K() will be called \param
+     * kBound clamp of k \param threads threads to use (>= 1)
+     */
+    void Prefetch(const TimelineJob& ref,
+                  const std::vector<Request>& requests,
+                  double kBound,
+                  uint32_t threads)
+    {
+        std::vector<std::string> keys;
+        std::vector<const Request*> misses;
+        std::unordered_set<std::string> seen;
+        for (const Request& r : requests)
+        {
+            std::string key = Key(*r.job, r.h, kBound);
+            if (m_k.count(key) == 0 && seen.insert(key).second)
+            {
+                keys.push_back(std::move(key));
+                misses.push_back(&r);
+            }
+        }
+        const std::size_t n = misses.size();
+        if (n == 0 || threads < 2)
+        {
+            return; // K() computes them in this thread
+        }
+        // Two tasks per miss, each one shared-link run (ref first, job first): also a decision
+        // with a single miss (a new job, the common case) uses two threads.
+        const std::size_t tasks = 2 * n;
+        std::vector<TimelineResult> run(tasks);
+        std::vector<std::exception_ptr> error(tasks);
+        std::atomic<std::size_t> next{0};
+        auto work = [&]() {
+            for (std::size_t t = next++; t < tasks; t = next++)
+            {
+                const Request& r = *misses[t / 2];
+                try
+                {
+                    run[t] = SimulateSharedLink({ref, *r.job}, static_cast<uint32_t>(t % 2), r.h);
+                }
+                catch (...)
+                {
+                    error[t] = std::current_exception();
+                }
+            }
+        };
+        std::vector<std::thread> pool;
+        const std::size_t helpers = std::min<std::size_t>(threads, tasks) - 1;
+        for (std::size_t t = 0; t < helpers; ++t)
+        {
+            try
+            {
+                pool.emplace_back(work);
+            }
+            catch (const std::system_error&)
+            {
+                break; // no thread to be had: the ones running (and this one) do the rest
+            }
+        }
+        work();
+        for (std::thread& t : pool)
+        {
+            t.join();
+        }
+        for (std::size_t i = 0; i < n; ++i)
+        {
+            CheckCorrectionInputs(ref, *misses[i]->job);
+            for (std::size_t t : {2 * i, 2 * i + 1})
+            {
+                if (error[t])
+                {
+                    std::rethrow_exception(error[t]); // the first a sequential run would throw
+                }
+            }
+            const Request& r = *misses[i];
+            const double k = CorrectionFactorOf(ref,
+                                                *r.job,
+                                                r.h,
+                                                kBound,
+                                                std::move(run[2 * i]),
+                                                std::move(run[2 * i + 1]))
+                                 .k;
+            m_k.emplace(std::move(keys[i]), k);
+        }
+    }
+
+  private:
+    static constexpr std::size_t MEMO_MAX_BYTES = 256u << 20; //!< timeline bytes kept at most
+
+    /// \return the memo key of the pair (decision's reference, \p job) with \p h and \p kBound
+    std::string Key(const TimelineJob& job, double h, double kBound)
+    {
+        std::string key = m_refKey;
+        key += Intern(job);
+        AppendBytes(key, h);
+        AppendBytes(key, kBound);
+        return key;
+    }
+
+    /// \return a short key (8 bytes) standing for the timeline's content
+    std::string Intern(const TimelineJob& t)
+    {
+        std::string bytes = TimelineBytes(t);
+        const std::size_t size = bytes.size();
+        auto [it, fresh] = m_ids.emplace(std::move(bytes), m_ids.size());
+        if (fresh)
+        {
+            m_bytes += size;
+        }
+        std::string id;
+        AppendBytes(id, static_cast<uint64_t>(it->second));
+        return id;
+    }
+
+    std::string m_refKey;                            //!< Intern() of the decision's reference
+    std::unordered_map<std::string, uint64_t> m_ids; //!< timeline bytes -> id
+    std::unordered_map<std::string, double> m_k;     //!< (ref id, job id, h, kBound) -> k
+    std::size_t m_bytes{0};                          //!< bytes of the interned timelines
+};
+
+} // namespace
+
+double
+CorrectionHorizon(const TimelineJob& ref, const TimelineJob& job, double horizonIterations)
+{
+    const double tRef = IterationTime(ref);
+    const double tJob = IterationTime(job);
+    const double h = horizonIterations * std::max(tRef, tJob);
+    return std::min(h, MAX_HORIZON_ITERATIONS * std::min(tRef, tJob));
+}
+
+CorrectionFactor
+ComputeCorrectionFactor(const TimelineJob& ref,
+                        const TimelineJob& job,
+                        double horizon,
+                        double kBound)
+{
+    CheckCorrectionInputs(ref, job);
+    return CorrectionFactorOf(ref,
+                              job,
+                              horizon,
+                              kBound,
+                              SimulateSharedLink({ref, job}, 0, horizon),
+                              SimulateSharedLink({ref, job}, 1, horizon));
+}
+
+namespace
+{
+
+CorrectionFactor
+CorrectionFactorOf(const TimelineJob& ref,
+                   const TimelineJob& job,
+                   double horizon,
+                   double kBound,
+                   TimelineResult refFirst,
+                   TimelineResult jobFirst)
+{
+    CorrectionFactor cf;
+    cf.horizon = horizon;
+    cf.refFirst = std::move(refFirst);
+    cf.jobFirst = std::move(jobFirst);
+    cf.deltaRef = cf.refFirst.sendTime[0] - cf.jobFirst.sendTime[0];
+    cf.deltaJob = cf.jobFirst.sendTime[1] - cf.refFirst.sendTime[1];
+    auto extra = [](uint64_t a, uint64_t b) { return a > b ? static_cast<double>(a - b) : 0.0; };
+    cf.gainRef = ref.flopsPerIteration *
+                 extra(cf.refFirst.completedIterations[0], cf.jobFirst.completedIterations[0]);
+    cf.gainJob = job.flopsPerIteration *
+                 extra(cf.jobFirst.completedIterations[1], cf.refFirst.completedIterations[1]);
+
+    const bool refDelta = cf.deltaRef >= DELTA_VANISH_FRACTION * ref.commTime;
+    const bool jobDelta = cf.deltaJob >= DELTA_VANISH_FRACTION * job.commTime;
+    const bool refGain = cf.gainRef > 0;
+    const bool jobGain = cf.gainJob > 0;
+    double k = 1;
+    if (refDelta && jobDelta)
+    {
+        cf.method = CorrectionMethod::DELTA_RATIO;
+        k = cf.deltaJob / cf.deltaRef;
+    }
+    else if (refGain && jobGain)
+    {
+        cf.method = CorrectionMethod::GAIN_RATIO;
+        const double iRef = GpuIntensity(ref.flopsPerIteration, ref.commTime);
+        const double iJob = GpuIntensity(job.flopsPerIteration, job.commTime);
+        k = (cf.gainJob / cf.gainRef) * (iRef / iJob);
+    }
+    else if (!(refDelta || refGain) && !(jobDelta || jobGain))
+    {
+        cf.method = CorrectionMethod::INDIFFERENT;
+        k = 1;
+    }
+    else if (jobDelta || jobGain)
+    {
+        cf.method = CorrectionMethod::ONLY_JOB_GAINS;
+        k = kBound;
+    }
+    else
+    {
+        cf.method = CorrectionMethod::ONLY_REF_GAINS;
+        k = 1 / kBound;
+    }
+    cf.k = std::clamp(k, 1 / kBound, kBound);
+    return cf;
+}
+
+} // namespace
+
+uint32_t
+SelectReferenceJob(const ClusterModel& model, const Decision& decision)
+{
+    uint32_t refId = std::numeric_limits<uint32_t>::max();
+    double refRate = -1;
+    for (const SchedJob& job : model.jobs)
+    {
+        const JobDecision& jd = decision.jobs.at(job.id);
+        const LinkLoad load = JobLinkBytes(job, ChoiceOf(job, jd));
+        double bytes = 0;
+        for (const auto& [link, b] : load)
+        {
+            bytes += b;
+        }
+        const double iter = StandaloneIterationTime(job, jd.commTime);
+        const double rate = iter > 0 ? bytes / iter : 0;
+        if (rate > refRate || (rate == refRate && job.id < refId))
+        {
+            refRate = rate;
+            refId = job.id;
+        }
+    }
+    return refId;
+}
+
+NS_OBJECT_ENSURE_REGISTERED(CruxPriorityAssignment);
+
+TypeId
+CruxPriorityAssignment::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::CruxPriorityAssignment").SetParent<Object>().SetGroupName("Crux");
+    return tid;
+}
+
+CruxPriorityAssignment::~CruxPriorityAssignment() = default;
+
+NS_OBJECT_ENSURE_REGISTERED(CruxIntensityPriorities);
+
+TypeId
+CruxIntensityPriorities::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::CruxIntensityPriorities")
+            .SetParent<CruxPriorityAssignment>()
+            .SetGroupName("Crux")
+            .AddConstructor<CruxIntensityPriorities>()
+            .AddAttribute("HorizonIterations",
+                          "Horizon of the two-timeline comparison of Crux §4.2 as a multiple of "
+                          "the longer stand-alone iteration time of the two jobs (> 0). 48: "
+                          "measured on 2,000 random job pairs ([D3] in crux-scheduler.h).",
+                          DoubleValue(48),
+                          MakeDoubleAccessor(&CruxIntensityPriorities::m_horizonIterations),
+                          MakeDoubleChecker<double>(std::numeric_limits<double>::min()))
+            .AddAttribute("KBound",
+                          "Bound of the correction factor of Crux §4.2: k_j is clamped to "
+                          "[1/KBound, KBound] (>= 1; assumption [D5] in crux-scheduler.h).",
+                          DoubleValue(100),
+                          MakeDoubleAccessor(&CruxIntensityPriorities::m_kBound),
+                          MakeDoubleChecker<double>(1.0))
+            .AddAttribute("Threads",
+                          "Threads on which the k_j of one decision that are not in the memo "
+                          "are computed, each k_j's two shared-link runs as two tasks (1 = in "
+                          "the caller's thread). Every result is the same for any value: the "
+                          "two-timeline comparison is a pure function.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&CruxIntensityPriorities::m_threads),
+                          MakeUintegerChecker<uint32_t>(1, 256));
+    return tid;
+}
+
+void
+CruxIntensityPriorities::AssignPriorities(const ClusterModel& model,
+                                          const SchedulerConfig& /* config */,
+                                          Decision& decision) const
+{
+    const uint32_t refId = SelectReferenceJob(model, decision);
+    decision.referenceJob = refId;
+    const SchedJob* ref = nullptr;
+    for (const SchedJob& job : model.jobs)
+    {
+        if (job.id == refId)
+        {
+            ref = &job;
+        }
+    }
+    const double refComm = decision.jobs.at(refId).commTime;
+    const TimelineJob refTimeline = ToTimelineJob(*ref, refComm);
+    NS_LOG_DEBUG("reference job " << refId << " (highest bytes per second alone), t_ref " << refComm
+                                  << " s");
+
+    static thread_local CorrectionMemo memo;
+    memo.BeginDecision(refTimeline);
+    // The pairs of this decision (every job but the reference, if both communicate).
+    std::vector<TimelineJob> timelines(model.jobs.size());
+    std::vector<CorrectionMemo::Request> requests;
+    std::vector<int64_t> requestOf(model.jobs.size(), -1);
+    for (std::size_t i = 0; i < model.jobs.size(); ++i)
+    {
+        const SchedJob& job = model.jobs[i];
+        const JobDecision& jd = decision.jobs.at(job.id);
+        if (job.id != refId && refComm > 0 && jd.commTime > 0)
+        {
+            timelines[i] = ToTimelineJob(job, jd.commTime);
+            requestOf[i] = static_cast<int64_t>(requests.size());
+            requests.push_back(CorrectionMemo::Request{
+                &timelines[i],
+                CorrectionHorizon(refTimeline, timelines[i], m_horizonIterations)});
+        }
+    }
+    memo.Prefetch(refTimeline, requests, m_kBound, m_threads);
+    for (std::size_t i = 0; i < model.jobs.size(); ++i)
+    {
+        JobDecision& jd = decision.jobs.at(model.jobs[i].id);
+        jd.k = 1;
+        if (requestOf[i] >= 0)
+        {
+            const CorrectionMemo::Request& r = requests[static_cast<std::size_t>(requestOf[i])];
+            jd.k = memo.K(refTimeline, *r.job, r.h, m_kBound);
+        }
+        jd.priorityScore = jd.k * jd.intensity;
+    }
+
+    std::vector<uint32_t> ids;
+    for (const SchedJob& job : model.jobs)
+    {
+        ids.push_back(job.id);
+    }
+    std::sort(ids.begin(), ids.end(), [&decision](uint32_t a, uint32_t b) {
+        const double pa = decision.jobs.at(a).priorityScore;
+        const double pb = decision.jobs.at(b).priorityScore;
+        if (pa != pb)
+        {
+            return pa > pb;
+        }
+        return a < b;
+    });
+    for (uint32_t r = 0; r < ids.size(); ++r)
+    {
+        JobDecision& jd = decision.jobs.at(ids[r]);
+        jd.rank = r;
+        NS_LOG_DEBUG("job " << ids[r] << ": rank " << r << ", P = k " << jd.k << " x I "
+                            << jd.intensity << " FLOP/s = " << jd.priorityScore);
+    }
+}
+
+} // namespace ns3
