@@ -195,7 +195,7 @@ class CorrectionMemo
   public:
     /**
      * Starts a decision: empties the memo when it holds more than MEMO_MAX_BYTES of timelines
-     * and interns the reference job's timeline once for all of the decision's K() calls.
+     * and interns the reference job's timeline once for all of the decision's requests (Ks()).
      * \param ref the reference job's timeline
      */
     void BeginDecision(const TimelineJob& ref)
@@ -209,21 +209,6 @@ class CorrectionMemo
         m_refKey = Intern(ref);
     }
 
-    /// \return k for the pair of the decision's reference (\p ref, the timeline given to
-    ///         BeginDecision) and \p job, computed with ComputeCorrectionFactor on a miss
-    double K(const TimelineJob& ref, const TimelineJob& job, double h, double kBound)
-    {
-        std::string key = Key(job, h, kBound);
-        auto it = m_k.find(key);
-        if (it != m_k.end())
-        {
-            return it->second;
-        }
-        const double k = ComputeCorrectionFactor(ref, job, h, kBound).k;
-        m_k.emplace(std::move(key), k);
-        return k;
-    }
-
     /// One k a decision asks for: the job's timeline and the horizon.
     struct Request
     {
@@ -232,36 +217,66 @@ class CorrectionMemo
     };
 
     /**
-     * Computes on up to \p threads threads (this one included) the k of every request the memo
-     * misses, each distinct pair once (its two SimulateSharedLink runs as two tasks), and stores
-     * them; later K() calls for these requests are hits. ComputeCorrectionFactor is a pure
-     * function, so the memo's content, and every decision, do not depend on \p threads. An
-     * exception of a computation is rethrown here, the first in request order (the one a sequential
-     * run would have thrown). \param ref the decision's reference timeline (as given to
-     * BeginDecision) \param requests the decision's pairs, in the order K() will be called \param
-     * kBound clamp of k \param threads threads to use (>= 1)
+     * The k of every request: from the memo, or computed and stored (each distinct pair once).
+     * With \p threads >= 2 the misses are computed on up to that many threads (this one
+     * included), each one's two SimulateSharedLink runs as two tasks; ComputeCorrectionFactor is
+     * a pure function, so the memo's content, and every decision, do not depend on \p threads.
+     * An exception of a computation is rethrown here, the first in request order (the one a
+     * sequential run throws).
+     * \param ref the decision's reference timeline (as given to BeginDecision)
+     * \param requests the decision's pairs \param kBound clamp of k
+     * \param threads threads to use (>= 1) \return [request] -> k
      */
-    void Prefetch(const TimelineJob& ref,
-                  const std::vector<Request>& requests,
-                  double kBound,
-                  uint32_t threads)
+    std::vector<double> Ks(const TimelineJob& ref,
+                           const std::vector<Request>& requests,
+                           double kBound,
+                           uint32_t threads)
     {
-        std::vector<std::string> keys;
+        std::vector<std::string> keys; // of the misses
         std::vector<const Request*> misses;
+        std::vector<std::string> keyOf; // of every request
         std::unordered_set<std::string> seen;
         for (const Request& r : requests)
         {
-            std::string key = Key(*r.job, r.h, kBound);
-            if (m_k.count(key) == 0 && seen.insert(key).second)
+            keyOf.push_back(Key(*r.job, r.h, kBound));
+            if (m_k.count(keyOf.back()) == 0 && seen.insert(keyOf.back()).second)
             {
-                keys.push_back(std::move(key));
+                keys.push_back(keyOf.back());
                 misses.push_back(&r);
             }
         }
-        const std::size_t n = misses.size();
-        if (n == 0 || threads < 2)
+        Compute(ref, keys, misses, kBound, threads);
+        std::vector<double> k;
+        for (const std::string& key : keyOf)
         {
-            return; // K() computes them in this thread
+            k.push_back(m_k.at(key));
+        }
+        return k;
+    }
+
+  private:
+    /**
+     * Computes the k of \p misses and stores them under \p keys (see Ks()).
+     * \param ref the reference timeline \param keys memo keys of the misses
+     * \param misses the requests not in the memo \param kBound clamp of k
+     * \param threads threads to use
+     */
+    void Compute(const TimelineJob& ref,
+                 std::vector<std::string>& keys,
+                 const std::vector<const Request*>& misses,
+                 double kBound,
+                 uint32_t threads)
+    {
+        const std::size_t n = misses.size();
+        if (threads < 2)
+        {
+            for (std::size_t i = 0; i < n; ++i)
+            {
+                const Request& r = *misses[i];
+                m_k.emplace(std::move(keys[i]),
+                            ComputeCorrectionFactor(ref, *r.job, r.h, kBound).k);
+            }
+            return;
         }
         // Two tasks per miss, each one shared-link run (ref first, job first): also a decision
         // with a single miss (a new job, the common case) uses two threads.
@@ -323,7 +338,6 @@ class CorrectionMemo
         }
     }
 
-  private:
     static constexpr std::size_t MEMO_MAX_BYTES = 256u << 20; //!< timeline bytes kept at most
 
     /// \return the memo key of the pair (decision's reference, \p job) with \p h and \p kBound
@@ -554,15 +568,14 @@ CruxIntensityPriorities::AssignPriorities(const ClusterModel& model,
                 CorrectionHorizon(refTimeline, timelines[i], m_horizonIterations)});
         }
     }
-    memo.Prefetch(refTimeline, requests, m_kBound, m_threads);
+    const std::vector<double> ks = memo.Ks(refTimeline, requests, m_kBound, m_threads);
     for (std::size_t i = 0; i < model.jobs.size(); ++i)
     {
         JobDecision& jd = decision.jobs.at(model.jobs[i].id);
         jd.k = 1;
         if (requestOf[i] >= 0)
         {
-            const CorrectionMemo::Request& r = requests[static_cast<std::size_t>(requestOf[i])];
-            jd.k = memo.K(refTimeline, *r.job, r.h, m_kBound);
+            jd.k = ks[static_cast<std::size_t>(requestOf[i])];
         }
         jd.priorityScore = jd.k * jd.intensity;
     }
