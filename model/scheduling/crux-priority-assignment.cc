@@ -268,7 +268,7 @@ class CorrectionMemo
                  uint32_t threads)
     {
         const std::size_t n = misses.size();
-        if (threads < 2)
+        if (threads < 2 || n == 0)
         {
             for (std::size_t i = 0; i < n; ++i)
             {
@@ -299,7 +299,7 @@ class CorrectionMemo
             }
         };
         std::vector<std::thread> pool;
-        const std::size_t helpers = std::min<std::size_t>(threads, tasks) - 1;
+        const std::size_t helpers = std::min<std::size_t>(threads, tasks) - 1; // tasks >= 2
         for (std::size_t t = 0; t < helpers; ++t)
         {
             try

@@ -30,6 +30,8 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <atomic>
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <map>
 #include <random>
@@ -38,6 +40,27 @@
 #include <tuple>
 
 using namespace ns3;
+
+/// Threads started in this process (every std::thread goes through pthread_create).
+std::atomic<uint64_t> g_threadsStarted{0};
+
+#ifndef __SANITIZE_ADDRESS__ // AddressSanitizer has its own pthread_create interceptor
+#define CRUX_COUNT_THREADS 1
+
+/**
+ * Counts the threads the code under test starts: this definition in the test program comes
+ * before libc's in symbol lookup (libstdc++'s std::thread calls it through its PLT), counts and
+ * forwards to the next definition, libc's.
+ */
+extern "C" int
+pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg)
+{
+    using Create = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+    static const auto next = reinterpret_cast<Create>(dlsym(RTLD_NEXT, "pthread_create"));
+    ++g_threadsStarted;
+    return next(thread, attr, start, arg);
+}
+#endif
 
 namespace
 {
@@ -490,6 +513,38 @@ TEST(CruxScheduler, ThreadsDoNotChangeTheDecision)
     const Ptr<CruxPriorityAssignment> pa = CreateObject<CruxIntensityPriorities>();
     EXPECT_FALSE(pa->SetAttributeFailSafe("Threads", UintegerValue(0)));
     EXPECT_FALSE(pa->SetAttributeFailSafe("Threads", UintegerValue(257)));
+}
+
+TEST(CruxScheduler, ThreadsStartOnlyForMemoMisses)
+{
+    // A decision whose k_j are all in the memo computes nothing and starts no thread; one with
+    // misses starts at most Threads - 1 helpers. (A decision without a miss once started threads
+    // until the system refused one: thousands per decision, files still identical.)
+#ifndef CRUX_COUNT_THREADS
+    GTEST_SKIP() << "threads are not counted under AddressSanitizer";
+#endif
+    const ClusterModel m = RandomClosModel(24, 7);
+    SchedulerConfig c;
+    c.numLevels = 4;
+    c.seed = 3;
+    uint64_t first = 0;
+    uint64_t second = 0;
+    Decision a;
+    Decision b;
+    std::thread t([&]() { // a fresh thread: an empty (thread-local) memo
+        const Ptr<CruxScheduler> crux = DynamicCast<CruxScheduler>(CreateCommScheduler("crux"));
+        crux->GetPriorityAssignment()->SetAttribute("Threads", UintegerValue(2));
+        uint64_t before = g_threadsStarted;
+        a = crux->Schedule(m, c);
+        first = g_threadsStarted - before;
+        before = g_threadsStarted;
+        b = crux->Schedule(m, c); // the same jobs: every k_j a hit
+        second = g_threadsStarted - before;
+    });
+    t.join();
+    EXPECT_TRUE(a == b);
+    EXPECT_EQ(first, 1u) << "one decision with misses: one helper thread (Threads = 2)";
+    EXPECT_EQ(second, 0u) << "a decision without a miss starts no thread";
 }
 
 TEST(CruxScheduler, ExhaustiveCompressionAtLeastSampled)
