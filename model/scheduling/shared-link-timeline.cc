@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -30,6 +31,13 @@ namespace
 
 /// Upper bound on simulation steps (guards against pathological horizons).
 constexpr uint64_t MAX_STEPS = 100000000ULL;
+
+/// Two offsets of the low-priority job's iteration start into the high-priority job's
+/// iteration are the same state when they differ by at most this fraction of the high-priority
+/// iteration (SharedLinkRun::SKIP_PERIODS). ASSUMPTION: rounding of the absolute times over the
+/// horizons used (<= 1e5 iterations) stays far below it; a locked (periodic) run repeats its
+/// offset to within it, a drifting one does not.
+constexpr double PERIOD_TOLERANCE = 1e-12;
 
 /// One job of the shared-link simulation (SimulatePhases): its phases and the progress of its
 /// current iteration.
@@ -179,6 +187,21 @@ struct PhasedJob
         return completed;
     }
 
+    /// Moves the current iteration by \p d seconds (a skip of whole periods).
+    void Shift(double d)
+    {
+        iterStart += d;
+        endAt += d;
+        for (double& t : startAt)
+        {
+            t += d;
+        }
+        for (auto& a : armed) // a uniform shift keeps the heap order
+        {
+            a.first += d;
+        }
+    }
+
     /// \param now the time \param next an upper bound \return the earliest of \p next and this
     /// job's next compute end, iteration end or phase release after \p now
     double NextEvent(double now, double next) const
@@ -201,8 +224,19 @@ struct PhasedJob
 
 /// The shared-link simulation; a job without phases is one phase released at overlapStart x
 /// computeTime (PhasedJob). Inputs already checked.
+/// Where a run stood when the low-priority job started an iteration (SKIP_PERIODS).
+struct PeriodMark
+{
+    double now{0};                        //!< the time, s
+    std::array<uint64_t, 2> iterations{}; //!< completed iterations
+    std::array<double, 2> sendTime{};     //!< link seconds sent
+};
+
 TimelineResult
-SimulatePhases(const std::array<TimelineJob, 2>& jobs, uint32_t highPriority, double horizon)
+SimulatePhases(const std::array<TimelineJob, 2>& jobs,
+               uint32_t highPriority,
+               double horizon,
+               SharedLinkRun run)
 {
     std::array<PhasedJob, 2> st = {PhasedJob(jobs[0]), PhasedJob(jobs[1])};
     for (PhasedJob& s : st)
@@ -213,11 +247,55 @@ SimulatePhases(const std::array<TimelineJob, 2>& jobs, uint32_t highPriority, do
     const double end = horizon * (1 + 1e-9);
     const std::array<uint32_t, 2> order = {highPriority, 1 - highPriority};
     double now = 0;
+    // SKIP_PERIODS: the marks by offset into the high-priority job's iteration
+    const uint32_t low = 1 - highPriority;
+    bool skip = run == SharedLinkRun::SKIP_PERIODS;
+    double highIteration = -1; // the high-priority job's iteration time, once seen
+    std::map<double, PeriodMark> marks;
     while (true)
     {
+        uint32_t lowStarted = 0;
         for (uint32_t x = 0; x < 2; ++x)
         {
-            result.completedIterations[x] += st[x].Advance(now);
+            const uint32_t done = st[x].Advance(now);
+            result.completedIterations[x] += done;
+            if (x == highPriority && done > 0 && highIteration < 0)
+            {
+                highIteration = now;
+            }
+            lowStarted += x == low ? done : 0;
+        }
+        if (skip && lowStarted > 0 && highIteration > 0 && now < end)
+        {
+            const double offset = now - st[highPriority].iterStart;
+            const double tol = PERIOD_TOLERANCE * highIteration;
+            auto it = marks.lower_bound(offset - tol);
+            if (it != marks.end() && it->first <= offset + tol)
+            {
+                // the run since that mark repeats: skip whole periods but the last one
+                const PeriodMark& m = it->second;
+                const double period = now - m.now;
+                const double periods = period > 0 ? std::floor((end - now) / period) - 1 : 0;
+                if (periods >= 1)
+                {
+                    const double d = periods * period;
+                    for (uint32_t x = 0; x < 2; ++x)
+                    {
+                        st[x].Shift(d);
+                        result.completedIterations[x] +=
+                            static_cast<uint64_t>(periods) *
+                            (result.completedIterations[x] - m.iterations[x]);
+                        result.sendTime[x] += periods * (result.sendTime[x] - m.sendTime[x]);
+                    }
+                    now += d;
+                }
+                skip = false; // the rest (under two periods) event by event
+                marks.clear();
+            }
+            else
+            {
+                marks.emplace(offset, PeriodMark{now, result.completedIterations, result.sendTime});
+            }
         }
         if (now >= end)
         {
@@ -281,7 +359,10 @@ SimulatePhases(const std::array<TimelineJob, 2>& jobs, uint32_t highPriority, do
 } // namespace
 
 TimelineResult
-SimulateSharedLink(const std::array<TimelineJob, 2>& jobs, uint32_t highPriority, double horizon)
+SimulateSharedLink(const std::array<TimelineJob, 2>& jobs,
+                   uint32_t highPriority,
+                   double horizon,
+                   SharedLinkRun run)
 {
     if (highPriority > 1)
     {
@@ -314,7 +395,7 @@ SimulateSharedLink(const std::array<TimelineJob, 2>& jobs, uint32_t highPriority
                                         "computeTime and commTime are both 0 (empty iteration)");
         }
     }
-    return SimulatePhases(jobs, highPriority, horizon);
+    return SimulatePhases(jobs, highPriority, horizon, run);
 }
 
 } // namespace ns3

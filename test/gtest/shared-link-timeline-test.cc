@@ -233,3 +233,128 @@ TEST(CruxSharedLinkTimeline, CorrectionGuards)
     EXPECT_DOUBLE_EQ(cf.deltaRef, 0.0);
     EXPECT_GT(cf.deltaJob, 0.0);
 }
+
+namespace
+{
+
+/// A random job with \p phases communication phases (releases, chains with lags, link times)
+/// of times in 1/7 s units, so iteration times are rarely commensurate.
+TimelineJob
+RandomPhasedJob(std::mt19937_64& rng, uint32_t phases)
+{
+    std::uniform_real_distribution<double> u(0.05, 1.0);
+    TimelineJob j;
+    j.computeTime = 1 + 3 * u(rng);
+    j.numGpus = 8;
+    j.flopsPerIteration = 1e12;
+    for (uint32_t p = 0; p < phases; ++p)
+    {
+        TimelinePhase ph;
+        ph.release = j.computeTime * u(rng) * 0.8;
+        ph.linkTime = 0.4 * u(rng);
+        if (p > 0 && u(rng) < 0.6)
+        {
+            ph.deps.push_back(SchedPhaseDep{p - 1, 0.1 * u(rng)});
+        }
+        j.commTime += ph.linkTime;
+        j.phases.push_back(ph);
+    }
+    j.endDeps.push_back(SchedPhaseDep{phases - 1, 0.05});
+    return j;
+}
+
+} // namespace
+
+TEST(CruxSharedLinkTimeline, SkippedPeriodsMatchTheSlottedReferenceOverLongHorizons)
+{
+    // Whole periods skipped (the default) against the independent slotted simulation, which
+    // takes every slot, over horizons of thousands of iterations.
+    std::mt19937_64 rng(7);
+    std::uniform_int_distribution<int64_t> len(1, 12);
+    std::uniform_int_distribution<int> ovPick(0, 2);
+    const double slot = 0.25;
+    uint32_t skipped = 0;
+    for (int inst = 0; inst < 60; ++inst)
+    {
+        std::array<int64_t, 2> c{};
+        std::array<int64_t, 2> ovc{};
+        std::array<int64_t, 2> t{};
+        std::array<TimelineJob, 2> jobs;
+        for (int x = 0; x < 2; ++x)
+        {
+            c[x] = 2 * len(rng);
+            t[x] = len(rng);
+            const int ov = ovPick(rng);
+            ovc[x] = ov * c[x] / 2;
+            jobs[x] = TimelineJob{c[x] * slot, t[x] * slot, ov / 2.0, 4, 1e9};
+        }
+        const int64_t horizon = 20000 + len(rng) * 1000;
+        for (int high = 0; high < 2; ++high)
+        {
+            const SlottedResult ref = SlottedSimulation(c, ovc, t, high, horizon);
+            const TimelineResult r = SimulateSharedLink(jobs, high, horizon * slot);
+            const TimelineResult full =
+                SimulateSharedLink(jobs, high, horizon * slot, SharedLinkRun::FULL);
+            skipped += r.events < full.events / 4 ? 1 : 0;
+            for (int x = 0; x < 2; ++x)
+            {
+                ASSERT_NEAR(r.sendTime[x], ref.sentSlots[x] * slot, 1e-6)
+                    << "instance " << inst << " high " << high << " job " << x;
+                ASSERT_EQ(r.completedIterations[x], ref.completed[x])
+                    << "instance " << inst << " high " << high << " job " << x;
+            }
+        }
+    }
+    EXPECT_GE(skipped, 100u) << "of 120 runs, those that took under a quarter of the events";
+}
+
+TEST(CruxSharedLinkTimeline, SkippedPeriodsMatchTheFullRunWithPhases)
+{
+    // Jobs with phase DAGs (releases, dependencies with lags, end dependencies): the default
+    // run against SharedLinkRun::FULL, every event, on the same inputs.
+    std::mt19937_64 rng(11);
+    uint32_t skipped = 0;
+    uint32_t runs = 0;
+    for (int inst = 0; inst < 80; ++inst)
+    {
+        const std::array<TimelineJob, 2> jobs = {RandomPhasedJob(rng, 1 + inst % 6),
+                                                 RandomPhasedJob(rng, 1 + (inst / 6) % 5)};
+        const double horizon = 500.0 * (1 + inst % 4);
+        for (uint32_t high = 0; high < 2; ++high)
+        {
+            const TimelineResult r = SimulateSharedLink(jobs, high, horizon);
+            const TimelineResult full =
+                SimulateSharedLink(jobs, high, horizon, SharedLinkRun::FULL);
+            ++runs;
+            skipped += r.events < full.events / 2 ? 1 : 0;
+            for (int x = 0; x < 2; ++x)
+            {
+                EXPECT_EQ(r.completedIterations[x], full.completedIterations[x])
+                    << "instance " << inst << " high " << high << " job " << x;
+                EXPECT_NEAR(r.sendTime[x], full.sendTime[x], 1e-9 * horizon)
+                    << "instance " << inst << " high " << high << " job " << x;
+            }
+            EXPECT_NEAR(r.utilization, full.utilization, 1e-12);
+        }
+    }
+    EXPECT_GE(skipped, runs / 4) << "runs that took under half of the events (72 of 160)";
+}
+
+TEST(CruxSharedLinkTimeline, EventsBoundedWhenTheHorizonDoubles)
+{
+    // The cost of a run that becomes periodic: the transient plus at most two periods, so
+    // doubling the horizon adds no events (up to the one period's alignment); the full run's
+    // events double.
+    const std::array<TimelineJob, 2> jobs = {Example1Job1(), Example1Job2()};
+    for (uint32_t high = 0; high < 2; ++high)
+    {
+        const TimelineResult h = SimulateSharedLink(jobs, high, 4000);
+        const TimelineResult h2 = SimulateSharedLink(jobs, high, 8000);
+        const TimelineResult full = SimulateSharedLink(jobs, high, 4000, SharedLinkRun::FULL);
+        const TimelineResult full2 = SimulateSharedLink(jobs, high, 8000, SharedLinkRun::FULL);
+        EXPECT_LE(h.events, 50u) << "high " << high;
+        EXPECT_LE(h2.events, h.events + 10) << "high " << high;
+        EXPECT_GE(full2.events, 2 * full.events - 2) << "high " << high;
+        EXPECT_EQ(h2.completedIterations, full2.completedIterations) << "high " << high;
+    }
+}
