@@ -222,8 +222,6 @@ struct PhasedJob
     }
 };
 
-/// The shared-link simulation; a job without phases is one phase released at overlapStart x
-/// computeTime (PhasedJob). Inputs already checked.
 /// Where a run stood when the low-priority job started an iteration (SKIP_PERIODS).
 struct PeriodMark
 {
@@ -232,6 +230,10 @@ struct PeriodMark
     std::array<double, 2> sendTime{};     //!< link seconds sent
 };
 
+/// The shared-link simulation; a job without phases is one phase released at overlapStart x
+/// computeTime (PhasedJob). Inputs already checked. \p run: SKIP_PERIODS skips whole periods
+/// once the low-priority job's offset into the high-priority iteration recurs (see
+/// SharedLinkRun).
 TimelineResult
 SimulatePhases(const std::array<TimelineJob, 2>& jobs,
                uint32_t highPriority,
