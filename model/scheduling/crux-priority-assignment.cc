@@ -24,6 +24,7 @@
 #include "crux-scheduler.h"
 
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
@@ -230,7 +231,8 @@ class CorrectionMemo
     std::vector<double> Ks(const TimelineJob& ref,
                            const std::vector<Request>& requests,
                            double kBound,
-                           uint32_t threads)
+                           uint32_t threads,
+                           SharedLinkRun run)
     {
         std::vector<std::string> keys; // of the misses
         std::vector<const Request*> misses;
@@ -238,14 +240,14 @@ class CorrectionMemo
         std::unordered_set<std::string> seen;
         for (const Request& r : requests)
         {
-            keyOf.push_back(Key(*r.job, r.h, kBound));
+            keyOf.push_back(Key(*r.job, r.h, kBound, run));
             if (m_k.count(keyOf.back()) == 0 && seen.insert(keyOf.back()).second)
             {
                 keys.push_back(keyOf.back());
                 misses.push_back(&r);
             }
         }
-        Compute(ref, keys, misses, kBound, threads);
+        Compute(ref, keys, misses, kBound, threads, run);
         std::vector<double> k;
         for (const std::string& key : keyOf)
         {
@@ -265,7 +267,8 @@ class CorrectionMemo
                  std::vector<std::string>& keys,
                  const std::vector<const Request*>& misses,
                  double kBound,
-                 uint32_t threads)
+                 uint32_t threads,
+                 SharedLinkRun run)
     {
         const std::size_t n = misses.size();
         if (threads < 2 || n == 0)
@@ -274,14 +277,14 @@ class CorrectionMemo
             {
                 const Request& r = *misses[i];
                 m_k.emplace(std::move(keys[i]),
-                            ComputeCorrectionFactor(ref, *r.job, r.h, kBound).k);
+                            ComputeCorrectionFactor(ref, *r.job, r.h, kBound, run).k);
             }
             return;
         }
         // Two tasks per miss, each one shared-link run (ref first, job first): also a decision
         // with a single miss (a new job, the common case) uses two threads.
         const std::size_t tasks = 2 * n;
-        std::vector<TimelineResult> run(tasks);
+        std::vector<TimelineResult> runs(tasks);
         std::vector<std::exception_ptr> error(tasks);
         std::atomic<std::size_t> next{0};
         auto work = [&]() {
@@ -290,7 +293,8 @@ class CorrectionMemo
                 const Request& r = *misses[t / 2];
                 try
                 {
-                    run[t] = SimulateSharedLink({ref, *r.job}, static_cast<uint32_t>(t % 2), r.h);
+                    runs[t] =
+                        SimulateSharedLink({ref, *r.job}, static_cast<uint32_t>(t % 2), r.h, run);
                 }
                 catch (...)
                 {
@@ -331,8 +335,8 @@ class CorrectionMemo
                                                 *r.job,
                                                 r.h,
                                                 kBound,
-                                                std::move(run[2 * i]),
-                                                std::move(run[2 * i + 1]))
+                                                std::move(runs[2 * i]),
+                                                std::move(runs[2 * i + 1]))
                                  .k;
             m_k.emplace(std::move(keys[i]), k);
         }
@@ -341,12 +345,13 @@ class CorrectionMemo
     static constexpr std::size_t MEMO_MAX_BYTES = 256u << 20; //!< timeline bytes kept at most
 
     /// \return the memo key of the pair (decision's reference, \p job) with \p h and \p kBound
-    std::string Key(const TimelineJob& job, double h, double kBound)
+    std::string Key(const TimelineJob& job, double h, double kBound, SharedLinkRun run)
     {
         std::string key = m_refKey;
         key += Intern(job);
         AppendBytes(key, h);
         AppendBytes(key, kBound);
+        AppendBytes(key, run);
         return key;
     }
 
@@ -386,15 +391,16 @@ CorrectionFactor
 ComputeCorrectionFactor(const TimelineJob& ref,
                         const TimelineJob& job,
                         double horizon,
-                        double kBound)
+                        double kBound,
+                        SharedLinkRun run)
 {
     CheckCorrectionInputs(ref, job);
     return CorrectionFactorOf(ref,
                               job,
                               horizon,
                               kBound,
-                              SimulateSharedLink({ref, job}, 0, horizon),
-                              SimulateSharedLink({ref, job}, 1, horizon));
+                              SimulateSharedLink({ref, job}, 0, horizon, run),
+                              SimulateSharedLink({ref, job}, 1, horizon, run));
 }
 
 namespace
@@ -525,7 +531,17 @@ CruxIntensityPriorities::GetTypeId()
                           "two-timeline comparison is a pure function.",
                           UintegerValue(1),
                           MakeUintegerAccessor(&CruxIntensityPriorities::m_threads),
-                          MakeUintegerChecker<uint32_t>(1, 256));
+                          MakeUintegerChecker<uint32_t>(1, 256))
+            .AddAttribute("SharedLinkRun",
+                          "How the two shared-link runs of a k_j cover the horizon: SkipPeriods "
+                          "(event by event until the run repeats, then whole periods added; the "
+                          "default) or Full (every event, for cross-checks; equal up to rounding).",
+                          EnumValue(static_cast<int>(SharedLinkRun::SKIP_PERIODS)),
+                          MakeEnumAccessor(&CruxIntensityPriorities::m_sharedLinkRun),
+                          MakeEnumChecker(static_cast<int>(SharedLinkRun::SKIP_PERIODS),
+                                          "SkipPeriods",
+                                          static_cast<int>(SharedLinkRun::FULL),
+                                          "Full"));
     return tid;
 }
 
@@ -568,7 +584,11 @@ CruxIntensityPriorities::AssignPriorities(const ClusterModel& model,
                 CorrectionHorizon(refTimeline, timelines[i], m_horizonIterations)});
         }
     }
-    const std::vector<double> ks = memo.Ks(refTimeline, requests, m_kBound, m_threads);
+    const std::vector<double> ks = memo.Ks(refTimeline,
+                                           requests,
+                                           m_kBound,
+                                           m_threads,
+                                           static_cast<SharedLinkRun>(m_sharedLinkRun));
     for (std::size_t i = 0; i < model.jobs.size(); ++i)
     {
         JobDecision& jd = decision.jobs.at(model.jobs[i].id);

@@ -150,13 +150,16 @@ double CorrectionHorizon(const TimelineJob& ref, const TimelineJob& job, double 
  * \param job job j (commTime > 0)
  * \param horizon H in seconds (see CorrectionHorizon)
  * \param kBound k is clamped to [1/kBound, kBound]
+ * \param run how the two shared-link runs cover the horizon (SharedLinkRun; whole periods
+ *        skipped by default)
  * \return k and the quantities it came from
  * \throws std::invalid_argument if a commTime is 0 or the timeline rejects the jobs
  */
 CorrectionFactor ComputeCorrectionFactor(const TimelineJob& ref,
                                          const TimelineJob& job,
                                          double horizon,
-                                         double kBound);
+                                         double kBound,
+                                         SharedLinkRun run = SharedLinkRun::SKIP_PERIODS);
 
 /**
  * \ingroup crux-scheduling
@@ -230,7 +233,9 @@ class CruxPriorityAssignment : public Object
  * Threads (1..256, default 1): the k_j of one decision that a per-thread memo does not hold yet
  * are computed on that many threads, each k_j's two shared-link runs (reference first, job
  * first) as two tasks, so that a decision with one new job uses two threads too; the decision
- * does not depend on it.
+ * does not depend on it. SharedLinkRun ("SkipPeriods", the default, or "Full"): how the
+ * shared-link runs cover the horizon (SharedLinkRun); Full takes every event, for
+ * cross-checks (equal up to rounding).
  */
 class CruxIntensityPriorities : public CruxPriorityAssignment
 {
@@ -257,6 +262,7 @@ class CruxIntensityPriorities : public CruxPriorityAssignment
     double m_horizonIterations{48}; //!< H as a multiple of the longer iteration time ([D3])
     double m_kBound{100};           //!< k is clamped to [1/kBound, kBound] ([D5])
     uint32_t m_threads{1};          //!< threads for the k_j a decision misses in the memo
+    int m_sharedLinkRun{static_cast<int>(SharedLinkRun::SKIP_PERIODS)}; //!< a SharedLinkRun
 };
 
 /**

@@ -547,6 +547,38 @@ TEST(CruxScheduler, ThreadsStartOnlyForMemoMisses)
     EXPECT_EQ(second, 0u) << "a decision without a miss starts no thread";
 }
 
+TEST(CruxScheduler, SharedLinkRunFullAgreesWithSkippedPeriods)
+{
+    // ns3::CruxIntensityPriorities::SharedLinkRun: Full (every event) against SkipPeriods (the
+    // default) on one decision of 24 jobs: the same ranks and levels, k_j equal up to rounding;
+    // in one thread, one after the other (the memo keeps the two apart).
+    const ClusterModel m = RandomClosModel(24, 7);
+    SchedulerConfig c;
+    c.numLevels = 4;
+    c.seed = 3;
+    Decision skip;
+    Decision full;
+    std::thread t([&]() {
+        const Ptr<CruxScheduler> crux = DynamicCast<CruxScheduler>(CreateCommScheduler("crux"));
+        skip = crux->Schedule(m, c);
+        crux->GetPriorityAssignment()->SetAttribute("SharedLinkRun", StringValue("Full"));
+        full = crux->Schedule(m, c);
+    });
+    t.join();
+    size_t bitwise = 0;
+    for (const auto& [id, jd] : skip.jobs)
+    {
+        const JobDecision& f = full.jobs.at(id);
+        EXPECT_EQ(f.rank, jd.rank) << "job " << id;
+        EXPECT_EQ(f.level, jd.level) << "job " << id;
+        EXPECT_NEAR(f.k, jd.k, 1e-9 * jd.k) << "job " << id;
+        bitwise += f.k == jd.k ? 1 : 0;
+    }
+    EXPECT_LT(bitwise, skip.jobs.size()) << "Full reproduced every k bit for bit: not run?";
+    const Ptr<CruxPriorityAssignment> pa = CreateObject<CruxIntensityPriorities>();
+    EXPECT_FALSE(pa->SetAttributeFailSafe("SharedLinkRun", StringValue("Exact")));
+}
+
 TEST(CruxScheduler, ExhaustiveCompressionAtLeastSampled)
 {
     // "crux" with TopoOrderSamples = 0 on its compression stage object.
