@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -38,6 +39,9 @@ constexpr uint64_t MAX_STEPS = 100000000ULL;
 /// horizons used (<= 1e5 iterations) stays far below it; a locked (periodic) run repeats its
 /// offset to within it, a drifting one does not.
 constexpr double PERIOD_TOLERANCE = 1e-12;
+
+/// ... and by at most this many units in the last place of the time: rounding, not a drift.
+constexpr double PERIOD_ULPS = 64;
 
 /// One job of the shared-link simulation (SimulatePhases): its phases and the progress of its
 /// current iteration.
@@ -254,6 +258,9 @@ SimulatePhases(const std::array<TimelineJob, 2>& jobs,
     bool skip = run == SharedLinkRun::SKIP_PERIODS;
     double highIteration = -1; // the high-priority job's iteration time, once seen
     std::map<double, PeriodMark> marks;
+    uint64_t confirmed = 0;                  // consecutive repeats with the same period
+    std::array<uint64_t, 2> lastPerPeriod{}; // iterations per period of the last repeat
+    double lastPeriod = 0;                   // its length, s
     while (true)
     {
         uint32_t lowStarted = 0;
@@ -270,32 +277,59 @@ SimulatePhases(const std::array<TimelineJob, 2>& jobs,
         if (skip && lowStarted > 0 && highIteration > 0 && now < end)
         {
             const double offset = now - st[highPriority].iterStart;
-            const double tol = PERIOD_TOLERANCE * highIteration;
+            // the same state: offsets within rounding of the absolute times (so that a slow
+            // drift is not taken for a period) and within PERIOD_TOLERANCE of the iteration
+            const double ulp = std::nextafter(now, std::numeric_limits<double>::infinity()) - now;
+            const double tol = std::min(PERIOD_TOLERANCE * highIteration, PERIOD_ULPS * ulp);
             auto it = marks.lower_bound(offset - tol);
             if (it != marks.end() && it->first <= offset + tol)
             {
-                // the run since that mark repeats: skip whole periods but the last one
-                const PeriodMark& m = it->second;
+                PeriodMark& m = it->second;
                 const double period = now - m.now;
-                const double periods = period > 0 ? std::floor((end - now) / period) - 1 : 0;
-                if (periods >= 1)
+                std::array<uint64_t, 2> perPeriod{};
+                for (uint32_t x = 0; x < 2; ++x)
                 {
-                    const double d = periods * period;
-                    for (uint32_t x = 0; x < 2; ++x)
-                    {
-                        st[x].Shift(d);
-                        result.completedIterations[x] +=
-                            static_cast<uint64_t>(periods) *
-                            (result.completedIterations[x] - m.iterations[x]);
-                        result.sendTime[x] += periods * (result.sendTime[x] - m.sendTime[x]);
-                    }
-                    now += d;
+                    perPeriod[x] = result.completedIterations[x] - m.iterations[x];
                 }
-                skip = false; // the rest (under two periods) event by event
-                marks.clear();
+                // a period counts once every iteration start of one more whole period has
+                // repeated with the same length and the same iterations (a run that flips
+                // between states at a tie does not)
+                if (confirmed > 0 && perPeriod == lastPerPeriod &&
+                    std::abs(period - lastPeriod) <= 2 * tol)
+                {
+                    ++confirmed;
+                }
+                else
+                {
+                    confirmed = 1;
+                    lastPerPeriod = perPeriod;
+                    lastPeriod = period;
+                }
+                if (confirmed > perPeriod[low])
+                {
+                    // skip whole periods but the last one, then on event by event
+                    const double periods = std::floor((end - now) / period) - 1;
+                    if (periods >= 1)
+                    {
+                        const double d = periods * period;
+                        for (uint32_t x = 0; x < 2; ++x)
+                        {
+                            st[x].Shift(d);
+                            result.completedIterations[x] +=
+                                static_cast<uint64_t>(periods) * perPeriod[x];
+                            result.sendTime[x] += periods * (result.sendTime[x] - m.sendTime[x]);
+                        }
+                        now += d;
+                    }
+                    skip = false;
+                    marks.clear();
+                    continue; // what falls due at the new time (rounding of the shift)
+                }
+                m = PeriodMark{now, result.completedIterations, result.sendTime};
             }
             else
             {
+                confirmed = 0;
                 marks.emplace(offset, PeriodMark{now, result.completedIterations, result.sendTime});
             }
         }

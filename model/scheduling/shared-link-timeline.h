@@ -93,11 +93,14 @@ enum class SharedLinkRun
     /// The high-priority job runs as if alone, so its link use repeats with its stand-alone
     /// iteration; the other job's state at the start of each of its iterations is then given
     /// by one number, the offset into the high-priority job's current iteration. When that
-    /// offset recurs (within a relative 1e-12 of the high-priority iteration), the run between
-    /// the two occurrences repeats: as many whole periods as fit before the horizon, less one,
-    /// are added (link time, iterations) instead of simulated, and the rest is simulated.
-    /// Results agree with FULL up to rounding; the events taken are bounded by the transient
-    /// plus two periods, not by the horizon.
+    /// offset recurs (within a relative 1e-12 of the high-priority iteration and 64 units in
+    /// the last place of the time) and every iteration start of one more whole period recurs
+    /// with the same length and iterations, the run is periodic: as many whole periods as fit
+    /// before the horizon, less one, are added (link time, iterations) instead of simulated,
+    /// and the rest is simulated. Results agree with FULL up to rounding except on inputs at
+    /// the resolution of floating point (a phase exactly filling a gap of the other job's, a
+    /// drift of a few ulps per period), where either mode can be off by whole iterations; the
+    /// events taken are bounded by the transient plus three periods, not by the horizon.
     SKIP_PERIODS,
 };
 
