@@ -305,7 +305,7 @@ SimulatePhases(const std::array<TimelineJob, 2>& jobs,
                     lastPerPeriod = perPeriod;
                     lastPeriod = period;
                 }
-                if (confirmed > perPeriod[low])
+                if (confirmed > perPeriod[low] && period > 0)
                 {
                     // skip whole periods but the last one, then on event by event
                     const double periods = std::floor((end - now) / period) - 1;
