@@ -100,36 +100,52 @@ SlottedSimulation(std::array<int64_t, 2> c,
     return r;
 }
 
+/// Slot length of the slotted reference runs, s.
+constexpr double SLOT = 0.25;
+
+/// Two random jobs in whole slots (compute even, so that half of it is a whole slot count;
+/// overlap start 0, 1/2 or 1) for the slotted reference, and the same jobs in seconds.
+struct SlottedPair
+{
+    std::array<int64_t, 2> c{};      //!< compute, slots
+    std::array<int64_t, 2> ovc{};    //!< communication release, slots
+    std::array<int64_t, 2> t{};      //!< link time, slots
+    std::array<TimelineJob, 2> jobs; //!< the same jobs in seconds
+
+    /// \param rng the generator (draws compute, link time, overlap per job)
+    explicit SlottedPair(std::mt19937_64& rng)
+    {
+        std::uniform_int_distribution<int64_t> len(1, 12);
+        std::uniform_int_distribution<int> ovPick(0, 2);
+        for (int x = 0; x < 2; ++x)
+        {
+            c[x] = 2 * len(rng);
+            t[x] = len(rng);
+            const int ov = ovPick(rng);
+            ovc[x] = ov * c[x] / 2;
+            jobs[x] = TimelineJob{c[x] * SLOT, t[x] * SLOT, ov / 2.0, 4, 1e9};
+        }
+    }
+};
+
 } // namespace
 
 TEST(CruxSharedLinkTimeline, MatchesSlottedReferenceOnRandomPairs)
 {
     std::mt19937_64 rng(99);
     std::uniform_int_distribution<int64_t> len(1, 12);
-    std::uniform_int_distribution<int> ovPick(0, 2);
-    const double slot = 0.25; // seconds
     for (int inst = 0; inst < 300; ++inst)
     {
-        std::array<int64_t, 2> c{};
-        std::array<int64_t, 2> ovc{};
-        std::array<int64_t, 2> t{};
-        std::array<TimelineJob, 2> jobs;
-        for (int x = 0; x < 2; ++x)
-        {
-            c[x] = 2 * len(rng); // even, so that half of it is a whole slot count
-            t[x] = len(rng);
-            const int ov = ovPick(rng); // overlap start 0, 1/2 or 1
-            ovc[x] = ov * c[x] / 2;
-            jobs[x] = TimelineJob{c[x] * slot, t[x] * slot, ov / 2.0, 4, 1e9};
-        }
+        const SlottedPair pair(rng);
+        const auto& [c, ovc, t, jobs] = pair;
         const int64_t horizon = 40 + len(rng) * 10;
         for (int high = 0; high < 2; ++high)
         {
             const SlottedResult ref = SlottedSimulation(c, ovc, t, high, horizon);
-            const TimelineResult r = SimulateSharedLink(jobs, high, horizon * slot);
+            const TimelineResult r = SimulateSharedLink(jobs, high, horizon * SLOT);
             for (int x = 0; x < 2; ++x)
             {
-                ASSERT_NEAR(r.sendTime[x], ref.sentSlots[x] * slot, 1e-9)
+                ASSERT_NEAR(r.sendTime[x], ref.sentSlots[x] * SLOT, 1e-9)
                     << "instance " << inst << " high " << high << " job " << x;
                 ASSERT_EQ(r.completedIterations[x], ref.completed[x])
                     << "instance " << inst << " high " << high << " job " << x;
@@ -273,34 +289,22 @@ TEST(CruxSharedLinkTimeline, SkippedPeriodsMatchTheSlottedReferenceOverLongHoriz
     // takes every slot, over horizons of thousands of iterations.
     std::mt19937_64 rng(7);
     std::uniform_int_distribution<int64_t> len(1, 12);
-    std::uniform_int_distribution<int> ovPick(0, 2);
-    const double slot = 0.25;
     uint32_t skipped = 0;
     for (int inst = 0; inst < 60; ++inst)
     {
-        std::array<int64_t, 2> c{};
-        std::array<int64_t, 2> ovc{};
-        std::array<int64_t, 2> t{};
-        std::array<TimelineJob, 2> jobs;
-        for (int x = 0; x < 2; ++x)
-        {
-            c[x] = 2 * len(rng);
-            t[x] = len(rng);
-            const int ov = ovPick(rng);
-            ovc[x] = ov * c[x] / 2;
-            jobs[x] = TimelineJob{c[x] * slot, t[x] * slot, ov / 2.0, 4, 1e9};
-        }
+        const SlottedPair pair(rng);
+        const auto& [c, ovc, t, jobs] = pair;
         const int64_t horizon = 20000 + len(rng) * 1000;
         for (int high = 0; high < 2; ++high)
         {
             const SlottedResult ref = SlottedSimulation(c, ovc, t, high, horizon);
-            const TimelineResult r = SimulateSharedLink(jobs, high, horizon * slot);
+            const TimelineResult r = SimulateSharedLink(jobs, high, horizon * SLOT);
             const TimelineResult full =
-                SimulateSharedLink(jobs, high, horizon * slot, SharedLinkRun::FULL);
+                SimulateSharedLink(jobs, high, horizon * SLOT, SharedLinkRun::FULL);
             skipped += r.events < full.events / 4 ? 1 : 0;
             for (int x = 0; x < 2; ++x)
             {
-                ASSERT_NEAR(r.sendTime[x], ref.sentSlots[x] * slot, 1e-6)
+                ASSERT_NEAR(r.sendTime[x], ref.sentSlots[x] * SLOT, 1e-6)
                     << "instance " << inst << " high " << high << " job " << x;
                 ASSERT_EQ(r.completedIterations[x], ref.completed[x])
                     << "instance " << inst << " high " << high << " job " << x;
