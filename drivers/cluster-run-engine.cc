@@ -99,7 +99,8 @@ RunClusterEngine(const ClusterRunConfig& config,
     // LiveClusterFabric routes by.
     // Every job is FromModel() with the run's one plan request: a job's scheduler view is its
     // model's and GPU layout's template with its own hosts (SchedJobTemplates).
-    SchedJobTemplates templates;
+    SchedJobTemplates templates(config.timeline == "step" ? TimelineGranularity::STEP
+                                                          : TimelineGranularity::COLLECTIVE);
     EpochEngine::JobBuilder builder = [&config, &topo, &templates](uint32_t id,
                                                                    const std::string& model,
                                                                    const std::vector<GpuId>& gpus) {

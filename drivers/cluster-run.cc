@@ -261,6 +261,10 @@ ClusterRunConfig::Validate() const
     {
         throw ConfigError("evaluator", "'" + evaluator + "' is not coarse or exact");
     }
+    if (timeline != "collective" && timeline != "step")
+    {
+        throw ConfigError("timeline", "'" + timeline + "' is not collective or step");
+    }
     if (!(timescaleRatio >= 2) || !std::isfinite(timescaleRatio))
     {
         throw ConfigError("timescaleRatio", "must be a finite number >= 2");
@@ -615,6 +619,7 @@ ClusterRun::SummaryJson(const ClusterRunResult& r) const
     j["engine"] = m_config.engine;
     j["evaluator"] = m_config.evaluator;
     j["timescale_ratio"] = m_config.timescaleRatio;
+    j["timeline"] = m_config.timeline;
     if (m_config.intraHost.enabled)
     {
         // only with intra-host links: a run without them keeps its file byte for byte

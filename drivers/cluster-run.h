@@ -117,6 +117,14 @@ struct ClusterRunConfig : public EpochEngineConfig
      * "Evaluator of the trace runs".
      */
     std::string evaluator{"coarse"};
+    /**
+     * Granularity of every job's communication timeline (the phases the evaluator, Crux's k_j
+     * and the other schedulers see; TimelineGranularity): "collective" (default: one phase per
+     * collective, its steps and channels merged) or "step" (one phase per ring step, the
+     * reference). Accuracy of collective against step: doc/crux.rst, "Timeline granularity of
+     * the trace runs".
+     */
+    std::string timeline{"step"};
     /// K of the coarse evaluator (finite, >= 2, checked also with "exact"): jobs whose
     /// stand-alone iteration is shorter than 1/(2K) of the component's longest are dilated to
     /// about 1/K of it, in components whose jobs share one priority class.

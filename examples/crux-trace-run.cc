@@ -222,6 +222,10 @@ AddOptions(CheckedCommandLine& cmd, TraceRunOptions& o)
                  "Epoch engine's evaluation: coarse (time-scale coarsening, bounded work) or "
                  "exact (every iteration; the cross-check)",
                  c.evaluator);
+    cmd.AddValue("timeline",
+                 "Jobs' communication timeline: collective (one phase per collective) or step "
+                 "(one phase per ring step; the reference)",
+                 c.timeline);
     cmd.AddValue("timescaleRatio",
                  "Coarse evaluator: in a component of one priority class, jobs faster than "
                  "1/(2K) of its slowest are time-dilated to about 1/K of it (K >= 2)",
@@ -286,6 +290,7 @@ WithOptionName(std::string msg)
         {"ClusterRunConfig.binSeconds", "--binSeconds"},
         {"ClusterRunConfig.engine", "--engine"},
         {"ClusterRunConfig.evaluator", "--evaluator"},
+        {"ClusterRunConfig.timeline", "--timeline"},
         {"ClusterRunConfig.timescaleRatio", "--timescaleRatio"},
         {"ClusterRunConfig.horizonIterations", "--horizonIterations"},
         {"ClusterRunConfig.steadyHorizonLimit", "--steadyHorizonLimit"},

@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -84,11 +85,12 @@ MergeLags(std::vector<PhaseLag>& into,
 /// The communication phases of one iteration before renumbering (AddCommTimeline step 1).
 struct ProvisionalPhases
 {
-    std::vector<int64_t> key;                      //!< [phase] its ideal start, Time steps
-    std::vector<std::map<uint32_t, double>> bytes; //!< [phase] flow index -> bytes
-    std::vector<std::map<uint32_t, int64_t>> deps; //!< [phase] phase -> lag, Time steps
-    std::map<uint32_t, int64_t> endDeps;           //!< phase -> lag before the iteration's end
-    int64_t span{0};                               //!< ideal iteration span, Time steps
+    std::vector<int64_t> key;                       //!< [phase] its ideal start, Time steps
+    std::vector<std::map<uint32_t, double>> bytes;  //!< [phase] flow index -> bytes
+    std::vector<std::map<uint32_t, int64_t>> deps;  //!< [phase] phase -> lag, Time steps
+    std::map<uint32_t, int64_t> endDeps;            //!< phase -> lag before the iteration's end
+    int64_t span{0};                                //!< ideal iteration span, Time steps
+    std::vector<std::vector<uint32_t>> collectives; //!< [phase] operations of its messages
 };
 
 /**
@@ -162,8 +164,17 @@ WalkPhases(const CommDag& dag,
                 key.push_back(t);
                 bytes.emplace_back();
                 deps.emplace_back();
+                r.collectives.emplace_back();
             }
             const uint32_t ph = it->second;
+            {
+                auto& cs = r.collectives[ph];
+                const uint32_t c = dag.OperationOf(id);
+                if (std::find(cs.begin(), cs.end(), c) == cs.end())
+                {
+                    cs.push_back(c);
+                }
+            }
             bytes[ph][flowIndex.at(node.flow)] += static_cast<double>(node.bytes);
             for (const PhaseLag& e : in[id])
             {
@@ -198,6 +209,196 @@ WalkPhases(const CommDag& dag,
         std::vector<PhaseLag>().swap(in[id]);
     }
     return r;
+}
+
+/**
+ * AddCommTimeline step 1b (collective granularity): the phases of one operation (every step and
+ * NCCL channel of one collective, CommDag::OperationOf()) become one phase released at the
+ * first one's release, each flow's bytes summed, lags moved so that the ideal timing is kept
+ * (AddCommTimeline()'s documentation). Operations that cannot be merged keep their phases.
+ */
+ProvisionalPhases
+MergeCollectivePhases(const ProvisionalPhases& prov)
+{
+    const uint32_t np = static_cast<uint32_t>(prov.key.size());
+    // a phase of one operation joins the operation's group; a phase of several operations (or
+    // of an undescribed message) stays as it is, and so do the operations it holds
+    std::map<uint32_t, std::vector<uint32_t>> members; // operation -> its phases (ascending)
+    std::set<uint32_t> blocked;
+    for (uint32_t p = 0; p < np; ++p)
+    {
+        const auto& ops = prov.collectives[p];
+        if (ops.size() == 1 && ops.front() != CommDag::NO_COLLECTIVE)
+        {
+            members[ops.front()].push_back(p);
+        }
+        else
+        {
+            blocked.insert(ops.begin(), ops.end());
+        }
+    }
+    std::vector<std::vector<uint32_t>> groups;
+    std::vector<bool> enabled;
+    for (auto& [op, ps] : members)
+    {
+        groups.push_back(ps);
+        enabled.push_back(ps.size() > 1 && blocked.count(op) == 0);
+    }
+    while (true)
+    {
+        // target of every fine phase: its group's new phase, or itself
+        std::vector<uint32_t> target(np);
+        std::vector<int64_t> first(np);
+        for (uint32_t p = 0; p < np; ++p)
+        {
+            target[p] = p;
+            first[p] = prov.key[p];
+        }
+        for (std::size_t g = 0; g < groups.size(); ++g)
+        {
+            if (!enabled[g])
+            {
+                continue;
+            }
+            uint32_t lead = groups[g].front();
+            int64_t k0 = prov.key[lead];
+            for (uint32_t p : groups[g])
+            {
+                if (prov.key[p] < k0 || (prov.key[p] == k0 && p < lead))
+                {
+                    k0 = prov.key[p];
+                    lead = p;
+                }
+            }
+            for (uint32_t p : groups[g])
+            {
+                target[p] = lead;
+                first[p] = k0;
+            }
+        }
+        // an operation whose later phases wait for a phase outside it longer than its first
+        // phase does (in the ideal timing: its input arrives while it runs) is not merged
+        bool changed = false;
+        for (std::size_t g = 0; g < groups.size(); ++g)
+        {
+            if (!enabled[g])
+            {
+                continue;
+            }
+            for (uint32_t p : groups[g])
+            {
+                if (target[p] == p)
+                {
+                    continue;
+                }
+                for (const auto& [q, lag] : prov.deps[p])
+                {
+                    if (target[q] != target[p] && prov.key[q] + lag > first[p])
+                    {
+                        enabled[g] = false;
+                        changed = true;
+                        break;
+                    }
+                }
+                if (!enabled[g])
+                {
+                    break;
+                }
+            }
+        }
+        if (changed)
+        {
+            continue;
+        }
+        // check: every dependency's new phase starts before its dependant's new phase
+        for (uint32_t p = 0; p < np && !changed; ++p)
+        {
+            for (const auto& [q, lag] : prov.deps[p])
+            {
+                if (target[q] == target[p])
+                {
+                    continue;
+                }
+                if (!(first[q] < first[p]))
+                {
+                    for (std::size_t g = 0; g < groups.size(); ++g)
+                    {
+                        if (enabled[g] &&
+                            std::find(groups[g].begin(), groups[g].end(), p) != groups[g].end())
+                        {
+                            enabled[g] = false;
+                            changed = true;
+                        }
+                    }
+                    if (!changed)
+                    {
+                        for (std::size_t g = 0; g < groups.size(); ++g)
+                        {
+                            if (enabled[g] &&
+                                std::find(groups[g].begin(), groups[g].end(), q) != groups[g].end())
+                            {
+                                enabled[g] = false;
+                                changed = true;
+                            }
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        if (changed)
+        {
+            continue;
+        }
+        // build
+        ProvisionalPhases r;
+        r.span = prov.span;
+        std::vector<uint32_t> newIndex(np, UINT32_MAX);
+        for (uint32_t p = 0; p < np; ++p)
+        {
+            if (target[p] == p)
+            {
+                newIndex[p] = static_cast<uint32_t>(r.key.size());
+                r.key.push_back(first[p]);
+                r.bytes.emplace_back();
+                r.deps.emplace_back();
+                r.collectives.emplace_back();
+            }
+        }
+        for (uint32_t p = 0; p < np; ++p)
+        {
+            const uint32_t n = newIndex[target[p]];
+            for (const auto& [f, b] : prov.bytes[p])
+            {
+                r.bytes[n][f] += b;
+            }
+            const int64_t offP = prov.key[p] - first[p];
+            if (offP > 0)
+            {
+                auto [d, added] = r.endDeps.emplace(n, offP);
+                d->second = std::max(d->second, offP);
+            }
+            for (const auto& [q, lag] : prov.deps[p])
+            {
+                const uint32_t m = newIndex[target[q]];
+                if (m == n)
+                {
+                    continue;
+                }
+                const int64_t l = std::max<int64_t>(0, lag + (prov.key[q] - first[q]) - offP);
+                auto [d, added] = r.deps[n].emplace(m, l);
+                d->second = std::max(d->second, l);
+            }
+        }
+        for (const auto& [q, lag] : prov.endDeps)
+        {
+            const uint32_t m = newIndex[target[q]];
+            const int64_t l = lag + (prov.key[q] - first[q]);
+            auto [d, added] = r.endDeps.emplace(m, l);
+            d->second = std::max(d->second, l);
+        }
+        return r;
+    }
 }
 
 /**
@@ -271,7 +472,11 @@ EmitPhases(const DltJob& job, const ProvisionalPhases& prov, SchedJob& sj)
 } // namespace
 
 void
-AddCommTimeline(const DltJob& job, SchedJob& sj, double intraHostRate, double intraHostLatency)
+AddCommTimeline(const DltJob& job,
+                SchedJob& sj,
+                double intraHostRate,
+                double intraHostLatency,
+                TimelineGranularity granularity)
 {
     if (!(intraHostRate > 0) || !(intraHostLatency >= 0))
     {
@@ -286,7 +491,12 @@ AddCommTimeline(const DltJob& job, SchedJob& sj, double intraHostRate, double in
     CommDag dag(TrainingIteration::RankGpus(job));
     TrainingIteration::Build(job, dag);
     dag.Finalize();
-    EmitPhases(job, WalkPhases(dag, flowIndex, intraHostRate, intraHostLatency), sj);
+    ProvisionalPhases phases = WalkPhases(dag, flowIndex, intraHostRate, intraHostLatency);
+    if (granularity == TimelineGranularity::COLLECTIVE)
+    {
+        phases = MergeCollectivePhases(phases);
+    }
+    EmitPhases(job, phases, sj);
 }
 
 namespace
@@ -307,12 +517,14 @@ CheckFiller(const DltJob& job, const SchedFlowPathFiller& fillPaths)
 /**
  * MakeSchedJob() with the job's inter-host flows already listed.
  * \param job the job \param pattern job.CommunicationPattern() \param fillPaths the filler
+ * \param granularity the timeline (AddCommTimeline())
  * \return the scheduler job
  */
 SchedJob
 MakeSchedJobOfPattern(const DltJob& job,
                       const std::vector<DltCommFlow>& pattern,
-                      const SchedFlowPathFiller& fillPaths)
+                      const SchedFlowPathFiller& fillPaths,
+                      TimelineGranularity granularity)
 {
     SchedJob sj;
     sj.id = job.id;
@@ -351,7 +563,7 @@ MakeSchedJobOfPattern(const DltJob& job,
         DynamicCast<const DataRateValue>(info.initialValue)->Get().GetBitRate());
     transport.LookupAttributeByName("IntraHostLatency", &info);
     const double latency = DynamicCast<const TimeValue>(info.initialValue)->Get().GetSeconds();
-    AddCommTimeline(job, sj, rate, latency);
+    AddCommTimeline(job, sj, rate, latency, granularity);
     const bool classic = sj.phases.size() == 1 && sj.endDeps.empty() &&
                          sj.span <= sj.computeTime + TimeStep(1).GetSeconds();
     if (job.plan)
@@ -371,10 +583,12 @@ MakeSchedJobOfPattern(const DltJob& job,
 } // namespace
 
 SchedJob
-MakeSchedJob(const DltJob& job, const SchedFlowPathFiller& fillPaths)
+MakeSchedJob(const DltJob& job,
+             const SchedFlowPathFiller& fillPaths,
+             TimelineGranularity granularity)
 {
     CheckFiller(job, fillPaths);
-    return MakeSchedJobOfPattern(job, job.CommunicationPattern(), fillPaths);
+    return MakeSchedJobOfPattern(job, job.CommunicationPattern(), fillPaths, granularity);
 }
 
 std::string
@@ -397,7 +611,7 @@ SchedJobTemplates::Make(const DltJob& job, const SchedFlowPathFiller& fillPaths)
     if (job.chakra)
     {
         // every Chakra job is named "chakra": its trace, not its name, defines it
-        return MakeSchedJob(job, fillPaths);
+        return MakeSchedJob(job, fillPaths, m_granularity);
     }
     const std::string key = job.modelName + "|" + LayoutKey(job);
     const std::vector<uint32_t> hosts = job.Hosts();
@@ -405,7 +619,7 @@ SchedJobTemplates::Make(const DltJob& job, const SchedFlowPathFiller& fillPaths)
     if (it == m_templates.end())
     {
         const std::vector<DltCommFlow> pattern = job.CommunicationPattern();
-        SchedJob sj = MakeSchedJobOfPattern(job, pattern, fillPaths);
+        SchedJob sj = MakeSchedJobOfPattern(job, pattern, fillPaths, m_granularity);
         Template t;
         t.job = sj;
         for (SchedFlow& f : t.job.flows)
@@ -450,6 +664,17 @@ SchedJobTemplates::Make(const DltJob& job, const SchedFlowPathFiller& fillPaths)
     }
     ++m_hits;
     return sj;
+}
+
+SchedJobTemplates::SchedJobTemplates(TimelineGranularity granularity)
+    : m_granularity(granularity)
+{
+}
+
+TimelineGranularity
+SchedJobTemplates::GetGranularity() const
+{
+    return m_granularity;
 }
 
 uint64_t

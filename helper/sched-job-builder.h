@@ -42,6 +42,26 @@ typedef std::function<void(const DltCommFlow& flow, SchedFlow& sf)> SchedFlowPat
 
 /**
  * \ingroup crux
+ * \brief How finely AddCommTimeline() cuts a job's iteration into phases.
+ */
+enum class TimelineGranularity
+{
+    /// One phase per instant at which inter-host messages start (every step of a ring, every
+    /// hop of a multi-host ring): the reference, and the scenario runs' timeline.
+    STEP,
+    /// The phases of one operation (all steps and NCCL channels of one collective; an EP
+    /// all-to-all) merged into one phase, its bytes per connection summed,
+    /// with the lags moved so that the timeline's ideal timing is unchanged (see
+    /// AddCommTimeline()). A ring all-reduce becomes one phase instead of one per ring step
+    /// (a llama-7b job on 15 hosts: 169 phases instead of 35,321). ASSUMPTION (a model choice,
+    /// measured in doc/crux.rst "Timeline granularity of the trace runs"): the steps of one
+    /// collective move their bytes back to back and their lags follow, so contention that hits
+    /// one step and not the next is averaged over the collective.
+    COLLECTIVE,
+};
+
+/**
+ * \ingroup crux
  * \brief The scheduler's view (SchedJob, Crux §3 job model) of a DLT job: the one conversion used
  * by every driver (CruxExperiment on a CruxTopology, the cluster runs on a ClusterTopology), so
  * that the scheduler's flow ids are exactly the transport's MessageRequest::flowId values.
@@ -60,11 +80,14 @@ typedef std::function<void(const DltCommFlow& flow, SchedFlow& sf)> SchedFlowPat
  *
  * \param job the job (validated by CommunicationPattern())
  * \param fillPaths fills candidatePaths and defaultPath of each flow (must not be null)
+ * \param granularity the timeline's phases (AddCommTimeline())
  * \return the scheduler job
  * \throws std::invalid_argument if the job is invalid or fillPaths is null; whatever fillPaths
  *         throws
  */
-SchedJob MakeSchedJob(const DltJob& job, const SchedFlowPathFiller& fillPaths);
+SchedJob MakeSchedJob(const DltJob& job,
+                      const SchedFlowPathFiller& fillPaths,
+                      TimelineGranularity granularity = TimelineGranularity::STEP);
 
 /**
  * \ingroup crux
@@ -83,17 +106,32 @@ SchedJob MakeSchedJob(const DltJob& job, const SchedFlowPathFiller& fillPaths);
  * sinks (lag > 0 only); span = the timed iteration's end. Approximations: a phase's successors
  * wait for the whole phase (not only for their own message), and NVLink contention is ignored.
  *
+ * With TimelineGranularity::COLLECTIVE the phases of one operation (CommDag::OperationOf():
+ * every step and NCCL channel of one collective) are then merged into one phase released at
+ * the first one's release with each connection's bytes summed. Lags are moved so that with
+ * transfers taking no time every phase and the iteration end keep their ideal instant: a
+ * dependency of a member released d after the first, with lag L, becomes one of the merged
+ * phase with lag max(0, L - d); a dependency on a member released d after the first (endDeps
+ * too) gets lag L + d, and the iteration end waits for the merged phase's end + its last
+ * member's d. So the merged ring's step lags (NVLink hops) follow its transfers instead of
+ * being interleaved with them. An operation with a phase that also holds another operation's
+ * (or an undescribed) message, whose later phases wait for a phase outside it longer than its
+ * first phase does, or whose merge would leave a dependency not released before its
+ * dependant, keeps its phases.
+ *
  * \param job the job (validated)
  * \param sj its scheduler job with flows (id = connection number, as MakeSchedJob() builds them)
  * \param intraHostRate NVLink bandwidth per GPU egress, bit/s (> 0)
  * \param intraHostLatency NVLink latency, s (>= 0)
+ * \param granularity STEP (every phase) or COLLECTIVE (one phase per collective)
  * \throws std::invalid_argument for a bad rate or latency; std::out_of_range if a connection is
  *         not among sj's flows
  */
 void AddCommTimeline(const DltJob& job,
                      SchedJob& sj,
                      double intraHostRate,
-                     double intraHostLatency);
+                     double intraHostLatency,
+                     TimelineGranularity granularity = TimelineGranularity::STEP);
 
 /**
  * \ingroup crux
@@ -147,6 +185,12 @@ SchedJob MakeClusterSchedJob(const DltJob& job,
 class SchedJobTemplates
 {
   public:
+    /// \param granularity the timeline of every job built (MakeSchedJob())
+    explicit SchedJobTemplates(TimelineGranularity granularity = TimelineGranularity::STEP);
+
+    /// \return the timeline granularity of the jobs built
+    TimelineGranularity GetGranularity() const;
+
     /**
      * \brief MakeSchedJob(job, fillPaths), through the memo.
      * \param job the job (validated as by MakeSchedJob())
@@ -180,6 +224,7 @@ class SchedJobTemplates
         uint64_t gradientBytes{0};      //!< the first job's gradientBytes (not in job)
     };
 
+    TimelineGranularity m_granularity;           //!< timeline of every job built
     std::map<std::string, Template> m_templates; //!< modelName + layout -> template
     uint64_t m_hits{0};                          //!< see GetHits()
     uint64_t m_misses{0};                        //!< see GetMisses()

@@ -20,12 +20,15 @@
 
 #include "ns3/cluster-model.h"
 #include "ns3/cluster-topology.h"
+#include "ns3/comm-dag.h"
 #include "ns3/dlt-job-helper.h"
 #include "ns3/dlt-job.h"
 #include "ns3/model-mapping.h"
+#include "ns3/nstime.h"
 #include "ns3/sched-job-builder.h"
 #include "ns3/test.h"
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -224,6 +227,110 @@ class SchedJobTemplatesTestCase : public TestCase
 
 /**
  * \ingroup crux-tests
+ * \brief TimelineGranularity::COLLECTIVE against STEP on the trace runner's LLM jobs: far fewer
+ * phases where rings are merged (llama-7b's data-parallel rings), every flow's bytes, the span
+ * and the ideal timing (StandaloneIterationTime with transfers taking no time) unchanged;
+ * CommDag::OperationOf() joins the channels of one operation only.
+ */
+class TimelineGranularityTestCase : public TestCase
+{
+  public:
+    TimelineGranularityTestCase()
+        : TestCase("collective timeline: fewer phases, same bytes, same span and ideal timing; "
+                   "channels of one operation are one operation")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // OperationOf: two channels of one operation, then the next operation
+        {
+            CommDag dag(std::vector<GpuId>{GpuId{0, 0}, GpuId{1, 0}});
+            dag.BeginCollective("all-reduce (ring, channel 1 of 2, Simple)");
+            const auto a = dag.AddMessage(0, 1, 10, CommDag::NO_STREAM, {});
+            dag.BeginCollective("all-reduce (ring, channel 2 of 2, Simple)");
+            const auto b = dag.AddMessage(0, 1, 10, CommDag::NO_STREAM, {a});
+            dag.BeginCollective("all-reduce (ring, channel 1 of 2, Simple)");
+            const auto c = dag.AddMessage(0, 1, 10, CommDag::NO_STREAM, {b});
+            dag.BeginCollective("send/receive");
+            const auto d = dag.AddMessage(1, 0, 10, CommDag::NO_STREAM, {c});
+            const auto e = dag.AddDelay(MicroSeconds(1), {d});
+            NS_TEST_ASSERT_MSG_EQ(dag.OperationOf(a), dag.OperationOf(b), "channels: one op");
+            NS_TEST_ASSERT_MSG_NE(dag.OperationOf(b), dag.OperationOf(c), "a new channel 1");
+            NS_TEST_ASSERT_MSG_NE(dag.OperationOf(c), dag.OperationOf(d), "another collective");
+            NS_TEST_ASSERT_MSG_EQ(dag.OperationOf(e), CommDag::NO_COLLECTIVE, "a delay");
+        }
+        const ClusterTopology topo = BuildTwoLayerClos(ClosConfig());
+        const std::vector<uint32_t> all = {0, 1, 2, 3, 4, 5, 6, 7};
+
+        struct Case
+        {
+            std::string model;
+            std::vector<uint32_t> hosts;
+            std::size_t minReduction; //!< step phases / collective phases at least
+        };
+
+        const std::vector<Case> cases = {
+            {"llama-7b", {0, 1}, 10},
+            {"llama-7b", {3, 4, 5, 6, 7, 8}, 50},
+            // phases that hold several operations at once (the PP sends of every replica of a
+            // micro-batch, beside other transfers) keep them: no merge, the STEP timeline
+            {"gpt3-13b", {20, 21, 22, 23}, 1},
+            {"llama-33b", {30, 31, 32, 33, 34, 35, 36, 37}, 1},
+        };
+        SchedJobTemplates stepT(TimelineGranularity::STEP);
+        SchedJobTemplates collT(TimelineGranularity::COLLECTIVE);
+        const bool kept = collT.GetGranularity() == TimelineGranularity::COLLECTIVE;
+        NS_TEST_ASSERT_MSG_EQ(kept, true, "granularity kept");
+        uint32_t id = 0;
+        for (const Case& c : cases)
+        {
+            const DltJob job = TraceJob(topo, id++, c.model, Gpus(c.hosts, all));
+            const SchedJob step = MakeClusterSchedJob(job, topo, 7, 64, stepT);
+            const SchedJob coll = MakeClusterSchedJob(job, topo, 7, 64, collT);
+            const std::string what = c.model + " on " + std::to_string(c.hosts.size()) + " hosts";
+            NS_TEST_ASSERT_MSG_EQ(Difference(step, MakeClusterSchedJob(job, topo, 7, 64)),
+                                  "",
+                                  what << ": STEP is the default timeline");
+            NS_TEST_ASSERT_MSG_GT_OR_EQ(step.phases.size(),
+                                        c.minReduction * coll.phases.size(),
+                                        what << ": phases " << step.phases.size() << " -> "
+                                             << coll.phases.size());
+            NS_TEST_ASSERT_MSG_GT(coll.phases.size(), 0u, what << ": a timeline");
+            // every flow's bytes over the phases
+            std::vector<double> bs(step.flows.size(), 0);
+            std::vector<double> bc(coll.flows.size(), 0);
+            for (const SchedPhase& ph : step.phases)
+            {
+                for (std::size_t i = 0; i < ph.flows.size(); ++i)
+                {
+                    bs[ph.flows[i]] += ph.bytes[i];
+                }
+            }
+            for (const SchedPhase& ph : coll.phases)
+            {
+                for (std::size_t i = 0; i < ph.flows.size(); ++i)
+                {
+                    bc[ph.flows[i]] += ph.bytes[i];
+                }
+            }
+            for (std::size_t f = 0; f < bs.size(); ++f)
+            {
+                NS_TEST_ASSERT_MSG_EQ_TOL(bc[f], bs[f], 1e-9 * bs[f], what << ": flow " << f);
+            }
+            NS_TEST_ASSERT_MSG_EQ(coll.span, step.span, what << ": span");
+            NS_TEST_ASSERT_MSG_EQ(coll.computeTime, step.computeTime, what << ": c_j");
+            // ideal timing: transfers taking no time
+            const double idealStep = StandaloneIterationTime(step, 0.0);
+            const double idealColl = StandaloneIterationTime(coll, 0.0);
+            NS_TEST_ASSERT_MSG_EQ_TOL(idealColl, idealStep, 1e-9 * idealStep, what << ": ideal");
+        }
+    }
+};
+
+/**
+ * \ingroup crux-tests
  * \brief SchedJobTemplates tests.
  */
 class SchedJobTemplatesTestSuite : public TestSuite
@@ -233,6 +340,7 @@ class SchedJobTemplatesTestSuite : public TestSuite
         : TestSuite("crux-sched-job-templates", UNIT)
     {
         AddTestCase(new SchedJobTemplatesTestCase, TestCase::QUICK);
+        AddTestCase(new TimelineGranularityTestCase, TestCase::QUICK);
     }
 };
 

@@ -15,6 +15,7 @@
 
 #include "comm-dag.h"
 
+#include <cctype>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -308,7 +309,40 @@ CommDag::BeginCollective(const std::string& what, uint32_t steps)
     {
         text += " " + m_suffix;
     }
-    m_collectives.push_back(Collective{std::move(text), steps});
+    // the channels of one NCCL operation: ", channel c of C" with c = previous c + 1 and the
+    // rest of the text unchanged
+    uint32_t channel = 0;
+    std::string channelless = text;
+    const std::size_t at = text.find(", channel ");
+    if (at != std::string::npos)
+    {
+        const std::size_t num = at + 10;
+        std::size_t end = num;
+        while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end])))
+        {
+            ++end;
+        }
+        const std::size_t of = text.find(" of ", end);
+        if (end > num && of == end)
+        {
+            channel = static_cast<uint32_t>(std::stoul(text.substr(num, end - num)));
+            std::size_t rest = of + 4;
+            while (rest < text.size() && std::isdigit(static_cast<unsigned char>(text[rest])))
+            {
+                ++rest;
+            }
+            channelless = text.substr(0, at) + text.substr(rest);
+        }
+    }
+    const bool sameOperation = channel > 1 && channel == m_lastChannel + 1 &&
+                               channelless == m_lastChannelless && m_operations > 0;
+    if (!sameOperation)
+    {
+        ++m_operations;
+    }
+    m_lastChannel = channel;
+    m_lastChannelless = std::move(channelless);
+    m_collectives.push_back(Collective{std::move(text), steps, m_operations - 1});
     m_steps.push_back(Step{static_cast<uint32_t>(m_collectives.size() - 1), 0});
     m_curStep = static_cast<uint32_t>(m_steps.size());
 }
@@ -338,6 +372,16 @@ CommDag::Describe(NodeId id) const
         return c.what;
     }
     return c.what + ", step " + std::to_string(st.step + 1) + " of " + std::to_string(c.steps);
+}
+
+uint32_t
+CommDag::OperationOf(NodeId id) const
+{
+    if (id >= m_nodes.size() || m_nodes[id].kind != Kind::MESSAGE || m_nodes[id].label == 0)
+    {
+        return NO_COLLECTIVE;
+    }
+    return m_collectives[m_steps[m_nodes[id].label - 1].collective].operation;
 }
 
 std::size_t

@@ -268,6 +268,19 @@ class CommDag
      */
     std::string Describe(NodeId id) const;
 
+    /// Collective of no message (CollectiveOf()).
+    static constexpr uint32_t NO_COLLECTIVE = 0xffffffffu;
+
+    /**
+     * \brief Which operation a message belongs to: the collectives described one after the
+     * other as the NCCL channels of one operation (texts equal but for "channel c of C", c
+     * counting up from 1 by 1) are one operation; every other BeginCollective() starts one.
+     * \param id a node id
+     * \return its 0-based operation number; NO_COLLECTIVE for a node that is not a described
+     *         message (and for every node in count-only mode)
+     */
+    uint32_t OperationOf(NodeId id) const;
+
     /// \return bytes of the DAG's description tables (BeginCollective(); for memory accounting)
     std::size_t DescriptionBytes() const;
 
@@ -335,8 +348,9 @@ class CommDag
     /// A described collective (BeginCollective()).
     struct Collective
     {
-        std::string what; //!< context + operation
-        uint32_t steps;   //!< number of steps (0 = none)
+        std::string what;   //!< context + operation
+        uint32_t steps;     //!< number of steps (0 = none)
+        uint32_t operation; //!< OperationOf() of its messages
     };
 
     /// One step of a collective (a MESSAGE node's label − 1 indexes these).
@@ -351,6 +365,9 @@ class CommDag
     std::vector<Collective> m_collectives; //!< described collectives
     std::vector<Step> m_steps;             //!< (collective, step) of the labelled messages
     uint32_t m_curStep{0};                 //!< label of the next messages (0 = none)
+    std::string m_lastChannelless;         //!< last described text without "channel c of C"
+    uint32_t m_lastChannel{0};             //!< its c (0 = no channel in the text)
+    uint32_t m_operations{0};              //!< operations described
     uint32_t m_streams{0};                 //!< streams allocated
     uint64_t m_messages{0};                //!< messages added
     NodeId m_dummy{0};                     //!< count-only: ids handed out
