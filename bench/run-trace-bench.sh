@@ -22,13 +22,15 @@
 # Usage: bench/run-trace-bench.sh [--days=D] [--seed=N] [--placement=P] [--topology=T]
 #                                 [--scheduler=S] [--curve-days=D] [--baseline=BIN]
 #                                 [--scale=N] [--no-two-week] [--no-curve] [--no-decision]
-#                                 [--no-build]
+#                                 [--no-build] [--timeline=T]
 #   --scheduler    the scheduler timed against ecmp (default crux)
 #   --curve-days   days of the load curve (default 2; 0 = no curve)
 #   --baseline     a second crux-trace-run binary measured the same way (before/after)
 #   --scale        also the two weeks on the Clos N times as large (default 0 = not run)
 #   --no-two-week, --no-curve, --no-decision  leave that part out
 #   --no-build     use $CRUX_BUILD_DIR/{crux-trace-run,cluster-decision-bench} as they are
+#   --timeline     this build's runs with crux-trace-run --timeline=T (step or collective; default:
+#                  its default); not passed to --baseline
 # Environment: CRUX_BUILD_DIR = build directory (default <clone>/build); it is configured
 # (if it has no CMakeCache.txt) and the two targets are built (incremental) first.
 # A missed goal is reported, not an error.
@@ -47,6 +49,7 @@ BASELINE=""
 TWO_WEEK=1
 DECISION=1
 SCALE=0
+TIMELINE=""
 for arg in "$@"; do
     case "$arg" in
         --scale=*) SCALE="${arg#*=}" ;;
@@ -61,6 +64,7 @@ for arg in "$@"; do
         --topology=*) TOPOLOGY="${arg#*=}" ;;
         --scheduler=*) SCHED="${arg#*=}" ;;
         --no-build) BUILD=0 ;;
+        --timeline=*) TIMELINE="${arg#*=}" ;;
         -h | --help)
             sed -n '2,/^set /{/^#/p}' "$0"
             exit 0
@@ -113,6 +117,9 @@ timed() {
     local bin=$1 tag=$2
     shift 2
     local out="$TMP/out-$tag"
+    if [[ -n "$TIMELINE" && "$bin" == "$RUN" ]]; then
+        set -- "$@" --timeline="$TIMELINE"
+    fi
     if [[ -x /usr/bin/time ]]; then
         # progress lines on stderr (the table only on stdout)
         /usr/bin/time -v -o "$TMP/time-$tag" nice -n 10 "$bin" "$@" --outputDir="$out" --quiet \

@@ -119,10 +119,10 @@ struct ClusterRunConfig : public EpochEngineConfig
     std::string evaluator{"coarse"};
     /**
      * Granularity of every job's communication timeline (the phases the evaluator, Crux's k_j
-     * and the other schedulers see; TimelineGranularity): "collective" (default: one phase per
-     * collective, its steps and channels merged) or "step" (one phase per ring step, the
-     * reference). Accuracy of collective against step: doc/crux.rst, "Timeline granularity of
-     * the trace runs".
+     * and the other schedulers see; TimelineGranularity): "step" (default: one phase per ring
+     * step, the reference) or "collective" (one phase per collective, its steps and channels
+     * merged; far fewer fluid events for real-size LLMs). Accuracy of collective against step:
+     * doc/crux.rst, "Timeline granularity of the trace runs".
      */
     std::string timeline{"step"};
     /// K of the coarse evaluator (finite, >= 2, checked also with "exact"): jobs whose
