@@ -123,9 +123,12 @@ ResultDirectory::StaticProblem(const std::string& dir, const std::vector<std::st
     }
     std::error_code ec;
     const fs::path out(dir);
-    if (fs::exists(out, ec))
+    // one status call: a directory that another run's probe (ProbeWrite()) creates and removes
+    // between an exists() and an is_directory() must not read as "not a directory"
+    const fs::file_status st = fs::status(out, ec);
+    if (fs::exists(st))
     {
-        if (!fs::is_directory(out, ec))
+        if (!fs::is_directory(st))
         {
             return "'" + out.string() + "' exists and is not a directory";
         }
@@ -136,7 +139,8 @@ ResultDirectory::StaticProblem(const std::string& dir, const std::vector<std::st
         for (const std::string& s : subdirs)
         {
             const fs::path sub = out / s;
-            if (fs::exists(sub, ec) && !fs::is_directory(sub, ec))
+            const fs::file_status sst = fs::status(sub, ec);
+            if (fs::exists(sst) && !fs::is_directory(sst))
             {
                 return "'" + sub.string() + "' (the directory of " + s +
                        ") exists and is not a directory";
@@ -166,18 +170,16 @@ ResultDirectory::ResultDirectory(const std::string& dir)
     : m_dir(dir)
 {
     std::error_code ec;
-    fs::create_directories(m_dir, ec);
+    m_tmp = m_dir / (".partial-" + std::to_string(::getpid()));
+    fs::remove_all(m_tmp, ec);
+    // the output directory and the partial one in one call: from then on the output directory
+    // is not empty, so another run's probe (ProbeWrite(), which removes an empty directory it
+    // created) cannot remove it under this run
+    fs::create_directories(m_tmp, ec);
     if (ec || !fs::is_directory(m_dir, ec))
     {
         throw std::runtime_error(m_dir.string() + ": cannot create output directory" +
                                  (ec ? ": " + ec.message() : std::string(" (not a directory)")));
-    }
-    m_tmp = m_dir / (".partial-" + std::to_string(::getpid()));
-    fs::remove_all(m_tmp, ec);
-    fs::create_directories(m_tmp, ec);
-    if (ec)
-    {
-        throw std::runtime_error(m_tmp.string() + ": cannot create: " + ec.message());
     }
 }
 
