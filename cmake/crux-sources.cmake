@@ -120,6 +120,7 @@ set(CRUX_SOURCES
     helper/dlt-job-helper.cc
     helper/rdma-transport-helper.cc
     helper/flow-transport-helper.cc
+    helper/comm-timeline.cc
     helper/sched-job-builder.cc
     helper/live-cluster-fabric.cc
     # --- experiment drivers ---
@@ -228,6 +229,7 @@ set(CRUX_HEADERS
     helper/dlt-job-helper.h
     helper/rdma-transport-helper.h
     helper/flow-transport-helper.h
+    helper/comm-timeline.h
     helper/sched-job-builder.h
     helper/live-cluster-fabric.h
     # --- experiment drivers ---

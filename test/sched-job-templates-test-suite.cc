@@ -248,17 +248,19 @@ class TimelineGranularityTestCase : public TestCase
         // OperationOf: two channels of one operation, then the next operation
         {
             CommDag dag(std::vector<GpuId>{GpuId{0, 0}, GpuId{1, 0}});
+            dag.BeginOperation();
             dag.BeginCollective("all-reduce (ring, channel 1 of 2, Simple)");
             const auto a = dag.AddMessage(0, 1, 10, CommDag::NO_STREAM, {});
             dag.BeginCollective("all-reduce (ring, channel 2 of 2, Simple)");
             const auto b = dag.AddMessage(0, 1, 10, CommDag::NO_STREAM, {a});
+            dag.EndOperation();
             dag.BeginCollective("all-reduce (ring, channel 1 of 2, Simple)");
             const auto c = dag.AddMessage(0, 1, 10, CommDag::NO_STREAM, {b});
             dag.BeginCollective("send/receive");
             const auto d = dag.AddMessage(1, 0, 10, CommDag::NO_STREAM, {c});
             const auto e = dag.AddDelay(MicroSeconds(1), {d});
             NS_TEST_ASSERT_MSG_EQ(dag.OperationOf(a), dag.OperationOf(b), "channels: one op");
-            NS_TEST_ASSERT_MSG_NE(dag.OperationOf(b), dag.OperationOf(c), "a new channel 1");
+            NS_TEST_ASSERT_MSG_NE(dag.OperationOf(b), dag.OperationOf(c), "after EndOperation");
             NS_TEST_ASSERT_MSG_NE(dag.OperationOf(c), dag.OperationOf(d), "another collective");
             NS_TEST_ASSERT_MSG_EQ(dag.OperationOf(e), CommDag::NO_COLLECTIVE, "a delay");
         }

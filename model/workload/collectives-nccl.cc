@@ -251,6 +251,7 @@ ChannelRing(CommDag& dag,
                                                           : "all-gather (ring";
     const uint32_t steps = kind == RingKind::ALL_REDUCE ? 2 * (n - 1) : n - 1;
     std::vector<NodeList> received(n);
+    dag.BeginOperation(); // the channels are one operation (OperationOf())
     for (uint32_t c = 0; c < channels; ++c)
     {
         const auto& order = orders[c];
@@ -284,6 +285,7 @@ ChannelRing(CommDag& dag,
             received[order[q]].push_back(done.rankDone[q]);
         }
     }
+    dag.EndOperation();
     return Done(dag, members, ready, received);
 }
 
@@ -303,6 +305,7 @@ ChannelTree(CommDag& dag,
     const NcclModel model(dag.GetCollectiveConfig().hardware, n, h, MaxNics(layout));
     const uint64_t chunk = model.TreeChunkBytes(proto, bytes, channels);
     std::vector<NodeList> received(n);
+    dag.BeginOperation(); // the channels are one operation (OperationOf())
     for (uint32_t c = 0; c < channels; ++c)
     {
         const uint64_t part = Collectives::ChunkBytes(bytes, channels, c);
@@ -326,6 +329,7 @@ ChannelTree(CommDag& dag,
                     ready,
                     received);
     }
+    dag.EndOperation();
     return Done(dag, members, ready, received);
 }
 

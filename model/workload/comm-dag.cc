@@ -15,7 +15,6 @@
 
 #include "comm-dag.h"
 
-#include <cctype>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -309,39 +308,10 @@ CommDag::BeginCollective(const std::string& what, uint32_t steps)
     {
         text += " " + m_suffix;
     }
-    // the channels of one NCCL operation: ", channel c of C" with c = previous c + 1 and the
-    // rest of the text unchanged
-    uint32_t channel = 0;
-    std::string channelless = text;
-    const std::size_t at = text.find(", channel ");
-    if (at != std::string::npos)
-    {
-        const std::size_t num = at + 10;
-        std::size_t end = num;
-        while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end])))
-        {
-            ++end;
-        }
-        const std::size_t of = text.find(" of ", end);
-        if (end > num && of == end)
-        {
-            channel = static_cast<uint32_t>(std::stoul(text.substr(num, end - num)));
-            std::size_t rest = of + 4;
-            while (rest < text.size() && std::isdigit(static_cast<unsigned char>(text[rest])))
-            {
-                ++rest;
-            }
-            channelless = text.substr(0, at) + text.substr(rest);
-        }
-    }
-    const bool sameOperation = channel > 1 && channel == m_lastChannel + 1 &&
-                               channelless == m_lastChannelless && m_operations > 0;
-    if (!sameOperation)
+    if (!m_inOperation || m_operations == 0)
     {
         ++m_operations;
     }
-    m_lastChannel = channel;
-    m_lastChannelless = std::move(channelless);
     m_collectives.push_back(Collective{std::move(text), steps, m_operations - 1});
     m_steps.push_back(Step{static_cast<uint32_t>(m_collectives.size() - 1), 0});
     m_curStep = static_cast<uint32_t>(m_steps.size());
@@ -372,6 +342,23 @@ CommDag::Describe(NodeId id) const
         return c.what;
     }
     return c.what + ", step " + std::to_string(st.step + 1) + " of " + std::to_string(c.steps);
+}
+
+void
+CommDag::BeginOperation()
+{
+    if (m_countOnly)
+    {
+        return;
+    }
+    ++m_operations;
+    m_inOperation = true;
+}
+
+void
+CommDag::EndOperation()
+{
+    m_inOperation = false;
 }
 
 uint32_t

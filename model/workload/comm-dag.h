@@ -272,9 +272,20 @@ class CommDag
     static constexpr uint32_t NO_COLLECTIVE = 0xffffffffu;
 
     /**
-     * \brief Which operation a message belongs to: the collectives described one after the
-     * other as the NCCL channels of one operation (texts equal but for "channel c of C", c
-     * counting up from 1 by 1) are one operation; every other BeginCollective() starts one.
+     * \brief Start one operation of several described collectives (the NCCL channels of one
+     * all-reduce, each described by its own BeginCollective()): until EndOperation() their
+     * messages have one OperationOf(). Nothing in count-only mode.
+     */
+    void BeginOperation();
+
+    /// \brief End the operation of BeginOperation(): every BeginCollective() after it starts
+    /// an operation of its own again.
+    void EndOperation();
+
+    /**
+     * \brief Which operation a message belongs to: the collectives described between
+     * BeginOperation() and EndOperation() are one operation; every other BeginCollective()
+     * starts one.
      * \param id a node id
      * \return its 0-based operation number; NO_COLLECTIVE for a node that is not a described
      *         message (and for every node in count-only mode)
@@ -365,9 +376,8 @@ class CommDag
     std::vector<Collective> m_collectives; //!< described collectives
     std::vector<Step> m_steps;             //!< (collective, step) of the labelled messages
     uint32_t m_curStep{0};                 //!< label of the next messages (0 = none)
-    std::string m_lastChannelless;         //!< last described text without "channel c of C"
-    uint32_t m_lastChannel{0};             //!< its c (0 = no channel in the text)
     uint32_t m_operations{0};              //!< operations described
+    bool m_inOperation{false};             //!< between BeginOperation() and EndOperation()
     uint32_t m_streams{0};                 //!< streams allocated
     uint64_t m_messages{0};                //!< messages added
     NodeId m_dummy{0};                     //!< count-only: ids handed out

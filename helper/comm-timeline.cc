@@ -1,0 +1,430 @@
+/*
+ * This program is free software; you can redistribute it and/or modify
+ * it under the terms of the GNU General Public License version 2 as
+ * published by the Free Software Foundation;
+ *
+ * This program is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+ * GNU General Public License for more details.
+ *
+ * You should have received a copy of the GNU General Public License
+ * along with this program; if not, write to the Free Software
+ * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
+ */
+
+#include "comm-timeline.h"
+
+#include "ns3/comm-dag.h"
+#include "ns3/nstime.h"
+#include "ns3/training-iteration.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// One entry of a node's dependency summary: a phase and the longest compute path (Time steps)
+/// from the phase's end to the node.
+struct PhaseLag
+{
+    uint32_t phase; //!< provisional phase number
+    int64_t lag;    //!< Time steps
+};
+
+/// Entries kept per node (the most binding ones: latest phase key + lag).
+constexpr std::size_t MAX_PHASE_DEPS = 8;
+
+/// Merge \p from (each lag + \p add) into \p into, keeping the largest lag per phase and at
+/// most MAX_PHASE_DEPS entries (those with the largest key + lag).
+void
+MergeLags(std::vector<PhaseLag>& into,
+          const std::vector<PhaseLag>& from,
+          int64_t add,
+          const std::vector<int64_t>& key)
+{
+    for (const PhaseLag& e : from)
+    {
+        bool found = false;
+        for (PhaseLag& x : into)
+        {
+            if (x.phase == e.phase)
+            {
+                x.lag = std::max(x.lag, e.lag + add);
+                found = true;
+                break;
+            }
+        }
+        if (!found)
+        {
+            into.push_back(PhaseLag{e.phase, e.lag + add});
+        }
+    }
+    if (into.size() > MAX_PHASE_DEPS)
+    {
+        std::sort(into.begin(), into.end(), [&key](const PhaseLag& a, const PhaseLag& b) {
+            const int64_t ka = key[a.phase] + a.lag;
+            const int64_t kb = key[b.phase] + b.lag;
+            return ka != kb ? ka > kb : a.phase < b.phase;
+        });
+        into.resize(MAX_PHASE_DEPS);
+    }
+}
+
+/// The communication phases of one iteration before renumbering (AddCommTimeline step 1).
+struct ProvisionalPhases
+{
+    std::vector<int64_t> key;                      //!< [phase] its ideal start, Time steps
+    std::vector<std::map<uint32_t, double>> bytes; //!< [phase] flow index -> bytes
+    std::vector<std::map<uint32_t, int64_t>> deps; //!< [phase] phase -> lag, Time steps
+    std::map<uint32_t, int64_t> endDeps;           //!< phase -> lag before the iteration's end
+    int64_t span{0};                               //!< ideal iteration span, Time steps
+    std::vector<std::vector<uint32_t>> operations; //!< [phase] operations of its messages
+};
+
+/**
+ * AddCommTimeline step 1: walk the iteration DAG in node order (a topological order) with ideal
+ * (uncontended) timing; inter-host messages that start at the same ideal time form one phase.
+ * \param dag the finalized iteration DAG
+ * \param flowIndex flow id -> index into the SchedJob's flows
+ * \param intraHostRate NVLink rate, bit/s \param intraHostLatency NVLink latency, seconds
+ * \return the phases, numbered in order of discovery
+ */
+ProvisionalPhases
+WalkPhases(const CommDag& dag,
+           const std::unordered_map<uint32_t, uint32_t>& flowIndex,
+           double intraHostRate,
+           double intraHostLatency)
+{
+    const int64_t latency = CommDag::SecondsToSteps(intraHostLatency);
+    const double stepsPerBit = CommDag::SecondsToSteps(1.0) / intraHostRate;
+    const uint32_t n = dag.NumNodes();
+    const auto& succ = dag.Successors();
+    const auto& conns = dag.Connections();
+
+    std::vector<int64_t> start(n, 0);
+    std::vector<std::vector<PhaseLag>> in(n);
+    std::vector<int64_t> streamStart(dag.NumStreams(), 0);
+    std::vector<std::vector<PhaseLag>> streamIn(dag.NumStreams());
+    std::map<int64_t, uint32_t> phaseOfKey; // ideal start (steps) -> provisional phase
+    ProvisionalPhases r;
+    auto& key = r.key;
+    auto& bytes = r.bytes;
+    auto& deps = r.deps;
+    auto& endDeps = r.endDeps;
+    int64_t& span = r.span;
+    std::vector<PhaseLag> out;
+    for (uint32_t id = 0; id < n; ++id)
+    {
+        const CommDag::Node& node = dag.GetNode(id);
+        int64_t t = start[id];
+        int64_t duration = 0;
+        bool phaseNode = false;
+        if (node.kind == CommDag::Kind::DELAY)
+        {
+            duration = node.duration;
+        }
+        else if (node.kind == CommDag::Kind::MESSAGE)
+        {
+            if (node.stream != CommDag::NO_STREAM)
+            {
+                // handed over after the stream's previous message
+                t = std::max(t, streamStart[node.stream]);
+                streamStart[node.stream] = t;
+                MergeLags(in[id], streamIn[node.stream], 0, key);
+                streamIn[node.stream] = in[id];
+            }
+            if (conns[node.flow].interHost && node.bytes > 0)
+            {
+                phaseNode = true;
+            }
+            else if (!conns[node.flow].interHost)
+            {
+                duration =
+                    static_cast<int64_t>(std::llround(node.bytes * 8.0 * stepsPerBit)) + latency;
+            }
+        }
+        out.clear();
+        if (phaseNode)
+        {
+            auto [it, fresh] = phaseOfKey.emplace(t, static_cast<uint32_t>(key.size()));
+            if (fresh)
+            {
+                key.push_back(t);
+                bytes.emplace_back();
+                deps.emplace_back();
+                r.operations.emplace_back();
+            }
+            const uint32_t ph = it->second;
+            {
+                auto& cs = r.operations[ph];
+                const uint32_t c = dag.OperationOf(id);
+                if (std::find(cs.begin(), cs.end(), c) == cs.end())
+                {
+                    cs.push_back(c);
+                }
+            }
+            bytes[ph][flowIndex.at(node.flow)] += static_cast<double>(node.bytes);
+            for (const PhaseLag& e : in[id])
+            {
+                if (e.phase != ph)
+                {
+                    auto [d, added] = deps[ph].emplace(e.phase, e.lag);
+                    d->second = std::max(d->second, e.lag);
+                }
+            }
+            out.push_back(PhaseLag{ph, 0});
+        }
+        else
+        {
+            MergeLags(out, in[id], duration, key);
+        }
+        const int64_t finish = t + duration;
+        span = std::max(span, finish);
+        if (node.succBegin == node.succEnd)
+        {
+            for (const PhaseLag& e : out)
+            {
+                auto [d, added] = endDeps.emplace(e.phase, e.lag);
+                d->second = std::max(d->second, e.lag);
+            }
+        }
+        for (uint32_t k = node.succBegin; k < node.succEnd; ++k)
+        {
+            const uint32_t s = succ[k];
+            start[s] = std::max(start[s], finish);
+            MergeLags(in[s], out, 0, key);
+        }
+        std::vector<PhaseLag>().swap(in[id]);
+    }
+    return r;
+}
+
+/**
+ * AddCommTimeline step 1b (collective granularity): the phases of one operation (every step and
+ * NCCL channel of one collective, CommDag::OperationOf()) become one phase released at the
+ * first one's release, each flow's bytes summed, lags moved so that the ideal timing is kept
+ * (AddCommTimeline()'s documentation). Operations that cannot be merged keep their phases.
+ */
+ProvisionalPhases
+MergeCollectivePhases(const ProvisionalPhases& prov)
+{
+    const uint32_t np = static_cast<uint32_t>(prov.key.size());
+    // a phase of one operation joins the operation's group; a phase of several operations (or
+    // of an undescribed message) stays as it is, and so do the operations it holds
+    std::map<uint32_t, std::vector<uint32_t>> members; // operation -> its phases (ascending)
+    std::set<uint32_t> blocked;
+    for (uint32_t p = 0; p < np; ++p)
+    {
+        const auto& ops = prov.operations[p];
+        if (ops.size() == 1 && ops.front() != CommDag::NO_COLLECTIVE)
+        {
+            members[ops.front()].push_back(p);
+        }
+        else
+        {
+            blocked.insert(ops.begin(), ops.end());
+        }
+    }
+    // target of every phase (the group's first phase, or itself) and the target's release
+    std::vector<uint32_t> target(np);
+    std::vector<int64_t> first(np);
+    for (uint32_t p = 0; p < np; ++p)
+    {
+        target[p] = p;
+        first[p] = prov.key[p];
+    }
+    for (const auto& [op, ps] : members)
+    {
+        if (ps.size() < 2 || blocked.count(op) != 0)
+        {
+            continue;
+        }
+        // keys are distinct (one provisional phase per ideal start), so the lead is unique
+        uint32_t lead = ps.front();
+        for (uint32_t p : ps)
+        {
+            lead = prov.key[p] < prov.key[lead] ? p : lead;
+        }
+        const int64_t k0 = prov.key[lead];
+        // an operation whose later phases wait for a phase outside it longer than its first
+        // phase does (in the ideal timing: its input arrives while it runs) is not merged. So
+        // every outside dependency q of a member has key q <= key q + lag <= k0, and key q !=
+        // k0: the merged phase's dependencies are released before it, as EmitPhases() needs.
+        bool ok = true;
+        for (uint32_t p : ps)
+        {
+            for (const auto& [q, lag] : prov.deps[p])
+            {
+                const bool inside = std::binary_search(ps.begin(), ps.end(), q);
+                if (!inside && prov.key[q] + lag > k0)
+                {
+                    ok = false;
+                }
+            }
+        }
+        if (!ok)
+        {
+            continue;
+        }
+        for (uint32_t p : ps)
+        {
+            target[p] = lead;
+            first[p] = k0;
+        }
+    }
+    ProvisionalPhases r;
+    r.span = prov.span;
+    std::vector<uint32_t> newIndex(np, UINT32_MAX);
+    for (uint32_t p = 0; p < np; ++p)
+    {
+        if (target[p] == p)
+        {
+            newIndex[p] = static_cast<uint32_t>(r.key.size());
+            r.key.push_back(first[p]);
+            r.bytes.emplace_back();
+            r.deps.emplace_back();
+            r.operations.emplace_back();
+        }
+    }
+    // a phase released d after its merged phase's release; lags move by these offsets
+    auto offset = [&prov, &first](uint32_t p) { return prov.key[p] - first[p]; };
+    auto keepMax = [](std::map<uint32_t, int64_t>& into, uint32_t phase, int64_t lag) {
+        auto [d, added] = into.emplace(phase, lag);
+        d->second = std::max(d->second, lag);
+    };
+    for (uint32_t p = 0; p < np; ++p)
+    {
+        const uint32_t n = newIndex[target[p]];
+        for (const auto& [f, b] : prov.bytes[p])
+        {
+            r.bytes[n][f] += b;
+        }
+        if (offset(p) > 0)
+        {
+            keepMax(r.endDeps, n, offset(p)); // the iteration end waits for the last member
+        }
+        for (const auto& [q, lag] : prov.deps[p])
+        {
+            const uint32_t m = newIndex[target[q]];
+            if (m != n)
+            {
+                keepMax(r.deps[n], m, std::max<int64_t>(0, lag + offset(q) - offset(p)));
+            }
+        }
+    }
+    for (const auto& [q, lag] : prov.endDeps)
+    {
+        keepMax(r.endDeps, newIndex[target[q]], lag + offset(q));
+    }
+    return r;
+}
+
+/**
+ * AddCommTimeline step 2: renumber the phases in order of their ideal start and write them, the
+ * end dependencies and the span into \p sj.
+ * \param job the job (for error messages) \param prov the phases of WalkPhases \param sj output
+ * \throws std::logic_error if a dependency does not start earlier than its phase
+ */
+void
+EmitPhases(const DltJob& job, const ProvisionalPhases& prov, SchedJob& sj)
+{
+    const auto& key = prov.key;
+    const auto& bytes = prov.bytes;
+    const auto& deps = prov.deps;
+    const auto& endDeps = prov.endDeps;
+    const int64_t span = prov.span;
+    // Phases in order of their ideal start (a dependency always starts earlier: same start =
+    // same phase), renumbered.
+    std::vector<uint32_t> order(key.size());
+    for (uint32_t p = 0; p < order.size(); ++p)
+    {
+        order[p] = p;
+    }
+    std::sort(order.begin(), order.end(), [&key](uint32_t a, uint32_t b) {
+        return key[a] < key[b];
+    });
+    std::vector<uint32_t> rank(key.size());
+    for (uint32_t i = 0; i < order.size(); ++i)
+    {
+        rank[order[i]] = i;
+    }
+    auto seconds = [](int64_t steps) { return TimeStep(steps).GetSeconds(); };
+    sj.phases.clear();
+    for (uint32_t p : order)
+    {
+        SchedPhase ph;
+        ph.release = seconds(key[p]);
+        for (const auto& [q, lag] : deps[p])
+        {
+            if (rank[q] >= rank[p])
+            {
+                throw std::logic_error("AddCommTimeline: phase order (job " +
+                                       std::to_string(job.id) + ")");
+            }
+            ph.deps.push_back(SchedPhaseDep{rank[q], seconds(lag)});
+        }
+        std::sort(ph.deps.begin(),
+                  ph.deps.end(),
+                  [](const SchedPhaseDep& a, const SchedPhaseDep& b) { return a.phase < b.phase; });
+        for (const auto& [f, b] : bytes[p])
+        {
+            ph.flows.push_back(f);
+            ph.bytes.push_back(b);
+        }
+        sj.phases.push_back(std::move(ph));
+    }
+    sj.endDeps.clear();
+    for (const auto& [q, lag] : endDeps)
+    {
+        if (lag > 0)
+        {
+            sj.endDeps.push_back(SchedPhaseDep{rank[q], seconds(lag)});
+        }
+    }
+    std::sort(sj.endDeps.begin(),
+              sj.endDeps.end(),
+              [](const SchedPhaseDep& a, const SchedPhaseDep& b) { return a.phase < b.phase; });
+    sj.span = sj.phases.empty() ? 0.0 : seconds(span);
+}
+
+} // namespace
+
+void
+AddCommTimeline(const DltJob& job,
+                SchedJob& sj,
+                double intraHostRate,
+                double intraHostLatency,
+                TimelineGranularity granularity)
+{
+    if (!(intraHostRate > 0) || !(intraHostLatency >= 0))
+    {
+        throw std::invalid_argument("AddCommTimeline: the NVLink rate must be > 0 and the "
+                                    "latency >= 0");
+    }
+    std::unordered_map<uint32_t, uint32_t> flowIndex;
+    for (std::size_t f = 0; f < sj.flows.size(); ++f)
+    {
+        flowIndex[sj.flows[f].id] = static_cast<uint32_t>(f);
+    }
+    CommDag dag(TrainingIteration::RankGpus(job));
+    TrainingIteration::Build(job, dag);
+    dag.Finalize();
+    ProvisionalPhases phases = WalkPhases(dag, flowIndex, intraHostRate, intraHostLatency);
+    if (granularity == TimelineGranularity::COLLECTIVE)
+    {
+        phases = MergeCollectivePhases(phases);
+    }
+    EmitPhases(job, phases, sj);
+}
+
+} // namespace ns3
