@@ -26,6 +26,7 @@
 #include "ns3/checked-command-line.h"
 #include "ns3/cluster-topology.h"
 #include "ns3/comm-scheduler.h"
+#include "ns3/dlt-job-helper.h"
 #include "ns3/dlt-job.h"
 #include "ns3/gpu-placement.h"
 #include "ns3/lingjun-trace-generator.h"
@@ -118,11 +119,7 @@ main(int argc, char* argv[])
                 }
             }
             const ModelAssignment a = mapper.Map(tj.modelLabel, tj.name);
-            DltJob job = DltJob::FromModel(id, a.zooModel, ids);
-            if (a.withPlan)
-            {
-                job.ApplyPlan(ModelMapper::TracePlanRequest()); // as the cluster runs
-            }
+            const DltJob job = MakeTraceRunJob(topo, id, a.zooModel, ids); // as the cluster runs
             model.jobs.push_back(MakeClusterSchedJob(job, topo, seed));
             gpus += job.NumGpus();
             flows += model.jobs.back().flows.size();

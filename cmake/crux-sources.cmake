@@ -379,4 +379,5 @@ set(CRUX_EXAMPLES
 set(CRUX_BENCH_PROGRAMS
     fabric-bench
     cluster-decision-bench
+    timeline-accuracy-bench
 )

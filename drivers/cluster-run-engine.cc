@@ -28,7 +28,6 @@
 #include "ns3/epoch-rate-model.h"
 #include "ns3/flow-evaluator.h"
 #include "ns3/live-cluster-fabric.h"
-#include "ns3/model-mapping.h"
 #include "ns3/sched-job-builder.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -105,15 +104,7 @@ RunClusterEngine(const ClusterRunConfig& config,
                                                                    const std::string& model,
                                                                    const std::vector<GpuId>& gpus) {
         EpochPlacedJob p;
-        p.dlt = DltJob::FromModel(id, model, gpus);
-        // with intra-host links a single-host job all-reduces over NVLink (finite t_j), as
-        // in crux-experiment's topology.intraHost
-        p.dlt.intraHostAllReduce = topo.HasIntraHostLinks();
-        if (ModelMapper::IsLlm(model))
-        {
-            p.dlt.ApplyPlan(ModelMapper::TracePlanRequest());
-            p.dlt.collectives = CollectiveConfigOf(topo, ModelMapper::TracePlanRequest());
-        }
+        p.dlt = MakeTraceRunJob(topo, id, model, gpus);
         p.sched = MakeClusterSchedJob(p.dlt, topo, config.seed, config.maxPaths, templates);
         return p;
     };

@@ -223,8 +223,9 @@ AddOptions(CheckedCommandLine& cmd, TraceRunOptions& o)
                  "exact (every iteration; the cross-check)",
                  c.evaluator);
     cmd.AddValue("timeline",
-                 "Jobs' communication timeline: collective (one phase per collective) or step "
-                 "(one phase per ring step; the reference)",
+                 "Jobs' communication timeline: collective (one phase per collective operation; "
+                 "the default) or step (one phase per instant; the numbers measured before "
+                 "2026-12-05)",
                  c.timeline);
     cmd.AddValue("timescaleRatio",
                  "Coarse evaluator: in a component of one priority class, jobs faster than "

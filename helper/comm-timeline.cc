@@ -20,6 +20,7 @@
 #include "ns3/training-iteration.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -89,6 +90,8 @@ struct ProvisionalPhases
     std::map<uint32_t, int64_t> endDeps;           //!< phase -> lag before the iteration's end
     int64_t span{0};                               //!< ideal iteration span, Time steps
     std::vector<std::vector<uint32_t>> operations; //!< [phase] operations of its messages
+    /// operation -> the ideal start of its first message (inter- or intra-host), Time steps
+    std::map<uint32_t, int64_t> launch;
 };
 
 /**
@@ -97,13 +100,16 @@ struct ProvisionalPhases
  * \param dag the finalized iteration DAG
  * \param flowIndex flow id -> index into the SchedJob's flows
  * \param intraHostRate NVLink rate, bit/s \param intraHostLatency NVLink latency, seconds
+ * \param byOperation one phase per instant and operation (CommDag::OperationOf()) instead of
+ *        one per instant
  * \return the phases, numbered in order of discovery
  */
 ProvisionalPhases
 WalkPhases(const CommDag& dag,
            const std::unordered_map<uint32_t, uint32_t>& flowIndex,
            double intraHostRate,
-           double intraHostLatency)
+           double intraHostLatency,
+           bool byOperation)
 {
     const int64_t latency = CommDag::SecondsToSteps(intraHostLatency);
     const double stepsPerBit = CommDag::SecondsToSteps(1.0) / intraHostRate;
@@ -115,7 +121,8 @@ WalkPhases(const CommDag& dag,
     std::vector<std::vector<PhaseLag>> in(n);
     std::vector<int64_t> streamStart(dag.NumStreams(), 0);
     std::vector<std::vector<PhaseLag>> streamIn(dag.NumStreams());
-    std::map<int64_t, uint32_t> phaseOfKey; // ideal start (steps) -> provisional phase
+    // (ideal start in steps, operation or 0) -> provisional phase
+    std::map<std::pair<int64_t, uint32_t>, uint32_t> phaseOfKey;
     ProvisionalPhases r;
     auto& key = r.key;
     auto& bytes = r.bytes;
@@ -143,6 +150,11 @@ WalkPhases(const CommDag& dag,
                 MergeLags(in[id], streamIn[node.stream], 0, key);
                 streamIn[node.stream] = in[id];
             }
+            if (const uint32_t op = dag.OperationOf(id); op != CommDag::NO_COLLECTIVE)
+            {
+                auto [l, added] = r.launch.emplace(op, t);
+                l->second = std::min(l->second, t);
+            }
             if (conns[node.flow].interHost && node.bytes > 0)
             {
                 phaseNode = true;
@@ -156,7 +168,9 @@ WalkPhases(const CommDag& dag,
         out.clear();
         if (phaseNode)
         {
-            auto [it, fresh] = phaseOfKey.emplace(t, static_cast<uint32_t>(key.size()));
+            const uint32_t op = byOperation ? dag.OperationOf(id) : 0;
+            auto [it, fresh] =
+                phaseOfKey.emplace(std::make_pair(t, op), static_cast<uint32_t>(key.size()));
             if (fresh)
             {
                 key.push_back(t);
@@ -210,6 +224,96 @@ WalkPhases(const CommDag& dag,
 }
 
 /**
+ * AddCommTimeline step 1a (collective granularity, after WalkPhases by operation): phases of
+ * the same instant linked by a dependency (an operation whose first message follows another's
+ * without NVLink time in between) become one, so that every dependency is released strictly
+ * before its dependant (EmitPhases()). Bytes are summed, lags kept (the merged phases share
+ * their instant).
+ */
+ProvisionalPhases
+MergeSameInstant(const ProvisionalPhases& prov)
+{
+    const uint32_t np = static_cast<uint32_t>(prov.key.size());
+    std::vector<uint32_t> parent(np);
+    for (uint32_t p = 0; p < np; ++p)
+    {
+        parent[p] = p;
+    }
+    auto root = [&parent](uint32_t p) {
+        while (parent[p] != p)
+        {
+            parent[p] = parent[parent[p]];
+            p = parent[p];
+        }
+        return p;
+    };
+    bool any = false;
+    for (uint32_t p = 0; p < np; ++p)
+    {
+        for (const auto& [q, lag] : prov.deps[p])
+        {
+            if (prov.key[q] == prov.key[p])
+            {
+                const uint32_t a = root(p);
+                const uint32_t b = root(q);
+                parent[std::max(a, b)] = std::min(a, b);
+                any = true;
+            }
+        }
+    }
+    if (!any)
+    {
+        return prov;
+    }
+    ProvisionalPhases r;
+    r.span = prov.span;
+    r.launch = prov.launch;
+    std::vector<uint32_t> newIndex(np, UINT32_MAX);
+    for (uint32_t p = 0; p < np; ++p)
+    {
+        if (root(p) == p)
+        {
+            newIndex[p] = static_cast<uint32_t>(r.key.size());
+            r.key.push_back(prov.key[p]);
+            r.bytes.emplace_back();
+            r.deps.emplace_back();
+            r.operations.emplace_back();
+        }
+    }
+    for (uint32_t p = 0; p < np; ++p)
+    {
+        const uint32_t n = newIndex[root(p)];
+        for (const auto& [f, b] : prov.bytes[p])
+        {
+            r.bytes[n][f] += b;
+        }
+        for (const auto& [q, lag] : prov.deps[p])
+        {
+            const uint32_t m = newIndex[root(q)];
+            if (m != n)
+            {
+                auto [d, added] = r.deps[n].emplace(m, lag);
+                d->second = std::max(d->second, lag);
+            }
+        }
+        for (uint32_t op : prov.operations[p])
+        {
+            auto& ops = r.operations[n];
+            if (std::find(ops.begin(), ops.end(), op) == ops.end())
+            {
+                ops.push_back(op);
+            }
+        }
+    }
+    for (const auto& [q, lag] : prov.endDeps)
+    {
+        auto [d, added] = r.endDeps.emplace(newIndex[root(q)], lag);
+        d->second = std::max(d->second, lag);
+    }
+    return r;
+}
+
+/**
  * AddCommTimeline step 1b (collective granularity): the phases of one operation (every step and
  * NCCL channel of one collective, CommDag::OperationOf()) become one phase released at the
  * first one's release, each flow's bytes summed, lags moved so that the ideal timing is kept
@@ -219,20 +323,61 @@ ProvisionalPhases
 MergeCollectivePhases(const ProvisionalPhases& prov)
 {
     const uint32_t np = static_cast<uint32_t>(prov.key.size());
-    // a phase of one operation joins the operation's group; a phase of several operations (or
-    // of an undescribed message) stays as it is, and so do the operations it holds
-    std::map<uint32_t, std::vector<uint32_t>> members; // operation -> its phases (ascending)
-    std::set<uint32_t> blocked;
+    // operations that hold messages of one phase are merged together (the data-parallel rings
+    // of the tensor-parallel ranks start at the same instants): union-find over operations
+    std::map<uint32_t, uint32_t> parent; // operation -> parent operation
+    auto root = [&parent](uint32_t op) {
+        uint32_t r = op;
+        while (parent.at(r) != r)
+        {
+            r = parent.at(r);
+        }
+        while (parent.at(op) != r) // path compression
+        {
+            const uint32_t up = parent.at(op);
+            parent[op] = r;
+            op = up;
+        }
+        return r;
+    };
+    std::set<uint32_t> blocked; // operations that share a phase with an undescribed message
     for (uint32_t p = 0; p < np; ++p)
     {
         const auto& ops = prov.operations[p];
-        if (ops.size() == 1 && ops.front() != CommDag::NO_COLLECTIVE)
+        const bool undescribed =
+            std::find(ops.begin(), ops.end(), CommDag::NO_COLLECTIVE) != ops.end();
+        for (uint32_t op : ops)
         {
-            members[ops.front()].push_back(p);
+            parent.emplace(op, op);
+            if (undescribed)
+            {
+                blocked.insert(op);
+            }
         }
-        else
+        for (std::size_t i = 1; i < ops.size(); ++i)
         {
-            blocked.insert(ops.begin(), ops.end());
+            const uint32_t a = root(ops[0]);
+            const uint32_t b = root(ops[i]);
+            parent[std::max(a, b)] = std::min(a, b);
+        }
+    }
+    std::set<uint32_t> blockedGroups;
+    for (uint32_t op : blocked)
+    {
+        blockedGroups.insert(root(op));
+    }
+    std::map<uint32_t, std::vector<uint32_t>> groupOps; // group (root op) -> its operations
+    for (const auto& [op, up] : parent)
+    {
+        groupOps[root(op)].push_back(op);
+    }
+    std::map<uint32_t, std::vector<uint32_t>> members; // group (root op) -> phases, ascending
+    for (uint32_t p = 0; p < np; ++p)
+    {
+        const auto& ops = prov.operations[p];
+        if (!ops.empty())
+        {
+            members[root(ops.front())].push_back(p);
         }
     }
     // target of every phase (the group's first phase, or itself) and the target's release
@@ -243,9 +388,9 @@ MergeCollectivePhases(const ProvisionalPhases& prov)
         target[p] = p;
         first[p] = prov.key[p];
     }
-    for (const auto& [op, ps] : members)
+    for (const auto& [group, ps] : members)
     {
-        if (ps.size() < 2 || blocked.count(op) != 0)
+        if (ps.size() < 2 || blockedGroups.count(group) != 0)
         {
             continue;
         }
@@ -256,20 +401,23 @@ MergeCollectivePhases(const ProvisionalPhases& prov)
             lead = prov.key[p] < prov.key[lead] ? p : lead;
         }
         const int64_t k0 = prov.key[lead];
-        // an operation whose later phases wait for a phase outside it longer than its first
-        // phase does (in the ideal timing: its input arrives while it runs) is not merged. So
-        // every outside dependency q of a member has key q <= key q + lag <= k0, and key q !=
-        // k0: the merged phase's dependencies are released before it, as EmitPhases() needs.
+        // a group with an operation launched after the group's first phase (its input arrives
+        // while the group runs; NVLink hops of a ring that has started do not count) is not
+        // merged, nor one that waits for a phase released at or after its first phase (the
+        // merged phase's dependencies must be released before it, as EmitPhases() needs). A
+        // member's outside dependency q with lag L keeps key q + L <= its own release in the
+        // ideal timing, so the merged phase's ideal release stays k0 (AddCommTimeline()).
         bool ok = true;
+        for (uint32_t op : groupOps[group])
+        {
+            ok = ok && prov.launch.at(op) <= k0;
+        }
         for (uint32_t p : ps)
         {
             for (const auto& [q, lag] : prov.deps[p])
             {
                 const bool inside = std::binary_search(ps.begin(), ps.end(), q);
-                if (!inside && prov.key[q] + lag > k0)
-                {
-                    ok = false;
-                }
+                ok = ok && (inside || prov.key[q] < k0);
             }
         }
         if (!ok)
@@ -280,6 +428,19 @@ MergeCollectivePhases(const ProvisionalPhases& prov)
         {
             target[p] = lead;
             first[p] = k0;
+        }
+    }
+    // the phases of one-phase operations that start at the same instant (the pipeline sends of
+    // the replicas of a micro-batch, one operation each) stay one phase, as in the step
+    // timeline (they have no dependency between them: MergeSameInstant())
+    std::map<int64_t, uint32_t> singleAt; // instant -> its first one-phase operation's phase
+    for (const auto& [group, ps] : members)
+    {
+        if (ps.size() == 1 && blockedGroups.count(group) == 0)
+        {
+            const uint32_t p = ps.front();
+            auto [it, fresh] = singleAt.emplace(prov.key[p], p);
+            target[p] = it->second;
         }
     }
     ProvisionalPhases r;
@@ -302,6 +463,21 @@ MergeCollectivePhases(const ProvisionalPhases& prov)
         auto [d, added] = into.emplace(phase, lag);
         d->second = std::max(d->second, lag);
     };
+
+    // A member q released d_q after its merged phase m's release stands for the transfers of
+    // m (done at m's end) and the NVLink hops of the operation's ring before q (done d_q after
+    // m's start, overlapping m's transfers). A dependant waiting L after q then waits L after
+    // m's end and d_q + L after m's start; the latter is written as waits on m's dependencies
+    // (m starts no earlier than each of them + its lag), expanded below in order of release.
+    struct StartWait
+    {
+        uint32_t waiter; //!< new phase, or END for the iteration's end
+        uint32_t m;      //!< merged phase whose start is waited for
+        int64_t extra;   //!< time after m's start, Time steps
+    };
+
+    constexpr uint32_t END = UINT32_MAX;
+    std::vector<StartWait> startWaits;
     for (uint32_t p = 0; p < np; ++p)
     {
         const uint32_t n = newIndex[target[p]];
@@ -311,20 +487,46 @@ MergeCollectivePhases(const ProvisionalPhases& prov)
         }
         if (offset(p) > 0)
         {
-            keepMax(r.endDeps, n, offset(p)); // the iteration end waits for the last member
+            startWaits.push_back(StartWait{END, n, offset(p)}); // the member's hops before it
         }
         for (const auto& [q, lag] : prov.deps[p])
         {
             const uint32_t m = newIndex[target[q]];
             if (m != n)
             {
-                keepMax(r.deps[n], m, std::max<int64_t>(0, lag + offset(q) - offset(p)));
+                keepMax(r.deps[n], m, std::max<int64_t>(0, lag - offset(p)));
+                if (offset(q) > 0)
+                {
+                    startWaits.push_back(StartWait{n, m, lag + offset(q) - offset(p)});
+                }
             }
         }
     }
     for (const auto& [q, lag] : prov.endDeps)
     {
-        keepMax(r.endDeps, newIndex[target[q]], lag + offset(q));
+        const uint32_t m = newIndex[target[q]];
+        keepMax(r.endDeps, m, lag);
+        if (offset(q) > 0)
+        {
+            startWaits.push_back(StartWait{END, m, lag + offset(q)});
+        }
+    }
+    // expand in order of the waiters' release (a phase's dependencies are released before it,
+    // so they are complete when it is expanded); the iteration's end last
+    std::stable_sort(startWaits.begin(),
+                     startWaits.end(),
+                     [&r, END](const StartWait& a, const StartWait& b) {
+                         const int64_t ka = a.waiter == END ? INT64_MAX : r.key[a.waiter];
+                         const int64_t kb = b.waiter == END ? INT64_MAX : r.key[b.waiter];
+                         return ka < kb;
+                     });
+    for (const StartWait& w : startWaits)
+    {
+        auto& into = w.waiter == END ? r.endDeps : r.deps[w.waiter];
+        for (const auto& [dep, lag] : std::map<uint32_t, int64_t>(r.deps[w.m]))
+        {
+            keepMax(into, dep, std::max<int64_t>(0, lag + w.extra));
+        }
     }
     return r;
 }
@@ -343,15 +545,15 @@ EmitPhases(const DltJob& job, const ProvisionalPhases& prov, SchedJob& sj)
     const auto& deps = prov.deps;
     const auto& endDeps = prov.endDeps;
     const int64_t span = prov.span;
-    // Phases in order of their ideal start (a dependency always starts earlier: same start =
-    // same phase), renumbered.
+    // Phases in order of their ideal start, then of discovery (a dependency always starts
+    // earlier: phases of one instant linked by a dependency are one phase), renumbered.
     std::vector<uint32_t> order(key.size());
     for (uint32_t p = 0; p < order.size(); ++p)
     {
         order[p] = p;
     }
     std::sort(order.begin(), order.end(), [&key](uint32_t a, uint32_t b) {
-        return key[a] < key[b];
+        return key[a] != key[b] ? key[a] < key[b] : a < b;
     });
     std::vector<uint32_t> rank(key.size());
     for (uint32_t i = 0; i < order.size(); ++i)
@@ -419,10 +621,12 @@ AddCommTimeline(const DltJob& job,
     CommDag dag(TrainingIteration::RankGpus(job));
     TrainingIteration::Build(job, dag);
     dag.Finalize();
-    ProvisionalPhases phases = WalkPhases(dag, flowIndex, intraHostRate, intraHostLatency);
-    if (granularity == TimelineGranularity::COLLECTIVE)
+    const bool collective = granularity == TimelineGranularity::COLLECTIVE;
+    ProvisionalPhases phases =
+        WalkPhases(dag, flowIndex, intraHostRate, intraHostLatency, collective);
+    if (collective)
     {
-        phases = MergeCollectivePhases(phases);
+        phases = MergeCollectivePhases(MergeSameInstant(phases));
     }
     EmitPhases(job, phases, sj);
 }

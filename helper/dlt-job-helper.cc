@@ -16,6 +16,7 @@
 #include "dlt-job-helper.h"
 
 #include "ns3/log.h"
+#include "ns3/model-mapping.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -96,6 +97,24 @@ CollectiveConfigOf(const ClusterTopology& cluster, const ParallelismRequest& req
                                     "'");
     }
     return c;
+}
+
+DltJob
+MakeTraceRunJob(const ClusterTopology& cluster,
+                uint32_t id,
+                const std::string& model,
+                const std::vector<GpuId>& gpus)
+{
+    DltJob j = DltJob::FromModel(id, model, gpus);
+    // with intra-host links a single-host job all-reduces over NVLink (finite t_j), as in
+    // crux-experiment's topology.intraHost
+    j.intraHostAllReduce = cluster.HasIntraHostLinks();
+    if (ModelMapper::IsLlm(model))
+    {
+        j.ApplyPlan(ModelMapper::TracePlanRequest());
+        j.collectives = CollectiveConfigOf(cluster, ModelMapper::TracePlanRequest());
+    }
+    return j;
 }
 
 } // namespace ns3

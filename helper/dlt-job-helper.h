@@ -89,6 +89,23 @@ CollectiveHardware CollectiveHardwareOf(const ClusterTopology& cluster);
 CollectiveConfig CollectiveConfigOf(const ClusterTopology& cluster,
                                     const ParallelismRequest& request);
 
+/**
+ * \brief The trace runs' job (crux-trace-run's job builder, both engines): the zoo model
+ * (DltJob::FromModel) on \p gpus; with intra-host links a single-host job all-reduces over
+ * NVLink; an LLM (ModelMapper::IsLlm) gets the trace plan (ModelMapper::TracePlanRequest(): its
+ * real size, the default TP/PP/DP plan, the classic ring all-reduce) and the cluster's
+ * collectives (CollectiveConfigOf()).
+ * \param cluster the cluster \param id job id \param model zoo model name
+ * \param gpus the job's GPUs, rank order
+ * \return the job (iterations as FromModel sets them)
+ * \throws what DltJob::FromModel() and DltJob::ApplyPlan() throw (unknown model, a plan that
+ *         does not fit the GPUs)
+ */
+DltJob MakeTraceRunJob(const ClusterTopology& cluster,
+                       uint32_t id,
+                       const std::string& model,
+                       const std::vector<GpuId>& gpus);
+
 } // namespace ns3
 
 #endif // CRUX_DLT_JOB_HELPER_H

@@ -514,4 +514,64 @@ LiveClusterFabric::GetFlows(uint32_t jobId) const
     return ids;
 }
 
+namespace
+{
+
+/// IterationComplete sink of FlowStandaloneIteration(): records the end and stops the
+/// simulation once \p ends holds \p wanted entries.
+struct IterationEnds
+{
+    std::vector<double> ends; //!< iteration ends, s
+    std::size_t wanted{0};    //!< entries that end the measurement
+};
+
+/// \copydoc IterationEnds
+void
+RecordIterationEnd(IterationEnds* r, uint32_t, uint32_t, Time, Time end, double)
+{
+    r->ends.push_back(end.GetSeconds());
+    if (r->ends.size() >= r->wanted)
+    {
+        Simulator::Stop();
+    }
+}
+
+} // namespace
+
+double
+FlowStandaloneIteration(const ClusterTopology& topo,
+                        const DltJob& job,
+                        uint64_t ecmpSeed,
+                        uint32_t iterations,
+                        double limit)
+{
+    if (iterations == 0 || !(limit > 0))
+    {
+        throw std::invalid_argument("FlowStandaloneIteration: iterations must be >= 1 and the "
+                                    "limit > 0");
+    }
+    Ptr<LiveClusterFabric> fabric = CreateObject<LiveClusterFabric>();
+    fabric->SetAttribute("EcmpSeed", UintegerValue(ecmpSeed));
+    fabric->Setup(topo);
+    DltJob j = job;
+    j.iterations = 0; // until stopped
+    fabric->StartJob(j, Callback<void, uint32_t>());
+    IterationEnds r;
+    r.wanted = iterations + 1;
+    fabric->GetApplication(j.id)->TraceConnectWithoutContext(
+        "IterationComplete",
+        MakeBoundCallback(&RecordIterationEnd, &r));
+    Simulator::Stop(Seconds(limit));
+    Simulator::Run();
+    fabric->Dispose();
+    Simulator::Destroy();
+    if (r.ends.size() < r.wanted)
+    {
+        throw std::runtime_error("FlowStandaloneIteration: job " + std::to_string(job.id) +
+                                 " completed " + std::to_string(r.ends.size()) + " iterations in " +
+                                 std::to_string(limit) + " s");
+    }
+    return (r.ends[iterations] - r.ends[0]) / iterations;
+}
+
 } // namespace ns3

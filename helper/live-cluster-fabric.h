@@ -303,6 +303,28 @@ class LiveClusterFabric : public Object, public PathSteering
     TracedCallback<Time, uint32_t, uint32_t, uint32_t> m_decisionAppliedTrace;
 };
 
+/**
+ * \ingroup crux
+ * \brief A job's stand-alone iteration time on the flow engine: the job alone on a
+ * LiveClusterFabric over \p topo (its whole iteration DAG, message by message: every ring step
+ * waits for its own input, NVLink hops overlap other ranks' transfers), the mean over
+ * \p iterations iterations after the first (which starts on an idle fabric). The reference of
+ * the trace runs' phase timelines (bench/timeline-accuracy-bench.cc). Runs and destroys the
+ * Simulator: call it with no simulation set up.
+ * \param topo the cluster \param job the job (validated; its iterations are ignored)
+ * \param ecmpSeed the fabric's EcmpSeed (use the seed of the ClusterModel it is compared with)
+ * \param iterations iterations measured (>= 1)
+ * \param limit simulated seconds allowed (> 0)
+ * \return seconds per iteration
+ * \throws std::invalid_argument for iterations == 0 or limit <= 0; std::runtime_error if the
+ *         job does not complete iterations + 1 iterations within limit
+ */
+double FlowStandaloneIteration(const ClusterTopology& topo,
+                               const DltJob& job,
+                               uint64_t ecmpSeed,
+                               uint32_t iterations,
+                               double limit);
+
 } // namespace ns3
 
 #endif // CRUX_LIVE_CLUSTER_FABRIC_H
