@@ -10,7 +10,7 @@
 # --jobs, the order the runs finish in, or the other schedulers.
 #
 # Usage: scripts/run-paper-figures.sh [--out=DIR] [--days=D] [--seed=N] [--workModel=M]
-#            [--torAggRate=R] [--evaluator=E] [--figures=23,24,25]
+#            [--torAggRate=R] [--evaluator=E] [--timeline=T] [--figures=23,24,25]
 #            [--topologies=clos,double-sided,lingjun]
 #            [--schedulers=LIST] [--jobs=N] [--build-dir=DIR] [--python=PY] [--sweep-python=PY]
 #   --out         output directory (default paper-figures); runs in <out>/fig23/<topology>/<sched>,
@@ -20,7 +20,9 @@
 #   --workModel   duration (default; a scheduler's effect shows as utilization) or iterations
 #   --torAggRate  ToR-aggregation rate for every topology (default: each topology's default)
 #   --evaluator   crux-trace-run's epoch evaluation, coarse or exact (default: its default,
-#                 coarse; the results in doc/results-trace-runs.rst were measured with exact)
+#                 coarse)
+#   --timeline    crux-trace-run's communication timeline, collective or step (default: its
+#                 default, collective; doc/results-trace-runs.rst says which each result used)
 #   --schedulers  Fig. 23 schedulers (default: ecmp,crux,crux-ps-pa,crux-pa,cassini,taccl,
 #                 sincronia,varys)
 #   --jobs        runs at a time (default: all cores); 1 = one after another
@@ -40,6 +42,7 @@ SEED=1
 WORK=duration
 TORAGG=""
 EVALUATOR=""
+TIMELINE=""
 FIGURES=23,24,25
 TOPOLOGIES=clos,double-sided,lingjun
 SCHEDULERS=ecmp,crux,crux-ps-pa,crux-pa,cassini,taccl,sincronia,varys
@@ -55,6 +58,7 @@ for arg in "$@"; do
         --workModel=*) WORK="${arg#*=}" ;;
         --torAggRate=*) TORAGG="${arg#*=}" ;;
         --evaluator=*) EVALUATOR="${arg#*=}" ;;
+        --timeline=*) TIMELINE="${arg#*=}" ;;
         --figures=*) FIGURES="${arg#*=}" ;;
         --topologies=*) TOPOLOGIES="${arg#*=}" ;;
         --schedulers=*) SCHEDULERS="${arg#*=}" ;;
@@ -93,6 +97,8 @@ done
 [[ "$DAYS" =~ ^[0-9]*\.?[0-9]+$ ]] || die "--days: '$DAYS' is not a positive number of days"
 [[ -z "$EVALUATOR" || "$EVALUATOR" == coarse || "$EVALUATOR" == exact ]] ||
     die "--evaluator: '$EVALUATOR' is not coarse or exact"
+[[ -z "$TIMELINE" || "$TIMELINE" == collective || "$TIMELINE" == step ]] ||
+    die "--timeline: '$TIMELINE' is not collective or step"
 [[ "$SEED" =~ ^[0-9]+$ ]] || die "--seed: '$SEED' is not a non-negative integer"
 [[ "$WORK" == duration || "$WORK" == iterations ]] ||
     die "--workModel: '$WORK' (expected duration or iterations)"
@@ -140,6 +146,7 @@ block() { # block <name> <output dir> <schedulers> <option JSON pairs>
     local opts="\"days\": \"$DAYS\", \"seed\": \"$SEED\", \"workModel\": \"$WORK\", \"quiet\": true"
     [[ -n "$TORAGG" ]] && opts+=", \"torAggRate\": \"$TORAGG\""
     [[ -n "$EVALUATOR" ]] && opts+=", \"evaluator\": \"$EVALUATOR\""
+    [[ -n "$TIMELINE" ]] && opts+=", \"timeline\": \"$TIMELINE\""
     echo "    {\"name\": \"$1\", \"program\": \"crux-trace-run\", \"output\": \"$2\","
     echo "     \"options\": {$4, $opts},"
     echo "     \"grid\": {\"schedulers\": [$(quote_list "$3")]}}"
