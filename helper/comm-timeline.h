@@ -29,16 +29,20 @@ namespace ns3
 enum class TimelineGranularity
 {
     /// One phase per instant at which inter-host messages start (every step of a ring, every
-    /// hop of a multi-host ring): the reference, and the scenario runs' timeline.
+    /// hop of a multi-host ring), whatever operations they belong to: the scenario runs'
+    /// timeline and the trace runs' before 2026-12-05 (--timeline=step).
     STEP,
-    /// The phases of one operation (all steps and NCCL channels of one collective; an EP
-    /// all-to-all) merged into one phase, its bytes per connection summed,
-    /// with the lags moved so that the timeline's ideal timing is unchanged (see
-    /// AddCommTimeline()). A ring all-reduce becomes one phase instead of one per ring step
-    /// (a llama-7b job on 15 hosts: 169 phases instead of 35,321). ASSUMPTION (a model choice,
-    /// measured in doc/crux.rst "Timeline granularity of the trace runs"): the steps of one
-    /// collective move their bytes back to back and their lags follow, so contention that hits
-    /// one step and not the next is averaged over the collective.
+    /// One phase per operation (the trace runs' default): the inter-host messages of one
+    /// operation (all steps and NCCL channels of one collective, an EP all-to-all, a pipeline
+    /// send) that start at one instant form a phase, and the phases of one operation, and of
+    /// operations that share a phase (the data-parallel rings of the TP ranks), are merged
+    /// into one, its bytes per connection summed, with the lags moved so that the timeline's
+    /// ideal timing is unchanged (see AddCommTimeline()). A llama-7b job on 15 hosts: 169
+    /// phases instead of 35,321. Checked against the flow engine (FlowStandaloneIteration():
+    /// within 1.5 % on 2-12 hosts, where STEP is off by up to +89 %; doc/crux.rst "Timeline
+    /// granularity of the trace runs"). ASSUMPTION (a model choice): the steps of one
+    /// collective move their bytes back to back, contention that hits one step and not the
+    /// next is averaged over the collective.
     COLLECTIVE,
 };
 
@@ -59,24 +63,26 @@ enum class TimelineGranularity
  * sinks (lag > 0 only); span = the timed iteration's end. Approximations: a phase's successors
  * wait for the whole phase (not only for their own message), and NVLink contention is ignored.
  *
- * With TimelineGranularity::COLLECTIVE the phases of one operation (CommDag::OperationOf():
- * every step and NCCL channel of one collective) are then merged into one phase released at
- * the first one's release with each connection's bytes summed. Lags are moved so that with
- * transfers taking no time every phase and the iteration end keep their ideal instant: a
- * dependency of a member released d after the first, with lag L, becomes one of the merged
- * phase with lag max(0, L - d); a dependency on a member released d after the first (endDeps
- * too) gets lag L + d, and the iteration end waits for the merged phase's end + its last
- * member's d. So the merged ring's step lags (NVLink hops) follow its transfers instead of
- * being interleaved with them. An operation with a phase that also holds another operation's
- * (or an undescribed) message, whose later phases wait for a phase outside it longer than its
- * first phase does, or whose merge would leave a dependency not released before its
- * dependant, keeps its phases.
+ * With TimelineGranularity::COLLECTIVE the phases are cut per instant and operation
+ * (CommDag::OperationOf()); phases of one instant linked by a dependency are joined; then the
+ * phases of one operation, and of operations that share a phase, are merged into one phase
+ * released at the first one's release with each connection's bytes summed. A member released d
+ * after the first stands for the merged transfers (done at the merged phase's end) and for the
+ * operation's NVLink hops before it (done d after the merged phase's start, overlapping the
+ * transfers): a dependant that waited L after the member waits L after the merged end and
+ * d + L after the merged start, the latter written as waits on the merged phase's own
+ * dependencies (lag + d + L); a member's own dependency with lag L becomes one of the merged
+ * phase with lag max(0, L - d); the iteration end likewise. With transfers taking no time every
+ * phase and the iteration end keep their ideal instant. A group with an operation launched
+ * after the group's first phase, or that waits for a phase released at or after its first
+ * phase, keeps its phases; one-phase operations of one instant (the pipeline sends of the
+ * replicas of a micro-batch) share a phase.
  *
  * \param job the job (validated)
  * \param sj its scheduler job with flows (id = connection number, as MakeSchedJob() builds them)
  * \param intraHostRate NVLink bandwidth per GPU egress, bit/s (> 0)
  * \param intraHostLatency NVLink latency, s (>= 0)
- * \param granularity STEP (every phase) or COLLECTIVE (one phase per collective)
+ * \param granularity STEP (one phase per instant) or COLLECTIVE (one phase per operation)
  * \throws std::invalid_argument for a bad rate or latency; std::out_of_range if a connection is
  *         not among sj's flows
  */
