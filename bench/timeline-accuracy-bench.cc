@@ -31,6 +31,7 @@
 #include "ns3/cluster-run.h"
 #include "ns3/cluster-topology.h"
 #include "ns3/comm-timeline.h"
+#include "ns3/crux-experiment.h"
 #include "ns3/dlt-job-helper.h"
 #include "ns3/epoch-rate-model.h"
 #include "ns3/live-cluster-fabric.h"
@@ -48,21 +49,25 @@ using namespace ns3;
 namespace
 {
 
-/// Split a comma-separated list.
-std::vector<std::string>
-SplitList(const std::string& s)
+/// \return \p text as a count >= 1 \throws std::invalid_argument naming --hosts otherwise
+uint32_t
+HostCount(const std::string& text)
 {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ','))
+    std::size_t used = 0;
+    unsigned long n = 0;
+    try
     {
-        if (!item.empty())
-        {
-            out.push_back(item);
-        }
+        n = std::stoul(text, &used);
     }
-    return out;
+    catch (const std::exception&)
+    {
+        used = 0;
+    }
+    if (used != text.size() || n < 1 || n > 100000)
+    {
+        throw std::invalid_argument("--hosts: '" + text + "' is not a host count >= 1");
+    }
+    return static_cast<uint32_t>(n);
 }
 
 } // namespace
@@ -93,20 +98,16 @@ main(int argc, char* argv[])
             throw std::invalid_argument("--iterations and --stride must be >= 1, --limit > 0");
         }
         const ClusterTopology topo = BuildTwoLayerClos(ClosConfig());
-        const ClusterRunConfig defaults; // the trace runs' evaluator options
-        FlowEvaluatorOptions opt;
-        opt.horizonIterations = defaults.horizonIterations;
-        opt.steadyHorizonLimit = defaults.steadyHorizonLimit;
-        opt.warmupFraction = defaults.warmupFraction;
+        // the trace runs\' evaluator options
+        const FlowEvaluatorOptions opt = ClusterRunConfig().EvaluatorOptions();
         std::vector<uint32_t> counts;
-        for (const std::string& h : SplitList(hostCounts))
+        for (const std::string& h : SplitCommaList(hostCounts, "--hosts"))
         {
-            counts.push_back(static_cast<uint32_t>(std::stoul(h)));
+            counts.push_back(HostCount(h));
         }
-        std::cout << "model,hosts,gpus,phases_step,phases_collective,flow_iter_s,step_iter_s,"
-                     "collective_iter_s,step_error,collective_error\n";
+        bool header = false; // written with the first row (bad input: nothing on stdout)
         uint32_t id = 0;
-        for (const std::string& model : SplitList(models))
+        for (const std::string& model : SplitCommaList(models, "--models"))
         {
             for (uint32_t n : counts)
             {
@@ -152,6 +153,12 @@ main(int argc, char* argv[])
                               fluid[1],
                               fluid[0] / flow - 1,
                               fluid[1] / flow - 1);
+                if (!header)
+                {
+                    std::cout << "model,hosts,gpus,phases_step,phases_collective,flow_iter_s,"
+                                 "step_iter_s,collective_iter_s,step_error,collective_error\n";
+                    header = true;
+                }
                 std::cout << line << std::endl;
             }
         }

@@ -108,10 +108,7 @@ RunClusterEngine(const ClusterRunConfig& config,
         p.sched = MakeClusterSchedJob(p.dlt, topo, config.seed, config.maxPaths, templates);
         return p;
     };
-    FlowEvaluatorOptions evalOpt;
-    evalOpt.horizonIterations = config.horizonIterations;
-    evalOpt.steadyHorizonLimit = config.steadyHorizonLimit;
-    evalOpt.warmupFraction = config.warmupFraction;
+    const FlowEvaluatorOptions evalOpt = config.EvaluatorOptions();
     std::unique_ptr<EpochRateModel> rates;
     if (config.evaluator == "exact")
     {

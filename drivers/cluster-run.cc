@@ -178,6 +178,16 @@ ClusterRunConfig::ClusterRunConfig(ClusterRunConfig&&) noexcept = default;
 ClusterRunConfig& ClusterRunConfig::operator=(const ClusterRunConfig&) = default;
 ClusterRunConfig& ClusterRunConfig::operator=(ClusterRunConfig&&) noexcept = default;
 
+FlowEvaluatorOptions
+ClusterRunConfig::EvaluatorOptions() const
+{
+    FlowEvaluatorOptions o;
+    o.horizonIterations = horizonIterations;
+    o.steadyHorizonLimit = steadyHorizonLimit;
+    o.warmupFraction = warmupFraction;
+    return o;
+}
+
 void
 ClusterRunConfig::Validate() const
 {

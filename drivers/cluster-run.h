@@ -163,6 +163,15 @@ struct ClusterRunConfig : public EpochEngineConfig
      * \throws std::invalid_argument "ClusterRunConfig.<field>: <what is wrong>"
      */
     void Validate() const;
+
+    /**
+     * \brief The fluid evaluator's options of the run's epoch engine: horizonIterations,
+     * steadyHorizonLimit and warmupFraction of this configuration, the other fields
+     * FlowEvaluatorOptions' defaults (both evaluators, and the benches and tests that rate a
+     * job as the trace runs do).
+     * \return the options
+     */
+    FlowEvaluatorOptions EvaluatorOptions() const;
 };
 
 /**

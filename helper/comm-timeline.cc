@@ -26,6 +26,7 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -231,7 +232,7 @@ WalkPhases(const CommDag& dag,
  * their instant).
  */
 ProvisionalPhases
-MergeSameInstant(const ProvisionalPhases& prov)
+MergeSameInstant(ProvisionalPhases prov)
 {
     const uint32_t np = static_cast<uint32_t>(prov.key.size());
     std::vector<uint32_t> parent(np);
@@ -626,7 +627,7 @@ AddCommTimeline(const DltJob& job,
         WalkPhases(dag, flowIndex, intraHostRate, intraHostLatency, collective);
     if (collective)
     {
-        phases = MergeCollectivePhases(MergeSameInstant(phases));
+        phases = MergeCollectivePhases(MergeSameInstant(std::move(phases)));
     }
     EmitPhases(job, phases, sj);
 }

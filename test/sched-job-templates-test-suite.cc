@@ -369,11 +369,8 @@ class TimelineAgainstFlowEngineTestCase : public TestCase
         const std::vector<uint32_t> all = {0, 1, 2, 3, 4, 5, 6, 7};
         // seven hosts on seven ToRs: a stage of the PP models spans hosts
         const std::vector<uint32_t> hosts = {3, 20, 37, 54, 71, 88, 105};
-        const ClusterRunConfig defaults;
-        FlowEvaluatorOptions opt;
-        opt.horizonIterations = defaults.horizonIterations;
-        opt.steadyHorizonLimit = defaults.steadyHorizonLimit;
-        opt.warmupFraction = defaults.warmupFraction;
+        // the trace runs\' evaluator options
+        const FlowEvaluatorOptions opt = ClusterRunConfig().EvaluatorOptions();
         SchedJobTemplates collT(TimelineGranularity::COLLECTIVE);
         uint32_t id = 0;
         for (const std::string model : {"llama-7b", "llama-33b", "mixtral-8x7b"})
