@@ -118,7 +118,11 @@ PriorityWaterFilling::PriorityWaterFilling(const std::vector<double>& linkCapaci
     m_classFlowsOn.resize(nCons);
     m_activeOn.resize(nCons);
     m_slotPos.assign(m_consOfFlow.size(), 0);
-    m_dirtyMark.assign(nCons, 0);
+    m_dirtyClass.assign(nCons, NO_CLASS);
+    m_reach.assign(nCons, NO_CLASS);
+    m_queued.assign(nCons, 0);
+    m_after.assign(nCons * numClasses, 0.0);
+    m_activeCount.assign(nCons * numClasses, 0);
     m_seenCons.assign(nCons, 0);
     m_seenFlow.assign(paths.size(), 0);
     m_version.assign(nCons, 0);
@@ -153,7 +157,11 @@ PriorityWaterFilling::AddLink(double capacity)
     m_count.push_back(0);
     m_classFlowsOn.emplace_back();
     m_activeOn.emplace_back();
-    m_dirtyMark.push_back(0);
+    m_dirtyClass.push_back(NO_CLASS);
+    m_reach.push_back(NO_CLASS);
+    m_queued.push_back(0);
+    m_after.resize(m_after.size() + m_byClass.size(), 0.0);
+    m_activeCount.resize(m_activeCount.size() + m_byClass.size(), 0);
     m_seenCons.push_back(0);
     m_version.push_back(0);
     m_touchedMark.push_back(0);
@@ -289,11 +297,8 @@ PriorityWaterFilling::Activate(uint32_t f)
         const uint32_t k = m_consOfFlow[i];
         m_slotPos[i] = static_cast<uint32_t>(m_activeOn[k].size());
         m_activeOn[k].emplace_back(f, i);
-        if (!m_dirtyMark[k])
-        {
-            m_dirtyMark[k] = 1;
-            m_dirty.push_back(k);
-        }
+        ++m_activeCount[k * m_byClass.size() + m_class[f]];
+        MarkDirty(k, m_class[f]);
     }
 }
 
@@ -308,10 +313,37 @@ PriorityWaterFilling::Deactivate(uint32_t f)
         on[pos] = on.back();
         m_slotPos[on[pos].second] = pos;
         on.pop_back();
-        if (!m_dirtyMark[k])
+        --m_activeCount[k * m_byClass.size() + m_class[f]];
+        MarkDirty(k, m_class[f]);
+    }
+}
+
+void
+PriorityWaterFilling::MarkDirty(uint32_t k, uint32_t cls)
+{
+    if (m_dirtyClass[k] == NO_CLASS)
+    {
+        m_dirty.push_back(k);
+    }
+    m_dirtyClass[k] = std::min(m_dirtyClass[k], cls);
+}
+
+void
+PriorityWaterFilling::Reach(uint32_t k, uint32_t cls)
+{
+    if (m_seenCons[k] != m_gen)
+    {
+        m_seenCons[k] = m_gen;
+        m_reach[k] = NO_CLASS;
+        m_touched.push_back(k); // every constraint reached, for the residuals below
+    }
+    if (cls < m_reach[k])
+    {
+        m_reach[k] = cls;
+        if (!m_queued[k])
         {
-            m_dirtyMark[k] = 1;
-            m_dirty.push_back(k);
+            m_queued[k] = 1;
+            m_queue.push_back(k);
         }
     }
 }
@@ -329,20 +361,27 @@ PriorityWaterFilling::Update(std::vector<double>& rate)
         std::fill(m_seenFlow.begin(), m_seenFlow.end(), 0);
         m_gen = 1;
     }
-    // The connected groups of active flows around the changed constraints (breadth-first);
-    // m_dirty grows into the list of every constraint the groups cross.
+    // The flows a change can move (breadth-first): on a constraint reached at class t, every
+    // active flow of class >= t; each such flow of class c reaches its other constraints at c.
+    // A constraint reached again at a higher-priority class is visited again.
     m_group.clear();
+    m_touched.clear();
+    m_queue.clear();
     for (uint32_t k : m_dirty)
     {
-        m_seenCons[k] = m_gen;
-        m_dirtyMark[k] = 0;
+        Reach(k, m_dirtyClass[k]);
+        m_dirtyClass[k] = NO_CLASS;
     }
-    for (std::size_t q = 0; q < m_dirty.size(); ++q)
+    m_dirty.clear();
+    for (std::size_t q = 0; q < m_queue.size(); ++q)
     {
-        for (const auto& entry : m_activeOn[m_dirty[q]])
+        const uint32_t k = m_queue[q];
+        m_queued[k] = 0;
+        const uint32_t reach = m_reach[k];
+        for (const auto& entry : m_activeOn[k])
         {
             const uint32_t f = entry.first;
-            if (m_seenFlow[f] == m_gen)
+            if (m_class[f] < reach || m_seenFlow[f] == m_gen)
             {
                 continue;
             }
@@ -350,20 +389,27 @@ PriorityWaterFilling::Update(std::vector<double>& rate)
             m_group.push_back(f);
             for (uint32_t i = m_consStart[f]; i < m_consStart[f + 1]; ++i)
             {
-                const uint32_t k = m_consOfFlow[i];
-                if (m_seenCons[k] != m_gen)
-                {
-                    m_seenCons[k] = m_gen;
-                    m_dirty.push_back(k);
-                }
+                Reach(m_consOfFlow[i], m_class[f]);
             }
         }
     }
-    for (uint32_t k : m_dirty)
+    // Each constraint reached enters the filling with what the classes above its reach left:
+    // the residual after the last of them with an active flow on it (none: the capacity).
+    const std::size_t nClasses = m_byClass.size();
+    for (uint32_t k : m_touched)
     {
-        m_residual[k] = m_capacity[k];
+        double residual = m_capacity[k];
+        for (uint32_t c = std::min<uint32_t>(m_reach[k], nClasses); c-- > 0;)
+        {
+            if (m_activeCount[k * nClasses + c] > 0)
+            {
+                residual = m_after[k * nClasses + c];
+                break;
+            }
+        }
+        m_residual[k] = residual;
     }
-    m_dirty.clear();
+    m_touched.clear();
     for (auto& bucket : m_byClass)
     {
         bucket.clear();
@@ -392,6 +438,7 @@ PriorityWaterFilling::FillClass(const std::vector<uint32_t>& unfixed, std::vecto
         m_stamp = 1;
     }
     m_classCons.clear();
+    m_fillClass = m_class[unfixed.front()];
     for (uint32_t f : unfixed)
     {
         m_pendingMark[f] = m_stamp;
@@ -492,6 +539,7 @@ PriorityWaterFilling::FixBottleneck(const Candidate& top, bool useHeap, std::vec
         {
             const uint32_t k = m_consOfFlow[i];
             m_residual[k] = std::max(0.0, m_residual[k] - top.share);
+            m_after[k * m_byClass.size() + m_fillClass] = m_residual[k];
             --m_count[k];
             if (m_touchedMark[k] != m_stamp)
             {

@@ -122,12 +122,18 @@ class PriorityWaterFilling
     void Deactivate(uint32_t f);
     /**
      * \brief Incremental Compute() of the flows made active by Activate() and not deactivated
-     * since: recomputes only the active flows connected, through the constraints they share
-     * (any class), to a flow activated or deactivated since the last Update(). Every other
-     * active flow keeps its rate, which is bit-identical to what Compute() of the whole active
-     * set gives: progressive filling of one connected group of flows never reads or writes a
-     * constraint of another group, and within a group picks the same bottlenecks in the same
-     * order (smallest share, ties to the lower constraint index), whatever the other groups do.
+     * since: recomputes only the active flows whose rate a change since the last Update() can
+     * move. Strict priority bounds the reach of a change of class c: it moves the flows of
+     * class >= c on the constraints of the flow (de)activated and, through each flow of class
+     * c' so moved, the flows of class >= c' on that flow's other constraints, never a flow of
+     * a higher class. A constraint reached first at class t enters the filling with the
+     * residual that the higher classes left on it at their last filling (kept per constraint
+     * and class; unchanged, since none of their flows moved). Every other active flow keeps its
+     * rate, which is bit-identical to what Compute() of the whole active set gives: progressive
+     * filling of one connected group of flows of a class never reads or writes a constraint of
+     * another group, and within a group picks the same bottlenecks in the same order (smallest
+     * share, ties to the lower constraint index) from the same residuals, whatever the other
+     * groups do.
      * \param[out] rate [flow] (size paths.size()): the recomputed flows' rates
      * \return the number of flows recomputed
      */
@@ -191,6 +197,15 @@ class PriorityWaterFilling
      * \return the number of flows fixed
      */
     std::size_t FixBottleneck(const Candidate& top, bool useHeap, std::vector<double>& rate);
+    /// A flow of class cls crossing constraint k was (de)activated: k joins m_dirty.
+    /// \param k constraint \param cls the flow's class
+    void MarkDirty(uint32_t k, uint32_t cls);
+    /// Update()'s search reaches constraint k at class cls: k is (re)queued if that is a
+    /// higher-priority class than it was reached at before. \param k constraint \param cls class
+    void Reach(uint32_t k, uint32_t cls);
+
+    /// m_dirtyClass / m_reach of a constraint no change reaches
+    static constexpr uint32_t NO_CLASS = UINT32_MAX;
 
     bool m_dynamic{false};              //!< built by PriorityWaterFilling(std::size_t)
     std::vector<uint32_t> m_class;      //!< [flow] class index
@@ -210,9 +225,20 @@ class PriorityWaterFilling
     // State of the incremental use (Activate, Deactivate, Update).
     /// [constraint] (flow, its entry in m_consOfFlow) of the active flows crossing it
     std::vector<std::vector<std::pair<uint32_t, uint32_t>>> m_activeOn;
-    std::vector<uint32_t> m_slotPos;     //!< [entry of m_consOfFlow] position in m_activeOn
-    std::vector<uint32_t> m_dirty;       //!< constraints of flows (de)activated since Update()
-    std::vector<uint8_t> m_dirtyMark;    //!< [constraint] in m_dirty
+    std::vector<uint32_t> m_slotPos; //!< [entry of m_consOfFlow] position in m_activeOn
+    std::vector<uint32_t> m_dirty;   //!< constraints of flows (de)activated since Update()
+    /// [constraint] highest-priority (lowest) class of a flow (de)activated on it since
+    /// Update(); NO_CLASS if none (not in m_dirty)
+    std::vector<uint32_t> m_dirtyClass;
+    /// [constraint] during Update(): the highest-priority class the changes reach on it
+    std::vector<uint32_t> m_reach;
+    std::vector<uint8_t> m_queued; //!< [constraint] waiting in m_queue
+    std::vector<uint32_t> m_queue; //!< Update()'s search: constraints to visit
+    /// [constraint x class] residual after the class's last filling on the constraint
+    std::vector<double> m_after;
+    /// [constraint x class] active flows of the class crossing the constraint
+    std::vector<uint32_t> m_activeCount;
+    uint32_t m_fillClass{0};             //!< class of the FillClass() in progress
     std::vector<uint32_t> m_seenCons;    //!< [constraint] == m_gen: reached by Update()'s search
     std::vector<uint32_t> m_seenFlow;    //!< [flow] == m_gen: in the group being recomputed
     std::vector<uint32_t> m_group;       //!< the active flows being recomputed

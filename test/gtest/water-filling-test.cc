@@ -168,12 +168,14 @@ TEST(WaterFilling, RejectsBadInput)
 
 TEST(WaterFilling, IncrementalUpdateIsBitIdenticalToCompute)
 {
-    // Random flows (1-3 links of 40, capacities 1-10, 3 classes) switched on and off at random:
-    // after every step, Update() must give every active flow exactly (bit for bit) the rate a
-    // full Compute() of the active set gives, although it refills only the groups the changes
-    // touched; more than 64 links in use exercises the heap as well as the linear scan.
+    // Random flows (1-3 links of 12-120, capacities 1-10, 3-12 classes) switched on and off at
+    // random: after every step, Update() must give every active flow exactly (bit for bit) the
+    // rate a full Compute() of the active set gives, although it refills only the flows the
+    // changes can move (their groups, from the changed class down); more than 64 links in use
+    // exercises the heap as well as the linear scan.
     std::mt19937 rng(7);
-    for (uint32_t links : {12U, 40U, 120U})
+    for (const auto& [links, numClasses] :
+         std::vector<std::pair<uint32_t, uint32_t>>{{12, 3}, {40, 3}, {120, 3}, {40, 8}, {120, 12}})
     {
         std::vector<double> caps(links);
         for (double& c : caps)
@@ -190,10 +192,10 @@ TEST(WaterFilling, IncrementalUpdateIsBitIdenticalToCompute)
             {
                 paths[f].push_back(std::uniform_int_distribution<uint32_t>(0, links - 1)(rng));
             }
-            classes[f] = std::uniform_int_distribution<uint32_t>(0, 2)(rng);
+            classes[f] = std::uniform_int_distribution<uint32_t>(0, numClasses - 1)(rng);
         }
-        PriorityWaterFilling inc(caps, paths, classes, 3);
-        PriorityWaterFilling full(caps, paths, classes, 3);
+        PriorityWaterFilling inc(caps, paths, classes, numClasses);
+        PriorityWaterFilling full(caps, paths, classes, numClasses);
         std::vector<bool> on(n, false);
         std::vector<double> rate(n, 0.0);
         std::size_t refilled = 0;
@@ -232,11 +234,42 @@ TEST(WaterFilling, IncrementalUpdateIsBitIdenticalToCompute)
                     << "links " << links << " step " << step << " flow " << f;
             }
         }
-        if (links == 120)
+        if (links == 120 || numClasses > 3)
         {
-            EXPECT_LT(refilled, activeSum); // sparse links: groups are refilled, not everything
+            EXPECT_LT(refilled, activeSum); // groups from the changed class down, not everything
         }
     }
+}
+
+TEST(WaterFilling, IncrementalUpdateLeavesHigherClassesAlone)
+{
+    // One 10-unit link; A of class 0, B and C of class 1. A change of class 1 cannot move A's
+    // rate (strict priority), so Update() refills only class 1; a change of class 0 refills both.
+    PriorityWaterFilling wf({10.0}, {{0}, {0}, {0}}, {0, 1, 1}, 2);
+    std::vector<double> rate(3, -1.0);
+    wf.Activate(0);
+    wf.Activate(1);
+    EXPECT_EQ(wf.Update(rate), 2U);
+    EXPECT_EQ(rate[0], 10.0);
+    EXPECT_EQ(rate[1], 0.0);
+    wf.Activate(2);
+    EXPECT_EQ(wf.Update(rate), 2U); // B and C, not A
+    EXPECT_EQ(rate[0], 10.0);
+    EXPECT_EQ(rate[2], 0.0);
+    wf.Deactivate(0);
+    EXPECT_EQ(wf.Update(rate), 2U);
+    EXPECT_EQ(rate[1], 5.0);
+    EXPECT_EQ(rate[2], 5.0);
+    wf.Activate(0);
+    EXPECT_EQ(wf.Update(rate), 3U);
+    EXPECT_EQ(rate[0], 10.0);
+    EXPECT_EQ(rate[1], 0.0);
+    wf.Deactivate(1);
+    EXPECT_EQ(wf.Update(rate), 1U); // C only, on the residual A left
+    EXPECT_EQ(rate[2], 0.0);
+    wf.Deactivate(0);
+    EXPECT_EQ(wf.Update(rate), 1U);
+    EXPECT_EQ(rate[2], 10.0);
 }
 
 TEST(WaterFilling, GrowingFormMatchesTheReducedForm)
