@@ -287,6 +287,15 @@ PriorityWaterFilling::Compute(const std::vector<uint32_t>& active, std::vector<d
             FillClass(unfixed, rate);
         }
     }
+    // The filling overwrote the residuals that Update() keeps per constraint and class: the next
+    // Update() refills every flow made active by Activate().
+    for (uint32_t k = 0; k < m_activeOn.size(); ++k)
+    {
+        if (!m_activeOn[k].empty())
+        {
+            MarkDirty(k, 0);
+        }
+    }
 }
 
 void

@@ -107,6 +107,9 @@ class PriorityWaterFilling
      * \param active the active flows (indices into paths, no duplicates), any order
      * \param[out] rate [flow] (size paths.size()): each active flow's rate, in the unit of the
      *        capacities; the other entries are left as they are
+     *
+     * Independent of the flows made active by Activate(); the next Update() after it refills
+     * all of those.
      */
     void Compute(const std::vector<uint32_t>& active, std::vector<double>& rate);
 

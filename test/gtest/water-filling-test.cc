@@ -272,6 +272,29 @@ TEST(WaterFilling, IncrementalUpdateLeavesHigherClassesAlone)
     EXPECT_EQ(rate[2], 10.0);
 }
 
+TEST(WaterFilling, ComputeBetweenUpdatesLeavesTheIncrementalRatesRight)
+{
+    // Link 0 (10 units) carries A (class 0), B and C (class 1); D (class 0) crosses link 0 and
+    // link 1 (4 units). Incrementally A and C are active: A 10, C 0. A Compute() of D alone
+    // in between fills class 0 with another set (D 4, residual 6 on link 0); B's activation
+    // after it must still see A's residual 0 on link 0, not D's 6.
+    PriorityWaterFilling wf({10.0, 4.0}, {{0}, {0}, {0}, {0, 1}}, {0, 1, 1, 0}, 2);
+    std::vector<double> rate(4, -1.0);
+    wf.Activate(0);
+    wf.Activate(2);
+    wf.Update(rate);
+    EXPECT_EQ(rate[0], 10.0);
+    EXPECT_EQ(rate[2], 0.0);
+    std::vector<double> other(4, -1.0);
+    wf.Compute({3}, other);
+    EXPECT_EQ(other[3], 4.0);
+    wf.Activate(1);
+    wf.Update(rate);
+    EXPECT_EQ(rate[0], 10.0);
+    EXPECT_EQ(rate[1], 0.0);
+    EXPECT_EQ(rate[2], 0.0);
+}
+
 TEST(WaterFilling, GrowingFormMatchesTheReducedForm)
 {
     // The form FlowTransport uses (links and flows added as they come, no reduction, a tie to
