@@ -27,6 +27,7 @@
  */
 
 #include "ns3/checked-command-line.h"
+#include "ns3/checked-parse.h"
 #include "ns3/cluster-model.h"
 #include "ns3/cluster-run.h"
 #include "ns3/cluster-topology.h"
@@ -39,38 +40,11 @@
 
 #include <cstdio>
 #include <iostream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 using namespace ns3;
-
-namespace
-{
-
-/// \return \p text as a count >= 1 \throws std::invalid_argument naming --hosts otherwise
-uint32_t
-HostCount(const std::string& text)
-{
-    std::size_t used = 0;
-    unsigned long n = 0;
-    try
-    {
-        n = std::stoul(text, &used);
-    }
-    catch (const std::exception&)
-    {
-        used = 0;
-    }
-    if (used != text.size() || n < 1 || n > 100000)
-    {
-        throw std::invalid_argument("--hosts: '" + text + "' is not a host count >= 1");
-    }
-    return static_cast<uint32_t>(n);
-}
-
-} // namespace
 
 int
 main(int argc, char* argv[])
@@ -98,12 +72,12 @@ main(int argc, char* argv[])
             throw std::invalid_argument("--iterations and --stride must be >= 1, --limit > 0");
         }
         const ClusterTopology topo = BuildTwoLayerClos(ClosConfig());
-        // the trace runs\' evaluator options
+        // the trace runs' evaluator options
         const FlowEvaluatorOptions opt = ClusterRunConfig().EvaluatorOptions();
         std::vector<uint32_t> counts;
         for (const std::string& h : SplitCommaList(hostCounts, "--hosts"))
         {
-            counts.push_back(HostCount(h));
+            counts.push_back(ParseUint32(h, "--hosts", 1, 100000));
         }
         bool header = false; // written with the first row (bad input: nothing on stdout)
         uint32_t id = 0;

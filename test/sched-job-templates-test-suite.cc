@@ -369,7 +369,7 @@ class TimelineAgainstFlowEngineTestCase : public TestCase
         const std::vector<uint32_t> all = {0, 1, 2, 3, 4, 5, 6, 7};
         // seven hosts on seven ToRs: a stage of the PP models spans hosts
         const std::vector<uint32_t> hosts = {3, 20, 37, 54, 71, 88, 105};
-        // the trace runs\' evaluator options
+        // the trace runs' evaluator options
         const FlowEvaluatorOptions opt = ClusterRunConfig().EvaluatorOptions();
         SchedJobTemplates collT(TimelineGranularity::COLLECTIVE);
         uint32_t id = 0;

@@ -249,9 +249,11 @@ class PriorityWaterFilling
     std::vector<uint32_t> m_version;     //!< [constraint] bumped when residual/count change
     std::vector<uint32_t> m_touchedMark; //!< [constraint] == m_stamp: in m_touched
     std::vector<uint32_t> m_classCons;   //!< constraints crossed by the class's flows
-    std::vector<uint32_t> m_touched;     //!< constraints changed by one bottleneck
-    std::vector<uint32_t> m_pendingMark; //!< [flow] == m_stamp: unfixed flow of the class
-    uint32_t m_stamp{0};                 //!< generation of the marks
+    /// constraints changed by one bottleneck (FixBottleneck); in Update(), first every
+    /// constraint its search reached
+    std::vector<uint32_t> m_touched;
+    std::vector<uint32_t> m_pendingMark;          //!< [flow] == m_stamp: unfixed flow of the class
+    uint32_t m_stamp{0};                          //!< generation of the marks
     std::vector<std::vector<uint32_t>> m_byClass; //!< [class] active flows
     std::vector<Candidate> m_heap;                //!< min-heap of candidate bottlenecks
 };
