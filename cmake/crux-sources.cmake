@@ -147,6 +147,7 @@ set(CRUX_HEADERS
     # --- shared value types and constants (bottom layer) ---
     model/util/crux-types.h
     model/util/five-tuple.h
+    model/util/hash-mix.h
     model/util/roce-constants.h
     # --- cluster description ---
     model/cluster/cluster-topology.h
@@ -338,6 +339,7 @@ set(CRUX_TEST_SUITES
 set(CRUX_GTEST_SOURCES
     test/gtest/scenario-test.cc
     test/gtest/checked-parse-test.cc
+    test/gtest/hash-mix-test.cc
     test/gtest/doc-listings-test.cc
     test/gtest/parallel-plan-test.cc
     test/gtest/nccl-model-test.cc

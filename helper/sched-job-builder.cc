@@ -120,15 +120,63 @@ MakeSchedJob(const DltJob& job,
     return MakeSchedJobOfPattern(job, job.CommunicationPattern(), fillPaths, granularity);
 }
 
+namespace
+{
+
+/**
+ * The job's local GPUs, host by host.
+ * \param job the job
+ * \param hosts job.Hosts()
+ * \return element p = the local GPUs the job holds on hosts[p], ascending (the rank order of
+ *         TrainingIteration::RankGpus())
+ */
+std::vector<std::vector<uint32_t>>
+LocalGpusByHost(const DltJob& job, const std::vector<uint32_t>& hosts)
+{
+    std::vector<std::vector<uint32_t>> local(hosts.size());
+    for (const GpuId& g : job.gpus)
+    {
+        local[std::find(hosts.begin(), hosts.end(), g.host) - hosts.begin()].push_back(g.localGpu);
+    }
+    for (auto& l : local)
+    {
+        std::sort(l.begin(), l.end());
+    }
+    return local;
+}
+
+/// \param local a host's local GPUs of the job, ascending \param gpu one of them
+/// \return its position in \p local
+uint32_t
+PositionOf(const std::vector<uint32_t>& local, uint32_t gpu)
+{
+    return static_cast<uint32_t>(std::lower_bound(local.begin(), local.end(), gpu) - local.begin());
+}
+
+} // namespace
+
 std::string
 SchedJobTemplates::LayoutKey(const DltJob& job)
 {
     const std::vector<uint32_t> hosts = job.Hosts();
+    const CollectiveHardware& hw = job.collectives.hardware;
     std::string key;
-    for (const GpuId& g : TrainingIteration::RankGpus(job))
+    uint32_t pos = 0;
+    for (const std::vector<uint32_t>& local : LocalGpusByHost(job, hosts))
     {
-        const auto pos = std::find(hosts.begin(), hosts.end(), g.host) - hosts.begin();
-        key += std::to_string(pos) + ":" + std::to_string(g.localGpu) + ",";
+        // the host's NICs in use, ascending; each GPU is named by its NIC's index among them
+        std::vector<uint32_t> nics;
+        for (uint32_t g : local)
+        {
+            nics.push_back(hw.NicOf(g));
+        }
+        std::vector<uint32_t> distinct = nics;
+        distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+        for (uint32_t n : nics)
+        {
+            key += std::to_string(pos) + ":" + std::to_string(PositionOf(distinct, n)) + ",";
+        }
+        ++pos;
     }
     return key;
 }
@@ -144,6 +192,7 @@ SchedJobTemplates::Make(const DltJob& job, const SchedFlowPathFiller& fillPaths)
     }
     const std::string key = job.modelName + "|" + LayoutKey(job);
     const std::vector<uint32_t> hosts = job.Hosts();
+    const std::vector<std::vector<uint32_t>> local = LocalGpusByHost(job, hosts);
     auto it = m_templates.find(key);
     if (it == m_templates.end())
     {
@@ -156,16 +205,18 @@ SchedJobTemplates::Make(const DltJob& job, const SchedFlowPathFiller& fillPaths)
             f.candidatePaths.clear();
             f.defaultPath = 0;
         }
-        // the endpoints' hosts as positions among the job's hosts (order of first appearance)
-        auto position = [&hosts](uint32_t host) {
-            return static_cast<uint32_t>(std::find(hosts.begin(), hosts.end(), host) -
-                                         hosts.begin());
+        // the endpoints as positions: the host's among the job's hosts (order of first
+        // appearance), the GPU's among the job's GPUs on that host (ascending)
+        auto relative = [&hosts, &local](GpuId& g) {
+            const auto pos = std::find(hosts.begin(), hosts.end(), g.host) - hosts.begin();
+            g.localGpu = PositionOf(local[pos], g.localGpu);
+            g.host = static_cast<uint32_t>(pos);
         };
         t.flows = pattern;
         for (DltCommFlow& f : t.flows)
         {
-            f.src.host = position(f.src.host);
-            f.dst.host = position(f.dst.host);
+            relative(f.src);
+            relative(f.dst);
         }
         t.gradientBytes = job.gradientBytes;
         m_templates.emplace(key, std::move(t));
@@ -184,11 +235,15 @@ SchedJobTemplates::Make(const DltJob& job, const SchedFlowPathFiller& fillPaths)
     }
     SchedJob sj = t.job;
     sj.id = job.id;
+    auto absolute = [&hosts, &local](GpuId& g) {
+        g.localGpu = local.at(g.host).at(g.localGpu);
+        g.host = hosts.at(g.host);
+    };
     for (std::size_t i = 0; i < t.flows.size(); ++i)
     {
         DltCommFlow f = t.flows[i];
-        f.src.host = hosts.at(f.src.host);
-        f.dst.host = hosts.at(f.dst.host);
+        absolute(f.src);
+        absolute(f.dst);
         fillPaths(f, sj.flows[i]);
     }
     ++m_hits;

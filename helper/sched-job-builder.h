@@ -103,13 +103,17 @@ SchedJob MakeClusterSchedJob(const DltJob& job,
  *
  * A job's DAG sees its hosts only through "same host or not" (CommDag::Connection::interHost,
  * the collectives' host groups) and its rank order (TrainingIteration::RankGpus(): hosts in
- * order of first appearance in gpus, each host's GPUs sorted). Two jobs with the same
- * modelName and the same layout (LayoutKey(): RankGpus() with each host replaced by its
- * position in that order) therefore have the same connections, bytes, phases, end
- * dependencies, span and overlapStart, and their flows differ only in the host numbers of the
- * endpoints. Make() builds the first job of each (modelName, layout) with MakeSchedJob() and
- * keeps it as the template; a later job of the same key gets the template's timeline and
- * flows with its own hosts put in, and its own paths from \p fillPaths, without a DAG.
+ * order of first appearance in gpus, each host's GPUs sorted), and its local GPUs only through
+ * that order and the NICs they use (CollectiveHardware::NicOf(): which GPUs share a NIC and the
+ * NICs' order, the NCCL rings' and trees' entry and exit GPUs). Two jobs with the same
+ * modelName and the same layout (LayoutKey(): per rank its host's position in that order and
+ * its NIC's position among the NICs its host's ranks use) therefore have the same connections,
+ * bytes, phases, end dependencies, span and overlapStart, and their flows differ only in the
+ * endpoints: the same host position and the same position among the host's GPUs of the job,
+ * other host and GPU numbers. Make() builds the first job of each (modelName, layout) with
+ * MakeSchedJob() and keeps it as the template; a later job of the same key gets the
+ * template's timeline and flows with its own hosts and GPUs put in, and its own paths from
+ * \p fillPaths (which see the real GPUs), without a DAG.
  * The result is identical to MakeSchedJob() (test: crux-sched-job-templates).
  *
  * Contract: every job given to one object must agree in every field that MakeSchedJob()
@@ -142,8 +146,10 @@ class SchedJobTemplates
     /**
      * \param job the job
      * \return its layout: for each rank of TrainingIteration::RankGpus(job), the position of
-     *         its host among the job's hosts (order of first appearance) and its local GPU,
-     *         as text ("0:0,0:1,1:0,...")
+     *         its host among the job's hosts (order of first appearance) and the position of
+     *         its NIC (CollectiveHardware::NicOf() of job.collectives.hardware) among the
+     *         distinct NICs of its host's ranks, ascending, as text ("0:0,0:1,1:0,..."): jobs
+     *         on GPUs 0-3 and 4-7 of their hosts have one layout when each GPU has its own NIC
      */
     static std::string LayoutKey(const DltJob& job);
 

@@ -28,6 +28,7 @@
 #include "ns3/live-cluster-fabric.h"
 #include "ns3/model-mapping.h"
 #include "ns3/nstime.h"
+#include "ns3/parallel-plan.h"
 #include "ns3/sched-job-builder.h"
 #include "ns3/test.h"
 
@@ -123,7 +124,8 @@ Difference(const SchedJob& a, const SchedJob& b)
 /**
  * \ingroup crux-tests
  * \brief Jobs of one model and layout on other hosts (other numbers, other order, the
- * hosts of an earlier job reversed): SchedJobTemplates gives exactly MakeClusterSchedJob()'s
+ * hosts of an earlier job reversed) and other local GPUs with the same NIC pattern (the Clos's
+ * four NICs per eight GPUs): SchedJobTemplates gives exactly MakeClusterSchedJob()'s
  * job (flows with their own paths and ECMP default, timeline, every double bit for bit), a new
  * layout or model builds a new template, and a job that breaks the contract throws.
  */
@@ -163,8 +165,22 @@ class SchedJobTemplatesTestCase : public TestCase
             {"bert-large", {249, 0, 120}, all, true},
             {"bert-large", {7, 8}, {0, 1, 2, 3}, false},
             {"bert-large", {8, 7}, {0, 1, 2, 3}, true},
-            {"bert-large", {30, 40}, {4, 5, 6, 7}, false}, // other local GPUs: another layout
-            {"resnet50", {30, 40}, {4, 5, 6, 7}, false},   // other model: another template
+            // other local GPUs: the same layout (a job without a plan names no NIC hardware:
+            // each GPU has its own NIC)
+            {"bert-large", {30, 40}, {4, 5, 6, 7}, true},
+            {"bert-large", {31, 41}, {1, 2, 5, 6}, true},
+            // an LLM's NCCL collectives see the Clos's four NICs per eight GPUs: two NICs of two
+            // GPUs each is one layout, one GPU on each of four NICs another
+            {"gpt3-13b", {50, 51}, {0, 1, 2, 3}, false},
+            {"gpt3-13b", {53, 52}, {4, 5, 6, 7}, true},
+            {"gpt3-13b", {54, 55}, {1, 2, 5, 6}, false},
+            {"gpt3-13b", {56, 57}, {0, 2, 4, 6}, true},
+            {"gpt3-13b", {58, 59}, {1, 3, 4, 7}, true},
+            {"gpt3-13b", {60, 61}, {2, 3}, false},
+            {"gpt3-13b", {62, 63}, {6, 7}, true},
+            {"gpt3-13b", {64, 65}, {1, 2}, false},
+            {"gpt3-13b", {66, 67}, {0, 7}, true},
+            {"resnet50", {30, 40}, {4, 5, 6, 7}, false}, // other model: another template
             {"resnet50", {60, 61}, {4, 5, 6, 7}, true},
             {"multi-interests", {11}, all, false},
             {"multi-interests", {12}, all, true},
@@ -210,6 +226,78 @@ class SchedJobTemplatesTestCase : public TestCase
             threw = true;
         }
         NS_TEST_ASSERT_MSG_EQ(threw, true, "a job unlike its template's throws");
+    }
+};
+
+/**
+ * \ingroup crux-tests
+ * \brief The NIC part of SchedJobTemplates::LayoutKey(): a data-parallel NCCL ring over four
+ * GPUs of each of two hosts (tp 1) enters and leaves each host on the channel's NIC, so GPUs
+ * 0-3 (two NICs of the Clos's four, two GPUs each) and GPUs 1, 2, 5, 6 (one GPU on each NIC)
+ * give timelines of other phases; the templates keep them apart, and GPUs 4-7 and 0, 2, 4, 6
+ * reuse them with the plain build's result.
+ */
+class TemplateNicLayoutTestCase : public TestCase
+{
+  public:
+    TemplateNicLayoutTestCase()
+        : TestCase("the template key tells GPUs sharing a NIC from GPUs on NICs of their own")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const ClusterTopology topo = BuildTwoLayerClos(ClosConfig());
+        ParallelismRequest request;
+        request.tp = 1;
+        request.pp = 1;
+        request.dp = 8;
+        request.layersPerBlock = 1000;
+        request.allReduce = "ring";
+        auto job = [&](uint32_t id,
+                       const std::vector<uint32_t>& hosts,
+                       const std::vector<uint32_t>& local) {
+            DltJob j = DltJob::FromModel(id, "gpt3-1.3b", Gpus(hosts, local));
+            j.ApplyPlan(request);
+            j.collectives = CollectiveConfigOf(topo, request);
+            return j;
+        };
+        const SchedJob paired = MakeClusterSchedJob(job(1, {7, 8}, {0, 1, 2, 3}), topo, 7, 64);
+        const SchedJob spread = MakeClusterSchedJob(job(1, {7, 8}, {1, 2, 5, 6}), topo, 7, 64);
+        NS_TEST_ASSERT_MSG_GT(paired.phases.size(), 1u, "the ring has a timeline");
+        bool samePhases = paired.phases.size() == spread.phases.size();
+        for (std::size_t p = 0; samePhases && p < paired.phases.size(); ++p)
+        {
+            samePhases = paired.phases[p].flows == spread.phases[p].flows &&
+                         paired.phases[p].bytes == spread.phases[p].bytes;
+        }
+        NS_TEST_ASSERT_MSG_EQ(samePhases,
+                              false,
+                              "GPUs sharing NICs and GPUs on their own NICs: other timelines");
+
+        SchedJobTemplates templates;
+
+        struct Case
+        {
+            std::vector<uint32_t> hosts; //!< hosts in the order of the GPU list
+            std::vector<uint32_t> local; //!< local GPUs on each host
+        };
+
+        const std::vector<Case> cases = {{{7, 8}, {0, 1, 2, 3}},
+                                         {{9, 10}, {1, 2, 5, 6}},
+                                         {{12, 11}, {4, 5, 6, 7}},
+                                         {{13, 14}, {0, 2, 4, 6}}};
+        uint32_t id = 0;
+        for (const Case& c : cases)
+        {
+            const DltJob j = job(id++, c.hosts, c.local);
+            const std::string diff = Difference(MakeClusterSchedJob(j, topo, 7, 64),
+                                                MakeClusterSchedJob(j, topo, 7, 64, templates));
+            NS_TEST_ASSERT_MSG_EQ(diff, "", "job " << j.id << ": the template's job differs");
+        }
+        NS_TEST_ASSERT_MSG_EQ(templates.GetMisses(), 2u, "two layouts");
+        NS_TEST_ASSERT_MSG_EQ(templates.GetHits(), 2u, "two reuses");
     }
 };
 
@@ -400,6 +488,7 @@ class SchedJobTemplatesTestSuite : public TestSuite
         : TestSuite("crux-sched-job-templates", UNIT)
     {
         AddTestCase(new SchedJobTemplatesTestCase, TestCase::QUICK);
+        AddTestCase(new TemplateNicLayoutTestCase, TestCase::QUICK);
         AddTestCase(new TimelineGranularityTestCase, TestCase::QUICK);
         AddTestCase(new TimelineAgainstFlowEngineTestCase, TestCase::QUICK);
     }

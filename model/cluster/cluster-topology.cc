@@ -18,6 +18,7 @@
 
 #include "cluster-topology.h"
 
+#include "ns3/hash-mix.h"
 #include "ns3/log.h"
 
 #include <algorithm>
@@ -72,16 +73,6 @@ ByNode(const std::vector<UpPath>& level)
         out[level[i].node].push_back(i);
     }
     return out;
-}
-
-/// splitmix64 finalizer (Steele, Lea, Flood 2014).
-uint64_t
-Mix64(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
 }
 
 } // namespace
@@ -466,9 +457,9 @@ EcmpPathIndex(uint64_t seed, uint32_t jobId, uint32_t flowId, uint32_t numPaths)
     {
         throw std::invalid_argument("EcmpPathIndex: numPaths must be >= 1");
     }
-    uint64_t h = Mix64(seed);
-    h = Mix64(h ^ jobId);
-    h = Mix64(h ^ (uint64_t{flowId} << 32 | 0x5bd1e995ULL));
+    uint64_t h = crux::Mix64(seed);
+    h = crux::Mix64(h ^ jobId);
+    h = crux::Mix64(h ^ (uint64_t{flowId} << 32 | 0x5bd1e995ULL));
     NS_LOG_LOGIC("job " << jobId << " flow " << flowId << ": ECMP path " << h % numPaths << " of "
                         << numPaths);
     return static_cast<uint32_t>(h % numPaths);

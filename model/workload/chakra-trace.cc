@@ -45,7 +45,7 @@ NS_LOG_COMPONENT_DEFINE("CruxChakraTrace");
 namespace
 {
 
-namespace pb = crux::chakra;
+namespace pb = ::crux::chakra; // the protobuf package (ns3::crux is crux's constants)
 using google::protobuf::io::CodedInputStream;
 using google::protobuf::io::CodedOutputStream;
 

@@ -22,6 +22,7 @@
 
 #include "nccl-model.h"
 
+#include "ns3/hash-mix.h"
 #include "ns3/message-transport.h"
 #include "ns3/nstime.h"
 
@@ -382,7 +383,9 @@ class CommDag
     uint64_t m_messages{0};                //!< messages added
     NodeId m_dummy{0};                     //!< count-only: ids handed out
     std::vector<Connection> m_conns;       //!< connections
-    std::unordered_map<uint64_t, uint32_t> m_connIndex; //!< (src, dst, channel) key -> number
+    /// (src, dst, channel) key -> number; a mixing hash: the packed key's identity hash puts a
+    /// ring's connections into one bucket (hash-mix.h)
+    std::unordered_map<uint64_t, uint32_t, crux::Mix64Hash> m_connIndex;
 };
 
 } // namespace ns3
