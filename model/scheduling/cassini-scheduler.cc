@@ -526,7 +526,7 @@ Decision
 CassiniScheduler::DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const
 {
     NS_LOG_FUNCTION(this << model.jobs.size() << config.numLevels);
-    Decision d = MakeDefaultDecision(model, config, GetName());
+    Decision d = DefaultDecision(model, config);
     CassiniAssignTimeShifts(model, GetOptions(), d);
     return d;
 }

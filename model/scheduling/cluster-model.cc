@@ -238,23 +238,35 @@ Num(double x)
     return os.str();
 }
 
+/// Buffers Validate() reuses from job to job (no allocation per job once they have grown).
+struct ValidateScratch
+{
+    std::vector<double> sum;       //!< ValidatePhases: [flow] bytes over the phases
+    std::vector<std::size_t> seen; //!< ValidatePhases: [flow] last phase listing it + 1
+    std::vector<uint32_t> ids;     //!< flow ids of a job, sorted
+};
+
 /// Checks the job's phases, endDeps and span (see Validate()).
+/// \param nameOf () -> the job's name for an error message (built only for one)
+/// \param job the job \param scratch reused buffers
+template <typename NameOf>
 void
-ValidatePhases(const std::string& name, const SchedJob& job)
+ValidatePhases(const NameOf& nameOf, const SchedJob& job, ValidateScratch& scratch)
 {
     if (job.phases.empty())
     {
         if (!job.endDeps.empty() || job.span != 0)
         {
-            Fail(name + ": endDeps and span need phases");
+            Fail(nameOf() + ": endDeps and span need phases");
         }
         return;
     }
     if (!IsNonNegative(job.span))
     {
-        Fail(name + ".span must be >= 0 s (got " + Num(job.span) + ")");
+        Fail(nameOf() + ".span must be >= 0 s (got " + Num(job.span) + ")");
     }
-    std::vector<double> sum(job.flows.size(), 0.0);
+    std::vector<double>& sum = scratch.sum;
+    sum.assign(job.flows.size(), 0.0);
     // what() names the phase (built only for an error message)
     auto checkDeps = [&](auto what, const std::vector<SchedPhaseDep>& deps, std::size_t limit) {
         for (std::size_t d = 0; d < deps.size(); ++d)
@@ -273,11 +285,12 @@ ValidatePhases(const std::string& name, const SchedJob& job)
         }
     };
     // seen[f] == p + 1: flow f already listed in phase p
-    std::vector<std::size_t> seen(job.flows.size(), 0);
+    std::vector<std::size_t>& seen = scratch.seen;
+    seen.assign(job.flows.size(), 0);
     for (std::size_t p = 0; p < job.phases.size(); ++p)
     {
         const SchedPhase& ph = job.phases[p];
-        auto pname = [&name, p]() { return name + ".phases[" + std::to_string(p) + "]"; };
+        auto pname = [&nameOf, p]() { return nameOf() + ".phases[" + std::to_string(p) + "]"; };
         if (!IsNonNegative(ph.release))
         {
             Fail(pname() + ".release must be >= 0 s (got " + Num(ph.release) + ")");
@@ -303,13 +316,13 @@ ValidatePhases(const std::string& name, const SchedJob& job)
             sum[ph.flows[i]] += ph.bytes[i];
         }
     }
-    checkDeps([&name]() { return name + ".endDeps"; }, job.endDeps, job.phases.size());
+    checkDeps([&nameOf]() { return nameOf() + ".endDeps"; }, job.endDeps, job.phases.size());
     for (std::size_t f = 0; f < job.flows.size(); ++f)
     {
         const double want = job.flows[f].bytesPerIteration;
         if (std::abs(sum[f] - want) > 1e-6 * std::max(1.0, want))
         {
-            Fail(name + ".flows[" + std::to_string(f) + "]: its phase bytes add up to " +
+            Fail(nameOf() + ".flows[" + std::to_string(f) + "]: its phase bytes add up to " +
                  Num(sum[f]) + ", not its bytesPerIteration " + Num(want));
         }
     }
@@ -337,46 +350,75 @@ Validate(const ClusterModel& model, const SchedulerConfig& config)
                  ")");
         }
     }
-    std::set<uint32_t> jobIds;
+    // duplicate ids: a sorted copy tells whether there is one; only then is the first (the
+    // element that a running set of the ids before it already holds) searched, and the loops
+    // below fail there, in their order of checks
+    ValidateScratch scratch;
+    auto firstDuplicate = [&scratch](auto begin, auto end, auto idOf) -> std::size_t {
+        scratch.ids.clear();
+        for (auto it = begin; it != end; ++it)
+        {
+            scratch.ids.push_back(idOf(*it));
+        }
+        std::sort(scratch.ids.begin(), scratch.ids.end());
+        if (std::adjacent_find(scratch.ids.begin(), scratch.ids.end()) == scratch.ids.end())
+        {
+            return std::numeric_limits<std::size_t>::max();
+        }
+        std::set<uint32_t> seen;
+        std::size_t i = 0;
+        for (auto it = begin; seen.insert(idOf(*it)).second; ++it)
+        {
+            ++i;
+        }
+        return i;
+    };
+    const std::size_t duplicateJob = firstDuplicate(model.jobs.begin(),
+                                                    model.jobs.end(),
+                                                    [](const SchedJob& job) { return job.id; });
     for (std::size_t j = 0; j < model.jobs.size(); ++j)
     {
         const SchedJob& job = model.jobs[j];
-        const std::string name = JobName(j, job);
-        if (!jobIds.insert(job.id).second)
+        // built only for an error message
+        auto nameOf = [j, &job]() { return JobName(j, job); };
+        if (j == duplicateJob)
         {
-            Fail(name + ": duplicate job id " + std::to_string(job.id));
+            Fail(nameOf() + ": duplicate job id " + std::to_string(job.id));
         }
         if (!IsNonNegative(job.flopsPerIteration))
         {
-            Fail(name + ".flopsPerIteration must be >= 0 FLOPs (got " + Num(job.flopsPerIteration) +
-                 ")");
+            Fail(nameOf() + ".flopsPerIteration must be >= 0 FLOPs (got " +
+                 Num(job.flopsPerIteration) + ")");
         }
         if (!IsNonNegative(job.computeTime))
         {
-            Fail(name + ".computeTime must be >= 0 s (got " + Num(job.computeTime) + ")");
+            Fail(nameOf() + ".computeTime must be >= 0 s (got " + Num(job.computeTime) + ")");
         }
         if (!(job.overlapStart >= 0 && job.overlapStart <= 1))
         {
-            Fail(name + ".overlapStart must be in [0, 1] (got " + Num(job.overlapStart) + ")");
+            Fail(nameOf() + ".overlapStart must be in [0, 1] (got " + Num(job.overlapStart) + ")");
         }
         if (!IsNonNegative(job.measuredCommTime))
         {
-            Fail(name + ".measuredCommTime must be >= 0 s (got " + Num(job.measuredCommTime) + ")");
+            Fail(nameOf() + ".measuredCommTime must be >= 0 s (got " + Num(job.measuredCommTime) +
+                 ")");
         }
         if (job.numGpus == 0)
         {
-            Fail(name + ".numGpus must be >= 1");
+            Fail(nameOf() + ".numGpus must be >= 1");
         }
-        std::set<uint32_t> flowIds;
+        const std::size_t duplicateFlow = firstDuplicate(job.flows.begin(),
+                                                         job.flows.end(),
+                                                         [](const SchedFlow& f) { return f.id; });
         for (std::size_t f = 0; f < job.flows.size(); ++f)
         {
             const SchedFlow& flow = job.flows[f];
             // built only for an error message
-            auto fname = [&name, &flow, f]() {
-                return name + ".flows[" + std::to_string(f) + "] (id " + std::to_string(flow.id) +
-                       ")";
+            auto fname = [&nameOf, &flow, f]() {
+                return nameOf() + ".flows[" + std::to_string(f) + "] (id " +
+                       std::to_string(flow.id) + ")";
             };
-            if (!flowIds.insert(flow.id).second)
+            if (f == duplicateFlow)
             {
                 Fail(fname() + ": duplicate flow id " + std::to_string(flow.id) + " in the job");
             }
@@ -410,7 +452,7 @@ Validate(const ClusterModel& model, const SchedulerConfig& config)
                      " candidate paths)");
             }
         }
-        ValidatePhases(name, job);
+        ValidatePhases(nameOf, job, scratch);
     }
 }
 

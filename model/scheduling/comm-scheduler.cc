@@ -441,12 +441,16 @@ CreateCommScheduler(const std::string& name, const CommSchedulerAttributes& attr
 
 // ------------------------------------------------------------------------------- building blocks
 
-Decision
-MakeDefaultDecision(const ClusterModel& model,
-                    const SchedulerConfig& config,
-                    const std::string& scheduler)
+namespace
 {
-    Validate(model, config);
+
+/// MakeDefaultDecision() after its Validate(). \param model the cluster \param config the
+/// configuration \param scheduler the name \return the decision
+Decision
+DefaultDecisionOf(const ClusterModel& model,
+                  const SchedulerConfig& config,
+                  const std::string& scheduler)
+{
     Decision d;
     d.scheduler = scheduler;
     d.numLevels = config.numLevels;
@@ -461,6 +465,23 @@ MakeDefaultDecision(const ClusterModel& model,
         jd.intensity = GpuIntensity(job.flopsPerIteration, jd.commTime);
     }
     return d;
+}
+
+} // namespace
+
+Decision
+MakeDefaultDecision(const ClusterModel& model,
+                    const SchedulerConfig& config,
+                    const std::string& scheduler)
+{
+    Validate(model, config);
+    return DefaultDecisionOf(model, config, scheduler);
+}
+
+Decision
+CommScheduler::DefaultDecision(const ClusterModel& model, const SchedulerConfig& config) const
+{
+    return DefaultDecisionOf(model, config, GetName());
 }
 
 PathChoice

@@ -106,6 +106,16 @@ class CommScheduler : public Object
      */
     virtual Decision DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const = 0;
 
+    /**
+     * \brief MakeDefaultDecision(model, config, GetName()) without its Validate(): the starting
+     * point of a DoSchedule(), whose input Schedule() has validated (a trace run schedules
+     * tens of thousands of times; the check of every job's paths and phases is then made once
+     * per decision, not twice).
+     * \param model the cluster (Validate passed) \param config the configuration
+     * \return the plain-ECMP decision (see MakeDefaultDecision())
+     */
+    Decision DefaultDecision(const ClusterModel& model, const SchedulerConfig& config) const;
+
   private:
     std::string m_name; //!< short name (empty: the TypeId name)
 };

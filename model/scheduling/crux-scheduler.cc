@@ -409,7 +409,7 @@ CruxScheduler::DoSchedule(const ClusterModel& model, const SchedulerConfig& conf
     NS_LOG_FUNCTION(this << model.jobs.size() << config.numLevels);
     // The stages are called through the members (no Ptr copies: no reference counting while
     // schedulers run in the microbenchmark's worker threads).
-    Decision d = MakeDefaultDecision(model, config, GetName());
+    Decision d = DefaultDecision(model, config);
     m_pathSelection->SelectPaths(model, config, d);
     m_priorityAssignment->AssignPriorities(model, config, d);
     m_compression->Compress(model, config, d);

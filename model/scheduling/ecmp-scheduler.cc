@@ -44,7 +44,7 @@ EcmpScheduler::DoSchedule(const ClusterModel& model, const SchedulerConfig& conf
 {
     NS_LOG_FUNCTION(this << model.jobs.size() << config.numLevels);
     // every flow on its ECMP default path, every job on level 0
-    return MakeDefaultDecision(model, config, GetName());
+    return DefaultDecision(model, config);
 }
 
 } // namespace ns3

@@ -256,7 +256,7 @@ Decision
 SincroniaScheduler::DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const
 {
     NS_LOG_FUNCTION(this << model.jobs.size() << config.numLevels);
-    Decision d = MakeDefaultDecision(model, config, GetName());
+    Decision d = DefaultDecision(model, config);
     SincroniaAssignPriorities(model, d);
     SincroniaCompressPriorities(d);
     return d;

@@ -156,7 +156,7 @@ Decision
 TacclScheduler::DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const
 {
     NS_LOG_FUNCTION(this << model.jobs.size() << config.numLevels);
-    Decision d = MakeDefaultDecision(model, config, GetName());
+    Decision d = DefaultDecision(model, config);
     m_pathSelection->SelectPaths(model, config, d);
     TacclAssignPriorities(model, d);
     return d;

@@ -79,7 +79,7 @@ Decision
 VarysScheduler::DoSchedule(const ClusterModel& model, const SchedulerConfig& config) const
 {
     NS_LOG_FUNCTION(this << model.jobs.size() << config.numLevels);
-    Decision d = MakeDefaultDecision(model, config, GetName());
+    Decision d = DefaultDecision(model, config);
     VarysAssignPriorities(model, d);
     VarysCompressPriorities(d);
     return d;

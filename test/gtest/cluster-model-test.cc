@@ -148,6 +148,27 @@ TEST(CruxClusterModel, ValidateNamesTheField)
     m.jobs[0].flows[1].id = 0;
     EXPECT_NE(ValidateError(m, SchedulerConfig()).find("duplicate flow id 0"), std::string::npos);
 
+    // the duplicate is the later element, named in full, and found where the checks run in
+    // order: an earlier job's or flow's other fault is reported first
+    m = SmallModel();
+    m.jobs.push_back(m.jobs[0]);
+    e = ValidateError(m, SchedulerConfig());
+    EXPECT_NE(e.find("jobs[" + std::to_string(m.jobs.size() - 1) + "] (id 7): duplicate job id 7"),
+              std::string::npos)
+        << e;
+    m.jobs[0].computeTime = -1;
+    EXPECT_NE(ValidateError(m, SchedulerConfig()).find("computeTime"), std::string::npos);
+    m = SmallModel();
+    m.jobs[0].flows[1].id = m.jobs[0].flows[0].id;
+    m.jobs[0].flows[0].bytesPerIteration = -1;
+    EXPECT_NE(ValidateError(m, SchedulerConfig()).find("flows[0]"), std::string::npos);
+    m.jobs[0].flows[0].bytesPerIteration = 1;
+    e = ValidateError(m, SchedulerConfig());
+    EXPECT_NE(
+        e.find(".flows[1] (id " + std::to_string(m.jobs[0].flows[0].id) + "): duplicate flow id"),
+        std::string::npos)
+        << e;
+
     m = SmallModel();
     m.jobs[0].overlapStart = 1.5;
     EXPECT_NE(ValidateError(m, SchedulerConfig()).find("overlapStart"), std::string::npos);
