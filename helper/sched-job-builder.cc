@@ -171,6 +171,7 @@ SchedJobTemplates::LayoutKey(const DltJob& job)
             nics.push_back(hw.NicOf(g));
         }
         std::vector<uint32_t> distinct = nics;
+        std::sort(distinct.begin(), distinct.end()); // NicOf wraps above gpusPerHost
         distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
         for (uint32_t n : nics)
         {

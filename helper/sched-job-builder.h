@@ -160,12 +160,14 @@ class SchedJobTemplates
     uint64_t GetMisses() const;
 
   private:
-    /// One key's template: the scheduler job and its flows with host positions for hosts.
+    /// One key's template: the scheduler job and its flows with positions for hosts and GPUs.
     struct Template
     {
-        SchedJob job;                   //!< MakeSchedJob() of the first job (paths cleared)
-        std::vector<DltCommFlow> flows; //!< CommunicationPattern(), host = host position
-        uint64_t gradientBytes{0};      //!< the first job's gradientBytes (not in job)
+        SchedJob job; //!< MakeSchedJob() of the first job (paths cleared)
+        /// CommunicationPattern() with host = the host's position among the job's hosts and
+        /// localGpu = the GPU's position among the job's GPUs on that host
+        std::vector<DltCommFlow> flows;
+        uint64_t gradientBytes{0}; //!< the first job's gradientBytes (not in job)
     };
 
     TimelineGranularity m_granularity;           //!< timeline of every job built

@@ -27,8 +27,9 @@
  * libstdc++'s std::hash of an integer is the identity and its tables index by key modulo a
  * prime, so keys packed at shifts of 16, 32 or 40 bits fall into few buckets when 2^16 or 2^32
  * is congruent to ±1 modulo that prime (257, 65537): the connections of a ring, src << 40 |
- * (src + 1) << 16, all land in one bucket of 257 (measured in CommDag: 136 connections, 12 M
- * lookups, 1.1 s against 0.08 s). A bottom-layer header: pure C++, nothing of crux included.
+ * (src + 1) << 16, all but the closing one land in one bucket of 257 (measured with CommDag:
+ * DltJob::CommunicationPattern() of a 136-GPU ring, 6.2 M lookups, 1.11 s with the identity
+ * hash, 0.19 s with this one). A bottom-layer header: pure C++, nothing of crux included.
  */
 
 namespace ns3

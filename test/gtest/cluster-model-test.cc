@@ -168,6 +168,25 @@ TEST(CruxClusterModel, ValidateNamesTheField)
         e.find(".flows[1] (id " + std::to_string(m.jobs[0].flows[0].id) + "): duplicate flow id"),
         std::string::npos)
         << e;
+    // several duplicates: the first element whose id came before (ids 5, 9, 9, 5: flows[2])
+    m = SmallModel();
+    {
+        SchedJob& j = m.jobs[0];
+        while (j.flows.size() < 4)
+        {
+            j.flows.push_back(j.flows[0]);
+        }
+        const uint32_t ids[] = {5, 9, 9, 5};
+        for (std::size_t f = 0; f < 4; ++f)
+        {
+            j.flows[f].id = ids[f];
+        }
+        j.phases.clear(); // the phase check comes after the flows' checks anyway
+        j.endDeps.clear();
+        j.span = 0;
+    }
+    e = ValidateError(m, SchedulerConfig());
+    EXPECT_NE(e.find(".flows[2] (id 9): duplicate flow id 9"), std::string::npos) << e;
 
     m = SmallModel();
     m.jobs[0].overlapStart = 1.5;
