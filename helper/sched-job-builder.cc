@@ -19,7 +19,6 @@
 
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
-#include "ns3/training-iteration.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -153,16 +152,17 @@ PositionOf(const std::vector<uint32_t>& local, uint32_t gpu)
     return static_cast<uint32_t>(std::lower_bound(local.begin(), local.end(), gpu) - local.begin());
 }
 
-} // namespace
-
+/**
+ * SchedJobTemplates::LayoutKey() of a job from its local GPUs by host.
+ * \param hw the job's collectives.hardware \param byHost LocalGpusByHost() of the job
+ * \return the key
+ */
 std::string
-SchedJobTemplates::LayoutKey(const DltJob& job)
+KeyOfLayout(const CollectiveHardware& hw, const std::vector<std::vector<uint32_t>>& byHost)
 {
-    const std::vector<uint32_t> hosts = job.Hosts();
-    const CollectiveHardware& hw = job.collectives.hardware;
     std::string key;
     uint32_t pos = 0;
-    for (const std::vector<uint32_t>& local : LocalGpusByHost(job, hosts))
+    for (const std::vector<uint32_t>& local : byHost)
     {
         // the host's NICs in use, ascending; each GPU is named by its NIC's index among them
         std::vector<uint32_t> nics;
@@ -182,6 +182,14 @@ SchedJobTemplates::LayoutKey(const DltJob& job)
     return key;
 }
 
+} // namespace
+
+std::string
+SchedJobTemplates::LayoutKey(const DltJob& job)
+{
+    return KeyOfLayout(job.collectives.hardware, LocalGpusByHost(job, job.Hosts()));
+}
+
 SchedJob
 SchedJobTemplates::Make(const DltJob& job, const SchedFlowPathFiller& fillPaths)
 {
@@ -191,9 +199,9 @@ SchedJobTemplates::Make(const DltJob& job, const SchedFlowPathFiller& fillPaths)
         // every Chakra job is named "chakra": its trace, not its name, defines it
         return MakeSchedJob(job, fillPaths, m_granularity);
     }
-    const std::string key = job.modelName + "|" + LayoutKey(job);
     const std::vector<uint32_t> hosts = job.Hosts();
     const std::vector<std::vector<uint32_t>> local = LocalGpusByHost(job, hosts);
+    const std::string key = job.modelName + "|" + KeyOfLayout(job.collectives.hardware, local);
     auto it = m_templates.find(key);
     if (it == m_templates.end())
     {

@@ -53,14 +53,17 @@ LongestChainOfRing(uint64_t n)
 
 TEST(HashMix, IsSplitMix64)
 {
-    // splitmix64 seeded with 0 returns Mix64(0) first (Vigna's reference splitmix64.c)
+    // splitmix64 seeded with 0 (Vigna's reference splitmix64.c) returns Mix64(0), then
+    // Mix64(golden ratio increment), then Mix64(twice it)
     EXPECT_EQ(crux::Mix64(0), 0xe220a8397b1dcdafULL);
-    EXPECT_NE(crux::Mix64(1), crux::Mix64(0));
+    EXPECT_EQ(crux::Mix64(0x9e3779b97f4a7c15ULL), 0x6e789e6aa1b965f4ULL);
+    EXPECT_EQ(crux::Mix64(0x3c6ef372fe94f82aULL), 0x06c45d188009454fULL);
 }
 
 TEST(HashMix, SpreadsARingsConnectionKeys)
 {
-    // libstdc++: 257 buckets for 136 keys; 2^16 = 1 and 2^40 = -1 modulo 257, so every
+    // libstdc++ (Debian's, the project's target; its bucket counts grow 13, 29, 59, 127, 257):
+    // 257 buckets for 136 keys; 2^16 = 1 and 2^40 = -1 modulo 257, so every
     // identity-hashed key of the ring but the closing one (135 -> 0) is 1 modulo 257: one chain
     // of 135
     EXPECT_EQ(LongestChainOfRing<std::hash<uint64_t>>(136), 135u);
