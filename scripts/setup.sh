@@ -13,6 +13,7 @@ APT_PACKAGES=(
   nlohmann-json3-dev libboost-dev libboost-graph-dev
   googletest libgtest-dev
   libprotobuf-dev protobuf-compiler  # Chakra execution traces (model/workload/chakra-et.proto)
+  libgoogle-perftools-dev        # tcmalloc, the allocator of the programs (CMakeLists.txt CRUX_TCMALLOC)
   tshark                         # optional PCAP decode test
   openmpi-bin libopenmpi-dev     # ns-3's distributed simulator (MPI) in the in-tree build (scripts/intree.sh)
   python3 python3-pip python3-matplotlib python3-venv python3-dev  # venv + headers: cppyy build
