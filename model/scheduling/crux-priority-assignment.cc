@@ -25,12 +25,14 @@
 
 #include "ns3/double.h"
 #include "ns3/enum.h"
+#include "ns3/hash-mix.h"
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <exception>
 #include <limits>
 #include <stdexcept>
@@ -119,44 +121,110 @@ IterationTime(const TimelineJob& j)
     return iteration;
 }
 
-/// Appends the bytes of x to out.
-template <typename T>
-void
-AppendBytes(std::string& out, const T& x)
+/// \return the bits of \p x (equal bits: the same number to every computation; -0.0 and 0.0,
+/// and NaNs, kept apart as a byte comparison would)
+uint64_t
+Bits(double x)
 {
-    out.append(reinterpret_cast<const char*>(&x), sizeof(x));
+    uint64_t b;
+    std::memcpy(&b, &x, sizeof(b));
+    return b;
 }
 
-/// \return every number of a timeline job as bytes (equal strings = equal jobs, bit for bit)
-std::string
-TimelineBytes(const TimelineJob& t)
+/// Hash of a timeline job over every number it holds (bit for bit, TimelineEqual()'s
+/// equality): a chain of crux::Mix64; no allocation.
+struct TimelineHash
 {
-    std::string out;
-    AppendBytes(out, t.computeTime);
-    AppendBytes(out, t.commTime);
-    AppendBytes(out, t.overlapStart);
-    AppendBytes(out, t.numGpus);
-    AppendBytes(out, t.flopsPerIteration);
-    AppendBytes(out, t.span);
-    AppendBytes(out, t.phases.size());
-    for (const TimelinePhase& p : t.phases)
+    /// \param t the timeline \return its hash
+    std::size_t operator()(const TimelineJob& t) const
     {
-        AppendBytes(out, p.release);
-        AppendBytes(out, p.linkTime);
-        AppendBytes(out, p.deps.size());
-        for (const SchedPhaseDep& d : p.deps)
+        uint64_t h = 0;
+        auto add = [&h](uint64_t v) { h = crux::Mix64(h ^ v); };
+        add(Bits(t.computeTime));
+        add(Bits(t.commTime));
+        add(Bits(t.overlapStart));
+        add(t.numGpus);
+        add(Bits(t.flopsPerIteration));
+        add(Bits(t.span));
+        add(t.phases.size());
+        for (const TimelinePhase& p : t.phases)
         {
-            AppendBytes(out, d.phase);
-            AppendBytes(out, d.lag);
+            add(Bits(p.release));
+            add(Bits(p.linkTime));
+            add(p.deps.size());
+            for (const SchedPhaseDep& d : p.deps)
+            {
+                add(d.phase);
+                add(Bits(d.lag));
+            }
+        }
+        add(t.endDeps.size());
+        for (const SchedPhaseDep& d : t.endDeps)
+        {
+            add(d.phase);
+            add(Bits(d.lag));
+        }
+        return static_cast<std::size_t>(h);
+    }
+};
+
+/// \return true if the two dependency lists hold the same numbers bit for bit
+bool
+SameDeps(const std::vector<SchedPhaseDep>& a, const std::vector<SchedPhaseDep>& b)
+{
+    if (a.size() != b.size())
+    {
+        return false;
+    }
+    for (std::size_t i = 0; i < a.size(); ++i)
+    {
+        if (a[i].phase != b[i].phase || Bits(a[i].lag) != Bits(b[i].lag))
+        {
+            return false;
         }
     }
-    AppendBytes(out, t.endDeps.size());
-    for (const SchedPhaseDep& d : t.endDeps)
+    return true;
+}
+
+/// Equality of two timeline jobs: every number bit for bit (equal jobs give equal
+/// SimulateSharedLink runs).
+struct TimelineEqual
+{
+    /// \param a a timeline \param b another \return true if every number is the same
+    bool operator()(const TimelineJob& a, const TimelineJob& b) const
     {
-        AppendBytes(out, d.phase);
-        AppendBytes(out, d.lag);
+        if (Bits(a.computeTime) != Bits(b.computeTime) || Bits(a.commTime) != Bits(b.commTime) ||
+            Bits(a.overlapStart) != Bits(b.overlapStart) || a.numGpus != b.numGpus ||
+            Bits(a.flopsPerIteration) != Bits(b.flopsPerIteration) ||
+            Bits(a.span) != Bits(b.span) || a.phases.size() != b.phases.size() ||
+            !SameDeps(a.endDeps, b.endDeps))
+        {
+            return false;
+        }
+        for (std::size_t i = 0; i < a.phases.size(); ++i)
+        {
+            const TimelinePhase& p = a.phases[i];
+            const TimelinePhase& q = b.phases[i];
+            if (Bits(p.release) != Bits(q.release) || Bits(p.linkTime) != Bits(q.linkTime) ||
+                !SameDeps(p.deps, q.deps))
+            {
+                return false;
+            }
+        }
+        return true;
     }
-    return out;
+};
+
+/// \return the bytes a stored copy of \p t holds (for the memo's bound)
+std::size_t
+TimelineBytes(const TimelineJob& t)
+{
+    std::size_t bytes = sizeof(TimelineJob) + t.endDeps.size() * sizeof(SchedPhaseDep);
+    for (const TimelinePhase& p : t.phases)
+    {
+        bytes += sizeof(TimelinePhase) + p.deps.size() * sizeof(SchedPhaseDep);
+    }
+    return bytes;
 }
 
 /**
@@ -184,12 +252,43 @@ CheckCorrectionInputs(const TimelineJob& ref, const TimelineJob& job)
     }
 }
 
+/// Memo key of one k_x: the interned timelines of the reference and the job
+/// (CorrectionMemo::Intern()), the horizon's and the bound's bits, the run mode.
+struct PairKey
+{
+    uint64_t ref;    //!< the reference's timeline number
+    uint64_t job;    //!< the job's timeline number
+    uint64_t h;      //!< Bits() of the horizon
+    uint64_t kBound; //!< Bits() of the bound of k
+    uint32_t run;    //!< SharedLinkRun
+
+    /// \param o another key \return true if every field is equal
+    bool operator==(const PairKey& o) const
+    {
+        return ref == o.ref && job == o.job && h == o.h && kBound == o.kBound && run == o.run;
+    }
+};
+
+/// Hash of a PairKey: a chain of crux::Mix64 over its fields.
+struct PairKeyHash
+{
+    /// \param k the key \return its hash
+    std::size_t operator()(const PairKey& k) const
+    {
+        uint64_t h = crux::Mix64(k.ref);
+        h = crux::Mix64(h ^ k.job);
+        h = crux::Mix64(h ^ k.h);
+        h = crux::Mix64(h ^ k.kBound);
+        return static_cast<std::size_t>(crux::Mix64(h ^ k.run));
+    }
+};
+
 /**
  * Memo of k_x: ComputeCorrectionFactor(ref, job, h, kBound).k is a pure function of the two
- * timelines (compared bit for bit through their interned byte strings), h and kBound, and
- * successive decisions of a trace run ask for the same pairs again and again; each entry saves
- * two SimulateSharedLink runs. Per thread (deterministic also when runs go in parallel);
- * cleared when it holds more than MEMO_MAX_BYTES of timelines.
+ * timelines (compared bit for bit: TimelineHash, TimelineEqual; each stored once and numbered),
+ * h and kBound, and successive decisions of a trace run ask for the same pairs again and again;
+ * each entry saves two SimulateSharedLink runs. Per thread (deterministic also when runs go in
+ * parallel); cleared when it holds more than MEMO_MAX_BYTES of timelines.
  */
 class CorrectionMemo
 {
@@ -234,10 +333,10 @@ class CorrectionMemo
                            uint32_t threads,
                            SharedLinkRun run)
     {
-        std::vector<std::string> keys; // of the misses
+        std::vector<PairKey> keys; // of the misses
         std::vector<const Request*> misses;
-        std::vector<std::string> keyOf; // of every request
-        std::unordered_set<std::string> seen;
+        std::vector<PairKey> keyOf; // of every request
+        std::unordered_set<PairKey, PairKeyHash> seen;
         for (const Request& r : requests)
         {
             keyOf.push_back(Key(*r.job, r.h, kBound, run));
@@ -249,7 +348,7 @@ class CorrectionMemo
         }
         Compute(ref, keys, misses, kBound, threads, run);
         std::vector<double> k;
-        for (const std::string& key : keyOf)
+        for (const PairKey& key : keyOf)
         {
             k.push_back(m_k.at(key));
         }
@@ -264,7 +363,7 @@ class CorrectionMemo
      * \param threads threads to use
      */
     void Compute(const TimelineJob& ref,
-                 std::vector<std::string>& keys,
+                 std::vector<PairKey>& keys,
                  const std::vector<const Request*>& misses,
                  double kBound,
                  uint32_t threads,
@@ -345,35 +444,30 @@ class CorrectionMemo
     static constexpr std::size_t MEMO_MAX_BYTES = 256u << 20; //!< timeline bytes kept at most
 
     /// \return the memo key of the pair (decision's reference, \p job) with \p h and \p kBound
-    std::string Key(const TimelineJob& job, double h, double kBound, SharedLinkRun run)
+    PairKey Key(const TimelineJob& job, double h, double kBound, SharedLinkRun run)
     {
-        std::string key = m_refKey;
-        key += Intern(job);
-        AppendBytes(key, h);
-        AppendBytes(key, kBound);
-        AppendBytes(key, run);
-        return key;
+        return PairKey{m_refKey, Intern(job), Bits(h), Bits(kBound), static_cast<uint32_t>(run)};
     }
 
-    /// \return a short key (8 bytes) standing for the timeline's content
-    std::string Intern(const TimelineJob& t)
+    /// \return the number standing for the timeline's content (a copy is stored when new)
+    uint64_t Intern(const TimelineJob& t)
     {
-        std::string bytes = TimelineBytes(t);
-        const std::size_t size = bytes.size();
-        auto [it, fresh] = m_ids.emplace(std::move(bytes), m_ids.size());
-        if (fresh)
+        const auto found = m_ids.find(t);
+        if (found != m_ids.end())
         {
-            m_bytes += size;
+            return found->second;
         }
-        std::string id;
-        AppendBytes(id, static_cast<uint64_t>(it->second));
+        m_bytes += TimelineBytes(t);
+        const uint64_t id = m_ids.size();
+        m_ids.emplace(t, id);
         return id;
     }
 
-    std::string m_refKey;                            //!< Intern() of the decision's reference
-    std::unordered_map<std::string, uint64_t> m_ids; //!< timeline bytes -> id
-    std::unordered_map<std::string, double> m_k;     //!< (ref id, job id, h, kBound) -> k
-    std::size_t m_bytes{0};                          //!< bytes of the interned timelines
+    uint64_t m_refKey{0}; //!< Intern() of the decision's reference
+    /// timeline content (bit for bit) -> id
+    std::unordered_map<TimelineJob, uint64_t, TimelineHash, TimelineEqual> m_ids;
+    std::unordered_map<PairKey, double, PairKeyHash> m_k; //!< (ref, job, h, kBound, run) -> k
+    std::size_t m_bytes{0};                               //!< bytes of the interned timelines
 };
 
 } // namespace

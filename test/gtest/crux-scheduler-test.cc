@@ -547,6 +547,72 @@ TEST(CruxScheduler, ThreadsStartOnlyForMemoMisses)
     EXPECT_EQ(second, 0u) << "a decision without a miss starts no thread";
 }
 
+TEST(CruxScheduler, MemoTellsTimelinesApartByEveryNumber)
+{
+    // Crux's k_j memo is keyed by the two timelines' content, bit for bit. A job that differs
+    // from one already in the memo in a single number of its timeline (a phase's release, a
+    // dependency's lag, an end dependency's lag, the compute span, the compute time, the
+    // bytes split between its phases) must get its own k: the same as a fresh thread (an empty
+    // memo) computes, and different from the first job's (else the case could not fail).
+    auto model = [](double release1, double lag, double endLag, double span, double compute,
+                    double split) {
+        ClusterModel m;
+        m.links = {{8e9, "shared"}};
+        // the reference: more bytes per second, and the longer iteration (the horizon, 48 of its
+        // iterations, is the same for every variant: only the timeline tells them apart)
+        SchedJob ref = OneFlowJob(1, 4e10, 0.5, 1.0, 8e9, {{0}});
+        SchedJob j = OneFlowJob(2, 3e9, compute, 1.0, 1e9, {{0}});
+        SchedPhase p0;
+        p0.release = 0.1;
+        p0.flows = {0};
+        p0.bytes = {1e9 * split};
+        SchedPhase p1;
+        p1.release = release1;
+        p1.flows = {0};
+        p1.bytes = {1e9 * (1 - split)};
+        p1.deps = {SchedPhaseDep{0, lag}};
+        j.phases = {p0, p1};
+        j.endDeps = {SchedPhaseDep{1, endLag}};
+        j.span = span;
+        m.jobs = {ref, j};
+        return m;
+    };
+    const ClusterModel base = model(0.2, 0.3, 0.4, 1.2, 1.0, 0.5);
+    const std::vector<std::pair<std::string, ClusterModel>> variants = {
+        {"phase release", model(1.4, 0.3, 0.4, 1.2, 1.0, 0.5)},
+        {"dependency lag", model(0.2, 0.9, 0.4, 1.2, 1.0, 0.5)},
+        {"end dependency lag", model(0.2, 0.3, 1.5, 1.2, 1.0, 0.5)},
+        {"span", model(0.2, 0.3, 0.4, 2.5, 1.0, 0.5)},
+        {"compute time", model(0.2, 0.3, 0.4, 1.2, 2.6, 0.5)},
+        {"phase bytes", model(0.2, 0.3, 0.4, 1.2, 1.0, 0.9)},
+    };
+    SchedulerConfig c;
+    auto kOf = [&c](const ClusterModel& m) {
+        return CreateCommScheduler("crux-pa")->Schedule(m, c).jobs.at(2).k;
+    };
+    auto coldK = [&kOf](const ClusterModel& m) {
+        double k = 0;
+        std::thread t([&]() { k = kOf(m); }); // a fresh thread: an empty (thread-local) memo
+        t.join();
+        return k;
+    };
+    const double baseK = coldK(base);
+    for (const auto& [what, m] : variants)
+    {
+        double warm = 0;
+        double warmBase = 0;
+        std::thread t([&]() {
+            warmBase = kOf(base); // base's k now in the memo
+            warm = kOf(m);
+        });
+        t.join();
+        const double cold = coldK(m);
+        EXPECT_EQ(warmBase, baseK) << what;
+        EXPECT_NE(cold, baseK) << what << ": the change does not move k; choose another";
+        EXPECT_EQ(warm, cold) << what << ": the memo returned another timeline's k";
+    }
+}
+
 TEST(CruxScheduler, SharedLinkRunFullAgreesWithSkippedPeriods)
 {
     // ns3::CruxIntensityPriorities::SharedLinkRun: Full (every event) against SkipPeriods (the
