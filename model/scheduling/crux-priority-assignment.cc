@@ -131,8 +131,17 @@ Bits(double x)
     return b;
 }
 
-/// Hash of a timeline job over every number it holds (bit for bit, TimelineEqual()'s
-/// equality): a chain of crux::Mix64; no allocation.
+/// Phases and end dependencies a TimelineHash samples at most (besides the last one).
+constexpr std::size_t HASH_SAMPLES = 16;
+
+/**
+ * Hash of a timeline job, consistent with TimelineEqual (equal timelines, equal hashes): every
+ * scalar, the counts, and at most HASH_SAMPLES + 1 evenly spaced phases and end dependencies
+ * (the last included), each with every number it holds; a chain of crux::Mix64, no
+ * allocation. Sampling keeps the per-decision cost of the memo lookups of large timelines (up
+ * to thousands of phases) low; timelines that differ only between the samples share a hash and
+ * are told apart by TimelineEqual, which compares everything.
+ */
 struct TimelineHash
 {
     /// \param t the timeline \return its hash
@@ -140,6 +149,10 @@ struct TimelineHash
     {
         uint64_t h = 0;
         auto add = [&h](uint64_t v) { h = crux::Mix64(h ^ v); };
+        auto addDep = [&add](const SchedPhaseDep& d) {
+            add(d.phase);
+            add(Bits(d.lag));
+        };
         add(Bits(t.computeTime));
         add(Bits(t.commTime));
         add(Bits(t.overlapStart));
@@ -147,23 +160,29 @@ struct TimelineHash
         add(Bits(t.flopsPerIteration));
         add(Bits(t.span));
         add(t.phases.size());
-        for (const TimelinePhase& p : t.phases)
-        {
+        add(t.endDeps.size());
+        auto sampled = [](std::size_t n, auto&& visit) {
+            const std::size_t stride = std::max<std::size_t>(1, n / HASH_SAMPLES);
+            for (std::size_t i = 0; i < n; i += stride)
+            {
+                visit(i);
+            }
+            if (n > 0 && (n - 1) % stride != 0)
+            {
+                visit(n - 1);
+            }
+        };
+        sampled(t.phases.size(), [&](std::size_t i) {
+            const TimelinePhase& p = t.phases[i];
             add(Bits(p.release));
             add(Bits(p.linkTime));
             add(p.deps.size());
             for (const SchedPhaseDep& d : p.deps)
             {
-                add(d.phase);
-                add(Bits(d.lag));
+                addDep(d);
             }
-        }
-        add(t.endDeps.size());
-        for (const SchedPhaseDep& d : t.endDeps)
-        {
-            add(d.phase);
-            add(Bits(d.lag));
-        }
+        });
+        sampled(t.endDeps.size(), [&](std::size_t i) { addDep(t.endDeps[i]); });
         return static_cast<std::size_t>(h);
     }
 };
@@ -472,13 +491,23 @@ class CorrectionMemo
 
 } // namespace
 
+namespace
+{
+
+/// CorrectionHorizon() from the two stand-alone iteration times (IterationTime()), seconds
+double
+HorizonOf(double tRef, double tJob, double horizonIterations)
+{
+    const double h = horizonIterations * std::max(tRef, tJob);
+    return std::min(h, MAX_HORIZON_ITERATIONS * std::min(tRef, tJob));
+}
+
+} // namespace
+
 double
 CorrectionHorizon(const TimelineJob& ref, const TimelineJob& job, double horizonIterations)
 {
-    const double tRef = IterationTime(ref);
-    const double tJob = IterationTime(job);
-    const double h = horizonIterations * std::max(tRef, tJob);
-    return std::min(h, MAX_HORIZON_ITERATIONS * std::min(tRef, tJob));
+    return HorizonOf(IterationTime(ref), IterationTime(job), horizonIterations);
 }
 
 CorrectionFactor
@@ -659,6 +688,7 @@ CruxIntensityPriorities::AssignPriorities(const ClusterModel& model,
     NS_LOG_DEBUG("reference job " << refId << " (highest bytes per second alone), t_ref " << refComm
                                   << " s");
 
+    const double refIteration = IterationTime(refTimeline); // once, not once per job
     static thread_local CorrectionMemo memo;
     memo.BeginDecision(refTimeline);
     // The pairs of this decision (every job but the reference, if both communicate).
@@ -675,7 +705,7 @@ CruxIntensityPriorities::AssignPriorities(const ClusterModel& model,
             requestOf[i] = static_cast<int64_t>(requests.size());
             requests.push_back(CorrectionMemo::Request{
                 &timelines[i],
-                CorrectionHorizon(refTimeline, timelines[i], m_horizonIterations)});
+                HorizonOf(refIteration, IterationTime(timelines[i]), m_horizonIterations)});
         }
     }
     const std::vector<double> ks = memo.Ks(refTimeline,
