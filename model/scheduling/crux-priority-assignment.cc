@@ -162,7 +162,8 @@ struct TimelineHash
         add(t.phases.size());
         add(t.endDeps.size());
         auto sampled = [](std::size_t n, auto&& visit) {
-            const std::size_t stride = std::max<std::size_t>(1, n / HASH_SAMPLES);
+            const std::size_t stride =
+                std::max<std::size_t>(1, (n + HASH_SAMPLES - 1) / HASH_SAMPLES);
             for (std::size_t i = 0; i < n; i += stride)
             {
                 visit(i);

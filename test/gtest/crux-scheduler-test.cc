@@ -552,16 +552,16 @@ TEST(CruxScheduler, MemoTellsTimelinesApartByEveryNumber)
     // Crux's k_j memo is keyed by the two timelines' content, bit for bit. A job that differs
     // from one already in the memo in a single number of its timeline (a phase's release, a
     // dependency's lag, an end dependency's lag, the compute span, the compute time, the
-    // bytes split between its phases, the release of one of forty phases that the memo's hash
-    // does not sample) must get its own k: the same as a fresh thread (an empty memo) computes,
-    // and different from the first job's (else the case could not fail).
+    // bytes split between its phases, the release of phase 22 of forty, which the memo's hash
+    // does not sample: it takes every third) must get its own k: the same as a fresh thread (an
+    // empty memo) computes, and different from the first job's (else the case could not fail).
     auto model = [](double release1,
                     double lag,
                     double endLag,
                     double span,
                     double compute,
                     double split,
-                    double release21) {
+                    double release22) {
         ClusterModel m;
         m.links = {{8e9, "shared"}};
         // the reference: more bytes per second, and the longer iteration (the horizon, 48 of its
@@ -581,7 +581,7 @@ TEST(CruxScheduler, MemoTellsTimelinesApartByEveryNumber)
         for (uint32_t i = 2; i < 40; ++i) // phases without bytes: only their release counts
         {
             SchedPhase p;
-            p.release = i == 21 ? release21 : 0.05 * i;
+            p.release = i == 22 ? release22 : 0.05 * i;
             p.flows = {0};
             p.bytes = {0.0};
             j.phases.push_back(p);
@@ -591,14 +591,14 @@ TEST(CruxScheduler, MemoTellsTimelinesApartByEveryNumber)
         m.jobs = {ref, j};
         return m;
     };
-    const ClusterModel base = model(0.2, 0.3, 0.4, 1.2, 1.0, 0.5, 1.05);
+    const ClusterModel base = model(0.2, 0.3, 0.4, 1.2, 1.0, 0.5, 1.1);
     const std::vector<std::pair<std::string, ClusterModel>> variants = {
-        {"phase release", model(1.4, 0.3, 0.4, 1.2, 1.0, 0.5, 1.05)},
-        {"dependency lag", model(0.2, 0.9, 0.4, 1.2, 1.0, 0.5, 1.05)},
-        {"end dependency lag", model(0.2, 0.3, 1.5, 1.2, 1.0, 0.5, 1.05)},
-        {"span", model(0.2, 0.3, 0.4, 2.5, 1.0, 0.5, 1.05)},
-        {"compute time", model(0.2, 0.3, 0.4, 1.2, 2.6, 0.5, 1.05)},
-        {"phase bytes", model(0.2, 0.3, 0.4, 1.2, 1.0, 0.9, 1.05)},
+        {"phase release", model(1.4, 0.3, 0.4, 1.2, 1.0, 0.5, 1.1)},
+        {"dependency lag", model(0.2, 0.9, 0.4, 1.2, 1.0, 0.5, 1.1)},
+        {"end dependency lag", model(0.2, 0.3, 1.5, 1.2, 1.0, 0.5, 1.1)},
+        {"span", model(0.2, 0.3, 0.4, 2.5, 1.0, 0.5, 1.1)},
+        {"compute time", model(0.2, 0.3, 0.4, 1.2, 2.6, 0.5, 1.1)},
+        {"phase bytes", model(0.2, 0.3, 0.4, 1.2, 1.0, 0.9, 1.1)},
         {"unsampled phase release", model(0.2, 0.3, 0.4, 1.2, 1.0, 0.5, 3.0)},
     };
     SchedulerConfig c;
