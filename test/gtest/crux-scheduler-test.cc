@@ -550,78 +550,118 @@ TEST(CruxScheduler, ThreadsStartOnlyForMemoMisses)
 TEST(CruxScheduler, MemoTellsTimelinesApartByEveryNumber)
 {
     // Crux's k_j memo is keyed by the two timelines' content, bit for bit. A job that differs
-    // from one already in the memo in a single number of its timeline (a phase's release, a
-    // dependency's lag, an end dependency's lag, the compute span, the compute time, the
-    // bytes split between its phases, the release of phase 22 of forty, which the memo's hash
-    // does not sample: it takes every third) must get its own k: the same as a fresh thread (an
-    // empty memo) computes, and different from the first job's (else the case could not fail).
-    auto model = [](double release1,
-                    double lag,
-                    double endLag,
-                    double span,
-                    double compute,
-                    double split,
-                    double release22) {
+    // from one already in the memo in a single number of its timeline that k depends on must
+    // get its own k: the same as a fresh thread (an empty memo) computes, and different from
+    // the first job's (else the case could not fail). Jobs with phases: a phase's release, a
+    // dependency's lag and its phase, an end dependency's lag, the compute span, the compute
+    // time, the bytes split between phases, and the release of phase 22 of forty; the memo's
+    // hash samples every third phase of forty, so phases 1, 2 and 22 are compared by the
+    // equality only. A job without phases: its communication time and its overlap start.
+    // (numGpus and the FLOPs, also in the key, do not move k here: k is the ratio of the send
+    // time deltas, ComputeCorrectionFactor's DELTA_RATIO.)
+    struct Shape
+    {
+        bool phased{true};
+        double release1{0.2};
+        double lag{0.3};
+        uint32_t dep2{1}; // phase 2 waits for this phase
+        double endLag{0.4};
+        double span{1.2};
+        double compute{1.0};
+        double split{0.5};
+        double release22{1.1};
+        double flops{3e9};
+        double bytes{1e9};
+        double overlap{1.0};
+    };
+
+    auto model = [](const Shape& x) {
         ClusterModel m;
         m.links = {{8e9, "shared"}};
         // the reference: more bytes per second, and the longer iteration (the horizon, 48 of its
         // iterations, is the same for every variant: only the timeline tells them apart)
         SchedJob ref = OneFlowJob(1, 4e10, 0.5, 1.0, 8e9, {{0}});
-        SchedJob j = OneFlowJob(2, 3e9, compute, 1.0, 1e9, {{0}});
-        SchedPhase p0;
-        p0.release = 0.1;
-        p0.flows = {0};
-        p0.bytes = {1e9 * split};
-        SchedPhase p1;
-        p1.release = release1;
-        p1.flows = {0};
-        p1.bytes = {1e9 * (1 - split)};
-        p1.deps = {SchedPhaseDep{0, lag}};
-        j.phases = {p0, p1};
-        for (uint32_t i = 2; i < 40; ++i) // phases without bytes: only their release counts
+        SchedJob j = OneFlowJob(2, x.flops, x.compute, x.overlap, x.bytes, {{0}});
+        if (x.phased)
         {
-            SchedPhase p;
-            p.release = i == 22 ? release22 : 0.05 * i;
-            p.flows = {0};
-            p.bytes = {0.0};
-            j.phases.push_back(p);
+            SchedPhase p0;
+            p0.release = 0.1;
+            p0.flows = {0};
+            p0.bytes = {x.bytes * x.split};
+            SchedPhase p1;
+            p1.release = x.release1;
+            p1.flows = {0};
+            p1.bytes = {x.bytes * (1 - x.split)};
+            p1.deps = {SchedPhaseDep{0, x.lag}};
+            j.phases = {p0, p1};
+            for (uint32_t i = 2; i < 40; ++i) // phases without bytes: release and deps count
+            {
+                SchedPhase p;
+                p.release = i == 22 ? x.release22 : 0.05 * i;
+                p.flows = {0};
+                p.bytes = {0.0};
+                if (i == 2)
+                {
+                    p.deps = {SchedPhaseDep{x.dep2, 1.5}};
+                }
+                j.phases.push_back(p);
+            }
+            j.endDeps = {SchedPhaseDep{1, x.endLag}};
+            j.span = x.span;
         }
-        j.endDeps = {SchedPhaseDep{1, endLag}};
-        j.span = span;
         m.jobs = {ref, j};
         return m;
     };
-    const ClusterModel base = model(0.2, 0.3, 0.4, 1.2, 1.0, 0.5, 1.1);
-    const std::vector<std::pair<std::string, ClusterModel>> variants = {
-        {"phase release", model(1.4, 0.3, 0.4, 1.2, 1.0, 0.5, 1.1)},
-        {"dependency lag", model(0.2, 0.9, 0.4, 1.2, 1.0, 0.5, 1.1)},
-        {"end dependency lag", model(0.2, 0.3, 1.5, 1.2, 1.0, 0.5, 1.1)},
-        {"span", model(0.2, 0.3, 0.4, 2.5, 1.0, 0.5, 1.1)},
-        {"compute time", model(0.2, 0.3, 0.4, 1.2, 2.6, 0.5, 1.1)},
-        {"phase bytes", model(0.2, 0.3, 0.4, 1.2, 1.0, 0.9, 1.1)},
-        {"unsampled phase release", model(0.2, 0.3, 0.4, 1.2, 1.0, 0.5, 3.0)},
+    auto variant = [](auto change) {
+        Shape x;
+        change(x);
+        return x;
+    };
+    const std::vector<std::pair<std::string, Shape>> variants = {
+        {"phase release", variant([](Shape& x) { x.release1 = 1.4; })},
+        {"dependency lag", variant([](Shape& x) { x.lag = 0.9; })},
+        {"dependency phase", variant([](Shape& x) { x.dep2 = 0; })},
+        {"end dependency lag", variant([](Shape& x) { x.endLag = 3.5; })},
+        {"span", variant([](Shape& x) { x.span = 4.5; })},
+        {"compute time", variant([](Shape& x) { x.compute = 4.6; })},
+        {"phase bytes", variant([](Shape& x) { x.split = 0.9; })},
+        {"unsampled phase release", variant([](Shape& x) { x.release22 = 4.0; })},
+        {"communication time, no phases", variant([](Shape& x) {
+             x.phased = false;
+             x.bytes = 2e9;
+         })},
+        {"overlap start, no phases", variant([](Shape& x) {
+             x.phased = false;
+             x.overlap = 0.3;
+         })},
     };
     SchedulerConfig c;
-    auto kOf = [&c](const ClusterModel& m) {
-        return CreateCommScheduler("crux-pa")->Schedule(m, c).jobs.at(2).k;
+    auto decide = [&c, &model](const Shape& x) {
+        return CreateCommScheduler("crux-pa")->Schedule(model(x), c).jobs.at(2);
     };
-    auto coldK = [&kOf](const ClusterModel& m) {
+    auto coldK = [&decide](const Shape& x) {
         double k = 0;
-        std::thread t([&]() { k = kOf(m); }); // a fresh thread: an empty (thread-local) memo
+        std::thread t([&]() { k = decide(x).k; }); // a fresh thread: an empty (thread-local) memo
         t.join();
         return k;
     };
-    const double baseK = coldK(base);
-    for (const auto& [what, m] : variants)
+    for (const auto& [what, x] : variants)
     {
+        Shape base;
+        base.phased = x.phased;
+        const double baseK = coldK(base);
         double warm = 0;
         double warmBase = 0;
         std::thread t([&]() {
-            warmBase = kOf(base); // base's k now in the memo
-            warm = kOf(m);
+            warmBase = decide(base).k; // base's k now in the memo
+            const JobDecision jd = decide(x);
+            warm = jd.k;
+            // the horizon is the reference's: the job's iteration stays shorter than its 8.5 s
+            const ClusterModel m = model(x);
+            EXPECT_LT(StandaloneIterationTime(m.jobs[1], jd.commTime), 8.5) << what;
         });
         t.join();
-        const double cold = coldK(m);
+        const double cold = coldK(x);
         EXPECT_EQ(warmBase, baseK) << what;
         EXPECT_NE(cold, baseK) << what << ": the change does not move k; choose another";
         EXPECT_EQ(warm, cold) << what << ": the memo returned another timeline's k";
