@@ -8,13 +8,17 @@ and schedulers but different evaluators (typically --evaluator=coarse against
   * the mean GPU utilization of both runs and its relative difference;
   * the per-job JCT relative difference |JCT_test / JCT_ref - 1| over the jobs finished in
     both runs, at the median and the 99th percentile (nearest-rank);
+  * the same for each job's mean iteration time (jobs.csv mean_iter_s, every job that ran in
+    both runs): the per-job rate, which --workModel=duration runs measure where their JCT is
+    the trace's and cannot move;
   * the fluid events (the evaluation's work) of both runs and their ratio.
 
 Then whether the schedulers' order by mean utilization is the same in both runs: every pair
 whose reference utilizations differ by more than the utilization tolerance must keep its
 order (closer pairs are ties; their swaps are counted). With
 --check it exits 1 when a run misses the issue-30 tolerances (utilization within 0.3 %
-relative, JCT within 2 % at the median and 5 % at the 99th percentile, the same order).
+relative, JCT and mean iteration time within 2 % at the median and 5 % at the 99th
+percentile, the same order).
 Output: one row per scheduler, whitespace-separated, for doc tables (--markdown: a
 Markdown table).
 
@@ -41,7 +45,8 @@ def fail(msg):
 
 
 def load_run(path):
-    """Return {scheduler: (summary dict, {job id: jct})} of one output directory."""
+    """Return {scheduler: (summary dict, {job id: jct}, {job id: mean iteration s})} of one
+    output directory."""
     if not os.path.isdir(path):
         fail(f"{path}: not a directory")
     runs = {}
@@ -55,13 +60,16 @@ def load_run(path):
             with open(sfile) as f:
                 summary = json.load(f)
             jct = {}
+            it = {}
             with open(jfile, newline="") as f:
                 for row in csv.DictReader(f):
                     if row["finished"] == "1":
                         jct[int(row["job"])] = float(row["jct_s"])
+                    if row["mean_iter_s"] not in ("", "0"):
+                        it[int(row["job"])] = float(row["mean_iter_s"])
         except (OSError, ValueError, KeyError) as e:
             fail(f"{d}: unreadable run ({e})")
-        runs[sched] = (summary, jct)
+        runs[sched] = (summary, jct, it)
     if not runs:
         fail(f"{path}: no scheduler directory with summary.json and jobs.csv")
     return runs
@@ -105,20 +113,23 @@ def main(argv):
         ok = False
     rows = []
     for s in common:
-        (rs, rj), (ts, tj) = ref[s], test[s]
+        (rs, rj, ri), (ts, tj, ti) = ref[s], test[s]
         ur, ut = rs["mean_gpu_utilization"], ts["mean_gpu_utilization"]
         du = (ut / ur - 1) if ur > 0 else float("inf")
         both = [j for j in rj if j in tj and rj[j] > 0]
         diffs = [abs(tj[j] / rj[j] - 1) for j in both]
         med = percentile(diffs, 50) if diffs else 0.0
         p99 = percentile(diffs, 99) if diffs else 0.0
+        idiffs = [abs(ti[j] / ri[j] - 1) for j in ri if j in ti and ri[j] > 0]
+        imed = percentile(idiffs, 50) if idiffs else 0.0
+        ip99 = percentile(idiffs, 99) if idiffs else 0.0
         er, et = rs.get("fluid_events", 0), ts.get("fluid_events", 0)
         good = (abs(du) <= UTIL_TOL and med <= JCT_MEDIAN_TOL and p99 <= JCT_P99_TOL
-                and len(rj) == len(tj))
+                and imed <= JCT_MEDIAN_TOL and ip99 <= JCT_P99_TOL and len(rj) == len(tj))
         if len(rj) != len(tj):
             print(f"{label} {s}: finished jobs differ: {len(rj)} against {len(tj)}")
         ok = ok and good
-        rows.append((s, ur, ut, du, len(both), med, p99, er, et, good))
+        rows.append((s, ur, ut, du, len(both), med, p99, imed, ip99, er, et, good))
     # The order: every pair of schedulers whose reference utilizations differ by more than the
     # utilization tolerance keeps its order; closer pairs are ties of the reference (swaps
     # among them are counted, not failed).
@@ -139,17 +150,19 @@ def main(argv):
     order_ref = sorted(common, key=lambda s: -util_ref[s])
     if markdown and header:
         print("| run | scheduler | utilization exact | coarse | rel. diff | jobs | JCT diff median "
-              "| p99 | fluid events exact | coarse | within tolerance |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for s, ur, ut, du, n, med, p99, er, et, good in rows:
+              "| p99 | iteration diff median | p99 | fluid events exact | coarse "
+              "| within tolerance |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for s, ur, ut, du, n, med, p99, imed, ip99, er, et, good in rows:
         if markdown:
             print(f"| {label} | {s} | {ur:.5f} | {ut:.5f} | {du * 100:+.3f} % | {n} | "
-                  f"{med * 100:.3f} % | {p99 * 100:.3f} % | {er:,} | {et:,} | "
-                  f"{'yes' if good else 'NO'} |")
+                  f"{med * 100:.3f} % | {p99 * 100:.3f} % | {imed * 100:.3f} % | "
+                  f"{ip99 * 100:.3f} % | {er:,} | {et:,} | {'yes' if good else 'NO'} |")
         else:
             ratio = (et / er) if er else float("nan")
             print(f"{label} {s} util {ur:.6f} {ut:.6f} diff {du * 100:+.4f}% jobs {n} "
                   f"jct_median {med * 100:.4f}% jct_p99 {p99 * 100:.4f}% "
+                  f"iter_median {imed * 100:.4f}% iter_p99 {ip99 * 100:.4f}% "
                   f"events {er} {et} ratio {ratio:.3f} {'ok' if good else 'MISS'}")
     print(f"{label} order {'same' if same_order else 'DIFFERENT: ' + ', '.join(swapped)} "
           f"(reference {' > '.join(order_ref)}; {tied_swaps} swap(s) among schedulers within "

@@ -78,6 +78,10 @@ struct UnionFind
     }
 };
 
+/// Share of a link's capacity left to the slow part of a split component on a link its fast
+/// part fills (ExactEpochRateModel::EvaluateSubModel; an assumption, see there).
+constexpr double RESIDUAL_FLOOR = 1e-6;
+
 /// \param k CoarseEpochRateModel's timescaleRatio \return k \throws std::invalid_argument
 /// unless k is finite and >= 2
 double
@@ -245,19 +249,189 @@ ExactEpochRateModel::EvaluateComponent(const std::vector<const SchedJob*>& jobs,
     }
     in.priority = prio;
     in.timeShift = shift;
+    rates = EvaluateSubModel(sub, in);
+    m_evaluatorSeconds += WallNow() - w0;
+    NS_LOG_LOGIC("evaluated a component of " << jobs.size() << " jobs on " << sub.links.size()
+                                             << " links");
+    return rates;
+}
+
+std::vector<double>
+ExactEpochRateModel::EvaluateSubModel(ClusterModel& sub, EvaluationInput& in)
+{
+    std::vector<uint32_t> fast;
+    std::vector<uint32_t> slow;
+    if (SplitByTimescale(sub, in, fast, slow))
+    {
+        // The fast part first, alone: no slow job shares a link with it at its class or above,
+        // so under strict priority the slow jobs never take capacity from it.
+        ClusterModel fastSub;
+        EvaluationInput fastIn;
+        fastSub.links = sub.links;
+        for (uint32_t k : fast)
+        {
+            fastSub.jobs.push_back(sub.jobs[k]);
+            fastIn.paths.push_back(in.paths[k]);
+            fastIn.priority.push_back(in.priority[k]);
+            fastIn.timeShift.push_back(in.timeShift[k]);
+        }
+        const std::vector<double> fastRate = EvaluateSubModel(fastSub, fastIn);
+        // The slow part on what the fast part leaves: each link's capacity less the fast jobs'
+        // mean load on it (their bytes per iteration × 8 × iterations per second).
+        ClusterModel slowSub;
+        EvaluationInput slowIn;
+        slowSub.links = sub.links;
+        for (size_t q = 0; q < fast.size(); ++q)
+        {
+            for (const SchedFlow& f : fastSub.jobs[q].flows)
+            {
+                for (uint32_t l : f.candidatePaths.at(0))
+                {
+                    slowSub.links[l].bandwidth -= f.bytesPerIteration * 8 * fastRate[q];
+                }
+            }
+        }
+        for (size_t l = 0; l < slowSub.links.size(); ++l)
+        {
+            // Assumption: a link the fast part fills leaves the slow jobs a trickle
+            // (RESIDUAL_FLOOR of its capacity) rather than none, which the fluid model cannot
+            // run; their transfers there then take ~1e6 times their stand-alone time.
+            slowSub.links[l].bandwidth =
+                std::max(slowSub.links[l].bandwidth, RESIDUAL_FLOOR * sub.links[l].bandwidth);
+        }
+        for (uint32_t k : slow)
+        {
+            slowSub.jobs.push_back(sub.jobs[k]);
+            slowIn.paths.push_back(in.paths[k]);
+            slowIn.priority.push_back(in.priority[k]);
+            slowIn.timeShift.push_back(in.timeShift[k]);
+        }
+        const std::vector<double> slowRate = EvaluateSubModel(slowSub, slowIn);
+        std::vector<double> rates(sub.jobs.size(), 0.0);
+        for (size_t q = 0; q < fast.size(); ++q)
+        {
+            rates[fast[q]] = fastRate[q];
+        }
+        for (size_t q = 0; q < slow.size(); ++q)
+        {
+            rates[slow[q]] = slowRate[q];
+        }
+        return rates;
+    }
     const std::vector<double> dilation = Coarsen(sub, in);
     FlowEvaluator ev(sub, m_options);
     const FlowEvaluation r = ev.Evaluate(in);
+    std::vector<double> rates(sub.jobs.size(), 0.0);
     for (size_t k = 0; k < r.jobs.size(); ++k)
     {
         rates[k] = r.jobs[k].iterationRate * dilation[k];
     }
     ++m_evaluations;
     m_fluidEvents += r.events;
-    m_evaluatorSeconds += WallNow() - w0;
-    NS_LOG_LOGIC("evaluated a component of " << jobs.size() << " jobs on " << sub.links.size()
-                                             << " links");
     return rates;
+}
+
+bool
+ExactEpochRateModel::SplitByTimescale(const ClusterModel& sub,
+                                      const EvaluationInput& in,
+                                      std::vector<uint32_t>& fast,
+                                      std::vector<uint32_t>& slow) const
+{
+    fast.clear();
+    slow.clear();
+    const uint32_t n = static_cast<uint32_t>(sub.jobs.size());
+    if (m_timescaleRatio <= 0 || n < 2 ||
+        std::all_of(in.priority.begin(), in.priority.end(), [&in](int64_t p) {
+            return p == in.priority.front();
+        }))
+    {
+        return false;
+    }
+    // Jobs with traffic by stand-alone iteration time (ties by position: deterministic).
+    std::vector<double> alone(n, 0.0);
+    std::vector<uint32_t> order;
+    for (uint32_t k = 0; k < n; ++k)
+    {
+        if (!sub.jobs[k].flows.empty())
+        {
+            alone[k] =
+                StandaloneIterationTime(sub.jobs[k], JobCommTime(sub, sub.jobs[k], in.paths[k]));
+            order.push_back(k);
+        }
+    }
+    std::stable_sort(order.begin(), order.end(), [&alone](uint32_t a, uint32_t b) {
+        return alone[a] < alone[b];
+    });
+    // The slowest boundary first: the fewest slow jobs, the fast part split again in its turn.
+    // A fast job joins the slow part when a job of the slow part at its class or above shares a
+    // link with it (it would move the fast job's rate), until none does.
+    std::vector<uint8_t> inSlow(n, 0);
+    std::vector<std::vector<uint32_t>> on(sub.links.size()); // jobs per link, each once
+    for (uint32_t k = 0; k < n; ++k)
+    {
+        for (const SchedFlow& f : sub.jobs[k].flows)
+        {
+            for (uint32_t l : f.candidatePaths.at(0))
+            {
+                if (on[l].empty() || on[l].back() != k)
+                {
+                    on[l].push_back(k);
+                }
+            }
+        }
+    }
+    for (size_t i = order.size(); i-- > 1;)
+    {
+        if (!(alone[order[i]] >= 2 * m_timescaleRatio * alone[order[i - 1]]) ||
+            !(alone[order[i - 1]] > 0))
+        {
+            continue;
+        }
+        std::fill(inSlow.begin(), inSlow.end(), 0);
+        for (size_t j = i; j < order.size(); ++j)
+        {
+            inSlow[order[j]] = 1;
+        }
+        for (bool moved = true; moved;)
+        {
+            moved = false;
+            for (const auto& jobs : on)
+            {
+                int64_t top = INT64_MIN; // the highest class of the slow part on the link
+                for (uint32_t k : jobs)
+                {
+                    if (inSlow[k])
+                    {
+                        top = std::max(top, in.priority[k]);
+                    }
+                }
+                for (uint32_t k : jobs)
+                {
+                    if (!inSlow[k] && in.priority[k] <= top)
+                    {
+                        inSlow[k] = 1;
+                        moved = true;
+                    }
+                }
+            }
+        }
+        for (uint32_t k = 0; k < n; ++k)
+        {
+            (inSlow[k] ? slow : fast).push_back(k);
+        }
+        if (fast.empty() || std::none_of(fast.begin(), fast.end(), [&sub](uint32_t k) {
+                return !sub.jobs[k].flows.empty();
+            }))
+        {
+            fast.clear();
+            slow.clear();
+            continue;
+        }
+        NS_LOG_LOGIC(fast.size() << " fast jobs above " << slow.size()
+                                 << " slow ones: evaluated apart");
+        return true;
+    }
+    return false;
 }
 
 std::vector<double>
