@@ -9,6 +9,7 @@ APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   clang-format                   # ns-3's .clang-format check of the sources (ctest check-format)
   ccache                         # compiler cache: rebuilds in fresh clones reuse earlier objects
+  time                           # /usr/bin/time: CPU seconds of scripts/compare-evaluators.sh and bench/ (ctest check-compare-evaluators)
   ns3 libns3-dev libgsl-dev      # ns-3 3.37 (ns3: helper programs its CMake config checks; libgsl: named by its targets)
   nlohmann-json3-dev libboost-dev libboost-graph-dev
   googletest libgtest-dev
