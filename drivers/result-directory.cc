@@ -15,8 +15,10 @@
 
 #include "result-directory.h"
 
+#include <cerrno>
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <stdexcept>
 #include <thread>
@@ -46,13 +48,23 @@ ProbeWrite(const fs::path& dir, bool removeDir)
         }
     }
     std::string why;
+    std::vector<fs::path> made; // the directories this call created
     for (const auto& p : created)
     {
-        if (!fs::create_directory(p, ec) || ec)
+        if (fs::create_directory(p, ec))
         {
-            why = "cannot create '" + p.string() + "': " + ec.message();
-            break;
+            made.push_back(p);
+            continue;
         }
+        // false without an error: p exists now, made by a parallel run (e.g. of a sweep
+        // sharing the parent) since the exists() above; it is not this call's to remove
+        if (!ec && fs::is_directory(p, ec))
+        {
+            continue;
+        }
+        why = "cannot create '" + p.string() +
+              "': " + (ec ? ec.message() : std::string("it exists and is not a directory"));
+        break;
     }
     if (why.empty())
     {
@@ -66,7 +78,7 @@ ProbeWrite(const fs::path& dir, bool removeDir)
     }
     // Remove the directory itself if the probe created it; missing parents stay created (a
     // parallel run, e.g. of a sweep, may be creating its own directory in them right now).
-    if (removeDir && !created.empty() && created.back() == dir)
+    if (removeDir && !made.empty() && made.back() == dir)
     {
         fs::remove(dir, ec); // only if empty
     }
@@ -88,12 +100,15 @@ ResultDirectory::Problem(const std::string& dir, const std::vector<std::string>&
     const fs::path out(dir);
     std::string w;
     // A parallel run's probe may remove a directory this one is creating in (runs of a sweep
-    // sharing a parent): a real problem persists, a race does not, so try three times.
-    for (int attempt = 0; attempt < 3; ++attempt)
+    // sharing a parent): a real problem persists, a race does not, so try five times, after
+    // pauses that differ between processes and threads started together.
+    const std::size_t offset =
+        (std::hash<std::thread::id>{}(std::this_thread::get_id()) ^ ::getpid()) % 23;
+    for (int attempt = 0; attempt < 5; ++attempt)
     {
         if (attempt > 0)
         {
-            std::this_thread::sleep_for(std::chrono::milliseconds(20 * attempt));
+            std::this_thread::sleep_for(std::chrono::milliseconds(20 * attempt + offset));
         }
         std::error_code ec;
         const bool existed = fs::exists(out, ec);
@@ -132,21 +147,25 @@ ResultDirectory::StaticProblem(const std::string& dir, const std::vector<std::st
         {
             return "'" + out.string() + "' exists and is not a directory";
         }
-        if (::access(out.c_str(), W_OK | X_OK) != 0)
+        if (::access(out.c_str(), W_OK | X_OK) == 0)
+        {
+            for (const std::string& s : subdirs)
+            {
+                const fs::path sub = out / s;
+                const fs::file_status sst = fs::status(sub, ec);
+                if (fs::exists(sst) && !fs::is_directory(sst))
+                {
+                    return "'" + sub.string() + "' (the directory of " + s +
+                           ") exists and is not a directory";
+                }
+            }
+            return "";
+        }
+        if (errno != ENOENT)
         {
             return "'" + out.string() + "' is not writable";
         }
-        for (const std::string& s : subdirs)
-        {
-            const fs::path sub = out / s;
-            const fs::file_status sst = fs::status(sub, ec);
-            if (fs::exists(sst) && !fs::is_directory(sst))
-            {
-                return "'" + sub.string() + "' (the directory of " + s +
-                       ") exists and is not a directory";
-            }
-        }
-        return "";
+        // gone since the status call: a parallel run's probe removed it; judged as missing
     }
     // Not there yet: the nearest existing ancestor must be a writable directory.
     fs::path p = out.has_parent_path() ? out.parent_path() : fs::path(".");

@@ -25,16 +25,20 @@
 #include "ns3/crux-experiment.h"
 #include "ns3/experiment-output.h"
 #include "ns3/nstime.h"
+#include "ns3/result-directory.h"
 #include "ns3/test.h"
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
 #include <sstream>
+#include <thread>
+#include <unistd.h>
 
 using namespace ns3;
 
@@ -662,6 +666,76 @@ class ExperimentBadInputTestCase : public TestCase
 };
 
 /**
+ * \ingroup crux-tests
+ * \brief ResultDirectory::Problem() of runs started together (a sweep's workers) on one missing
+ * output directory, each with its own subdirectory: 8 threads released at once, 40 rounds. Every
+ * call must report no problem, and nothing but the shared parents may be left (no probe file,
+ * no subdirectory). Before the fix a call that lost the race to create a shared parent reported
+ * "cannot create '<dir>': Success" (std::filesystem::create_directory returns false without an
+ * error when the directory appeared meanwhile), "'<dir>' is not writable" when a parallel
+ * probe removed the directory between the status and the access check, and "cannot write files
+ * in '<dir>'" when threads retried in step (5-11 of 320 calls failed on this machine).
+ */
+class ResultDirectoryRaceTestCase : public TestCase
+{
+  public:
+    ResultDirectoryRaceTestCase()
+        : TestCase("ResultDirectory::Problem of parallel runs on one missing directory")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        namespace fs = std::filesystem;
+        const fs::path base =
+            fs::temp_directory_path() / ("crux-race-" + std::to_string(::getpid()));
+        constexpr int kThreads = 8;
+        int failures = 0;
+        std::string firstFailure;
+        for (int round = 0; round < 40; ++round)
+        {
+            const fs::path dir = base / std::to_string(round) / "fig23" / "clos";
+            std::atomic<int> ready{0};
+            std::vector<std::string> why(kThreads);
+            std::vector<std::thread> threads;
+            for (int t = 0; t < kThreads; ++t)
+            {
+                threads.emplace_back([&, t]() {
+                    ready.fetch_add(1);
+                    while (ready.load() < kThreads)
+                    {
+                    }
+                    why[t] = ResultDirectory::Problem(dir.string(), {"s" + std::to_string(t)});
+                });
+            }
+            for (auto& th : threads)
+            {
+                th.join();
+            }
+            for (const std::string& w : why)
+            {
+                if (!w.empty())
+                {
+                    ++failures;
+                    firstFailure = firstFailure.empty() ? w : firstFailure;
+                }
+            }
+            std::error_code ec;
+            if (fs::exists(dir, ec))
+            {
+                NS_TEST_EXPECT_MSG_EQ(fs::is_empty(dir, ec),
+                                      true,
+                                      "round " << round << ": probe leftovers in " << dir);
+            }
+        }
+        std::error_code ec;
+        fs::remove_all(base, ec);
+        NS_TEST_EXPECT_MSG_EQ(failures, 0, "calls reporting a problem; first: " << firstFailure);
+    }
+};
+
+/**
  * The shipped §2.2 scenario (scenarios/sec22-gpt-bert.json, found through the module root given
  * at compile time) with GPT cut to 2 iterations: contention under ECMP, recovery under Crux, on
  * the flow fabric and on the packet fabric with its default DCQCN and without congestion control,
@@ -1053,6 +1127,7 @@ class CruxExperimentTestSuite : public TestSuite
         : TestSuite("crux-experiment", SYSTEM)
     {
         AddTestCase(new ExperimentBadInputTestCase, TestCase::QUICK);
+        AddTestCase(new ResultDirectoryRaceTestCase, TestCase::QUICK);
         // flow-level scenario runs: seconds
         AddTestCase(new ProfiledCommTimeTestCase, TestCase::QUICK);
         AddTestCase(new FairReferencesTestCase, TestCase::QUICK);
