@@ -418,6 +418,9 @@ class CoarseEvaluatorSplitTestCase : public TestCase
             }
             // S's transfer meets F1 and F2: slower than with either alone (c + t = 2 s)
             NS_TEST_EXPECT_MSG_LT(re[0], 1 / 2.1, "S is slowed by both fast jobs");
+            // F2 stays with S (it shares max-min with it), so S slows it too: alone it would
+            // run at 1 / 16 ms
+            NS_TEST_EXPECT_MSG_LT(rc[2], 0.99 / 0.016, "F2 evaluated with S, not alone");
             NS_TEST_EXPECT_MSG_LT(coarse.GetFluidEvents() * 5,
                                   exact.GetFluidEvents(),
                                   "coarse events " << coarse.GetFluidEvents() << " against exact "
@@ -446,6 +449,24 @@ class CoarseEvaluatorSplitTestCase : public TestCase
             }
         }
         {
+            // A fast part of two jobs of one class, dilated in its own evaluation (F1 by 2): the
+            // slow job's residual is computed from the undilated bytes and rates.
+            ClusterModel one = TwoLinks();
+            one.jobs = {Job(0, 1.0, 1.0, 0), Job(1, 0.001, 0.001, 0), Job(2, 0.020, 0.001, 0)};
+            ExactEpochRateModel exact(one.links, TraceOptions());
+            CoarseEpochRateModel coarse(one.links, TraceOptions(), 4);
+            const std::vector<double> re = Rates(exact, one, {0, 1, 1});
+            const std::vector<double> rc = Rates(coarse, one, {0, 1, 1});
+            for (size_t k = 0; k < 3; ++k)
+            {
+                NS_TEST_EXPECT_MSG_EQ_TOL(rc[k] / re[k],
+                                          1.0,
+                                          0.02,
+                                          "dilated fast part, job " << k << ": coarse " << rc[k]
+                                                                    << " against exact " << re[k]);
+            }
+        }
+        {
             ClusterModel full = m;
             full.jobs[1].computeTime = 0; // F1 always sends: link 0 is full
             ExactEpochRateModel exact(full.links, TraceOptions());
@@ -453,9 +474,37 @@ class CoarseEvaluatorSplitTestCase : public TestCase
             const std::vector<double> re = Rates(exact, full, {0, 1, 0});
             const std::vector<double> rc = Rates(coarse, full, {0, 1, 0});
             NS_TEST_EXPECT_MSG_EQ(re[0], 0.0, "S starved in the exact run");
-            NS_TEST_EXPECT_MSG_LT(rc[0], 1e-5 * 0.5, "S's coarse rate: the residual floor");
+            NS_TEST_EXPECT_MSG_EQ(rc[0], 0.0, "S starved in the coarse run");
             NS_TEST_EXPECT_MSG_EQ_TOL(rc[1], 1 / 0.001, 1e-9 / 0.001, "F1 at its link's pace");
             NS_TEST_EXPECT_MSG_EQ_TOL(rc[2], re[2], 1e-6 * re[2], "F2 alone on link 1 in both");
+        }
+        {
+            // The same full link 0 above a slow part of two classes that neither splits nor
+            // coarsens (S and F2 in class 1 share link 1, G below F2 on link 2): S's stand-alone
+            // iteration on the residual floor is ~1e6 s, but the slow part's horizon stays at
+            // twice the one on full capacity, so it costs less than the exact evaluation (without
+            // the cap it ran into the FlowEvaluator's limit of 5e7 events), and S is starved in
+            // both.
+            ClusterModel three = TwoLinks();
+            three.links.push_back(three.links[0]);
+            SchedJob s = Job(0, 1.0, 1.0, 0);
+            s.flows[0].candidatePaths = {{0, 1}};
+            SchedJob f2 = Job(2, 0.010, 0.001, 1);
+            f2.flows[0].candidatePaths = {{1, 2}};
+            three.jobs = {s, Job(1, 0.0, 0.001, 0), f2, Job(3, 0.015, 0.001, 2)};
+            ExactEpochRateModel exact(three.links, TraceOptions());
+            CoarseEpochRateModel coarse(three.links, TraceOptions(), 4);
+            const std::vector<double> re = Rates(exact, three, {1, 2, 1, 0});
+            const std::vector<double> rc = Rates(coarse, three, {1, 2, 1, 0});
+            NS_TEST_EXPECT_MSG_EQ(re[0], 0.0, "S starved in the exact run");
+            NS_TEST_EXPECT_MSG_EQ(rc[0], 0.0, "S starved in the coarse run");
+            for (size_t k = 1; k < 4; ++k)
+            {
+                NS_TEST_EXPECT_MSG_EQ_TOL(rc[k] / re[k], 1.0, 0.01, "job " << k);
+            }
+            NS_TEST_EXPECT_MSG_LT(coarse.GetFluidEvents(),
+                                  exact.GetFluidEvents(),
+                                  "the slow part's horizon capped");
         }
     }
 };

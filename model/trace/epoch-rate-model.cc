@@ -82,6 +82,11 @@ struct UnionFind
 /// part fills (ExactEpochRateModel::EvaluateSubModel; an assumption, see there).
 constexpr double RESIDUAL_FLOOR = 1e-6;
 
+/// How far a slow part's reduced capacities may stretch its horizon and the coarsening's longest
+/// iteration beyond their values on the nominal capacities (ExactEpochRateModel::
+/// EvaluateSubModel): an assumption bounding the cost, not a measured constant.
+constexpr double HORIZON_STRETCH_CAP = 2.0;
+
 /// \param k CoarseEpochRateModel's timescaleRatio \return k \throws std::invalid_argument
 /// unless k is finite and >= 2
 double
@@ -249,7 +254,7 @@ ExactEpochRateModel::EvaluateComponent(const std::vector<const SchedJob*>& jobs,
     }
     in.priority = prio;
     in.timeShift = shift;
-    rates = EvaluateSubModel(sub, in);
+    rates = EvaluateSubModel(sub, in, sub.links);
     m_evaluatorSeconds += WallNow() - w0;
     NS_LOG_LOGIC("evaluated a component of " << jobs.size() << " jobs on " << sub.links.size()
                                              << " links");
@@ -257,7 +262,9 @@ ExactEpochRateModel::EvaluateComponent(const std::vector<const SchedJob*>& jobs,
 }
 
 std::vector<double>
-ExactEpochRateModel::EvaluateSubModel(ClusterModel& sub, EvaluationInput& in)
+ExactEpochRateModel::EvaluateSubModel(ClusterModel& sub,
+                                      EvaluationInput& in,
+                                      const std::vector<SchedLink>& nominal)
 {
     std::vector<uint32_t> fast;
     std::vector<uint32_t> slow;
@@ -275,17 +282,23 @@ ExactEpochRateModel::EvaluateSubModel(ClusterModel& sub, EvaluationInput& in)
             fastIn.priority.push_back(in.priority[k]);
             fastIn.timeShift.push_back(in.timeShift[k]);
         }
-        const std::vector<double> fastRate = EvaluateSubModel(fastSub, fastIn);
+        const std::vector<double> fastRate = EvaluateSubModel(fastSub, fastIn, nominal);
         // The slow part on what the fast part leaves: each link's capacity less the fast jobs'
         // mean load on it (their bytes per iteration × 8 × iterations per second).
         ClusterModel slowSub;
         EvaluationInput slowIn;
         slowSub.links = sub.links;
+        // From sub's jobs: the fast part's evaluation may have dilated fastSub's copies (bytes
+        // per iteration m times larger) while fastRate is the undilated job's rate.
+        std::vector<uint32_t> onPath;
         for (size_t q = 0; q < fast.size(); ++q)
         {
-            for (const SchedFlow& f : fastSub.jobs[q].flows)
+            for (const SchedFlow& f : sub.jobs[fast[q]].flows)
             {
-                for (uint32_t l : f.candidatePaths.at(0))
+                onPath = f.candidatePaths.at(0);
+                std::sort(onPath.begin(), onPath.end());
+                onPath.erase(std::unique(onPath.begin(), onPath.end()), onPath.end());
+                for (uint32_t l : onPath) // a link listed twice carries the flow once
                 {
                     slowSub.links[l].bandwidth -= f.bytesPerIteration * 8 * fastRate[q];
                 }
@@ -306,7 +319,7 @@ ExactEpochRateModel::EvaluateSubModel(ClusterModel& sub, EvaluationInput& in)
             slowIn.priority.push_back(in.priority[k]);
             slowIn.timeShift.push_back(in.timeShift[k]);
         }
-        const std::vector<double> slowRate = EvaluateSubModel(slowSub, slowIn);
+        const std::vector<double> slowRate = EvaluateSubModel(slowSub, slowIn, nominal);
         std::vector<double> rates(sub.jobs.size(), 0.0);
         for (size_t q = 0; q < fast.size(); ++q)
         {
@@ -318,8 +331,36 @@ ExactEpochRateModel::EvaluateSubModel(ClusterModel& sub, EvaluationInput& in)
         }
         return rates;
     }
-    const std::vector<double> dilation = Coarsen(sub, in);
-    FlowEvaluator ev(sub, m_options);
+    // A slow part runs on reduced capacities: its stand-alone iterations, and with them the
+    // automatic horizon and the coarsening's longest iteration, grow as the fast part's load
+    // nears a link's capacity (by up to 1 / RESIDUAL_FLOOR). Both are capped at
+    // HORIZON_STRETCH_CAP times what they are on the nominal capacities, so that such a part
+    // costs at most about that many times its evaluation there; a job slower than that
+    // completes no iteration in the horizon and gets rate 0, as a starved job in the exact run.
+    FlowEvaluatorOptions options = m_options;
+    double longestCap = 0; // 0 = no cap
+    if (options.horizon == 0 && &sub.links != &nominal && sub.links.size() == nominal.size())
+    {
+        ClusterModel onNominal;
+        onNominal.links = nominal;
+        double reduced = 0;
+        double full = 0;
+        for (size_t k = 0; k < sub.jobs.size(); ++k)
+        {
+            const SchedJob& sj = sub.jobs[k];
+            reduced =
+                std::max(reduced, StandaloneIterationTime(sj, JobCommTime(sub, sj, in.paths[k])));
+            full = std::max(full,
+                            StandaloneIterationTime(sj, JobCommTime(onNominal, sj, in.paths[k])));
+        }
+        if (reduced > HORIZON_STRETCH_CAP * full && full > 0)
+        {
+            longestCap = HORIZON_STRETCH_CAP * full;
+            options.horizon = options.horizonIterations * longestCap;
+        }
+    }
+    const std::vector<double> dilation = Coarsen(sub, in, longestCap);
+    FlowEvaluator ev(sub, options);
     const FlowEvaluation r = ev.Evaluate(in);
     std::vector<double> rates(sub.jobs.size(), 0.0);
     for (size_t k = 0; k < r.jobs.size(); ++k)
@@ -435,7 +476,7 @@ ExactEpochRateModel::SplitByTimescale(const ClusterModel& sub,
 }
 
 std::vector<double>
-ExactEpochRateModel::Coarsen(ClusterModel& sub, EvaluationInput& in) const
+ExactEpochRateModel::Coarsen(ClusterModel& sub, EvaluationInput& in, double longestCap) const
 {
     std::vector<double> factor(sub.jobs.size(), 1.0);
     if (m_timescaleRatio <= 0 || sub.jobs.size() < 2)
@@ -449,6 +490,10 @@ ExactEpochRateModel::Coarsen(ClusterModel& sub, EvaluationInput& in) const
         const SchedJob& sj = sub.jobs[k];
         alone[k] = StandaloneIterationTime(sj, JobCommTime(sub, sj, in.paths[k]));
         longest = std::max(longest, alone[k]);
+    }
+    if (longestCap > 0)
+    {
+        longest = std::min(longest, longestCap);
     }
     // Only a component of one class is coarsened. Under strict priority a dilated job's longer
     // bursts (or waits) meet the other classes' transfers in whole stretches where the exact run

@@ -171,19 +171,26 @@ class ExactEpochRateModel : public EpochRateModel
      * class (in.priority).
      * \param sub the component's sub-model (jobs changed in place)
      * \param in its evaluation input (paths: the chosen path per flow; timeShift changed)
+     * \param longestCap upper bound of "longest", seconds (0 = none; EvaluateSubModel() sets it
+     *        for a slow part whose reduced capacities stretch its iterations)
      * \return the dilation factor of each job (1 = unchanged), order of sub.jobs
      */
-    std::vector<double> Coarsen(ClusterModel& sub, EvaluationInput& in) const;
+    std::vector<double> Coarsen(ClusterModel& sub, EvaluationInput& in, double longestCap) const;
 
     /**
      * The rates of a component's sub-model: split by time scale when SplitByTimescale() finds
      * a boundary (the fast part evaluated alone, the slow part on the capacity the fast part's
      * mean load leaves, each through this function again), else Coarsen() and one FlowEvaluator
-     * run.
+     * run. On reduced capacities the horizon and the coarsening's longest iteration are capped
+     * at twice their values on \p nominal (a job slower than that gets rate 0, as a starved job
+     * of the exact run).
      * \param sub the sub-model (path 0 of every flow; jobs may be changed) \param in its input
+     * \param nominal the sub-model's links at their full capacities (same order as sub.links)
      * \return iterations per second of each job of sub.jobs
      */
-    std::vector<double> EvaluateSubModel(ClusterModel& sub, EvaluationInput& in);
+    std::vector<double> EvaluateSubModel(ClusterModel& sub,
+                                         EvaluationInput& in,
+                                         const std::vector<SchedLink>& nominal);
 
     /**
      * Time-scale separation across classes (see CoarseEpochRateModel): finds the slowest
