@@ -191,10 +191,25 @@ ResultDirectory::ResultDirectory(const std::string& dir)
     std::error_code ec;
     m_tmp = m_dir / (".partial-" + std::to_string(::getpid()));
     fs::remove_all(m_tmp, ec);
-    // the output directory and the partial one in one call: from then on the output directory
-    // is not empty, so another run's probe (ProbeWrite(), which removes an empty directory it
-    // created) cannot remove it under this run
-    fs::create_directories(m_tmp, ec);
+    // The output directory, then the partial one in it: from then on the output directory is
+    // not empty, so another run's probe (Problem(), which removes an empty directory it
+    // created) cannot remove it under this run. Between the two steps it can: a race, not a
+    // problem of the path, so try again (five times, pauses as in Problem()).
+    const std::size_t offset =
+        (std::hash<std::thread::id>{}(std::this_thread::get_id()) ^ ::getpid()) % 23;
+    for (int attempt = 0; attempt < 5; ++attempt)
+    {
+        if (attempt > 0)
+        {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20 * attempt + offset));
+        }
+        ec.clear();
+        fs::create_directories(m_tmp, ec);
+        if (!ec || ec != std::errc::no_such_file_or_directory)
+        {
+            break;
+        }
+    }
     if (ec || !fs::is_directory(m_dir, ec))
     {
         throw std::runtime_error(m_dir.string() + ": cannot create output directory" +

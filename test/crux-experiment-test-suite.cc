@@ -668,9 +668,12 @@ class ExperimentBadInputTestCase : public TestCase
 /**
  * \ingroup crux-tests
  * \brief ResultDirectory::Problem() of runs started together (a sweep's workers) on one missing
- * output directory, each with its own subdirectory: 8 threads released at once, 40 rounds. Every
- * call must report no problem, and nothing but the shared parents may be left (no probe file,
- * no subdirectory). Before the fix a call that lost the race to create a shared parent reported
+ * output directory, each with its own subdirectory, while one run writes its results there
+ * (ResultDirectory, Commit): 8 threads released at once, 40 rounds. Every call must report no
+ * problem, the writing run must commit its file, and nothing else may be left (no probe file,
+ * no other subdirectory). The constructor failed too ("cannot create output directory: No such
+ * file or directory") when a probe removed the empty output directory before the partial one
+ * was made in it. Before the fix a call that lost the race to create a shared parent reported
  * "cannot create '<dir>': Success" (std::filesystem::create_directory returns false without an
  * error when the directory appeared meanwhile), "'<dir>' is not writable" when a parallel
  * probe removed the directory between the status and the access check, and "cannot write files
@@ -706,7 +709,22 @@ class ResultDirectoryRaceTestCase : public TestCase
                     while (ready.load() < kThreads)
                     {
                     }
-                    why[t] = ResultDirectory::Problem(dir.string(), {"s" + std::to_string(t)});
+                    if (t > 0)
+                    {
+                        why[t] = ResultDirectory::Problem(dir.string(), {"s" + std::to_string(t)});
+                        return;
+                    }
+                    // one run already past its check writes its results meanwhile
+                    try
+                    {
+                        ResultDirectory out((dir / "s0").string());
+                        out.Open("jobs.csv") << "job\n";
+                        out.Commit();
+                    }
+                    catch (const std::exception& e)
+                    {
+                        why[t] = e.what();
+                    }
                 });
             }
             for (auto& th : threads)
@@ -722,11 +740,14 @@ class ResultDirectoryRaceTestCase : public TestCase
                 }
             }
             std::error_code ec;
-            if (fs::exists(dir, ec))
+            NS_TEST_EXPECT_MSG_EQ(fs::is_regular_file(dir / "s0" / "jobs.csv", ec),
+                                  true,
+                                  "round " << round << ": the writing run's file");
+            for (const auto& e : fs::directory_iterator(dir, ec))
             {
-                NS_TEST_EXPECT_MSG_EQ(fs::is_empty(dir, ec),
-                                      true,
-                                      "round " << round << ": probe leftovers in " << dir);
+                NS_TEST_EXPECT_MSG_EQ(e.path().filename().string(),
+                                      "s0",
+                                      "round " << round << ": probe leftover in " << dir);
             }
         }
         std::error_code ec;
