@@ -281,13 +281,16 @@ class ExactEpochRateModel : public EpochRateModel
  * plus every faster job that a job of the slow part at its class or above shares a link with
  * (repeated until none is left); the fast part is the rest, and is kept only if it has a job
  * with traffic. Under strict priority nothing of the slow part can move the fast part: it is
- * evaluated alone, over its own horizon (horizonIterations × its own longest iteration), and its
- * rates are those of the exact evaluation up to the measurement window. The slow part is
- * evaluated on the links less the fast part's mean load (bytes per iteration × 8 × its rate;
- * at least 1e-6 of the capacity, an assumption: the fluid model cannot run on a full link, and
- * the exact run starves such a job). Each part goes through the same rules again (a part of one
- * class is coarsened). Measured by the sub-models of the Lingjun runs under Crux: the slow jobs
- * of seconds are in the lowest class, the fast ones of 0.10-0.15 s above them.
+ * evaluated alone, over its own horizon (horizonIterations × its own longest iteration), as any
+ * component: exactly if it mixes classes (up to the measurement window), coarsened if it is of
+ * one class. The slow part is evaluated on the links less the fast part's mean load (bytes per
+ * iteration × 8 × its undilated rate, each link once per flow; at least 1e-6 of the capacity,
+ * an assumption: the fluid model cannot run on a full link), with its horizon and its
+ * coarsening's longest iteration capped at twice their values on the full capacities (an
+ * assumption bounding the cost; a job slower than that gets rate 0, as the exact run starves
+ * it). Each part goes through the same rules again. Measured by the sub-models of the Lingjun runs
+ * under Crux: the slow jobs of seconds are in the lowest class, the fast ones of 0.10-0.15 s above
+ * them.
  *
  * What the split approximates. The slow part sees the fast part's traffic as its mean: a slow
  * transfer that crosses two links with bursts of different fast jobs meets the union of their
