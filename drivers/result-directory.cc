@@ -85,6 +85,17 @@ ProbeWrite(const fs::path& dir, bool removeDir)
     return why;
 }
 
+/// Pause before attempt \p attempt (> 0) of a step that can lose a race with a parallel run:
+/// 20 ms per attempt plus an offset of 0-22 ms that differs between processes and threads
+/// started together, so that they do not retry in step.
+void
+PauseBeforeRetry(int attempt)
+{
+    const std::size_t offset =
+        (std::hash<std::thread::id>{}(std::this_thread::get_id()) ^ ::getpid()) % 23;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20 * attempt + offset));
+}
+
 } // namespace
 
 std::string
@@ -102,13 +113,11 @@ ResultDirectory::Problem(const std::string& dir, const std::vector<std::string>&
     // A parallel run's probe may remove a directory this one is creating in (runs of a sweep
     // sharing a parent): a real problem persists, a race does not, so try five times, after
     // pauses that differ between processes and threads started together.
-    const std::size_t offset =
-        (std::hash<std::thread::id>{}(std::this_thread::get_id()) ^ ::getpid()) % 23;
     for (int attempt = 0; attempt < 5; ++attempt)
     {
         if (attempt > 0)
         {
-            std::this_thread::sleep_for(std::chrono::milliseconds(20 * attempt + offset));
+            PauseBeforeRetry(attempt);
         }
         std::error_code ec;
         const bool existed = fs::exists(out, ec);
@@ -195,13 +204,11 @@ ResultDirectory::ResultDirectory(const std::string& dir)
     // not empty, so another run's probe (Problem(), which removes an empty directory it
     // created) cannot remove it under this run. Between the two steps it can: a race, not a
     // problem of the path, so try again (five times, pauses as in Problem()).
-    const std::size_t offset =
-        (std::hash<std::thread::id>{}(std::this_thread::get_id()) ^ ::getpid()) % 23;
     for (int attempt = 0; attempt < 5; ++attempt)
     {
         if (attempt > 0)
         {
-            std::this_thread::sleep_for(std::chrono::milliseconds(20 * attempt + offset));
+            PauseBeforeRetry(attempt);
         }
         ec.clear();
         fs::create_directories(m_tmp, ec);
