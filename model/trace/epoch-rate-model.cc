@@ -26,6 +26,7 @@
 #include <numeric>
 #include <set>
 #include <stdexcept>
+#include <utility>
 
 namespace ns3
 {
@@ -86,6 +87,27 @@ constexpr double RESIDUAL_FLOOR = 1e-6;
 /// iteration beyond their values on the nominal capacities (ExactEpochRateModel::
 /// EvaluateSubModel): an assumption bounding the cost, not a measured constant.
 constexpr double HORIZON_STRETCH_CAP = 2.0;
+
+/**
+ * One part of a split sub-model: the chosen jobs with their inputs, on all of its links.
+ * \param sub the sub-model \param in its input \param members positions of the part's jobs
+ * \return the part's sub-model and input, jobs in the order of \p members
+ */
+std::pair<ClusterModel, EvaluationInput>
+PartOf(const ClusterModel& sub, const EvaluationInput& in, const std::vector<uint32_t>& members)
+{
+    ClusterModel part;
+    EvaluationInput partIn;
+    part.links = sub.links;
+    for (uint32_t k : members)
+    {
+        part.jobs.push_back(sub.jobs[k]);
+        partIn.paths.push_back(in.paths[k]);
+        partIn.priority.push_back(in.priority[k]);
+        partIn.timeShift.push_back(in.timeShift[k]);
+    }
+    return {std::move(part), std::move(partIn)};
+}
 
 /// \param k CoarseEpochRateModel's timescaleRatio \return k \throws std::invalid_argument
 /// unless k is finite and >= 2
@@ -266,28 +288,24 @@ ExactEpochRateModel::EvaluateSubModel(ClusterModel& sub,
                                       EvaluationInput& in,
                                       const std::vector<SchedLink>& nominal)
 {
+    // Every job's stand-alone iteration on the sub-model's capacities: the time scales of the
+    // split, the coarsening's dilation and the horizon cap below.
+    std::vector<double> alone(sub.jobs.size(), 0.0);
+    for (size_t k = 0; k < sub.jobs.size(); ++k)
+    {
+        alone[k] = StandaloneIterationTime(sub.jobs[k], JobCommTime(sub, sub.jobs[k], in.paths[k]));
+    }
     std::vector<uint32_t> fast;
     std::vector<uint32_t> slow;
-    if (SplitByTimescale(sub, in, fast, slow))
+    if (SplitByTimescale(sub, in, alone, fast, slow))
     {
         // The fast part first, alone: no slow job shares a link with it at its class or above,
         // so under strict priority the slow jobs never take capacity from it.
-        ClusterModel fastSub;
-        EvaluationInput fastIn;
-        fastSub.links = sub.links;
-        for (uint32_t k : fast)
-        {
-            fastSub.jobs.push_back(sub.jobs[k]);
-            fastIn.paths.push_back(in.paths[k]);
-            fastIn.priority.push_back(in.priority[k]);
-            fastIn.timeShift.push_back(in.timeShift[k]);
-        }
+        auto [fastSub, fastIn] = PartOf(sub, in, fast);
         const std::vector<double> fastRate = EvaluateSubModel(fastSub, fastIn, nominal);
         // The slow part on what the fast part leaves: each link's capacity less the fast jobs'
         // mean load on it (their bytes per iteration × 8 × iterations per second).
-        ClusterModel slowSub;
-        EvaluationInput slowIn;
-        slowSub.links = sub.links;
+        auto [slowSub, slowIn] = PartOf(sub, in, slow);
         // From sub's jobs: the fast part's evaluation may have dilated fastSub's copies (bytes
         // per iteration m times larger) while fastRate is the undilated job's rate.
         std::vector<uint32_t> onPath;
@@ -311,13 +329,6 @@ ExactEpochRateModel::EvaluateSubModel(ClusterModel& sub,
             // run; their transfers there then take ~1e6 times their stand-alone time.
             slowSub.links[l].bandwidth =
                 std::max(slowSub.links[l].bandwidth, RESIDUAL_FLOOR * sub.links[l].bandwidth);
-        }
-        for (uint32_t k : slow)
-        {
-            slowSub.jobs.push_back(sub.jobs[k]);
-            slowIn.paths.push_back(in.paths[k]);
-            slowIn.priority.push_back(in.priority[k]);
-            slowIn.timeShift.push_back(in.timeShift[k]);
         }
         const std::vector<double> slowRate = EvaluateSubModel(slowSub, slowIn, nominal);
         std::vector<double> rates(sub.jobs.size(), 0.0);
@@ -343,13 +354,11 @@ ExactEpochRateModel::EvaluateSubModel(ClusterModel& sub,
     {
         ClusterModel onNominal;
         onNominal.links = nominal;
-        double reduced = 0;
+        const double reduced = *std::max_element(alone.begin(), alone.end());
         double full = 0;
         for (size_t k = 0; k < sub.jobs.size(); ++k)
         {
             const SchedJob& sj = sub.jobs[k];
-            reduced =
-                std::max(reduced, StandaloneIterationTime(sj, JobCommTime(sub, sj, in.paths[k])));
             full = std::max(full,
                             StandaloneIterationTime(sj, JobCommTime(onNominal, sj, in.paths[k])));
         }
@@ -359,7 +368,7 @@ ExactEpochRateModel::EvaluateSubModel(ClusterModel& sub,
             options.horizon = options.horizonIterations * longestCap;
         }
     }
-    const std::vector<double> dilation = Coarsen(sub, in, longestCap);
+    const std::vector<double> dilation = Coarsen(sub, in, alone, longestCap);
     FlowEvaluator ev(sub, options);
     const FlowEvaluation r = ev.Evaluate(in);
     std::vector<double> rates(sub.jobs.size(), 0.0);
@@ -375,6 +384,7 @@ ExactEpochRateModel::EvaluateSubModel(ClusterModel& sub,
 bool
 ExactEpochRateModel::SplitByTimescale(const ClusterModel& sub,
                                       const EvaluationInput& in,
+                                      const std::vector<double>& alone,
                                       std::vector<uint32_t>& fast,
                                       std::vector<uint32_t>& slow) const
 {
@@ -389,14 +399,11 @@ ExactEpochRateModel::SplitByTimescale(const ClusterModel& sub,
         return false;
     }
     // Jobs with traffic by stand-alone iteration time (ties by position: deterministic).
-    std::vector<double> alone(n, 0.0);
     std::vector<uint32_t> order;
     for (uint32_t k = 0; k < n; ++k)
     {
         if (!sub.jobs[k].flows.empty())
         {
-            alone[k] =
-                StandaloneIterationTime(sub.jobs[k], JobCommTime(sub, sub.jobs[k], in.paths[k]));
             order.push_back(k);
         }
     }
@@ -476,21 +483,17 @@ ExactEpochRateModel::SplitByTimescale(const ClusterModel& sub,
 }
 
 std::vector<double>
-ExactEpochRateModel::Coarsen(ClusterModel& sub, EvaluationInput& in, double longestCap) const
+ExactEpochRateModel::Coarsen(ClusterModel& sub,
+                             EvaluationInput& in,
+                             const std::vector<double>& alone,
+                             double longestCap) const
 {
     std::vector<double> factor(sub.jobs.size(), 1.0);
     if (m_timescaleRatio <= 0 || sub.jobs.size() < 2)
     {
         return factor;
     }
-    std::vector<double> alone(sub.jobs.size(), 0.0);
-    double longest = 0;
-    for (size_t k = 0; k < sub.jobs.size(); ++k)
-    {
-        const SchedJob& sj = sub.jobs[k];
-        alone[k] = StandaloneIterationTime(sj, JobCommTime(sub, sj, in.paths[k]));
-        longest = std::max(longest, alone[k]);
-    }
+    double longest = *std::max_element(alone.begin(), alone.end());
     if (longestCap > 0)
     {
         longest = std::min(longest, longestCap);

@@ -171,11 +171,16 @@ class ExactEpochRateModel : public EpochRateModel
      * class (in.priority).
      * \param sub the component's sub-model (jobs changed in place)
      * \param in its evaluation input (paths: the chosen path per flow; timeShift changed)
+     * \param alone every job's stand-alone iteration on \p sub's capacities, seconds, order of
+     *        sub.jobs (before the dilation)
      * \param longestCap upper bound of "longest", seconds (0 = none; EvaluateSubModel() sets it
      *        for a slow part whose reduced capacities stretch its iterations)
      * \return the dilation factor of each job (1 = unchanged), order of sub.jobs
      */
-    std::vector<double> Coarsen(ClusterModel& sub, EvaluationInput& in, double longestCap) const;
+    std::vector<double> Coarsen(ClusterModel& sub,
+                                EvaluationInput& in,
+                                const std::vector<double>& alone,
+                                double longestCap) const;
 
     /**
      * The rates of a component's sub-model: split by time scale when SplitByTimescale() finds
@@ -198,12 +203,14 @@ class ExactEpochRateModel : public EpochRateModel
      * least 2K times slower, such that on every link every slow job is of a strictly lower
      * class than every fast job. Never with K = 0, fewer than two jobs or one class.
      * \param sub the sub-model \param in its input (priority: larger = higher)
+     * \param alone every job's stand-alone iteration on \p sub's capacities, seconds
      * \param[out] fast positions of the fast jobs (with the jobs without traffic), ascending
      * \param[out] slow positions of the slow jobs, ascending
      * \return whether a boundary was found
      */
     bool SplitByTimescale(const ClusterModel& sub,
                           const EvaluationInput& in,
+                          const std::vector<double>& alone,
                           std::vector<uint32_t>& fast,
                           std::vector<uint32_t>& slow) const;
 
