@@ -480,6 +480,27 @@ class CoarseEvaluatorSplitTestCase : public TestCase
             }
         }
         {
+            // The boundary is K (4), not 2K: F (c = 0.25 s, t = 0.05 s, an iteration of 0.3 s)
+            // above S (2 s), 6.7x faster, is evaluated alone at its exact 1 / 0.3 s; S runs on
+            // 5/6 of link 0 (c + t / (5/6) = 2.2 s; the exact run 1 / 2.175 s, 1.1 % faster).
+            ClusterModel one = TwoLinks();
+            one.jobs = {Job(0, 1.0, 1.0, 0), Job(1, 0.25, 0.05, 0)};
+            const BothRates both = Both(one, {0, 1});
+            NS_TEST_EXPECT_MSG_EQ_TOL(both.exact[1], 1 / 0.3, 1e-9 / 0.3, "F exact: alone");
+            NS_TEST_EXPECT_MSG_EQ_TOL(both.coarse[1], 1 / 0.3, 1e-9 / 0.3, "F coarse: alone");
+            NS_TEST_EXPECT_MSG_EQ_TOL(both.coarse[0], 1 / 2.2, 1e-9 / 2.2, "S on 5/6 of link 0");
+            NS_TEST_EXPECT_MSG_EQ_TOL(both.coarse[0] / both.exact[0],
+                                      1.0,
+                                      0.02,
+                                      "S coarse " << both.coarse[0] << " against exact "
+                                                  << both.exact[0]);
+            NS_TEST_EXPECT_MSG_LT(both.coarseEvents,
+                                  both.exactEvents,
+                                  "split at a ratio between K and 2K: coarse events "
+                                      << both.coarseEvents << " against exact "
+                                      << both.exactEvents);
+        }
+        {
             // A fast part of two jobs of one class, dilated in its own evaluation (F1 by 2): the
             // slow job's residual is computed from the undilated bytes and rates.
             ClusterModel one = TwoLinks();

@@ -430,7 +430,7 @@ ExactEpochRateModel::SplitByTimescale(const ClusterModel& sub,
     }
     for (size_t i = order.size(); i-- > 1;)
     {
-        if (!(alone[order[i]] >= 2 * m_timescaleRatio * alone[order[i - 1]]) ||
+        if (!(alone[order[i]] >= m_timescaleRatio * alone[order[i - 1]]) ||
             !(alone[order[i - 1]] > 0))
         {
             continue;

@@ -200,8 +200,9 @@ class ExactEpochRateModel : public EpochRateModel
     /**
      * Time-scale separation across classes (see CoarseEpochRateModel): finds the slowest
      * boundary in the jobs' stand-alone iteration times (sorted) where the next slower job is at
-     * least 2K times slower, such that on every link every slow job is of a strictly lower
-     * class than every fast job. Never with K = 0, fewer than two jobs or one class.
+     * least K times slower and a fast part with traffic is left once every faster job that a
+     * slow job of its class or above shares a link with has joined the slow part (repeated).
+     * Never with K = 0, fewer than two jobs or one class.
      * \param sub the sub-model \param in its input (priority: larger = higher)
      * \param alone every job's stand-alone iteration on \p sub's capacities, seconds
      * \param[out] fast positions of the fast jobs (with the jobs without traffic), ascending
@@ -284,7 +285,8 @@ class ExactEpochRateModel : public EpochRateModel
  *
  * Time-scale separation across classes. A component of several classes is first split when
  * its fast jobs sit above its slow ones: sorted by stand-alone iteration time, at the slowest
- * boundary where the next job is at least 2K times slower, the slow part is the jobs beyond it
+ * boundary where the next job is at least K times slower (not the dilation's 2K: measured
+ * below), the slow part is the jobs beyond it
  * plus every faster job that a job of the slow part at its class or above shares a link with
  * (repeated until none is left); the fast part is the rest, and is kept only if it has a job
  * with traffic. Under strict priority nothing of the slow part can move the fast part: it is
