@@ -285,9 +285,9 @@ class ExactEpochRateModel : public EpochRateModel
  *
  * Time-scale separation across classes. A component of several classes is first split when
  * its fast jobs sit above its slow ones: sorted by stand-alone iteration time, at the slowest
- * boundary where the next job is at least K times slower (not the dilation's 2K: measured
- * below), the slow part is the jobs beyond it
- * plus every faster job that a job of the slow part at its class or above shares a link with
+ * boundary where the next job is at least K times slower (not the dilation's 2K; doc/crux.rst,
+ * "Evaluator of the trace runs", has the measurement), the slow part is the jobs beyond it plus
+ * every faster job that a job of the slow part at its class or above shares a link with
  * (repeated until none is left); the fast part is the rest, and is kept only if it has a job
  * with traffic. Under strict priority nothing of the slow part can move the fast part: it is
  * evaluated alone, over its own horizon (horizonIterations × its own longest iteration), as any
