@@ -137,6 +137,10 @@ struct JobEvaluation
      * t_a). If fewer than two completions fall after the warm-up by H, the simulation goes on
      * past H (FlowEvaluatorOptions::steadyHorizonLimit) and t_b is the job's second completion
      * after the warm-up; if it has none by the limit, (completions by the stop) / stop time.
+     * Known limit: a stall at either end of (t_a, t_b] is not counted, so a job starved for a
+     * stretch at the end of the horizon (by a slow higher class) is rated too fast: 54.5/s
+     * against a long-run 45.45/s for c = 10 ms, t = 1 ms under a job that takes its link 1 s
+     * in every 2 s (doc/crux.rst, "Evaluator of the trace runs").
      */
     double iterationRate{0};
     double standaloneIterationTime{0}; //!< max(c_j, ov_j c_j + t_j) on the chosen paths, s
