@@ -185,6 +185,7 @@ ClusterRunConfig::EvaluatorOptions() const
     o.horizonIterations = horizonIterations;
     o.steadyHorizonLimit = steadyHorizonLimit;
     o.warmupFraction = warmupFraction;
+    o.alignRatio = alignRatio;
     return o;
 }
 
@@ -286,6 +287,10 @@ ClusterRunConfig::Validate() const
     if (!(steadyHorizonLimit >= 1) || !std::isfinite(steadyHorizonLimit))
     {
         throw ConfigError("steadyHorizonLimit", "must be a finite number >= 1");
+    }
+    if (!(alignRatio >= 1))
+    {
+        throw ConfigError("alignRatio", "must be >= 1 (a large value such as 1e9: never)");
     }
     if (!(warmupFraction >= 0 && warmupFraction < 1))
     {

@@ -143,6 +143,11 @@ struct ClusterRunConfig : public EpochEngineConfig
     double steadyHorizonLimit{16};
     /// FlowEvaluator warm-up fraction [0, 1).
     double warmupFraction{0.25};
+    /// FlowEvaluator period alignment (>= 1, or infinity = never;
+    /// FlowEvaluatorOptions::alignRatio): a job this many times faster than its component's
+    /// slowest job is rated over the slowest job's window, so a stretch in which a slow higher
+    /// class starves it counts over whole periods.
+    double alignRatio{FlowEvaluatorOptions().alignRatio};
 
     // ------------------------------------------------------------------ progress
     /**
@@ -166,7 +171,7 @@ struct ClusterRunConfig : public EpochEngineConfig
 
     /**
      * \brief The fluid evaluator's options of the run's epoch engine: horizonIterations,
-     * steadyHorizonLimit and warmupFraction of this configuration, the other fields
+     * steadyHorizonLimit, warmupFraction and alignRatio of this configuration, the other fields
      * FlowEvaluatorOptions' defaults (both evaluators, and the benches and tests that rate a
      * job as the trace runs do).
      * \return the options

@@ -236,6 +236,10 @@ AddOptions(CheckedCommandLine& cmd, TraceRunOptions& o)
                  "Evaluator: a job without a whole iteration after the warm-up is simulated on "
                  "past the horizon, up to this many horizons (>= 1; 1 = never)",
                  c.steadyHorizonLimit);
+    cmd.AddValue("alignRatio",
+                 "Evaluator: a job this many times faster than its component's slowest is rated "
+                 "over the slowest job's window (whole periods of it; >= 1, 1e9 = never)",
+                 c.alignRatio);
     cmd.AddValue("workModel",
                  "iterations (trace duration x alone rate; contention lengthens JCT) or "
                  "duration (each job runs its trace duration; contention lowers utilization)",
@@ -295,6 +299,7 @@ WithOptionName(std::string msg)
         {"ClusterRunConfig.timescaleRatio", "--timescaleRatio"},
         {"ClusterRunConfig.horizonIterations", "--horizonIterations"},
         {"ClusterRunConfig.steadyHorizonLimit", "--steadyHorizonLimit"},
+        {"ClusterRunConfig.alignRatio", "--alignRatio"},
         {"ClusterRunConfig.workModel", "--workModel"},
         {"ClusterRunConfig.progressSeconds", "--progress"},
         {"ClusterRunConfig.parallelRuns", "--jobs"},

@@ -461,6 +461,9 @@ class ClusterRunBadConfigTestCase : public TestCase
         bad.timescaleRatio = 1.5;
         expect(bad, "timescaleRatio");
         bad = c;
+        bad.alignRatio = 0.5;
+        expect(bad, "alignRatio");
+        bad = c;
         bad.timeline = "ring";
         expect(bad, "timeline");
         bad = c;

@@ -89,7 +89,36 @@ struct JobState
     double firstWarm{0};      //!< t_a
     double lastWarm{0};       //!< t_b
     uint64_t warmCount{0};    //!< completions in (t_a, t_b]
+    /// the first iteration's start, then every completion by the stop, s (ascending): the
+    /// job's progress curve, read by CountAt()
+    std::vector<double> doneAt;
 };
+
+/**
+ * \param s a job's state, with a whole iteration interval after the warm-up
+ * \param t time, s
+ * \param stop the time the simulation stopped, s
+ * \return the job's iterations completed by t, interpolated linearly between its completions
+ *         (0 until the first iteration's start, k at the k-th completion); past its last
+ *         completion, interpolated towards one more at the later of the stop and one mean
+ *         interval (t_a, t_b] after it (the next completion is not known: it comes after the
+ *         stop, and is expected a mean interval on)
+ */
+double
+CountAt(const JobState& s, double t, double stop)
+{
+    const std::vector<double>& d = s.doneAt;
+    const auto next = std::upper_bound(d.begin(), d.end(), t);
+    if (next == d.begin())
+    {
+        return 0; // before the job's first iteration
+    }
+    const auto k = static_cast<std::size_t>(next - d.begin()) - 1; // d[k] <= t
+    const double mean = (s.lastWarm - s.firstWarm) / static_cast<double>(s.warmCount);
+    const double nextTime = next != d.end() ? *next : std::max(stop, d[k] + mean);
+    const double frac = nextTime > d[k] ? (t - d[k]) / (nextTime - d[k]) : 0.0;
+    return static_cast<double>(k) + std::min(1.0, frac);
+}
 
 /// \return the decimal rendering of x
 std::string
@@ -188,6 +217,12 @@ class FlowEvaluator::Run
     double NextEvent(double now) const;
     /// Ends every active transfer whose projected end is at most next + tie slack.
     void FinishTransfers(double next);
+    /**
+     * Fills m_component: jobs whose transfers share a link, directly or through other jobs,
+     * are one component (union-find over the links).
+     * \param paths [transfer] its links
+     */
+    void BuildComponents(const std::vector<std::vector<uint32_t>>& paths);
     /// Fills m_result's per-job and total results from the job states.
     void CollectResults();
 
@@ -200,6 +235,8 @@ class FlowEvaluator::Run
     std::vector<double> m_rate;                    //!< [transfer] current rate, bit/s
     std::vector<uint32_t> m_active;                //!< active transfers
     std::optional<PriorityWaterFilling> m_filling; //!< rates of the active transfers
+    /// [job state] its component: the least index of the jobs linked to it by shared links
+    std::vector<uint32_t> m_component;
 
     FlowEvaluation m_result; //!< the evaluation being built (events, rate computations, ...)
     double m_end{0};         //!< H (1 + HORIZON_TOLERANCE), s
@@ -223,6 +260,7 @@ FlowEvaluator::Run::Run(const FlowEvaluator& evaluator, const EvaluationInput& i
     std::vector<std::vector<uint32_t>> paths;
     std::vector<uint32_t> classes;
     BuildStates(paths, classes);
+    BuildComponents(paths);
     m_filling.emplace(m_evaluator.m_capacity, paths, classes, m_classes.size());
     m_rate.assign(m_transfers.size(), 0.0);
     m_active.reserve(m_transfers.size());
@@ -234,6 +272,44 @@ FlowEvaluator::Run::Run(const FlowEvaluator& evaluator, const EvaluationInput& i
     m_unsteady = static_cast<uint32_t>(m_jobs.size());
     m_warm = m_evaluator.m_options.warmupFraction * horizon;
     m_tieSlack = TIE_FRACTION * horizon;
+}
+
+void
+FlowEvaluator::Run::BuildComponents(const std::vector<std::vector<uint32_t>>& paths)
+{
+    std::vector<uint32_t> parent(m_jobs.size());
+    for (uint32_t j = 0; j < parent.size(); ++j)
+    {
+        parent[j] = j;
+    }
+    const auto root = [&parent](uint32_t j) {
+        while (parent[j] != j)
+        {
+            parent[j] = parent[parent[j]];
+            j = parent[j];
+        }
+        return j;
+    };
+    std::vector<uint32_t> jobOnLink(m_evaluator.m_capacity.size(), UINT32_MAX);
+    for (std::size_t f = 0; f < m_transfers.size(); ++f)
+    {
+        for (uint32_t l : paths[f])
+        {
+            if (jobOnLink[l] == UINT32_MAX)
+            {
+                jobOnLink[l] = m_transfers[f].job;
+                continue;
+            }
+            const uint32_t a = root(jobOnLink[l]);
+            const uint32_t b = root(m_transfers[f].job);
+            parent[std::max(a, b)] = std::min(a, b);
+        }
+    }
+    m_component.resize(m_jobs.size());
+    for (uint32_t j = 0; j < m_jobs.size(); ++j)
+    {
+        m_component[j] = root(j);
+    }
 }
 
 bool
@@ -287,6 +363,7 @@ FlowEvaluator::Run::BuildStates(std::vector<std::vector<uint32_t>>& paths,
         s.compute = std::max(job.computeTime, job.span);
         s.iterStart = shift;
         s.computeEnd = shift + s.compute;
+        s.doneAt.push_back(shift);
         const uint32_t cls = static_cast<uint32_t>(
             std::find(m_classes.begin(), m_classes.end(), m_input.priority[j]) - m_classes.begin());
         AddTransfers(j, cls, s, paths, classes);
@@ -490,6 +567,7 @@ FlowEvaluator::Run::CompleteIteration(JobState& s, double now)
     const bool inHorizon = now <= m_end;
     const bool hadInterval = s.warmCount > 0;
     ++s.completedAll;
+    s.doneAt.push_back(now);
     if (inHorizon)
     {
         ++s.completed;
@@ -603,8 +681,32 @@ FlowEvaluator::Run::CollectResults()
     double gpus = 0;
     double busy = 0;
     double steadyBusy = 0;
-    for (const JobState& s : m_jobs)
+    // The reference job of each component (jobs linked by shared links): of its jobs with a
+    // whole iteration interval after the warm-up, the one with the longest mean interval (the
+    // first of equals). A job at least alignRatio times faster is measured over the reference
+    // job's window (t_a, t_b], so that a regime whose period is the slowest job's iteration (a
+    // fast job starved while a slow higher class sends) is counted over whole periods; jobs of
+    // different components do not affect each other's rates.
+    std::vector<const JobState*> refOf(m_jobs.size(), nullptr);
+    std::vector<double> refInterval(m_jobs.size(), 0.0);
+    for (std::size_t j = 0; j < m_jobs.size(); ++j)
     {
+        const JobState& s = m_jobs[j];
+        if (s.warmCount > 0 && s.lastWarm > s.firstWarm)
+        {
+            const double interval = (s.lastWarm - s.firstWarm) / static_cast<double>(s.warmCount);
+            const uint32_t c = m_component[j];
+            if (refOf[c] == nullptr || interval > refInterval[c])
+            {
+                refOf[c] = &s;
+                refInterval[c] = interval;
+            }
+        }
+    }
+    for (std::size_t j = 0; j < m_jobs.size(); ++j)
+    {
+        const JobState& s = m_jobs[j];
+        const JobState* ref = refOf[m_component[j]];
         const SchedJob& job = model.jobs[s.model];
         JobEvaluation e;
         e.jobId = job.id;
@@ -612,10 +714,24 @@ FlowEvaluator::Run::CollectResults()
         e.completedFlops = job.flopsPerIteration * static_cast<double>(s.completed);
         e.gpuBusySeconds = job.numGpus * job.computeTime * static_cast<double>(s.completed);
         // no interval by the stop: the mean over the simulated time (H without an extension)
-        e.iterationRate = (s.warmCount > 0 && s.lastWarm > s.firstWarm)
-                              ? static_cast<double>(s.warmCount) / (s.lastWarm - s.firstWarm)
-                          : m_stop > m_end ? static_cast<double>(s.completedAll) / m_stop
-                                           : static_cast<double>(s.completed) / horizon;
+        const bool hasInterval = s.warmCount > 0 && s.lastWarm > s.firstWarm;
+        if (hasInterval && &s != ref &&
+            refInterval[m_component[j]] >= m_evaluator.m_options.alignRatio *
+                                               (s.lastWarm - s.firstWarm) /
+                                               static_cast<double>(s.warmCount))
+        {
+            // the progress curve over the reference job's window
+            e.iterationRate =
+                (CountAt(s, ref->lastWarm, m_stop) - CountAt(s, ref->firstWarm, m_stop)) /
+                (ref->lastWarm - ref->firstWarm);
+        }
+        else
+        {
+            e.iterationRate = hasInterval
+                                  ? static_cast<double>(s.warmCount) / (s.lastWarm - s.firstWarm)
+                              : m_stop > m_end ? static_cast<double>(s.completedAll) / m_stop
+                                               : static_cast<double>(s.completed) / horizon;
+        }
         e.standaloneIterationTime =
             StandaloneIterationTime(job, JobCommTime(model, job, m_input.paths[s.model]));
         NS_LOG_LOGIC("job " << job.id << ": " << s.completed << " iterations by the horizon, rate "
@@ -653,6 +769,12 @@ FlowEvaluator::FlowEvaluator(const ClusterModel& model, const FlowEvaluatorOptio
     {
         throw std::invalid_argument("FlowEvaluatorOptions.warmupFraction must be in [0, 1) (got " +
                                     Num(options.warmupFraction) + ")");
+    }
+    if (!(options.alignRatio >= 1)) // infinity: never aligned
+    {
+        throw std::invalid_argument(
+            "FlowEvaluatorOptions.alignRatio must be >= 1 or infinity (got " +
+            Num(options.alignRatio) + ")");
     }
     if (!(std::isfinite(options.steadyHorizonLimit) && options.steadyHorizonLimit >= 1))
     {

@@ -115,6 +115,17 @@ struct FlowEvaluatorOptions
      * horizonIterations 4).
      */
     double steadyHorizonLimit{16};
+    /**
+     * Period alignment (>= 1, or infinity = never): a job whose mean iteration interval after
+     * the warm-up is at least this many times shorter than that of the slowest job of its
+     * component (the jobs linked to it by shared links) is measured over the slowest job's
+     * window, see JobEvaluation::iterationRate. 4: the time-scale ratio K of the trace
+     * runner's split (epoch-rate-model.h), where a fast job's ±1 iteration is at most 1/12 of
+     * the window; below it the two estimates have errors of the same size (jobs of similar
+     * periods whose regime is not periodic in the slowest one's), measured in
+     * crux-evaluator-crosscheck.
+     */
+    double alignRatio{4};
     /// Where the priority class of a job comes from.
     EvaluationPriority priority{EvaluationPriority::LEVEL};
     /// Guard against runaway simulations: at most this many events (std::runtime_error).
@@ -137,10 +148,16 @@ struct JobEvaluation
      * t_a). If fewer than two completions fall after the warm-up by H, the simulation goes on
      * past H (FlowEvaluatorOptions::steadyHorizonLimit) and t_b is the job's second completion
      * after the warm-up; if it has none by the limit, (completions by the stop) / stop time.
-     * Known limit: a stall at either end of (t_a, t_b] is not counted, so a job starved for a
-     * stretch at the end of the horizon (by a slow higher class) is rated too fast: 54.5/s
-     * against a long-run 45.45/s for c = 10 ms, t = 1 ms under a job that takes its link 1 s
-     * in every 2 s (doc/crux.rst, "Evaluator of the trace runs").
+     *
+     * Period alignment: a job at least FlowEvaluatorOptions::alignRatio times faster than the
+     * slowest job R of its component (mean intervals in their own windows) is measured over R's
+     * window instead: (C(t_b^R) - C(t_a^R)) / (t_b^R - t_a^R), with C the job's completions
+     * interpolated linearly in time between consecutive completions. In a regime periodic with
+     * R's iteration, C(t + T_R) = C(t) + (the job's iterations per period), so this is exact
+     * whatever the job does inside a period; its own window could end before a stretch in
+     * which R's higher-class traffic starves it, and rate it too fast (54.5/s against a
+     * long-run 45.45/s for c = 10 ms, t = 1 ms under a job that takes its link 1 s in every
+     * 2 s; 45.4–45.6/s aligned, flow-evaluator-test.cc).
      */
     double iterationRate{0};
     double standaloneIterationTime{0}; //!< max(c_j, ov_j c_j + t_j) on the chosen paths, s
@@ -193,8 +210,8 @@ class FlowEvaluator
      * \param options the evaluation knobs
      * \throws std::invalid_argument if the model fails Validate() (with numLevels 1), an option
      *         is out of range (horizon < 0, horizonIterations <= 0, warmupFraction outside
-     *         [0, 1), steadyHorizonLimit < 1), or a job could finish an iteration in zero time
-     * (computeTime = 0 and no flow with bytes on a non-empty path)
+     *         [0, 1), steadyHorizonLimit < 1, alignRatio < 1 or NaN), or a job could finish an
+     * iteration in zero time (computeTime = 0 and no flow with bytes on a non-empty path)
      */
     FlowEvaluator(const ClusterModel& model, const FlowEvaluatorOptions& options);
 

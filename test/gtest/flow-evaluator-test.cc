@@ -22,6 +22,7 @@
 
 #include <cmath>
 #include <gtest/gtest.h>
+#include <limits>
 #include <random>
 
 using namespace ns3;
@@ -328,6 +329,46 @@ TEST(FlowEvaluator, SteadyStateExtensionMeasuresAWholeInterval)
     EXPECT_EQ(e.jobs[1].completedIterations, 4u);
 
     o.steadyHorizonLimit = 0.5;
+    EXPECT_THROW(FlowEvaluator(m, o), std::invalid_argument);
+}
+
+TEST(FlowEvaluator, StarvedStretchesAreCountedOverWholePeriodsOfTheSlowestJob)
+{
+    // A slow job (compute 1 s, then 1 s of traffic) above a fast one (compute 10 ms, then 1 ms
+    // of traffic) on one link: the fast job is starved while the slow one sends, 1 s in every
+    // 2 s, so in the long run it runs 1 s / 11 ms iterations per 2 s: 45.45 per s. Its own
+    // first and last completion after the warm-up bracket a stretch that can end before a
+    // stall (54.5 per s with horizonIterations 4); the slow job's window counts whole periods.
+    ClusterModel m;
+    m.links = {{8e9, "shared"}};
+    m.jobs = {MakeJob(1, 1e12, 1.0, 1.0, {{1e9, {0}}}), MakeJob(2, 1e10, 0.01, 1.0, {{1e6, {0}}})};
+    const double longRun = 1.0 / (2 * 0.011);
+    for (double h : {4.0, 5.0, 8.0, 60.0})
+    {
+        FlowEvaluatorOptions o;
+        o.horizonIterations = h;
+        const FlowEvaluation e = EvaluateDecision(m, Levels(m, {1, 0}), o);
+        EXPECT_NEAR(e.jobs[0].iterationRate, 0.5, 1e-12) << "H = " << h << " iterations";
+        // within one fast iteration (11 ms) per slow period (2 s) of the long run: 0.55 %
+        EXPECT_NEAR(e.jobs[1].iterationRate, longRun, 0.0055 * longRun)
+            << "H = " << h << " iterations";
+    }
+    // without the alignment (its own window): 54.5 per s at horizonIterations 4
+    FlowEvaluatorOptions o;
+    o.horizonIterations = 4;
+    o.alignRatio = std::numeric_limits<double>::infinity();
+    EXPECT_GT(EvaluateDecision(m, Levels(m, {1, 0}), o).jobs[1].iterationRate, 1.19 * longRun);
+    // the fast job's own window gives a mean interval of 18.3 ms, 109 times shorter than the
+    // slow job's 2 s: aligned up to alignRatio 109, not above
+    o.alignRatio = 100;
+    EXPECT_NEAR(EvaluateDecision(m, Levels(m, {1, 0}), o).jobs[1].iterationRate,
+                longRun,
+                0.0055 * longRun);
+    o.alignRatio = 120;
+    EXPECT_GT(EvaluateDecision(m, Levels(m, {1, 0}), o).jobs[1].iterationRate, 1.19 * longRun);
+    o.alignRatio = 0.5;
+    EXPECT_THROW(FlowEvaluator(m, o), std::invalid_argument);
+    o.alignRatio = std::numeric_limits<double>::quiet_NaN();
     EXPECT_THROW(FlowEvaluator(m, o), std::invalid_argument);
 }
 
