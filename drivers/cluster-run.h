@@ -144,9 +144,9 @@ struct ClusterRunConfig : public EpochEngineConfig
     /// FlowEvaluator warm-up fraction [0, 1).
     double warmupFraction{0.25};
     /// FlowEvaluator period alignment (>= 1, or infinity = never;
-    /// FlowEvaluatorOptions::alignRatio): a job this many times faster than its component's
-    /// slowest job is rated over the slowest job's window, so a stretch in which a slow higher
-    /// class starves it counts over whole periods.
+    /// FlowEvaluatorOptions::alignRatio): a job this many times faster than the slowest job of
+    /// a higher class in its component is rated over that job's window, so a stretch in which
+    /// the slow higher class starves it counts over whole periods.
     double alignRatio{FlowEvaluatorOptions().alignRatio};
 
     // ------------------------------------------------------------------ progress

@@ -237,8 +237,8 @@ AddOptions(CheckedCommandLine& cmd, TraceRunOptions& o)
                  "past the horizon, up to this many horizons (>= 1; 1 = never)",
                  c.steadyHorizonLimit);
     cmd.AddValue("alignRatio",
-                 "Evaluator: a job this many times faster than its component's slowest is rated "
-                 "over the slowest job's window (whole periods of it; >= 1, 1e9 = never)",
+                 "Evaluator: a job this many times faster than the slowest job of a higher class "
+                 "in its component is rated over that job's window (>= 1, 1e9 = never)",
                  c.alignRatio);
     cmd.AddValue("workModel",
                  "iterations (trace duration x alone rate; contention lengthens JCT) or "

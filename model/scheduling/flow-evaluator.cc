@@ -26,6 +26,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 
 namespace ns3
@@ -71,6 +72,7 @@ struct PhaseState
 struct JobState
 {
     uint32_t model{0};                                  //!< index into ClusterModel::jobs
+    uint32_t cls{0};                                    //!< class index, 0 = highest
     double compute{0};                                  //!< compute span: max(c_j, span_j)
     double iterStart{0};                                //!< current iteration start
     double computeEnd{0};                               //!< iterStart + compute
@@ -366,6 +368,7 @@ FlowEvaluator::Run::BuildStates(std::vector<std::vector<uint32_t>>& paths,
         s.doneAt.push_back(shift);
         const uint32_t cls = static_cast<uint32_t>(
             std::find(m_classes.begin(), m_classes.end(), m_input.priority[j]) - m_classes.begin());
+        s.cls = cls;
         AddTransfers(j, cls, s, paths, classes);
         m_jobs.push_back(std::move(s));
     }
@@ -681,32 +684,59 @@ FlowEvaluator::Run::CollectResults()
     double gpus = 0;
     double busy = 0;
     double steadyBusy = 0;
-    // The reference job of each component (jobs linked by shared links): of its jobs with a
-    // whole iteration interval after the warm-up, the one with the longest mean interval (the
-    // first of equals). A job at least alignRatio times faster is measured over the reference
-    // job's window (t_a, t_b], so that a regime whose period is the slowest job's iteration (a
-    // fast job starved while a slow higher class sends) is counted over whole periods; jobs of
-    // different components do not affect each other's rates.
-    std::vector<const JobState*> refOf(m_jobs.size(), nullptr);
-    std::vector<double> refInterval(m_jobs.size(), 0.0);
-    for (std::size_t j = 0; j < m_jobs.size(); ++j)
+    // The reference job of each job: of the jobs of a higher class in its component (jobs
+    // linked by shared links) with a whole iteration interval after the warm-up, the one with
+    // the longest mean interval (the highest class, then the first, of equals). A job at least
+    // alignRatio times faster is measured over the reference job's window (t_a, t_b], so that
+    // a regime whose period is that job's iteration (the job starved while the slow higher
+    // class sends) is counted over whole periods. Jobs of other components or of its own or
+    // lower classes never starve it and do not enter its rate.
+    const std::size_t n = m_jobs.size();
+    std::vector<double> interval(n, 0.0); // mean interval in its own window; 0 = none
+    for (std::size_t j = 0; j < n; ++j)
     {
         const JobState& s = m_jobs[j];
         if (s.warmCount > 0 && s.lastWarm > s.firstWarm)
         {
-            const double interval = (s.lastWarm - s.firstWarm) / static_cast<double>(s.warmCount);
-            const uint32_t c = m_component[j];
-            if (refOf[c] == nullptr || interval > refInterval[c])
+            interval[j] = (s.lastWarm - s.firstWarm) / static_cast<double>(s.warmCount);
+        }
+    }
+    std::vector<uint32_t> order(n);
+    for (uint32_t j = 0; j < n; ++j)
+    {
+        order[j] = j;
+    }
+    std::sort(order.begin(), order.end(), [this](uint32_t a, uint32_t b) {
+        return std::tie(m_component[a], m_jobs[a].cls, a) <
+               std::tie(m_component[b], m_jobs[b].cls, b);
+    });
+    std::vector<uint32_t> refOf(n, UINT32_MAX); // UINT32_MAX: no reference
+    for (std::size_t i = 0; i < n;)
+    {
+        const uint32_t component = m_component[order[i]];
+        uint32_t best = UINT32_MAX; // slowest of the classes above the current one
+        while (i < n && m_component[order[i]] == component)
+        {
+            const uint32_t cls = m_jobs[order[i]].cls;
+            std::size_t g = i;
+            for (; g < n && m_component[order[g]] == component && m_jobs[order[g]].cls == cls; ++g)
             {
-                refOf[c] = &s;
-                refInterval[c] = interval;
+                refOf[order[g]] = best;
+            }
+            for (; i < g; ++i)
+            {
+                const uint32_t j = order[i];
+                if (interval[j] > 0 && (best == UINT32_MAX || interval[j] > interval[best]))
+                {
+                    best = j;
+                }
             }
         }
     }
-    for (std::size_t j = 0; j < m_jobs.size(); ++j)
+    for (std::size_t j = 0; j < n; ++j)
     {
         const JobState& s = m_jobs[j];
-        const JobState* ref = refOf[m_component[j]];
+        const uint32_t r = refOf[j];
         const SchedJob& job = model.jobs[s.model];
         JobEvaluation e;
         e.jobId = job.id;
@@ -714,16 +744,15 @@ FlowEvaluator::Run::CollectResults()
         e.completedFlops = job.flopsPerIteration * static_cast<double>(s.completed);
         e.gpuBusySeconds = job.numGpus * job.computeTime * static_cast<double>(s.completed);
         // no interval by the stop: the mean over the simulated time (H without an extension)
-        const bool hasInterval = s.warmCount > 0 && s.lastWarm > s.firstWarm;
-        if (hasInterval && &s != ref &&
-            refInterval[m_component[j]] >= m_evaluator.m_options.alignRatio *
-                                               (s.lastWarm - s.firstWarm) /
-                                               static_cast<double>(s.warmCount))
+        const bool hasInterval = interval[j] > 0;
+        if (hasInterval && r != UINT32_MAX &&
+            interval[r] >= m_evaluator.m_options.alignRatio * interval[j])
         {
             // the progress curve over the reference job's window
+            const JobState& ref = m_jobs[r];
             e.iterationRate =
-                (CountAt(s, ref->lastWarm, m_stop) - CountAt(s, ref->firstWarm, m_stop)) /
-                (ref->lastWarm - ref->firstWarm);
+                (CountAt(s, ref.lastWarm, m_stop) - CountAt(s, ref.firstWarm, m_stop)) /
+                (ref.lastWarm - ref.firstWarm);
         }
         else
         {

@@ -366,6 +366,18 @@ TEST(FlowEvaluator, StarvedStretchesAreCountedOverWholePeriodsOfTheSlowestJob)
                 0.0055 * longRun);
     o.alignRatio = 120;
     EXPECT_GT(EvaluateDecision(m, Levels(m, {1, 0}), o).jobs[1].iterationRate, 1.19 * longRun);
+    // only a slower job of a higher class is a reference: with the slow job in the fast one's
+    // class or below it, the fast job keeps its own window (bit-identical to no alignment)
+    for (const std::vector<uint32_t>& levels :
+         {std::vector<uint32_t>{0, 0}, std::vector<uint32_t>{0, 1}})
+    {
+        FlowEvaluatorOptions aligned;
+        aligned.horizonIterations = 4;
+        FlowEvaluatorOptions own = aligned;
+        own.alignRatio = std::numeric_limits<double>::infinity();
+        EXPECT_EQ(EvaluateDecision(m, Levels(m, levels), aligned).jobs[1].iterationRate,
+                  EvaluateDecision(m, Levels(m, levels), own).jobs[1].iterationRate);
+    }
     o.alignRatio = 0.5;
     EXPECT_THROW(FlowEvaluator(m, o), std::invalid_argument);
     o.alignRatio = std::numeric_limits<double>::quiet_NaN();
