@@ -17,6 +17,7 @@
 
 #include "ns3/comm-scheduler.h"
 #include "ns3/log.h"
+#include "ns3/steady-rate.h"
 #include "ns3/water-filling.h"
 
 #include <algorithm>
@@ -26,7 +27,6 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <tuple>
 #include <utility>
 
 namespace ns3
@@ -72,7 +72,6 @@ struct PhaseState
 struct JobState
 {
     uint32_t model{0};                                  //!< index into ClusterModel::jobs
-    uint32_t cls{0};                                    //!< class index, 0 = highest
     double compute{0};                                  //!< compute span: max(c_j, span_j)
     double iterStart{0};                                //!< current iteration start
     double computeEnd{0};                               //!< iterStart + compute
@@ -88,39 +87,9 @@ struct JobState
     uint64_t completed{0};    //!< iterations completed in [0, H]
     uint64_t completedAll{0}; //!< iterations completed by the stop (the extension included)
     bool sawWarm{false};      //!< a completion at/after the warm-up was seen
-    double firstWarm{0};      //!< t_a
-    double lastWarm{0};       //!< t_b
-    uint64_t warmCount{0};    //!< completions in (t_a, t_b]
-    /// the first iteration's start, then every completion by the stop, s (ascending): the
-    /// job's progress curve, read by CountAt()
-    std::vector<double> doneAt;
+    /// class, component, completions and the window (t_a, t_b] of the steady-rate estimate
+    CompletionRecord rec;
 };
-
-/**
- * \param s a job's state, with a whole iteration interval after the warm-up
- * \param t time, s
- * \param stop the time the simulation stopped, s
- * \return the job's iterations completed by t, interpolated linearly between its completions
- *         (0 until the first iteration's start, k at the k-th completion); past its last
- *         completion, interpolated towards one more at the later of the stop and one mean
- *         interval (t_a, t_b] after it (the next completion is not known: it comes after the
- *         stop, and is expected a mean interval on)
- */
-double
-CountAt(const JobState& s, double t, double stop)
-{
-    const std::vector<double>& d = s.doneAt;
-    const auto next = std::upper_bound(d.begin(), d.end(), t);
-    if (next == d.begin())
-    {
-        return 0; // before the job's first iteration
-    }
-    const auto k = static_cast<std::size_t>(next - d.begin()) - 1; // d[k] <= t
-    const double mean = (s.lastWarm - s.firstWarm) / static_cast<double>(s.warmCount);
-    const double nextTime = next != d.end() ? *next : std::max(stop, d[k] + mean);
-    const double frac = nextTime > d[k] ? (t - d[k]) / (nextTime - d[k]) : 0.0;
-    return static_cast<double>(k) + std::min(1.0, frac);
-}
 
 /// \return the decimal rendering of x
 std::string
@@ -219,13 +188,8 @@ class FlowEvaluator::Run
     double NextEvent(double now) const;
     /// Ends every active transfer whose projected end is at most next + tie slack.
     void FinishTransfers(double next);
-    /**
-     * Fills m_component: jobs whose transfers share a link, directly or through other jobs,
-     * are one component (union-find over the links).
-     * \param paths [transfer] its links
-     */
-    void BuildComponents(const std::vector<std::vector<uint32_t>>& paths);
-    /// Fills m_result's per-job and total results from the job states.
+    /// Fills m_result's per-job and total results from the job states (moves their completion
+    /// records into the steady-rate estimate: call once, at the end).
     void CollectResults();
 
     const FlowEvaluator& m_evaluator; //!< model, flattened flows, capacities, options
@@ -237,8 +201,6 @@ class FlowEvaluator::Run
     std::vector<double> m_rate;                    //!< [transfer] current rate, bit/s
     std::vector<uint32_t> m_active;                //!< active transfers
     std::optional<PriorityWaterFilling> m_filling; //!< rates of the active transfers
-    /// [job state] its component: the least index of the jobs linked to it by shared links
-    std::vector<uint32_t> m_component;
 
     FlowEvaluation m_result; //!< the evaluation being built (events, rate computations, ...)
     double m_end{0};         //!< H (1 + HORIZON_TOLERANCE), s
@@ -262,7 +224,17 @@ FlowEvaluator::Run::Run(const FlowEvaluator& evaluator, const EvaluationInput& i
     std::vector<std::vector<uint32_t>> paths;
     std::vector<uint32_t> classes;
     BuildStates(paths, classes);
-    BuildComponents(paths);
+    std::vector<uint32_t> jobOf(m_transfers.size());
+    for (std::size_t f = 0; f < m_transfers.size(); ++f)
+    {
+        jobOf[f] = m_transfers[f].job;
+    }
+    const std::vector<uint32_t> component =
+        LinkComponents(m_jobs.size(), m_evaluator.m_capacity.size(), jobOf, paths);
+    for (std::size_t j = 0; j < m_jobs.size(); ++j)
+    {
+        m_jobs[j].rec.component = component[j];
+    }
     m_filling.emplace(m_evaluator.m_capacity, paths, classes, m_classes.size());
     m_rate.assign(m_transfers.size(), 0.0);
     m_active.reserve(m_transfers.size());
@@ -274,44 +246,6 @@ FlowEvaluator::Run::Run(const FlowEvaluator& evaluator, const EvaluationInput& i
     m_unsteady = static_cast<uint32_t>(m_jobs.size());
     m_warm = m_evaluator.m_options.warmupFraction * horizon;
     m_tieSlack = TIE_FRACTION * horizon;
-}
-
-void
-FlowEvaluator::Run::BuildComponents(const std::vector<std::vector<uint32_t>>& paths)
-{
-    std::vector<uint32_t> parent(m_jobs.size());
-    for (uint32_t j = 0; j < parent.size(); ++j)
-    {
-        parent[j] = j;
-    }
-    const auto root = [&parent](uint32_t j) {
-        while (parent[j] != j)
-        {
-            parent[j] = parent[parent[j]];
-            j = parent[j];
-        }
-        return j;
-    };
-    std::vector<uint32_t> jobOnLink(m_evaluator.m_capacity.size(), UINT32_MAX);
-    for (std::size_t f = 0; f < m_transfers.size(); ++f)
-    {
-        for (uint32_t l : paths[f])
-        {
-            if (jobOnLink[l] == UINT32_MAX)
-            {
-                jobOnLink[l] = m_transfers[f].job;
-                continue;
-            }
-            const uint32_t a = root(jobOnLink[l]);
-            const uint32_t b = root(m_transfers[f].job);
-            parent[std::max(a, b)] = std::min(a, b);
-        }
-    }
-    m_component.resize(m_jobs.size());
-    for (uint32_t j = 0; j < m_jobs.size(); ++j)
-    {
-        m_component[j] = root(j);
-    }
 }
 
 bool
@@ -365,10 +299,10 @@ FlowEvaluator::Run::BuildStates(std::vector<std::vector<uint32_t>>& paths,
         s.compute = std::max(job.computeTime, job.span);
         s.iterStart = shift;
         s.computeEnd = shift + s.compute;
-        s.doneAt.push_back(shift);
+        s.rec.doneAt.push_back(shift);
         const uint32_t cls = static_cast<uint32_t>(
             std::find(m_classes.begin(), m_classes.end(), m_input.priority[j]) - m_classes.begin());
-        s.cls = cls;
+        s.rec.cls = cls;
         AddTransfers(j, cls, s, paths, classes);
         m_jobs.push_back(std::move(s));
     }
@@ -568,9 +502,9 @@ void
 FlowEvaluator::Run::CompleteIteration(JobState& s, double now)
 {
     const bool inHorizon = now <= m_end;
-    const bool hadInterval = s.warmCount > 0;
+    const bool hadInterval = s.rec.warmCount > 0;
     ++s.completedAll;
-    s.doneAt.push_back(now);
+    s.rec.doneAt.push_back(now);
     if (inHorizon)
     {
         ++s.completed;
@@ -583,15 +517,15 @@ FlowEvaluator::Run::CompleteIteration(JobState& s, double now)
             if (!s.sawWarm)
             {
                 s.sawWarm = true;
-                s.firstWarm = now;
+                s.rec.firstWarm = now;
             }
             else
             {
-                ++s.warmCount;
+                ++s.rec.warmCount;
             }
-            s.lastWarm = now;
+            s.rec.lastWarm = now;
         }
-        if (!hadInterval && s.warmCount > 0)
+        if (!hadInterval && s.rec.warmCount > 0)
         {
             --m_unsteady;
         }
@@ -684,59 +618,17 @@ FlowEvaluator::Run::CollectResults()
     double gpus = 0;
     double busy = 0;
     double steadyBusy = 0;
-    // The reference job of each job: of the jobs of a higher class in its component (jobs
-    // linked by shared links) with a whole iteration interval after the warm-up, the one with
-    // the longest mean interval (the highest class, then the first, of equals). A job at least
-    // alignRatio times faster is measured over the reference job's window (t_a, t_b], so that
-    // a regime whose period is that job's iteration (the job starved while the slow higher
-    // class sends) is counted over whole periods. Jobs of other components or of its own or
-    // lower classes never starve it and do not enter its rate.
-    const std::size_t n = m_jobs.size();
-    std::vector<double> interval(n, 0.0); // mean interval in its own window; 0 = none
-    for (std::size_t j = 0; j < n; ++j)
+    std::vector<CompletionRecord> records;
+    records.reserve(m_jobs.size());
+    for (JobState& s : m_jobs)
+    {
+        records.push_back(std::move(s.rec)); // the run is over: no copy of the completions
+    }
+    const std::vector<double> steady =
+        SteadyIterationRates(records, m_evaluator.m_options.alignRatio, m_stop);
+    for (std::size_t j = 0; j < m_jobs.size(); ++j)
     {
         const JobState& s = m_jobs[j];
-        if (s.warmCount > 0 && s.lastWarm > s.firstWarm)
-        {
-            interval[j] = (s.lastWarm - s.firstWarm) / static_cast<double>(s.warmCount);
-        }
-    }
-    std::vector<uint32_t> order(n);
-    for (uint32_t j = 0; j < n; ++j)
-    {
-        order[j] = j;
-    }
-    std::sort(order.begin(), order.end(), [this](uint32_t a, uint32_t b) {
-        return std::tie(m_component[a], m_jobs[a].cls, a) <
-               std::tie(m_component[b], m_jobs[b].cls, b);
-    });
-    std::vector<uint32_t> refOf(n, UINT32_MAX); // UINT32_MAX: no reference
-    for (std::size_t i = 0; i < n;)
-    {
-        const uint32_t component = m_component[order[i]];
-        uint32_t best = UINT32_MAX; // slowest of the classes above the current one
-        while (i < n && m_component[order[i]] == component)
-        {
-            const uint32_t cls = m_jobs[order[i]].cls;
-            std::size_t g = i;
-            for (; g < n && m_component[order[g]] == component && m_jobs[order[g]].cls == cls; ++g)
-            {
-                refOf[order[g]] = best;
-            }
-            for (; i < g; ++i)
-            {
-                const uint32_t j = order[i];
-                if (interval[j] > 0 && (best == UINT32_MAX || interval[j] > interval[best]))
-                {
-                    best = j;
-                }
-            }
-        }
-    }
-    for (std::size_t j = 0; j < n; ++j)
-    {
-        const JobState& s = m_jobs[j];
-        const uint32_t r = refOf[j];
         const SchedJob& job = model.jobs[s.model];
         JobEvaluation e;
         e.jobId = job.id;
@@ -744,23 +636,9 @@ FlowEvaluator::Run::CollectResults()
         e.completedFlops = job.flopsPerIteration * static_cast<double>(s.completed);
         e.gpuBusySeconds = job.numGpus * job.computeTime * static_cast<double>(s.completed);
         // no interval by the stop: the mean over the simulated time (H without an extension)
-        const bool hasInterval = interval[j] > 0;
-        if (hasInterval && r != UINT32_MAX &&
-            interval[r] >= m_evaluator.m_options.alignRatio * interval[j])
-        {
-            // the progress curve over the reference job's window
-            const JobState& ref = m_jobs[r];
-            e.iterationRate =
-                (CountAt(s, ref.lastWarm, m_stop) - CountAt(s, ref.firstWarm, m_stop)) /
-                (ref.lastWarm - ref.firstWarm);
-        }
-        else
-        {
-            e.iterationRate = hasInterval
-                                  ? static_cast<double>(s.warmCount) / (s.lastWarm - s.firstWarm)
-                              : m_stop > m_end ? static_cast<double>(s.completedAll) / m_stop
-                                               : static_cast<double>(s.completed) / horizon;
-        }
+        e.iterationRate = steady[j] >= 0   ? steady[j]
+                          : m_stop > m_end ? static_cast<double>(s.completedAll) / m_stop
+                                           : static_cast<double>(s.completed) / horizon;
         e.standaloneIterationTime =
             StandaloneIterationTime(job, JobCommTime(model, job, m_input.paths[s.model]));
         NS_LOG_LOGIC("job " << job.id << ": " << s.completed << " iterations by the horizon, rate "

@@ -19,6 +19,7 @@
 #include "ns3/comm-scheduler.h"
 #include "ns3/flow-evaluator.h"
 #include "ns3/shared-link-timeline.h"
+#include "ns3/steady-rate.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
@@ -382,6 +383,51 @@ TEST(FlowEvaluator, StarvedStretchesAreCountedOverWholePeriodsOfTheSlowestJob)
     EXPECT_THROW(FlowEvaluator(m, o), std::invalid_argument);
     o.alignRatio = std::numeric_limits<double>::quiet_NaN();
     EXPECT_THROW(FlowEvaluator(m, o), std::invalid_argument);
+}
+
+TEST(SteadyRate, LinkComponentsAndAlignedRatesOnHandMadeCompletions)
+{
+    // jobs 0 and 2 share link 1; job 1 is alone on link 3
+    EXPECT_EQ(LinkComponents(3, 4, {0, 1, 2, 2}, {{0, 1}, {3}, {1}, {2}}),
+              (std::vector<uint32_t>{0, 1, 0}));
+
+    // R: class 0, a completion every 2 s, window (2, 8]. F: class 1, four completions 0.25 s
+    // apart at the start of every 2 s (starved the rest), window (2.25, 9]: 15 / 6.75 s in its
+    // own window, but 4 per 2 s in the long run, which R's window gives: C(2) = 4.8, C(8) = 16.8.
+    CompletionRecord r;
+    r.doneAt = {0, 2, 4, 6, 8};
+    r.firstWarm = 2;
+    r.lastWarm = 8;
+    r.warmCount = 3;
+    CompletionRecord f;
+    f.cls = 1;
+    f.doneAt = {0};
+    for (int k = 0; k < 5; ++k)
+    {
+        for (int m = 1; m <= 4; ++m)
+        {
+            f.doneAt.push_back(2 * k + 0.25 * m);
+        }
+    }
+    f.firstWarm = 2.25;
+    f.lastWarm = 9;
+    f.warmCount = 15;
+    std::vector<double> rates = SteadyIterationRates({r, f}, 4, 9);
+    EXPECT_DOUBLE_EQ(rates[0], 0.5);
+    EXPECT_NEAR(rates[1], 2.0, 1e-12);
+    // F's mean interval 0.45 s is 4.4 times shorter than R's: not aligned at ratio 5
+    EXPECT_NEAR(SteadyIterationRates({r, f}, 5, 9)[1], 15 / 6.75, 1e-12);
+    // same class, or another component: its own window
+    CompletionRecord same = f;
+    same.cls = 0;
+    EXPECT_NEAR(SteadyIterationRates({r, same}, 4, 9)[1], 15 / 6.75, 1e-12);
+    CompletionRecord apart = f;
+    apart.component = 1;
+    EXPECT_NEAR(SteadyIterationRates({r, apart}, 4, 9)[1], 15 / 6.75, 1e-12);
+    // no whole interval: -1 (the caller's fallback)
+    CompletionRecord none;
+    none.doneAt = {0, 5};
+    EXPECT_EQ(SteadyIterationRates({r, none}, 4, 9)[1], -1.0);
 }
 
 TEST(FlowEvaluator, AutomaticHorizonAndBadInput)
