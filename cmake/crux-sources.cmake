@@ -214,6 +214,7 @@ set(CRUX_HEADERS
     model/workload/dlt-job-application.h
     # --- metrics ---
     model/util/water-filling.h
+    model/util/union-find.h
     model/metrics/contention-decomposition.h
     model/metrics/gpu-intensity-tracker.h
     model/metrics/link-throughput-sampler.h

@@ -15,6 +15,8 @@
 
 #include "steady-rate.h"
 
+#include "ns3/union-find.h"
+
 #include <algorithm>
 #include <cstddef>
 #include <tuple>
@@ -62,19 +64,7 @@ LinkComponents(std::size_t numJobs,
                const std::vector<uint32_t>& jobOf,
                const std::vector<std::vector<uint32_t>>& paths)
 {
-    std::vector<uint32_t> parent(numJobs);
-    for (uint32_t j = 0; j < numJobs; ++j)
-    {
-        parent[j] = j;
-    }
-    const auto root = [&parent](uint32_t j) {
-        while (parent[j] != j)
-        {
-            parent[j] = parent[parent[j]];
-            j = parent[j];
-        }
-        return j;
-    };
+    UnionFind sets(static_cast<uint32_t>(numJobs));
     std::vector<uint32_t> jobOnLink(numLinks, NONE);
     for (std::size_t f = 0; f < paths.size(); ++f)
     {
@@ -83,17 +73,17 @@ LinkComponents(std::size_t numJobs,
             if (jobOnLink[l] == NONE)
             {
                 jobOnLink[l] = jobOf[f];
-                continue;
             }
-            const uint32_t a = root(jobOnLink[l]);
-            const uint32_t b = root(jobOf[f]);
-            parent[std::max(a, b)] = std::min(a, b);
+            else
+            {
+                sets.Join(jobOnLink[l], jobOf[f]);
+            }
         }
     }
     std::vector<uint32_t> component(numJobs);
     for (uint32_t j = 0; j < numJobs; ++j)
     {
-        component[j] = root(j);
+        component[j] = sets.Find(j);
     }
     return component;
 }

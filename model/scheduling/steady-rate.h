@@ -42,7 +42,7 @@ struct CompletionRecord
 
 /**
  * \ingroup crux-scheduling
- * \brief Connected components of jobs that share links (union-find).
+ * \brief Connected components of jobs that share links (UnionFind, union-find.h).
  * \param numJobs number of jobs
  * \param numLinks number of links (ids < numLinks)
  * \param jobOf [transfer] its job (< numJobs)

@@ -16,6 +16,7 @@
 #include "epoch-rate-model.h"
 
 #include "ns3/log.h"
+#include "ns3/union-find.h"
 
 #include <algorithm>
 #include <chrono>
@@ -43,41 +44,6 @@ WallNow()
     using namespace std::chrono;
     return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
-
-/// Union-find over job positions; the root of a set is its smallest element.
-struct UnionFind
-{
-    std::vector<uint32_t> parent; //!< parent per element
-
-    /// \param n elements 0..n-1, each its own set
-    explicit UnionFind(uint32_t n)
-        : parent(n)
-    {
-        std::iota(parent.begin(), parent.end(), 0U);
-    }
-
-    /// \param x element \return its set's root
-    uint32_t Find(uint32_t x)
-    {
-        while (parent[x] != x)
-        {
-            parent[x] = parent[parent[x]];
-            x = parent[x];
-        }
-        return x;
-    }
-
-    /// Join the sets of \p a and \p b.
-    void Join(uint32_t a, uint32_t b)
-    {
-        a = Find(a);
-        b = Find(b);
-        if (a != b)
-        {
-            parent[std::max(a, b)] = std::min(a, b);
-        }
-    }
-};
 
 /// Share of a link's capacity left to the slow part of a split component on a link its fast
 /// part fills (ExactEpochRateModel::EvaluateSubModel; an assumption, see there).
