@@ -18,6 +18,7 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/union-find.h"
 
 #include <algorithm>
 #include <cmath>
@@ -324,34 +325,20 @@ struct OptimalSearch::Impl
             return a.set != b.set ? a.set < b.set : a.cap < b.cap;
         });
 
-        // Components of the job contention graph (union-find).
+        // Components of the job contention graph.
         const std::size_t n = model.jobs.size();
-        std::vector<uint32_t> parent(n);
-        std::iota(parent.begin(), parent.end(), 0u);
-        auto find = [&parent](uint32_t x) {
-            while (parent[x] != x)
-            {
-                parent[x] = parent[parent[x]];
-                x = parent[x];
-            }
-            return x;
-        };
+        UnionFind uf(static_cast<uint32_t>(n));
         for (const Constraint& c : kept)
         {
-            const uint32_t first = find(flows[c.set.front()].first);
             for (uint32_t g : c.set)
             {
-                const uint32_t r = find(flows[g].first);
-                if (r != first)
-                {
-                    parent[r] = first;
-                }
+                uf.Join(flows[g].first, flows[c.set.front()].first);
             }
         }
         std::map<uint32_t, std::vector<uint32_t>> groups; // root -> jobs (ascending)
         for (uint32_t j = 0; j < n; ++j)
         {
-            groups[find(j)].push_back(j);
+            groups[uf.Find(j)].push_back(j);
         }
         PathAnalysis analysis;
         for (auto& [root, jobs] : groups)
@@ -368,7 +355,7 @@ struct OptimalSearch::Impl
             }
             for (const Constraint& c : kept)
             {
-                if (find(flows[c.set.front()].first) != root)
+                if (uf.Find(flows[c.set.front()].first) != root)
                 {
                     continue;
                 }
