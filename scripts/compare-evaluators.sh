@@ -13,12 +13,15 @@
 # seconds; exits 1 with --check when a run misses the tolerances (compare-evaluators.py).
 #
 # Usage: scripts/compare-evaluators.sh [--out=DIR] [--days=D] [--load-days=D] [--loads=L,...]
-#            [--schedulers=LIST] [--no-fig23] [--no-load] [--jobs=N] [--build-dir=DIR]
+#            [--load-seeds=S,...] [--schedulers=LIST] [--no-fig23] [--no-load] [--jobs=N]
+#            [--build-dir=DIR]
 #            [--keep-exact] [--markdown] [--check]
 #   --out         output directory (default compare-evaluators); runs in <out>/<run>/<evaluator>
 #   --days        days of the Fig. 23 runs (default 2)
 #   --load-days   days of the load runs (default 2)
 #   --loads       arrival rates of the load runs, jobs per day (default 370,740,1110)
+#   --load-seeds  trace seeds of the load runs (default 1); a seed other than 1 adds -s<seed>
+#                 to the run's name (load<rate>-<days>d-s<seed>)
 #   --schedulers  Fig. 23 schedulers (default ecmp,crux,crux-ps-pa,crux-pa,cassini,taccl,
 #                 sincronia,varys)
 #   --jobs        scheduler runs at a time inside one crux-trace-run (its --jobs; default 2)
@@ -32,6 +35,7 @@ OUT=compare-evaluators
 DAYS=2
 LOAD_DAYS=2
 LOADS=370,740,1110
+LOAD_SEEDS=1
 SCHEDULERS=ecmp,crux,crux-ps-pa,crux-pa,cassini,taccl,sincronia,varys
 FIG23=1
 LOAD=1
@@ -49,6 +53,7 @@ for arg in "$@"; do
         --days=*) DAYS="${arg#*=}" ;;
         --load-days=*) LOAD_DAYS="${arg#*=}" ;;
         --loads=*) LOADS="${arg#*=}" ;;
+        --load-seeds=*) LOAD_SEEDS="${arg#*=}" ;;
         --schedulers=*) SCHEDULERS="${arg#*=}" ;;
         --no-fig23) FIG23=0 ;;
         --no-load) LOAD=0 ;;
@@ -115,9 +120,15 @@ if ((FIG23)); then
 fi
 if ((LOAD)); then
     IFS=, read -ra LS <<<"$LOADS"
-    for l in "${LS[@]}"; do
-        pair "load${l}-${LOAD_DAYS}d" ecmp,crux --topology=clos --placement=random \
-            --days="$LOAD_DAYS" --jobsPerDay="$l" --quiet
+    IFS=, read -ra SEEDS <<<"$LOAD_SEEDS"
+    for seed in "${SEEDS[@]}"; do
+        [[ "$seed" =~ ^[0-9]+$ ]] || die "--load-seeds: '$seed' is not a whole number"
+        suffix=""
+        [[ "$seed" == 1 ]] || suffix="-s$seed"
+        for l in "${LS[@]}"; do
+            pair "load${l}-${LOAD_DAYS}d${suffix}" ecmp,crux --topology=clos --placement=random \
+                --days="$LOAD_DAYS" --jobsPerDay="$l" --seed="$seed" --quiet
+        done
     done
 fi
 exit "$STATUS"

@@ -21,6 +21,7 @@
 #include "ns3/shared-link-timeline.h"
 #include "ns3/steady-rate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <limits>
@@ -383,6 +384,29 @@ TEST(FlowEvaluator, StarvedStretchesAreCountedOverWholePeriodsOfTheSlowestJob)
     EXPECT_THROW(FlowEvaluator(m, o), std::invalid_argument);
     o.alignRatio = std::numeric_limits<double>::quiet_NaN();
     EXPECT_THROW(FlowEvaluator(m, o), std::invalid_argument);
+}
+
+TEST(FlowEvaluator, IdenticalJobsKeepTheirInitialOffset)
+{
+    // Two identical jobs of one class (compute C = 0.25 s, then M = 1 s of traffic alone) on
+    // one link. Max-min sharing has no force that moves their relative phase: started d apart
+    // they stay d apart, and the period is T(d) = max(2 M, C + 2 M - d), from C + 2 M = 2.25 s
+    // in lockstep (the trace runner's start: every job of a component at time 0 plus its time
+    // shift) to the link's bound 2 M = 2 s once d >= C.
+    ClusterModel m;
+    m.links = {{8e9, "shared"}};
+    m.jobs = {MakeJob(1, 1e12, 0.25, 1.0, {{1e9, {0}}}), MakeJob(2, 1e12, 0.25, 1.0, {{1e9, {0}}})};
+    for (double d : {0.0, 0.01, 0.1, 0.2, 0.25, 0.5})
+    {
+        Decision decision = Levels(m, {0, 0});
+        decision.jobs.at(2).timeShift = d;
+        FlowEvaluatorOptions o;
+        o.horizonIterations = 60;
+        const FlowEvaluation e = EvaluateDecision(m, decision, o);
+        const double period = std::max(2.0, 0.25 + 2.0 - d);
+        EXPECT_NEAR(1 / e.jobs[0].iterationRate, period, 1e-6) << "offset " << d;
+        EXPECT_NEAR(1 / e.jobs[1].iterationRate, period, 1e-6) << "offset " << d;
+    }
 }
 
 TEST(SteadyRate, LinkComponentsAndAlignedRatesOnHandMadeCompletions)
