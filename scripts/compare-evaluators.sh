@@ -71,6 +71,11 @@ done
 RUN="$BUILD_DIR/crux-trace-run"
 [[ -x "$RUN" ]] || die "--build-dir: $RUN is not an executable (build crux-trace-run first)"
 [[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || die "--jobs: '$JOBS' is not a positive integer"
+IFS=, read -ra SEEDS <<<"$LOAD_SEEDS"
+((${#SEEDS[@]} > 0)) || die "--load-seeds: no seed given"
+for seed in "${SEEDS[@]}"; do
+    [[ "$seed" =~ ^[0-9]+$ ]] || die "--load-seeds: '$seed' is not a whole number"
+done
 [[ -x /usr/bin/time ]] || die "/usr/bin/time is missing (Debian package time)"
 mkdir -p "$OUT"
 
@@ -120,9 +125,7 @@ if ((FIG23)); then
 fi
 if ((LOAD)); then
     IFS=, read -ra LS <<<"$LOADS"
-    IFS=, read -ra SEEDS <<<"$LOAD_SEEDS"
     for seed in "${SEEDS[@]}"; do
-        [[ "$seed" =~ ^[0-9]+$ ]] || die "--load-seeds: '$seed' is not a whole number"
         suffix=""
         [[ "$seed" == 1 ]] || suffix="-s$seed"
         for l in "${LS[@]}"; do
