@@ -13,15 +13,15 @@
 # seconds; exits 1 with --check when a run misses the tolerances (compare-evaluators.py).
 #
 # Usage: scripts/compare-evaluators.sh [--out=DIR] [--days=D] [--load-days=D] [--loads=L,...]
-#            [--load-seeds=S,...] [--schedulers=LIST] [--no-fig23] [--no-load] [--jobs=N]
+#            [--seeds=S,...] [--schedulers=LIST] [--no-fig23] [--no-load] [--jobs=N]
 #            [--build-dir=DIR]
 #            [--keep-exact] [--markdown] [--check]
 #   --out         output directory (default compare-evaluators); runs in <out>/<run>/<evaluator>
 #   --days        days of the Fig. 23 runs (default 2)
 #   --load-days   days of the load runs (default 2)
 #   --loads       arrival rates of the load runs, jobs per day (default 370,740,1110)
-#   --load-seeds  trace seeds of the load runs (default 1); a seed other than 1 adds -s<seed>
-#                 to the run's name (load<rate>-<days>d-s<seed>)
+#   --seeds       trace seeds of every run (default 1); a seed other than 1 adds -s<seed> to
+#                 the run's name (fig23-clos-<days>d-s<seed>, load<rate>-<days>d-s<seed>)
 #   --schedulers  Fig. 23 schedulers (default ecmp,crux,crux-ps-pa,crux-pa,cassini,taccl,
 #                 sincronia,varys)
 #   --jobs        scheduler runs at a time inside one crux-trace-run (its --jobs; default 2)
@@ -35,7 +35,7 @@ OUT=compare-evaluators
 DAYS=2
 LOAD_DAYS=2
 LOADS=370,740,1110
-LOAD_SEEDS=1
+SEEDS_ARG=1
 SCHEDULERS=ecmp,crux,crux-ps-pa,crux-pa,cassini,taccl,sincronia,varys
 FIG23=1
 LOAD=1
@@ -53,7 +53,7 @@ for arg in "$@"; do
         --days=*) DAYS="${arg#*=}" ;;
         --load-days=*) LOAD_DAYS="${arg#*=}" ;;
         --loads=*) LOADS="${arg#*=}" ;;
-        --load-seeds=*) LOAD_SEEDS="${arg#*=}" ;;
+        --seeds=*) SEEDS_ARG="${arg#*=}" ;;
         --schedulers=*) SCHEDULERS="${arg#*=}" ;;
         --no-fig23) FIG23=0 ;;
         --no-load) LOAD=0 ;;
@@ -71,10 +71,10 @@ done
 RUN="$BUILD_DIR/crux-trace-run"
 [[ -x "$RUN" ]] || die "--build-dir: $RUN is not an executable (build crux-trace-run first)"
 [[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || die "--jobs: '$JOBS' is not a positive integer"
-IFS=, read -ra SEEDS <<<"$LOAD_SEEDS"
-((${#SEEDS[@]} > 0)) || die "--load-seeds: no seed given"
+IFS=, read -ra SEEDS <<<"$SEEDS_ARG"
+((${#SEEDS[@]} > 0)) || die "--seeds: no seed given"
 for seed in "${SEEDS[@]}"; do
-    [[ "$seed" =~ ^[0-9]+$ ]] || die "--load-seeds: '$seed' is not a whole number"
+    [[ "$seed" =~ ^[0-9]+$ ]] || die "--seeds: '$seed' is not a whole number"
 done
 [[ -x /usr/bin/time ]] || die "/usr/bin/time is missing (Debian package time)"
 mkdir -p "$OUT"
@@ -117,21 +117,21 @@ pair() {
     return 0
 }
 
-if ((FIG23)); then
-    pair "fig23-clos-${DAYS}d" "$SCHEDULERS" --topology=clos --placement=random --days="$DAYS" \
-        --workModel=duration --quiet
-    pair "fig23-clos25-${DAYS}d" "$SCHEDULERS" --topology=clos --placement=random \
-        --days="$DAYS" --workModel=duration --torAggRate=25Gbps --quiet
-fi
-if ((LOAD)); then
-    IFS=, read -ra LS <<<"$LOADS"
-    for seed in "${SEEDS[@]}"; do
-        suffix=""
-        [[ "$seed" == 1 ]] || suffix="-s$seed"
+for seed in "${SEEDS[@]}"; do
+    suffix=""
+    [[ "$seed" == 1 ]] || suffix="-s$seed"
+    if ((FIG23)); then
+        pair "fig23-clos-${DAYS}d${suffix}" "$SCHEDULERS" --topology=clos --placement=random \
+            --days="$DAYS" --seed="$seed" --workModel=duration --quiet
+        pair "fig23-clos25-${DAYS}d${suffix}" "$SCHEDULERS" --topology=clos --placement=random \
+            --days="$DAYS" --seed="$seed" --workModel=duration --torAggRate=25Gbps --quiet
+    fi
+    if ((LOAD)); then
+        IFS=, read -ra LS <<<"$LOADS"
         for l in "${LS[@]}"; do
             pair "load${l}-${LOAD_DAYS}d${suffix}" ecmp,crux --topology=clos --placement=random \
-                --days="$LOAD_DAYS" --jobsPerDay="$l" --seed="$seed" --quiet
+                --days="$LOAD_DAYS" --seed="$seed" --jobsPerDay="$l" --quiet
         done
-    done
-fi
+    fi
+done
 exit "$STATUS"

@@ -11,7 +11,7 @@ placement, --workModel=duration, schedulers ecmp and crux-pa, both evaluators), 
 and, as the counter-checks, compare-evaluators.py --check on the exact run against a doctored
 copy of the coarse one exits 1 and marks the row MISS when every job's mean iteration time is
 3 % longer (tolerance 2 % at the median) or the utilization 0.4 % higher (tolerance 0.3 %).
-Then --load-seeds: a load run of seed 2 is named load<rate>-<days>d-s2 and is of seed 2, and
+Then --seeds: a load run of seed 2 is named load<rate>-<days>d-s2 and is of seed 2, and
 a seed that is not a whole number is refused with the option's name.
 
 Usage: check-compare-evaluators.py <directory holding crux-trace-run> <module root>
@@ -149,30 +149,30 @@ def main():
             misses = [line for line in out.splitlines() if line.endswith(" MISS")]
             if code != 1 or len(misses) != len(SCHEDULERS):
                 fails.append(f"doctored {what}: exit {code}, {len(misses)} MISS rows:\n{out}")
-        # --load-seeds: a load run on another trace seed gets -s<seed> in its name and that
+        # --seeds: a load run on another trace seed gets -s<seed> in its name and that
         # seed in its summary.json; a bad seed is refused, naming the option.
         script = os.path.join(root, "scripts", "compare-evaluators.sh")
         common = ["--out=" + work, "--no-fig23", "--load-days=0.05", "--loads=370", "--jobs=1",
                   "--build-dir=" + bindir]
-        p = subprocess.run(["bash", script] + common + ["--load-seeds=2"],
+        p = subprocess.run(["bash", script] + common + ["--seeds=2"],
                            capture_output=True, text=True, timeout=900)
         seeded = os.path.join(work, "load370-0.05d-s2")
         if p.returncode != 0 or not re.search(r"^load370-0\.05d-s2 ecmp util ", p.stdout, re.M):
-            fails.append(f"--load-seeds=2: exit {p.returncode}, no row:\n{p.stdout}\n{p.stderr}")
+            fails.append(f"--seeds=2: exit {p.returncode}, no row:\n{p.stdout}\n{p.stderr}")
         else:
             for ev in ("exact", "coarse"):
                 with open(os.path.join(seeded, ev, "ecmp", "summary.json")) as f:
                     if json.load(f)["seed"] != 2:
-                        fails.append(f"--load-seeds=2: the {ev} run is not of seed 2")
-        p = subprocess.run(["bash", script] + common + ["--load-seeds=two"],
+                        fails.append(f"--seeds=2: the {ev} run is not of seed 2")
+        p = subprocess.run(["bash", script] + common + ["--seeds=two"],
                            capture_output=True, text=True, timeout=900)
-        if p.returncode == 0 or "--load-seeds" not in p.stderr:
-            fails.append(f"--load-seeds=two: exit {p.returncode}, stderr {p.stderr!r}")
+        if p.returncode == 0 or "--seeds" not in p.stderr:
+            fails.append(f"--seeds=two: exit {p.returncode}, stderr {p.stderr!r}")
     if fails:
         print("FAIL:\n  " + "\n  ".join(fails))
         sys.exit(1)
     print(f"ok: {len(rows)} schedulers, every printed number recomputed from the run files; "
-          "doctored iteration times and utilization are refused; --load-seeds names and seeds "
+          "doctored iteration times and utilization are refused; --seeds names and seeds "
           "its runs")
 
 
