@@ -32,6 +32,7 @@ constexpr uint32_t NONE = UINT32_MAX;
 
 /**
  * \param r a job's record, with a whole iteration interval after the warm-up
+ * \param mean its mean iteration interval in its own window (t_a, t_b], s
  * \param t time, s
  * \param stop the time the simulation stopped, s
  * \return the job's iterations completed by t, interpolated linearly between its completions
@@ -41,7 +42,7 @@ constexpr uint32_t NONE = UINT32_MAX;
  *         stop, and is expected a mean interval on)
  */
 double
-CountAt(const CompletionRecord& r, double t, double stop)
+CountAt(const CompletionRecord& r, double mean, double t, double stop)
 {
     const std::vector<double>& d = r.doneAt;
     const auto next = std::upper_bound(d.begin(), d.end(), t);
@@ -50,7 +51,6 @@ CountAt(const CompletionRecord& r, double t, double stop)
         return 0; // before the job's first iteration
     }
     const auto k = static_cast<std::size_t>(next - d.begin()) - 1; // d[k] <= t
-    const double mean = (r.lastWarm - r.firstWarm) / static_cast<double>(r.warmCount);
     const double nextTime = next != d.end() ? *next : std::max(stop, d[k] + mean);
     const double frac = nextTime > d[k] ? (t - d[k]) / (nextTime - d[k]) : 0.0;
     return static_cast<double>(k) + std::min(1.0, frac);
@@ -148,7 +148,8 @@ SteadyIterationRates(const std::vector<CompletionRecord>& jobs, double alignRati
         {
             // the progress curve over the reference job's window
             const CompletionRecord& w = jobs[ref];
-            rates[j] = (CountAt(r, w.lastWarm, stop) - CountAt(r, w.firstWarm, stop)) /
+            rates[j] = (CountAt(r, interval[j], w.lastWarm, stop) -
+                        CountAt(r, interval[j], w.firstWarm, stop)) /
                        (w.lastWarm - w.firstWarm);
         }
         else

@@ -45,8 +45,8 @@ struct CompletionRecord
  * \brief Connected components of jobs that share links (UnionFind, union-find.h).
  * \param numJobs number of jobs
  * \param numLinks number of links (ids < numLinks)
- * \param jobOf [transfer] its job (< numJobs)
- * \param paths [transfer] its links
+ * \param jobOf [transfer] its job (< numJobs; not checked: the caller builds it)
+ * \param paths [transfer] its links (ids < numLinks; not checked)
  * \return [job] its component: the least index of the jobs linked to it, directly or through
  *         other jobs, by a link that transfers of both cross
  */
