@@ -228,8 +228,9 @@ AddOptions(CheckedCommandLine& cmd, TraceRunOptions& o)
                  "2026-12-05)",
                  c.timeline);
     cmd.AddValue("timescaleRatio",
-                 "Coarse evaluator: in a component of one priority class, jobs faster than "
-                 "1/(2K) of its slowest are time-dilated to about 1/K of it (K >= 2)",
+                 "Coarse evaluator: in a component of one priority class, jobs at most "
+                 "1/(2K) of its slowest are time-dilated by a power of two into (1/(2K), 1/K] of "
+                 "it (K >= 2)",
                  c.timescaleRatio);
     cmd.AddValue("horizonIterations", "Evaluator horizon, longest iterations", c.horizonIterations);
     cmd.AddValue("steadyHorizonLimit",

@@ -483,10 +483,19 @@ ExactEpochRateModel::Coarsen(ClusterModel& sub,
         {
             continue;
         }
-        const double m = std::floor(longest / (m_timescaleRatio * alone[k]));
-        if (m < 2)
+        const double target = longest / m_timescaleRatio; // T / K
+        if (!(2 * alone[k] <= target))
         {
-            continue;
+            continue; // within 2K of the longest: simulated as it is
+        }
+        // The power of two that brings the iteration into (T/(2K), T/K]: dilated jobs keep the
+        // ratios of their periods up to powers of two, so their phases drift against each other
+        // as in the exact run (floor(T / (K t)), a common target T/K, froze them; doc/crux.rst,
+        // "Dilation by powers of two").
+        double m = 2;
+        while (2 * m * alone[k] <= target)
+        {
+            m *= 2;
         }
         factor[k] = m;
         SchedJob& sj = sub.jobs[k];

@@ -166,9 +166,10 @@ class ExactEpochRateModel : public EpochRateModel
   private:
     /**
      * Time-scale coarsening of a component's sub-model (see CoarseEpochRateModel): dilates
-     * every job whose stand-alone iteration is shorter than longest / (2K) in \p sub, and its
-     * time shift in \p in. Nothing changes with K = 0, fewer than two jobs or more than one
-     * class (in.priority).
+     * every job whose stand-alone iteration is at most longest / (2K) in \p sub, and its time
+     * shift in \p in, by the power of two (>= 2) that brings its iteration into
+     * (longest / (2K), longest / K]. Nothing changes with K = 0, fewer than two jobs or more
+     * than one class (in.priority).
      * \param sub the component's sub-model (jobs changed in place)
      * \param in its evaluation input (paths: the chosen path per flow; timeShift changed)
      * \param alone every job's stand-alone iteration on \p sub's capacities, seconds, order of
@@ -260,15 +261,21 @@ class ExactEpochRateModel : public EpochRateModel
  *
  * What. Inside the evaluation of a component whose jobs all share one priority class (max-min
  * sharing only), a job whose stand-alone iteration t_k (on its installed paths,
- * StandaloneIterationTime) is shorter than T / (2K) is replaced by its **time-dilated copy**
- * with factor m_k = floor(T / (K t_k)) >= 2: computation, compute span, phase releases and
+ * StandaloneIterationTime) is at most T / (2K) is replaced by its **time-dilated copy** with
+ * factor m_k = 2^floor(log2(T / (K t_k))) >= 2, the power of two that brings its iteration into
+ * (T/(2K), T/K]: computation, compute span, phase releases and
  * lags, iteration-end lags, bytes per flow and phase and its time shift all multiplied by m_k
  * (overlapStart is a fraction and stays). One dilated iteration stands for m_k iterations:
  * alone it takes exactly m_k t_k (every duration of the fluid model scales with the bytes), and
  * it puts the same bytes per second on every link, in bursts m_k times longer and m_k times
- * rarer. The job's rate is m_k × the dilated copy's rate. Every job then runs at most
- * about 2K × horizonIterations iterations in the horizon (K × horizonIterations once
- * m_k t_k >= T / K), so the fluid events of one evaluation are bounded by
+ * rarer. The job's rate is m_k × the dilated copy's rate. Powers of two keep the ratios of the
+ * dilated jobs' periods (up to factors of 2), so their phases drift through each other as in
+ * the exact run; floor(T / (K t_k)), the factor before, gave every dilated job nearly the same
+ * period T/K, froze their relative phases at the start's, and put a job's rate up to 9 % off in
+ * a component of a few fast jobs (test crux-coarse-evaluator, "keep drifting"; doc/crux.rst,
+ * "Dilation by powers of two", has the trace runs). Every job then runs at most about
+ * 2K × horizonIterations iterations in the horizon, so the fluid events of one evaluation are
+ * bounded by
  * Σ_k (2K × horizonIterations × steadyHorizonLimit + 2) × (transfers + phases of job k + 2),
  * whatever T/t is. Jobs within a factor 2K of the longest, every job of a component of more
  * than one class and a component of one job (AloneRate) are simulated as they are: stand-alone
@@ -315,7 +322,7 @@ class CoarseEpochRateModel : public ExactEpochRateModel
   public:
     /**
      * \param links every directed link of the topology \param options the FlowEvaluator's
-     * options \param timescaleRatio K (>= 2): jobs faster than T / (2K) are dilated
+     * options \param timescaleRatio K (>= 2): jobs at most T / (2K) are dilated
      * \throws std::invalid_argument if timescaleRatio < 2 or not finite
      */
     CoarseEpochRateModel(std::vector<SchedLink> links,
