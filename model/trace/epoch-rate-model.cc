@@ -484,9 +484,9 @@ ExactEpochRateModel::Coarsen(ClusterModel& sub,
             continue;
         }
         const double target = longest / m_timescaleRatio; // T / K
-        if (!(2 * alone[k] <= target))
+        if (!(2 * alone[k] <= target) || !std::isfinite(target))
         {
-            continue; // within 2K of the longest: simulated as it is
+            continue; // within 2K of the longest (or no finite longest): simulated as it is
         }
         // The power of two that brings the iteration into (T/(2K), T/K]: dilated jobs keep the
         // ratios of their periods up to powers of two, so their phases drift against each other
