@@ -477,16 +477,16 @@ ExactEpochRateModel::Coarsen(ClusterModel& sub,
             return factor;
         }
     }
+    const double target = longest / m_timescaleRatio; // T / K
+    if (!std::isfinite(target))
+    {
+        return factor; // no finite longest iteration: the doubling below would not end
+    }
     for (size_t k = 0; k < sub.jobs.size(); ++k)
     {
-        if (!(alone[k] > 0))
+        if (!(alone[k] > 0) || !(2 * alone[k] <= target))
         {
-            continue;
-        }
-        const double target = longest / m_timescaleRatio; // T / K
-        if (!(2 * alone[k] <= target) || !std::isfinite(target))
-        {
-            continue; // within 2K of the longest (or no finite longest): simulated as it is
+            continue; // no positive iteration, or within 2K of the longest: simulated as it is
         }
         // The power of two that brings the iteration into (T/(2K), T/K]: dilated jobs keep the
         // ratios of their periods up to powers of two, so their phases drift against each other
