@@ -129,7 +129,9 @@ struct ClusterRunConfig : public EpochEngineConfig
     std::string timeline{"collective"};
     /// K of the coarse evaluator (finite, >= 2, checked also with "exact"): jobs whose
     /// stand-alone iteration is at most 1/(2K) of the component's longest are dilated by a power
-    /// of two into (1/(2K), 1/K] of it, in components whose jobs share one priority class.
+    /// of two, at most into (1/(2K), 1/K] of it, in components whose jobs share one priority
+    /// class (neighbours within 2x share a factor; a dilated job stays at most half a slower
+    /// neighbour's period: CoarseEpochRateModel).
     double timescaleRatio{4};
     /// FlowEvaluator horizon in longest stand-alone iterations of a component (> 0). Measured
     /// on two weeks of the generated trace (Clos, random placement): 4 and 12 give mean JCTs

@@ -229,8 +229,9 @@ AddOptions(CheckedCommandLine& cmd, TraceRunOptions& o)
                  c.timeline);
     cmd.AddValue("timescaleRatio",
                  "Coarse evaluator: in a component of one priority class, jobs at most "
-                 "1/(2K) of its slowest are time-dilated by a power of two into (1/(2K), 1/K] of "
-                 "it (K >= 2)",
+                 "1/(2K) of its slowest are time-dilated by a power of two, at most into "
+                 "(1/(2K), 1/K] of it (K >= 2; neighbours within 2x share a factor, a dilated "
+                 "job stays at most half a slower neighbour's period)",
                  c.timescaleRatio);
     cmd.AddValue("horizonIterations", "Evaluator horizon, longest iterations", c.horizonIterations);
     cmd.AddValue("steadyHorizonLimit",

@@ -49,6 +49,20 @@ WallNow()
 /// part fills (ExactEpochRateModel::EvaluateSubModel; an assumption, see there).
 constexpr double RESIDUAL_FLOOR = 1e-6;
 
+/// Dilatable jobs on a common link whose stand-alone iterations are within this factor of each
+/// other share one dilation factor (ExactEpochRateModel::Coarsen): 2, the width of the window
+/// (T/(2K), T/K] a dilated period falls into, since the power of two of each job alone maps any
+/// ratio into (1/2, 2) and so can reverse two jobs within a factor 2 (doc/crux.rst, "Groups and
+/// separation").
+constexpr double DILATION_GROUP_RATIO = 2.0;
+
+/// A dilated job's period stays at most 1/DILATION_SEPARATION of every slower job's on its links
+/// outside its group (ExactEpochRateModel::Coarsen), so that dilation never brings a fast job to
+/// a slower neighbour's time scale, where it could lock into its gaps. 2: an assumption, chosen
+/// by measurement (4 was as accurate per evaluation for 1.6 times the fluid events; doc/crux.rst,
+/// "Groups and separation").
+constexpr double DILATION_SEPARATION = 2.0;
+
 /// How far a slow part's reduced capacities may stretch its horizon and the coarsening's longest
 /// iteration beyond their values on the nominal capacities (ExactEpochRateModel::
 /// EvaluateSubModel): an assumption bounding the cost, not a measured constant.
@@ -482,20 +496,111 @@ ExactEpochRateModel::Coarsen(ClusterModel& sub,
     {
         return factor; // no finite longest iteration: the doubling below would not end
     }
-    for (size_t k = 0; k < sub.jobs.size(); ++k)
+    const uint32_t n = static_cast<uint32_t>(sub.jobs.size());
+    // A job is dilated if its iteration is positive and at most T / (2K); the others are
+    // simulated as they are.
+    auto dilatable = [&alone, target](uint32_t k) {
+        return alone[k] > 0 && 2 * alone[k] <= target;
+    };
+    // The jobs on each link (each once).
+    std::vector<std::vector<uint32_t>> on(sub.links.size());
+    for (uint32_t k = 0; k < n; ++k)
     {
-        if (!(alone[k] > 0) || !(2 * alone[k] <= target))
+        for (const SchedFlow& f : sub.jobs[k].flows)
         {
-            continue; // no positive iteration, or within 2K of the longest: simulated as it is
+            for (uint32_t l : f.candidatePaths.at(0))
+            {
+                if (on[l].empty() || on[l].back() != k)
+                {
+                    on[l].push_back(k);
+                }
+            }
         }
-        // The power of two that brings the iteration into (T/(2K), T/K]: dilated jobs keep the
-        // ratios of their periods up to powers of two, so their phases drift against each other
-        // as in the exact run (floor(T / (K t)), a common target T/K, froze them; doc/crux.rst,
-        // "Dilation by powers of two").
-        double m = 2;
-        while (2 * m * alone[k] <= target)
+    }
+    // Groups: dilatable jobs on a common link within DILATION_GROUP_RATIO of each other, joined
+    // transitively, share one factor, so their periods keep their exact ratios.
+    UnionFind group(n);
+    for (const auto& jobs : on)
+    {
+        for (size_t a = 0; a < jobs.size(); ++a)
+        {
+            for (size_t b = a + 1; b < jobs.size(); ++b)
+            {
+                const uint32_t j = jobs[a];
+                const uint32_t k = jobs[b];
+                if (dilatable(j) && dilatable(k) &&
+                    std::max(alone[j], alone[k]) <
+                        DILATION_GROUP_RATIO * std::min(alone[j], alone[k]))
+                {
+                    group.Join(j, k);
+                }
+            }
+        }
+    }
+    std::vector<double> groupLongest(n, 0.0); // per group root: its slowest member's iteration
+    std::vector<std::vector<uint32_t>> members(n);
+    for (uint32_t k = 0; k < n; ++k)
+    {
+        if (dilatable(k))
+        {
+            const uint32_t r = group.Find(k);
+            groupLongest[r] = std::max(groupLongest[r], alone[k]);
+            members[r].push_back(k);
+        }
+    }
+    std::vector<uint32_t> roots;
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        if (!members[r].empty())
+        {
+            roots.push_back(r);
+        }
+    }
+    // Slowest group first, so that a group's slower neighbours have their dilated periods.
+    std::stable_sort(roots.begin(), roots.end(), [&groupLongest](uint32_t a, uint32_t b) {
+        return groupLongest[a] > groupLongest[b];
+    });
+    std::vector<double> period(alone.begin(), alone.end()); // dilated where decided
+    std::vector<double> groupFactor(n, 1.0);
+    for (uint32_t r : roots)
+    {
+        // The largest power of two m with m x (the group's slowest) <= T / K, and m x t_k <=
+        // P_j / DILATION_SEPARATION for every member k and every slower job j on one of its
+        // links outside the group (P_j: j's period, dilated if decided, else its iteration).
+        double mMax = target / groupLongest[r];
+        for (uint32_t k : members[r])
+        {
+            for (const SchedFlow& f : sub.jobs[k].flows)
+            {
+                for (uint32_t l : f.candidatePaths.at(0))
+                {
+                    for (uint32_t j : on[l])
+                    {
+                        if (alone[j] > alone[k] && group.Find(j) != r)
+                        {
+                            mMax = std::min(mMax, period[j] / (DILATION_SEPARATION * alone[k]));
+                        }
+                    }
+                }
+            }
+        }
+        double m = 1;
+        while (2 * m <= mMax)
         {
             m *= 2;
+        }
+        groupFactor[r] = m;
+        for (uint32_t k : members[r])
+        {
+            period[k] = m * alone[k];
+        }
+    }
+    for (uint32_t k = 0; k < n; ++k)
+    {
+        const double m = dilatable(k) ? groupFactor[group.Find(k)] : 1.0;
+        if (m < 2)
+        {
+            continue; // not dilatable, or held by a slower neighbour: simulated as it is
         }
         factor[k] = m;
         SchedJob& sj = sub.jobs[k];
@@ -527,6 +632,7 @@ ExactEpochRateModel::Coarsen(ClusterModel& sub,
             in.timeShift[k] *= m;
         }
         NS_LOG_LOGIC("job " << sj.id << ": iteration " << alone[k] << " s, longest " << longest
+                            << " s, group's slowest " << groupLongest[group.Find(k)]
                             << " s: dilated by " << m);
     }
     return factor;

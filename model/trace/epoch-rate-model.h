@@ -166,10 +166,12 @@ class ExactEpochRateModel : public EpochRateModel
   private:
     /**
      * Time-scale coarsening of a component's sub-model (see CoarseEpochRateModel): dilates
-     * every job whose stand-alone iteration is at most longest / (2K) in \p sub, and its time
-     * shift in \p in, by the power of two (>= 2) that brings its iteration into
-     * (longest / (2K), longest / K]. Nothing changes with K = 0, fewer than two jobs or more
-     * than one class (in.priority).
+     * jobs whose stand-alone iteration is at most longest / (2K) in \p sub, and their time
+     * shifts in \p in, by powers of two (>= 2): one factor per group of such jobs on common
+     * links within a factor 2 of each other, the largest that keeps the group's slowest at most
+     * longest / K and every member at most half as long as each slower job outside the group
+     * on its links (a group held at factor 1 is not dilated). Nothing changes with K = 0, fewer
+     * than two jobs or more than one class (in.priority).
      * \param sub the component's sub-model (jobs changed in place)
      * \param in its evaluation input (paths: the chosen path per flow; timeShift changed)
      * \param alone every job's stand-alone iteration on \p sub's capacities, seconds, order of
@@ -262,25 +264,43 @@ class ExactEpochRateModel : public EpochRateModel
  * What. Inside the evaluation of a component whose jobs all share one priority class (max-min
  * sharing only), a job whose stand-alone iteration t_k (on its installed paths,
  * StandaloneIterationTime) is at most T / (2K) is replaced by its **time-dilated copy** with
- * factor m_k = 2^floor(log2(T / (K t_k))) >= 2, the power of two that brings its iteration into
- * (T/(2K), T/K]: computation, compute span, phase releases and
+ * a factor m_k, a power of two >= 2 (below); computation, compute span, phase releases and
  * lags, iteration-end lags, bytes per flow and phase and its time shift all multiplied by m_k
  * (overlapStart is a fraction and stays). One dilated iteration stands for m_k iterations:
  * alone it takes exactly m_k t_k (every duration of the fluid model scales with the bytes), and
  * it puts the same bytes per second on every link, in bursts m_k times longer and m_k times
- * rarer. The job's rate is m_k × the dilated copy's rate. Powers of two keep the ratios of the
- * dilated jobs' periods (up to factors of 2), so their phases drift through each other as in
- * the exact run; floor(T / (K t_k)), the factor before, gave every dilated job nearly the same
- * period T/K, froze their relative phases at the start's, and put a job's rate up to 9 % off in
- * a component of a few fast jobs (test crux-coarse-evaluator, "keep drifting"; doc/crux.rst,
- * "Dilation by powers of two", has the trace runs). Every job then runs at most about
- * 2K × horizonIterations iterations in the horizon, so the fluid events of one evaluation are
- * bounded by
- * Σ_k (2K × horizonIterations × steadyHorizonLimit + 2) × (transfers + phases of job k + 2),
- * whatever T/t is. Jobs within a factor 2K of the longest, every job of a component of more
- * than one class and a component of one job (AloneRate) are simulated as they are: stand-alone
- * rates are exact, and a component of several classes that the split below leaves whole costs
- * what the exact evaluation costs.
+ * rarer. The job's rate is m_k × the dilated copy's rate.
+ *
+ * The factors. Dilatable jobs that share a link and are within a factor 2 of each other
+ * (DILATION_GROUP_RATIO) form groups, joined transitively; every member of a group gets the
+ * group's factor, so their periods keep their exact ratios. Groups are taken slowest first; a
+ * group's factor is the largest power of two m with m × (its slowest member's iteration) <=
+ * T/K and m t_k <= P_j / 2 (DILATION_SEPARATION) for every member k and every slower job j on
+ * one of k's links outside the group (P_j: j's period, dilated if its group was decided, else
+ * its stand-alone iteration); a group held to m = 1 is not dilated. With no slower neighbour
+ * in the way a lone job's factor is 2^floor(log2(T / (K t_k))), the power of two that brings
+ * its iteration into (T/(2K), T/K]. Why each part (doc/crux.rst, "Dilation by powers of two"
+ * and "Groups and separation", have the trace runs):
+ * - powers of two, not floor(T / (K t_k)), the factor at first: that one gave every dilated job
+ *   nearly the same period T/K, froze their relative phases at the start's and put a job's rate
+ *   up to 9 % off (test crux-coarse-evaluator, "keep drifting");
+ * - groups: a power of two per job maps the ratio of any two dilated periods into (1/2, 2) and
+ *   so can reverse two jobs within a factor 2 of each other (17.8 and 21.7 ms became 2.28 and
+ *   1.39 s in a trace component);
+ * - separation: dilated on its own, a fast job can reach the period of a slower neighbour that
+ *   is not dilated (a 22 ms job beside a 1.27 s one became 1.44 s) and lock into its gaps,
+ *   where in the exact run its bursts meet the neighbour's transfers all along (test
+ *   crux-coarse-evaluator, "slower neighbour's time scale").
+ * A dilated job runs at most 2K × horizonIterations × (its group's slowest / t_k) iterations in
+ * the horizon when no slower neighbour holds its group, so the fluid events of one evaluation
+ * are then bounded by
+ * Σ_k (2K × horizonIterations × g_k × steadyHorizonLimit + 2) × (transfers + phases of job k +
+ * 2), g_k that ratio, whatever T/t is. A slower job of period P on k's links leaves k's
+ * dilated iteration longer than P / 4 (fewer than 4 × horizonIterations × T / P iterations),
+ * or k undilated when P < 4 t_k: the events then grow with T / P. Jobs within a factor 2K of
+ * the longest, every job of a component of more than one class and a component of one job
+ * (AloneRate) are simulated as they are: stand-alone rates are exact, and a component of
+ * several classes that the split below leaves whole costs what the exact evaluation costs.
  *
  * What it approximates. A fast job's transfers meet the other jobs' traffic in coarser bursts:
  * its mean load on every link is kept, the fine interleaving with other fast jobs is not. Under
