@@ -288,7 +288,7 @@ class ExactEpochRateModel : public EpochRateModel
  *   so can reverse two jobs within a factor 2 of each other (17.8 and 21.7 ms became 2.28 and
  *   1.39 s in a trace component);
  * - separation: dilated on its own, a fast job can reach the period of a slower neighbour that
- *   is not dilated (a 22 ms job beside a 1.27 s one became 1.44 s) and lock into its gaps,
+ *   is not dilated (a 22 ms job beside a 1.27 s one would become 1.44 s) and lock into its gaps,
  *   where in the exact run its bursts meet the neighbour's transfers all along (test
  *   crux-coarse-evaluator, "slower neighbour's time scale").
  * A dilated job runs at most 2K × horizonIterations × (its group's slowest / t_k) iterations in
