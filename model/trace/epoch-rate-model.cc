@@ -89,6 +89,31 @@ PartOf(const ClusterModel& sub, const EvaluationInput& in, const std::vector<uin
     return {std::move(part), std::move(partIn)};
 }
 
+/**
+ * The jobs on each link of a sub-model, on path 0 of their flows.
+ * \param sub the sub-model \return per link of sub.links, the positions in sub.jobs of the jobs
+ * with a flow across it, each once, in increasing order
+ */
+std::vector<std::vector<uint32_t>>
+JobsPerLink(const ClusterModel& sub)
+{
+    std::vector<std::vector<uint32_t>> on(sub.links.size());
+    for (uint32_t k = 0; k < sub.jobs.size(); ++k)
+    {
+        for (const SchedFlow& f : sub.jobs[k].flows)
+        {
+            for (uint32_t l : f.candidatePaths.at(0))
+            {
+                if (on[l].empty() || on[l].back() != k)
+                {
+                    on[l].push_back(k);
+                }
+            }
+        }
+    }
+    return on;
+}
+
 /// \param k CoarseEpochRateModel's timescaleRatio \return k \throws std::invalid_argument
 /// unless k is finite and >= 2
 double
@@ -394,20 +419,7 @@ ExactEpochRateModel::SplitByTimescale(const ClusterModel& sub,
     // A fast job joins the slow part when a job of the slow part at its class or above shares a
     // link with it (it would move the fast job's rate), until none does.
     std::vector<uint8_t> inSlow(n, 0);
-    std::vector<std::vector<uint32_t>> on(sub.links.size()); // jobs per link, each once
-    for (uint32_t k = 0; k < n; ++k)
-    {
-        for (const SchedFlow& f : sub.jobs[k].flows)
-        {
-            for (uint32_t l : f.candidatePaths.at(0))
-            {
-                if (on[l].empty() || on[l].back() != k)
-                {
-                    on[l].push_back(k);
-                }
-            }
-        }
-    }
+    const std::vector<std::vector<uint32_t>> on = JobsPerLink(sub);
     for (size_t i = order.size(); i-- > 1;)
     {
         if (!(alone[order[i]] >= m_timescaleRatio * alone[order[i - 1]]) ||
@@ -502,21 +514,7 @@ ExactEpochRateModel::Coarsen(ClusterModel& sub,
     auto dilatable = [&alone, target](uint32_t k) {
         return alone[k] > 0 && 2 * alone[k] <= target;
     };
-    // The jobs on each link (each once).
-    std::vector<std::vector<uint32_t>> on(sub.links.size());
-    for (uint32_t k = 0; k < n; ++k)
-    {
-        for (const SchedFlow& f : sub.jobs[k].flows)
-        {
-            for (uint32_t l : f.candidatePaths.at(0))
-            {
-                if (on[l].empty() || on[l].back() != k)
-                {
-                    on[l].push_back(k);
-                }
-            }
-        }
-    }
+    const std::vector<std::vector<uint32_t>> on = JobsPerLink(sub);
     // Groups: dilatable jobs on a common link within DILATION_GROUP_RATIO of each other, joined
     // transitively, share one factor, so their periods keep their exact ratios.
     UnionFind group(n);
