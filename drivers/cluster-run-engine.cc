@@ -109,7 +109,7 @@ RunClusterEngine(const ClusterRunConfig& config,
         return p;
     };
     const FlowEvaluatorOptions evalOpt = config.EvaluatorOptions();
-    std::unique_ptr<EpochRateModel> rates;
+    std::unique_ptr<ExactEpochRateModel> rates;
     if (config.evaluator == "exact")
     {
         rates = std::make_unique<ExactEpochRateModel>(topo.links, evalOpt);
@@ -118,6 +118,7 @@ RunClusterEngine(const ClusterRunConfig& config,
     {
         rates = std::make_unique<CoarseEpochRateModel>(topo.links, evalOpt, config.timescaleRatio);
     }
+    rates->SetThreads(config.evaluatorThreads);
     std::unique_ptr<EpochEngineFabric> fabric;
     if (config.engine == "flow")
     {

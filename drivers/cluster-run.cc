@@ -304,6 +304,10 @@ ClusterRunConfig::Validate() const
     {
         throw ConfigError("parallelRuns", "must be >= 1 (1 = one run after another)");
     }
+    if (evaluatorThreads == 0)
+    {
+        throw ConfigError("evaluatorThreads", "must be >= 1 (1 = one component at a time)");
+    }
     for (size_t k = 0; k < jobs.size(); ++k)
     {
         const TraceJob& j = jobs[k];

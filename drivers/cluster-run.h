@@ -165,6 +165,11 @@ struct ClusterRunConfig : public EpochEngineConfig
     /// after another in this process. The results do not depend on it.
     uint32_t parallelRuns{1};
 
+    /// Threads of each scheduler run's epoch evaluation (>= 1): the components of one epoch
+    /// that miss the evaluator's cache are evaluated on this many threads
+    /// (ExactEpochRateModel::SetThreads). The results do not depend on it.
+    uint32_t evaluatorThreads{1};
+
     /**
      * \brief Check every field (the engine's by EpochEngineConfig::Validate()).
      * \throws std::invalid_argument "ClusterRunConfig.<field>: <what is wrong>"

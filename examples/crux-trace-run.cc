@@ -263,10 +263,11 @@ AddOptions(CheckedCommandLine& cmd, TraceRunOptions& o)
                  1,
                  4096);
     cmd.AddValue("threads",
-                 "Threads of each scheduler run for its independent computations (Crux's "
-                 "correction factors k_j of one decision); 0 = the cores divided by the runs at "
-                 "a time, unless --ns3::CruxIntensityPriorities::Threads is given; the results "
-                 "do not depend on it",
+                 "Threads of each scheduler run for its independent computations (the "
+                 "components of an epoch that the evaluator has not cached, Crux's correction "
+                 "factors k_j of one decision); 0 = the cores divided by the runs at a time, "
+                 "unless --ns3::CruxIntensityPriorities::Threads is given (then that value); "
+                 "the results do not depend on it",
                  o.threads,
                  0,
                  256);
@@ -305,6 +306,7 @@ WithOptionName(std::string msg)
         {"ClusterRunConfig.workModel", "--workModel"},
         {"ClusterRunConfig.progressSeconds", "--progress"},
         {"ClusterRunConfig.parallelRuns", "--jobs"},
+        {"ClusterRunConfig.evaluatorThreads", "--threads"},
         {"ClusterRunConfig.outputDir", "--outputDir"},
         {"ClusterRunConfig.jobs:", "trace (--jobCsv / --workerCsv, or the generated one):"},
         {"ClusterRunConfig.threeTier", "--topoCsv / lingjun topology"},
@@ -402,12 +404,15 @@ RunTrace(const TraceRunOptions& o)
     {
         Config::SetDefault("ns3::CruxIntensityPriorities::Threads", UintegerValue(threads));
     }
-    ClusterRun run(o.c);
+    // The epoch evaluation uses as many (the attribute's value when only it was given).
+    UintegerValue used;
+    CreateObject<CruxIntensityPriorities>()->GetAttribute("Threads", used);
+    ClusterRunConfig c = o.c;
+    c.evaluatorThreads = std::max<uint32_t>(1, static_cast<uint32_t>(used.Get()));
+    ClusterRun run(c);
     ReportTraceWarnings(run);
     if (o.dryRun)
     {
-        UintegerValue used;
-        CreateObject<CruxIntensityPriorities>()->GetAttribute("Threads", used);
         std::cout << "dry run: " << run.GetWindowJobs().size() << " window jobs, "
                   << run.GetTopology().NumGpus() << " GPUs (" << o.c.topology << "), " << used.Get()
                   << " thread(s) per scheduler run; nothing simulated or written\n";

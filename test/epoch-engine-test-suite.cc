@@ -31,6 +31,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -585,6 +586,149 @@ class EpochRateModelTestCase : public TestCase
 
 /**
  * \ingroup crux-tests
+ * \brief ExactEpochRateModel::SetThreads: the components of one Rates() call that miss the
+ * cache, evaluated on several threads, give bit-identical rates, cache hits, evaluations and
+ * fluid events to one thread, for the exact and the coarse evaluation (whose components here
+ * are split by time scale and coarsened), also when some components of a call hit the cache;
+ * a job alone on its link keeps its closed-form rate; 0 threads are refused.
+ */
+class EpochRateModelThreadsTestCase : public TestCase
+{
+  public:
+    EpochRateModelThreadsTestCase()
+        : TestCase("epoch evaluation on threads: identical to one thread")
+    {
+    }
+
+  private:
+    /// One Rates() result with the model's counters after it.
+    struct Outcome
+    {
+        std::vector<std::vector<double>> rates; //!< per call, per job
+        uint64_t evaluations{0};                //!< GetEvaluations()
+        uint64_t hits{0};                       //!< GetCacheHits()
+        uint64_t fluidEvents{0};                //!< GetFluidEvents()
+    };
+
+    /// \param coarse CoarseEpochRateModel (K 4) instead of the exact one \param threads
+    /// SetThreads() \return three Rates() calls: all new, the same again, half the time shifts
+    /// changed
+    static Outcome Run(bool coarse, uint32_t threads)
+    {
+        ClusterModel m;
+        SchedLink l;
+        l.bandwidth = 80e9; // 10 GB/s
+        const uint32_t numLinks = 6;
+        m.links.assign(numLinks + 1, l);
+        auto job = [](uint32_t id, uint32_t link, double compute, double bytes) {
+            SchedJob j;
+            j.id = id;
+            j.computeTime = compute;
+            j.overlapStart = 1;
+            SchedFlow f;
+            f.id = 0;
+            f.bytesPerIteration = bytes;
+            f.candidatePaths = {{link}};
+            j.flows.push_back(f);
+            return j;
+        };
+        // per link: a slow job (1 + i s of compute, 1-6 GB), a fast one (10 ms, 20 MB) and one of
+        // 0.2 s; a last job alone on the extra link (closed form 1 / (c + t))
+        for (uint32_t i = 0; i < numLinks; ++i)
+        {
+            m.jobs.push_back(job(3 * i, i, 1.0 + i, 1e9 * (i + 1)));
+            m.jobs.push_back(job(3 * i + 1, i, 0.01, 20e6));
+            m.jobs.push_back(job(3 * i + 2, i, 0.2, 0.5e9));
+        }
+        m.jobs.push_back(job(99, numLinks, 1.0, 10e9));
+        const uint32_t n = static_cast<uint32_t>(m.jobs.size());
+        std::vector<LinkLoad> loads;
+        for (const SchedJob& j : m.jobs)
+        {
+            loads.push_back(JobLinkBytes(j, {0}));
+        }
+        EpochRateInput in;
+        in.model = &m;
+        in.choice.assign(n, {0});
+        for (const LinkLoad& ld : loads)
+        {
+            in.load.push_back(&ld);
+        }
+        // odd links: the fast job above the others (split by time scale); even: one class
+        for (uint32_t k = 0; k < n; ++k)
+        {
+            const bool odd = k < 3 * numLinks && (k / 3) % 2 == 1;
+            in.priorityClass.push_back(odd && k % 3 == 1 ? 2 : 1);
+        }
+        in.timeShift.assign(n, 0.0);
+        std::unique_ptr<ExactEpochRateModel> model =
+            coarse ? std::make_unique<CoarseEpochRateModel>(m.links, RunnerOptions(), 4.0)
+                   : std::make_unique<ExactEpochRateModel>(m.links, RunnerOptions());
+        model->SetThreads(threads);
+        Outcome o;
+        o.rates.push_back(model->Rates(in));
+        o.rates.push_back(model->Rates(in));
+        for (uint32_t k = 0; k < 3 * numLinks; k += 6)
+        {
+            in.timeShift[k + 1] = 0.003; // links 0, 2, 4: new keys
+        }
+        o.rates.push_back(model->Rates(in));
+        o.evaluations = model->GetEvaluations();
+        o.hits = model->GetCacheHits();
+        o.fluidEvents = model->GetFluidEvents();
+        return o;
+    }
+
+    void DoRun() override
+    {
+        for (bool coarse : {false, true})
+        {
+            const std::string what = coarse ? "coarse: " : "exact: ";
+            const Outcome one = Run(coarse, 1);
+            NS_TEST_EXPECT_MSG_EQ(one.evaluations,
+                                  7 + 3 + (coarse ? 3 : 0),
+                                  what + "7 components, 3 again; coarse: odd ones split in two");
+            NS_TEST_EXPECT_MSG_EQ(one.hits, 7 + 4, what + "all, then 4 of 7 from the cache");
+            NS_TEST_EXPECT_MSG_EQ_TOL(one.rates.at(0).back(),
+                                      1.0 / 2,
+                                      1e-9,
+                                      what + "alone on its link: c + t = 2 s");
+            for (uint32_t threads : {2U, 3U, 8U})
+            {
+                const Outcome many = Run(coarse, threads);
+                const std::string t = what + std::to_string(threads) + " threads: ";
+                NS_TEST_EXPECT_MSG_EQ(many.evaluations, one.evaluations, t + "evaluations");
+                NS_TEST_EXPECT_MSG_EQ(many.hits, one.hits, t + "cache hits");
+                NS_TEST_EXPECT_MSG_EQ(many.fluidEvents, one.fluidEvents, t + "fluid events");
+                for (size_t c = 0; c < one.rates.size(); ++c)
+                {
+                    for (size_t k = 0; k < one.rates[c].size(); ++k)
+                    {
+                        // bit for bit: the same evaluation of the same component
+                        NS_TEST_EXPECT_MSG_EQ(many.rates[c][k],
+                                              one.rates[c][k],
+                                              t + "call " + std::to_string(c) + ", job " +
+                                                  std::to_string(k));
+                    }
+                }
+            }
+        }
+        ExactEpochRateModel model({}, RunnerOptions());
+        bool refused = false;
+        try
+        {
+            model.SetThreads(0);
+        }
+        catch (const std::invalid_argument&)
+        {
+            refused = true;
+        }
+        NS_TEST_EXPECT_MSG_EQ(refused, true, "0 threads are refused");
+    }
+};
+
+/**
+ * \ingroup crux-tests
  * \brief Bad input: the config names the field; a null builder or rate model, an unknown
  * scheduler and Finish() before Start() are refused.
  */
@@ -671,6 +815,7 @@ class EpochEngineTestSuite : public TestSuite
         AddTestCase(new EpochEngineQueueTestCase, TestCase::QUICK);
         AddTestCase(new EpochEngineFabricTestCase, TestCase::QUICK);
         AddTestCase(new EpochRateModelTestCase, TestCase::QUICK);
+        AddTestCase(new EpochRateModelThreadsTestCase, TestCase::QUICK);
         AddTestCase(new EpochEngineBadInputTestCase, TestCase::QUICK);
     }
 };

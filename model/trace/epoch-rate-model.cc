@@ -19,14 +19,18 @@
 #include "ns3/union-find.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <iterator>
 #include <map>
 #include <numeric>
 #include <set>
 #include <stdexcept>
+#include <system_error>
+#include <thread>
 #include <utility>
 
 namespace ns3
@@ -44,6 +48,10 @@ WallNow()
     using namespace std::chrono;
     return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
+
+/// The component cache is emptied before an insertion when it holds more entries than this (a
+/// bound on its memory; the evaluations are deterministic, so only their count can change).
+constexpr std::size_t CACHE_MAX_ENTRIES = 200000;
 
 /// Share of a link's capacity left to the slow part of a split component on a link its fast
 /// part fills (ExactEpochRateModel::EvaluateSubModel; an assumption, see there).
@@ -184,11 +192,36 @@ ExactEpochRateModel::GetEvaluatorSeconds() const
     return m_evaluatorSeconds;
 }
 
+void
+ExactEpochRateModel::SetThreads(uint32_t threads)
+{
+    if (threads == 0)
+    {
+        throw std::invalid_argument("ExactEpochRateModel::SetThreads: threads must be >= 1");
+    }
+    m_threads = threads;
+}
+
 std::vector<double>
 ExactEpochRateModel::EvaluateComponent(const std::vector<const SchedJob*>& jobs,
                                        const std::vector<PathChoice>& choice,
                                        const std::vector<int64_t>& prio,
                                        const std::vector<double>& shift)
+{
+    EvalCounts counts;
+    std::vector<double> rates = EvaluateCounted(jobs, choice, prio, shift, counts);
+    m_evaluations += counts.evaluations;
+    m_fluidEvents += counts.fluidEvents;
+    m_evaluatorSeconds += counts.seconds;
+    return rates;
+}
+
+std::vector<double>
+ExactEpochRateModel::EvaluateCounted(const std::vector<const SchedJob*>& jobs,
+                                     const std::vector<PathChoice>& choice,
+                                     const std::vector<int64_t>& prio,
+                                     const std::vector<double>& shift,
+                                     EvalCounts& counts) const
 {
     if (choice.size() != jobs.size() || prio.size() != jobs.size() || shift.size() != jobs.size())
     {
@@ -281,8 +314,8 @@ ExactEpochRateModel::EvaluateComponent(const std::vector<const SchedJob*>& jobs,
     }
     in.priority = prio;
     in.timeShift = shift;
-    rates = EvaluateSubModel(sub, in, sub.links);
-    m_evaluatorSeconds += WallNow() - w0;
+    rates = EvaluateSubModel(sub, in, sub.links, counts);
+    counts.seconds += WallNow() - w0;
     NS_LOG_LOGIC("evaluated a component of " << jobs.size() << " jobs on " << sub.links.size()
                                              << " links");
     return rates;
@@ -291,7 +324,8 @@ ExactEpochRateModel::EvaluateComponent(const std::vector<const SchedJob*>& jobs,
 std::vector<double>
 ExactEpochRateModel::EvaluateSubModel(ClusterModel& sub,
                                       EvaluationInput& in,
-                                      const std::vector<SchedLink>& nominal)
+                                      const std::vector<SchedLink>& nominal,
+                                      EvalCounts& counts) const
 {
     // Every job's stand-alone iteration on the sub-model's capacities: the time scales of the
     // split, the coarsening's dilation and the horizon cap below.
@@ -307,7 +341,7 @@ ExactEpochRateModel::EvaluateSubModel(ClusterModel& sub,
         // The fast part first, alone: no slow job shares a link with it at its class or above,
         // so under strict priority the slow jobs never take capacity from it.
         auto [fastSub, fastIn] = PartOf(sub, in, fast);
-        const std::vector<double> fastRate = EvaluateSubModel(fastSub, fastIn, nominal);
+        const std::vector<double> fastRate = EvaluateSubModel(fastSub, fastIn, nominal, counts);
         // The slow part on what the fast part leaves: each link's capacity less the fast jobs'
         // mean load on it (their bytes per iteration × 8 × iterations per second).
         auto [slowSub, slowIn] = PartOf(sub, in, slow);
@@ -335,7 +369,7 @@ ExactEpochRateModel::EvaluateSubModel(ClusterModel& sub,
             slowSub.links[l].bandwidth =
                 std::max(slowSub.links[l].bandwidth, RESIDUAL_FLOOR * sub.links[l].bandwidth);
         }
-        const std::vector<double> slowRate = EvaluateSubModel(slowSub, slowIn, nominal);
+        const std::vector<double> slowRate = EvaluateSubModel(slowSub, slowIn, nominal, counts);
         std::vector<double> rates(sub.jobs.size(), 0.0);
         for (size_t q = 0; q < fast.size(); ++q)
         {
@@ -381,8 +415,8 @@ ExactEpochRateModel::EvaluateSubModel(ClusterModel& sub,
     {
         rates[k] = r.jobs[k].iterationRate * dilation[k];
     }
-    ++m_evaluations;
-    m_fluidEvents += r.events;
+    ++counts.evaluations;
+    counts.fluidEvents += r.events;
     return rates;
 }
 
@@ -680,7 +714,7 @@ ExactEpochRateModel::CachedEvaluate(const std::string& key,
         return it->second;
     }
     std::vector<double> r = EvaluateComponent(js, ch, prio, shift);
-    if (m_cache.size() > 200000)
+    if (m_cache.size() > CACHE_MAX_ENTRIES)
     {
         m_cache.clear();
     }
@@ -726,6 +760,28 @@ ExactEpochRateModel::Rates(const EpochRateInput& in)
         comps[uf.Find(k)].push_back(k);
     }
     std::vector<double> rate(n, 0.0);
+
+    // The components that miss the cache, in component order: evaluated after the loop (on
+    // m_threads threads), entered into the cache in that order. The lookups see the cache as
+    // one thread evaluating and inserting each miss in turn would: once that thread would have
+    // emptied the full cache, every later component misses (its key cannot be one inserted in
+    // this call, whose components are disjoint).
+    struct Miss
+    {
+        std::string key;                   //!< cache key
+        std::vector<const SchedJob*> js;   //!< jobs
+        std::vector<PathChoice> ch;        //!< path choices
+        std::vector<int64_t> prio;         //!< dense classes
+        std::vector<double> shift;         //!< time shifts
+        const std::vector<uint32_t>* jobs; //!< positions in in.model->jobs
+        std::vector<double> rates;         //!< the evaluation's result
+        EvalCounts counts;                 //!< its work
+        std::exception_ptr error;          //!< what it threw
+    };
+
+    std::vector<Miss> misses;
+    std::size_t cacheSize = m_cache.size(); // as the one-thread order would have it
+    bool emptied = false;
     for (const auto& [root, members] : comps)
     {
         // Only the order of the classes matters: normalise to dense ranks so that a component
@@ -735,25 +791,103 @@ ExactEpochRateModel::Rates(const EpochRateInput& in)
         {
             levels.insert(in.priorityClass[k]);
         }
-        std::vector<const SchedJob*> js;
-        std::vector<PathChoice> ch;
-        std::vector<int64_t> prio;
-        std::vector<double> shift;
-        std::string key;
+        Miss m;
+        m.jobs = &members;
         for (uint32_t k : members)
         {
             const SchedJob& sj = in.model->jobs[k];
-            js.push_back(&sj);
-            ch.push_back(in.choice[k]);
-            prio.push_back(std::distance(levels.begin(), levels.find(in.priorityClass[k])));
-            shift.push_back(in.timeShift[k]);
-            AppendCacheKey(key, sj.id, prio.back(), in.timeShift[k], in.choice[k]);
+            m.js.push_back(&sj);
+            m.ch.push_back(in.choice[k]);
+            m.prio.push_back(std::distance(levels.begin(), levels.find(in.priorityClass[k])));
+            m.shift.push_back(in.timeShift[k]);
+            AppendCacheKey(m.key, sj.id, m.prio.back(), in.timeShift[k], in.choice[k]);
         }
-        const std::vector<double> r = CachedEvaluate(key, js, ch, prio, shift, true);
-        for (size_t q = 0; q < members.size(); ++q)
+        auto it = emptied ? m_cache.end() : m_cache.find(m.key);
+        if (it != m_cache.end())
         {
-            rate[members[q]] = r[q];
+            ++m_cacheHits;
+            for (size_t q = 0; q < members.size(); ++q)
+            {
+                rate[members[q]] = it->second[q];
+            }
+            continue;
         }
+        if (cacheSize > CACHE_MAX_ENTRIES)
+        {
+            emptied = true;
+            cacheSize = 0;
+        }
+        ++cacheSize;
+        misses.push_back(std::move(m));
+    }
+    auto evaluate = [this, &misses](std::size_t i) {
+        Miss& m = misses[i];
+        try
+        {
+            m.rates = EvaluateCounted(m.js, m.ch, m.prio, m.shift, m.counts);
+        }
+        catch (...)
+        {
+            m.error = std::current_exception();
+        }
+    };
+    const double w0 = WallNow();
+    const std::size_t helpers = std::min<std::size_t>(m_threads, misses.size()) - 1;
+    if (misses.size() < 2 || helpers == 0)
+    {
+        for (std::size_t i = 0; i < misses.size(); ++i)
+        {
+            evaluate(i);
+        }
+    }
+    else
+    {
+        std::atomic<std::size_t> next{0};
+        auto work = [&next, &misses, &evaluate]() {
+            for (std::size_t i = next++; i < misses.size(); i = next++)
+            {
+                evaluate(i);
+            }
+        };
+        std::vector<std::thread> pool;
+        for (std::size_t t = 0; t < helpers; ++t)
+        {
+            try
+            {
+                pool.emplace_back(work);
+            }
+            catch (const std::system_error&)
+            {
+                break; // no thread to be had: the ones running (and this one) do the rest
+            }
+        }
+        work();
+        for (std::thread& t : pool)
+        {
+            t.join();
+        }
+    }
+    if (!misses.empty())
+    {
+        m_evaluatorSeconds += WallNow() - w0;
+    }
+    for (Miss& m : misses)
+    {
+        if (m.error)
+        {
+            std::rethrow_exception(m.error); // the first one thread would have thrown
+        }
+        m_evaluations += m.counts.evaluations;
+        m_fluidEvents += m.counts.fluidEvents;
+        if (m_cache.size() > CACHE_MAX_ENTRIES)
+        {
+            m_cache.clear();
+        }
+        for (size_t q = 0; q < m.jobs->size(); ++q)
+        {
+            rate[(*m.jobs)[q]] = m.rates[q];
+        }
+        m_cache.emplace(std::move(m.key), std::move(m.rates));
     }
     return rate;
 }

@@ -111,7 +111,8 @@ class EpochRateModel
  * FlowEvaluatorOptions (horizon = horizonIterations × the component's longest stand-alone
  * iteration, warm-up discarded, steady-state extension). Results are cached by (job ids, class,
  * time shift, chosen path per flow) in component order; the cache is emptied when it exceeds
- * 200,000 entries. AloneRate() is the one-job component (class 0, shift 0) through the same
+ * 200,000 entries. The components that miss the cache are evaluated on SetThreads() threads.
+ * AloneRate() is the one-job component (class 0, shift 0) through the same
  * cache (a hit there is not counted in GetCacheHits()).
  */
 class ExactEpochRateModel : public EpochRateModel
@@ -139,6 +140,17 @@ class ExactEpochRateModel : public EpochRateModel
     uint64_t GetFluidEvents() const override;
 
     /**
+     * \brief Threads for the component evaluations of one Rates() call that miss the cache
+     * (independent fluid simulations of disjoint sub-models, run on a pool of this many
+     * threads, this one included). The rates, the cache's contents and every counter but
+     * GetEvaluatorSeconds() are identical for every value: the evaluations are pure and their
+     * results enter the cache in component order, as one thread would.
+     * \param threads threads, >= 1 (1 = one after another, the default)
+     * \throws std::invalid_argument if threads is 0
+     */
+    void SetThreads(uint32_t threads);
+
+    /**
      * \brief Steady rates of one set of jobs evaluated together (no cache): the FlowEvaluator on
      * the sub-model of the links their paths use (CoarseEpochRateModel: after its time-scale
      * split and coarsening).
@@ -164,6 +176,24 @@ class ExactEpochRateModel : public EpochRateModel
                         double timescaleRatio);
 
   private:
+    /// The deterministic work counters of evaluations (summed in component order) and the wall
+    /// time they took.
+    struct EvalCounts
+    {
+        uint64_t evaluations{0}; //!< FlowEvaluator runs
+        uint64_t fluidEvents{0}; //!< FlowEvaluation::events
+        double seconds{0};       //!< wall-clock seconds
+    };
+
+    /// EvaluateComponent() with its counts in \p counts instead of the members (safe on
+    /// several threads at once). \param jobs \param choice \param prio \param shift as
+    /// EvaluateComponent() \param[in,out] counts incremented \return as EvaluateComponent()
+    std::vector<double> EvaluateCounted(const std::vector<const SchedJob*>& jobs,
+                                        const std::vector<PathChoice>& choice,
+                                        const std::vector<int64_t>& prio,
+                                        const std::vector<double>& shift,
+                                        EvalCounts& counts) const;
+
     /**
      * Time-scale coarsening of a component's sub-model (see CoarseEpochRateModel): dilates
      * jobs whose stand-alone iteration is at most longest / (2K) in \p sub, and their time
@@ -194,11 +224,13 @@ class ExactEpochRateModel : public EpochRateModel
      * of the exact run).
      * \param sub the sub-model (path 0 of every flow; jobs may be changed) \param in its input
      * \param nominal the sub-model's links at their full capacities (same order as sub.links)
+     * \param[in,out] counts the FlowEvaluator runs and fluid events, incremented
      * \return iterations per second of each job of sub.jobs
      */
     std::vector<double> EvaluateSubModel(ClusterModel& sub,
                                          EvaluationInput& in,
-                                         const std::vector<SchedLink>& nominal);
+                                         const std::vector<SchedLink>& nominal,
+                                         EvalCounts& counts) const;
 
     /**
      * Time-scale separation across classes (see CoarseEpochRateModel): finds the slowest
@@ -246,6 +278,7 @@ class ExactEpochRateModel : public EpochRateModel
     double m_evaluatorSeconds{0};                                 //!< wall time evaluating
     uint64_t m_fluidEvents{0};                                    //!< FlowEvaluation::events
     double m_timescaleRatio{0}; //!< K of the time-scale coarsening, 0 = exact
+    uint32_t m_threads{1};      //!< threads of one Rates() call's cache misses (SetThreads)
 };
 
 /**

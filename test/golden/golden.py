@@ -69,7 +69,9 @@ RUNS = [
       "--days=2", "--windowEnd=1d", "--outputDir={out}", "--quiet"]),
     ("trace-double-sided-epoch", "crux-trace-run",
      ["--topology=double-sided", "--placement=locality", "--schedulers=ecmp,crux",
-      "--days=1", "--windowEnd=12h", "--workModel=duration", "--outputDir={out}", "--quiet"]),
+      "--days=1", "--windowEnd=12h", "--workModel=duration", "--outputDir={out}", "--quiet",
+      # one run after the other on two threads each: the files are those of one thread
+      "--jobs=1", "--threads=2"]),
     ("trace-lingjun-epoch", "crux-trace-run",
      ["--topology=lingjun", "--topoCsv={root}/data/lingjun-2023/topo.csv",
       "--placement=buddy", "--schedulers=ecmp,crux,crux-pa", "--days=1", "--windowEnd=12h",
