@@ -832,8 +832,9 @@ ExactEpochRateModel::Rates(const EpochRateInput& in)
         }
     };
     const double w0 = WallNow();
-    const std::size_t helpers = std::min<std::size_t>(m_threads, misses.size()) - 1;
-    if (misses.size() < 2 || helpers == 0)
+    const std::size_t helpers =
+        misses.size() < 2 ? 0 : std::min<std::size_t>(m_threads, misses.size()) - 1;
+    if (helpers == 0)
     {
         for (std::size_t i = 0; i < misses.size(); ++i)
         {
