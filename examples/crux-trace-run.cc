@@ -60,15 +60,17 @@ namespace
 /// The program's options.
 struct TraceRunOptions
 {
-    ClusterRunConfig c;       //!< the run's config
-    std::string progress;     //!< empty: 10 s, or 0 (off) with --quiet
-    bool quiet{false};        //!< no table
-    bool dryRun{false};       //!< check and exit
-    uint32_t threads{0};      //!< threads per scheduler run (0: cores / runs at a time)
-    bool threadsGiven{false}; //!< --threads was given
+    ClusterRunConfig c;   //!< the run's config
+    std::string progress; //!< empty: 10 s, or 0 (off) with --quiet
+    bool quiet{false};    //!< no table
+    bool dryRun{false};   //!< check and exit
+    uint32_t threads{0};  //!< threads per scheduler run (0: cores / runs at a time)
     /// the ns-3 attribute ns3::CruxIntensityPriorities::Threads was set (command line or
     /// NS_ATTRIBUTE_DEFAULT): it wins over the automatic choice
     bool threadsAttributeGiven{false};
+    /// the value NS_ATTRIBUTE_DEFAULT gives ns3::CruxIntensityPriorities::Threads (checked,
+    /// 1-256), 0 if it gives none: ns-3 applies it when the object is built, over SetDefault
+    uint32_t envThreads{0};
 };
 
 /// Register the link-rate options (one rate for the same layer of every topology).
@@ -265,7 +267,8 @@ AddOptions(CheckedCommandLine& cmd, TraceRunOptions& o)
     cmd.AddValue("threads",
                  "Threads of each scheduler run for its independent computations (the "
                  "components of an epoch that the evaluator has not cached, Crux's correction "
-                 "factors k_j of one decision); 0 = the cores divided by the runs at a time, "
+                 "factors k_j of one decision); 0 = the cores divided by the runs at a time "
+                 "(at most 256), "
                  "unless --ns3::CruxIntensityPriorities::Threads is given (then that value); "
                  "the results do not depend on it",
                  o.threads,
@@ -382,39 +385,48 @@ PrintTable(const ClusterRun& run, const std::vector<ClusterRunResult>& runs)
               << "results in " << c.outputDir << "/<scheduler>/\n";
 }
 
+/// The most threads ns3::CruxIntensityPriorities::Threads accepts (its checker's maximum): the
+/// automatic --threads=0 stays within it on any machine.
+constexpr uint32_t MAX_THREADS = 256;
+
 /// Check, run, write and print (after the options were parsed). \param o the options
 /// \return the exit status
 int
 RunTrace(const TraceRunOptions& o)
 {
     uint32_t threads = o.threads;
-    if (!o.threadsGiven && o.threadsAttributeGiven)
+    if (threads == 0 && o.threadsAttributeGiven)
     {
-        threads = 0; // keep the attribute's value
+        // keep the attribute's value (--threads absent or 0)
     }
     else if (threads == 0)
     {
         const auto runsAtOnce = static_cast<uint32_t>(
             std::max<std::size_t>(1,
                                   std::min<std::size_t>(o.c.parallelRuns, o.c.schedulers.size())));
-        threads = std::max(1U, DefaultParallelJobs() / runsAtOnce);
+        threads = std::min(MAX_THREADS, std::max(1U, DefaultParallelJobs() / runsAtOnce));
     }
     // Before any scheduler exists (the runs in child processes inherit it).
     if (threads > 0)
     {
         Config::SetDefault("ns3::CruxIntensityPriorities::Threads", UintegerValue(threads));
     }
-    // The epoch evaluation uses as many (the attribute's value when only it was given).
-    UintegerValue used;
-    CreateObject<CruxIntensityPriorities>()->GetAttribute("Threads", used);
+    // The epoch evaluation uses as many: the attribute's default (set above, or by
+    // --ns3::CruxIntensityPriorities::Threads), read without creating the object.
+    TypeId::AttributeInformation info;
+    TypeId::LookupByName("ns3::CruxIntensityPriorities").LookupAttributeByName("Threads", &info);
+    const auto used = DynamicCast<const UintegerValue>(info.initialValue);
     ClusterRunConfig c = o.c;
-    c.evaluatorThreads = std::max<uint32_t>(1, static_cast<uint32_t>(used.Get()));
+    c.evaluatorThreads = o.envThreads > 0 ? o.envThreads
+                         : used ? std::max<uint32_t>(1, static_cast<uint32_t>(used->Get()))
+                                : 1;
     ClusterRun run(c);
     ReportTraceWarnings(run);
     if (o.dryRun)
     {
         std::cout << "dry run: " << run.GetWindowJobs().size() << " window jobs, "
-                  << run.GetTopology().NumGpus() << " GPUs (" << o.c.topology << "), " << used.Get()
+                  << run.GetTopology().NumGpus() << " GPUs (" << o.c.topology << "), "
+                  << c.evaluatorThreads
                   << " thread(s) per scheduler run; nothing simulated or written\n";
         return 0;
     }
@@ -446,16 +458,41 @@ main(int argc, char* argv[])
     try
     {
         cmd.Parse(argc, argv);
-        o.threadsGiven = cmd.IsGiven("threads");
         const std::string attribute = "ns3::CruxIntensityPriorities::Threads";
         for (int i = 1; i < argc; ++i)
         {
             const std::string arg = argv[i];
             o.threadsAttributeGiven |= arg.find("-" + attribute + "=") != std::string::npos;
         }
+        // NS_ATTRIBUTE_DEFAULT ("name=value|name=value"): checked here, since ns-3 aborts on a
+        // bad value when it builds the object and lets a good one override --threads
         const char* env = std::getenv("NS_ATTRIBUTE_DEFAULT");
-        o.threadsAttributeGiven |=
-            env != nullptr && std::string(env).find(attribute + "=") != std::string::npos;
+        std::istringstream entries(env != nullptr ? env : "");
+        for (std::string entry; std::getline(entries, entry, '|');)
+        {
+            if (entry.rfind(attribute + "=", 0) != 0)
+            {
+                continue;
+            }
+            const std::string value = entry.substr(attribute.size() + 1);
+            const bool digits = !value.empty() && value.size() <= 3 &&
+                                value.find_first_not_of("0123456789") == std::string::npos;
+            const unsigned long v = digits ? std::stoul(value) : 0;
+            if (v < 1 || v > MAX_THREADS)
+            {
+                throw InputError("NS_ATTRIBUTE_DEFAULT",
+                                 attribute + " must be a whole number in [1, " +
+                                     std::to_string(MAX_THREADS) + "] (got '" + value + "')");
+            }
+            o.envThreads = static_cast<uint32_t>(v);
+            o.threadsAttributeGiven = true;
+        }
+        if (o.envThreads > 0 && o.threads > 0)
+        {
+            throw InputError("--threads",
+                             "conflicts with " + attribute +
+                                 " in NS_ATTRIBUTE_DEFAULT, which ns-3 applies over it; give one");
+        }
         o.c.progressSeconds =
             o.progress.empty() ? (o.quiet ? 0.0 : 10.0) : ParseDouble(o.progress, "--progress");
         for (const char* name : {"closTors", "closAggs", "closHosts"})

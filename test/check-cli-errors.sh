@@ -282,11 +282,15 @@ if [ -x "$trace" ]; then
   expect_in "$trace" 1 trace-clos-topo "--closTors: applies to --topology=clos only (got --topology=double-sided)" --topology=double-sided --closTors=10 --dryRun --outputDir="$work/out-trace-clos-topo"
   expect_in "$trace" 1 trace-bad-topo "--topology: 'bogus' is not clos, double-sided or lingjun" --topology=bogus --closTors=10 --dryRun --outputDir="$work/out-trace-bad-topo"
   expect_in "$trace" 1 trace-cables "--closTors / --closAggs / --closHosts: ClosConfig:" --closTors=65536 --closAggs=4096 --dryRun --outputDir="$work/out-trace-cables"
+  # NS_ATTRIBUTE_DEFAULT's value is checked before ns-3 would abort on it (also without Crux),
+  # and it cannot silently override a --threads (ns-3 applies it over the option)
+  NS_ATTRIBUTE_DEFAULT='ns3::CruxIntensityPriorities::Threads=abc' expect_in "$trace" 1 trace-env-threads "NS_ATTRIBUTE_DEFAULT: ns3::CruxIntensityPriorities::Threads must be a whole number in [1, 256] (got 'abc')" --schedulers=ecmp --days=0.05 --dryRun --outputDir="$work/out-trace-env-threads"
+  NS_ATTRIBUTE_DEFAULT='ns3::CruxIntensityPriorities::Threads=3' expect_in "$trace" 1 trace-env-threads-option "--threads: conflicts with ns3::CruxIntensityPriorities::Threads in NS_ATTRIBUTE_DEFAULT" --threads=2 --days=0.05 --dryRun --outputDir="$work/out-trace-env-threads-option"
   # Not bad input: the threads of a scheduler run (--threads, else the ns-3 attribute, else
   # the cores divided by the runs at a time), as the dry run reports them.
   threads_of() { "$trace" --days=0.05 --dryRun --outputDir="$work/out-threads" "$@" 2>/dev/null | sed -n 's/.*GPUs (clos), \([0-9]*\) thread.*/\1/p'; }
   cores=$(nproc)
-  for c in "3|--threads=3" "5|--ns3::CruxIntensityPriorities::Threads=5" "2|--threads=2 --ns3::CruxIntensityPriorities::Threads=5" "$cores|--jobs=1 --schedulers=crux,ecmp" "$(( cores / 2 > 0 ? cores / 2 : 1 ))|--jobs=2 --schedulers=crux,ecmp"; do
+  for c in "3|--threads=3" "5|--ns3::CruxIntensityPriorities::Threads=5" "5|--threads=0 --ns3::CruxIntensityPriorities::Threads=5" "2|--threads=2 --ns3::CruxIntensityPriorities::Threads=5" "$cores|--jobs=1 --schedulers=crux,ecmp" "$(( cores / 2 > 0 ? cores / 2 : 1 ))|--jobs=2 --schedulers=crux,ecmp"; do
     want=${c%%|*}
     # shellcheck disable=SC2086
     got=$(threads_of ${c#*|})
@@ -296,6 +300,12 @@ if [ -x "$trace" ]; then
       echo "FAIL trace threads ${c#*|}: $got thread(s), expected $want"; fails=$((fails + 1))
     fi
   done
+  got=$(NS_ATTRIBUTE_DEFAULT='ns3::CruxIntensityPriorities::Threads=3' threads_of --jobs=1)
+  if [ "$got" = 3 ]; then
+    echo "ok   trace threads from NS_ATTRIBUTE_DEFAULT: $got"
+  else
+    echo "FAIL trace threads from NS_ATTRIBUTE_DEFAULT: $got thread(s), expected 3"; fails=$((fails + 1))
+  fi
 else
   echo "FAIL crux-trace-run: not built next to $bin"; fails=$((fails + 1))
 fi
