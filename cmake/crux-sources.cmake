@@ -112,6 +112,7 @@ set(CRUX_SOURCES
     model/trace/lingjun-trace-statistics.cc
     model/trace/model-mapping.cc
     model/trace/lingjun-trace-generator.cc
+    model/trace/epoch-coarsening.cc
     model/trace/epoch-rate-model.cc
     model/trace/epoch-engine.cc
     # --- helper (build and install) ---
@@ -214,6 +215,7 @@ set(CRUX_HEADERS
     model/workload/dlt-job-application.h
     # --- metrics ---
     model/util/water-filling.h
+    model/util/parallel-tasks.h
     model/util/union-find.h
     model/metrics/contention-decomposition.h
     model/metrics/gpu-intensity-tracker.h

@@ -27,18 +27,16 @@
 #include "ns3/enum.h"
 #include "ns3/hash-mix.h"
 #include "ns3/log.h"
+#include "ns3/parallel-tasks.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <exception>
 #include <limits>
 #include <stdexcept>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -404,41 +402,11 @@ class CorrectionMemo
         // with a single miss (a new job, the common case) uses two threads.
         const std::size_t tasks = 2 * n;
         std::vector<TimelineResult> runs(tasks);
-        std::vector<std::exception_ptr> error(tasks);
-        std::atomic<std::size_t> next{0};
-        auto work = [&]() {
-            for (std::size_t t = next++; t < tasks; t = next++)
-            {
+        const std::vector<std::exception_ptr> error =
+            RunParallelTasks(tasks, threads, [&](std::size_t t) {
                 const Request& r = *misses[t / 2];
-                try
-                {
-                    runs[t] =
-                        SimulateSharedLink({ref, *r.job}, static_cast<uint32_t>(t % 2), r.h, run);
-                }
-                catch (...)
-                {
-                    error[t] = std::current_exception();
-                }
-            }
-        };
-        std::vector<std::thread> pool;
-        const std::size_t helpers = std::min<std::size_t>(threads, tasks) - 1; // tasks >= 2
-        for (std::size_t t = 0; t < helpers; ++t)
-        {
-            try
-            {
-                pool.emplace_back(work);
-            }
-            catch (const std::system_error&)
-            {
-                break; // no thread to be had: the ones running (and this one) do the rest
-            }
-        }
-        work();
-        for (std::thread& t : pool)
-        {
-            t.join();
-        }
+                runs[t] = SimulateSharedLink({ref, *r.job}, static_cast<uint32_t>(t % 2), r.h, run);
+            });
         for (std::size_t i = 0; i < n; ++i)
         {
             CheckCorrectionInputs(ref, *misses[i]->job);

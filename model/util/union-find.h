@@ -31,8 +31,8 @@ namespace ns3
  * \brief Disjoint sets of the elements 0..n-1 (union-find with path halving); the root of a set
  * is its smallest element, so the roots, and any order taken from them, do not depend on the
  * order of the joins. The connected components of jobs that share links: the trace runner's
- * components (epoch-rate-model.cc), the steady-rate estimate's (steady-rate.h) and the optimal
- * search's (optimal-scheduler.cc).
+ * components (epoch-rate-model.cc) and its dilation groups (epoch-coarsening.cc), the steady-rate
+ * estimate's (steady-rate.h) and the optimal search's (optimal-scheduler.cc).
  */
 struct UnionFind
 {
