@@ -117,6 +117,7 @@ RunClusterEngine(const ClusterRunConfig& config,
     else
     {
         rates = std::make_unique<CoarseEpochRateModel>(topo.links, evalOpt, config.timescaleRatio);
+        rates->SetWeakLinkBound(config.weakLinkBound);
     }
     rates->SetThreads(config.evaluatorThreads);
     std::unique_ptr<EpochEngineFabric> fabric;

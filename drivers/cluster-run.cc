@@ -280,6 +280,10 @@ ClusterRunConfig::Validate() const
     {
         throw ConfigError("timescaleRatio", "must be a finite number >= 2");
     }
+    if (!(weakLinkBound >= 0 && weakLinkBound < 1))
+    {
+        throw ConfigError("weakLinkBound", "must be in [0, 1) (0 = no cut)");
+    }
     if (!(horizonIterations > 0))
     {
         throw ConfigError("horizonIterations", "must be > 0");
@@ -638,6 +642,7 @@ ClusterRun::SummaryJson(const ClusterRunResult& r) const
     j["engine"] = m_config.engine;
     j["evaluator"] = m_config.evaluator;
     j["timescale_ratio"] = m_config.timescaleRatio;
+    j["weak_link_bound"] = m_config.weakLinkBound;
     j["timeline"] = m_config.timeline;
     if (m_config.intraHost.enabled)
     {

@@ -133,6 +133,15 @@ struct ClusterRunConfig : public EpochEngineConfig
     /// class (neighbours within 2x share a factor; a dilated job stays at most half a slower
     /// neighbour's period: CoarseEpochRateModel).
     double timescaleRatio{4};
+    /**
+     * Weak-link cut of the coarse evaluator (fraction of an iteration, [0, 1); 0 = no cut;
+     * ignored with "exact"): in a component of one priority class and more than two jobs, a
+     * link shared by jobs that can lengthen each other's iteration there by at most this
+     * fraction (their mean loads on it) does not join them; the pieces are evaluated apart, each
+     * with the dilation factors of the whole component (ExactEpochRateModel::SetWeakLinkBound).
+     * Accuracy and cost: doc/crux.rst, "Weak-link cut".
+     */
+    double weakLinkBound{0.01};
     /// FlowEvaluator horizon in longest stand-alone iterations of a component (> 0). Measured
     /// on two weeks of the generated trace (Clos, random placement): 4 and 12 give mean JCTs
     /// within 0.01 % of each other; 12 costs 2.5x the wall time under ECMP.

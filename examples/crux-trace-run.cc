@@ -235,6 +235,12 @@ AddOptions(CheckedCommandLine& cmd, TraceRunOptions& o)
                  "(1/(2K), 1/K] of it (K >= 2; neighbours within 2x share a factor, a dilated "
                  "job stays at most half a slower neighbour's period)",
                  c.timescaleRatio);
+    cmd.AddValue("weakLinkBound",
+                 "Coarse evaluator: in a component of one priority class, a link on which the "
+                 "jobs can lengthen each other's iteration by at most this fraction (their mean "
+                 "loads) does not join them; the pieces keep the whole component's dilation "
+                 "([0, 1); 0 = no cut)",
+                 c.weakLinkBound);
     cmd.AddValue("horizonIterations", "Evaluator horizon, longest iterations", c.horizonIterations);
     cmd.AddValue("steadyHorizonLimit",
                  "Evaluator: a job without a whole iteration after the warm-up is simulated on "
@@ -303,6 +309,7 @@ WithOptionName(std::string msg)
         {"ClusterRunConfig.evaluator", "--evaluator"},
         {"ClusterRunConfig.timeline", "--timeline"},
         {"ClusterRunConfig.timescaleRatio", "--timescaleRatio"},
+        {"ClusterRunConfig.weakLinkBound", "--weakLinkBound"},
         {"ClusterRunConfig.horizonIterations", "--horizonIterations"},
         {"ClusterRunConfig.steadyHorizonLimit", "--steadyHorizonLimit"},
         {"ClusterRunConfig.alignRatio", "--alignRatio"},

@@ -460,6 +460,12 @@ class ClusterRunBadConfigTestCase : public TestCase
         bad = c;
         bad.timescaleRatio = 1.5;
         expect(bad, "timescaleRatio");
+        for (double b : {-0.01, 1.0, std::nan("")})
+        {
+            bad = c;
+            bad.weakLinkBound = b;
+            expect(bad, "weakLinkBound");
+        }
         bad = c;
         bad.alignRatio = 0.5;
         expect(bad, "alignRatio");

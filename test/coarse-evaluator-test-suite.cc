@@ -726,6 +726,137 @@ class CoarseEvaluatorCostTestCase : public TestCase
 
 /**
  * \ingroup crux-tests
+ * \brief The weak-link cut (ExactEpochRateModel::SetWeakLinkBound), one class, three links:
+ * S (c = 2 s, t = 2 s) on link 0; J1 (c = 0.7 s, t = 0.9 s) on links 0 and 1; J2 (c = 1 s; a
+ * 10 ms transfer on link 1 and a 0.5 s one on link 2, in parallel); F (c = 10 ms, t = 1 ms) on
+ * link 2. Mean loads: link 0 S 50 %, J1 56 %; link 1 J1 56 %, J2 0.67 %; link 2 J2 33 %, F 9 %.
+ * Link 1 is weak for a bound of 1 % (min(0.67 %, 56 %) for either job) and not for 0.5 %.
+ * With 1 %: two pieces, {S, J1} and {J2, F}, evaluated apart (two FlowEvaluator runs; cached,
+ * and the same on two threads); {S, J1}
+ * bit for bit as a model of those two jobs alone; F keeps the whole component's dilation factor
+ * 64 (T = 4 s: 64 × 11 ms = 0.70 s in (T/(2K), T/K], half of J2's 1.5 s at most), not the 32 its
+ * piece alone would get (T = 1.5 s), and the whole component's horizon (16 s), so {J2, F} is bit
+ * for bit the model of J2 beside F dilated by hand by 64 over 16 s (evaluated as it is: 0.70 s
+ * is not below 1.5 s / 8); every rate within 1 % of the uncut evaluation (the bound: J2 can
+ * lengthen J1's iteration by at most 0.67 %; measured: S -0.39 %, J1 +0.19 %, J2 and F
+ * unchanged). With
+ * 0.5 % the component stays whole: bit for bit the evaluation without the cut.
+ */
+class CoarseEvaluatorWeakCutTestCase : public TestCase
+{
+  public:
+    CoarseEvaluatorWeakCutTestCase()
+        : TestCase("coarse evaluation: weak-link cut keeps the component's dilation")
+    {
+    }
+
+  private:
+    /// \return the model: links 0-2, jobs S, J1, J2, F
+    static ClusterModel Model()
+    {
+        ClusterModel m = TwoLinks();
+        m.links.push_back(m.links[0]);
+        SchedJob j1 = Job(1, 0.7, 0.9, 0);
+        j1.flows[0].candidatePaths = {{0, 1}};
+        SchedJob j2 = Job(2, 1.0, 0.01, 1);
+        SchedFlow second = Job(2, 1.0, 0.5, 2).flows[0];
+        second.id = 1;
+        j2.flows.push_back(second);
+        m.jobs = {Job(0, 2.0, 2.0, 0), j1, j2, Job(3, 0.010, 0.001, 2)};
+        return m;
+    }
+
+    void DoRun() override
+    {
+        const ClusterModel m = Model();
+        const std::vector<uint32_t> one(m.jobs.size(), 0);
+        CoarseEpochRateModel whole(m.links, TraceOptions(), 4);
+        const std::vector<double> uncut = Rates(whole, m, one);
+        NS_TEST_EXPECT_MSG_EQ(whole.GetEvaluations(), 1, "no cut: one evaluation");
+
+        CoarseEpochRateModel below(m.links, TraceOptions(), 4);
+        below.SetWeakLinkBound(0.005);
+        const std::vector<double> kept = Rates(below, m, one);
+        for (size_t k = 0; k < m.jobs.size(); ++k)
+        {
+            NS_TEST_EXPECT_MSG_EQ(kept[k], uncut[k], "bound 0.5 %: job " << k << " as uncut");
+        }
+        NS_TEST_EXPECT_MSG_EQ(below.GetEvaluations(), 1, "bound 0.5 %: one evaluation");
+
+        CoarseEpochRateModel cut(m.links, TraceOptions(), 4);
+        cut.SetWeakLinkBound(0.01);
+        const std::vector<double> pieces = Rates(cut, m, one);
+        NS_TEST_EXPECT_MSG_EQ(cut.GetEvaluations(), 2, "bound 1 %: two pieces");
+        for (size_t k = 0; k < m.jobs.size(); ++k)
+        {
+            NS_TEST_EXPECT_MSG_EQ_TOL(pieces[k] / uncut[k],
+                                      1.0,
+                                      0.01,
+                                      "job " << k << ": cut " << pieces[k] << " uncut "
+                                             << uncut[k]);
+        }
+        // again: both pieces from the cache; on two threads: the same, bit for bit
+        const std::vector<double> again = Rates(cut, m, one);
+        NS_TEST_EXPECT_MSG_EQ(cut.GetCacheHits(), 2, "again: both pieces from the cache");
+        NS_TEST_EXPECT_MSG_EQ(cut.GetEvaluations(), 2, "again: nothing evaluated");
+        CoarseEpochRateModel twoThreads(m.links, TraceOptions(), 4);
+        twoThreads.SetWeakLinkBound(0.01);
+        twoThreads.SetThreads(2);
+        const std::vector<double> threaded = Rates(twoThreads, m, one);
+        NS_TEST_EXPECT_MSG_EQ(twoThreads.GetFluidEvents(),
+                              cut.GetFluidEvents(),
+                              "two threads: same work");
+        for (size_t k = 0; k < m.jobs.size(); ++k)
+        {
+            NS_TEST_EXPECT_MSG_EQ(again[k], pieces[k], "job " << k << " again");
+            NS_TEST_EXPECT_MSG_EQ(threaded[k], pieces[k], "job " << k << " on two threads");
+        }
+        // {S, J1} alone
+        ClusterModel first = m;
+        first.jobs = {m.jobs[0], m.jobs[1]};
+        CoarseEpochRateModel firstModel(m.links, TraceOptions(), 4);
+        const std::vector<double> r01 = Rates(firstModel, first, {0, 0});
+        NS_TEST_EXPECT_MSG_EQ(pieces[0], r01[0], "S as in {S, J1}");
+        NS_TEST_EXPECT_MSG_EQ(pieces[1], r01[1], "J1 as in {S, J1}");
+        // {J2, F dilated by hand by 64}
+        const double factor = 64;
+        ClusterModel second = m;
+        SchedJob f = m.jobs[3];
+        f.computeTime *= factor;
+        f.flopsPerIteration *= factor;
+        f.flows[0].bytesPerIteration *= factor;
+        second.jobs = {m.jobs[2], f};
+        FlowEvaluatorOptions wholeHorizon = TraceOptions();
+        wholeHorizon.horizon = 4 * 4.0; // horizonIterations x S's 4 s
+        CoarseEpochRateModel secondModel(m.links, wholeHorizon, 4);
+        const std::vector<double> r23 = Rates(secondModel, second, {0, 0});
+        NS_TEST_EXPECT_MSG_EQ(pieces[2], r23[0], "J2 beside F dilated by 64");
+        NS_TEST_EXPECT_MSG_EQ(pieces[3], factor * r23[1], "F dilated by 64");
+        // its piece alone would dilate F by 32 only: other rates
+        ClusterModel alone = m;
+        alone.jobs = {m.jobs[2], m.jobs[3]};
+        CoarseEpochRateModel aloneModel(m.links, TraceOptions(), 4);
+        const std::vector<double> r23own = Rates(aloneModel, alone, {0, 0});
+        NS_TEST_EXPECT_MSG_NE(pieces[3], r23own[1], "F's own piece factor (32) not used");
+
+        for (double bad : {-0.01, std::nan(""), std::numeric_limits<double>::infinity()})
+        {
+            std::string what;
+            try
+            {
+                cut.SetWeakLinkBound(bad);
+            }
+            catch (const std::invalid_argument& e)
+            {
+                what = e.what();
+            }
+            NS_TEST_EXPECT_MSG_NE(what.find("bound"), std::string::npos, "bound " << bad);
+        }
+    }
+};
+
+/**
+ * \ingroup crux-tests
  * \brief Bad timescaleRatio: below 2, NaN or infinite is refused with a message naming it.
  */
 class CoarseEvaluatorBadInputTestCase : public TestCase
@@ -775,6 +906,7 @@ class CoarseEvaluatorTestSuite : public TestSuite
         AddTestCase(new CoarseEvaluatorClassRuleTestCase, TestCase::QUICK);
         AddTestCase(new CoarseEvaluatorSplitTestCase, TestCase::QUICK);
         AddTestCase(new CoarseEvaluatorCostTestCase, TestCase::QUICK);
+        AddTestCase(new CoarseEvaluatorWeakCutTestCase, TestCase::QUICK);
         AddTestCase(new CoarseEvaluatorBadInputTestCase, TestCase::QUICK);
     }
 };

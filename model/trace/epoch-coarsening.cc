@@ -166,8 +166,8 @@ ExactEpochRateModel::SplitByTimescale(const ClusterModel& sub,
 }
 
 std::vector<double>
-ExactEpochRateModel::Coarsen(ClusterModel& sub,
-                             EvaluationInput& in,
+ExactEpochRateModel::Coarsen(const ClusterModel& sub,
+                             const EvaluationInput& in,
                              const std::vector<double>& alone,
                              double longestCap) const
 {
@@ -287,11 +287,103 @@ ExactEpochRateModel::Coarsen(ClusterModel& sub,
     for (uint32_t k = 0; k < n; ++k)
     {
         const double m = dilatable(k) ? groupFactor[group.Find(k)] : 1.0;
-        if (m < 2)
+        if (m >= 2) // else not dilatable, or held by a slower neighbour: simulated as it is
         {
-            continue; // not dilatable, or held by a slower neighbour: simulated as it is
+            factor[k] = m;
+            NS_LOG_LOGIC("job " << sub.jobs[k].id << ": iteration " << alone[k] << " s, longest "
+                                << longest << " s, group's slowest " << groupLongest[group.Find(k)]
+                                << " s: dilated by " << m);
         }
-        factor[k] = m;
+    }
+    return factor;
+}
+
+std::vector<std::vector<uint32_t>>
+ExactEpochRateModel::WeakCut(const ClusterModel& sub,
+                             const std::vector<double>& alone,
+                             double bound)
+{
+    const uint32_t n = static_cast<uint32_t>(sub.jobs.size());
+    // Each job's mean load on each link, as a fraction of its capacity: bytes per iteration x 8
+    // over its stand-alone iteration (its iteration with others is longer, so this bounds it).
+    std::vector<std::vector<std::pair<uint32_t, double>>> on(sub.links.size());
+    std::vector<uint32_t> path;
+    for (uint32_t k = 0; k < n; ++k)
+    {
+        for (const SchedFlow& f : sub.jobs[k].flows)
+        {
+            path = f.candidatePaths.at(0);
+            std::sort(path.begin(), path.end());
+            path.erase(std::unique(path.begin(), path.end()), path.end());
+            for (uint32_t l : path)
+            {
+                const double load =
+                    alone[k] > 0 ? f.bytesPerIteration * 8 / alone[k] / sub.links[l].bandwidth
+                                 : INFINITY;
+                if (!on[l].empty() && on[l].back().first == k)
+                {
+                    on[l].back().second += load;
+                }
+                else
+                {
+                    on[l].emplace_back(k, load);
+                }
+            }
+        }
+    }
+    UnionFind piece(n);
+    for (const auto& jobs : on)
+    {
+        if (jobs.size() < 2)
+        {
+            continue;
+        }
+        double total = 0;
+        for (const auto& [k, load] : jobs)
+        {
+            total += load;
+        }
+        const double others = static_cast<double>(jobs.size() - 1);
+        bool weak = std::isfinite(total);
+        for (const auto& [k, load] : jobs)
+        {
+            weak = weak && std::min(total - load, others * load) <= bound;
+        }
+        if (!weak)
+        {
+            for (const auto& [k, load] : jobs)
+            {
+                piece.Join(jobs.front().first, k);
+            }
+        }
+    }
+    std::vector<std::vector<uint32_t>> pieces;
+    std::vector<int64_t> index(n, -1); // piece of each root, in the order of first members
+    for (uint32_t k = 0; k < n; ++k)
+    {
+        const uint32_t r = piece.Find(k);
+        if (index[r] < 0)
+        {
+            index[r] = static_cast<int64_t>(pieces.size());
+            pieces.emplace_back();
+        }
+        pieces[index[r]].push_back(k);
+    }
+    return pieces;
+}
+
+void
+ExactEpochRateModel::Dilate(ClusterModel& sub,
+                            EvaluationInput& in,
+                            const std::vector<double>& factor)
+{
+    for (uint32_t k = 0; k < sub.jobs.size(); ++k)
+    {
+        const double m = factor.at(k);
+        if (m == 1)
+        {
+            continue;
+        }
         SchedJob& sj = sub.jobs[k];
         sj.flopsPerIteration *= m;
         sj.computeTime *= m;
@@ -320,11 +412,7 @@ ExactEpochRateModel::Coarsen(ClusterModel& sub,
         {
             in.timeShift[k] *= m;
         }
-        NS_LOG_LOGIC("job " << sj.id << ": iteration " << alone[k] << " s, longest " << longest
-                            << " s, group's slowest " << groupLongest[group.Find(k)]
-                            << " s: dilated by " << m);
     }
-    return factor;
 }
 
 } // namespace ns3

@@ -161,6 +161,17 @@ ExactEpochRateModel::SetThreads(uint32_t threads)
     m_threads = threads;
 }
 
+void
+ExactEpochRateModel::SetWeakLinkBound(double bound)
+{
+    if (!(std::isfinite(bound) && bound >= 0))
+    {
+        throw std::invalid_argument("ExactEpochRateModel::SetWeakLinkBound: the bound must be a "
+                                    "finite number >= 0");
+    }
+    m_weakLinkBound = bound;
+}
+
 std::vector<double>
 ExactEpochRateModel::EvaluateComponent(const std::vector<const SchedJob*>& jobs,
                                        const std::vector<PathChoice>& choice,
@@ -175,18 +186,10 @@ ExactEpochRateModel::EvaluateComponent(const std::vector<const SchedJob*>& jobs,
     return rates;
 }
 
-std::vector<double>
-ExactEpochRateModel::EvaluateCounted(const std::vector<const SchedJob*>& jobs,
-                                     const std::vector<PathChoice>& choice,
-                                     const std::vector<int64_t>& prio,
-                                     const std::vector<double>& shift,
-                                     EvalCounts& counts) const
+ClusterModel
+ExactEpochRateModel::BuildSubModel(const std::vector<const SchedJob*>& jobs,
+                                   const std::vector<PathChoice>& choice) const
 {
-    if (choice.size() != jobs.size() || prio.size() != jobs.size() || shift.size() != jobs.size())
-    {
-        throw std::invalid_argument("ExactEpochRateModel::EvaluateComponent: one path choice, "
-                                    "class and time shift per job needed");
-    }
     ClusterModel sub;
     std::unordered_map<uint32_t, uint32_t> remap;
     for (size_t k = 0; k < jobs.size(); ++k)
@@ -246,6 +249,23 @@ ExactEpochRateModel::EvaluateCounted(const std::vector<const SchedJob*>& jobs,
         }
         sub.jobs.push_back(std::move(sj));
     }
+    return sub;
+}
+
+std::vector<double>
+ExactEpochRateModel::EvaluateCounted(const std::vector<const SchedJob*>& jobs,
+                                     const std::vector<PathChoice>& choice,
+                                     const std::vector<int64_t>& prio,
+                                     const std::vector<double>& shift,
+                                     EvalCounts& counts,
+                                     const Kept* kept) const
+{
+    if (choice.size() != jobs.size() || prio.size() != jobs.size() || shift.size() != jobs.size())
+    {
+        throw std::invalid_argument("ExactEpochRateModel::EvaluateComponent: one path choice, "
+                                    "class and time shift per job needed");
+    }
+    ClusterModel sub = BuildSubModel(jobs, choice);
     std::vector<double> rates(jobs.size(), 0.0);
     // Jobs without modelled traffic run at their computation rate.
     bool anyTraffic = false;
@@ -273,7 +293,7 @@ ExactEpochRateModel::EvaluateCounted(const std::vector<const SchedJob*>& jobs,
     }
     in.priority = prio;
     in.timeShift = shift;
-    rates = EvaluateSubModel(sub, in, sub.links, counts);
+    rates = EvaluateSubModel(sub, in, sub.links, counts, kept);
     counts.seconds += WallNow() - w0;
     NS_LOG_LOGIC("evaluated a component of " << jobs.size() << " jobs on " << sub.links.size()
                                              << " links");
@@ -284,7 +304,8 @@ std::vector<double>
 ExactEpochRateModel::EvaluateSubModel(ClusterModel& sub,
                                       EvaluationInput& in,
                                       const std::vector<SchedLink>& nominal,
-                                      EvalCounts& counts) const
+                                      EvalCounts& counts,
+                                      const Kept* kept) const
 {
     // Every job's stand-alone iteration on the sub-model's capacities: the time scales of the
     // split, the coarsening's dilation and the horizon cap below.
@@ -295,12 +316,13 @@ ExactEpochRateModel::EvaluateSubModel(ClusterModel& sub,
     }
     std::vector<uint32_t> fast;
     std::vector<uint32_t> slow;
-    if (SplitByTimescale(sub, in, alone, fast, slow))
+    if (!kept && SplitByTimescale(sub, in, alone, fast, slow))
     {
         // The fast part first, alone: no slow job shares a link with it at its class or above,
         // so under strict priority the slow jobs never take capacity from it.
         auto [fastSub, fastIn] = PartOf(sub, in, fast);
-        const std::vector<double> fastRate = EvaluateSubModel(fastSub, fastIn, nominal, counts);
+        const std::vector<double> fastRate =
+            EvaluateSubModel(fastSub, fastIn, nominal, counts, nullptr);
         // The slow part on what the fast part leaves: each link's capacity less the fast jobs'
         // mean load on it (their bytes per iteration × 8 × iterations per second).
         auto [slowSub, slowIn] = PartOf(sub, in, slow);
@@ -328,7 +350,8 @@ ExactEpochRateModel::EvaluateSubModel(ClusterModel& sub,
             slowSub.links[l].bandwidth =
                 std::max(slowSub.links[l].bandwidth, RESIDUAL_FLOOR * sub.links[l].bandwidth);
         }
-        const std::vector<double> slowRate = EvaluateSubModel(slowSub, slowIn, nominal, counts);
+        const std::vector<double> slowRate =
+            EvaluateSubModel(slowSub, slowIn, nominal, counts, nullptr);
         std::vector<double> rates(sub.jobs.size(), 0.0);
         for (size_t q = 0; q < fast.size(); ++q)
         {
@@ -366,7 +389,12 @@ ExactEpochRateModel::EvaluateSubModel(ClusterModel& sub,
             options.horizon = options.horizonIterations * longestCap;
         }
     }
-    const std::vector<double> dilation = Coarsen(sub, in, alone, longestCap);
+    if (kept)
+    {
+        options.horizon = kept->horizon;
+    }
+    const std::vector<double> dilation = kept ? kept->factors : Coarsen(sub, in, alone, longestCap);
+    Dilate(sub, in, dilation);
     FlowEvaluator ev(sub, options);
     const FlowEvaluation r = ev.Evaluate(in);
     std::vector<double> rates(sub.jobs.size(), 0.0);
@@ -431,6 +459,41 @@ ExactEpochRateModel::CachedEvaluate(const std::string& key,
     return r;
 }
 
+const ExactEpochRateModel::CutPlan&
+ExactEpochRateModel::PlanCut(const std::string& key,
+                             const std::vector<const SchedJob*>& js,
+                             const std::vector<PathChoice>& ch,
+                             const std::vector<int64_t>& prio)
+{
+    auto it = m_cuts.find(key);
+    if (it != m_cuts.end())
+    {
+        return it->second;
+    }
+    if (m_cuts.size() > CACHE_MAX_ENTRIES)
+    {
+        m_cuts.clear();
+    }
+    const ClusterModel sub = BuildSubModel(js, ch);
+    std::vector<double> alone(sub.jobs.size(), 0.0);
+    EvaluationInput ein;
+    for (size_t k = 0; k < sub.jobs.size(); ++k)
+    {
+        ein.paths.emplace_back(sub.jobs[k].flows.size(), 0U);
+        alone[k] =
+            StandaloneIterationTime(sub.jobs[k], JobCommTime(sub, sub.jobs[k], ein.paths[k]));
+    }
+    ein.priority = prio;
+    CutPlan plan;
+    plan.whole.factors = Coarsen(sub, ein, alone, 0);
+    // the horizon FlowEvaluator gives the whole component (dilated jobs stay below the longest)
+    plan.whole.horizon = m_options.horizon > 0 ? m_options.horizon
+                                               : m_options.horizonIterations *
+                                                     *std::max_element(alone.begin(), alone.end());
+    plan.pieces = WeakCut(sub, alone, m_weakLinkBound);
+    return m_cuts.emplace(key, std::move(plan)).first->second;
+}
+
 std::vector<double>
 ExactEpochRateModel::Rates(const EpochRateInput& in)
 {
@@ -477,19 +540,41 @@ ExactEpochRateModel::Rates(const EpochRateInput& in)
     // this call, whose components are disjoint).
     struct Miss
     {
-        std::string key;                   //!< cache key
-        std::vector<const SchedJob*> js;   //!< jobs
-        std::vector<PathChoice> ch;        //!< path choices
-        std::vector<int64_t> prio;         //!< dense classes
-        std::vector<double> shift;         //!< time shifts
-        const std::vector<uint32_t>* jobs; //!< positions in in.model->jobs
-        std::vector<double> rates;         //!< the evaluation's result
-        EvalCounts counts;                 //!< its work
+        std::string key;                 //!< cache key
+        std::vector<const SchedJob*> js; //!< jobs
+        std::vector<PathChoice> ch;      //!< path choices
+        std::vector<int64_t> prio;       //!< dense classes
+        std::vector<double> shift;       //!< time shifts
+        std::vector<uint32_t> jobs;      //!< positions in in.model->jobs
+        bool piece{false};               //!< a piece of a cut component (kept is set)
+        Kept kept;                       //!< what it keeps of the whole component
+        std::vector<double> rates;       //!< the evaluation's result
+        EvalCounts counts;               //!< its work
     };
 
     std::vector<Miss> misses;
     std::size_t cacheSize = m_cache.size(); // as the one-thread order would have it
     bool emptied = false;
+    // Serve a unit (a component or a piece of one) from the cache, or queue it as a miss.
+    auto lookUp = [&](Miss&& m) {
+        auto it = emptied ? m_cache.end() : m_cache.find(m.key);
+        if (it != m_cache.end())
+        {
+            ++m_cacheHits;
+            for (size_t q = 0; q < m.jobs.size(); ++q)
+            {
+                rate[m.jobs[q]] = it->second[q];
+            }
+            return;
+        }
+        if (cacheSize > CACHE_MAX_ENTRIES)
+        {
+            emptied = true;
+            cacheSize = 0;
+        }
+        ++cacheSize;
+        misses.push_back(std::move(m));
+    };
     for (const auto& [root, members] : comps)
     {
         // Only the order of the classes matters: normalise to dense ranks so that a component
@@ -500,7 +585,7 @@ ExactEpochRateModel::Rates(const EpochRateInput& in)
             levels.insert(in.priorityClass[k]);
         }
         Miss m;
-        m.jobs = &members;
+        m.jobs = members;
         for (uint32_t k : members)
         {
             const SchedJob& sj = in.model->jobs[k];
@@ -510,29 +595,45 @@ ExactEpochRateModel::Rates(const EpochRateInput& in)
             m.shift.push_back(in.timeShift[k]);
             AppendCacheKey(m.key, sj.id, m.prio.back(), in.timeShift[k], in.choice[k]);
         }
-        auto it = emptied ? m_cache.end() : m_cache.find(m.key);
-        if (it != m_cache.end())
+        if (m_weakLinkBound > 0 && m_timescaleRatio > 0 && levels.size() == 1 &&
+            members.size() > 2 && (emptied || m_cache.find(m.key) == m_cache.end()))
         {
-            ++m_cacheHits;
-            for (size_t q = 0; q < members.size(); ++q)
+            const CutPlan& plan = PlanCut(m.key, m.js, m.ch, m.prio);
+            if (plan.pieces.size() > 1)
             {
-                rate[members[q]] = it->second[q];
+                for (const auto& piece : plan.pieces)
+                {
+                    Miss p;
+                    p.piece = true;
+                    p.kept.horizon = plan.whole.horizon;
+                    char buf[32];
+                    std::snprintf(buf, sizeof(buf), "w%a;", plan.whole.horizon);
+                    p.key = buf;
+                    for (uint32_t q : piece)
+                    {
+                        p.js.push_back(m.js[q]);
+                        p.ch.push_back(m.ch[q]);
+                        p.prio.push_back(m.prio[q]);
+                        p.shift.push_back(m.shift[q]);
+                        p.jobs.push_back(m.jobs[q]);
+                        p.kept.factors.push_back(plan.whole.factors[q]);
+                        AppendCacheKey(p.key, m.js[q]->id, m.prio[q], m.shift[q], m.ch[q]);
+                        std::snprintf(buf, sizeof(buf), "%a;", plan.whole.factors[q]);
+                        p.key += buf;
+                    }
+                    lookUp(std::move(p));
+                }
+                continue;
             }
-            continue;
         }
-        if (cacheSize > CACHE_MAX_ENTRIES)
-        {
-            emptied = true;
-            cacheSize = 0;
-        }
-        ++cacheSize;
-        misses.push_back(std::move(m));
+        lookUp(std::move(m));
     }
     const double w0 = WallNow();
     const std::vector<std::exception_ptr> error =
         RunParallelTasks(misses.size(), m_threads, [this, &misses](std::size_t i) {
             Miss& m = misses[i];
-            m.rates = EvaluateCounted(m.js, m.ch, m.prio, m.shift, m.counts);
+            m.rates =
+                EvaluateCounted(m.js, m.ch, m.prio, m.shift, m.counts, m.piece ? &m.kept : nullptr);
         });
     if (!misses.empty())
     {
@@ -551,9 +652,9 @@ ExactEpochRateModel::Rates(const EpochRateInput& in)
         {
             m_cache.clear();
         }
-        for (size_t q = 0; q < m.jobs->size(); ++q)
+        for (size_t q = 0; q < m.jobs.size(); ++q)
         {
-            rate[(*m.jobs)[q]] = m.rates[q];
+            rate[m.jobs[q]] = m.rates[q];
         }
         m_cache.emplace(std::move(m.key), std::move(m.rates));
     }

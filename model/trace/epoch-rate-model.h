@@ -151,6 +151,16 @@ class ExactEpochRateModel : public EpochRateModel
     void SetThreads(uint32_t threads);
 
     /**
+     * \brief Weak-link cut of the coarse evaluation (CoarseEpochRateModel; ignored by the exact
+     * one): a component of one class and more than two jobs is evaluated in the pieces that
+     * WeakCut() with this bound leaves, each with the dilation factors and the horizon of the
+     * whole component. 0 = no cut (the default).
+     * \param bound fraction of an iteration, >= 0
+     * \throws std::invalid_argument for a negative or non-finite bound
+     */
+    void SetWeakLinkBound(double bound);
+
+    /**
      * \brief Steady rates of one set of jobs evaluated together (no cache): the FlowEvaluator on
      * the sub-model of the links their paths use (CoarseEpochRateModel: after its time-scale
      * split and coarsening).
@@ -185,14 +195,73 @@ class ExactEpochRateModel : public EpochRateModel
         double seconds{0};       //!< wall-clock seconds
     };
 
+    /// What a piece of a cut component keeps of the whole component's evaluation.
+    struct Kept
+    {
+        std::vector<double> factors; //!< dilation factor of each job (Coarsen() of the whole)
+        double horizon{0};           //!< the whole component's FlowEvaluator horizon, s
+    };
+
+    /// A one-class component's weak-link cut (SetWeakLinkBound): its pieces and the dilation
+    /// factors and horizon of the whole component, which every piece keeps.
+    struct CutPlan
+    {
+        std::vector<std::vector<uint32_t>> pieces; //!< positions in the component, WeakCut()
+        Kept whole;                                //!< factors per job of the component
+    };
+
     /// EvaluateComponent() with its counts in \p counts instead of the members (safe on
     /// several threads at once). \param jobs \param choice \param prio \param shift as
-    /// EvaluateComponent() \param[in,out] counts incremented \return as EvaluateComponent()
+    /// EvaluateComponent() \param[in,out] counts incremented \param kept the dilation factors
+    /// (one per job) and horizon to use instead of Coarsen()'s and the automatic one (a piece
+    /// of a cut component), or nullptr \return as EvaluateComponent()
     std::vector<double> EvaluateCounted(const std::vector<const SchedJob*>& jobs,
                                         const std::vector<PathChoice>& choice,
                                         const std::vector<int64_t>& prio,
                                         const std::vector<double>& shift,
-                                        EvalCounts& counts) const;
+                                        EvalCounts& counts,
+                                        const Kept* kept = nullptr) const;
+
+    /**
+     * The sub-model of a set of jobs: the links their chosen paths use (renumbered in order of
+     * first use), their flows on path 0 (flows without bytes or path dropped, phases remapped).
+     * \param jobs the jobs \param choice path index per flow of each job \return the sub-model
+     */
+    ClusterModel BuildSubModel(const std::vector<const SchedJob*>& jobs,
+                               const std::vector<PathChoice>& choice) const;
+
+    /**
+     * The weak-link cut of a one-class component, memoised by its cache key.
+     * \param key the component's cache key \param js its jobs \param ch their path choices
+     * \param prio their dense classes (all equal) \return its pieces and dilation factors
+     */
+    const CutPlan& PlanCut(const std::string& key,
+                           const std::vector<const SchedJob*>& js,
+                           const std::vector<PathChoice>& ch,
+                           const std::vector<int64_t>& prio);
+
+    /**
+     * Pieces of a one-class sub-model once its weak links are cut: a link shared by n >= 2 jobs
+     * is weak when, for every job j on it, min(sum of the others' mean loads, (n - 1) x j's
+     * mean load) <= \p bound, a bound of the fraction by which the others can lengthen j's
+     * iteration there (each sends at most its mean load's bits meanwhile; max-min fairness
+     * leaves j at least 1/n of the link). Mean load: bytes per iteration x 8 / stand-alone
+     * iteration / capacity. Jobs joined by a link that is not weak share a piece.
+     * \param sub the sub-model \param alone every job's stand-alone iteration, seconds
+     * \param bound the weak-link bound (fraction of an iteration)
+     * \return the pieces: positions in sub.jobs, ascending, pieces in order of first member
+     */
+    static std::vector<std::vector<uint32_t>> WeakCut(const ClusterModel& sub,
+                                                      const std::vector<double>& alone,
+                                                      double bound);
+
+    /**
+     * Applies dilation factors (Coarsen()) to a sub-model: computation, compute span, phase
+     * releases and lags, iteration-end lags, bytes and time shift of job k times factor[k].
+     * \param sub the sub-model (changed) \param in its input (timeShift changed)
+     * \param factor one factor per job of sub.jobs (1 = unchanged)
+     */
+    static void Dilate(ClusterModel& sub, EvaluationInput& in, const std::vector<double>& factor);
 
     /**
      * Time-scale coarsening of a component's sub-model (see CoarseEpochRateModel): dilates
@@ -210,8 +279,8 @@ class ExactEpochRateModel : public EpochRateModel
      *        for a slow part whose reduced capacities stretch its iterations)
      * \return the dilation factor of each job (1 = unchanged), order of sub.jobs
      */
-    std::vector<double> Coarsen(ClusterModel& sub,
-                                EvaluationInput& in,
+    std::vector<double> Coarsen(const ClusterModel& sub,
+                                const EvaluationInput& in,
                                 const std::vector<double>& alone,
                                 double longestCap) const;
 
@@ -230,7 +299,8 @@ class ExactEpochRateModel : public EpochRateModel
     std::vector<double> EvaluateSubModel(ClusterModel& sub,
                                          EvaluationInput& in,
                                          const std::vector<SchedLink>& nominal,
-                                         EvalCounts& counts) const;
+                                         EvalCounts& counts,
+                                         const Kept* kept) const;
 
     /**
      * Time-scale separation across classes (see CoarseEpochRateModel): finds the slowest
@@ -279,6 +349,8 @@ class ExactEpochRateModel : public EpochRateModel
     uint64_t m_fluidEvents{0};                                    //!< FlowEvaluation::events
     double m_timescaleRatio{0}; //!< K of the time-scale coarsening, 0 = exact
     uint32_t m_threads{1};      //!< threads of one Rates() call's cache misses (SetThreads)
+    double m_weakLinkBound{0};  //!< the weak-link cut's bound, 0 = no cut (SetWeakLinkBound)
+    std::unordered_map<std::string, CutPlan> m_cuts; //!< cut plans by component key
 };
 
 /**
@@ -367,6 +439,16 @@ class ExactEpochRateModel : public EpochRateModel
  * in the slow part (moved there by a slow job of its class or above) sees the fast part's mean
  * load, not its bursts, on its own time scale (1.1 % on F2's rate in that test).
  *
+ * Weak-link cut (SetWeakLinkBound(); 0 = none, the trace runs' default 0.01). Rates() evaluates a
+ * component of one class and more than two jobs in pieces when only weak links join them
+ * (WeakCut(): on a link shared by n jobs, each job's mean load, bytes per iteration × 8 over its
+ * stand-alone iteration and the capacity, bounds the fraction by which it can lengthen another's
+ * iteration there; a link where min(the others' sum, (n - 1) × the job's own) is within the bound
+ * for every job does not join them). Each piece keeps the dilation factors and the horizon of
+ * the whole component, so that only the weak links' traffic is left out: with each piece's own,
+ * the pieces' shorter horizons and other factors moved the trace results by more than the weak
+ * links did (doc/crux.rst, "Weak-link cut"). Pieces are cached under their jobs, factors and
+ * horizon.
  * The error against the exact evaluation is measured on the trace runs by
  * scripts/compare-evaluators.sh (doc/crux.rst, "Evaluator of the trace runs").
  */
