@@ -740,7 +740,9 @@ class CoarseEvaluatorCostTestCase : public TestCase
  * is not below 1.5 s / 8); every rate within 1 % of the uncut evaluation (the bound: J2 can
  * lengthen J1's iteration by at most 0.67 %; measured: S -0.39 %, J1 +0.19 %, J2 and F
  * unchanged). With
- * 0.5 % the component stays whole: bit for bit the evaluation without the cut.
+ * 0.5 % the component stays whole: bit for bit the evaluation without the cut. With J1's transfer
+ * in three flows (max-min fairness is per flow, so J2's one flow gets at least a quarter of link
+ * 1: a bound of 3 x 0.67 %) link 1 is not weak for 1 % and weak for 3 %.
  */
 class CoarseEvaluatorWeakCutTestCase : public TestCase
 {
@@ -839,7 +841,27 @@ class CoarseEvaluatorWeakCutTestCase : public TestCase
         const std::vector<double> r23own = Rates(aloneModel, alone, {0, 0});
         NS_TEST_EXPECT_MSG_NE(pieces[3], r23own[1], "F's own piece factor (32) not used");
 
-        for (double bad : {-0.01, std::nan(""), std::numeric_limits<double>::infinity()})
+        // J1's transfer split into three flows (the same bytes): on link 1 J2's one flow gets at
+        // least a quarter of the link, so J1 can lengthen it by up to 3 x 0.67 % = 2 %: not weak
+        // for 1 %, weak for 3 %
+        ClusterModel split = m;
+        SchedFlow third = split.jobs[1].flows[0];
+        third.bytesPerIteration /= 3;
+        split.jobs[1].flows = {third, third, third};
+        for (uint32_t f = 0; f < 3; ++f)
+        {
+            split.jobs[1].flows[f].id = f;
+        }
+        CoarseEpochRateModel flowsOne(m.links, TraceOptions(), 4);
+        flowsOne.SetWeakLinkBound(0.01);
+        Rates(flowsOne, split, one);
+        NS_TEST_EXPECT_MSG_EQ(flowsOne.GetEvaluations(), 1, "J1 in three flows, 1 %: whole");
+        CoarseEpochRateModel flowsThree(m.links, TraceOptions(), 4);
+        flowsThree.SetWeakLinkBound(0.03);
+        Rates(flowsThree, split, one);
+        NS_TEST_EXPECT_MSG_EQ(flowsThree.GetEvaluations(), 2, "J1 in three flows, 3 %: cut");
+
+        for (double bad : {-0.01, 1.0, std::nan(""), std::numeric_limits<double>::infinity()})
         {
             std::string what;
             try

@@ -304,9 +304,17 @@ ExactEpochRateModel::WeakCut(const ClusterModel& sub,
                              double bound)
 {
     const uint32_t n = static_cast<uint32_t>(sub.jobs.size());
+
     // Each job's mean load on each link, as a fraction of its capacity: bytes per iteration x 8
     // over its stand-alone iteration (its iteration with others is longer, so this bounds it).
-    std::vector<std::vector<std::pair<uint32_t, double>>> on(sub.links.size());
+    struct OnLink
+    {
+        uint32_t job;   //!< position in sub.jobs
+        double load;    //!< mean load, fraction of the capacity
+        uint32_t flows; //!< its flows across the link
+    };
+
+    std::vector<std::vector<OnLink>> on(sub.links.size());
     std::vector<uint32_t> path;
     for (uint32_t k = 0; k < n; ++k)
     {
@@ -320,13 +328,14 @@ ExactEpochRateModel::WeakCut(const ClusterModel& sub,
                 const double load =
                     alone[k] > 0 ? f.bytesPerIteration * 8 / alone[k] / sub.links[l].bandwidth
                                  : INFINITY;
-                if (!on[l].empty() && on[l].back().first == k)
+                if (!on[l].empty() && on[l].back().job == k)
                 {
-                    on[l].back().second += load;
+                    on[l].back().load += load;
+                    ++on[l].back().flows;
                 }
                 else
                 {
-                    on[l].emplace_back(k, load);
+                    on[l].push_back({k, load, 1});
                 }
             }
         }
@@ -339,21 +348,25 @@ ExactEpochRateModel::WeakCut(const ClusterModel& sub,
             continue;
         }
         double total = 0;
-        for (const auto& [k, load] : jobs)
+        uint32_t flows = 0;
+        for (const OnLink& o : jobs)
         {
-            total += load;
+            total += o.load;
+            flows += o.flows;
         }
-        const double others = static_cast<double>(jobs.size() - 1);
+        // Max-min fairness per flow: one transfer of the job gets at least 1 / (the others'
+        // flows + 1) of the link, so its transfers there take at most (others' flows + 1) times
+        // as long as alone.
         bool weak = std::isfinite(total);
-        for (const auto& [k, load] : jobs)
+        for (const OnLink& o : jobs)
         {
-            weak = weak && std::min(total - load, others * load) <= bound;
+            weak = weak && std::min(total - o.load, (flows - o.flows) * o.load) <= bound;
         }
         if (!weak)
         {
-            for (const auto& [k, load] : jobs)
+            for (const OnLink& o : jobs)
             {
-                piece.Join(jobs.front().first, k);
+                piece.Join(jobs.front().job, o.job);
             }
         }
     }

@@ -164,10 +164,16 @@ ExactEpochRateModel::SetThreads(uint32_t threads)
 void
 ExactEpochRateModel::SetWeakLinkBound(double bound)
 {
-    if (!(std::isfinite(bound) && bound >= 0))
+    if (!(bound >= 0 && bound < 1))
     {
-        throw std::invalid_argument("ExactEpochRateModel::SetWeakLinkBound: the bound must be a "
-                                    "finite number >= 0");
+        throw std::invalid_argument("ExactEpochRateModel::SetWeakLinkBound: the bound must be in "
+                                    "[0, 1)");
+    }
+    if (bound != m_weakLinkBound)
+    {
+        // what was cached under the old bound (whole components, pieces, plans) is not valid
+        m_cache.clear();
+        m_cuts.clear();
     }
     m_weakLinkBound = bound;
 }

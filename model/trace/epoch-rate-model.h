@@ -87,7 +87,8 @@ class EpochRateModel
     /// \return fluid evaluations run so far (FlowEvaluator runs: components, stand-alone jobs
     ///         with traffic, and each part of a component CoarseEpochRateModel splits)
     virtual uint64_t GetEvaluations() const = 0;
-    /// \return component rates served from a cache so far (0 for a model without one)
+    /// \return component rates served from a cache so far (0 for a model without one; each
+    ///         piece of a cut component counts as one)
     virtual uint64_t GetCacheHits() const = 0;
     /// \return wall-clock seconds spent evaluating so far (not deterministic)
     virtual double GetEvaluatorSeconds() const = 0;
@@ -154,9 +155,9 @@ class ExactEpochRateModel : public EpochRateModel
      * \brief Weak-link cut of the coarse evaluation (CoarseEpochRateModel; ignored by the exact
      * one): a component of one class and more than two jobs is evaluated in the pieces that
      * WeakCut() with this bound leaves, each with the dilation factors and the horizon of the
-     * whole component. 0 = no cut (the default).
-     * \param bound fraction of an iteration, >= 0
-     * \throws std::invalid_argument for a negative or non-finite bound
+     * whole component. 0 = no cut (the default). A new value empties the cache.
+     * \param bound fraction of an iteration, in [0, 1)
+     * \throws std::invalid_argument for a bound outside [0, 1) or NaN
      */
     void SetWeakLinkBound(double bound);
 
@@ -233,7 +234,8 @@ class ExactEpochRateModel : public EpochRateModel
     /**
      * The weak-link cut of a one-class component, memoised by its cache key.
      * \param key the component's cache key \param js its jobs \param ch their path choices
-     * \param prio their dense classes (all equal) \return its pieces and dilation factors
+     * \param prio their dense classes (all equal) \return its pieces, the whole component's
+     * dilation factors and its horizon
      */
     const CutPlan& PlanCut(const std::string& key,
                            const std::vector<const SchedJob*>& js,
@@ -241,12 +243,13 @@ class ExactEpochRateModel : public EpochRateModel
                            const std::vector<int64_t>& prio);
 
     /**
-     * Pieces of a one-class sub-model once its weak links are cut: a link shared by n >= 2 jobs
-     * is weak when, for every job j on it, min(sum of the others' mean loads, (n - 1) x j's
-     * mean load) <= \p bound, a bound of the fraction by which the others can lengthen j's
-     * iteration there (each sends at most its mean load's bits meanwhile; max-min fairness
-     * leaves j at least 1/n of the link). Mean load: bytes per iteration x 8 / stand-alone
-     * iteration / capacity. Jobs joined by a link that is not weak share a piece.
+     * Pieces of a one-class sub-model once its weak links are cut: a link is weak when, for
+     * every job j on it, min(sum of the others' mean loads, (F - f_j) x j's mean load) <=
+     * \p bound, a bound of the fraction by which the others can lengthen j's iteration there
+     * (each sends at most its mean load's bits meanwhile; max-min fairness per flow leaves each
+     * transfer of j at least 1 / (F - f_j + 1) of the link, F the flows across it, f_j j's).
+     * Mean load: bytes per iteration x 8 / stand-alone iteration / capacity. Jobs joined by a
+     * link that is not weak share a piece.
      * \param sub the sub-model \param alone every job's stand-alone iteration, seconds
      * \param bound the weak-link bound (fraction of an iteration)
      * \return the pieces: positions in sub.jobs, ascending, pieces in order of first member
@@ -264,15 +267,15 @@ class ExactEpochRateModel : public EpochRateModel
     static void Dilate(ClusterModel& sub, EvaluationInput& in, const std::vector<double>& factor);
 
     /**
-     * Time-scale coarsening of a component's sub-model (see CoarseEpochRateModel): dilates
-     * jobs whose stand-alone iteration is at most longest / (2K) in \p sub, and their time
-     * shifts in \p in, by powers of two (>= 2): one factor per group of such jobs on common
+     * Time-scale coarsening of a component's sub-model (see CoarseEpochRateModel): the factors
+     * by which Dilate() dilates jobs whose stand-alone iteration is at most longest / (2K), and
+     * their time shifts, powers of two (>= 2): one factor per group of such jobs on common
      * links within a factor 2 of each other, the largest that keeps the group's slowest at most
      * longest / K and every member at most half as long as each slower job outside the group
-     * on its links (a group held at factor 1 is not dilated). Nothing changes with K = 0, fewer
-     * than two jobs or more than one class (in.priority).
-     * \param sub the component's sub-model (jobs changed in place)
-     * \param in its evaluation input (paths: the chosen path per flow; timeShift changed)
+     * on its links (a group held at factor 1 is not dilated). All factors are 1 with K = 0,
+     * fewer than two jobs or more than one class (in.priority).
+     * \param sub the component's sub-model
+     * \param in its evaluation input (paths: the chosen path per flow; priority)
      * \param alone every job's stand-alone iteration on \p sub's capacities, seconds, order of
      *        sub.jobs (before the dilation)
      * \param longestCap upper bound of "longest", seconds (0 = none; EvaluateSubModel() sets it
@@ -287,13 +290,17 @@ class ExactEpochRateModel : public EpochRateModel
     /**
      * The rates of a component's sub-model: split by time scale when SplitByTimescale() finds
      * a boundary (the fast part evaluated alone, the slow part on the capacity the fast part's
-     * mean load leaves, each through this function again), else Coarsen() and one FlowEvaluator
-     * run. On reduced capacities the horizon and the coarsening's longest iteration are capped
-     * at twice their values on \p nominal (a job slower than that gets rate 0, as a starved job
-     * of the exact run).
+     * mean load leaves, each through this function again), else Coarsen(), Dilate() and one
+     * FlowEvaluator run. On reduced capacities the horizon and the coarsening's longest iteration
+     * are capped at twice their values on \p nominal (a job slower than that gets rate 0, as a
+     * starved job of the exact run). With \p kept (a piece of a cut component) neither the split
+     * nor the cap applies: the piece is dilated by kept->factors and evaluated over
+     * kept->horizon.
      * \param sub the sub-model (path 0 of every flow; jobs may be changed) \param in its input
      * \param nominal the sub-model's links at their full capacities (same order as sub.links)
      * \param[in,out] counts the FlowEvaluator runs and fluid events, incremented
+     * \param kept the whole component's factors (one per job of sub.jobs) and horizon, or
+     * nullptr
      * \return iterations per second of each job of sub.jobs
      */
     std::vector<double> EvaluateSubModel(ClusterModel& sub,
@@ -441,10 +448,10 @@ class ExactEpochRateModel : public EpochRateModel
  *
  * Weak-link cut (SetWeakLinkBound(); 0 = none, the trace runs' default 0.01). Rates() evaluates a
  * component of one class and more than two jobs in pieces when only weak links join them
- * (WeakCut(): on a link shared by n jobs, each job's mean load, bytes per iteration × 8 over its
- * stand-alone iteration and the capacity, bounds the fraction by which it can lengthen another's
- * iteration there; a link where min(the others' sum, (n - 1) × the job's own) is within the bound
- * for every job does not join them). Each piece keeps the dilation factors and the horizon of
+ * (WeakCut(): each job's mean load on a link, bytes per iteration × 8 over its stand-alone
+ * iteration and the capacity, bounds the fraction by which it can lengthen another's iteration
+ * there; a link where min(the others' sum, (F - f_j) × job j's own; F the flows across it, f_j
+ * j's) is within the bound for every job j does not join them). Each piece keeps the dilation factors and the horizon of
  * the whole component, so that only the weak links' traffic is left out: with each piece's own,
  * the pieces' shorter horizons and other factors moved the trace results by more than the weak
  * links did (doc/crux.rst, "Weak-link cut"). Pieces are cached under their jobs, factors and
