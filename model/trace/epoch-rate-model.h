@@ -451,12 +451,11 @@ class ExactEpochRateModel : public EpochRateModel
  * (WeakCut(): each job's mean load on a link, bytes per iteration × 8 over its stand-alone
  * iteration and the capacity, bounds the fraction by which it can lengthen another's iteration
  * there; a link where min(the others' sum, (F - f_j) × job j's own; F the flows across it, f_j
- * j's) is within the bound for every job j does not join them). Each piece keeps the dilation factors and the horizon of
- * the whole component, so that only the weak links' traffic is left out: with each piece's own,
- * the pieces' shorter horizons and other factors moved the trace results by more than the weak
- * links did (doc/crux.rst, "Weak-link cut"). Pieces are cached under their jobs, factors and
- * horizon.
- * The error against the exact evaluation is measured on the trace runs by
+ * j's) is within the bound for every job j does not join them). Each piece keeps the dilation
+ * factors and the horizon of the whole component, so that only the weak links' traffic is left out:
+ * with each piece's own, the pieces' shorter horizons and other factors moved the trace results by
+ * more than the weak links did (doc/crux.rst, "Weak-link cut"). Pieces are cached under their jobs,
+ * factors and horizon. The error against the exact evaluation is measured on the trace runs by
  * scripts/compare-evaluators.sh (doc/crux.rst, "Evaluator of the trace runs").
  */
 class CoarseEpochRateModel : public ExactEpochRateModel
