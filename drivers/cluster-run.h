@@ -137,8 +137,9 @@ struct ClusterRunConfig : public EpochEngineConfig
      * Weak-link cut of the coarse evaluator (fraction of an iteration, [0, 1); 0 = no cut;
      * ignored with "exact"): in a component of one priority class and more than two jobs, a
      * link shared by jobs that can lengthen each other's iteration there by at most this
-     * fraction (their mean loads on it) does not join them; the pieces are evaluated apart, each
-     * with the dilation factors of the whole component (ExactEpochRateModel::SetWeakLinkBound).
+     * fraction (their mean loads on it, the flows counted) does not join them; the pieces are
+     * evaluated apart, each with the dilation factors and the horizon of the whole component
+     * (ExactEpochRateModel::SetWeakLinkBound).
      * Accuracy and cost: doc/crux.rst, "Weak-link cut".
      */
     double weakLinkBound{0.01};

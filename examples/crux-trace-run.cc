@@ -238,8 +238,8 @@ AddOptions(CheckedCommandLine& cmd, TraceRunOptions& o)
     cmd.AddValue("weakLinkBound",
                  "Coarse evaluator: in a component of one priority class, a link on which the "
                  "jobs can lengthen each other's iteration by at most this fraction (their mean "
-                 "loads) does not join them; the pieces keep the whole component's dilation "
-                 "([0, 1); 0 = no cut)",
+                 "loads, the flows counted) does not join them; the pieces keep the whole "
+                 "component's dilation factors and horizon ([0, 1); 0 = no cut)",
                  c.weakLinkBound);
     cmd.AddValue("horizonIterations", "Evaluator horizon, longest iterations", c.horizonIterations);
     cmd.AddValue("steadyHorizonLimit",
