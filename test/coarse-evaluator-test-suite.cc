@@ -19,6 +19,8 @@
 // under strict priority, a job with a two-phase timeline on two links, and the cost bound: the
 // fluid events of one evaluation when the slow job's iteration (and so the horizon) doubles.
 
+#include "crux-test-util.h"
+
 #include "ns3/epoch-rate-model.h"
 #include "ns3/test.h"
 
@@ -58,17 +60,7 @@ TraceOptions()
 SchedJob
 Job(uint32_t id, double compute, double comm, uint32_t link)
 {
-    SchedJob j;
-    j.id = id;
-    j.computeTime = compute;
-    j.overlapStart = 1;
-    j.flopsPerIteration = 1e12;
-    SchedFlow f;
-    f.id = 0;
-    f.bytesPerIteration = comm * kBandwidth / 8;
-    f.candidatePaths = {{link}};
-    j.flows.push_back(f);
-    return j;
+    return test::OneLinkJob(id, link, compute, comm * kBandwidth / 8, 1e12);
 }
 
 /// The rates of \p m's jobs (path 0 each) under \p model with classes \p prio and time shifts

@@ -21,6 +21,7 @@
 // write a capture to a private directory and decode it with tshark. Header-only (every function is
 // inline), so it needs no entry in the file lists of cmake/crux-sources.cmake.
 
+#include "ns3/cluster-model.h"
 #include "ns3/cluster-topology.h"
 #include "ns3/dlt-job-application.h"
 #include "ns3/message-transport.h"
@@ -278,6 +279,32 @@ PcapFileName(const std::filesystem::path& dir, const std::string& prefix, Ptr<Ne
     return (dir / (prefix + "-" + std::to_string(dev->GetNode()->GetId()) + "-" +
                    std::to_string(dev->GetIfIndex()) + ".pcap"))
         .string();
+}
+
+/**
+ * \brief A scheduler job of one flow on one link, sent after the whole computation
+ * (overlapStart 1): alone, compute + bytes x 8 / the link's bandwidth per iteration.
+ * \param id job id (SchedJob::id)
+ * \param link the flow's one link (its only candidate path is {link})
+ * \param compute computation per iteration, s
+ * \param bytes the flow's bytes per iteration
+ * \param flops FLOPs per iteration (SchedJob::flopsPerIteration)
+ * \return the job
+ */
+inline SchedJob
+OneLinkJob(uint32_t id, uint32_t link, double compute, double bytes, double flops = 0)
+{
+    SchedJob j;
+    j.id = id;
+    j.computeTime = compute;
+    j.overlapStart = 1;
+    j.flopsPerIteration = flops;
+    SchedFlow f;
+    f.id = 0;
+    f.bytesPerIteration = bytes;
+    f.candidatePaths = {{link}};
+    j.flows.push_back(f);
+    return j;
 }
 
 } // namespace test

@@ -21,6 +21,8 @@
 // with c = t they interleave and both keep c + t. The engine's arrival, placement, completion
 // times, work, utilization rows and link bytes follow from these rates.
 
+#include "crux-test-util.h"
+
 #include "ns3/crux-compat.h"
 #include "ns3/epoch-engine.h"
 #include "ns3/epoch-rate-model.h"
@@ -508,27 +510,6 @@ class EpochEngineFabricTestCase : public TestCase
 };
 
 /**
- * A scheduler job of one flow on one link, its communication after its computation
- * (overlapStart 1).
- * \param id job id \param link the flow's link \param compute computation per iteration, s
- * \param bytes the flow's bytes per iteration \return the job
- */
-SchedJob
-OneFlowJob(uint32_t id, uint32_t link, double compute, double bytes)
-{
-    SchedJob j;
-    j.id = id;
-    j.computeTime = compute;
-    j.overlapStart = 1;
-    SchedFlow f;
-    f.id = 0;
-    f.bytesPerIteration = bytes;
-    f.candidatePaths = {{link}};
-    j.flows.push_back(f);
-    return j;
-}
-
-/**
  * \ingroup crux-tests
  * \brief ExactEpochRateModel directly: disjoint links are separate components (each at its
  * alone rate, one evaluation each); the same epoch again and the same epoch with shifted classes
@@ -551,7 +532,7 @@ class EpochRateModelTestCase : public TestCase
         l.bandwidth = 80e9; // 10 GB/s
         m.links = {l, l};
         auto job = [](uint32_t id, uint32_t link, double bytes) {
-            return OneFlowJob(id, link, 1.0, bytes);
+            return test::OneLinkJob(id, link, 1.0, bytes);
         };
         m.jobs = {job(0, 0, 10e9), job(1, 1, 20e9)}; // t = 1 s and 2 s, disjoint links
         ExactEpochRateModel model(m.links, RunnerOptions());
@@ -632,7 +613,9 @@ class EpochRateModelThreadsTestCase : public TestCase
         l.bandwidth = 80e9; // 10 GB/s
         const uint32_t numLinks = 6;
         m.links.assign(numLinks + 1, l);
-        const auto job = OneFlowJob;
+        const auto job = [](uint32_t id, uint32_t link, double compute, double bytes) {
+            return test::OneLinkJob(id, link, compute, bytes);
+        };
         // per link: a slow job (1 + i s of compute, 1-6 GB), a fast one (10 ms, 20 MB) and one of
         // 0.2 s; a last job alone on the extra link (closed form 1 / (c + t))
         for (uint32_t i = 0; i < numLinks; ++i)
