@@ -552,10 +552,10 @@ ExactEpochRateModel::Rates(const EpochRateInput& in)
         std::vector<int64_t> prio;       //!< dense classes
         std::vector<double> shift;       //!< time shifts
         std::vector<uint32_t> jobs;      //!< positions in in.model->jobs
-        bool piece{false};               //!< a piece of a cut component (kept is set)
-        Kept kept;                       //!< what it keeps of the whole component
-        std::vector<double> rates;       //!< the evaluation's result
-        EvalCounts counts;               //!< its work
+        bool piece{false};         //!< kept is set: a piece of a cut component, or one left whole
+        Kept kept;                 //!< what it keeps of the whole component
+        std::vector<double> rates; //!< the evaluation's result
+        EvalCounts counts;         //!< its work
     };
 
     std::vector<Miss> misses;
@@ -631,6 +631,11 @@ ExactEpochRateModel::Rates(const EpochRateInput& in)
                 }
                 continue;
             }
+            // Left whole: its evaluation takes the plan's factors and horizon, which are the
+            // ones Coarsen() and the automatic horizon would give it (the same jobs, one class,
+            // full capacities), instead of computing them again; its cache key is unchanged.
+            m.piece = true;
+            m.kept = plan.whole;
         }
         lookUp(std::move(m));
     }

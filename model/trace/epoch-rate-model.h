@@ -455,8 +455,10 @@ class ExactEpochRateModel : public EpochRateModel
  * factors and the horizon of the whole component, so that only the weak links' traffic is left out:
  * with each piece's own, the pieces' shorter horizons and other factors moved the trace results by
  * more than the weak links did (doc/crux.rst, "Weak-link cut"). Pieces are cached under their jobs,
- * factors and horizon. The error against the exact evaluation is measured on the trace runs by
- * scripts/compare-evaluators.sh (doc/crux.rst, "Evaluator of the trace runs").
+ * factors and horizon. A component the cut leaves whole is evaluated with its plan's factors and
+ * horizon, which are those Coarsen() and the automatic horizon give it (not computed twice). The
+ * error against the exact evaluation is measured on the trace runs by scripts/compare-evaluators.sh
+ * (doc/crux.rst, "Evaluator of the trace runs").
  */
 class CoarseEpochRateModel : public ExactEpochRateModel
 {
