@@ -118,6 +118,8 @@ RunClusterEngine(const ClusterRunConfig& config,
     {
         rates = std::make_unique<CoarseEpochRateModel>(topo.links, evalOpt, config.timescaleRatio);
         rates->SetWeakLinkBound(config.weakLinkBound);
+        rates->SetWeakLinkRule(config.weakLinkRule == "overlap" ? WeakLinkRule::OVERLAP
+                                                                : WeakLinkRule::BOUND);
     }
     rates->SetThreads(config.evaluatorThreads);
     std::unique_ptr<EpochEngineFabric> fabric;

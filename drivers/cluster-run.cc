@@ -284,6 +284,10 @@ ClusterRunConfig::Validate() const
     {
         throw ConfigError("weakLinkBound", "must be in [0, 1) (0 = no cut)");
     }
+    if (weakLinkRule != "bound" && weakLinkRule != "overlap")
+    {
+        throw ConfigError("weakLinkRule", "'" + weakLinkRule + "' is not bound or overlap");
+    }
     if (!(horizonIterations > 0))
     {
         throw ConfigError("horizonIterations", "must be > 0");
@@ -643,6 +647,7 @@ ClusterRun::SummaryJson(const ClusterRunResult& r) const
     j["evaluator"] = m_config.evaluator;
     j["timescale_ratio"] = m_config.timescaleRatio;
     j["weak_link_bound"] = m_config.weakLinkBound;
+    j["weak_link_rule"] = m_config.weakLinkRule;
     j["timeline"] = m_config.timeline;
     if (m_config.intraHost.enabled)
     {

@@ -143,6 +143,13 @@ struct ClusterRunConfig : public EpochEngineConfig
      * Accuracy and cost: doc/crux.rst, "Weak-link cut".
      */
     double weakLinkBound{0.01};
+    /**
+     * What the weak-link cut compares with weakLinkBound (WeakLinkRule): "bound" (the fraction
+     * by which the others can at most lengthen a job's iteration on the link; the default) or
+     * "overlap" (the expected lengthening when the jobs' transfers meet at random: cuts more,
+     * is not a bound). Measured: doc/crux.rst, "Weak-link cut".
+     */
+    std::string weakLinkRule{"bound"};
     /// FlowEvaluator horizon in longest stand-alone iterations of a component (> 0). Measured
     /// on two weeks of the generated trace (Clos, random placement): 4 and 12 give mean JCTs
     /// within 0.01 % of each other; 12 costs 2.5x the wall time under ECMP.

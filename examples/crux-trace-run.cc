@@ -241,6 +241,12 @@ AddOptions(CheckedCommandLine& cmd, TraceRunOptions& o)
                  "loads, the flows counted) does not join them; the pieces keep the whole "
                  "component's dilation factors and horizon ([0, 1); 0 = no cut)",
                  c.weakLinkBound);
+    cmd.AddValue("weakLinkRule",
+                 "Coarse evaluator: what the weak-link cut compares with --weakLinkBound: bound "
+                 "(how much the others can at most lengthen a job's iteration on the link; the "
+                 "default) or overlap (the expected lengthening when the jobs' transfers meet "
+                 "at random: cuts more, not a bound)",
+                 c.weakLinkRule);
     cmd.AddValue("horizonIterations", "Evaluator horizon, longest iterations", c.horizonIterations);
     cmd.AddValue("steadyHorizonLimit",
                  "Evaluator: a job without a whole iteration after the warm-up is simulated on "
@@ -310,6 +316,7 @@ WithOptionName(std::string msg)
         {"ClusterRunConfig.timeline", "--timeline"},
         {"ClusterRunConfig.timescaleRatio", "--timescaleRatio"},
         {"ClusterRunConfig.weakLinkBound", "--weakLinkBound"},
+        {"ClusterRunConfig.weakLinkRule", "--weakLinkRule"},
         {"ClusterRunConfig.horizonIterations", "--horizonIterations"},
         {"ClusterRunConfig.steadyHorizonLimit", "--steadyHorizonLimit"},
         {"ClusterRunConfig.alignRatio", "--alignRatio"},

@@ -281,6 +281,7 @@ trace="$(dirname "$bin")/crux-trace-run"
 if [ -x "$trace" ]; then
   expect_in "$trace" 1 trace-clos-topo "--closTors: applies to --topology=clos only (got --topology=double-sided)" --topology=double-sided --closTors=10 --dryRun --outputDir="$work/out-trace-clos-topo"
   expect_in "$trace" 1 trace-weak-bound "--weakLinkBound: must be in [0, 1) (0 = no cut)" --weakLinkBound=1 --days=0.05 --dryRun --outputDir="$work/out-trace-weak-bound"
+  expect_in "$trace" 1 trace-weak-rule "--weakLinkRule: 'expected' is not bound or overlap" --weakLinkRule=expected --days=0.05 --dryRun --outputDir="$work/out-trace-weak-rule"
   expect_in "$trace" 1 trace-bad-topo "--topology: 'bogus' is not clos, double-sided or lingjun" --topology=bogus --closTors=10 --dryRun --outputDir="$work/out-trace-bad-topo"
   expect_in "$trace" 1 trace-cables "--closTors / --closAggs / --closHosts: ClosConfig:" --closTors=65536 --closAggs=4096 --dryRun --outputDir="$work/out-trace-cables"
   # NS_ATTRIBUTE_DEFAULT's value is checked before ns-3 would abort on it (also without Crux),

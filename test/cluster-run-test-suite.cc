@@ -467,6 +467,9 @@ class ClusterRunBadConfigTestCase : public TestCase
             expect(bad, "weakLinkBound");
         }
         bad = c;
+        bad.weakLinkRule = "expected";
+        expect(bad, "weakLinkRule");
+        bad = c;
         bad.alignRatio = 0.5;
         expect(bad, "alignRatio");
         bad = c;

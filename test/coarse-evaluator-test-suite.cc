@@ -734,7 +734,11 @@ class CoarseEvaluatorCostTestCase : public TestCase
  * unchanged). With
  * 0.5 % the component stays whole: bit for bit the evaluation without the cut. With J1's transfer
  * in three flows (max-min fairness is per flow, so J2's one flow gets at least a quarter of link
- * 1: a bound of 3 x 0.67 %) link 1 is not weak for 1 % and weak for 3 %.
+ * 1: a bound of 3 x 0.67 %) link 1 is not weak for 1 % and weak for 3 %. With
+ * WeakLinkRule::OVERLAP (the expected lengthening, u_j x the others' u x (F - f_j) / f_j) link 2
+ * is weak at 4 % (J2 and F: 1/3 x 1/11 = 3.03 %; by the bound 9.1 %): three pieces, J2 and F at
+ * their stand-alone rates; with J1 in three flows link 1 still joins at 1 % (J2: 1.1 %); a new
+ * rule empties the cache.
  */
 class CoarseEvaluatorWeakCutTestCase : public TestCase
 {
@@ -852,6 +856,34 @@ class CoarseEvaluatorWeakCutTestCase : public TestCase
         flowsThree.SetWeakLinkBound(0.03);
         Rates(flowsThree, split, one);
         NS_TEST_EXPECT_MSG_EQ(flowsThree.GetEvaluations(), 2, "J1 in three flows, 3 %: cut");
+
+        // WeakLinkRule::OVERLAP: on link 2 J2 (u = 0.5 s / 1.5 s) and F (u = 1 ms / 11 ms)
+        // lengthen each other by 1/3 x 1/11 = 3.03 % when their transfers meet at random (the
+        // bound: min(9.1 %, 33 %) for J2), so at 4 % the link is weak by the overlap rule only;
+        // J2 and F then run alone, at their stand-alone rates; link 0 (28 %) stays strong; with
+        // J1 in three flows link 1 gives J2 0.67 % x 56 % x 3 = 1.1 %: not weak at 1 %
+        CoarseEpochRateModel boundRule(m.links, TraceOptions(), 4);
+        boundRule.SetWeakLinkBound(0.04);
+        Rates(boundRule, m, one);
+        NS_TEST_EXPECT_MSG_EQ(boundRule.GetEvaluations(), 2, "bound rule, 4 %: {S, J1}, {J2, F}");
+        CoarseEpochRateModel overlap(m.links, TraceOptions(), 4);
+        overlap.SetWeakLinkBound(0.04);
+        overlap.SetWeakLinkRule(WeakLinkRule::OVERLAP);
+        const std::vector<double> apart = Rates(overlap, m, one);
+        NS_TEST_EXPECT_MSG_EQ(overlap.GetEvaluations(), 3, "overlap, 4 %: {S, J1}, {J2}, {F}");
+        NS_TEST_EXPECT_MSG_EQ(apart[0], pieces[0], "S as in {S, J1}");
+        NS_TEST_EXPECT_MSG_EQ_TOL(apart[2], 1 / 1.5, 1e-9, "J2 alone: 1 / (1 s + 0.5 s)");
+        NS_TEST_EXPECT_MSG_EQ_TOL(apart[3] * 0.011, 1, 1e-9, "F alone: 1 / 11 ms");
+        CoarseEpochRateModel overlapThree(m.links, TraceOptions(), 4);
+        overlapThree.SetWeakLinkBound(0.01);
+        overlapThree.SetWeakLinkRule(WeakLinkRule::OVERLAP);
+        Rates(overlapThree, split, one);
+        NS_TEST_EXPECT_MSG_EQ(overlapThree.GetEvaluations(), 1, "overlap, three flows, 1 %: whole");
+        // a new rule empties the cache: the same epoch is evaluated again
+        const uint64_t before = cut.GetEvaluations();
+        cut.SetWeakLinkRule(WeakLinkRule::OVERLAP);
+        Rates(cut, m, one);
+        NS_TEST_EXPECT_MSG_GT(cut.GetEvaluations(), before, "new rule: evaluated again");
 
         for (double bad : {-0.01, 1.0, std::nan(""), std::numeric_limits<double>::infinity()})
         {

@@ -301,7 +301,8 @@ ExactEpochRateModel::Coarsen(const ClusterModel& sub,
 std::vector<std::vector<uint32_t>>
 ExactEpochRateModel::WeakCut(const ClusterModel& sub,
                              const std::vector<double>& alone,
-                             double bound)
+                             double bound,
+                             WeakLinkRule rule)
 {
     const uint32_t n = static_cast<uint32_t>(sub.jobs.size());
 
@@ -360,7 +361,15 @@ ExactEpochRateModel::WeakCut(const ClusterModel& sub,
         bool weak = std::isfinite(total);
         for (const OnLink& o : jobs)
         {
-            weak = weak && std::min(total - o.load, (flows - o.flows) * o.load) <= bound;
+            double lengthening = std::min(total - o.load, (flows - o.flows) * o.load);
+            if (rule == WeakLinkRule::OVERLAP)
+            {
+                // the expected lengthening: the others are on the link a fraction (their loads)
+                // of the time; meanwhile j's flows get o.flows / flows of it
+                lengthening =
+                    std::min(lengthening, o.load * (total - o.load) * (flows - o.flows) / o.flows);
+            }
+            weak = weak && lengthening <= bound;
         }
         if (!weak)
         {

@@ -178,6 +178,17 @@ ExactEpochRateModel::SetWeakLinkBound(double bound)
     m_weakLinkBound = bound;
 }
 
+void
+ExactEpochRateModel::SetWeakLinkRule(WeakLinkRule rule)
+{
+    if (rule != m_weakLinkRule)
+    {
+        m_cache.clear();
+        m_cuts.clear();
+    }
+    m_weakLinkRule = rule;
+}
+
 std::vector<double>
 ExactEpochRateModel::EvaluateComponent(const std::vector<const SchedJob*>& jobs,
                                        const std::vector<PathChoice>& choice,
@@ -496,7 +507,7 @@ ExactEpochRateModel::PlanCut(const std::string& key,
     plan.whole.horizon = m_options.horizon > 0 ? m_options.horizon
                                                : m_options.horizonIterations *
                                                      *std::max_element(alone.begin(), alone.end());
-    plan.pieces = WeakCut(sub, alone, m_weakLinkBound);
+    plan.pieces = WeakCut(sub, alone, m_weakLinkBound, m_weakLinkRule);
     return m_cuts.emplace(key, std::move(plan)).first->second;
 }
 

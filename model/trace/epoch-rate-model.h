@@ -29,6 +29,25 @@ namespace ns3
 
 /**
  * \ingroup crux
+ * \brief How the weak-link cut (ExactEpochRateModel::SetWeakLinkBound) rates a link shared by
+ * jobs of one class: what it compares with the bound for each job j on the link (u: a job's
+ * mean load there, bytes per iteration x 8 / its stand-alone iteration / the capacity; F the
+ * flows across the link, f_j j's).
+ */
+enum class WeakLinkRule
+{
+    /// min(sum of the others' u, (F - f_j) u_j): a bound of the fraction by which the others
+    /// can lengthen j's iteration there (the default).
+    BOUND,
+    /// min(the bound above, u_j x sum of the others' u x (F - f_j) / f_j): the expected
+    /// lengthening when the jobs' transfers meet at random (j needs the link a fraction u_j of
+    /// its iteration, the others are on it a fraction sum u of the time, and then j's flows get
+    /// f_j / F of it); not a bound: phase-locked jobs can meet more often.
+    OVERLAP,
+};
+
+/**
+ * \ingroup crux
  * \brief What an EpochRateModel is asked for one epoch: the running jobs under one installed
  * decision. Every vector has one entry per job of \c model->jobs, in that order.
  */
@@ -162,6 +181,13 @@ class ExactEpochRateModel : public EpochRateModel
     void SetWeakLinkBound(double bound);
 
     /**
+     * \brief What the weak-link cut compares with its bound (WeakLinkRule; BOUND by default).
+     * A new rule empties the cache.
+     * \param rule the rule
+     */
+    void SetWeakLinkRule(WeakLinkRule rule);
+
+    /**
      * \brief Steady rates of one set of jobs evaluated together (no cache): the FlowEvaluator on
      * the sub-model of the links their paths use (CoarseEpochRateModel: after its time-scale
      * split and coarsening).
@@ -250,13 +276,17 @@ class ExactEpochRateModel : public EpochRateModel
      * transfer of j at least 1 / (F - f_j + 1) of the link, F the flows across it, f_j j's).
      * Mean load: bytes per iteration x 8 / stand-alone iteration / capacity. Jobs joined by a
      * link that is not weak share a piece.
+     * With WeakLinkRule::OVERLAP the smaller of that bound and u_j x (the others' mean loads)
+     * x (F - f_j) / f_j is compared instead (the expected lengthening, see WeakLinkRule).
      * \param sub the sub-model \param alone every job's stand-alone iteration, seconds
-     * \param bound the weak-link bound (fraction of an iteration)
+     * \param bound the weak-link bound (fraction of an iteration) \param rule what is compared
+     * with it
      * \return the pieces: positions in sub.jobs, ascending, pieces in order of first member
      */
     static std::vector<std::vector<uint32_t>> WeakCut(const ClusterModel& sub,
                                                       const std::vector<double>& alone,
-                                                      double bound);
+                                                      double bound,
+                                                      WeakLinkRule rule);
 
     /**
      * Applies dilation factors (Coarsen()) to a sub-model: computation, compute span, phase
@@ -357,7 +387,8 @@ class ExactEpochRateModel : public EpochRateModel
     double m_timescaleRatio{0}; //!< K of the time-scale coarsening, 0 = exact
     uint32_t m_threads{1};      //!< threads of one Rates() call's cache misses (SetThreads)
     double m_weakLinkBound{0};  //!< the weak-link cut's bound, 0 = no cut (SetWeakLinkBound)
-    std::unordered_map<std::string, CutPlan> m_cuts; //!< cut plans by component key
+    WeakLinkRule m_weakLinkRule{WeakLinkRule::BOUND}; //!< what it bounds (SetWeakLinkRule)
+    std::unordered_map<std::string, CutPlan> m_cuts;  //!< cut plans by component key
 };
 
 /**
