@@ -118,8 +118,15 @@ RunClusterEngine(const ClusterRunConfig& config,
     {
         rates = std::make_unique<CoarseEpochRateModel>(topo.links, evalOpt, config.timescaleRatio);
         rates->SetWeakLinkBound(config.weakLinkBound);
-        rates->SetWeakLinkRule(config.weakLinkRule == "overlap" ? WeakLinkRule::OVERLAP
-                                                                : WeakLinkRule::BOUND);
+        if (config.weakLinkRule == "overlap")
+        {
+            rates->SetWeakLinkRule(WeakLinkRule::OVERLAP);
+        }
+        else if (config.weakLinkRule != "bound") // Validate() refuses it before
+        {
+            throw std::invalid_argument("weakLinkRule: '" + config.weakLinkRule +
+                                        "' is not bound or overlap");
+        }
     }
     rates->SetThreads(config.evaluatorThreads);
     std::unique_ptr<EpochEngineFabric> fabric;

@@ -147,7 +147,7 @@ struct ClusterRunConfig : public EpochEngineConfig
      * What the weak-link cut compares with weakLinkBound (WeakLinkRule): "bound" (the fraction
      * by which the others can at most lengthen a job's iteration on the link; the default) or
      * "overlap" (the expected lengthening when the jobs' transfers meet at random: cuts more,
-     * is not a bound). Measured: doc/crux.rst, "Weak-link cut".
+     * is not a bound). Measured: doc/crux.rst, "The overlap rule" under "Weak-link cut".
      */
     std::string weakLinkRule{"bound"};
     /// FlowEvaluator horizon in longest stand-alone iterations of a component (> 0). Measured

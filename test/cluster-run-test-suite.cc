@@ -781,6 +781,7 @@ class ClusterRunZeroDurationTestCase : public TestCase
         c.jobs.at(1).end = c.jobs.at(1).start; // B: start == end
         c.schedulers = {"ecmp"};
         c.outputDir = dir.string();
+        c.weakLinkRule = "overlap"; // recorded in summary.json (one job: nothing to cut)
         ClusterRun run(c);
         NS_TEST_ASSERT_MSG_EQ(run.GetZeroDurationJobs(), 1, "B counted");
         NS_TEST_ASSERT_MSG_EQ(run.GetWindowJobs().size(), 1, "only A in the window");
@@ -799,6 +800,9 @@ class ClusterRunZeroDurationTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(s.at("jobs_zero_duration").get<uint32_t>(), 1, "summary.json");
         NS_TEST_ASSERT_MSG_EQ(s.at("jobs_finished").get<uint32_t>(), 1, "summary.json");
         NS_TEST_ASSERT_MSG_EQ(s.at("jobs").get<uint32_t>(), 1, "summary.json");
+        NS_TEST_ASSERT_MSG_EQ(s.at("weak_link_rule").get<std::string>(),
+                              "overlap",
+                              "summary.json weak_link_rule");
         std::filesystem::remove_all(dir);
 
         // Only zero-duration jobs in the window: the config error names it.

@@ -879,11 +879,17 @@ class CoarseEvaluatorWeakCutTestCase : public TestCase
         overlapThree.SetWeakLinkRule(WeakLinkRule::OVERLAP);
         Rates(overlapThree, split, one);
         NS_TEST_EXPECT_MSG_EQ(overlapThree.GetEvaluations(), 1, "overlap, three flows, 1 %: whole");
-        // a new rule empties the cache: the same epoch is evaluated again
-        const uint64_t before = cut.GetEvaluations();
-        cut.SetWeakLinkRule(WeakLinkRule::OVERLAP);
-        Rates(cut, m, one);
-        NS_TEST_EXPECT_MSG_GT(cut.GetEvaluations(), before, "new rule: evaluated again");
+        // a new rule empties the cache and the cut plans: the same epoch at 4 % again, now in
+        // the overlap rule's three pieces (a stale plan would give the bound rule's two)
+        boundRule.SetWeakLinkRule(WeakLinkRule::OVERLAP);
+        const std::vector<double> switched = Rates(boundRule, m, one);
+        NS_TEST_EXPECT_MSG_EQ(boundRule.GetEvaluations(), 2 + 3, "new rule: three new pieces");
+        for (size_t k = 0; k < m.jobs.size(); ++k)
+        {
+            NS_TEST_EXPECT_MSG_EQ(switched[k],
+                                  apart[k],
+                                  "job " << k << " as with the rule set first");
+        }
 
         for (double bad : {-0.01, 1.0, std::nan(""), std::numeric_limits<double>::infinity()})
         {

@@ -17,9 +17,10 @@
 #define CRUX_TEST_UTIL_H
 
 // Shared helpers of the ns-3 TestSuites in test/*.cc (compiled into the crux test library):
-// terse builders for GPU ids, message requests and connection keys, and what the PCAP tests need to
-// write a capture to a private directory and decode it with tshark. Header-only (every function is
-// inline), so it needs no entry in the file lists of cmake/crux-sources.cmake.
+// terse builders for GPU ids, message requests, connection keys and one-link scheduler jobs
+// (OneLinkJob), and what the PCAP tests need to write a capture to a private directory and decode
+// it with tshark. Header-only (every function is inline), so it needs no entry in the file lists
+// of cmake/crux-sources.cmake.
 
 #include "ns3/cluster-model.h"
 #include "ns3/cluster-topology.h"

@@ -563,7 +563,7 @@ ExactEpochRateModel::Rates(const EpochRateInput& in)
         std::vector<int64_t> prio;       //!< dense classes
         std::vector<double> shift;       //!< time shifts
         std::vector<uint32_t> jobs;      //!< positions in in.model->jobs
-        bool piece{false};         //!< kept is set: a piece of a cut component, or one left whole
+        bool useKept{false};       //!< kept applies: a piece of a cut component, or one left whole
         Kept kept;                 //!< what it keeps of the whole component
         std::vector<double> rates; //!< the evaluation's result
         EvalCounts counts;         //!< its work
@@ -621,7 +621,7 @@ ExactEpochRateModel::Rates(const EpochRateInput& in)
                 for (const auto& piece : plan.pieces)
                 {
                     Miss p;
-                    p.piece = true;
+                    p.useKept = true;
                     p.kept.horizon = plan.whole.horizon;
                     char buf[32];
                     std::snprintf(buf, sizeof(buf), "w%a;", plan.whole.horizon);
@@ -645,7 +645,7 @@ ExactEpochRateModel::Rates(const EpochRateInput& in)
             // Left whole: its evaluation takes the plan's factors and horizon, which are the
             // ones Coarsen() and the automatic horizon would give it (the same jobs, one class,
             // full capacities), instead of computing them again; its cache key is unchanged.
-            m.piece = true;
+            m.useKept = true;
             m.kept = plan.whole;
         }
         lookUp(std::move(m));
@@ -654,8 +654,12 @@ ExactEpochRateModel::Rates(const EpochRateInput& in)
     const std::vector<std::exception_ptr> error =
         RunParallelTasks(misses.size(), m_threads, [this, &misses](std::size_t i) {
             Miss& m = misses[i];
-            m.rates =
-                EvaluateCounted(m.js, m.ch, m.prio, m.shift, m.counts, m.piece ? &m.kept : nullptr);
+            m.rates = EvaluateCounted(m.js,
+                                      m.ch,
+                                      m.prio,
+                                      m.shift,
+                                      m.counts,
+                                      m.useKept ? &m.kept : nullptr);
         });
     if (!misses.empty())
     {

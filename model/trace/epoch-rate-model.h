@@ -174,7 +174,8 @@ class ExactEpochRateModel : public EpochRateModel
      * \brief Weak-link cut of the coarse evaluation (CoarseEpochRateModel; ignored by the exact
      * one): a component of one class and more than two jobs is evaluated in the pieces that
      * WeakCut() with this bound leaves, each with the dilation factors and the horizon of the
-     * whole component. 0 = no cut (the default). A new value empties the cache.
+     * whole component. 0 = no cut (the default). A new value empties the cache. What is
+     * compared with the bound: SetWeakLinkRule().
      * \param bound fraction of an iteration, in [0, 1)
      * \throws std::invalid_argument for a bound outside [0, 1) or NaN
      */
@@ -182,7 +183,8 @@ class ExactEpochRateModel : public EpochRateModel
 
     /**
      * \brief What the weak-link cut compares with its bound (WeakLinkRule; BOUND by default).
-     * A new rule empties the cache.
+     * A new rule empties the cache. Like the bound, ignored by the exact evaluation and without
+     * a cut (bound 0).
      * \param rule the rule
      */
     void SetWeakLinkRule(WeakLinkRule rule);
@@ -222,7 +224,8 @@ class ExactEpochRateModel : public EpochRateModel
         double seconds{0};       //!< wall-clock seconds
     };
 
-    /// What a piece of a cut component keeps of the whole component's evaluation.
+    /// What a piece of a cut component keeps of the whole component's evaluation (and what a
+    /// component the cut leaves whole takes from its plan: the same factors and horizon).
     struct Kept
     {
         std::vector<double> factors; //!< dilation factor of each job (Coarsen() of the whole)
@@ -241,7 +244,8 @@ class ExactEpochRateModel : public EpochRateModel
     /// several threads at once). \param jobs \param choice \param prio \param shift as
     /// EvaluateComponent() \param[in,out] counts incremented \param kept the dilation factors
     /// (one per job) and horizon to use instead of Coarsen()'s and the automatic one (a piece
-    /// of a cut component), or nullptr \return as EvaluateComponent()
+    /// of a cut component, or one the cut leaves whole), or nullptr \return as
+    /// EvaluateComponent()
     std::vector<double> EvaluateCounted(const std::vector<const SchedJob*>& jobs,
                                         const std::vector<PathChoice>& choice,
                                         const std::vector<int64_t>& prio,
@@ -323,7 +327,8 @@ class ExactEpochRateModel : public EpochRateModel
      * mean load leaves, each through this function again), else Coarsen(), Dilate() and one
      * FlowEvaluator run. On reduced capacities the horizon and the coarsening's longest iteration
      * are capped at twice their values on \p nominal (a job slower than that gets rate 0, as a
-     * starved job of the exact run). With \p kept (a piece of a cut component) neither the split
+     * starved job of the exact run). With \p kept (a piece of a cut component, or one it leaves
+     * whole) neither the split
      * nor the cap applies: the piece is dilated by kept->factors and evaluated over
      * kept->horizon.
      * \param sub the sub-model (path 0 of every flow; jobs may be changed) \param in its input
@@ -487,7 +492,9 @@ class ExactEpochRateModel : public EpochRateModel
  * with each piece's own, the pieces' shorter horizons and other factors moved the trace results by
  * more than the weak links did (doc/crux.rst, "Weak-link cut"). Pieces are cached under their jobs,
  * factors and horizon. A component the cut leaves whole is evaluated with its plan's factors and
- * horizon, which are those Coarsen() and the automatic horizon give it (not computed twice). The
+ * horizon, which are those Coarsen() and the automatic horizon give it (not computed twice).
+ * SetWeakLinkRule(WeakLinkRule::OVERLAP) compares the expected lengthening instead of the bound
+ * (cuts more; doc/crux.rst, "The overlap rule"). The
  * error against the exact evaluation is measured on the trace runs by scripts/compare-evaluators.sh
  * (doc/crux.rst, "Evaluator of the trace runs").
  */
