@@ -848,14 +848,21 @@ class CoarseEvaluatorWeakCutTestCase : public TestCase
         {
             split.jobs[1].flows[f].id = f;
         }
-        CoarseEpochRateModel flowsOne(m.links, TraceOptions(), 4);
-        flowsOne.SetWeakLinkBound(0.01);
-        Rates(flowsOne, split, one);
-        NS_TEST_EXPECT_MSG_EQ(flowsOne.GetEvaluations(), 1, "J1 in three flows, 1 %: whole");
-        CoarseEpochRateModel flowsThree(m.links, TraceOptions(), 4);
-        flowsThree.SetWeakLinkBound(0.03);
-        Rates(flowsThree, split, one);
-        NS_TEST_EXPECT_MSG_EQ(flowsThree.GetEvaluations(), 2, "J1 in three flows, 3 %: cut");
+        // FlowEvaluator runs of one Rates() call on a fresh model with this bound and rule
+        const auto evaluations =
+            [&one](const ClusterModel& model, double bound, WeakLinkRule rule) {
+                CoarseEpochRateModel rates(model.links, TraceOptions(), 4);
+                rates.SetWeakLinkBound(bound);
+                rates.SetWeakLinkRule(rule);
+                Rates(rates, model, one);
+                return rates.GetEvaluations();
+            };
+        NS_TEST_EXPECT_MSG_EQ(evaluations(split, 0.01, WeakLinkRule::BOUND),
+                              1,
+                              "J1 in three flows, 1 %: whole");
+        NS_TEST_EXPECT_MSG_EQ(evaluations(split, 0.03, WeakLinkRule::BOUND),
+                              2,
+                              "J1 in three flows, 3 %: cut");
 
         // WeakLinkRule::OVERLAP: on link 2 J2 (u = 0.5 s / 1.5 s) and F (u = 1 ms / 11 ms)
         // lengthen each other by 1/3 x 1/11 = 3.03 % when their transfers meet at random (the
@@ -874,11 +881,9 @@ class CoarseEvaluatorWeakCutTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(apart[0], pieces[0], "S as in {S, J1}");
         NS_TEST_EXPECT_MSG_EQ_TOL(apart[2], 1 / 1.5, 1e-9, "J2 alone: 1 / (1 s + 0.5 s)");
         NS_TEST_EXPECT_MSG_EQ_TOL(apart[3] * 0.011, 1, 1e-9, "F alone: 1 / 11 ms");
-        CoarseEpochRateModel overlapThree(m.links, TraceOptions(), 4);
-        overlapThree.SetWeakLinkBound(0.01);
-        overlapThree.SetWeakLinkRule(WeakLinkRule::OVERLAP);
-        Rates(overlapThree, split, one);
-        NS_TEST_EXPECT_MSG_EQ(overlapThree.GetEvaluations(), 1, "overlap, three flows, 1 %: whole");
+        NS_TEST_EXPECT_MSG_EQ(evaluations(split, 0.01, WeakLinkRule::OVERLAP),
+                              1,
+                              "overlap, three flows, 1 %: whole");
         // a new rule empties the cache and the cut plans: the same epoch at 4 % again, now in
         // the overlap rule's three pieces (a stale plan would give the bound rule's two)
         boundRule.SetWeakLinkRule(WeakLinkRule::OVERLAP);

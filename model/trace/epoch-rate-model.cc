@@ -27,6 +27,7 @@
 #include <iterator>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <utility>
@@ -563,8 +564,9 @@ ExactEpochRateModel::Rates(const EpochRateInput& in)
         std::vector<int64_t> prio;       //!< dense classes
         std::vector<double> shift;       //!< time shifts
         std::vector<uint32_t> jobs;      //!< positions in in.model->jobs
-        bool useKept{false};       //!< kept applies: a piece of a cut component, or one left whole
-        Kept kept;                 //!< what it keeps of the whole component
+        /// what it keeps of the whole component: a piece of a cut component, or one the cut
+        /// leaves whole (none: Coarsen() and the automatic horizon)
+        std::optional<Kept> kept;
         std::vector<double> rates; //!< the evaluation's result
         EvalCounts counts;         //!< its work
     };
@@ -621,8 +623,8 @@ ExactEpochRateModel::Rates(const EpochRateInput& in)
                 for (const auto& piece : plan.pieces)
                 {
                     Miss p;
-                    p.useKept = true;
-                    p.kept.horizon = plan.whole.horizon;
+                    p.kept.emplace();
+                    p.kept->horizon = plan.whole.horizon;
                     char buf[32];
                     std::snprintf(buf, sizeof(buf), "w%a;", plan.whole.horizon);
                     p.key = buf;
@@ -633,7 +635,7 @@ ExactEpochRateModel::Rates(const EpochRateInput& in)
                         p.prio.push_back(m.prio[q]);
                         p.shift.push_back(m.shift[q]);
                         p.jobs.push_back(m.jobs[q]);
-                        p.kept.factors.push_back(plan.whole.factors[q]);
+                        p.kept->factors.push_back(plan.whole.factors[q]);
                         AppendCacheKey(p.key, m.js[q]->id, m.prio[q], m.shift[q], m.ch[q]);
                         std::snprintf(buf, sizeof(buf), "%a;", plan.whole.factors[q]);
                         p.key += buf;
@@ -645,7 +647,6 @@ ExactEpochRateModel::Rates(const EpochRateInput& in)
             // Left whole: its evaluation takes the plan's factors and horizon, which are the
             // ones Coarsen() and the automatic horizon would give it (the same jobs, one class,
             // full capacities), instead of computing them again; its cache key is unchanged.
-            m.useKept = true;
             m.kept = plan.whole;
         }
         lookUp(std::move(m));
@@ -654,12 +655,8 @@ ExactEpochRateModel::Rates(const EpochRateInput& in)
     const std::vector<std::exception_ptr> error =
         RunParallelTasks(misses.size(), m_threads, [this, &misses](std::size_t i) {
             Miss& m = misses[i];
-            m.rates = EvaluateCounted(m.js,
-                                      m.ch,
-                                      m.prio,
-                                      m.shift,
-                                      m.counts,
-                                      m.useKept ? &m.kept : nullptr);
+            m.rates =
+                EvaluateCounted(m.js, m.ch, m.prio, m.shift, m.counts, m.kept ? &*m.kept : nullptr);
         });
     if (!misses.empty())
     {
