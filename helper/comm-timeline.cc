@@ -20,6 +20,7 @@
 #include "ns3/training-iteration.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -47,39 +48,85 @@ struct PhaseLag
 constexpr std::size_t MAX_PHASE_DEPS = 8;
 
 /// Merge \p from (each lag + \p add) into \p into, keeping the largest lag per phase and at
-/// most MAX_PHASE_DEPS entries (those with the largest key + lag).
+/// most MAX_PHASE_DEPS entries (those with the largest key + lag, ties to the lower phase). Both
+/// lists hold each phase once, ascending by phase (the result too): one merge pass instead of a
+/// search per entry. The kept set does not depend on the order of the entries, and neither
+/// does any use of a list (dependency maps, maxima), so the phases found are those of a search.
+/// Every list holds at most MAX_PHASE_DEPS entries, so the merge fits 2 MAX_PHASE_DEPS.
 void
 MergeLags(std::vector<PhaseLag>& into,
           const std::vector<PhaseLag>& from,
           int64_t add,
           const std::vector<int64_t>& key)
 {
-    for (const PhaseLag& e : from)
+    if (from.empty())
     {
-        bool found = false;
-        for (PhaseLag& x : into)
-        {
-            if (x.phase == e.phase)
-            {
-                x.lag = std::max(x.lag, e.lag + add);
-                found = true;
-                break;
-            }
-        }
-        if (!found)
+        return;
+    }
+    if (into.empty())
+    {
+        into.reserve(MAX_PHASE_DEPS);
+        for (const PhaseLag& e : from)
         {
             into.push_back(PhaseLag{e.phase, e.lag + add});
         }
+        return; // from holds at most MAX_PHASE_DEPS entries
     }
-    if (into.size() > MAX_PHASE_DEPS)
+    std::array<PhaseLag, 2 * MAX_PHASE_DEPS> merged;
+    std::size_t n = 0;
+    std::size_t i = 0;
+    std::size_t j = 0;
+    while (i < into.size() || j < from.size())
     {
-        std::sort(into.begin(), into.end(), [&key](const PhaseLag& a, const PhaseLag& b) {
-            const int64_t ka = key[a.phase] + a.lag;
-            const int64_t kb = key[b.phase] + b.lag;
-            return ka != kb ? ka > kb : a.phase < b.phase;
-        });
-        into.resize(MAX_PHASE_DEPS);
+        if (j == from.size() || (i < into.size() && into[i].phase < from[j].phase))
+        {
+            merged[n++] = into[i++];
+        }
+        else if (i == into.size() || from[j].phase < into[i].phase)
+        {
+            merged[n++] = PhaseLag{from[j].phase, from[j].lag + add};
+            ++j;
+        }
+        else
+        {
+            merged[n++] = PhaseLag{into[i].phase, std::max(into[i].lag, from[j].lag + add)};
+            ++i;
+            ++j;
+        }
     }
+    if (n > MAX_PHASE_DEPS)
+    {
+        // Drop the n - MAX_PHASE_DEPS least binding entries, one at a time: the smallest
+        // key + lag, of equals the higher phase (the later one: merged is ascending by phase).
+        std::array<int64_t, 2 * MAX_PHASE_DEPS> binding;
+        std::array<bool, 2 * MAX_PHASE_DEPS> dropped{};
+        for (std::size_t k = 0; k < n; ++k)
+        {
+            binding[k] = key[merged[k].phase] + merged[k].lag;
+        }
+        for (std::size_t d = MAX_PHASE_DEPS; d < n; ++d)
+        {
+            std::size_t worst = n;
+            for (std::size_t k = 0; k < n; ++k)
+            {
+                if (!dropped[k] && (worst == n || binding[k] <= binding[worst]))
+                {
+                    worst = k;
+                }
+            }
+            dropped[worst] = true;
+        }
+        std::size_t kept = 0;
+        for (std::size_t k = 0; k < n; ++k)
+        {
+            if (!dropped[k])
+            {
+                merged[kept++] = merged[k];
+            }
+        }
+        n = kept;
+    }
+    into.assign(merged.begin(), merged.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
 /// The communication phases of one iteration before renumbering (AddCommTimeline step 1).

@@ -27,6 +27,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 
 namespace ns3
@@ -45,15 +46,13 @@ constexpr double HORIZON_TOLERANCE = 1e-9;
 /// otherwise be left with a rounding remainder and be preempted by them for a whole period.
 constexpr double TIE_FRACTION = 1e-12;
 
-/// State of one transfer (one flow of one phase of an included job that crosses a link).
+/// State of one transfer (one flow of one phase of an included job that crosses a link); its
+/// remaining bits, rate and projected end while active are kept by active slot (Run::m_active).
 struct FlowState
 {
-    uint32_t job{0};     //!< index into the job states
-    uint32_t phase{0};   //!< index into the job's phases
-    double bits{0};      //!< bits per iteration (of this phase)
-    double remaining{0}; //!< bits still to send
-    double finish{0};    //!< projected end at the current rate, s
-    bool active{false};  //!< in transfer
+    uint32_t job{0};   //!< index into the job states
+    uint32_t phase{0}; //!< index into the job's phases
+    double bits{0};    //!< bits per iteration (of this phase)
 };
 
 /// State of one phase of a job's current iteration.
@@ -185,9 +184,28 @@ class FlowEvaluator::Run
     /// \return the earliest of H(1 + tolerance) (before H; past H the steady-state extension
     ///         limit), the pending computation ends and transfer starts, and the projected
     ///         transfer ends, s
-    double NextEvent(double now) const;
+    double NextEvent(double now);
     /// Ends every active transfer whose projected end is at most next + tie slack.
     void FinishTransfers(double next);
+    /**
+     * \param s a job state
+     * \return the time of s's next state change that SettleJob acts on (its computation end,
+     *         its earliest armed phase start, its iteration end once nothing else is left), or
+     *         infinity; SettleJob(s, now) changes nothing if now is before it, s
+     */
+    static double Due(const JobState& s);
+    /// Queues job j (index into m_jobs) at its current Due() (the entries queued before are out
+    /// of date).
+    void Requeue(uint32_t j);
+    /// Drops the out-of-date entries at the top of m_due.
+    void DropStale();
+    /**
+     * Appends one active slot for transfer f (remaining = its bits, rate 0).
+     * \param f index into m_transfers
+     */
+    void AddActive(uint32_t f);
+    /// Removes active slot i (the last slot takes its place).
+    void RemoveActive(std::size_t i);
     /// Fills m_result's per-job and total results from the job states (moves their completion
     /// records into the steady-rate estimate: call once, at the end).
     void CollectResults();
@@ -195,11 +213,23 @@ class FlowEvaluator::Run
     const FlowEvaluator& m_evaluator; //!< model, flattened flows, capacities, options
     const EvaluationInput& m_input;   //!< the input being evaluated
 
-    std::vector<int64_t> m_classes;                //!< distinct classes, highest first
-    std::vector<JobState> m_jobs;                  //!< included jobs, model order
-    std::vector<FlowState> m_transfers;            //!< transfers crossing a link, job by job
-    std::vector<double> m_rate;                    //!< [transfer] current rate, bit/s
-    std::vector<uint32_t> m_active;                //!< active transfers
+    std::vector<int64_t> m_classes;     //!< distinct classes, highest first
+    std::vector<JobState> m_jobs;       //!< included jobs, model order
+    std::vector<FlowState> m_transfers; //!< transfers crossing a link, job by job
+    std::vector<double> m_rate;         //!< [transfer] current rate, bit/s
+    /// Active transfers, one slot each: ids (into m_transfers) and, by slot, the remaining
+    /// bits, the rate (bit/s, a copy of m_rate) and the projected end at that rate (s). Dense
+    /// per slot, so the loops over the active set of every event stream through memory.
+    std::vector<uint32_t> m_active;
+    std::vector<double> m_activeRemaining; //!< [slot] bits still to send
+    std::vector<double> m_activeRate;      //!< [slot] rate, bit/s
+    std::vector<double> m_activeFinish;    //!< [slot] projected end at that rate, s
+    /// Jobs' next state changes: a min-heap of (Due() time, job index, version); an entry whose
+    /// version is not the job's m_dueVersion is out of date. Each event settles only the jobs
+    /// due, and finds the next one at the top, instead of visiting every job twice.
+    std::vector<std::tuple<double, uint32_t, uint32_t>> m_due;
+    std::vector<uint32_t> m_dueVersion;            //!< [job] version of its current m_due entry
+    std::vector<uint32_t> m_settle;                //!< jobs due at the current event (scratch)
     std::optional<PriorityWaterFilling> m_filling; //!< rates of the active transfers
 
     FlowEvaluation m_result; //!< the evaluation being built (events, rate computations, ...)
@@ -238,6 +268,9 @@ FlowEvaluator::Run::Run(const FlowEvaluator& evaluator, const EvaluationInput& i
     m_filling.emplace(m_evaluator.m_capacity, paths, classes, m_classes.size());
     m_rate.assign(m_transfers.size(), 0.0);
     m_active.reserve(m_transfers.size());
+    m_activeRemaining.reserve(m_transfers.size());
+    m_activeRate.reserve(m_transfers.size());
+    m_activeFinish.reserve(m_transfers.size());
 
     const double horizon = m_evaluator.m_horizon;
     m_result.horizon = horizon;
@@ -392,11 +425,31 @@ FlowEvaluation
 FlowEvaluator::Run::Simulate()
 {
     double now = 0;
+    m_dueVersion.assign(m_jobs.size(), 0);
+    for (uint32_t j = 0; j < m_jobs.size(); ++j)
+    {
+        Requeue(j);
+    }
     while (true)
     {
-        for (JobState& s : m_jobs)
+        // The jobs due now, in model order (the order of their transfer starts, which the
+        // active slots keep); every other job's SettleJob would change nothing.
+        m_settle.clear();
+        while (!m_due.empty() && std::get<0>(m_due.front()) <= now)
         {
-            SettleJob(s, now);
+            const auto [t, j, version] = m_due.front();
+            std::pop_heap(m_due.begin(), m_due.end(), std::greater<>());
+            m_due.pop_back();
+            if (version == m_dueVersion[j])
+            {
+                m_settle.push_back(j);
+            }
+        }
+        std::sort(m_settle.begin(), m_settle.end());
+        for (uint32_t j : m_settle)
+        {
+            SettleJob(m_jobs[j], now);
+            Requeue(j);
         }
         if (now >= m_end && (m_unsteady == 0 || now >= m_limit))
         {
@@ -464,11 +517,9 @@ FlowEvaluator::Run::StartPhase(JobState& s, uint32_t p, double now)
     ps.started = true;
     for (uint32_t f : ps.transfers)
     {
-        m_transfers[f].active = true;
         m_filling->Activate(f);
-        m_transfers[f].remaining = m_transfers[f].bits;
         m_rate[f] = 0;
-        m_active.push_back(f);
+        AddActive(f);
         ++ps.left;
         m_changed = true;
     }
@@ -537,45 +588,105 @@ FlowEvaluator::Run::CompleteIteration(JobState& s, double now)
 }
 
 void
+FlowEvaluator::Run::AddActive(uint32_t f)
+{
+    m_active.push_back(f);
+    m_activeRemaining.push_back(m_transfers[f].bits);
+    m_activeRate.push_back(0.0);
+    m_activeFinish.push_back(std::numeric_limits<double>::infinity());
+}
+
+void
+FlowEvaluator::Run::RemoveActive(std::size_t i)
+{
+    m_active[i] = m_active.back();
+    m_active.pop_back();
+    m_activeRemaining[i] = m_activeRemaining.back();
+    m_activeRemaining.pop_back();
+    m_activeRate[i] = m_activeRate.back();
+    m_activeRate.pop_back();
+    m_activeFinish[i] = m_activeFinish.back();
+    m_activeFinish.pop_back();
+}
+
+double
+FlowEvaluator::Run::Due(const JobState& s)
+{
+    double due = std::numeric_limits<double>::infinity();
+    if (!s.computeDone)
+    {
+        due = s.computeEnd;
+    }
+    if (!s.armed.empty())
+    {
+        due = std::min(due, s.armed.front().first);
+    }
+    if (s.phasesLeft == 0 && s.computeDone)
+    {
+        due = std::min(due, s.endAt);
+    }
+    return due;
+}
+
+void
+FlowEvaluator::Run::Requeue(uint32_t j)
+{
+    const uint32_t version = ++m_dueVersion[j];
+    const double due = Due(m_jobs[j]);
+    if (due < std::numeric_limits<double>::infinity())
+    {
+        m_due.emplace_back(due, j, version);
+        std::push_heap(m_due.begin(), m_due.end(), std::greater<>());
+    }
+}
+
+void
+FlowEvaluator::Run::DropStale()
+{
+    while (!m_due.empty() && std::get<2>(m_due.front()) != m_dueVersion[std::get<1>(m_due.front())])
+    {
+        std::pop_heap(m_due.begin(), m_due.end(), std::greater<>());
+        m_due.pop_back();
+    }
+}
+
+void
 FlowEvaluator::Run::UpdateRates(double now)
 {
-    for (uint32_t f : m_active)
+    const std::size_t n = m_active.size();
+    const double dt = now - m_lastUpdate;
+    for (std::size_t i = 0; i < n; ++i)
     {
-        m_transfers[f].remaining -= m_rate[f] * (now - m_lastUpdate);
+        m_activeRemaining[i] -= m_activeRate[i] * dt;
     }
     m_lastUpdate = now;
     ++m_result.rateComputations;
     m_filling->Update(m_rate); // the groups of active transfers the change touched
-    m_minFinish = std::numeric_limits<double>::infinity();
-    for (uint32_t f : m_active)
+    for (std::size_t i = 0; i < n; ++i)
     {
-        FlowState& st = m_transfers[f];
-        const double rate = m_rate[f];
-        st.finish = rate > 0 ? now + std::max(0.0, st.remaining) / rate
-                             : std::numeric_limits<double>::infinity();
-        m_minFinish = std::min(m_minFinish, st.finish);
+        m_activeRate[i] = m_rate[m_active[i]];
     }
+    double minFinish = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        const double rate = m_activeRate[i];
+        const double finish = rate > 0 ? now + std::max(0.0, m_activeRemaining[i]) / rate
+                                       : std::numeric_limits<double>::infinity();
+        m_activeFinish[i] = finish;
+        minFinish = std::min(minFinish, finish);
+    }
+    m_minFinish = minFinish;
     m_changed = false;
 }
 
 double
-FlowEvaluator::Run::NextEvent(double now) const
+FlowEvaluator::Run::NextEvent(double now)
 {
     double next = now < m_end ? m_end : m_limit;
-    for (const JobState& s : m_jobs)
+    DropStale();
+    if (!m_due.empty())
     {
-        if (!s.computeDone)
-        {
-            next = std::min(next, s.computeEnd);
-        }
-        if (!s.armed.empty())
-        {
-            next = std::min(next, s.armed.front().first);
-        }
-        if (s.phasesLeft == 0 && s.computeDone)
-        {
-            next = std::min(next, s.endAt);
-        }
+        next = std::min(next, std::get<0>(m_due.front())); // the earliest job state change
     }
     return std::min(next, m_minFinish); // the earliest projected transfer end
 }
@@ -589,20 +700,18 @@ FlowEvaluator::Run::FinishTransfers(double next)
     }
     for (std::size_t i = 0; i < m_active.size();)
     {
-        FlowState& st = m_transfers[m_active[i]];
-        if (st.finish <= next + m_tieSlack)
+        if (m_activeFinish[i] <= next + m_tieSlack)
         {
-            st.remaining = 0;
+            const FlowState& st = m_transfers[m_active[i]];
             m_rate[m_active[i]] = 0;
-            st.active = false;
             m_filling->Deactivate(m_active[i]);
             JobState& js = m_jobs[st.job];
             if (--js.phases[st.phase].left == 0)
             {
                 PhaseDone(js, st.phase, next);
+                Requeue(st.job);
             }
-            m_active[i] = m_active.back();
-            m_active.pop_back();
+            RemoveActive(i);
             m_changed = true;
             continue;
         }

@@ -576,9 +576,12 @@ EpochEngine::InstallDecision(const Decision& d, std::vector<PathChoice>& choice)
             j.aloneInstalledRate =
                 choice[k] == j.defaults ? j.aloneDefaultRate : m_rates->AloneRate(sj, choice[k]);
         }
+        if (changed > 0 || j.installed.empty())
+        {
+            j.load = JobLinkBytes(sj, choice[k]); // a function of the job and its paths only
+        }
         j.installed = choice[k];
         m_result.decisions.push_back({m_ws + Now(), sj.id, jd.level, jd.rank, changed});
-        j.load = JobLinkBytes(sj, choice[k]);
         j.intensity = jd.intensity;
     }
 }
