@@ -123,6 +123,9 @@ PriorityWaterFilling::PriorityWaterFilling(const std::vector<double>& linkCapaci
     m_queued.assign(nCons, 0);
     m_after.assign(nCons * numClasses, 0.0);
     m_activeCount.assign(nCons * numClasses, 0);
+    m_classWords = (numClasses + 63) / 64;
+    m_activeClasses.assign(nCons * m_classWords, 0);
+    m_share.assign(nCons, 0.0);
     m_seenCons.assign(nCons, 0);
     m_seenFlow.assign(paths.size(), 0);
     m_version.assign(nCons, 0);
@@ -136,6 +139,7 @@ PriorityWaterFilling::PriorityWaterFilling(std::size_t numClasses)
 {
     m_consStart.push_back(0);
     m_byClass.resize(numClasses);
+    m_classWords = (numClasses + 63) / 64;
 }
 
 uint32_t
@@ -162,6 +166,8 @@ PriorityWaterFilling::AddLink(double capacity)
     m_queued.push_back(0);
     m_after.resize(m_after.size() + m_byClass.size(), 0.0);
     m_activeCount.resize(m_activeCount.size() + m_byClass.size(), 0);
+    m_activeClasses.resize(m_activeClasses.size() + m_classWords, 0);
+    m_share.push_back(0.0);
     m_seenCons.push_back(0);
     m_version.push_back(0);
     m_touchedMark.push_back(0);
@@ -305,8 +311,12 @@ PriorityWaterFilling::Activate(uint32_t f)
     {
         const uint32_t k = m_consOfFlow[i];
         m_slotPos[i] = static_cast<uint32_t>(m_activeOn[k].size());
-        m_activeOn[k].emplace_back(f, i);
-        ++m_activeCount[k * m_byClass.size() + m_class[f]];
+        m_activeOn[k].push_back(ActiveEntry{f, i, m_class[f]});
+        const uint32_t c = m_class[f];
+        if (m_activeCount[k * m_byClass.size() + c]++ == 0)
+        {
+            m_activeClasses[k * m_classWords + c / 64] |= uint64_t{1} << (c % 64);
+        }
         MarkDirty(k, m_class[f]);
     }
 }
@@ -320,9 +330,13 @@ PriorityWaterFilling::Deactivate(uint32_t f)
         auto& on = m_activeOn[k];
         const uint32_t pos = m_slotPos[i];
         on[pos] = on.back();
-        m_slotPos[on[pos].second] = pos;
+        m_slotPos[on[pos].entry] = pos;
         on.pop_back();
-        --m_activeCount[k * m_byClass.size() + m_class[f]];
+        const uint32_t c = m_class[f];
+        if (--m_activeCount[k * m_byClass.size() + c] == 0)
+        {
+            m_activeClasses[k * m_classWords + c / 64] &= ~(uint64_t{1} << (c % 64));
+        }
         MarkDirty(k, m_class[f]);
     }
 }
@@ -387,10 +401,10 @@ PriorityWaterFilling::Update(std::vector<double>& rate)
         const uint32_t k = m_queue[q];
         m_queued[k] = 0;
         const uint32_t reach = m_reach[k];
-        for (const auto& entry : m_activeOn[k])
+        for (const ActiveEntry& entry : m_activeOn[k])
         {
-            const uint32_t f = entry.first;
-            if (m_class[f] < reach || m_seenFlow[f] == m_gen)
+            const uint32_t f = entry.flow;
+            if (entry.cls < reach || m_seenFlow[f] == m_gen)
             {
                 continue;
             }
@@ -398,7 +412,7 @@ PriorityWaterFilling::Update(std::vector<double>& rate)
             m_group.push_back(f);
             for (uint32_t i = m_consStart[f]; i < m_consStart[f + 1]; ++i)
             {
-                Reach(m_consOfFlow[i], m_class[f]);
+                Reach(m_consOfFlow[i], entry.cls);
             }
         }
     }
@@ -407,16 +421,8 @@ PriorityWaterFilling::Update(std::vector<double>& rate)
     const std::size_t nClasses = m_byClass.size();
     for (uint32_t k : m_touched)
     {
-        double residual = m_capacity[k];
-        for (uint32_t c = std::min<uint32_t>(m_reach[k], nClasses); c-- > 0;)
-        {
-            if (m_activeCount[k * nClasses + c] > 0)
-            {
-                residual = m_after[k * nClasses + c];
-                break;
-            }
-        }
-        m_residual[k] = residual;
+        const uint32_t c = LastActiveClassBelow(k, std::min<uint32_t>(m_reach[k], nClasses));
+        m_residual[k] = c == NO_CLASS ? m_capacity[k] : m_after[k * nClasses + c];
     }
     m_touched.clear();
     for (auto& bucket : m_byClass)
@@ -466,12 +472,16 @@ PriorityWaterFilling::FillClass(const std::vector<uint32_t>& unfixed, std::vecto
     // the smallest share, ties to the lower constraint index, so they give bit-identical rates.
     const bool useHeap = m_classCons.size() > LINEAR_SCAN_MAX;
     m_heap.clear();
-    if (useHeap)
+    for (uint32_t k : m_classCons)
     {
-        for (uint32_t k : m_classCons)
+        if (useHeap)
         {
             ++m_version[k];
             PushCandidate(k);
+        }
+        else
+        {
+            m_share[k] = ShareOf(k);
         }
     }
     std::size_t open = unfixed.size();
@@ -482,11 +492,39 @@ PriorityWaterFilling::FillClass(const std::vector<uint32_t>& unfixed, std::vecto
     }
 }
 
+double
+PriorityWaterFilling::ShareOf(uint32_t k) const
+{
+    const double r = m_residual[k] < m_threshold[k] ? 0.0 : m_residual[k];
+    return r / m_count[k];
+}
+
+uint32_t
+PriorityWaterFilling::LastActiveClassBelow(uint32_t k, uint32_t below) const
+{
+    if (below == 0)
+    {
+        return NO_CLASS;
+    }
+    const uint64_t* words = m_activeClasses.data() + k * m_classWords;
+    std::size_t w = (below - 1) / 64;
+    const uint32_t inLast = below - 64 * static_cast<uint32_t>(w); // 1..64 bits of word w
+    uint64_t bits = words[w] & (inLast == 64 ? ~uint64_t{0} : (uint64_t{1} << inLast) - 1);
+    while (bits == 0)
+    {
+        if (w == 0)
+        {
+            return NO_CLASS;
+        }
+        bits = words[--w];
+    }
+    return static_cast<uint32_t>(64 * w + 63 - static_cast<std::size_t>(__builtin_clzll(bits)));
+}
+
 void
 PriorityWaterFilling::PushCandidate(uint32_t k)
 {
-    const double r = m_residual[k] < m_threshold[k] ? 0.0 : m_residual[k];
-    m_heap.push_back({r / m_count[k], k, m_version[k]});
+    m_heap.push_back({ShareOf(k), k, m_version[k]});
     std::push_heap(m_heap.begin(), m_heap.end(), std::greater<>());
 }
 
@@ -519,8 +557,7 @@ PriorityWaterFilling::ScanBottleneck(Candidate& top)
             m_classCons.pop_back();
             continue;
         }
-        const double r = m_residual[k] < m_threshold[k] ? 0.0 : m_residual[k];
-        const Candidate c{r / m_count[k], k, 0};
+        const Candidate c{m_share[k], k, 0};
         if (top.k == UINT32_MAX || top > c)
         {
             top = c;
@@ -562,9 +599,16 @@ PriorityWaterFilling::FixBottleneck(const Candidate& top, bool useHeap, std::vec
     {
         m_touchedMark[k] = 0;
         ++m_version[k];
-        if (useHeap && m_count[k] > 0)
+        if (m_count[k] > 0)
         {
-            PushCandidate(k);
+            if (useHeap)
+            {
+                PushCandidate(k);
+            }
+            else
+            {
+                m_share[k] = ShareOf(k);
+            }
         }
     }
     return fixed;

@@ -184,8 +184,17 @@ class PriorityWaterFilling
      * \param[out] rate [flow] their rates
      */
     void FillClass(const std::vector<uint32_t>& unfixed, std::vector<double>& rate);
+    /// \param k constraint with unfixed flows \return its current fair share: residual (0 below
+    /// the starvation threshold) / unfixed flows of the class
+    double ShareOf(uint32_t k) const;
     /// \param k constraint whose current fair share is queued in the heap
     void PushCandidate(uint32_t k);
+    /**
+     * \param k constraint \param below class bound
+     * \return the highest class index (lowest priority) < below with an active flow on k, or
+     *         NO_CLASS if none
+     */
+    uint32_t LastActiveClassBelow(uint32_t k, uint32_t below) const;
     /// \param[out] top the valid candidate with the smallest share \return false if none is left
     bool PopBottleneck(Candidate& top);
     /// \param[out] top the constraint of the class with the smallest share (linear scan; drops
@@ -226,8 +235,17 @@ class PriorityWaterFilling
     std::vector<std::vector<uint32_t>> m_classFlowsOn;
 
     // State of the incremental use (Activate, Deactivate, Update).
-    /// [constraint] (flow, its entry in m_consOfFlow) of the active flows crossing it
-    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> m_activeOn;
+    /// An active flow on a constraint: the flow, its entry in m_consOfFlow, and its class (a
+    /// copy, so that Update()'s search skips the higher classes without reading m_class).
+    struct ActiveEntry
+    {
+        uint32_t flow;  //!< flow index
+        uint32_t entry; //!< index into m_consOfFlow
+        uint32_t cls;   //!< the flow's class
+    };
+
+    /// [constraint] the active flows crossing it
+    std::vector<std::vector<ActiveEntry>> m_activeOn;
     std::vector<uint32_t> m_slotPos; //!< [entry of m_consOfFlow] position in m_activeOn
     std::vector<uint32_t> m_dirty;   //!< constraints of flows (de)activated since Update()
     /// [constraint] highest-priority (lowest) class of a flow (de)activated on it since
@@ -241,6 +259,15 @@ class PriorityWaterFilling
     std::vector<double> m_after;
     /// [constraint x class] active flows of the class crossing the constraint
     std::vector<uint32_t> m_activeCount;
+    /// [constraint x word] bit c % 64 of word c / 64: m_activeCount of class c > 0 (Update()
+    /// finds the lowest-priority class above a reach with a few word operations, not a walk
+    /// over every class: with one class per job, Crux-PA's, there are hundreds)
+    std::vector<uint64_t> m_activeClasses;
+    std::size_t m_classWords{0}; //!< words per constraint in m_activeClasses
+    /// [constraint] fair share (residual / m_count, 0 below the threshold) of a constraint of
+    /// the class being filled by linear scan, kept as FixBottleneck() changes it, so that
+    /// ScanBottleneck() compares and does not divide
+    std::vector<double> m_share;
     uint32_t m_fillClass{0};             //!< class of the FillClass() in progress
     std::vector<uint32_t> m_seenCons;    //!< [constraint] == m_gen: reached by Update()'s search
     std::vector<uint32_t> m_seenFlow;    //!< [flow] == m_gen: in the group being recomputed
