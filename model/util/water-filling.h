@@ -236,7 +236,8 @@ class PriorityWaterFilling
 
     // State of the incremental use (Activate, Deactivate, Update).
     /// An active flow on a constraint: the flow, its entry in m_consOfFlow, and its class (a
-    /// copy, so that Update()'s search skips the higher classes without reading m_class).
+    /// copy, so that Update()'s search skips the higher-priority classes, index < reach,
+    /// without reading m_class).
     struct ActiveEntry
     {
         uint32_t flow;  //!< flow index
@@ -260,8 +261,9 @@ class PriorityWaterFilling
     /// [constraint x class] active flows of the class crossing the constraint
     std::vector<uint32_t> m_activeCount;
     /// [constraint x word] bit c % 64 of word c / 64: m_activeCount of class c > 0 (Update()
-    /// finds the lowest-priority class above a reach with a few word operations, not a walk
-    /// over every class: with one class per job, Crux-PA's, there are hundreds)
+    /// finds the largest class index below a reach, the last higher-priority class with an
+    /// active flow, with a few word operations, not a walk over every class: with one class
+    /// per job, Crux-PA's, there are hundreds)
     std::vector<uint64_t> m_activeClasses;
     std::size_t m_classWords{0}; //!< words per constraint in m_activeClasses
     /// [constraint] fair share (residual / m_count, 0 below the threshold) of a constraint of
