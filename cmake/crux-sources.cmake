@@ -32,6 +32,7 @@ set(CRUX_PURE_SOURCES
     model/scheduling/cassini-scheduler.cc
     model/scheduling/optimal-scheduler.cc
     model/scheduling/flow-evaluator.cc
+    model/scheduling/flow-evaluator-run.cc
     model/scheduling/steady-rate.cc
     # --- metrics ---
     model/metrics/contention-decomposition.cc
@@ -169,6 +170,7 @@ set(CRUX_HEADERS
     model/scheduling/cassini-scheduler.h
     model/scheduling/optimal-scheduler.h
     model/scheduling/flow-evaluator.h
+    model/scheduling/flow-evaluator-run.h
     model/scheduling/steady-rate.h
     # --- fabric ---
     model/fabric/qbb-net-device.h

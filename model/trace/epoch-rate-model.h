@@ -328,9 +328,8 @@ class ExactEpochRateModel : public EpochRateModel
      * FlowEvaluator run. On reduced capacities the horizon and the coarsening's longest iteration
      * are capped at twice their values on \p nominal (a job slower than that gets rate 0, as a
      * starved job of the exact run). With \p kept (a piece of a cut component, or one it leaves
-     * whole) neither the split
-     * nor the cap applies: the piece is dilated by kept->factors and evaluated over
-     * kept->horizon.
+     * whole) neither the split nor the cap applies: the piece is dilated by kept->factors and
+     * evaluated over kept->horizon.
      * \param sub the sub-model (path 0 of every flow; jobs may be changed) \param in its input
      * \param nominal the sub-model's links at their full capacities (same order as sub.links)
      * \param[in,out] counts the FlowEvaluator runs and fluid events, incremented
@@ -494,9 +493,9 @@ class ExactEpochRateModel : public EpochRateModel
  * factors and horizon. A component the cut leaves whole is evaluated with its plan's factors and
  * horizon, which are those Coarsen() and the automatic horizon give it (not computed twice).
  * SetWeakLinkRule(WeakLinkRule::OVERLAP) compares the expected lengthening instead of the bound
- * (cuts more; doc/crux.rst, "The overlap rule"). The
- * error against the exact evaluation is measured on the trace runs by scripts/compare-evaluators.sh
- * (doc/crux.rst, "Evaluator of the trace runs").
+ * (cuts more; doc/crux.rst, "The overlap rule"). The error against the exact evaluation is
+ * measured on the trace runs by scripts/compare-evaluators.sh (doc/crux.rst, "Evaluator of the
+ * trace runs").
  */
 class CoarseEpochRateModel : public ExactEpochRateModel
 {
