@@ -118,6 +118,7 @@ RunClusterEngine(const ClusterRunConfig& config,
     {
         rates = std::make_unique<CoarseEpochRateModel>(topo.links, evalOpt, config.timescaleRatio);
         rates->SetWeakLinkBound(config.weakLinkBound);
+        rates->SetWeakLinkClasses(config.weakLinkClasses);
         if (config.weakLinkRule == "overlap")
         {
             rates->SetWeakLinkRule(WeakLinkRule::OVERLAP);

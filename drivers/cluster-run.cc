@@ -648,6 +648,7 @@ ClusterRun::SummaryJson(const ClusterRunResult& r) const
     j["timescale_ratio"] = m_config.timescaleRatio;
     j["weak_link_bound"] = m_config.weakLinkBound;
     j["weak_link_rule"] = m_config.weakLinkRule;
+    j["weak_link_classes"] = m_config.weakLinkClasses;
     j["timeline"] = m_config.timeline;
     if (m_config.intraHost.enabled)
     {

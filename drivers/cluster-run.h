@@ -150,6 +150,11 @@ struct ClusterRunConfig : public EpochEngineConfig
      * is not a bound). Measured: doc/crux.rst, "The overlap rule" under "Weak-link cut".
      */
     std::string weakLinkRule{"bound"};
+    /// Cut components of several priority classes too (ExactEpochRateModel::
+    /// SetWeakLinkClasses; the default since 2026-12-06): a job's bound counts the higher
+    /// classes' mean loads on the link in full and the lower classes' not at all. Measured:
+    /// doc/crux.rst, "The cut across classes".
+    bool weakLinkClasses{true};
     /// FlowEvaluator horizon in longest stand-alone iterations of a component (> 0). Measured
     /// on two weeks of the generated trace (Clos, random placement): 4 and 12 give mean JCTs
     /// within 0.01 % of each other; 12 costs 2.5x the wall time under ECMP.

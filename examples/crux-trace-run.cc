@@ -247,6 +247,11 @@ AddOptions(CheckedCommandLine& cmd, TraceRunOptions& o)
                  "default) or overlap (the expected lengthening when the jobs' transfers meet "
                  "at random: cuts more, not a bound)",
                  c.weakLinkRule);
+    cmd.AddValue("weakLinkClasses",
+                 "Coarse evaluator: cut components of several priority classes too (a job's "
+                 "bound counts the higher classes' mean loads on the link, not the lower ones'); "
+                 "each piece is evaluated as a component of its own",
+                 c.weakLinkClasses);
     cmd.AddValue("horizonIterations", "Evaluator horizon, longest iterations", c.horizonIterations);
     cmd.AddValue("steadyHorizonLimit",
                  "Evaluator: a job without a whole iteration after the warm-up is simulated on "
@@ -317,6 +322,7 @@ WithOptionName(std::string msg)
         {"ClusterRunConfig.timescaleRatio", "--timescaleRatio"},
         {"ClusterRunConfig.weakLinkBound", "--weakLinkBound"},
         {"ClusterRunConfig.weakLinkRule", "--weakLinkRule"},
+        {"ClusterRunConfig.weakLinkClasses", "--weakLinkClasses"},
         {"ClusterRunConfig.horizonIterations", "--horizonIterations"},
         {"ClusterRunConfig.steadyHorizonLimit", "--steadyHorizonLimit"},
         {"ClusterRunConfig.alignRatio", "--alignRatio"},

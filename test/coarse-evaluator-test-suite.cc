@@ -914,6 +914,62 @@ class CoarseEvaluatorWeakCutTestCase : public TestCase
 
 /**
  * \ingroup crux-tests
+ * \brief The weak-link cut across classes (ExactEpochRateModel::SetWeakLinkClasses): on one
+ * link a light job H (c = 1 s, t = 5 ms: mean load u = 0.5 %) and a heavy one L (c = 0.2 s,
+ * t = 0.5 s: u = 71 %; H's second transfer falls into L's). With H above L, strict priority leaves
+ * H's rate that of H alone and lets H lengthen L's iteration by at most u_H = 0.5 %: at a bound of
+ * 1 % the component of two classes is cut (two evaluations, each job at its stand-alone rate: H as
+ * in the uncut evaluation, L within 1 % of it); without the option, or with L above H (L can
+ * lengthen H by 71 %), or at a bound of 0.4 %, it is evaluated whole (one evaluation, the uncut
+ * rates).
+ */
+class CoarseEvaluatorCutClassesTestCase : public TestCase
+{
+  public:
+    CoarseEvaluatorCutClassesTestCase()
+        : TestCase("coarse evaluation: weak-link cut across classes")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        ClusterModel m = TwoLinks();
+        m.jobs = {Job(0, 1.0, 0.005, 0), Job(1, 0.2, 0.5, 0)}; // H, L
+        const std::vector<uint32_t> hAbove{1, 0};
+        // FlowEvaluator runs and rates of one Rates() call on a fresh coarse model
+        const auto run = [&m](const std::vector<uint32_t>& prio,
+                              bool classes,
+                              double bound,
+                              std::vector<double>& rates) {
+            CoarseEpochRateModel model(m.links, TraceOptions(), 4);
+            model.SetWeakLinkBound(bound);
+            model.SetWeakLinkClasses(classes);
+            rates = Rates(model, m, prio);
+            return model.GetEvaluations();
+        };
+        std::vector<double> uncut;
+        NS_TEST_EXPECT_MSG_EQ(run(hAbove, false, 0.01, uncut), 1, "option off: whole");
+        std::vector<double> cut;
+        NS_TEST_EXPECT_MSG_EQ(run(hAbove, true, 0.01, cut), 2, "H above L, 1 %: two pieces");
+        NS_TEST_EXPECT_MSG_EQ_TOL(cut[0] * 1.005, 1.0, 1e-9, "H alone: 1 / (1 s + 5 ms)");
+        NS_TEST_EXPECT_MSG_EQ_TOL(cut[1] * 0.7, 1.0, 1e-9, "L alone: 1 / (0.2 s + 0.5 s)");
+        NS_TEST_EXPECT_MSG_EQ_TOL(uncut[0] / cut[0], 1.0, 1e-9, "H: strict priority, as alone");
+        NS_TEST_EXPECT_MSG_LT(uncut[1], cut[1], "uncut, H's transfers delay L");
+        NS_TEST_EXPECT_MSG_EQ_TOL(uncut[1] / cut[1], 1.0, 0.01, "L within the bound of uncut");
+        std::vector<double> tight;
+        NS_TEST_EXPECT_MSG_EQ(run(hAbove, true, 0.004, tight), 1, "H above L, 0.4 %: whole");
+        std::vector<double> lAbove;
+        NS_TEST_EXPECT_MSG_EQ(run({0, 1}, true, 0.01, lAbove), 1, "L above H: whole");
+        for (size_t k = 0; k < m.jobs.size(); ++k)
+        {
+            NS_TEST_EXPECT_MSG_EQ(tight[k], uncut[k], "0.4 %: job " << k << " as uncut");
+        }
+    }
+};
+
+/**
+ * \ingroup crux-tests
  * \brief Bad timescaleRatio: below 2, NaN or infinite is refused with a message naming it.
  */
 class CoarseEvaluatorBadInputTestCase : public TestCase
@@ -963,6 +1019,7 @@ class CoarseEvaluatorTestSuite : public TestSuite
         AddTestCase(new CoarseEvaluatorClassRuleTestCase, TestCase::QUICK);
         AddTestCase(new CoarseEvaluatorSplitTestCase, TestCase::QUICK);
         AddTestCase(new CoarseEvaluatorCostTestCase, TestCase::QUICK);
+        AddTestCase(new CoarseEvaluatorCutClassesTestCase, TestCase::QUICK);
         AddTestCase(new CoarseEvaluatorWeakCutTestCase, TestCase::QUICK);
         AddTestCase(new CoarseEvaluatorBadInputTestCase, TestCase::QUICK);
     }

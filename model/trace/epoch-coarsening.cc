@@ -301,6 +301,7 @@ ExactEpochRateModel::Coarsen(const ClusterModel& sub,
 std::vector<std::vector<uint32_t>>
 ExactEpochRateModel::WeakCut(const ClusterModel& sub,
                              const std::vector<double>& alone,
+                             const std::vector<int64_t>& prio,
                              double bound,
                              WeakLinkRule rule)
 {
@@ -348,19 +349,30 @@ ExactEpochRateModel::WeakCut(const ClusterModel& sub,
         {
             continue;
         }
-        double total = 0;
-        uint32_t flows = 0;
+        bool weak = true;
         for (const OnLink& o : jobs)
         {
-            total += o.load;
-            flows += o.flows;
-        }
-        // Max-min fairness per flow: one transfer of the job gets at least 1 / (the others'
-        // flows + 1) of the link, so its transfers there take at most (others' flows + 1) times
-        // as long as alone.
-        bool weak = std::isfinite(total);
-        for (const OnLink& o : jobs)
-        {
+            // Strict priority: a job of a lower class takes nothing from j; one of a higher
+            // class sends at most its mean load's bits meanwhile, all of which can delay j.
+            double total = 0; // j's class
+            double above = 0;
+            uint32_t flows = 0;
+            for (const OnLink& x : jobs)
+            {
+                if (prio[x.job] == prio[o.job])
+                {
+                    total += x.load;
+                    flows += x.flows;
+                }
+                else if (prio[x.job] > prio[o.job])
+                {
+                    above += x.load;
+                }
+            }
+            weak = weak && std::isfinite(total) && std::isfinite(above);
+            // Max-min fairness per flow within the class: one transfer of the job gets at least
+            // 1 / (the others' flows + 1) of what the class has, so its transfers there take at
+            // most (others' flows + 1) times as long as alone.
             double lengthening = std::min(total - o.load, (flows - o.flows) * o.load);
             if (rule == WeakLinkRule::OVERLAP)
             {
@@ -369,7 +381,7 @@ ExactEpochRateModel::WeakCut(const ClusterModel& sub,
                 lengthening =
                     std::min(lengthening, o.load * (total - o.load) * (flows - o.flows) / o.flows);
             }
-            weak = weak && lengthening <= bound;
+            weak = weak && above + lengthening <= bound;
         }
         if (!weak)
         {

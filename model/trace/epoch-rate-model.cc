@@ -190,6 +190,17 @@ ExactEpochRateModel::SetWeakLinkRule(WeakLinkRule rule)
     m_weakLinkRule = rule;
 }
 
+void
+ExactEpochRateModel::SetWeakLinkClasses(bool on)
+{
+    if (on != m_weakLinkClasses)
+    {
+        m_cache.clear();
+        m_cuts.clear();
+    }
+    m_weakLinkClasses = on;
+}
+
 std::vector<double>
 ExactEpochRateModel::EvaluateComponent(const std::vector<const SchedJob*>& jobs,
                                        const std::vector<PathChoice>& choice,
@@ -508,7 +519,7 @@ ExactEpochRateModel::PlanCut(const std::string& key,
     plan.whole.horizon = m_options.horizon > 0 ? m_options.horizon
                                                : m_options.horizonIterations *
                                                      *std::max_element(alone.begin(), alone.end());
-    plan.pieces = WeakCut(sub, alone, m_weakLinkBound, m_weakLinkRule);
+    plan.pieces = WeakCut(sub, alone, prio, m_weakLinkBound, m_weakLinkRule);
     return m_cuts.emplace(key, std::move(plan)).first->second;
 }
 
@@ -594,8 +605,9 @@ ExactEpochRateModel::Rates(const EpochRateInput& in)
         ++cacheSize;
         misses.push_back(std::move(m));
     };
-    for (const auto& [root, members] : comps)
-    {
+    // One unit (a component, or a piece of one that the cut across classes leaves: then
+    // cutClasses is false) served from the cache or queued.
+    auto handle = [&](const std::vector<uint32_t>& members, bool cutClasses, auto& self) -> void {
         // Only the order of the classes matters: normalise to dense ranks so that a component
         // keeps its cache entry when the scheduler shifts all its classes.
         std::set<uint32_t> levels;
@@ -642,14 +654,39 @@ ExactEpochRateModel::Rates(const EpochRateInput& in)
                     }
                     lookUp(std::move(p));
                 }
-                continue;
+                return;
             }
             // Left whole: its evaluation takes the plan's factors and horizon, which are the
             // ones Coarsen() and the automatic horizon would give it (the same jobs, one class,
             // full capacities), instead of computing them again; its cache key is unchanged.
             m.kept = plan.whole;
         }
+        else if (cutClasses && m_weakLinkClasses && m_weakLinkBound > 0 && m_timescaleRatio > 0 &&
+                 levels.size() > 1 && (emptied || m_cache.find(m.key) == m_cache.end()))
+        {
+            // Across classes: each piece is evaluated as a component of its own (its own
+            // classes, horizon, split and coarsening), not cut across classes again.
+            const CutPlan& plan = PlanCut(m.key, m.js, m.ch, m.prio);
+            if (plan.pieces.size() > 1)
+            {
+                std::vector<uint32_t> part;
+                for (const auto& piece : plan.pieces)
+                {
+                    part.clear();
+                    for (uint32_t q : piece)
+                    {
+                        part.push_back(m.jobs[q]);
+                    }
+                    self(part, false, self);
+                }
+                return;
+            }
+        }
         lookUp(std::move(m));
+    };
+    for (const auto& [root, members] : comps)
+    {
+        handle(members, true, handle);
     }
     const double w0 = WallNow();
     const std::vector<std::exception_ptr> error =

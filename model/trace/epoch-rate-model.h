@@ -190,6 +190,18 @@ class ExactEpochRateModel : public EpochRateModel
     void SetWeakLinkRule(WeakLinkRule rule);
 
     /**
+     * \brief Weak-link cut across classes: a component of several classes is cut too, each
+     * job's bound then counting the mean loads of the jobs of higher classes on the link in
+     * full, those of its own class as in WeakCut(), and none of lower classes (under strict
+     * priority they take nothing from it). Each piece is evaluated as a component of its own
+     * (its own horizon, time-scale split and coarsening; a piece is not cut across classes
+     * again). Off by default; a new value empties the cache. Ignored without a cut (bound 0)
+     * and by the exact evaluation.
+     * \param on whether to cut components of several classes
+     */
+    void SetWeakLinkClasses(bool on);
+
+    /**
      * \brief Steady rates of one set of jobs evaluated together (no cache): the FlowEvaluator on
      * the sub-model of the links their paths use (CoarseEpochRateModel: after its time-scale
      * split and coarsening).
@@ -289,6 +301,7 @@ class ExactEpochRateModel : public EpochRateModel
      */
     static std::vector<std::vector<uint32_t>> WeakCut(const ClusterModel& sub,
                                                       const std::vector<double>& alone,
+                                                      const std::vector<int64_t>& prio,
                                                       double bound,
                                                       WeakLinkRule rule);
 
@@ -392,7 +405,8 @@ class ExactEpochRateModel : public EpochRateModel
     uint32_t m_threads{1};      //!< threads of one Rates() call's cache misses (SetThreads)
     double m_weakLinkBound{0};  //!< the weak-link cut's bound, 0 = no cut (SetWeakLinkBound)
     WeakLinkRule m_weakLinkRule{WeakLinkRule::BOUND}; //!< what it bounds (SetWeakLinkRule)
-    std::unordered_map<std::string, CutPlan> m_cuts;  //!< cut plans by component key
+    bool m_weakLinkClasses{false}; //!< cut components of several classes (SetWeakLinkClasses)
+    std::unordered_map<std::string, CutPlan> m_cuts; //!< cut plans by component key
 };
 
 /**
