@@ -58,6 +58,26 @@ NS_LOG_COMPONENT_DEFINE("ClusterRun");
 namespace
 {
 
+/// Longest window bound and drain, seconds (about 31 years): an assumption far beyond any trace,
+/// well inside ns-3's clock (int64 nanoseconds, 292 years).
+constexpr double MAX_RUN_SECONDS = 1e9;
+
+/// Most bins of link-intensity.csv over the window and the drain: an assumption bounding its
+/// memory (a row per bin and link with traffic; 1 s bins over three days took 2.3 GB).
+constexpr double MAX_BINS = 1e5;
+
+/// Most jobs of a generated trace: an assumption bounding its memory (300,000 took 2.4 GB).
+constexpr double MAX_GENERATED_JOBS = 5e5;
+
+/// \param x a number \return it as the shortest text ostream gives (6 significant digits)
+std::string
+ShortNumber(double x)
+{
+    std::ostringstream os;
+    os << x;
+    return os.str();
+}
+
 /// \return "ClusterRunConfig.<field>: <what>" as std::invalid_argument
 std::invalid_argument
 ConfigError(const std::string& field, const std::string& what)
@@ -252,13 +272,24 @@ ClusterRunConfig::Validate() const
     {
         throw ConfigError("jobsPerDay", "must be a positive number of jobs per day, at most 1e5");
     }
-    if (!(windowStart >= 0) || !std::isfinite(windowStart))
+    if (jobs.empty() && jobCsv.empty() && traceDays * jobsPerDay > MAX_GENERATED_JOBS)
     {
-        throw ConfigError("windowStart", "must be >= 0 seconds");
+        throw ConfigError("jobsPerDay",
+                          "x traceDays gives " + ShortNumber(traceDays * jobsPerDay) +
+                              " generated jobs; at most 500000 (about 4 GB)");
     }
-    if (windowEnd < 0 && windowEnd != -1.0)
+    if (!(windowStart >= 0) || !(windowStart <= MAX_RUN_SECONDS))
     {
-        throw ConfigError("windowEnd", "must be >= 0, or exactly -1 for the whole trace");
+        throw ConfigError("windowStart", "must be in [0, 1e9] seconds");
+    }
+    if ((windowEnd < 0 && windowEnd != -1.0) || !(windowEnd <= MAX_RUN_SECONDS))
+    {
+        throw ConfigError("windowEnd",
+                          "must be in [0, 1e9] seconds, or exactly -1 for the whole trace");
+    }
+    if (!(drainSeconds <= MAX_RUN_SECONDS))
+    {
+        throw ConfigError("drainSeconds", "must be at most 1e9 seconds");
     }
     if (windowEnd >= 0 && !(windowEnd > windowStart))
     {
@@ -288,9 +319,11 @@ ClusterRunConfig::Validate() const
     {
         throw ConfigError("weakLinkRule", "'" + weakLinkRule + "' is not bound or overlap");
     }
-    if (!(horizonIterations > 0))
+    if (!(horizonIterations >= 1 && horizonIterations <= 1000))
     {
-        throw ConfigError("horizonIterations", "must be > 0");
+        // below one longest iteration a component's slowest job completes none in the horizon;
+        // the cost grows linearly with it
+        throw ConfigError("horizonIterations", "must be in [1, 1000]");
     }
     if (!(steadyHorizonLimit >= 1) || !std::isfinite(steadyHorizonLimit))
     {
@@ -535,6 +568,16 @@ ClusterRun::LoadTrace()
         }
     }
     m_windowEnd = m_config.windowEnd >= 0 ? m_config.windowEnd : std::max(lastArrival, ws + 1.0);
+    // the run lasts at most the window and the drain; link-intensity.csv keeps a row per bin
+    // and link with traffic
+    const double bins = (m_windowEnd - ws + m_config.drainSeconds) / m_config.binSeconds;
+    if (bins > MAX_BINS)
+    {
+        throw ConfigError("binSeconds",
+                          ShortNumber(m_config.binSeconds) + " s gives " +
+                              std::to_string(static_cast<uint64_t>(bins)) +
+                              " bins over the window and the drain; at most 100000 (a wider bin)");
+    }
     if (m_window.empty())
     {
         throw ConfigError("windowStart",

@@ -25,6 +25,7 @@
 #include <iostream>
 #include <memory>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -179,6 +180,7 @@ class ChildPool
         std::cout.flush();
         std::cerr.flush();
         std::fflush(nullptr);
+        const pid_t parent = ::getpid();
         const pid_t pid = ::fork();
         if (pid < 0)
         {
@@ -190,6 +192,13 @@ class ChildPool
         }
         if (pid == 0)
         {
+            // A child ends with its parent (killed or not), instead of running on as an orphan
+            // (Linux); the parent may have died before the call.
+            ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+            if (::getppid() != parent)
+            {
+                ::_exit(1);
+            }
             ::close(fds[0]);
             for (const Child& c : m_active)
             {

@@ -147,6 +147,12 @@ ResultDirectory::StaticProblem(const std::string& dir, const std::vector<std::st
     }
     std::error_code ec;
     const fs::path out(dir);
+    // A symbolic link to nothing (dangling, or a loop) would read as missing below, and the
+    // probe would then remove it as a directory it created: refuse it, and leave it alone.
+    if (fs::is_symlink(fs::symlink_status(out, ec)) && !fs::exists(fs::status(out, ec)))
+    {
+        return "'" + out.string() + "' is a symbolic link to nothing (missing target or a loop)";
+    }
     // one status call: a directory that another run's probe (ProbeWrite()) creates and removes
     // between an exists() and an is_directory() must not read as "not a directory"
     const fs::file_status st = fs::status(out, ec);

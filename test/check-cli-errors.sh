@@ -284,6 +284,20 @@ if [ -x "$trace" ]; then
   expect_in "$trace" 1 trace-weak-rule "--weakLinkRule: 'expected' is not bound or overlap" --weakLinkRule=expected --days=0.05 --dryRun --outputDir="$work/out-trace-weak-rule"
   expect_in "$trace" 1 trace-bad-topo "--topology: 'bogus' is not clos, double-sided or lingjun" --topology=bogus --closTors=10 --dryRun --outputDir="$work/out-trace-bad-topo"
   expect_in "$trace" 1 trace-cables "--closTors / --closAggs / --closHosts: ClosConfig:" --closTors=65536 --closAggs=4096 --dryRun --outputDir="$work/out-trace-cables"
+  # found by a breaker helper: each was an abort, a crash, an empty run, a hang or gigabytes
+  expect_in "$trace" 1 trace-sim-type "--SimulatorImplementationType: 'ns3::Node' is not an ns-3 type derived from ns3::SimulatorImpl" --SimulatorImplementationType=ns3::Node --days=0.05 --dryRun --outputDir="$work/out-trace-sim-type"
+  expect_in "$trace" 1 trace-sched-type "--SchedulerType: 'ns3::Scheduler' is not an ns-3 type derived from ns3::Scheduler" --SchedulerType=ns3::Scheduler --days=0.05 --dryRun --outputDir="$work/out-trace-sched-type"
+  expect_in "$trace" 1 trace-drain "--drain: must be at most 1e9 seconds" --drain=1e50 --days=0.05 --dryRun --outputDir="$work/out-trace-drain"
+  expect_in "$trace" 1 trace-window-end "--windowEnd: must be in [0, 1e9] seconds" --windowEnd=1e50 --days=0.05 --dryRun --outputDir="$work/out-trace-window-end"
+  expect_in "$trace" 1 trace-horizon "--horizonIterations: must be in [1, 1000]" --horizonIterations=0.01 --days=0.05 --dryRun --outputDir="$work/out-trace-horizon"
+  expect_in "$trace" 1 trace-bins "--binSeconds: 1 s gives 252720 bins over the window and the drain; at most 100000" --binSeconds=1 --days=1 --jobsPerDay=50 --dryRun --outputDir="$work/out-trace-bins"
+  expect_in "$trace" 1 trace-generated "--jobsPerDay: x traceDays gives 1e+06 generated jobs; at most 500000" --days=10 --jobsPerDay=1e5 --dryRun --outputDir="$work/out-trace-generated"
+  # an --outputDir that is a symbolic link to nothing is refused and left in place
+  ln -s "$work/nowhere/x" "$work/dangling-link"
+  expect_in "$trace" 1 trace-dangling "--outputDir: '$work/dangling-link' is a symbolic link to nothing" --days=0.05 --dryRun --outputDir="$work/dangling-link"
+  if [ ! -L "$work/dangling-link" ]; then
+    echo "FAIL trace-dangling: the symbolic link was removed"; fails=$((fails + 1))
+  fi
   # NS_ATTRIBUTE_DEFAULT's value is checked before ns-3 would abort on it (also without Crux),
   # and it cannot silently override a --threads (ns-3 applies it over the option)
   NS_ATTRIBUTE_DEFAULT='ns3::CruxIntensityPriorities::Threads=abc' expect_in "$trace" 1 trace-env-threads "NS_ATTRIBUTE_DEFAULT: ns3::CruxIntensityPriorities::Threads must be a whole number in [1, 256] (got 'abc')" --schedulers=ecmp --days=0.05 --dryRun --outputDir="$work/out-trace-env-threads"

@@ -35,6 +35,10 @@ NS_LOG_COMPONENT_DEFINE("CruxLingjunTrace");
 namespace
 {
 
+/// Most GPUs of one trace job (the sum over its pods; each pod row is checked for at most
+/// 1,000,000): an assumption far beyond any cluster, so that the count fits 32 bits.
+constexpr uint64_t MAX_JOB_GPUS = 1000000;
+
 /// Parse a run of 1..maxDigits decimal digits at text[pos]; advances pos.
 bool
 ReadNumber(const std::string& text, size_t& pos, size_t maxDigits, int& value)
@@ -204,7 +208,8 @@ LingjunTime::Parse(const std::string& text)
             return std::nullopt;
         }
     }
-    if (h > 23 || mi > 59 || s > 59)
+    // years 1970-2199: any two times of a trace then fit ns-3's clock (int64 ns, 292 years)
+    if (h > 23 || mi > 59 || s > 59 || y < 1970 || y > 2199)
     {
         return std::nullopt;
     }
@@ -593,8 +598,8 @@ AssembleLingjunTrace(const LingjunJobTable& jobs,
     {
         uint32_t rows{0};                    // pod rows, skipped or not
         uint32_t skipped{0};                 // pod rows skipped (unknown host)
-        std::map<uint32_t, uint32_t> gpusOn; // host -> GPUs
-        uint32_t gpus{0};
+        std::map<uint32_t, uint64_t> gpusOn; // host -> GPUs (64 bits: no wrap-around)
+        uint64_t gpus{0};
     };
 
     std::vector<Pods> pods(jobs.rows.size());
@@ -690,6 +695,12 @@ AssembleLingjunTrace(const LingjunJobTable& jobs,
             warn("its pods ask for 0 GPUs in total; skipped");
             continue;
         }
+        if (p.gpus > MAX_JOB_GPUS)
+        {
+            warn("its pods ask for " + std::to_string(p.gpus) + " GPUs in total, more than " +
+                 std::to_string(MAX_JOB_GPUS) + "; skipped");
+            continue;
+        }
         TraceJob j;
         j.name = r.name;
         j.modelLabel = r.model;
@@ -697,13 +708,13 @@ AssembleLingjunTrace(const LingjunJobTable& jobs,
         j.submit = r.submit;
         j.start = *r.running;
         j.end = *end;
-        j.gpus = p.gpus;
+        j.gpus = static_cast<uint32_t>(p.gpus);
         j.pods = p.rows - p.skipped;
         j.line = r.line;
         for (const auto& [host, g] : p.gpusOn)
         {
             j.hosts.push_back(host);
-            j.gpusPerHost.push_back(g);
+            j.gpusPerHost.push_back(static_cast<uint32_t>(g)); // <= gpus
         }
         out.jobs.push_back(std::move(j));
     }

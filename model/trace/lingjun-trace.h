@@ -80,7 +80,9 @@ class LingjunTime
     /**
      * \param text a timestamp as in the files
      * \return seconds since the epoch above; std::nullopt if text is not a valid timestamp
-     *         (bad syntax, month 13, February 30, hour 24, ...)
+     *         (bad syntax, month 13, February 30, hour 24, ...) or its year is outside
+     *         1970-2199 (so that any two times of a trace are less apart than the 292 years
+     *         ns-3's nanosecond clock holds)
      */
     static std::optional<double> Parse(const std::string& text);
 

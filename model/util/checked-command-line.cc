@@ -266,6 +266,22 @@ CheckedCommandLine::CheckNs3Option(const std::string& name, const std::string& v
     {
         throw InputError(opt, QuoteInput(value) + " is not a valid " + type);
     }
+    // ns-3 creates the simulator and its event scheduler from these by TypeId, and aborts (or
+    // crashes) on a type that exists but is of another kind or has no constructor
+    if (name == "SimulatorImplementationType" || name == "SchedulerType")
+    {
+        const std::string base = name == "SchedulerType" ? "ns3::Scheduler" : "ns3::SimulatorImpl";
+        TypeId tid;
+        TypeId baseTid;
+        if (!TypeId::LookupByNameFailSafe(value, &tid) ||
+            !TypeId::LookupByNameFailSafe(base, &baseTid) || !tid.IsChildOf(baseTid) ||
+            !tid.HasConstructor())
+        {
+            throw InputError(opt,
+                             QuoteInput(value) + " is not an ns-3 type derived from " + base +
+                                 " that can be created (--PrintTypeIds lists the types)");
+        }
+    }
 }
 
 void

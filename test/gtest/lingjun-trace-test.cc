@@ -197,6 +197,8 @@ TEST(LingjunTime, ParsesTheTraceFormatIntoSecondsSince1970)
                      86400);
     EXPECT_DOUBLE_EQ(*LingjunTime::Parse("2024/3/1 00:00") - *LingjunTime::Parse("2024/2/28 00:00"),
                      2 * 86400);
+    EXPECT_TRUE(LingjunTime::Parse("1970/1/1 00:00").has_value());
+    EXPECT_TRUE(LingjunTime::Parse("2199/12/31 23:59").has_value());
     for (const char* bad : {"",
                             "2023/7/15",
                             "2023/13/1 00:00",
@@ -207,7 +209,10 @@ TEST(LingjunTime, ParsesTheTraceFormatIntoSecondsSince1970)
                             "15/7/2023 02:19",
                             "2023/7/15 02:19x",
                             "2023/7-15 02:19",
-                            "yesterday"})
+                            "yesterday",
+                            // years outside 1970-2199: two times of a trace must fit ns-3's clock
+                            "1969/12/31 23:59",
+                            "2400/7/15 02:19"})
     {
         EXPECT_FALSE(LingjunTime::Parse(bad).has_value()) << bad;
     }
@@ -484,6 +489,35 @@ TEST(LingjunAssemble, JoinsJobsPodsAndTopologyAndReportsEveryDroppedJob)
     EXPECT_DOUBLE_EQ(s.durationMeanMin, (29 + 60) / 2.0);
     EXPECT_EQ(s.peakConcurrentJobs, 1u); // 00:11-00:40 and 02:21-03:21 do not overlap
     EXPECT_EQ(s.peakBusyGpus, 16u);
+}
+
+TEST(LingjunAssemble, JobAskingForMoreThanAMillionGpusIsSkippedNotWrapped)
+{
+    // 4,295 pod rows of 1,000,000 GPUs each (the most a row may ask for) sum beyond 2^32: the
+    // job is skipped with a warning, not kept with the sum wrapped to a small count
+    std::vector<TraceWarning> w;
+    std::istringstream topoIn(kTopo);
+    LingjunTopology topo = ParseLingjunTopology(topoIn, "topo.csv", w);
+    std::istringstream jobIn(
+        kJobHeader +
+        "1,u,huge,PyTorchJob,x,Succeeded,2023/7/15 02:19,2023/7/15 02:21,,2023/7/15 03:21,,\n"
+        "2,u,small,PyTorchJob,x,Succeeded,2023/7/15 02:19,2023/7/15 02:21,,2023/7/15 03:21,,\n");
+    LingjunJobTable jobs = ParseLingjunJobs(jobIn, "job.csv", w);
+    std::string rows = kWorkerHeader;
+    for (int i = 0; i < 4295; ++i)
+    {
+        rows += std::to_string(i + 1) + ",huge,huge-worker-" + std::to_string(i) +
+                ",worker,hA,t,t,t," + Res(1000000) + "\n";
+    }
+    rows += "4296,small,small-master-0,master,hB,t,t,t," + Res(8) + "\n";
+    std::istringstream workerIn(rows);
+    LingjunWorkerTable workers = ParseLingjunWorkers(workerIn, "worker.csv", w);
+    ASSERT_TRUE(w.empty()) << Dump(w);
+    LingjunTrace trace = AssembleLingjunTrace(jobs, workers, topo);
+    ASSERT_EQ(trace.jobs.size(), 1u) << Dump(trace.warnings);
+    EXPECT_EQ(trace.jobs[0].name, "small");
+    EXPECT_TRUE(HasWarning(trace.warnings, 2, "4295000000 GPUs in total, more than 1000000"))
+        << Dump(trace.warnings);
 }
 
 TEST(LingjunAssemble, JobWithARejectedPodRowIsDroppedNotShrunk)
