@@ -23,6 +23,7 @@
 #include <boost/date_time/gregorian/gregorian_types.hpp>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -38,6 +39,10 @@ namespace
 /// Most GPUs of one trace job (the sum over its pods; each pod row is checked for at most
 /// 1,000,000): an assumption far beyond any cluster, so that the count fits 32 bits.
 constexpr uint64_t MAX_JOB_GPUS = 1000000;
+
+/// Largest trace file read (topo.csv, job.csv, worker.csv): an assumption bounding the
+/// memory (the reader needs about four times a file's size); the real files are a few MiB.
+constexpr uintmax_t MAX_FILE_BYTES = uintmax_t{256} << 20;
 
 /// Parse a run of 1..maxDigits decimal digits at text[pos]; advances pos.
 bool
@@ -130,6 +135,14 @@ OpenOrThrow(const std::string& path)
     if (!in)
     {
         throw TraceError(path + ": cannot open file");
+    }
+    // The reader holds a file in memory several times over: refuse what cannot be a trace
+    std::error_code ec;
+    const auto bytes = std::filesystem::file_size(path, ec);
+    if (!ec && bytes > MAX_FILE_BYTES)
+    {
+        throw TraceError(path + ": " + std::to_string(bytes >> 20) +
+                         " MiB, larger than the 256 MiB a trace file may have");
     }
     return in;
 }
