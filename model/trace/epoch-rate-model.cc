@@ -666,11 +666,13 @@ ExactEpochRateModel::Rates(const EpochRateInput& in)
         {
             // Across classes: each piece is evaluated as a component of its own (its own
             // classes, horizon, split and coarsening), not cut across classes again.
-            const CutPlan& plan = PlanCut(m.key, m.js, m.ch, m.prio);
-            if (plan.pieces.size() > 1)
+            // a copy: a piece's own one-class cut below can empty m_cuts (CACHE_MAX_ENTRIES)
+            const std::vector<std::vector<uint32_t>> pieces =
+                PlanCut(m.key, m.js, m.ch, m.prio).pieces;
+            if (pieces.size() > 1)
             {
                 std::vector<uint32_t> part;
-                for (const auto& piece : plan.pieces)
+                for (const auto& piece : pieces)
                 {
                     part.clear();
                     for (uint32_t q : piece)
