@@ -525,6 +525,14 @@ main(int argc, char* argv[])
                                      ")");
             }
         }
+        if (cmd.IsGiven("topoCsv") && o.c.topology != "lingjun" && o.c.jobCsv.empty())
+        {
+            // a generated trace is laid on the run's own topology: the file would be ignored
+            throw InputError("--topoCsv",
+                             "applies to --topology=lingjun or to a trace read with --jobCsv "
+                             "(got --topology=" +
+                                 o.c.topology + ")");
+        }
         if (cmd.IsGiven("aggCoreRate") && o.c.topology == "clos")
         {
             throw InputError("--aggCoreRate", "the two-layer clos has no core layer");
