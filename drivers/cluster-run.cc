@@ -69,12 +69,12 @@ constexpr double MAX_BINS = 1e5;
 /// Most jobs of a generated trace: an assumption bounding its memory (300,000 took 2.4 GB).
 constexpr double MAX_GENERATED_JOBS = 5e5;
 
-/// \param x a number \return it as the shortest text ostream gives (6 significant digits)
+/// \param x a number \param digits significant digits \return it as ostream writes it
 std::string
-ShortNumber(double x)
+ShortNumber(double x, int digits = 6)
 {
     std::ostringstream os;
-    os << x;
+    os << std::setprecision(digits) << x;
     return os.str();
 }
 
@@ -275,7 +275,7 @@ ClusterRunConfig::Validate() const
     if (jobs.empty() && jobCsv.empty() && traceDays * jobsPerDay > MAX_GENERATED_JOBS)
     {
         throw ConfigError("jobsPerDay",
-                          "x traceDays gives " + ShortNumber(traceDays * jobsPerDay) +
+                          "x days gives " + ShortNumber(traceDays * jobsPerDay, 12) +
                               " generated jobs; at most 500000 (about 4 GB)");
     }
     if (!(windowStart >= 0) || !(windowStart <= MAX_RUN_SECONDS))
@@ -574,8 +574,7 @@ ClusterRun::LoadTrace()
     if (bins > MAX_BINS)
     {
         throw ConfigError("binSeconds",
-                          ShortNumber(m_config.binSeconds) + " s gives " +
-                              std::to_string(static_cast<uint64_t>(bins)) +
+                          ShortNumber(m_config.binSeconds) + " s gives " + ShortNumber(bins) +
                               " bins over the window and the drain; at most 100000 (a wider bin)");
     }
     if (m_window.empty())

@@ -291,7 +291,7 @@ if [ -x "$trace" ]; then
   expect_in "$trace" 1 trace-window-end "--windowEnd: must be in [0, 1e9] seconds" --windowEnd=1e50 --days=0.05 --dryRun --outputDir="$work/out-trace-window-end"
   expect_in "$trace" 1 trace-horizon "--horizonIterations: must be in [1, 1000]" --horizonIterations=0.01 --days=0.05 --dryRun --outputDir="$work/out-trace-horizon"
   expect_in "$trace" 1 trace-bins "--binSeconds: 1 s gives 252720 bins over the window and the drain; at most 100000" --binSeconds=1 --days=1 --jobsPerDay=50 --dryRun --outputDir="$work/out-trace-bins"
-  expect_in "$trace" 1 trace-generated "--jobsPerDay: x traceDays gives 1e+06 generated jobs; at most 500000" --days=10 --jobsPerDay=1e5 --dryRun --outputDir="$work/out-trace-generated"
+  expect_in "$trace" 1 trace-generated "--jobsPerDay: x days gives 1000000 generated jobs; at most 500000" --days=10 --jobsPerDay=1e5 --dryRun --outputDir="$work/out-trace-generated"
   expect_in "$trace" 1 trace-topocsv-clos "--topoCsv: applies to --topology=lingjun or to a trace read with --jobCsv (got --topology=clos)" --topoCsv="$root/data/lingjun-2023/topo.csv" --days=0.05 --dryRun --outputDir="$work/out-trace-topocsv-clos"
   # a trace file beyond 256 MiB is refused before it is read (a sparse file: no disk used)
   truncate -s 300M "$work/huge-topo.csv"

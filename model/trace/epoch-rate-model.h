@@ -174,8 +174,9 @@ class ExactEpochRateModel : public EpochRateModel
      * \brief Weak-link cut of the coarse evaluation (CoarseEpochRateModel; ignored by the exact
      * one): a component of one class and more than two jobs is evaluated in the pieces that
      * WeakCut() with this bound leaves, each with the dilation factors and the horizon of the
-     * whole component. 0 = no cut (the default). A new value empties the cache. What is
-     * compared with the bound: SetWeakLinkRule().
+     * whole component; with SetWeakLinkClasses(), a component of several classes too, each
+     * piece as a component of its own. 0 = no cut (the default). A new value empties the
+     * cache. What is compared with the bound: SetWeakLinkRule().
      * \param bound fraction of an iteration, in [0, 1)
      * \throws std::invalid_argument for a bound outside [0, 1) or NaN
      */
@@ -285,18 +286,22 @@ class ExactEpochRateModel : public EpochRateModel
                            const std::vector<int64_t>& prio);
 
     /**
-     * Pieces of a one-class sub-model once its weak links are cut: a link is weak when, for
-     * every job j on it, min(sum of the others' mean loads, (F - f_j) x j's mean load) <=
-     * \p bound, a bound of the fraction by which the others can lengthen j's iteration there
-     * (each sends at most its mean load's bits meanwhile; max-min fairness per flow leaves each
-     * transfer of j at least 1 / (F - f_j + 1) of the link, F the flows across it, f_j j's).
-     * Mean load: bytes per iteration x 8 / stand-alone iteration / capacity. Jobs joined by a
-     * link that is not weak share a piece.
+     * Pieces of a sub-model once its weak links are cut: a link is weak when, for every job j
+     * on it, (the sum of the mean loads of the jobs of higher classes on it) + min(sum of the
+     * mean loads of the others of j's class, (F - f_j) x j's mean load) <= \p bound, a bound of
+     * the fraction by which the others can lengthen j's iteration there in the long run (each
+     * sends at most its mean load's bits meanwhile; strict priority: a lower class takes
+     * nothing; max-min fairness per flow within the class leaves each transfer of j at least
+     * 1 / (F - f_j + 1) of what the class has, F the class's flows across it, f_j j's). Over a
+     * horizon of a few iterations a cut job can be off by somewhat more (doc/crux.rst, "The cut
+     * across classes"). Mean load: bytes per iteration x 8 / stand-alone iteration / capacity.
+     * Jobs joined by a link that is not weak share a piece.
      * With WeakLinkRule::OVERLAP the smaller of that bound and u_j x (the others' mean loads)
      * x (F - f_j) / f_j is compared instead (the expected lengthening, see WeakLinkRule).
      * \param sub the sub-model \param alone every job's stand-alone iteration, seconds
+     * \param prio class of each job (larger = higher priority; all equal for one class)
      * \param bound the weak-link bound (fraction of an iteration) \param rule what is compared
-     * with it
+     * with it (the part within j's class)
      * \return the pieces: positions in sub.jobs, ascending, pieces in order of first member
      */
     static std::vector<std::vector<uint32_t>> WeakCut(const ClusterModel& sub,
@@ -496,7 +501,9 @@ class ExactEpochRateModel : public EpochRateModel
  * load, not its bursts, on its own time scale (1.1 % on F2's rate in that test).
  *
  * Weak-link cut (SetWeakLinkBound(); 0 = none, the trace runs' default 0.01). Rates() evaluates a
- * component of one class and more than two jobs in pieces when only weak links join them
+ * component of one class and more than two jobs (with SetWeakLinkClasses(), also one of
+ * several classes: then each piece as a component of its own) in pieces when only weak links
+ * join them
  * (WeakCut(): each job's mean load on a link, bytes per iteration × 8 over its stand-alone
  * iteration and the capacity, bounds the fraction by which it can lengthen another's iteration
  * there; a link where min(the others' sum, (F - f_j) × job j's own; F the flows across it, f_j

@@ -141,7 +141,7 @@ OpenOrThrow(const std::string& path)
     const auto bytes = std::filesystem::file_size(path, ec);
     if (!ec && bytes > MAX_FILE_BYTES)
     {
-        throw TraceError(path + ": " + std::to_string(bytes >> 20) +
+        throw TraceError(path + ": " + std::to_string((bytes + (uintmax_t{1} << 20) - 1) >> 20) +
                          " MiB, larger than the 256 MiB a trace file may have");
     }
     return in;
@@ -453,7 +453,7 @@ ParseLingjunJobs(std::istream& in, const std::string& file, std::vector<TraceWar
             if (!t)
             {
                 warn(std::string(name) + " '" + f[col] +
-                     "' is not a timestamp like 2023/7/15 02:19");
+                     "' is not a timestamp like 2023/7/15 02:19 (years 1970-2199)");
                 bad = true;
             }
             return t;
