@@ -137,6 +137,7 @@ set(CRUX_SOURCES
     drivers/experiment-output.cc
     drivers/experiment-summary.cc
     drivers/cluster-run.cc
+    drivers/cluster-run-output.cc
     drivers/cluster-run-engine.cc
 )
 
