@@ -170,35 +170,19 @@ ExactEpochRateModel::SetWeakLinkBound(double bound)
         throw std::invalid_argument("ExactEpochRateModel::SetWeakLinkBound: the bound must be in "
                                     "[0, 1)");
     }
-    if (bound != m_weakLinkBound)
-    {
-        // what was cached under the old bound (whole components, pieces, plans) is not valid
-        m_cache.clear();
-        m_cuts.clear();
-    }
-    m_weakLinkBound = bound;
+    SetCutOption(m_weakLinkBound, bound);
 }
 
 void
 ExactEpochRateModel::SetWeakLinkRule(WeakLinkRule rule)
 {
-    if (rule != m_weakLinkRule)
-    {
-        m_cache.clear();
-        m_cuts.clear();
-    }
-    m_weakLinkRule = rule;
+    SetCutOption(m_weakLinkRule, rule);
 }
 
 void
 ExactEpochRateModel::SetWeakLinkClasses(bool on)
 {
-    if (on != m_weakLinkClasses)
-    {
-        m_cache.clear();
-        m_cuts.clear();
-    }
-    m_weakLinkClasses = on;
+    SetCutOption(m_weakLinkClasses, on);
 }
 
 std::vector<double>

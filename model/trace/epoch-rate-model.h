@@ -228,6 +228,23 @@ class ExactEpochRateModel : public EpochRateModel
                         double timescaleRatio);
 
   private:
+    /**
+     * Sets an option of the weak-link cut; a new value empties the component cache and the cut
+     * plans (what was cached under the old value, whole components, pieces and plans, is not
+     * valid).
+     * \param field the option \param value its new value
+     */
+    template <typename T>
+    void SetCutOption(T& field, T value)
+    {
+        if (value != field)
+        {
+            m_cache.clear();
+            m_cuts.clear();
+        }
+        field = value;
+    }
+
     /// The deterministic work counters of evaluations (summed in component order) and the wall
     /// time they took.
     struct EvalCounts

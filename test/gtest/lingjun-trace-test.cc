@@ -117,6 +117,25 @@ Res(int gpus)
            "\"\", \"\"koordinator.sh/rdma\"\": \"\"1\"\"}\"";
 }
 
+/// \param[out] w warnings \return kTopo parsed
+LingjunTopology
+SmallTopology(std::vector<TraceWarning>& w)
+{
+    std::istringstream in(kTopo);
+    return ParseLingjunTopology(in, "topo.csv", w);
+}
+
+/// \param first name of job row 1 (line 2) \param second name of job row 2 (line 3)
+/// \param[out] w warnings \return job.csv of two jobs that ran 02:21-03:21
+LingjunJobTable
+TwoJobs(const std::string& first, const std::string& second, std::vector<TraceWarning>& w)
+{
+    const std::string times = ",PyTorchJob,x,Succeeded,2023/7/15 02:19,2023/7/15 02:21,,"
+                              "2023/7/15 03:21,,\n";
+    std::istringstream in(kJobHeader + "1,u," + first + times + "2,u," + second + times);
+    return ParseLingjunJobs(in, "job.csv", w);
+}
+
 } // namespace
 
 // ------------------------------------------------------------------------------------ CSV
@@ -496,13 +515,8 @@ TEST(LingjunAssemble, JobAskingForMoreThanAMillionGpusIsSkippedNotWrapped)
     // 4,295 pod rows of 1,000,000 GPUs each (the most a row may ask for) sum beyond 2^32: the
     // job is skipped with a warning, not kept with the sum wrapped to a small count
     std::vector<TraceWarning> w;
-    std::istringstream topoIn(kTopo);
-    LingjunTopology topo = ParseLingjunTopology(topoIn, "topo.csv", w);
-    std::istringstream jobIn(
-        kJobHeader +
-        "1,u,huge,PyTorchJob,x,Succeeded,2023/7/15 02:19,2023/7/15 02:21,,2023/7/15 03:21,,\n"
-        "2,u,small,PyTorchJob,x,Succeeded,2023/7/15 02:19,2023/7/15 02:21,,2023/7/15 03:21,,\n");
-    LingjunJobTable jobs = ParseLingjunJobs(jobIn, "job.csv", w);
+    const LingjunTopology topo = SmallTopology(w);
+    const LingjunJobTable jobs = TwoJobs("huge", "small", w);
     std::string rows = kWorkerHeader;
     for (int i = 0; i < 4295; ++i)
     {
@@ -523,13 +537,8 @@ TEST(LingjunAssemble, JobAskingForMoreThanAMillionGpusIsSkippedNotWrapped)
 TEST(LingjunAssemble, JobWithARejectedPodRowIsDroppedNotShrunk)
 {
     std::vector<TraceWarning> w;
-    std::istringstream topoIn(kTopo);
-    LingjunTopology topo = ParseLingjunTopology(topoIn, "topo.csv", w);
-    std::istringstream jobIn(
-        kJobHeader +
-        "1,u,half,PyTorchJob,x,Succeeded,2023/7/15 02:19,2023/7/15 02:21,,2023/7/15 03:21,,\n"
-        "2,u,whole,PyTorchJob,x,Succeeded,2023/7/15 02:19,2023/7/15 02:21,,2023/7/15 03:21,,\n");
-    LingjunJobTable jobs = ParseLingjunJobs(jobIn, "job.csv", w);
+    const LingjunTopology topo = SmallTopology(w);
+    const LingjunJobTable jobs = TwoJobs("half", "whole", w);
     std::istringstream workerIn(
         kWorkerHeader + "1,half,half-master-0,master,hA,t,t,t," + Res(8) + "\n" +
         "2,half,half-worker-0,worker,hC,t,t,t,\"{\"\"nvidia.com/gpu\"\": \"\"-8\"\"}\"\n" +
