@@ -108,7 +108,7 @@ set(CRUX_SOURCES
     model/metrics/gpu-intensity-tracker.cc
     model/metrics/link-throughput-sampler.cc
     # --- trace ---
-    model/trace/csv-reader.cc
+    model/trace/rfc4180-csv.cc
     model/trace/lingjun-trace.cc
     model/trace/lingjun-trace-statistics.cc
     model/trace/model-mapping.cc
@@ -220,12 +220,13 @@ set(CRUX_HEADERS
     model/util/water-filling.h
     model/util/parallel-tasks.h
     model/util/union-find.h
+    model/util/input-file.h
     model/metrics/contention-decomposition.h
     model/metrics/gpu-intensity-tracker.h
     model/metrics/link-throughput-sampler.h
     model/metrics/sample-statistics.h
     # --- trace ---
-    model/trace/csv-reader.h
+    model/trace/rfc4180-csv.h
     model/trace/lingjun-trace.h
     model/trace/model-mapping.h
     model/trace/lingjun-trace-generator.h

@@ -32,10 +32,10 @@ namespace ns3
  * \brief Run one scheduler over a trace window: the engine of ClusterRun::Run().
  *
  * Orchestration only: builds an EpochEngine (model/trace/epoch-engine.h, which implements the
- * arrivals, FIFO placement, a decision per arrival or completion and the results) with the
- * driver's pieces: the job builder (DltJob::FromModel on the allocated GPUs, trace LLMs with
- * ModelMapper::TracePlanRequest(), SchedJob by MakeClusterSchedJob() with the config's seed and
- * maxPaths), a CoarseEpochRateModel (config evaluator "coarse", timescaleRatio) or an
+ * arrivals, FIFO placement, a decision per instant with arrivals or completions and the results)
+ * with the driver's pieces: the job builder (DltJob::FromModel on the allocated GPUs, trace LLMs
+ * with ModelMapper::TracePlanRequest(), SchedJob by MakeClusterSchedJob() with the config's seed
+ * and maxPaths), a CoarseEpochRateModel (config evaluator "coarse", timescaleRatio) or an
  * ExactEpochRateModel ("exact") with the config's evaluator options (engine "epoch": steady
  * rates per epoch, per connected component of link-sharing jobs, cached) and, for engine
  * "flow", a LiveClusterFabric behind EpochEngineFabric (every decision installed on it); the

@@ -17,6 +17,7 @@
 #include "result-directory.h"
 
 #include "ns3/contention-decomposition.h"
+#include "ns3/rfc4180-csv.h"
 
 #include <algorithm>
 #include <cmath>
@@ -38,6 +39,13 @@ namespace ns3
 namespace
 {
 
+/// The files of a scheduler's directory (doc/crux.rst, "Output files")
+constexpr const char* JOBS_FILE = "jobs.csv";
+constexpr const char* UTILIZATION_FILE = "utilization.csv";       //!< see JOBS_FILE
+constexpr const char* LINK_INTENSITY_FILE = "link-intensity.csv"; //!< see JOBS_FILE
+constexpr const char* DECISIONS_FILE = "decisions.csv";           //!< see JOBS_FILE
+constexpr const char* SUMMARY_FILE = "summary.json";              //!< see JOBS_FILE
+
 /// jobs.csv of one run (doc/crux.rst, "Output files"). \param f the file \param r the run
 void
 WriteJobsCsv(std::ostream& f, const ClusterRunResult& r)
@@ -50,8 +58,8 @@ WriteJobsCsv(std::ostream& f, const ClusterRunResult& r)
         const bool fin = j.end >= 0;
         const double until = fin ? j.end : r.simEnd;
         const double meanIter = j.start >= 0 && j.done > 0 ? (until - j.start) / j.done : 0.0;
-        f << j.id << "," << j.name << "," << j.model << "," << j.gpus << "," << j.hosts << ","
-          << j.submit << ",";
+        f << j.id << "," << CsvQuote(j.name) << "," << CsvQuote(j.model) << "," << j.gpus << ","
+          << j.hosts << "," << j.submit << ",";
         if (j.start >= 0)
         {
             f << j.start;
@@ -68,8 +76,18 @@ WriteJobsCsv(std::ostream& f, const ClusterRunResult& r)
         }
         f << "," << j.done << "," << j.aloneIter << "," << meanIter << ","
           << (j.aloneIter > 0 && meanIter > 0 ? meanIter / j.aloneIter : 0.0) << ","
-          << j.flopsPerIter << "," << (std::isfinite(j.intensity) ? j.intensity : 0.0) << ","
-          << j.arrival << "," << j.work << "," << (fin ? 1 : (j.unplaceable ? -1 : 0)) << "\n";
+          << j.flopsPerIter << ",";
+        // +∞ (no byte on a modelled link) as "inf", which pandas and Python's float() read
+        if (std::isinf(j.intensity))
+        {
+            f << "inf";
+        }
+        else if (std::isfinite(j.intensity))
+        {
+            f << j.intensity;
+        }
+        f << "," << j.arrival << "," << j.work << "," << (fin ? 1 : (j.unplaceable ? -1 : 0))
+          << "\n";
     }
 }
 
@@ -99,11 +117,63 @@ ClusterRun::SummaryJson(const ClusterRunResult& r) const
     j["priority_classes"] = r.rankClasses ? "rank" : "level";
     j["engine"] = m_config.engine;
     j["evaluator"] = m_config.evaluator;
-    j["timescale_ratio"] = m_config.timescaleRatio;
-    j["weak_link_bound"] = m_config.weakLinkBound;
-    j["weak_link_rule"] = m_config.weakLinkRule;
-    j["weak_link_classes"] = m_config.weakLinkClasses;
+    // the coarse evaluator's options; null under the exact evaluation, which has none
+    const bool coarse = m_config.evaluator == "coarse";
+    j["timescale_ratio"] = coarse ? nlohmann::json(m_config.timescaleRatio) : nlohmann::json();
+    j["weak_link_bound"] = coarse ? nlohmann::json(m_config.weakLinkBound) : nlohmann::json();
+    j["weak_link_rule"] = coarse ? nlohmann::json(m_config.weakLinkRule) : nlohmann::json();
+    j["weak_link_classes"] = coarse ? nlohmann::json(m_config.weakLinkClasses) : nlohmann::json();
     j["timeline"] = m_config.timeline;
+    // What else defines the run, so that two runs' settings can be told apart
+    // (scripts/compare-evaluators.py refuses runs that differ in them).
+    j["work_model"] = m_config.workModel;
+    j["unique_priorities"] = m_config.uniquePriorities;
+    j["placement_seed"] = m_config.placementSeed;
+    j["max_paths"] = m_config.maxPaths;
+    j["horizon_iterations"] = m_config.horizonIterations;
+    j["steady_horizon_limit"] = m_config.steadyHorizonLimit;
+    j["warmup_fraction"] = m_config.warmupFraction;
+    j["align_ratio"] = m_config.alignRatio;
+    j["drain_s"] = m_config.drainSeconds;
+    j["bin_s"] = m_config.binSeconds;
+    if (!m_config.jobCsv.empty())
+    {
+        j["trace"] = {{"source", "file"},
+                      {"job_csv", m_config.jobCsv},
+                      {"worker_csv", m_config.workerCsv}};
+    }
+    else if (!m_config.jobs.empty())
+    {
+        j["trace"] = {{"source", "config"}, {"jobs", m_config.jobs.size()}};
+    }
+    else
+    {
+        j["trace"] = {{"source", "generated"},
+                      {"days", m_config.traceDays},
+                      {"jobs_per_day", m_config.jobsPerDay}};
+    }
+    if (!m_config.topoCsv.empty())
+    {
+        j["topo_csv"] = m_config.topoCsv;
+    }
+    // the link rates of the topology's layers, bit/s (each topology's defaults or the options)
+    if (m_config.topology == "clos")
+    {
+        j["link_rates_bps"] = {{"host", m_config.clos.hostLinkBps},
+                               {"tor_agg", m_config.clos.torAggBps}};
+    }
+    else if (m_config.topology == "double-sided")
+    {
+        j["link_rates_bps"] = {{"host", m_config.doubleSided.hostLinkBps},
+                               {"tor_agg", m_config.doubleSided.torAggBps},
+                               {"agg_core", m_config.doubleSided.aggCoreBps}};
+    }
+    else
+    {
+        j["link_rates_bps"] = {{"host", m_config.threeTier.hostLinkBps},
+                               {"tor_agg", m_config.threeTier.torAggBps},
+                               {"agg_core", m_config.threeTier.aggCoreBps}};
+    }
     if (m_config.intraHost.enabled)
     {
         // only with intra-host links: a run without them keeps its file byte for byte
@@ -141,6 +211,17 @@ ClusterRun::SummaryJson(const ClusterRunResult& r) const
     return j.dump(2);
 }
 
+const std::vector<std::string>&
+ClusterRun::ResultFiles()
+{
+    static const std::vector<std::string> files{JOBS_FILE,
+                                                UTILIZATION_FILE,
+                                                LINK_INTENSITY_FILE,
+                                                DECISIONS_FILE,
+                                                SUMMARY_FILE};
+    return files;
+}
+
 void
 ClusterRun::WriteResults(const std::vector<ClusterRunResult>& runs) const
 {
@@ -162,9 +243,9 @@ ClusterRun::WriteResults(const std::vector<ClusterRunResult>& runs) const
         const ClusterRunResult& r = runs[run];
         ResultDirectory& out = *outs[run];
         auto open = [&out](const std::string& name) { return &out.Open(name); };
-        WriteJobsCsv(*open("jobs.csv"), r);
+        WriteJobsCsv(*open(JOBS_FILE), r);
         {
-            auto f = open("utilization.csv");
+            auto f = open(UTILIZATION_FILE);
             *f << "time_s,running_jobs,queued_jobs,busy_gpus,gpu_utilization,"
                   "utilization_alone_default,utilization_alone_installed\n";
             for (const auto& u : r.util)
@@ -174,7 +255,7 @@ ClusterRun::WriteResults(const std::vector<ClusterRunResult>& runs) const
             }
         }
         {
-            auto f = open("link-intensity.csv");
+            auto f = open(LINK_INTENSITY_FILE);
             *f << "bin_start_s,link,bytes,mean_intensity_flops_per_s\n";
             for (const auto& [key, v] : r.linkBins)
             {
@@ -187,7 +268,7 @@ ClusterRun::WriteResults(const std::vector<ClusterRunResult>& runs) const
             }
         }
         {
-            auto f = open("decisions.csv");
+            auto f = open(DECISIONS_FILE);
             *f << "time_s,job,level,rank,paths_changed\n";
             for (const auto& d : r.decisions)
             {
@@ -195,9 +276,17 @@ ClusterRun::WriteResults(const std::vector<ClusterRunResult>& runs) const
                    << d.pathsChanged << "\n";
             }
         }
-        *open("summary.json") << SummaryJson(r) << "\n";
-        out.Commit();
+        *open(SUMMARY_FILE) << SummaryJson(r) << "\n";
     }
+    // All or nothing: every scheduler's files are closed and checked (no space left, a
+    // directory where a file goes) before any replaces an earlier run's, and a file that
+    // cannot be replaced puts every earlier file back (ResultDirectory::CommitAll).
+    std::vector<ResultDirectory*> dirs;
+    for (auto& out : outs)
+    {
+        dirs.push_back(out.get());
+    }
+    ResultDirectory::CommitAll(dirs);
 }
 
 ContentionDecomposition

@@ -55,6 +55,11 @@ constexpr double MAX_RUN_SECONDS = 1e9;
 /// memory (a row per bin and link with traffic; 1 s bins over three days took 2.3 GB).
 constexpr double MAX_BINS = 1e5;
 
+/// Most bins x links of link-intensity.csv (each cell with traffic costs a map node of about 80
+/// bytes): an assumption; 2.5 s bins over half a day and the drain on the Clos (8e8 cells)
+/// took 1.9 GB.
+constexpr double MAX_BIN_CELLS = 1e8;
+
 /// Most jobs of a generated trace: an assumption bounding its memory (300,000 took 2.4 GB).
 constexpr double MAX_GENERATED_JOBS = 5e5;
 
@@ -207,7 +212,9 @@ ClusterRunConfig::Validate() const
     }
     if (topology == "lingjun" && topoCsv.empty())
     {
-        throw ConfigError("topoCsv", "topology lingjun needs the topo.csv path");
+        throw ConfigError("topoCsv",
+                          "topology lingjun needs the topo.csv path (the module ships "
+                          "data/lingjun-2023/topo.csv)");
     }
     if (maxPaths == 0)
     {
@@ -264,21 +271,25 @@ ClusterRunConfig::Validate() const
     if (jobs.empty() && jobCsv.empty() && traceDays * jobsPerDay > MAX_GENERATED_JOBS)
     {
         throw ConfigError("jobsPerDay",
-                          "x days gives " + ShortNumber(traceDays * jobsPerDay, 12) +
-                              " generated jobs; at most 500000 (about 4 GB)");
+                          "x --days gives " + ShortNumber(traceDays * jobsPerDay, 12) +
+                              " generated jobs; at most " + ShortNumber(MAX_GENERATED_JOBS) +
+                              " (about 4 GB)");
     }
     if (!(windowStart >= 0) || !(windowStart <= MAX_RUN_SECONDS))
     {
-        throw ConfigError("windowStart", "must be in [0, 1e9] seconds");
+        throw ConfigError("windowStart",
+                          "must be in [0, " + ShortNumber(MAX_RUN_SECONDS) + "] seconds");
     }
     if ((windowEnd < 0 && windowEnd != -1.0) || !(windowEnd <= MAX_RUN_SECONDS))
     {
         throw ConfigError("windowEnd",
-                          "must be in [0, 1e9] seconds, or exactly -1 for the whole trace");
+                          "must be in [0, " + ShortNumber(MAX_RUN_SECONDS) +
+                              "] seconds, or exactly -1 for the whole trace");
     }
     if (!(drainSeconds <= MAX_RUN_SECONDS))
     {
-        throw ConfigError("drainSeconds", "must be at most 1e9 seconds");
+        throw ConfigError("drainSeconds",
+                          "must be at most " + ShortNumber(MAX_RUN_SECONDS) + " seconds");
     }
     if (windowEnd >= 0 && !(windowEnd > windowStart))
     {
@@ -371,7 +382,8 @@ ClusterRun::CheckOutputDir() const
     {
         return;
     }
-    const std::string why = ResultDirectory::Problem(m_config.outputDir, m_config.schedulers);
+    const std::string why =
+        ResultDirectory::Problem(m_config.outputDir, m_config.schedulers, ResultFiles());
     if (!why.empty())
     {
         throw ConfigError("outputDir", why);
@@ -556,23 +568,44 @@ ClusterRun::LoadTrace()
             lastArrival = std::max(lastArrival, a);
         }
     }
+    if (m_window.empty())
+    {
+        // the option that shut the jobs out: the start if it is after the trace's last arrival
+        // (or no end was given), else the end
+        const double first = all.front().start - origin;
+        const double last = all.back().start - origin;
+        const bool end = m_config.windowEnd >= 0 && ws <= last;
+        const std::string where =
+            " [" + ShortNumber(ws) + ", " +
+            (m_config.windowEnd >= 0 ? ShortNumber(m_config.windowEnd) : std::string("end")) +
+            ") s; the trace's arrivals span [" + ShortNumber(first) + ", " + ShortNumber(last) +
+            "] s";
+        throw ConfigError(end ? "windowEnd" : "windowStart",
+                          m_zeroDuration > 0
+                              ? "no job with a non-zero run time arrives in the window" + where +
+                                    " (" + std::to_string(m_zeroDuration) + " zero-duration jobs)"
+                              : "no job arrives in the window" + where);
+    }
     m_windowEnd = m_config.windowEnd >= 0 ? m_config.windowEnd : std::max(lastArrival, ws + 1.0);
     // the run lasts at most the window and the drain; link-intensity.csv keeps a row per bin
     // and link with traffic
-    const double bins = (m_windowEnd - ws + m_config.drainSeconds) / m_config.binSeconds;
-    if (bins > MAX_BINS)
+    const double span = m_windowEnd - ws;
+    const double bins = (span + m_config.drainSeconds) / m_config.binSeconds;
+    const double cells = std::ceil(bins) * static_cast<double>(m_topo.links.size());
+    if (bins > MAX_BINS || cells > MAX_BIN_CELLS)
     {
+        // both spans named: a long --drain is as much the cause as a narrow bin
+        const std::string what = ShortNumber(m_config.binSeconds) + " s gives " +
+                                 ShortNumber(std::ceil(bins), 12) + " bins over the window (" +
+                                 ShortNumber(span) + " s) and the drain (" +
+                                 ShortNumber(m_config.drainSeconds) + " s)";
+        const std::string fix = " (a wider bin, or a shorter window or drain)";
         throw ConfigError("binSeconds",
-                          ShortNumber(m_config.binSeconds) + " s gives " + ShortNumber(bins) +
-                              " bins over the window and the drain; at most 100000 (a wider bin)");
-    }
-    if (m_window.empty())
-    {
-        throw ConfigError("windowStart",
-                          m_zeroDuration > 0
-                              ? "no job with a non-zero run time arrives in the window (" +
-                                    std::to_string(m_zeroDuration) + " zero-duration jobs)"
-                              : std::string("no job arrives in the window"));
+                          bins > MAX_BINS ? what + "; at most " + ShortNumber(MAX_BINS) + fix
+                                          : what + " x " + std::to_string(m_topo.links.size()) +
+                                                " links = " + ShortNumber(cells) +
+                                                " link-intensity cells; at most " +
+                                                ShortNumber(MAX_BIN_CELLS) + fix);
     }
 }
 

@@ -272,12 +272,17 @@ class ClusterRun
 
     /**
      * \brief Write <outputDir>/<scheduler>/{jobs.csv, utilization.csv, link-intensity.csv,
-     * decisions.csv, summary.json} for each run: into a temporary directory first, renamed into
-     * place when complete. Everything but summary.json's "timing" object is deterministic.
+     * decisions.csv, summary.json} (ResultFiles()) for each run: into a temporary directory
+     * first; every run's files are closed and checked before any is renamed into place, so a
+     * failure leaves an earlier run's files as they were. Everything but summary.json's
+     * "timing" object is deterministic.
      * \param runs results of Run()
      * \throws std::runtime_error naming the path if a file cannot be written
      */
     void WriteResults(const std::vector<ClusterRunResult>& runs) const;
+
+    /// \return the names of the files WriteResults() writes into each scheduler's directory
+    static const std::vector<std::string>& ResultFiles();
 
     /**
      * \brief Per-scheduler summary table: mean GPU utilization, jobs finished, mean JCT,

@@ -146,9 +146,10 @@ CruxExperiment::Check(const std::vector<std::string>& modes) const
     // A bad output location is reported before the simulations, not after them. Distributed:
     // rank 0 alone probes the directory (ranks probing it at once race on creating it) and
     // every rank takes its answer, so that every rank refuses alike.
-    std::string why = m_distributed && CruxDistributed::GetRank() != 0
-                          ? std::string()
-                          : ResultDirectory::Problem(m_scenario.outputDir);
+    std::string why =
+        m_distributed && CruxDistributed::GetRank() != 0
+            ? std::string()
+            : ResultDirectory::Problem(m_scenario.outputDir, {}, ExperimentOutput::ResultFiles());
     if (m_distributed)
     {
         why = CruxDistributed::AllGather(why).front();

@@ -204,12 +204,13 @@ ExperimentOutput::FormatJobRows(std::ostream& os, const ExperimentSummary& sum) 
     }
     os << "jobs together (iteration time in the window; its change against the same job alone, "
           "same seed):\n";
-    os << "  " << Cell("scheduler", 12) << Cell("job", 12) << Cell("level", 7) << Cell("n", 6)
+    os << "  " << Cell("scheduler", 12) << Cell("job", 12) << Cell("level", 7) << Cell("iters", 6)
        << Cell("iteration time", 22) << Cell("vs alone@ECMP", 20) << Cell("vs alone@paths", 20)
        << "\n";
     for (const auto& j : sum.jobRows)
     {
-        const std::string n = (j.fewIterations ? "n=" : "") + std::to_string(j.minMeasured);
+        // the fewest measured iterations over the seeds ("iters"; the seeds are the header's)
+        const std::string n = std::to_string(j.minMeasured) + (j.fewIterations ? " few" : "");
         os << "  " << Cell(j.scheduler, 12) << Cell(j.name, 12) << Cell(std::to_string(j.level), 7)
            << Cell(n, 6) << Cell(Duration(j.iterationTime), 22) << Cell(Pct(j.vsAloneEcmp), 20)
            << Cell(Pct(j.vsAlonePaths), 20);
@@ -596,31 +597,61 @@ SummaryJson(const Scenario& scenario,
     return j;
 }
 
+/// The result files, one name each (ExperimentOutput::ResultFiles() lists them).
+constexpr const char* JOBS_FILE = "jobs.csv";
+constexpr const char* ITERATIONS_FILE = "iterations.csv";
+constexpr const char* LINKS_FILE = "links.csv";
+constexpr const char* LINK_THROUGHPUT_FILE = "link_throughput.csv";
+constexpr const char* PATHS_FILE = "paths.csv";
+constexpr const char* PFC_FILE = "pfc.csv";
+constexpr const char* DROPS_FILE = "drops.csv";
+constexpr const char* UTILIZATION_FILE = "utilization.csv";
+constexpr const char* TABLE_FILE = "table.txt";
+constexpr const char* SUMMARY_FILE = "summary.json";
+constexpr const char* TIMING_FILE = "timing.csv";
+
 } // namespace
+
+const std::vector<std::string>&
+ExperimentOutput::ResultFiles()
+{
+    static const std::vector<std::string> files = {JOBS_FILE,
+                                                   ITERATIONS_FILE,
+                                                   LINKS_FILE,
+                                                   LINK_THROUGHPUT_FILE,
+                                                   PATHS_FILE,
+                                                   PFC_FILE,
+                                                   DROPS_FILE,
+                                                   UTILIZATION_FILE,
+                                                   TABLE_FILE,
+                                                   SUMMARY_FILE,
+                                                   TIMING_FILE};
+    return files;
+}
 
 void
 ExperimentOutput::Write(const std::vector<ExperimentRunResult>& runs) const
 {
     ResultDirectory out(m_scenario.outputDir);
-    WriteJobsCsv(out.Open("jobs.csv"), runs);
-    WriteIterationsCsv(out.Open("iterations.csv"), runs);
-    WriteLinksCsv(out.Open("links.csv"), runs);
+    WriteJobsCsv(out.Open(JOBS_FILE), runs);
+    WriteIterationsCsv(out.Open(ITERATIONS_FILE), runs);
+    WriteLinksCsv(out.Open(LINKS_FILE), runs);
     if (std::any_of(runs.begin(), runs.end(), [](const ExperimentRunResult& r) {
             return r.linkThroughputInterval > 0;
         }))
     {
-        WriteLinkThroughputCsv(out.Open("link_throughput.csv"), runs);
+        WriteLinkThroughputCsv(out.Open(LINK_THROUGHPUT_FILE), runs);
     }
-    WritePathsCsv(out.Open("paths.csv"), runs);
-    WritePfcCsv(out.Open("pfc.csv"), runs);
-    WriteDropsCsv(out.Open("drops.csv"), runs);
-    WriteUtilizationCsv(out.Open("utilization.csv"), runs);
-    out.Open("table.txt") << FormatTable(runs);
-    out.Open("summary.json") << SummaryJson(m_scenario, m_measuredComm, runs, Summary(runs)).dump(2)
-                             << "\n";
+    WritePathsCsv(out.Open(PATHS_FILE), runs);
+    WritePfcCsv(out.Open(PFC_FILE), runs);
+    WriteDropsCsv(out.Open(DROPS_FILE), runs);
+    WriteUtilizationCsv(out.Open(UTILIZATION_FILE), runs);
+    out.Open(TABLE_FILE) << FormatTable(runs);
+    out.Open(SUMMARY_FILE) << SummaryJson(m_scenario, m_measuredComm, runs, Summary(runs)).dump(2)
+                           << "\n";
     // Wall-clock times differ between runs; they go to a separate file so that the result files
     // above are identical for the same seed.
-    WriteTimingCsv(out.Open("timing.csv"), runs);
+    WriteTimingCsv(out.Open(TIMING_FILE), runs);
     out.Commit();
 }
 

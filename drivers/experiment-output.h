@@ -78,6 +78,15 @@ class ExperimentOutput
     void Write(const std::vector<ExperimentRunResult>& runs) const;
 
     /**
+     * \brief The names of the result files Write() may write (link_throughput.csv only when
+     * sampled): checked before the simulations (ResultDirectory::Problem), so that a result file
+     * that cannot be replaced (a directory in its place) is refused up front.
+     * \return jobs.csv, iterations.csv, links.csv, link_throughput.csv, paths.csv, pfc.csv,
+     *         drops.csv, utilization.csv, table.txt, summary.json, timing.csv
+     */
+    static const std::vector<std::string>& ResultFiles();
+
+    /**
      * \brief The runs summarized seed by seed (SummarizeExperiment over the scenario's ECMP
      * seeds): what the table and summary.json print.
      * \param runs the results

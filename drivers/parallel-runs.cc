@@ -79,7 +79,7 @@ ChildMain(const ParallelRun& run, int fd)
     catch (const std::exception& e)
     {
         tag = 'E';
-        payload = e.what();
+        payload = CruxRunError::What(e);
         const auto* run = dynamic_cast<const CruxRunError*>(&e);
         if (run && run->GetLines().size() > 1)
         {

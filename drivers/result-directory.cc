@@ -62,8 +62,12 @@ ProbeWrite(const fs::path& dir, bool removeDir)
         {
             continue;
         }
-        why = "cannot create '" + p.string() +
-              "': " + (ec ? ec.message() : std::string("it exists and is not a directory"));
+        std::error_code lec;
+        why = "cannot create '" + p.string() + "': " +
+              (fs::is_symlink(fs::symlink_status(p, lec))
+                   ? std::string("a symbolic link to nothing (missing target or a loop)")
+               : ec ? ec.message()
+                    : std::string("it exists and is not a directory"));
         break;
     }
     if (why.empty())
@@ -99,9 +103,15 @@ PauseBeforeRetry(int attempt)
 } // namespace
 
 std::string
-ResultDirectory::Problem(const std::string& dir, const std::vector<std::string>& subdirs)
+ResultDirectory::Problem(const std::string& dir,
+                         const std::vector<std::string>& subdirs,
+                         const std::vector<std::string>& files)
 {
-    const std::string why = StaticProblem(dir, subdirs);
+    std::string why = StaticProblem(dir, subdirs);
+    if (why.empty())
+    {
+        why = FileProblem(dir, subdirs, files);
+    }
     if (!why.empty())
     {
         return why;
@@ -186,6 +196,11 @@ ResultDirectory::StaticProblem(const std::string& dir, const std::vector<std::st
     fs::path p = out.has_parent_path() ? out.parent_path() : fs::path(".");
     while (!p.empty() && !fs::exists(p, ec))
     {
+        if (fs::is_symlink(fs::symlink_status(p, ec)))
+        {
+            return "cannot create '" + out.string() + "': '" + p.string() +
+                   "' is a symbolic link to nothing (missing target or a loop)";
+        }
         p = p.has_parent_path() && p.parent_path() != p ? p.parent_path() : fs::path();
     }
     if (p.empty())
@@ -196,6 +211,34 @@ ResultDirectory::StaticProblem(const std::string& dir, const std::vector<std::st
     {
         return "cannot create '" + out.string() + "': '" + p.string() +
                "' is not a writable directory";
+    }
+    return "";
+}
+
+std::string
+ResultDirectory::FileProblem(const std::string& dir,
+                             const std::vector<std::string>& subdirs,
+                             const std::vector<std::string>& files)
+{
+    std::vector<fs::path> where;
+    for (const std::string& s : subdirs)
+    {
+        where.push_back(fs::path(dir) / s);
+    }
+    if (where.empty())
+    {
+        where.emplace_back(dir);
+    }
+    for (const fs::path& d : where)
+    {
+        for (const std::string& f : files)
+        {
+            std::error_code ec;
+            if (fs::is_directory(fs::status(d / f, ec)))
+            {
+                return "'" + (d / f).string() + "' (a result file) exists and is a directory";
+            }
+        }
     }
     return "";
 }
@@ -255,28 +298,108 @@ ResultDirectory::Open(const std::string& name)
 }
 
 void
-ResultDirectory::Commit()
+ResultDirectory::Close()
 {
+    if (m_closed)
+    {
+        return;
+    }
     for (size_t i = 0; i < m_files.size(); ++i)
     {
+        errno = 0;
         m_files[i]->close();
         if (!*m_files[i])
         {
-            throw std::runtime_error((m_tmp / m_names[i]).string() + ": cannot write");
+            // the stream keeps no reason; errno holds the failed write's (e.g. ENOSPC)
+            const int err = errno;
+            throw std::runtime_error(
+                (m_tmp / m_names[i]).string() + ": cannot write" +
+                (err != 0 ? ": " + std::error_code(err, std::generic_category()).message()
+                          : std::string()));
         }
     }
     m_files.clear();
-    std::error_code ec;
-    for (const auto& name : m_names)
+    const std::string why = FileProblem(m_dir.string(), {}, m_names);
+    if (!why.empty())
     {
-        fs::rename(m_tmp / name, m_dir / name, ec);
-        if (ec)
+        throw std::runtime_error(why);
+    }
+    m_closed = true;
+}
+
+void
+ResultDirectory::Commit()
+{
+    CommitAll({this});
+}
+
+void
+ResultDirectory::CommitAll(const std::vector<ResultDirectory*>& dirs)
+{
+    for (ResultDirectory* d : dirs)
+    {
+        d->Close();
+    }
+
+    // One step per file: the earlier file (if any) moved aside into the partial folder, then
+    // the new one moved into place. On a failure the steps done are undone in reverse.
+    struct Step
+    {
+        fs::path target; //!< the result file
+        fs::path fresh;  //!< the new file, in the partial folder
+        fs::path old;    //!< where the earlier file was moved ("" if there was none)
+    };
+
+    std::vector<Step> done;
+    auto undo = [&done]() {
+        for (auto it = done.rbegin(); it != done.rend(); ++it)
         {
-            throw std::runtime_error((m_dir / name).string() + ": cannot write: " + ec.message());
+            std::error_code ec;
+            fs::rename(it->target, it->fresh, ec);
+            if (!it->old.empty())
+            {
+                fs::rename(it->old, it->target, ec);
+            }
+        }
+    };
+    for (ResultDirectory* d : dirs)
+    {
+        for (const auto& name : d->m_names)
+        {
+            Step step{d->m_dir / name, d->m_tmp / name, fs::path()};
+            std::error_code ec;
+            if (fs::exists(fs::symlink_status(step.target, ec)))
+            {
+                const fs::path old = d->m_tmp / (name + ".replaced");
+                fs::rename(step.target, old, ec);
+                if (ec)
+                {
+                    undo();
+                    throw std::runtime_error(step.target.string() +
+                                             ": cannot replace: " + ec.message());
+                }
+                step.old = old;
+            }
+            fs::rename(step.fresh, step.target, ec);
+            if (ec)
+            {
+                std::error_code back;
+                if (!step.old.empty())
+                {
+                    fs::rename(step.old, step.target, back);
+                }
+                undo();
+                throw std::runtime_error(step.target.string() + ": cannot write: " + ec.message());
+            }
+            done.push_back(step);
         }
     }
-    fs::remove_all(m_tmp, ec);
-    m_committed = true;
+    for (ResultDirectory* d : dirs)
+    {
+        std::error_code ec;
+        fs::remove_all(d->m_tmp, ec);
+        d->m_committed = true;
+    }
 }
 
 const fs::path&

@@ -57,10 +57,13 @@ class ResultDirectory
      * parallel run creating its directory there).
      * \param dir the output directory
      * \param subdirs subdirectories the run will write into (e.g. one per scheduler)
+     * \param files names of the files the run will write into each subdirectory (into \p dir
+     *        if there are none): one that exists as a directory is a problem
      * \return "" if the run can write there, else why not (one sentence naming the path)
      */
     static std::string Problem(const std::string& dir,
-                               const std::vector<std::string>& subdirs = {});
+                               const std::vector<std::string>& subdirs = {},
+                               const std::vector<std::string>& files = {});
 
     /**
      * \brief Create \p dir (and parents) and the partial folder.
@@ -85,11 +88,29 @@ class ResultDirectory
     std::ostream& Open(const std::string& name);
 
     /**
-     * \brief Close every file and move it into the directory (replacing files of the same
-     * name), then remove the partial folder.
+     * \brief Close every file and check that it was written whole and that no directory
+     * stands where it goes; nothing is moved yet. Results of several directories are all or
+     * nothing when each is closed before any is committed.
+     * Throws std::runtime_error naming the file and the reason (e.g. no space left).
+     */
+    void Close();
+
+    /**
+     * \brief Close() if not done, then move every file into the directory (replacing files of
+     * the same name), then remove the partial folder.
      * Throws std::runtime_error naming the file that could not be written or moved.
      */
     void Commit();
+
+    /**
+     * \brief Commit() of several directories as one: every file of every directory replaces
+     * its earlier version, or, if one cannot (a file that may not be renamed or replaced), every
+     * file already moved is put back and every earlier file restored, so that the directories
+     * hold either all the new files or all the old ones (a crash half-way excepted).
+     * \param dirs the directories (each Close()d here if not done)
+     * Throws std::runtime_error naming the file that could not be replaced.
+     */
+    static void CommitAll(const std::vector<ResultDirectory*>& dirs);
 
     /// \return the output directory
     const std::filesystem::path& GetPath() const;
@@ -99,11 +120,17 @@ class ResultDirectory
     /// \return "" or why not
     static std::string StaticProblem(const std::string& dir,
                                      const std::vector<std::string>& subdirs);
+    /// \param dir the directory \param subdirs subdirectories \param files file names
+    /// \return "" or which result file exists as a directory
+    static std::string FileProblem(const std::string& dir,
+                                   const std::vector<std::string>& subdirs,
+                                   const std::vector<std::string>& files);
 
     std::filesystem::path m_dir;                         //!< the output directory
     std::filesystem::path m_tmp;                         //!< the partial folder
     std::vector<std::string> m_names;                    //!< files opened, in order
     std::vector<std::unique_ptr<std::ofstream>> m_files; //!< their streams
+    bool m_closed{false};                                //!< Close() done
     bool m_committed{false};                             //!< Commit() done
 };
 

@@ -45,6 +45,7 @@
 #include "ns3/crux-run-error.h"
 #include "ns3/crux-topology-helper.h"
 #include "ns3/distributed-run.h"
+#include "ns3/experiment-output.h"
 #include "ns3/parallel-runs.h"
 #include "ns3/result-directory.h"
 
@@ -249,17 +250,29 @@ ApplyNumberOverrides(const ExperimentOptions& o, Scenario& s)
             CheckRange(*o.profileIterations, "--profileIterations", 0, UINT32_MAX));
         overrideField("profileIterations");
     }
-    // range-checked by Validate() (the scenario field's checks, naming the option)
-    auto count = [&](const std::optional<uint64_t>& v, const char* option, uint32_t& field) {
+    // the ranges of the scenario fields (Scenario::Validate), so that the message gives them
+    auto count = [&](const std::optional<uint64_t>& v,
+                     const char* option,
+                     uint32_t& field,
+                     uint64_t lo,
+                     uint64_t hi) {
         if (v)
         {
-            field = static_cast<uint32_t>(CheckRange(*v, std::string("--") + option, 0, 1000));
+            field = static_cast<uint32_t>(CheckRange(*v, std::string("--") + option, lo, hi));
             overrideField(option);
         }
     };
-    count(o.seeds, "seeds", s.seeds);
-    count(o.warmupIterations, "warmupIterations", s.warmupIterations);
-    count(o.minMeasured, "minMeasuredIterations", s.minMeasuredIterations);
+    count(o.seeds, "seeds", s.seeds, 1, Scenario::MAX_SEEDS);
+    count(o.warmupIterations,
+          "warmupIterations",
+          s.warmupIterations,
+          0,
+          Scenario::MAX_ITERATION_COUNT);
+    count(o.minMeasured,
+          "minMeasuredIterations",
+          s.minMeasuredIterations,
+          1,
+          Scenario::MAX_ITERATION_COUNT);
 }
 
 /// The runs of --modes (default: alone, ecmp and the scenario's scheduler), checked.
@@ -340,7 +353,9 @@ main(int argc, char* argv[])
         {
             // the option, not the scenario's outputDir, names a bad directory (with --mpi the
             // run's own check probes it on rank 0 alone)
-            if (const std::string why = ResultDirectory::Problem(o.outputDir); !why.empty())
+            if (const std::string why =
+                    ResultDirectory::Problem(o.outputDir, {}, ExperimentOutput::ResultFiles());
+                !why.empty())
             {
                 throw InputError("--outputDir", why);
             }

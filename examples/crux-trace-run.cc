@@ -15,8 +15,8 @@
 
 /*
  * Trace-driven cluster run (Crux §6.3, Fig. 23-25): jobs of a generated (or real) Lingjun trace
- * arrive on a large topology, are placed, and every arrival or completion re-runs the
- * communication scheduler over all running jobs. One run per scheduler; results under
+ * arrive on a large topology, are placed, and every instant with arrivals or completions re-runs
+ * the communication scheduler over all running jobs. One run per scheduler; results under
  * <outputDir>/<scheduler>/ (jobs.csv, utilization.csv, link-intensity.csv, decisions.csv,
  * summary.json; see doc/crux.rst "Trace-driven cluster runs").
  *
@@ -41,6 +41,7 @@
 #include "ns3/crux-scheduler.h"
 #include "ns3/data-rate.h"
 #include "ns3/parallel-runs.h"
+#include "ns3/roce-constants.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -187,6 +188,9 @@ void
 AddOptions(CheckedCommandLine& cmd, TraceRunOptions& o)
 {
     ClusterRunConfig& c = o.c;
+    cmd.Usage("Runs a Lingjun-style trace of training jobs (generated, or read from job.csv) on a "
+              "cluster under each scheduler and writes per-job, utilization, link and decision "
+              "files (doc/crux.rst, \"Trace-driven cluster runs\").");
     cmd.AddValue("topology", "clos, double-sided or lingjun", c.topology);
     // The Clos's size (ClosConfig; defaults: Crux §6.3's 173 ToRs and 16 aggregation switches,
     // our 250 hosts). A larger cluster keeps the load per GPU with --jobsPerDay scaled alike.
@@ -201,7 +205,10 @@ AddOptions(CheckedCommandLine& cmd, TraceRunOptions& o)
                  c.clos.numHosts,
                  1,
                  65536);
-    cmd.AddValue("topoCsv", "Lingjun topo.csv (needed for lingjun and for --jobCsv)", c.topoCsv);
+    cmd.AddValue("topoCsv",
+                 "Lingjun topo.csv (needed for lingjun and for --jobCsv; the module ships "
+                 "data/lingjun-2023/topo.csv)",
+                 c.topoCsv);
     cmd.AddValue("placement", "locality, random, buddy or trace (recorded hosts)", c.placement);
     cmd.AddValue("placementSeed", "Seed of the random/buddy placement", c.placementSeed);
     cmd.AddConverted(
@@ -214,7 +221,11 @@ AddOptions(CheckedCommandLine& cmd, TraceRunOptions& o)
     AddTraceOptions(cmd, c);
     c.outputDir = "crux-trace-run-output";
     cmd.AddValue("outputDir", "Output directory (one subdirectory per scheduler)", c.outputDir);
-    cmd.AddValue("numLevels", "Priority levels K (1..8)", c.numLevels);
+    cmd.AddValue("numLevels",
+                 "Priority levels K (1..8)",
+                 c.numLevels,
+                 1,
+                 crux::NUM_TRAFFIC_CLASSES);
     cmd.AddValue("uniquePriorities",
                  "Epoch engine: evaluate crux-pa / crux-ps-pa with one priority class per job "
                  "(their rank, as the paper does); false = on the numLevels hardware levels",
@@ -236,10 +247,12 @@ AddOptions(CheckedCommandLine& cmd, TraceRunOptions& o)
                  "job stays at most half a slower neighbour's period)",
                  c.timescaleRatio);
     cmd.AddValue("weakLinkBound",
-                 "Coarse evaluator: in a component of one priority class, a link on which the "
-                 "jobs can lengthen each other's iteration by at most this fraction (their mean "
-                 "loads, the flows counted) does not join them; the pieces keep the whole "
-                 "component's dilation factors and horizon ([0, 1); 0 = no cut)",
+                 "Coarse evaluator: a link on which the jobs of a component can lengthen each "
+                 "other's iteration by at most this fraction (their mean loads, the flows "
+                 "counted, the higher classes' loads) does not join them; in a component of "
+                 "one class (more than two jobs) the pieces keep the whole component's "
+                 "dilation factors and horizon, one of several classes is cut with "
+                 "--weakLinkClasses ([0, 1); 0 = no cut)",
                  c.weakLinkBound);
     cmd.AddValue("weakLinkRule",
                  "Coarse evaluator: what the weak-link cut compares with --weakLinkBound: bound "
@@ -362,7 +375,7 @@ ReportTraceWarnings(const ClusterRun& run)
                 ++generated; // on purpose: jobs that never ran, pods on unknown hosts
                 continue;
             }
-            std::cerr << "crux-trace-run: warning: " << ToString(w) << "\n";
+            std::cerr << "crux-trace-run: warning: " << OneLine(ToString(w)) << "\n";
         }
         const size_t listed = warnings.size() - generated;
         std::cerr << "crux-trace-run: warning: " << warnings.size() << " trace rows/jobs skipped";
@@ -533,6 +546,16 @@ main(int argc, char* argv[])
                              "(got --topology=" +
                                  o.c.topology + ")");
         }
+        for (const char* name :
+             {"timescaleRatio", "weakLinkBound", "weakLinkRule", "weakLinkClasses"})
+        {
+            // the exact evaluation has no coarsening and no cut: the option would be ignored
+            if (cmd.IsGiven(name) && o.c.evaluator == "exact")
+            {
+                throw InputError(std::string("--") + name,
+                                 "applies to --evaluator=coarse only (got --evaluator=exact)");
+            }
+        }
         if (cmd.IsGiven("aggCoreRate") && o.c.topology == "clos")
         {
             throw InputError("--aggCoreRate", "the two-layer clos has no core layer");
@@ -564,7 +587,7 @@ main(int argc, char* argv[])
         }
         else
         {
-            std::cerr << "crux-trace-run: error: " << OneLine(WithOptionName(e.what()))
+            std::cerr << "crux-trace-run: error: " << OneLine(WithOptionName(CruxRunError::What(e)))
                       << std::endl;
         }
         return 1;

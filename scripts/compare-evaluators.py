@@ -23,11 +23,16 @@ Output: one row per scheduler, whitespace-separated, for doc tables (--markdown:
 Markdown table).
 
 A scheduler present in one run only, a different number of finished jobs, or a reference
-utilization of 0 is reported and counts as a miss.
+utilization of 0 is reported and counts as a miss. Two runs that differ in a setting that
+defines the run (summary.json's topology, trace, link rates, placement, seeds, work model,
+window, drain, ...: SETTINGS below) are refused with the field's name: only the evaluation
+(engine, evaluator, timeline and the evaluator's options) may differ, so an --engine=flow run
+(every message a flow on the live fabric) can be the reference of an epoch run.
 
 Usage: compare-evaluators.py REF_DIR TEST_DIR [--label=TEXT] [--markdown [--no-header]]
-                             [--check]
+                             [--check]   (--help: the options)
 """
+import argparse
 import csv
 import json
 import math
@@ -37,6 +42,11 @@ import sys
 UTIL_TOL = 0.003
 JCT_MEDIAN_TOL = 0.02
 JCT_P99_TOL = 0.05
+# summary.json fields that define the run (not its evaluation): they must be equal in both runs
+# (a field that one run lacks, written by an older build, is not compared)
+SETTINGS = ("topology", "total_gpus", "clos", "topo_csv", "link_rates_bps", "intra_host",
+            "placement", "placement_seed", "seed", "num_levels", "unique_priorities",
+            "max_paths", "work_model", "trace", "window", "drain_s")
 
 
 def fail(msg):
@@ -62,13 +72,23 @@ def load_run(path):
             jct = {}
             it = {}
             with open(jfile, newline="") as f:
-                for row in csv.DictReader(f):
+                reader = csv.DictReader(f)
+                for row in reader:
+                    if None in row.values() or None in row:
+                        fail(f"{jfile}:{reader.line_num}: not as many fields as the header")
                     if row["finished"] == "1":
                         jct[int(row["job"])] = float(row["jct_s"])
                     if row["mean_iter_s"] not in ("", "0"):
                         it[int(row["job"])] = float(row["mean_iter_s"])
-        except (OSError, ValueError, KeyError) as e:
+        except (OSError, ValueError, KeyError, TypeError) as e:
             fail(f"{d}: unreadable run ({e})")
+        if not isinstance(summary, dict):
+            fail(f"{sfile}: not a JSON object")
+        # the numbers compared: finite numbers, or the run is damaged
+        for key in ("mean_gpu_utilization", "fluid_events"):
+            v = summary.get(key)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                fail(f"{sfile}: '{key}' is {v!r}, not a finite number")
         runs[sched] = (summary, jct, it)
     if not runs:
         fail(f"{path}: no scheduler directory with summary.json and jobs.csv")
@@ -82,31 +102,41 @@ def percentile(values, q):
     return v[k - 1]
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with the project's bad-input convention: one line, exit status 1."""
+
+    def error(self, message):
+        fail(message + " (see --help)")
+
+
 def main(argv):
-    args = [a for a in argv if not a.startswith("--")]
-    opts = [a for a in argv if a.startswith("--")]
-    label = ""
-    markdown = False
-    header = True
-    check = False
-    for o in opts:
-        if o.startswith("--label="):
-            label = o.split("=", 1)[1]
-        elif o == "--markdown":
-            markdown = True
-        elif o == "--check":
-            check = True
-        elif o == "--no-header":
-            header = False
-        else:
-            fail(f"unknown option '{o}' (see the docstring)")
-    if len(args) != 2:
-        fail("usage: compare-evaluators.py REF_DIR TEST_DIR [--label=TEXT] [--markdown] [--check]")
+    p = Parser(
+        prog="compare-evaluators.py",
+        description="Accuracy of a trace run's evaluation (TEST_DIR) against a reference run "
+                    "(REF_DIR): crux-trace-run output directories of the same run settings.")
+    p.add_argument("ref", metavar="REF_DIR", help="the reference run (e.g. --evaluator=exact)")
+    p.add_argument("test", metavar="TEST_DIR", help="the run compared with it")
+    p.add_argument("--label", default="", help="first column of every row (the run's name)")
+    p.add_argument("--markdown", action="store_true", help="a Markdown table")
+    p.add_argument("--no-header", dest="header", action="store_false",
+                   help="with --markdown: no header row")
+    p.add_argument("--check", action="store_true",
+                   help="exit 1 when a run misses the issue-30 tolerances")
+    a = p.parse_args(argv)
+    args = [a.ref, a.test]
+    label, markdown, header, check = a.label, a.markdown, a.header, a.check
     ref = load_run(args[0])
     test = load_run(args[1])
     common = [s for s in ref if s in test]
     if not common:
         fail("the two directories have no scheduler in common")
+    for s in common:
+        for key in SETTINGS:
+            if key in ref[s][0] and key in test[s][0]:
+                if ref[s][0].get(key) != test[s][0].get(key):
+                    fail(f"{s}: the runs differ in summary.json's '{key}' "
+                         f"({ref[s][0].get(key)!r} against {test[s][0].get(key)!r}): "
+                         "not the same run")
     ok = True
     for s in sorted(set(ref) ^ set(test)):
         print(f"{label} {s}: MISS, only in {args[0] if s in ref else args[1]}")
@@ -149,9 +179,9 @@ def main(argv):
     ok = ok and same_order
     order_ref = sorted(common, key=lambda s: -util_ref[s])
     if markdown and header:
-        print("| run | scheduler | utilization exact | coarse | rel. diff | jobs | JCT diff median "
-              "| p99 | iteration diff median | p99 | fluid events exact | coarse "
-              "| within tolerance |")
+        print("| run | scheduler | utilization reference | test | rel. diff | jobs "
+              "| JCT diff median | p99 | iteration diff median | p99 | fluid events reference "
+              "| test | within tolerance |")
         print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for s, ur, ut, du, n, med, p99, imed, ip99, er, et, good in rows:
         if markdown:

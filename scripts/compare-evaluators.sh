@@ -27,7 +27,8 @@
 #   --jobs        scheduler runs at a time inside one crux-trace-run (its --jobs; default 2)
 #   --build-dir   directory holding crux-trace-run (default <clone>/build)
 #   --keep-exact  reuse <out>/<run>/exact from an earlier invocation with the same options when
-#                 it holds a summary.json for every scheduler (the exact runs are the costly half)
+#                 it holds a summary.json for every scheduler (the exact runs are the costly half;
+#                 compare-evaluators.py refuses a pair whose summary.json settings differ)
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -99,13 +100,18 @@ pair() {
             echo "== $name, evaluator exact: kept from $OUT/$name/exact" >&2
             continue
         fi
-        rm -rf "$OUT/$name/$ev"
+        # into <ev>.partial, which replaces <ev> only once the run has succeeded: a refused or
+        # failed run leaves an earlier run's results as they were
+        rm -rf "$OUT/$name/$ev.partial"
         echo "== $name, evaluator $ev" >&2
         t0=$(date +%s.%N)
         /usr/bin/time -f "%U %S" -o "$OUT/$name-$ev.time" \
             "$RUN" "$@" --schedulers="$scheds" --evaluator="$ev" --jobs="$JOBS" \
-            --outputDir="$OUT/$name/$ev" --progress=30 2> "$OUT/$name-$ev.log" ||
-            { tail -5 "$OUT/$name-$ev.log" >&2; die "$name ($ev) failed (log $OUT/$name-$ev.log)"; }
+            --outputDir="$OUT/$name/$ev.partial" --progress=30 2> "$OUT/$name-$ev.log" ||
+            { tail -5 "$OUT/$name-$ev.log" >&2; rm -rf "$OUT/$name/$ev.partial";
+              die "$name ($ev) failed (log $OUT/$name-$ev.log)"; }
+        rm -rf "$OUT/$name/$ev"
+        mv "$OUT/$name/$ev.partial" "$OUT/$name/$ev"
         cpu=$(awk '{print $1 + $2}' "$OUT/$name-$ev.time")
         echo "   $name $ev: CPU $cpu s (user + system, scheduler runs included)," \
             "wall $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}') s" >&2

@@ -10,7 +10,8 @@
 # --jobs, the order the runs finish in, or the other schedulers.
 #
 # Usage: scripts/run-paper-figures.sh [--out=DIR] [--days=D] [--seed=N] [--workModel=M]
-#            [--torAggRate=R] [--evaluator=E] [--timeline=T] [--figures=23,24,25]
+#            [--torAggRate=R] [--evaluator=E] [--timeline=T] [--weakLinkClasses=B]
+#            [--figures=23,24,25]
 #            [--topologies=clos,double-sided,lingjun]
 #            [--schedulers=LIST] [--jobs=N] [--build-dir=DIR] [--python=PY] [--sweep-python=PY]
 #   --out         output directory (default paper-figures); runs in <out>/fig23/<topology>/<sched>,
@@ -23,6 +24,8 @@
 #                 coarse)
 #   --timeline    crux-trace-run's communication timeline, collective or step (default: its
 #                 default, collective; doc/results-trace-runs.rst says which each result used)
+#   --weakLinkClasses  crux-trace-run's cut across priority classes, true or false (default:
+#                 its default, true; false reproduces the numbers measured before 2026-12-07)
 #   --schedulers  Fig. 23 schedulers (default: ecmp,crux,crux-ps-pa,crux-pa,cassini,taccl,
 #                 sincronia,varys)
 #   --jobs        runs at a time (default: all cores); 1 = one after another
@@ -43,6 +46,7 @@ WORK=duration
 TORAGG=""
 EVALUATOR=""
 TIMELINE=""
+WEAK_CLASSES=""
 FIGURES=23,24,25
 TOPOLOGIES=clos,double-sided,lingjun
 SCHEDULERS=ecmp,crux,crux-ps-pa,crux-pa,cassini,taccl,sincronia,varys
@@ -59,6 +63,7 @@ for arg in "$@"; do
         --torAggRate=*) TORAGG="${arg#*=}" ;;
         --evaluator=*) EVALUATOR="${arg#*=}" ;;
         --timeline=*) TIMELINE="${arg#*=}" ;;
+        --weakLinkClasses=*) WEAK_CLASSES="${arg#*=}" ;;
         --figures=*) FIGURES="${arg#*=}" ;;
         --topologies=*) TOPOLOGIES="${arg#*=}" ;;
         --schedulers=*) SCHEDULERS="${arg#*=}" ;;
@@ -99,6 +104,10 @@ done
     die "--evaluator: '$EVALUATOR' is not coarse or exact"
 [[ -z "$TIMELINE" || "$TIMELINE" == collective || "$TIMELINE" == step ]] ||
     die "--timeline: '$TIMELINE' is not collective or step"
+[[ -z "$WEAK_CLASSES" || "$WEAK_CLASSES" == true || "$WEAK_CLASSES" == false ]] ||
+    die "--weakLinkClasses: '$WEAK_CLASSES' is not true or false"
+[[ -z "$WEAK_CLASSES" || "$EVALUATOR" != exact ]] ||
+    die "--weakLinkClasses: applies to --evaluator=coarse only"
 [[ "$SEED" =~ ^[0-9]+$ ]] || die "--seed: '$SEED' is not a non-negative integer"
 [[ "$WORK" == duration || "$WORK" == iterations ]] ||
     die "--workModel: '$WORK' (expected duration or iterations)"
@@ -147,6 +156,7 @@ block() { # block <name> <output dir> <schedulers> <option JSON pairs>
     [[ -n "$TORAGG" ]] && opts+=", \"torAggRate\": \"$TORAGG\""
     [[ -n "$EVALUATOR" ]] && opts+=", \"evaluator\": \"$EVALUATOR\""
     [[ -n "$TIMELINE" ]] && opts+=", \"timeline\": \"$TIMELINE\""
+    [[ -n "$WEAK_CLASSES" ]] && opts+=", \"weakLinkClasses\": \"$WEAK_CLASSES\""
     echo "    {\"name\": \"$1\", \"program\": \"crux-trace-run\", \"output\": \"$2\","
     echo "     \"options\": {$4, $opts},"
     echo "     \"grid\": {\"schedulers\": [$(quote_list "$3")]}}"

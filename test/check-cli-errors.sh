@@ -224,6 +224,9 @@ echo '[]' >"$work/top-array.json"
 expect top-array "top-array.json: the top level: must be a JSON object, got an array" --scenario="$work/top-array.json"
 make_variant idle-job 'd["jobs"][1].update({"computeTime": 0, "gradientBytes": 0})'
 expect idle-job "jobs[1].computeTime: 0 with gradientBytes 0 leaves an iteration without compute or communication" --scenario="$work/idle-job.json"
+# below one ns-3 time step and one byte: an iteration of no time too (it hung the run)
+make_variant tiny-job 'd["jobs"][0].update({"computeTime": 1e-10, "gradientBytes": 0.4})'
+expect tiny-job "jobs[0].computeTime: 1e-10 with gradientBytes 0.4 leaves an iteration without compute or communication" --scenario="$work/tiny-job.json"
 make_variant late-start 'd["jobs"][0]["start"] = 200'
 expect late-start "jobs[0].start: 200 s is not before stopTime 120 s: the job would never run" --scenario="$work/late-start.json"
 make_variant tiny-stop 'd["stopTime"] = 1e-9'
@@ -241,6 +244,20 @@ copy_micro fifo
 rm "$work/fifo.2.et"; mkfifo "$work/fifo.2.et"
 chakra_variant et-fifo "$work/fifo" "[4, 5, 10, 11]"
 expect et-fifo "jobs[1].chakra: $work/fifo.2.et: is not a regular file" --scenario="$work/et-fifo.json"
+# a count beyond its type names the field's own range (it named 0..1000 for 1..100)
+expect seeds-huge "--seeds: 4294967296 is out of range (1..100)" --scenario="$root/scenarios/smoke.json" --seeds=4294967296 --dryRun --outputDir="$work/out-seeds-huge"
+# a result file that is a directory is refused before the simulations (it failed after them)
+mkdir -p "$work/exp-file-dir/jobs.csv"
+expect exp-file-dir "--outputDir: '$work/exp-file-dir/jobs.csv' (a result file) exists and is a directory" --scenario="$root/scenarios/smoke.json" --fabric=flow --dryRun --outputDir="$work/exp-file-dir"
+# the scenario file itself: a device, a FIFO, a directory or a huge file is refused before it is
+# read (/dev/zero used to be read until the memory ran out, a FIFO to block)
+expect scenario-zero "/dev/zero: is not a regular file (a FIFO, device or socket, or a link to one), not a scenario file" --scenario=/dev/zero --dryRun --outputDir="$work/out-scenario-zero"
+mkfifo "$work/scenario.fifo"
+expect scenario-fifo "$work/scenario.fifo: is not a regular file" --scenario="$work/scenario.fifo" --dryRun --outputDir="$work/out-scenario-fifo"
+expect scenario-dir "$work: is a directory, not a scenario file" --scenario="$work" --dryRun --outputDir="$work/out-scenario-dir"
+truncate -s 100M "$work/huge.json"
+expect scenario-huge "huge.json: 100 MiB, larger than the 64 MiB a scenario file may have" --scenario="$work/huge.json" --dryRun --outputDir="$work/out-scenario-huge"
+rm -f "$work/huge.json"
 copy_micro zero
 rm "$work/zero.3.et"; ln -s /dev/zero "$work/zero.3.et"
 chakra_variant et-zero "$work/zero" "[4, 5, 10, 11]"
@@ -287,22 +304,59 @@ if [ -x "$trace" ]; then
   # found by a breaker helper: each was an abort, a crash, an empty run, a hang or gigabytes
   expect_in "$trace" 1 trace-sim-type "--SimulatorImplementationType: 'ns3::Node' is not an ns-3 type derived from ns3::SimulatorImpl" --SimulatorImplementationType=ns3::Node --days=0.05 --dryRun --outputDir="$work/out-trace-sim-type"
   expect_in "$trace" 1 trace-sched-type "--SchedulerType: 'ns3::Scheduler' is not an ns-3 type derived from ns3::Scheduler" --SchedulerType=ns3::Scheduler --days=0.05 --dryRun --outputDir="$work/out-trace-sched-type"
-  expect_in "$trace" 1 trace-drain "--drain: must be at most 1e9 seconds" --drain=1e50 --days=0.05 --dryRun --outputDir="$work/out-trace-drain"
-  expect_in "$trace" 1 trace-window-end "--windowEnd: must be in [0, 1e9] seconds" --windowEnd=1e50 --days=0.05 --dryRun --outputDir="$work/out-trace-window-end"
+  expect_in "$trace" 1 trace-drain "--drain: must be at most 1e+09 seconds" --drain=1e50 --days=0.05 --dryRun --outputDir="$work/out-trace-drain"
+  expect_in "$trace" 1 trace-window-end "--windowEnd: must be in [0, 1e+09] seconds" --windowEnd=1e50 --days=0.05 --dryRun --outputDir="$work/out-trace-window-end"
   expect_in "$trace" 1 trace-horizon "--horizonIterations: must be in [1, 1000]" --horizonIterations=0.01 --days=0.05 --dryRun --outputDir="$work/out-trace-horizon"
-  expect_in "$trace" 1 trace-bins "--binSeconds: 1 s gives 252720 bins over the window and the drain; at most 100000" --binSeconds=1 --days=1 --jobsPerDay=50 --dryRun --outputDir="$work/out-trace-bins"
-  expect_in "$trace" 1 trace-generated "--jobsPerDay: x days gives 1000000 generated jobs; at most 500000" --days=10 --jobsPerDay=1e5 --dryRun --outputDir="$work/out-trace-generated"
+  expect_in "$trace" 1 trace-bins "--binSeconds: 1 s gives 252720 bins over the window (79920 s) and the drain (172800 s); at most 100000" --binSeconds=1 --days=1 --jobsPerDay=50 --dryRun --outputDir="$work/out-trace-bins"
+  expect_in "$trace" 1 trace-bin-cells "link-intensity cells; at most 1e+08 (a wider bin, or a shorter window or drain)" --binSeconds=2.5 --days=0.5 --dryRun --outputDir="$work/out-trace-bin-cells"
+  expect_in "$trace" 1 trace-bins-drain "3600 s gives 277790 bins over the window (43380 s) and the drain (1e+09 s)" --drain=1e9 --days=0.5 --dryRun --outputDir="$work/out-trace-bins-drain"
+  expect_in "$trace" 1 trace-levels-huge "--numLevels: 4294967297 is out of range (1..8)" --numLevels=4294967297 --dryRun --outputDir="$work/out-trace-levels-huge"
+  # an empty window names the option that emptied it and the trace's span of arrivals
+  expect_in "$trace" 1 trace-window-end "--windowEnd: no job arrives in the window [0, 1) s; the trace's arrivals span" --days=0.05 --windowEnd=1s --dryRun --outputDir="$work/out-trace-window-end"
+  expect_in "$trace" 1 trace-window-start "--windowStart: no job arrives in the window [864000, end) s" --days=0.05 --windowStart=10d --dryRun --outputDir="$work/out-trace-window-start"
+  expect_in "$trace" 1 trace-lingjun-no-topo "--topoCsv: topology lingjun needs the topo.csv path (the module ships data/lingjun-2023/topo.csv)" --topology=lingjun --dryRun --outputDir="$work/out-trace-lingjun-no-topo"
+  expect_in "$trace" 1 trace-generated "--jobsPerDay: x --days gives 1000000 generated jobs; at most 500000" --days=10 --jobsPerDay=1e5 --dryRun --outputDir="$work/out-trace-generated"
   expect_in "$trace" 1 trace-topocsv-clos "--topoCsv: applies to --topology=lingjun or to a trace read with --jobCsv (got --topology=clos)" --topoCsv="$root/data/lingjun-2023/topo.csv" --days=0.05 --dryRun --outputDir="$work/out-trace-topocsv-clos"
+  # found by a new-user helper: the coarse evaluator's options were ignored under the exact one
+  expect_in "$trace" 1 trace-exact-cut "--weakLinkBound: applies to --evaluator=coarse only (got --evaluator=exact)" --evaluator=exact --weakLinkBound=0.5 --days=0.05 --dryRun --outputDir="$work/out-trace-exact-cut"
+  # found by a breaker helper: a result file that is a directory used to fail after the run,
+  # with other schedulers' results replaced already
+  mkdir -p "$work/file-dir/ecmp/summary.json/x"
+  expect_in "$trace" 1 trace-file-dir "--outputDir: '$work/file-dir/ecmp/summary.json' (a result file) exists and is a directory" --days=0.05 --schedulers=crux,ecmp --dryRun --outputDir="$work/file-dir"
+  if [ "$(find "$work/file-dir" | wc -l)" -ne 4 ]; then
+    echo "FAIL trace-file-dir: files were added to the output directory"; fails=$((fails + 1))
+  fi
   # a trace file beyond 256 MiB is refused before it is read (a sparse file: no disk used)
   truncate -s 300M "$work/huge-topo.csv"
   expect_in "$trace" 1 trace-huge-file "huge-topo.csv: 300 MiB, larger than the 256 MiB a trace file may have" --topology=lingjun --topoCsv="$work/huge-topo.csv" --dryRun --outputDir="$work/out-trace-huge-file"
   rm -f "$work/huge-topo.csv"
+  # a result file that cannot be replaced (immutable: chattr +i, where the file system and the
+  # user allow it) puts every file already replaced back: all of the earlier run or nothing
+  "$trace" --days=0.05 --schedulers=ecmp,crux --quiet --outputDir="$work/immutable" 2>/dev/null
+  if chattr +i "$work/immutable/crux/summary.json" 2>/dev/null; then
+    before=$(cat "$work/immutable"/*/* | md5sum)
+    "$trace" --days=0.05 --seed=2 --schedulers=ecmp,crux --quiet --outputDir="$work/immutable" 2>"$work/immutable.err"
+    rc=$?
+    chattr -i "$work/immutable/crux/summary.json"
+    if [ "$rc" -ne 1 ] || ! grep -q "^crux-trace-run: error: .*crux/summary.json: cannot replace: Operation not permitted$" "$work/immutable.err"; then
+      echo "FAIL trace-immutable: exit $rc"; cat "$work/immutable.err"; fails=$((fails + 1))
+    elif [ "$(cat "$work/immutable"/*/* | md5sum)" != "$before" ]; then
+      echo "FAIL trace-immutable: files of the earlier run were replaced"; fails=$((fails + 1))
+    else
+      echo "ok   trace-immutable: $(grep error "$work/immutable.err")"
+    fi
+  else
+    echo "skip trace-immutable: chattr +i not permitted here"
+  fi
   # an --outputDir that is a symbolic link to nothing is refused and left in place
   ln -s "$work/nowhere/x" "$work/dangling-link"
   expect_in "$trace" 1 trace-dangling "--outputDir: '$work/dangling-link' is a symbolic link to nothing" --days=0.05 --dryRun --outputDir="$work/dangling-link"
   if [ ! -L "$work/dangling-link" ]; then
     echo "FAIL trace-dangling: the symbolic link was removed"; fails=$((fails + 1))
   fi
+  # ... also where it is a directory on the way to --outputDir (here a loop of two links)
+  ln -s "$work/loop-b" "$work/loop-a"; ln -s "$work/loop-a" "$work/loop-b"
+  expect_in "$trace" 1 trace-loop-parent "--outputDir: cannot create '$work/loop-a/x/y': '$work/loop-a' is a symbolic link to nothing (missing target or a loop)" --days=0.05 --dryRun --outputDir="$work/loop-a/x/y"
   # NS_ATTRIBUTE_DEFAULT's value is checked before ns-3 would abort on it (also without Crux),
   # and it cannot silently override a --threads (ns-3 applies it over the option)
   NS_ATTRIBUTE_DEFAULT='ns3::CruxIntensityPriorities::Threads=abc' expect_in "$trace" 1 trace-env-threads "NS_ATTRIBUTE_DEFAULT: ns3::CruxIntensityPriorities::Threads must be a whole number in [1, 256] (got 'abc')" --schedulers=ecmp --days=0.05 --dryRun --outputDir="$work/out-trace-env-threads"

@@ -75,6 +75,19 @@ def main():
         if p.returncode != 0:
             sys.exit(f"FAIL: compare-evaluators.sh exit {p.returncode}:\n{p.stdout}\n{p.stderr}")
         run = "fig23-clos-0.25d"
+        # a refused run (an unknown scheduler, found by crux-trace-run) keeps the earlier
+        # results of the same run name: it used to delete them before the run was refused
+        kept = os.path.join(work, run, "exact", SCHEDULERS[0], "summary.json")
+        with open(kept, "rb") as f:
+            before = f.read()
+        q = subprocess.run(["bash", os.path.join(root, "scripts", "compare-evaluators.sh"),
+                            "--out=" + work, "--days=0.25", "--no-load",
+                            "--schedulers=" + SCHEDULERS[0] + ",bogus", "--jobs=1",
+                            "--build-dir=" + bindir],
+                           capture_output=True, text=True, timeout=900)
+        if q.returncode == 0 or not os.path.exists(kept) or open(kept, "rb").read() != before:
+            fails.append(f"a refused run lost the earlier results: exit {q.returncode}, "
+                         f"{kept} {'kept' if os.path.exists(kept) else 'gone'}")
         rows = {}
         for line in p.stdout.splitlines():
             m = re.match(rf"{re.escape(run)} (\S+) util (\S+) (\S+) diff (\S+)% jobs (\d+) "
@@ -149,6 +162,56 @@ def main():
             misses = [line for line in out.splitlines() if line.endswith(" MISS")]
             if code != 1 or len(misses) != len(SCHEDULERS):
                 fails.append(f"doctored {what}: exit {code}, {len(misses)} MISS rows:\n{out}")
+        # Runs of different settings are refused, naming the field: a copy of the coarse run
+        # whose summary.json says --workModel=iterations; and the settings the runs must
+        # share are in every summary.json, the evaluator's options null under the exact one.
+        other = os.path.join(work, "doctored-work-model")
+        shutil.copytree(os.path.join(work, run, "coarse"), other)
+        path = os.path.join(other, SCHEDULERS[0], "summary.json")
+        with open(path) as f:
+            summary = json.load(f)
+        if summary.get("work_model") != "duration" or summary.get("trace", {}).get(
+                "source") != "generated" or "link_rates_bps" not in summary:
+            fails.append(f"summary.json lacks the run's settings: {sorted(summary)}")
+        summary["work_model"] = "iterations"
+        with open(path, "w") as f:
+            json.dump(summary, f)
+        p = subprocess.run([sys.executable, os.path.join(root, "scripts", "compare-evaluators.py"),
+                            ref, other], capture_output=True, text=True, timeout=120)
+        if p.returncode != 1 or "'work_model'" not in p.stderr:
+            fails.append(f"different work models: exit {p.returncode}, stderr {p.stderr!r}")
+        # ... but not an evaluation choice: the engine ("flow" as the reference of "epoch")
+        summary["work_model"] = "duration"
+        summary["engine"] = "flow"
+        with open(path, "w") as f:
+            json.dump(summary, f)
+        p = subprocess.run([sys.executable, os.path.join(root, "scripts", "compare-evaluators.py"),
+                            ref, other], capture_output=True, text=True, timeout=120)
+        if "differ in" in p.stderr or not re.search(r" util ", p.stdout):
+            fails.append(f"different engines refused: exit {p.returncode}, stderr {p.stderr!r}")
+        # damaged runs: one line naming the file, exit 1, no traceback
+        for what, damage, want in (
+                ("short row", lambda d: open(os.path.join(d, "jobs.csv"), "a").write("3,x\n"),
+                 "not as many fields as the header"),
+                ("summary a list", lambda d: open(os.path.join(d, "summary.json"), "w").write(
+                    "[]"), "summary.json: not a JSON object"),
+                ("utilization text", lambda d: open(os.path.join(d, "summary.json"), "w").write(
+                    json.dumps({**summary, "mean_gpu_utilization": "x"})),
+                 "'mean_gpu_utilization' is 'x', not a finite number")):
+            dmg = os.path.join(work, "damaged")
+            shutil.rmtree(dmg, ignore_errors=True)
+            shutil.copytree(os.path.join(work, run, "coarse"), dmg)
+            damage(os.path.join(dmg, SCHEDULERS[0]))
+            p = subprocess.run([sys.executable,
+                                os.path.join(root, "scripts", "compare-evaluators.py"), ref, dmg],
+                               capture_output=True, text=True, timeout=120)
+            err = p.stderr.strip().splitlines()
+            if p.returncode != 1 or len(err) != 1 or want not in err[0]:
+                fails.append(f"damaged run ({what}): exit {p.returncode}, stderr {p.stderr!r}")
+        with open(os.path.join(ref, SCHEDULERS[0], "summary.json")) as f:
+            exact = json.load(f)
+        if exact.get("weak_link_bound", 0) is not None:
+            fails.append("the exact run's summary.json gives a weak_link_bound")
         # --seeds: a load run on another trace seed gets -s<seed> in its name and that
         # seed in its summary.json; a bad seed is refused, naming the option.
         script = os.path.join(root, "scripts", "compare-evaluators.sh")
@@ -172,7 +235,8 @@ def main():
         print("FAIL:\n  " + "\n  ".join(fails))
         sys.exit(1)
     print(f"ok: {len(rows)} schedulers, every printed number recomputed from the run files; "
-          "doctored iteration times and utilization are refused; --seeds names and seeds "
+          "doctored iteration times and utilization are refused, so are runs of other "
+          "settings; --seeds names and seeds "
           "its runs")
 
 

@@ -121,6 +121,9 @@ for j in summary["summary"]["jobs"]:
           r["iteration_s_ci95"] == j["iterationTime"]["ci95"] and r["n"] == 3,
           f"results.job_times {j['scheduler']}/{j['job']} = summary.json "
           f"({r['iteration_s']} ± {r['iteration_s_ci95']})")
+one = results.load(pkt).job_times
+check(len(one) > 0 and bool((one["n"] == 1).all()) and bool(one["iteration_s_ci95"].isna().all()),
+      "results.job_times of one seed: n 1, no interval (NaN, not 0)")
 links = rows(os.path.join(flow, "links.csv"))
 check(len(e.links) == len(links) and
       all(float(a["bytes"]) == b for a, b in zip(links, e.links["bytes"])),
@@ -336,7 +339,41 @@ check(len(labels) == 2 and labels[1].startswith("+" if gain >= 0 else "-") and
 check(ax.get_ylim()[1] < 100 and ax.get_ylim()[0] == 0, "fig23: y from zero, scaled to the data")
 cr.save = real_save
 
+# ------------------------------------------------------------------ trace run as data frames
+t = results.load(trace)
+ts = t.summary.set_index("scheduler")
+for sched in ("ecmp", "crux"):
+    doc = json.load(open(os.path.join(trace, sched, "summary.json")))
+    row = ts.loc[sched]
+    check(row["fluid_events"] == doc["fluid_events"] and row["evaluator"] == doc["evaluator"]
+          and row["work_model"] == doc["work_model"] and row["window_jobs"] == doc["jobs"]
+          and row["mean_gpu_utilization_fraction"] == doc["mean_gpu_utilization"],
+          f"trace summary frame of {sched} = its summary.json")
+    check(row["tor_agg_link_bit_per_s"] == doc["link_rates_bps"]["tor_agg"] and
+          row["host_link_bit_per_s"] == doc["link_rates_bps"]["host"] and
+          math.isnan(row["agg_core_link_bit_per_s"]) and row["trace_source"] == "generated" and
+          row["trace_days"] == doc["trace"]["days"] and row["max_paths"] == doc["max_paths"] and
+          row["bin_s"] == doc["bin_s"] and
+          row["unique_priorities"] == str(doc["unique_priorities"]).lower(),
+          f"trace summary frame of {sched}: the settings that define the run (link rates, "
+          "trace, max paths, bin, unique priorities)")
+u = t.utilization
+check({"utilization_alone_default_fraction", "utilization_alone_installed_fraction"} <=
+      set(u.columns), f"trace utilization frame keeps the alone columns ({list(u.columns)})")
+tj = t.jobs
+one_host = tj[(tj["hosts"] == 1) & (tj["flops_per_iter"] > 0)]
+check("intensity_flops_per_s" in tj.columns and len(one_host) > 0 and
+      bool((one_host["intensity_flops_per_s"] == math.inf).all()) and
+      bool((tj[tj["hosts"] > 1]["intensity_flops_per_s"] < math.inf).all()),
+      f"trace jobs: intensity in FLOP/s, +inf for the {len(one_host)} single-host jobs")
+
 # ------------------------------------------------------------------ bad input
+try:
+    results.load(tmp)  # holds result directories of both kinds (flow, packet, trace, ...)
+    check(False, "results.load of a directory of result directories: no error")
+except results.ResultsError as err:
+    check("a directory of them" in str(err) and "load each one" in str(err),
+          f"results.load of a directory of result directories: {err}")
 for args, want in (([os.path.join(tmp, "none")], f"{os.path.join(tmp, 'none')}: no such "
                     "directory"),
                    ([trace], f"{trace}: not a crux-experiment result directory")):

@@ -28,7 +28,9 @@ This script reports, one line per discrepancy naming the file and the list:
 * a suite name in ``CRUX_TEST_SUITES`` that no test source registers, or a
   ``TestSuite("name", ...)`` registered in a test source but not named in ``CRUX_TEST_SUITES``
   (ctest would not run it);
-* duplicates, and headers whose flat install names (``ns3/<name>.h``) collide;
+* duplicates, and headers whose flat install names (``ns3/<name>.h``) collide, with each other
+  or with a header of ns-3 itself in a ``--ns3-include`` directory (ns-3's core has
+  ``ns3/csv-reader.h``: a crux header of that name is found or hidden by include order);
 * a wscript that is missing or names a source file or list entry in a string of its own (a
   hand-kept copy of a list: the wscripts must take them from the reader).
 
@@ -37,7 +39,8 @@ The lists checked against the disk are CMake's own evaluation of the file. Stand
 
 Usage::
 
-    check-file-lists.py [--cmake CMAKE] [MODULE_ROOT]   # default: the directory above this script
+    check-file-lists.py [--cmake CMAKE] [--ns3-include DIR ...] [MODULE_ROOT]
+                                                        # default: the directory above this script
     check-file-lists.py [--cmake CMAKE] --self-test     # prove on fake module trees that each
                                                         # kind is detected
 
@@ -359,8 +362,12 @@ def _duplicates(entries, where, subject_fmt="{}"):
     return out
 
 
-def check(root, cmake="cmake"):
-    """Run every check on the module tree at ``root``; returns a sorted list of Discrepancy."""
+def check(root, cmake="cmake", ns3_includes=()):
+    """Run every check on the module tree at ``root``; returns a sorted list of Discrepancy.
+
+    ``ns3_includes``: include directories of the ns-3 the module builds against (each holding
+    ``ns3/<name>.h``); a crux header whose flat name is there too is a HEADER_CLASH.
+    """
     root = Path(root)
     if not (root / CMAKE_FILE).is_file():
         return [Discrepancy(CMAKE_FILE, MISSING, "file lists", "the CMake file lists are missing")]
@@ -439,6 +446,13 @@ def check(root, cmake="cmake"):
         for header in headers[1:]:
             out.append(Discrepancy(header, HEADER_CLASH, "CRUX_HEADERS", f"installs as ns3/{base}, "
                                    f"like {headers[0]}"))
+        for include in ns3_includes:
+            theirs = Path(include) / "ns3" / base
+            if theirs.is_file():
+                out.append(Discrepancy(headers[0], HEADER_CLASH, "CRUX_HEADERS",
+                                       f"installs as ns3/{base}, which ns-3 has too ({theirs}): "
+                                       f"#include \"ns3/{base}\" finds one of the two by "
+                                       f"include order"))
 
     # TestSuite names registered in the test sources vs CRUX_TEST_SUITES.
     registered = {}
@@ -555,6 +569,9 @@ def parse_lists(text, origin="cmake/crux-sources.cmake"):
     lists["CRUX_HEADERS"] = lists["CRUX_HEADERS"][:-1]
     return lists
 """
+
+# An ns-3 include directory of the fake tree (outside the directories scanned for files).
+_FAKE_NS3_INCLUDE = "ns3-include"
 
 _FAKE_TREE = {
     CMAKE_FILE: _FAKE_CMAKE,
@@ -682,6 +699,9 @@ SELF_TEST_CASES = [
       _edit(CMAKE_FILE, "    model/fabric/dev.h\n", "    model/fabric/dev.h\n    "
             "model/fabric/sched.h\n")],
      {(HEADER_CLASH, "model/fabric/sched.h")}),
+    ("header named like one of ns-3's own",
+     [_write(f"{_FAKE_NS3_INCLUDE}/ns3/dev.h")],
+     {(HEADER_CLASH, "model/fabric/dev.h")}),
     ("required list not set",
      [_edit(CMAKE_FILE, "set(CRUX_BENCH_PROGRAMS\n    dev-bench\n)\n", "")],
      {(PARSE, CMAKE_FILE), (UNLISTED, "bench/dev-bench.cc")}),
@@ -724,7 +744,7 @@ def self_test(cmake="cmake"):
                 _write(path, text)(tmp)
             for mutate in mutations:
                 mutate(tmp)
-            found = check(tmp, cmake)
+            found = check(tmp, cmake, [tmp / _FAKE_NS3_INCLUDE])
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         got = {(d.kind, d.subject) for d in found}
@@ -746,6 +766,9 @@ def main(argv=None):
                         help="module root (default: the directory above this script)")
     parser.add_argument("--cmake", default="cmake",
                         help="the cmake program that evaluates crux-sources.cmake (default: cmake)")
+    parser.add_argument("--ns3-include", action="append", default=[], metavar="DIR",
+                        help="an include directory of the ns-3 built against (holding "
+                        "ns3/<name>.h); repeatable")
     parser.add_argument("--self-test", action="store_true",
                         help="check the checker on temporary fake module trees")
     args = parser.parse_args(argv)
@@ -755,7 +778,7 @@ def main(argv=None):
         root = Path(args.root)
         if not root.is_dir():
             parser.error(f"{root} is not a directory")
-        problems = check(root, args.cmake)
+        problems = check(root, args.cmake, args.ns3_include)
     except CheckError as err:
         print(f"check-file-lists: {err}", file=sys.stderr)
         return 2

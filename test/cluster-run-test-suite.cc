@@ -24,6 +24,7 @@
 
 #include "ns3/cluster-run.h"
 #include "ns3/crux-experiment.h"
+#include "ns3/rfc4180-csv.h"
 #include "ns3/test.h"
 
 #include <algorithm>
@@ -295,7 +296,9 @@ class ClusterRunReschedulingTestCase : public TestCase
         {
             levels[d.time][d.job] = d.level;
         }
-        NS_TEST_ASSERT_MSG_EQ(crux.decisionsMade, 3, "one decision per arrival/completion");
+        NS_TEST_ASSERT_MSG_EQ(crux.decisionsMade,
+                              3,
+                              "one decision per arrival/completion (at distinct instants)");
         NS_TEST_ASSERT_MSG_EQ(levels.size(), 3, "three decision times");
         auto it = levels.begin();
         NS_TEST_ASSERT_MSG_EQ_TOL(it->first, 0.0, 1e-9, "decision at A's arrival");
@@ -310,6 +313,33 @@ class ClusterRunReschedulingTestCase : public TestCase
         ++it;
         NS_TEST_ASSERT_MSG_EQ_TOL(it->first, b.end, 1e-6, "decision at B's completion");
         NS_TEST_ASSERT_MSG_EQ(it->second.size(), 1, "only A left");
+
+        // link-intensity.csv's bins partition time: a bin width whose multiples a / bin rounds
+        // below (10.1 s: 13 x 10.1 / 10.1 < 13) once hung the run; the bytes are the same.
+        {
+            ClusterRunConfig fine = c;
+            fine.schedulers = {"ecmp"};
+            fine.binSeconds = 10.1;
+            ClusterRun finer(fine);
+            const auto fr = finer.RunAll();
+            auto total = [](const ClusterRunResult& r) {
+                double bytes = 0;
+                for (const auto& [key, cell] : r.linkBins)
+                {
+                    bytes += cell.first;
+                }
+                return bytes;
+            };
+            const double wide = total(ecmp);
+            NS_TEST_ASSERT_MSG_GT(wide, 0.0, "ECMP's run put bytes on links");
+            NS_TEST_ASSERT_MSG_EQ_TOL(total(fr.at(0)) / wide,
+                                      1.0,
+                                      1e-9,
+                                      "10.1 s bins hold the bytes of 3600 s bins");
+            NS_TEST_ASSERT_MSG_GT(fr.at(0).linkBins.size(),
+                                  ecmp.linkBins.size(),
+                                  "more bins with traffic");
+        }
 
         // Contention under ECMP: A's mean iteration time exceeds its stand-alone one.
         const ClusterJobResult& ea = ecmp.jobs.at(0);
@@ -782,6 +812,9 @@ class ClusterRunZeroDurationTestCase : public TestCase
         c.schedulers = {"ecmp"};
         c.outputDir = dir.string();
         c.weakLinkRule = "overlap"; // recorded in summary.json (one job: nothing to cut)
+        // a trace name that CSV must quote (a comma, a quote, a line break): jobs.csv keeps it
+        const std::string name = "A, \"the\"\nfirst";
+        c.jobs.at(0).name = name;
         ClusterRun run(c);
         NS_TEST_ASSERT_MSG_EQ(run.GetZeroDurationJobs(), 1, "B counted");
         NS_TEST_ASSERT_MSG_EQ(run.GetWindowJobs().size(), 1, "only A in the window");
@@ -792,7 +825,24 @@ class ClusterRunZeroDurationTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(r.jobsZeroDuration, 1, "one zero-duration job");
         NS_TEST_ASSERT_MSG_EQ(r.jobs.size(), 1, "one jobs.csv row");
         const ClusterJobResult& a = r.jobs.at(0);
-        NS_TEST_ASSERT_MSG_EQ(a.name, "A", "the normal job");
+        NS_TEST_ASSERT_MSG_EQ(a.name, name, "the normal job");
+        {
+            std::ifstream in(dir / "ecmp" / "jobs.csv");
+            Rfc4180Reader csv(in);
+            std::vector<std::string> header;
+            std::vector<std::string> row;
+            NS_TEST_ASSERT_MSG_EQ((csv.Next(header) == Rfc4180Reader::Status::RECORD),
+                                  true,
+                                  "header");
+            NS_TEST_ASSERT_MSG_EQ((csv.Next(row) == Rfc4180Reader::Status::RECORD),
+                                  true,
+                                  "one row");
+            NS_TEST_ASSERT_MSG_EQ(row.size(), header.size(), "jobs.csv row: as many fields");
+            NS_TEST_ASSERT_MSG_EQ(row.at(1), name, "jobs.csv name read back");
+            NS_TEST_ASSERT_MSG_EQ((csv.Next(row) == Rfc4180Reader::Status::END),
+                                  true,
+                                  "no more rows");
+        }
         NS_TEST_ASSERT_MSG_EQ_TOL(r.meanJct, a.end - a.arrival, 1e-9, "mean JCT = A's JCT");
         // A runs alone under ECMP: its JCT is its trace duration.
         NS_TEST_ASSERT_MSG_EQ_TOL(r.meanJct, 600.0, 1e-6, "A alone takes its 600 s");
@@ -800,6 +850,49 @@ class ClusterRunZeroDurationTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(s.at("jobs_zero_duration").get<uint32_t>(), 1, "summary.json");
         NS_TEST_ASSERT_MSG_EQ(s.at("jobs_finished").get<uint32_t>(), 1, "summary.json");
         NS_TEST_ASSERT_MSG_EQ(s.at("jobs").get<uint32_t>(), 1, "summary.json");
+        // All or nothing: a second run whose ecmp summary.json cannot be written (a directory
+        // stands there) replaces none of the first run's files, crux's included.
+        {
+            ClusterRunConfig two = TwoJobConfig("multi-interests", "gpt");
+            two.schedulers = {"crux", "ecmp"};
+            two.outputDir = (dir / "two").string();
+            ClusterRun first(two);
+            first.WriteResults(first.RunAll());
+            auto read = [](const std::filesystem::path& p) {
+                std::ifstream in(p);
+                std::stringstream ss;
+                ss << in.rdbuf();
+                return ss.str();
+            };
+            const std::string cruxJobs = read(dir / "two" / "crux" / "jobs.csv");
+            const std::string ecmpJobs = read(dir / "two" / "ecmp" / "jobs.csv");
+            two.jobs.at(0).start += 60; // another run: other times in every file
+            ClusterRun second(two);
+            const auto again = second.RunAll();
+            std::filesystem::remove(dir / "two" / "ecmp" / "summary.json");
+            std::filesystem::create_directories(dir / "two" / "ecmp" / "summary.json" / "x");
+            bool threw = false;
+            try
+            {
+                second.WriteResults(again);
+            }
+            catch (const std::runtime_error& e)
+            {
+                threw = std::string(e.what()).find("is a directory") != std::string::npos;
+            }
+            NS_TEST_ASSERT_MSG_EQ(threw, true, "the blocked file is named");
+            NS_TEST_ASSERT_MSG_EQ(read(dir / "two" / "crux" / "jobs.csv"),
+                                  cruxJobs,
+                                  "crux's jobs.csv of the first run kept");
+            NS_TEST_ASSERT_MSG_EQ(read(dir / "two" / "ecmp" / "jobs.csv"),
+                                  ecmpJobs,
+                                  "ecmp's jobs.csv of the first run kept");
+            std::filesystem::remove_all(dir / "two" / "ecmp" / "summary.json");
+            second.WriteResults(again);
+            NS_TEST_ASSERT_MSG_NE(read(dir / "two" / "crux" / "jobs.csv"),
+                                  cruxJobs,
+                                  "the second run's files once nothing blocks them");
+        }
         NS_TEST_ASSERT_MSG_EQ(s.at("weak_link_rule").get<std::string>(),
                               "overlap",
                               "summary.json weak_link_rule");

@@ -365,6 +365,47 @@ class EpochEngineSharedLinkTestCase : public TestCase
 
 /**
  * \ingroup crux-tests
+ * \brief Events of one instant share one decision (EpochEngine::RequestReschedule()). A arrives
+ * at 0, B and C at 10, all c = t = 1 s on one link, 100 s of duration = 50 iterations alone: A
+ * does 5 alone, then the three share the link, aligned, in c + 3t = 4 s per iteration, so A
+ * ends at 10 + 45 x 4 = 190; B and C have done 45 by then and do their last 5 in c + 2t = 3 s,
+ * ending together at 205. Decisions at 0 (A), 10 (A, B, C) and 190 (B, C): 3, of 6 rows; one
+ * decision per event would make 5 of 9 (a second at 10 with A, B and at 205 with C).
+ */
+class EpochEngineSameInstantTestCase : public TestCase
+{
+  public:
+    EpochEngineSameInstantTestCase()
+        : TestCase("arrivals and completions of one instant share one decision")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const ClusterTopology topo = TinyCluster();
+        const std::vector<TraceJob> window = {Job("a", 1, 0, 100),
+                                              Job("b", 1, 10, 100),
+                                              Job("c", 1, 10, 100)};
+        const auto builder = HandMadeJobs(topo, {{0, {1, 1}}, {1, {1, 1}}, {2, {1, 1}}});
+        EpochEngineConfig cfg;
+        const ClusterRunResult r = RunEngine(cfg, topo, window, 300, "ecmp", builder);
+        NS_TEST_ASSERT_MSG_EQ(r.jobs.size(), 3, "three jobs");
+        NS_TEST_EXPECT_MSG_EQ_TOL(r.jobs[0].end, 190.0, kTol, "A: 5 alone + 45 at 1/4");
+        NS_TEST_EXPECT_MSG_EQ_TOL(r.jobs[1].end, 205.0, kTol, "B: 45 at 1/4 + 5 at 1/3");
+        NS_TEST_EXPECT_MSG_EQ_TOL(r.jobs[2].end, 205.0, kTol, "C: as B");
+        NS_TEST_EXPECT_MSG_EQ_TOL(UtilAt(r, 10), 3.0 / 16, kTol, "three at 1/4 on 4 GPUs");
+        NS_TEST_EXPECT_MSG_EQ(r.events, 6, "three arrivals, three completions");
+        NS_TEST_EXPECT_MSG_EQ(r.decisionsMade, 3, "one decision per instant with jobs running");
+        NS_TEST_ASSERT_MSG_EQ(r.decisions.size(), 6, "rows: A; A, B, C; B, C");
+        NS_TEST_EXPECT_MSG_EQ_TOL(r.decisions[1].time, 10.0, kTol, "the decision at 10 s");
+        NS_TEST_EXPECT_MSG_EQ_TOL(r.decisions[3].time, 10.0, kTol, "holds all three jobs");
+        NS_TEST_EXPECT_MSG_EQ_TOL(r.decisions[4].time, 190.0, kTol, "then at A's end");
+    }
+};
+
+/**
+ * \ingroup crux-tests
  * \brief Strict priority: Crux gives the two jobs of the shared link different levels; with
  * c = t they interleave (one communicates while the other computes) and both keep their
  * stand-alone rate, so each ends after its duration; crux-pa with unique priorities evaluates
@@ -795,6 +836,7 @@ class EpochEngineTestSuite : public TestSuite
     {
         AddTestCase(new EpochEngineAloneTestCase, TestCase::QUICK);
         AddTestCase(new EpochEngineSharedLinkTestCase, TestCase::QUICK);
+        AddTestCase(new EpochEngineSameInstantTestCase, TestCase::QUICK);
         AddTestCase(new EpochEnginePriorityTestCase, TestCase::QUICK);
         AddTestCase(new EpochEngineQueueTestCase, TestCase::QUICK);
         AddTestCase(new EpochEngineFabricTestCase, TestCase::QUICK);

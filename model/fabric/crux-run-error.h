@@ -16,6 +16,7 @@
 #ifndef CRUX_RUN_ERROR_H
 #define CRUX_RUN_ERROR_H
 
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -81,7 +82,7 @@ class CruxRunError : public std::runtime_error
     {
         const auto* run = dynamic_cast<const CruxRunError*>(&e);
         const std::vector<std::string> lines =
-            run ? run->GetLines() : std::vector<std::string>{e.what()};
+            run ? run->GetLines() : std::vector<std::string>{What(e)};
         std::string out;
         for (const std::string& line : lines)
         {
@@ -102,6 +103,22 @@ class CruxRunError : public std::runtime_error
             out += "\n";
         }
         return out;
+    }
+
+    /**
+     * \brief The text of an exception for a user: e.what(), but for std::bad_alloc (whose
+     * what() is only "std::bad_alloc") a sentence saying that the memory ran out.
+     * \param e the error
+     * \return the text (one line for a one-line what())
+     */
+    static std::string What(const std::exception& e)
+    {
+        if (dynamic_cast<const std::bad_alloc*>(&e) != nullptr)
+        {
+            return "out of memory (std::bad_alloc): the run needs more memory than the process "
+                   "was given";
+        }
+        return e.what();
     }
 
   private:

@@ -343,32 +343,62 @@ ExactEpochRateModel::WeakCut(const ClusterModel& sub,
         }
     }
     UnionFind piece(n);
+
+    // Per link, each class's summed mean load and flows, classes from the highest down, and
+    // the loads of the classes above each: linear in the jobs on the link after a sort.
+    struct ClassSum
+    {
+        int64_t prio;   //!< the class
+        double load;    //!< Σ its jobs' mean loads on the link
+        uint32_t flows; //!< Σ its jobs' flows across the link
+        double above;   //!< Σ the mean loads of the classes above it
+    };
+
+    std::vector<ClassSum> classes;
     for (const auto& jobs : on)
     {
         if (jobs.size() < 2)
         {
             continue;
         }
+        classes.clear();
+        for (const OnLink& o : jobs)
+        {
+            classes.push_back({prio[o.job], 0.0, 0, 0.0});
+        }
+        std::sort(classes.begin(), classes.end(), [](const ClassSum& a, const ClassSum& b) {
+            return a.prio > b.prio;
+        });
+        classes.erase(
+            std::unique(classes.begin(),
+                        classes.end(),
+                        [](const ClassSum& a, const ClassSum& b) { return a.prio == b.prio; }),
+            classes.end());
+        auto classOf = [&classes](int64_t p) {
+            return std::lower_bound(classes.begin(),
+                                    classes.end(),
+                                    p,
+                                    [](const ClassSum& c, int64_t q) { return c.prio > q; });
+        };
+        for (const OnLink& o : jobs) // in the link's job order, as each sum always was
+        {
+            auto c = classOf(prio[o.job]);
+            c->load += o.load;
+            c->flows += o.flows;
+        }
+        for (std::size_t c = 1; c < classes.size(); ++c)
+        {
+            classes[c].above = classes[c - 1].above + classes[c - 1].load;
+        }
         bool weak = true;
         for (const OnLink& o : jobs)
         {
             // Strict priority: a job of a lower class takes nothing from j; one of a higher
             // class sends at most its mean load's bits meanwhile, all of which can delay j.
-            double total = 0; // j's class
-            double above = 0;
-            uint32_t flows = 0;
-            for (const OnLink& x : jobs)
-            {
-                if (prio[x.job] == prio[o.job])
-                {
-                    total += x.load;
-                    flows += x.flows;
-                }
-                else if (prio[x.job] > prio[o.job])
-                {
-                    above += x.load;
-                }
-            }
+            const ClassSum& c = *classOf(prio[o.job]);
+            const double total = c.load; // j's class
+            const double above = c.above;
+            const uint32_t flows = c.flows;
             weak = weak && std::isfinite(total) && std::isfinite(above);
             // Max-min fairness per flow within the class: one transfer of the job gets at least
             // 1 / (the others' flows + 1) of what the class has, so its transfers there take at

@@ -21,6 +21,7 @@
 #include "ns3/log.h"
 #include "ns3/model-zoo.h"
 #include "ns3/nstime.h"
+#include "ns3/roce-constants.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -80,9 +81,11 @@ EpochEngineConfig::Validate(const std::string& owner) const
             throw error("placement", "'" + placement + "' is not locality, random, buddy or trace");
         }
     }
-    if (numLevels == 0 || numLevels > 8)
+    if (numLevels == 0 || numLevels > crux::NUM_TRAFFIC_CLASSES)
     {
-        throw error("numLevels", "must be 1..8 (traffic classes)");
+        throw error("numLevels",
+                    "must be 1.." + std::to_string(crux::NUM_TRAFFIC_CLASSES) +
+                        " (traffic classes)");
     }
     if (!(drainSeconds >= 0) || !std::isfinite(drainSeconds))
     {
@@ -195,6 +198,11 @@ EpochEngine::Finish()
         throw std::logic_error("EpochEngine::Finish: needs one Start() and Simulator::Run()");
     }
     m_finished = true;
+    if (m_reschedulePending)
+    {
+        // an event at the stop time: its decision, as if the stop had come after it
+        DeferredReschedule();
+    }
     // Close the books at the last event, or at the stop time if jobs are still running.
     double end = m_lastEvent;
     if (m_running.size() + m_queue.size() > 0)
@@ -245,7 +253,7 @@ EpochEngine::Arrive(uint32_t i)
     Advance(Now());
     m_queue.push_back(i);
     PlaceQueued();
-    Reschedule();
+    RequestReschedule();
 }
 
 void
@@ -283,6 +291,23 @@ EpochEngine::Complete(uint32_t i)
     m_model.jobs.erase(it);
     NS_LOG_LOGIC("job " << j.res.name << " completed at " << j.res.end << " s");
     PlaceQueued();
+    RequestReschedule();
+}
+
+void
+EpochEngine::RequestReschedule()
+{
+    if (!m_reschedulePending)
+    {
+        m_reschedulePending = true;
+        Simulator::ScheduleNow(&EpochEngine::DeferredReschedule, this);
+    }
+}
+
+void
+EpochEngine::DeferredReschedule()
+{
+    m_reschedulePending = false;
     Reschedule();
 }
 
@@ -462,7 +487,11 @@ EpochEngine::Advance(double t)
         const double b = m_ws + t;
         while (a < b)
         {
-            const uint64_t k = static_cast<uint64_t>(std::floor(a / bin));
+            uint64_t k = static_cast<uint64_t>(std::floor(a / bin));
+            while ((k + 1) * bin <= a)
+            {
+                ++k; // a / bin rounded down below a bin's end (13 x 10.1 / 10.1 < 13)
+            }
             const double e = std::min(b, (k + 1) * bin);
             const double dt = e - a;
             if (dt > 0)

@@ -280,7 +280,8 @@ struct EpochProgress
  * intensity I_j = W_j / t_j (JobCommTime on the default paths) and, with work model
  * "iterations", work = trace duration × stand-alone rate iterations.
  *
- * On every arrival and completion the scheduler decides paths and levels of all running jobs
+ * At every instant with arrivals or completions (once, after all of them and their placements:
+ * RequestReschedule()) the scheduler decides paths and levels of all running jobs
  * (SchedulerConfig: numLevels, seed); the engine records the decision rows and each job's
  * stand-alone rate on its newly installed paths, and asks the EpochRateModel for every running
  * job's steady rate under the decision (priority class = level, or the rank for a decision with
@@ -289,9 +290,9 @@ struct EpochProgress
  * (rescheduled when the rates change; work model "duration": at start + trace duration). Link
  * traffic (rate × bytes per iteration of every job crossing a link, weighted by the decision's
  * intensity) goes into bins of binSeconds; a utilization row Σ numGpus c_j rate_j / total GPUs
- * (and the same sums at the stand-alone rates) is written per event. With an EpochEngineFabric
- * ("flow") the jobs run on it instead: decisions are installed on it and the rates are read back
- * as iterations completed per epoch.
+ * (and the same sums at the stand-alone rates) is written per such instant. With an
+ * EpochEngineFabric ("flow") the jobs run on it instead: decisions are installed on it and the
+ * rates are read back as iterations completed per epoch.
  *
  * The run ends when the simulator runs out of events or at (windowEnd − windowStart) +
  * drainSeconds; Finish() then closes the books (unfinished jobs, time-weighted means over
@@ -410,6 +411,13 @@ class EpochEngine
     void Advance(double t);
     /// Scheduler decision over all running jobs, rates, completion events.
     void Reschedule();
+    /// Reschedule() once after every event of this instant: the first arrival or completion
+    /// of an instant schedules it (ScheduleNow, so it runs after the events of the instant
+    /// already scheduled, e.g. arrivals of the same trace minute); a state between events of
+    /// one instant lasts no time, so no decision or evaluation is spent on it.
+    void RequestReschedule();
+    /// The event RequestReschedule() schedules: clears m_reschedulePending, Reschedule().
+    void DeferredReschedule();
     /// Record a decision for every running job: its path choice (and stand-alone rate on new
     /// paths), link loads, intensity and the decisions row.
     /// \param d the decision \param choice per running job (m_model.jobs order), filled
@@ -460,6 +468,7 @@ class EpochEngine
     double m_wall0{0};                             //!< wall clock at Start()
     bool m_started{false};                         //!< Start() was called
     bool m_finished{false};                        //!< Finish() was called
+    bool m_reschedulePending{false};               //!< see RequestReschedule()
 };
 
 } // namespace ns3

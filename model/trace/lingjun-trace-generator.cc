@@ -15,7 +15,7 @@
 
 #include "lingjun-trace-generator.h"
 
-#include "csv-reader.h"
+#include "rfc4180-csv.h"
 
 #include "ns3/log.h"
 

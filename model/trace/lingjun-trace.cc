@@ -15,8 +15,9 @@
 
 #include "lingjun-trace.h"
 
-#include "csv-reader.h"
+#include "rfc4180-csv.h"
 
+#include "ns3/input-file.h"
 #include "ns3/log.h"
 
 #include <algorithm>
@@ -67,15 +68,15 @@ struct Header
 };
 
 Header
-ReadHeader(CsvReader& reader, const std::string& file, const std::vector<std::string>& required)
+ReadHeader(Rfc4180Reader& reader, const std::string& file, const std::vector<std::string>& required)
 {
     std::vector<std::string> fields;
-    CsvReader::Status st = reader.Next(fields);
-    if (st == CsvReader::Status::END)
+    Rfc4180Reader::Status st = reader.Next(fields);
+    if (st == Rfc4180Reader::Status::END)
     {
         throw TraceError(file + ": empty file (no header row)");
     }
-    if (st == CsvReader::Status::MALFORMED)
+    if (st == Rfc4180Reader::Status::MALFORMED)
     {
         throw TraceError(file + ":" + std::to_string(reader.Line()) +
                          ": malformed header row: " + reader.Error());
@@ -98,7 +99,7 @@ ReadHeader(CsvReader& reader, const std::string& file, const std::vector<std::st
 
 /// Read the next well-formed row with the header's field count; reports the others.
 bool
-NextRow(CsvReader& reader,
+NextRow(Rfc4180Reader& reader,
         const Header& h,
         const std::string& file,
         std::vector<std::string>& fields,
@@ -106,12 +107,12 @@ NextRow(CsvReader& reader,
 {
     while (true)
     {
-        CsvReader::Status st = reader.Next(fields);
-        if (st == CsvReader::Status::END)
+        Rfc4180Reader::Status st = reader.Next(fields);
+        if (st == Rfc4180Reader::Status::END)
         {
             return false;
         }
-        if (st == CsvReader::Status::MALFORMED)
+        if (st == Rfc4180Reader::Status::MALFORMED)
         {
             warnings.push_back({file, reader.Line(), "malformed CSV row: " + reader.Error()});
             continue;
@@ -131,18 +132,16 @@ NextRow(CsvReader& reader,
 std::ifstream
 OpenOrThrow(const std::string& path)
 {
+    // The reader holds a file in memory several times over: refuse what cannot be a trace
+    const std::string problem = InputFileProblem(path, MAX_FILE_BYTES, "a trace file");
+    if (!problem.empty())
+    {
+        throw TraceError(path + ": " + problem);
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in)
     {
         throw TraceError(path + ": cannot open file");
-    }
-    // The reader holds a file in memory several times over: refuse what cannot be a trace
-    std::error_code ec;
-    const auto bytes = std::filesystem::file_size(path, ec);
-    if (!ec && bytes > MAX_FILE_BYTES)
-    {
-        throw TraceError(path + ": " + std::to_string((bytes + (uintmax_t{1} << 20) - 1) >> 20) +
-                         " MiB, larger than the 256 MiB a trace file may have");
     }
     return in;
 }
@@ -289,7 +288,7 @@ LingjunTopology::HostsOfTor(uint32_t tor) const
 LingjunTopology
 ParseLingjunTopology(std::istream& in, const std::string& file, std::vector<TraceWarning>& warnings)
 {
-    CsvReader reader(in);
+    Rfc4180Reader reader(in);
     const Header h = ReadHeader(reader, file, {"ip", "DSW", "PSW", "ASW"});
     const size_t cIp = h.index.at("ip");
     const size_t cDsw = h.index.at("DSW");
@@ -394,7 +393,7 @@ LingjunJobRecord::End() const
 LingjunJobTable
 ParseLingjunJobs(std::istream& in, const std::string& file, std::vector<TraceWarning>& warnings)
 {
-    CsvReader reader(in);
+    Rfc4180Reader reader(in);
     const Header h = ReadHeader(reader,
                                 file,
                                 {"job_name",
@@ -502,7 +501,7 @@ ReadLingjunJobs(const std::string& path, std::vector<TraceWarning>& warnings)
 LingjunWorkerTable
 ParseLingjunWorkers(std::istream& in, const std::string& file, std::vector<TraceWarning>& warnings)
 {
-    CsvReader reader(in);
+    Rfc4180Reader reader(in);
     const Header h =
         ReadHeader(reader, file, {"job_name", "worker_name", "replica_type", "host_ip", "RES"});
     const size_t cJob = h.index.at("job_name");

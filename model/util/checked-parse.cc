@@ -244,7 +244,7 @@ ParseBool(const std::string& text, const std::string& field)
     {
         return false;
     }
-    throw InputError(field, QuoteInput(text) + " is not true or false");
+    throw InputError(field, QuoteInput(text) + " is not true or false (or 1 or 0)");
 }
 
 Time

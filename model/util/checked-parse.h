@@ -185,7 +185,7 @@ double CheckFinite(double value,
  * \param text the text
  * \param field the field named in the error
  * \return the value
- * \throws InputError "<field>: 'x' is not true or false"
+ * \throws InputError "<field>: 'x' is not true or false (or 1 or 0)"
  */
 bool ParseBool(const std::string& text, const std::string& field);
 

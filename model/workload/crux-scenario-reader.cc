@@ -22,6 +22,8 @@
 #include "crux-scenario.h"
 #include "nccl-model.h"
 
+#include "ns3/input-file.h"
+
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -418,6 +420,14 @@ ReadJob(const json& jj, size_t i, const std::string& source)
 Scenario
 Scenario::Load(const std::string& path)
 {
+    // Largest scenario file read: an assumption (the scenarios are a few KiB; the JSON reader
+    // holds a file several times over).
+    constexpr uintmax_t MAX_SCENARIO_BYTES = uintmax_t{64} << 20;
+    const std::string problem = InputFileProblem(path, MAX_SCENARIO_BYTES, "a scenario file");
+    if (!problem.empty())
+    {
+        throw ScenarioError(path + ": " + problem);
+    }
     std::ifstream in(path);
     if (!in)
     {

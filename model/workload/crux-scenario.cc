@@ -248,12 +248,19 @@ Scenario::ValidateJobs() const
                << " s: the job would never run";
             Fail(f + ".start", os.str());
         }
-        if (j.computeTime == 0 && j.gradientBytes == 0 && !j.hasPlan && j.chakra.empty())
+        // below ns-3's time step (1 ns) a compute phase takes no simulated time, and below a
+        // byte a transfer carries nothing: such an iteration takes no time and the job would
+        // iterate forever at one instant (seen with 1e-10 s and 0.4 bytes)
+        // (a negative value stands for the model's own: not a job of no work)
+        if (j.computeTime >= 0 && j.computeTime < 1e-9 && j.gradientBytes >= 0 &&
+            j.gradientBytes < 1 && !j.hasPlan && j.chakra.empty())
         {
-            Fail(f + ".computeTime",
-                 "0 with gradientBytes 0 leaves an iteration without compute or communication: "
-                 "it would take no time, and throughput and utilization would be undefined "
-                 "(give one of them > 0)");
+            std::ostringstream os;
+            os << j.computeTime << " with gradientBytes " << j.gradientBytes
+               << " leaves an iteration without compute or communication: it would take no "
+                  "time, and throughput and utilization would be undefined (give computeTime "
+                  ">= 1 ns or gradientBytes >= 1)";
+            Fail(f + ".computeTime", os.str());
         }
         for (size_t k = 0; k < i; ++k)
         {
@@ -326,11 +333,11 @@ Scenario::Validate() const
              "must be 1.." + std::to_string(std::numeric_limits<uint32_t>::max()) +
                  " (ns-3 RNG seeds are positive 32-bit integers), got " + std::to_string(seed));
     }
-    if (seeds < 1 || seeds > 100)
+    if (seeds < 1 || seeds > MAX_SEEDS)
     {
         Fail("seeds",
-             "must be 1..100 (ECMP hash seeds per seed-dependent run), got " +
-                 std::to_string(seeds));
+             "must be 1.." + std::to_string(MAX_SEEDS) +
+                 " (ECMP hash seeds per seed-dependent run), got " + std::to_string(seeds));
     }
     if (seed + seeds - 1 > std::numeric_limits<uint32_t>::max())
     {
@@ -338,14 +345,17 @@ Scenario::Validate() const
              "seed + seeds - 1 must stay <= " +
                  std::to_string(std::numeric_limits<uint32_t>::max()) + " (the last ECMP seed)");
     }
-    if (warmupIterations > 1000)
+    if (warmupIterations > MAX_ITERATION_COUNT)
     {
-        Fail("warmupIterations", "must be 0..1000, got " + std::to_string(warmupIterations));
+        Fail("warmupIterations",
+             "must be 0.." + std::to_string(MAX_ITERATION_COUNT) + ", got " +
+                 std::to_string(warmupIterations));
     }
-    if (minMeasuredIterations < 1 || minMeasuredIterations > 1000)
+    if (minMeasuredIterations < 1 || minMeasuredIterations > MAX_ITERATION_COUNT)
     {
         Fail("minMeasuredIterations",
-             "must be 1..1000, got " + std::to_string(minMeasuredIterations));
+             "must be 1.." + std::to_string(MAX_ITERATION_COUNT) + ", got " +
+                 std::to_string(minMeasuredIterations));
     }
     Checked([&] {
         ParseDataRate(topology.hostLinkRate, "topology.hostLinkRate");

@@ -179,8 +179,14 @@ struct Scenario
     /// 0..1000.
     uint32_t warmupIterations{1};
     /// A job with fewer measured iterations (after the warm-up, inside the window) is flagged
-    /// in the table ("n=2") and in summary.json ("fewIterations"); 1..1000.
+    /// in the table ("2 few" in its "iters" column) and in summary.json ("fewIterations");
+    /// 1..1000.
     uint32_t minMeasuredIterations{3};
+    /// Largest "seeds" (Validate(); the command line's --seeds range too)
+    static constexpr uint32_t MAX_SEEDS = 100;
+    /// Largest "warmupIterations" and "minMeasuredIterations" (Validate(); the command line's
+    /// ranges too)
+    static constexpr uint32_t MAX_ITERATION_COUNT = 1000;
 
     /**
      * \brief Read and validate a scenario file.

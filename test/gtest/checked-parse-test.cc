@@ -17,8 +17,10 @@
 // scenario reader's 64-bit range checks before narrowing.
 
 #include "ns3/checked-parse.h"
+#include "ns3/crux-run-error.h"
 #include "ns3/crux-scenario.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <limits>
 #include <string>
@@ -205,4 +207,17 @@ TEST(CheckedParse, ScenarioNarrowsOnlyAfterTheRangeCheck)
     EXPECT_NE(ScenarioErrorOf(R"("topology":{"aggs":2147483648})").find("topology.aggs"),
               std::string::npos);
     EXPECT_EQ(ScenarioErrorOf(R"("seed":4294967295)"), ""); // the largest 32-bit seed is fine
+}
+
+// How every program prints an error: one line per line, control characters escaped, and the
+// memory running out said in words (std::bad_alloc's what() is only "std::bad_alloc").
+TEST(CruxRunError, FormatsOneLineEachAndNamesOutOfMemory)
+{
+    EXPECT_EQ(CruxRunError::Format("p", std::runtime_error("a\nb")), "p: error: a\\x0ab\n");
+    EXPECT_EQ(CruxRunError::Format("p", CruxRunError(std::vector<std::string>{"x", "y"}), "r: "),
+              "p: error: r: x\np: error: r: y\n");
+    const std::string oom = CruxRunError::Format("p", std::bad_alloc());
+    EXPECT_EQ(oom.rfind("p: error: out of memory (std::bad_alloc): ", 0), 0u) << oom;
+    EXPECT_EQ(std::count(oom.begin(), oom.end(), '\n'), 1);
+    EXPECT_EQ(CruxRunError::What(std::logic_error("plain")), "plain");
 }

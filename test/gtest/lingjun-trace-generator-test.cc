@@ -17,9 +17,9 @@
 // tolerance, the real readers reading the output back, and a placement that never puts more
 // GPUs on a host than it has.
 
-#include "ns3/csv-reader.h"
 #include "ns3/lingjun-trace-generator.h"
 #include "ns3/lingjun-trace.h"
+#include "ns3/rfc4180-csv.h"
 
 #include <algorithm>
 #include <cmath>
@@ -99,9 +99,9 @@ TEST(LingjunGenerator, FilesHaveTheRealColumnsAndQuotedResJson)
     c.span = 86400.0;
     GeneratedLingjunTrace g = GenerateLingjunTrace(c, RealTopology());
     std::istringstream jobIn(g.jobCsv);
-    CsvReader jobs(jobIn);
+    Rfc4180Reader jobs(jobIn);
     std::vector<std::string> header;
-    ASSERT_EQ(jobs.Next(header), CsvReader::Status::RECORD);
+    ASSERT_EQ(jobs.Next(header), Rfc4180Reader::Status::RECORD);
     ASSERT_EQ(header.size(), 130u);
     EXPECT_EQ(header[0], "id");
     EXPECT_EQ(header[2], "job_name");

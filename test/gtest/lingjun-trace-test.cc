@@ -16,8 +16,8 @@
 // Lingjun trace readers: CSV quoting, timestamps, topo.csv (the real one and small ones),
 // job.csv and worker.csv rows good and bad, and their assembly into TraceJobs.
 
-#include "ns3/csv-reader.h"
 #include "ns3/lingjun-trace.h"
+#include "ns3/rfc4180-csv.h"
 
 #include <algorithm>
 #include <gtest/gtest.h>
@@ -37,17 +37,17 @@ std::vector<std::vector<std::string>>
 ReadAll(const std::string& text)
 {
     std::istringstream in(text);
-    CsvReader r(in);
+    Rfc4180Reader r(in);
     std::vector<std::vector<std::string>> out;
     std::vector<std::string> f;
     while (true)
     {
         auto st = r.Next(f);
-        if (st == CsvReader::Status::END)
+        if (st == Rfc4180Reader::Status::END)
         {
             break;
         }
-        if (st == CsvReader::Status::MALFORMED)
+        if (st == Rfc4180Reader::Status::MALFORMED)
         {
             out.push_back({"!MALFORMED", std::to_string(r.Line()), r.Error()});
             continue;
@@ -140,7 +140,7 @@ TwoJobs(const std::string& first, const std::string& second, std::vector<TraceWa
 
 // ------------------------------------------------------------------------------------ CSV
 
-TEST(CsvReader, QuotedFieldsWithCommasDoubledQuotesAndLineBreaks)
+TEST(Rfc4180Reader, QuotedFieldsWithCommasDoubledQuotesAndLineBreaks)
 {
     auto r = ReadAll("a,b,c\r\n"
                      "1,\"x, y\",\"say \"\"hi\"\"\"\r\n"
@@ -154,7 +154,7 @@ TEST(CsvReader, QuotedFieldsWithCommasDoubledQuotesAndLineBreaks)
     EXPECT_EQ(r[3], (std::vector<std::string>{"3", "", ""}));
 }
 
-TEST(CsvReader, MalformedRecordsAreReportedWithTheirLineAndSkipped)
+TEST(Rfc4180Reader, MalformedRecordsAreReportedWithTheirLineAndSkipped)
 {
     auto r = ReadAll("a,b\n"
                      "1,x\"y\n"       // quote inside an unquoted field (line 2)
@@ -173,7 +173,21 @@ TEST(CsvReader, MalformedRecordsAreReportedWithTheirLineAndSkipped)
     EXPECT_NE(r[4][2].find("not closed"), std::string::npos);
 }
 
-TEST(CsvReader, QuoteLeftOpenLosesOnlyItsOwnLine)
+TEST(Rfc4180Reader, RecordOfMoreThanMaxFieldsIsMalformedAndSkipped)
+{
+    // A line of commas would cost a std::string per byte: refused beyond MAX_FIELDS fields.
+    const std::string many(Rfc4180Reader::MAX_FIELDS, ','); // MAX_FIELDS + 1 empty fields
+    const std::string most(Rfc4180Reader::MAX_FIELDS - 1, ',');
+    auto r = ReadAll("a,b\n" + many + "\n" + most + "\n3,z\n");
+    ASSERT_EQ(r.size(), 4u);
+    EXPECT_EQ(r[1][0], "!MALFORMED");
+    EXPECT_EQ(r[1][1], "2");
+    EXPECT_NE(r[1][2].find("more than 4096 fields"), std::string::npos) << r[1][2];
+    EXPECT_EQ(r[2].size(), Rfc4180Reader::MAX_FIELDS); // the most a record may have
+    EXPECT_EQ(r[3], (std::vector<std::string>{"3", "z"}));
+}
+
+TEST(Rfc4180Reader, QuoteLeftOpenLosesOnlyItsOwnLine)
 {
     // A stray '"' opening a field that is never closed must not swallow the rest of the file.
     auto r = ReadAll("a,b\n"
@@ -190,7 +204,7 @@ TEST(CsvReader, QuoteLeftOpenLosesOnlyItsOwnLine)
     EXPECT_EQ(r[4], (std::vector<std::string>{"4", "w"}));
 }
 
-TEST(CsvReader, JoinQuotesOnlyWhenNeededAndRoundTrips)
+TEST(Rfc4180Reader, JoinQuotesOnlyWhenNeededAndRoundTrips)
 {
     EXPECT_EQ(CsvQuote("plain"), "plain");
     EXPECT_EQ(CsvQuote("{\"a\": \"1\", \"b\": 2}"), "\"{\"\"a\"\": \"\"1\"\", \"\"b\"\": 2}\"");

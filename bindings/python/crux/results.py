@@ -29,9 +29,10 @@ Three kinds of directory are read (doc/crux.rst, "Results as data frames")::
 Every column is typed (float64, int64, string or bool) and a column that holds a quantity
 carries its unit in its name: ``_s`` seconds, ``_bytes``, ``_frames``, ``_fraction`` (0..1),
 ``_flops``, ``_flops_per_s``, ``_bit_per_s``; a mean over ECMP seeds comes with its 95 %
-Student-t half-width in ``<name>_ci95`` and the number of seeds in ``n`` (0 where a single
-simulation stands for every seed). Floats are parsed exactly (``float_precision="round_trip"``):
-a value equals the number in the file.
+Student-t half-width in ``<name>_ci95`` (NaN for fewer than two seeds) and the number of seeds
+in ``n`` (a scheduler whose one simulation stands for every seed, ``runs`` 1, counts each seed
+it stands for, with a zero interval: its value is the same for every seed). Floats are parsed
+exactly (``float_precision="round_trip"``): a value equals the number in the file.
 
 Every problem with an input (missing directory or file, missing column or field, a value that is
 not a number) raises :class:`ResultsError`, whose message is one line naming the path (and the
@@ -393,11 +394,13 @@ def _optional_float(series):
 
 
 def _ci(d):
-    """(mean, ci95, n) of a summary.json interval object (NaN if absent)."""
+    """(mean, ci95, n) of a summary.json interval object (NaN if absent). The half-width is NaN
+    for n < 2: one seed gives no interval (summary.json writes 0 there)."""
     if not isinstance(d, dict):
         return float("nan"), float("nan"), 0
-    return (float(d.get("mean", float("nan"))), float(d.get("ci95", float("nan"))),
-            int(d.get("n", 0)))
+    n = int(d.get("n", 0))
+    ci = float(d.get("ci95", float("nan"))) if n >= 2 else float("nan")
+    return float(d.get("mean", float("nan"))), ci, n
 
 
 class Experiment:
@@ -692,11 +695,16 @@ class SchedulerRun:
 
     def utilization(self):
         """utilization.csv: time_s, running_jobs, queued_jobs, busy_gpus,
-        gpu_utilization_fraction (a step function: a row holds until the next)."""
+        gpu_utilization_fraction, utilization_alone_default_fraction,
+        utilization_alone_installed_fraction (a step function: a row holds until the next)."""
         p = self.path(UTILIZATION_FILE)
         f = read_csv(p, {"time_s": float, "running_jobs": int, "queued_jobs": int,
-                         "busy_gpus": int, "gpu_utilization": float},
-                     {"gpu_utilization": "gpu_utilization_fraction"})
+                         "busy_gpus": int, "gpu_utilization": float,
+                         "utilization_alone_default": float,
+                         "utilization_alone_installed": float},
+                     {"gpu_utilization": "gpu_utilization_fraction",
+                      "utilization_alone_default": "utilization_alone_default_fraction",
+                      "utilization_alone_installed": "utilization_alone_installed_fraction"})
         dec = f["time_s"].diff() < 0
         if dec.any():
             raise ResultsError(f"{p}: column 'time_s' decreases at data row "
@@ -720,14 +728,15 @@ class SchedulerRun:
         return LinkIntensity(self.path(LINK_INTENSITY_FILE), self.link_intensity_frame())
 
     def jobs(self):
-        """jobs.csv (every column; numbers as float64, names as strings)."""
+        """jobs.csv (every column; numbers as float64, names as strings; ``intensity`` as
+        ``intensity_flops_per_s``, +inf for a job that puts no byte on a modelled link)."""
         p = self.path("jobs.csv")
         _check_file(p)
         f = pd.read_csv(p, float_precision="round_trip")
         for c in ("name", "model"):
             if c in f.columns:
                 f[c] = f[c].astype("string")
-        return f
+        return f.rename(columns={"intensity": "intensity_flops_per_s"})
 
     def label(self):
         """``topology/placement/scheduler``."""
@@ -847,7 +856,29 @@ TRACE_SUMMARY = [
     ("window_jobs", "jobs", int), ("jobs_finished", "jobs_finished", int),
     ("jobs_unfinished", "jobs_unfinished", int), ("jobs_unplaceable", "jobs_unplaceable", int),
     ("mean_jct_s", "mean_jct_s", float), ("decisions", "decisions", int),
+    ("jobs_zero_duration", "jobs_zero_duration", int),
+    ("trace_rows_skipped", "trace_rows_skipped", int), ("events", "events", int),
+    ("evaluations", "evaluations", int), ("cache_hits", "cache_hits", int),
+    ("fluid_events", "fluid_events", int), ("seed", "seed", int),
+    ("placement_seed", "placement_seed", int), ("num_levels", "num_levels", int),
+    ("timescale_ratio", "timescale_ratio", float), ("weak_link_bound", "weak_link_bound", float),
+    ("horizon_iterations", "horizon_iterations", float), ("drain_s", "drain_s", float),
+    ("max_paths", "max_paths", int), ("steady_horizon_limit", "steady_horizon_limit", float),
+    ("warmup_fraction", "warmup_fraction", float), ("align_ratio", "align_ratio", float),
+    ("bin_s", "bin_s", float),
 ]
+#: nested summary.json fields of a trace run in :attr:`TraceRun.summary` (column, object,
+#: field; NaN when absent): the link rates and the generated trace's size, which define the run.
+TRACE_SUMMARY_NESTED = [
+    ("host_link_bit_per_s", "link_rates_bps", "host"),
+    ("tor_agg_link_bit_per_s", "link_rates_bps", "tor_agg"),
+    ("agg_core_link_bit_per_s", "link_rates_bps", "agg_core"),
+    ("trace_days", "trace", "days"), ("trace_jobs_per_day", "trace", "jobs_per_day"),
+]
+#: summary.json text fields of a trace run in :attr:`TraceRun.summary` (column = field; "" when
+#: absent or null, e.g. the coarse evaluator's options under --evaluator=exact).
+TRACE_SUMMARY_TEXT = ["engine", "evaluator", "timeline", "work_model", "priority_classes",
+                      "weak_link_rule", "weak_link_classes", "unique_priorities", "topo_csv"]
 
 
 class TraceRun:
@@ -881,12 +912,27 @@ class TraceRun:
             row["window_start_s"], row["window_end_s"] = w
             for col, key, kind in TRACE_SUMMARY:
                 v = r.summary.get(key)
-                row[col] = kind(v) if isinstance(v, (int, float)) else (
-                    float("nan") if kind is float else -1)
+                row[col] = kind(v) if isinstance(v, (int, float)) and not isinstance(
+                    v, bool) else (float("nan") if kind is float else -1)
+            for col, obj, key in TRACE_SUMMARY_NESTED:
+                o = r.summary.get(obj)
+                v = o.get(key) if isinstance(o, dict) else None
+                row[col] = float(v) if isinstance(v, (int, float)) and not isinstance(
+                    v, bool) else float("nan")
+            for key in TRACE_SUMMARY_TEXT:
+                v = r.summary.get(key)
+                row[key] = "" if v is None else (str(v).lower() if isinstance(v, bool) else
+                                                 str(v))
+            trace = r.summary.get("trace")
+            row["trace_source"] = str(trace.get("source", "")) if isinstance(trace, dict) else ""
+            timing = r.summary.get("timing")
+            wall = timing.get("wall_seconds") if isinstance(timing, dict) else None
+            row["wall_s"] = float(wall) if isinstance(wall, (int, float)) else float("nan")
             row["summary"] = r.summary_path
             rows.append(row)
-        return pd.DataFrame(rows).astype({"topology": "string", "placement": "string",
-                                          "scheduler": "string", "summary": "string"})
+        text = {c: "string" for c in ["topology", "placement", "scheduler", "summary",
+                                       "trace_source"] + TRACE_SUMMARY_TEXT}
+        return pd.DataFrame(rows).astype(text)
 
     @property
     def utilization(self):
@@ -1048,8 +1094,15 @@ def kind(directory):
         if "scheduler" in doc:
             return "trace"
         raise ResultsError(f"{s}: neither a crux-experiment nor a crux-trace-run summary")
-    if any(os.path.exists(os.path.join(directory, d, SUMMARY_FILE))
-           for d in os.listdir(directory)):
+    subs = sorted(d for d in os.listdir(directory)
+                  if os.path.isfile(os.path.join(directory, d, SUMMARY_FILE)))
+    for d in subs:
+        doc = read_json(os.path.join(directory, d, SUMMARY_FILE))
+        if not isinstance(doc, dict) or "scheduler" not in doc:
+            raise ResultsError(f"{directory}: not a crux result directory but a directory of "
+                               f"them ({os.path.join(directory, d)} is not a crux-trace-run "
+                               "scheduler directory): load each one")
+    if subs:
         return "trace"
     raise ResultsError(f"{directory}: not a crux result directory (no summary.json, no "
                        "table.csv)")

@@ -13,12 +13,15 @@
  * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
  */
 
-#ifndef CRUX_CSV_READER_H
-#define CRUX_CSV_READER_H
+#ifndef CRUX_RFC4180_CSV_H
+#define CRUX_RFC4180_CSV_H
 
 // Pure C++ (no ns-3 includes).
 //
-// Why a reader of our own: Debian's only header-only C++ CSV library, libfccp-dev
+// Why a reader of our own: ns-3's core ns3::CsvReader (ns3/csv-reader.h, which is why this file
+// and class have other names) treats '#' as a comment, strips blanks around fields and allows no
+// line break inside a quoted field (its doc, "Differences from RFC 4180"). Debian's only
+// header-only C++ CSV library, libfccp-dev
 // (fast-cpp-csv-parser, a 2016 snapshot), fixes the column count at compile time, reads line by
 // line (no line breaks inside quoted fields) and is not installed on the project's machines.
 // The Lingjun files need exactly RFC 4180 quoting (the RES column is quoted JSON with doubled
@@ -43,11 +46,15 @@ namespace ns3
  * (no trimming). A malformed record (a '"' inside an unquoted field, text after a closing quote,
  * a quote left open at the end of the input) is reported by Next() and skipped up to the end of
  * its physical line, so reading can go on (for a quote left open, the line the record started
- * on: the following lines are read again as records).
+ * on: the following lines are read again as records). A record of more than MAX_FIELDS
+ * fields is malformed too (its memory would be tens of times its bytes).
  */
-class CsvReader
+class Rfc4180Reader
 {
   public:
+    /// Fields a record may have (the Lingjun traces have 10-20; an assumption, far above).
+    static constexpr std::size_t MAX_FIELDS = 4096;
+
     /// Outcome of one Next() call.
     enum class Status
     {
@@ -59,7 +66,7 @@ class CsvReader
     /**
      * \param in the whole CSV text is read from it at construction
      */
-    explicit CsvReader(std::istream& in);
+    explicit Rfc4180Reader(std::istream& in);
 
     /**
      * Read the next record.
@@ -104,4 +111,4 @@ std::string CsvJoin(const std::vector<std::string>& fields);
 
 } // namespace ns3
 
-#endif // CRUX_CSV_READER_H
+#endif // CRUX_RFC4180_CSV_H

@@ -13,14 +13,14 @@
  * Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
  */
 
-#include "csv-reader.h"
+#include "rfc4180-csv.h"
 
 #include <iterator>
 
 namespace ns3
 {
 
-CsvReader::CsvReader(std::istream& in)
+Rfc4180Reader::Rfc4180Reader(std::istream& in)
     : m_text(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>())
 {
     if (m_text.compare(0, 3, "\xEF\xBB\xBF") == 0)
@@ -30,19 +30,19 @@ CsvReader::CsvReader(std::istream& in)
 }
 
 uint64_t
-CsvReader::Line() const
+Rfc4180Reader::Line() const
 {
     return m_start;
 }
 
 const std::string&
-CsvReader::Error() const
+Rfc4180Reader::Error() const
 {
     return m_error;
 }
 
 void
-CsvReader::SkipLine()
+Rfc4180Reader::SkipLine()
 {
     while (m_pos < m_text.size() && m_text[m_pos] != '\n')
     {
@@ -55,8 +55,8 @@ CsvReader::SkipLine()
     }
 }
 
-CsvReader::Status
-CsvReader::Next(std::vector<std::string>& fields)
+Rfc4180Reader::Status
+Rfc4180Reader::Next(std::vector<std::string>& fields)
 {
     m_error.clear();
     // Skip blank lines.
@@ -148,6 +148,14 @@ CsvReader::Next(std::vector<std::string>& fields)
             }
         }
         out.push_back(field);
+        if (out.size() > MAX_FIELDS)
+        {
+            // an empty field costs a std::string (32 bytes) per byte of input: a line of
+            // commas would hold tens of times the file's size
+            m_error = "more than " + std::to_string(MAX_FIELDS) + " fields";
+            SkipLine();
+            return Status::MALFORMED;
+        }
         if (m_pos >= n)
         {
             break;
