@@ -269,6 +269,9 @@ ExperimentOutput::FormatPacketCounters(std::ostream& os,
     // Every packet-level number must come without artefacts: the counts that would show one.
     os << "packet fabric (" << m_scenario.congestionControl
        << "): PAUSE frames, drops, retransmitted packets, timeouts:\n";
+    os << "  " << std::left << std::setw(16) << "run" << std::right << std::setw(12) << "PAUSE"
+       << std::setw(8) << "drops" << std::setw(12) << "retransmits" << std::setw(10) << "timeouts"
+       << "\n";
     for (const auto& r : runs)
     {
         uint64_t drops = 0;

@@ -108,7 +108,9 @@ AddOptions(CheckedCommandLine& cmd, ExperimentOptions& o)
     cmd.AddValue("congestionControl",
                  "Override the scenario's congestionControl (dcqcn, hpcc or none; packet fabric)",
                  o.congestionControl);
-    cmd.AddOptional("seed", "Override the scenario's seed (1..4294967295)", o.seed);
+    cmd.AddOptional("seed",
+                    "Override the scenario's seed (1..4294944442, the seeds of ns-3's RNG)",
+                    o.seed);
     cmd.AddOptional("priorityLevels",
                     "Override the scenario's priorityLevels (1..8)",
                     o.priorityLevels);

@@ -25,9 +25,10 @@ Markdown table).
 A scheduler present in one run only, a different number of finished jobs, or a reference
 utilization of 0 is reported and counts as a miss. Two runs that differ in a setting that
 defines the run (summary.json's topology, trace, link rates, placement, seeds, work model,
-window, drain, ...: SETTINGS below) are refused with the field's name: only the evaluation
-(engine, evaluator, timeline and the evaluator's options) may differ, so an --engine=flow run
-(every message a flow on the live fabric) can be the reference of an epoch run.
+window, drain, ...: RUN_SETTINGS of bindings/python/crux/run_settings.py, the list the figure
+scripts check too) are refused with the field's name: only the evaluation (engine, evaluator,
+timeline and the evaluator's options) may differ, so an --engine=flow run (every message a flow
+on the live fabric) can be the reference of an epoch run.
 
 Usage: compare-evaluators.py REF_DIR TEST_DIR [--label=TEXT] [--markdown [--no-header]]
                              [--check]   (--help: the options)
@@ -39,14 +40,15 @@ import math
 import os
 import sys
 
+sys.dont_write_bytecode = True  # keep the source tree clean
+# the run settings shared with crux.results (bindings/python/crux/run_settings.py, stdlib only)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "bindings", "python"))
+from crux.run_settings import first_difference  # noqa: E402
+
 UTIL_TOL = 0.003
 JCT_MEDIAN_TOL = 0.02
 JCT_P99_TOL = 0.05
-# summary.json fields that define the run (not its evaluation): they must be equal in both runs
-# (a field that one run lacks, written by an older build, is not compared)
-SETTINGS = ("topology", "total_gpus", "clos", "topo_csv", "link_rates_bps", "intra_host",
-            "placement", "placement_seed", "seed", "num_levels", "unique_priorities",
-            "max_paths", "work_model", "trace", "window", "drain_s")
 
 
 def fail(msg):
@@ -131,12 +133,10 @@ def main(argv):
     if not common:
         fail("the two directories have no scheduler in common")
     for s in common:
-        for key in SETTINGS:
-            if key in ref[s][0] and key in test[s][0]:
-                if ref[s][0].get(key) != test[s][0].get(key):
-                    fail(f"{s}: the runs differ in summary.json's '{key}' "
-                         f"({ref[s][0].get(key)!r} against {test[s][0].get(key)!r}): "
-                         "not the same run")
+        key = first_difference(ref[s][0], test[s][0])
+        if key is not None:
+            fail(f"{s}: the runs differ in summary.json's '{key}' "
+                 f"({ref[s][0].get(key)!r} against {test[s][0].get(key)!r}): not the same run")
     ok = True
     for s in sorted(set(ref) ^ set(test)):
         print(f"{label} {s}: MISS, only in {args[0] if s in ref else args[1]}")

@@ -245,6 +245,8 @@ rm "$work/fifo.2.et"; mkfifo "$work/fifo.2.et"
 chakra_variant et-fifo "$work/fifo" "[4, 5, 10, 11]"
 expect et-fifo "jobs[1].chakra: $work/fifo.2.et: is not a regular file" --scenario="$work/et-fifo.json"
 # a count beyond its type names the field's own range (it named 0..1000 for 1..100)
+# ns-3's MRG32k3a ends the program for a seed at or above its modulus m2 = 4294944443
+expect seed-m2 "seed: must be 1..4294944442" --scenario="$root/scenarios/smoke.json" --seed=4294944443 --dryRun --outputDir="$work/out-seed-m2"
 expect seeds-huge "--seeds: 4294967296 is out of range (1..100)" --scenario="$root/scenarios/smoke.json" --seeds=4294967296 --dryRun --outputDir="$work/out-seeds-huge"
 # a result file that is a directory is refused before the simulations (it failed after them)
 mkdir -p "$work/exp-file-dir/jobs.csv"

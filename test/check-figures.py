@@ -14,7 +14,8 @@
 # Foundation, Inc., 59 Temple Place, Suite 330, Boston, MA  02111-1307  USA
 """The figures of scripts/plot/experiment_plot.py, sweep_plot.py and fig23_utilization.py, and
 crux.results, on real small runs: crux-experiment on scenarios/smoke.json (flow fabric, 3 ECMP
-seeds; packet fabric, 1 seed) and scripts/sweep.py on sweeps/smoke-flow.yaml (1 worker).
+seeds; packet fabric, 1 seed), scripts/sweep.py on sweeps/smoke-flow.yaml (1 worker) and
+crux-trace-run (fig23 and fig25 refuse runs of two experiments).
 
 Each figure is rendered (PNG and PDF written, non-empty) and its artists inspected: axis labels
 with their units, the number of bars / lines, bar heights and error bars against the run's
@@ -366,6 +367,40 @@ check("intensity_flops_per_s" in tj.columns and len(one_host) > 0 and
       bool((one_host["intensity_flops_per_s"] == math.inf).all()) and
       bool((tj[tj["hosts"] > 1]["intensity_flops_per_s"] < math.inf).all()),
       f"trace jobs: intensity in FLOP/s, +inf for the {len(one_host)} single-host jobs")
+
+# ------------------------------------------------------------------ one experiment per comparison
+# the same run with another job scheduler (Fig. 25 compares them) and with another seed (another
+# trace and ECMP draw: a gain over it would compare two experiments)
+random_ = os.path.join(tmp, "trace-random")  # the default placement is locality
+reseeded = os.path.join(tmp, "trace-seed2")
+run([os.path.join(BIN, "crux-trace-run"), "--windowEnd=6h", "--schedulers=ecmp",
+     "--placement=random", "--quiet=1", f"--outputDir={random_}"], "crux-trace-run random")
+run([os.path.join(BIN, "crux-trace-run"), "--windowEnd=6h", "--schedulers=crux", "--seed=2",
+     "--quiet=1", f"--outputDir={reseeded}"], "crux-trace-run seed 2")
+plot_dir = os.path.join(ROOT, "scripts", "plot")
+p = subprocess.run([sys.executable, os.path.join(plot_dir, "fig25_job_schedulers.py"), trace,
+                    random_, "--schedulers=ecmp", "--print-only"], capture_output=True,
+                   text=True)
+check(p.returncode == 0 and "random" in p.stdout and "locality" in p.stdout,
+      f"fig25 of random and locality placement of one run: exit {p.returncode}, {p.stderr}")
+for script, dirs in (("fig23_utilization.py", [os.path.join(trace, "ecmp"),
+                                               os.path.join(reseeded, "crux")]),
+                     ("fig25_job_schedulers.py", [random_, reseeded])):
+    p = subprocess.run([sys.executable, os.path.join(plot_dir, script)] + dirs +
+                       ["--print-only"], capture_output=True, text=True)
+    err = p.stderr.strip().splitlines()
+    check(p.returncode == 1 and len(err) == 1 and "not one experiment" in err[0] and
+          "differ in 'seed' (1 against 2)" in err[0],
+          f"{script} of two seeds: exit {p.returncode}, {err}")
+
+# ------------------------------------------------------------------ one number format
+# the cases of test/gtest/sample-statistics-test.cc (FormatInterval): Python prints the same text
+for args, want in (((0.27471, 0.01234, 5), "0.275 ± 0.012"),
+                   ((0.27471, 0.01234, 5, 100.0), "27.5 ± 1.2"),
+                   ((0.27471, 0.0000123, 5), "0.2747 ± 0.0000"),
+                   ((-8.9e-17, 8.2e-17, 5, 100.0), "0.000"), ((0.5, 0.0, 1), "0.5000")):
+    got = results.format_interval(*args)
+    check(got == want, f"format_interval{args} = '{got}', FormatInterval gives '{want}'")
 
 # ------------------------------------------------------------------ bad input
 try:

@@ -327,11 +327,11 @@ Scenario::Validate() const
     }
     const double maxSeconds = MaxScenarioSeconds();
     Checked([&] { CheckFinite(stopTime, "stopTime", 0, maxSeconds); });
-    if (seed == 0 || seed > std::numeric_limits<uint32_t>::max())
+    if (seed == 0 || seed > MAX_SEED)
     {
         Fail("seed",
-             "must be 1.." + std::to_string(std::numeric_limits<uint32_t>::max()) +
-                 " (ns-3 RNG seeds are positive 32-bit integers), got " + std::to_string(seed));
+             "must be 1.." + std::to_string(MAX_SEED) +
+                 " (the seeds ns-3's MRG32k3a RNG takes), got " + std::to_string(seed));
     }
     if (seeds < 1 || seeds > MAX_SEEDS)
     {

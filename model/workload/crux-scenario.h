@@ -184,6 +184,10 @@ struct Scenario
     uint32_t minMeasuredIterations{3};
     /// Largest "seeds" (Validate(); the command line's --seeds range too)
     static constexpr uint32_t MAX_SEEDS = 100;
+    /// Largest "seed": ns-3's RngStream (MRG32k3a, L'Ecuyer 1999) refuses with a fatal error
+    /// a seed of 0 or one at or above its modulus m2 = 4294944443 (src/core/model/rng-stream.cc),
+    /// so RngSeedManager::SetSeed takes 1..m2 - 1, not the whole 32 bits
+    static constexpr uint64_t MAX_SEED = 4294944442;
     /// Largest "warmupIterations" and "minMeasuredIterations" (Validate(); the command line's
     /// ranges too)
     static constexpr uint32_t MAX_ITERATION_COUNT = 1000;

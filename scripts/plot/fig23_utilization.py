@@ -18,6 +18,8 @@ Plotting only: reads ``summary.json`` of each scheduler directory under the give
 directories (the ``--outputDir`` of ``crux-trace-run``; one call per topology) and draws grouped
 bars, one group per topology (and placement, if runs of one topology differ in placement), one
 bar per scheduler. The bar height is ``mean_gpu_utilization`` exactly as the runner wrote it.
+The runs of one group must be one experiment (the same seed, trace, link rates, window, ...:
+``crux.run_settings.RUN_SETTINGS``); runs that differ in one of them are refused with its name.
 
 It always prints the plotted values as a table (with the summary.json each value came from and
 the gain over ``--baseline``), so that a number in a paper can be traced to a file.
@@ -61,6 +63,9 @@ def collect(args):
                 f"{r.summary_path}: scheduler '{r.scheduler}' on topology '{r.topology}' "
                 f"placement '{r.placement}' also in {cells[key].summary_path}")
         cells[key] = r
+    for g in dict.fromkeys(g for g, _ in cells):  # a group's bars and gains: one experiment
+        cr.check_same_run([r for (gg, _), r in cells.items() if gg == g],
+                          f"the runs of '{g}'")
     topo_rank = {t: i for i, t in enumerate(cr.ordered(topo_placements, cr.TOPOLOGY_ORDER))}
     pl_rank = {p: i for i, p in enumerate(cr.PLACEMENT_ORDER)}
     groups = sorted({g for g, _ in cells},

@@ -23,7 +23,9 @@ bar per communication scheduler (e.g. ecmp vs crux). Right panel: GPU utilizatio
 It always prints the bar values with the summary.json each came from, the gain over
 ``--baseline-placement`` (same communication scheduler) and over ``--baseline`` (same
 placement), and the time-weighted mean of utilization.csv over the run's window as a
-cross-check; ``--values-csv`` writes the plotted line points.
+cross-check; ``--values-csv`` writes the plotted line points. The runs on one topology must be
+one experiment but for the placement (the same seed, trace, link rates, window, ...:
+``crux.run_settings.RUN_SETTINGS``); runs that differ in one of them are refused with its name.
 
 Example::
 
@@ -90,6 +92,9 @@ def collect(args):
                 f"{r.summary_path}: scheduler '{r.scheduler}' with placement '{r.placement}' "
                 f"on topology '{r.topology}' also in {cells[key].summary_path}")
         cells[key] = r
+    for t in sorted({r.topology for r in runs}):  # its gains cross placements: one experiment
+        cr.check_same_run([r for r in runs if r.topology == t], f"the runs on '{t}'",
+                          ignore=("placement", "placement_seed"))
     topo_rank = {t: i for i, t in enumerate(cr.ordered([r.topology for r in runs],
                                                         cr.TOPOLOGY_ORDER))}
     pl_rank = {p: i for i, p in enumerate(cr.PLACEMENT_ORDER)}

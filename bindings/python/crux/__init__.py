@@ -141,7 +141,7 @@ def _cmake_cache_bool(cache_file, name):
 
 
 def _cmake_cache_paths(cache_file, names):
-    """The non-empty PATH/STRING entries \p names of a CMakeCache.txt (";"-lists split), in order."""
+    """The non-empty PATH/STRING entries \p names of a CMakeCache.txt (";"-lists split), ordered."""
     found = []
     try:
         with open(cache_file) as f:

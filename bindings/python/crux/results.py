@@ -44,6 +44,8 @@ import math
 import os
 import re
 
+from .run_settings import RUN_SETTINGS, first_difference
+
 try:
     import pandas as pd
 except ImportError as _e:  # pragma: no cover - the set-up installs it
@@ -53,7 +55,8 @@ except ImportError as _e:  # pragma: no cover - the set-up installs it
 __all__ = ["ResultsError", "load", "load_experiment", "load_trace", "load_sweep", "Experiment",
            "TraceRun", "SchedulerRun", "LinkIntensity", "Sweep", "summarize", "t_quantile",
            "format_significant", "format_interval", "format_duration", "parse_quantity",
-           "step_mean", "smoothed", "ordered", "find_runs", "load_runs", "SCHEDULER_ORDER",
+           "step_mean", "smoothed", "ordered", "find_runs", "load_runs", "check_same_run",
+           "RUN_SETTINGS", "SCHEDULER_ORDER",
            "PLACEMENT_ORDER", "TOPOLOGY_ORDER", "TC_CONTROL"]
 
 #: Preferred order of scheduler names in tables and legends (others follow alphabetically).
@@ -185,8 +188,10 @@ def format_significant(value, digits=4):
 def format_interval(mean, half_width, n=2, scale=1.0):
     """``mean ± half_width`` rounded to the precision the interval supports: the half-width with
     2 significant digits fixes the last decimal place, the mean gets the same place but never
-    more than 4 significant digits; the mean alone (4 digits) for n < 2 or a zero interval, and
-    the mean alone when the interval rounds to zero at that place."""
+    more than 4 significant digits, so an interval below the mean's last digit prints as zero
+    at that place ("0.2747 ± 0.0000": there is an interval, narrower than the digits shown);
+    the mean alone (4 digits) for n < 2 or a zero interval. The rule of FormatInterval
+    (model/metrics/sample-statistics.cc), whose tables show the same text."""
     if mean is None or not math.isfinite(mean * scale):
         return "–"
     m = mean * scale
@@ -195,8 +200,6 @@ def format_interval(mean, half_width, n=2, scale=1.0):
     if n < 2 or hw == 0:
         return format_significant(m, 4)
     decimals = min(_decimals_for(hw, 2), _decimals_for(m, 4))
-    if float(_fixed(hw, decimals)) == 0:
-        return _fixed(m, decimals)  # the interval is below the mean's last printed digit
     return f"{_fixed(m, decimals)} ± {_fixed(hw, decimals)}"
 
 
@@ -410,9 +413,10 @@ class Experiment:
     "packet"; ``seeds`` the number of ECMP seeds. The CSV files are DataFrames (read on first
     use): ``jobs``, ``iterations``, ``links``, ``paths``, ``pfc``, ``drops``, ``utilization``,
     ``timing``, ``link_throughput`` (empty unless the run sampled it). From summary.json:
-    ``runs`` (one row per simulation), ``max_queue`` (packet fabric), ``references`` (each job alone), ``job_times`` (each job under each scheduler),
-    ``clusters`` (utilization and decomposition per scheduler); ``link_layers`` places every
-    link of ``links.csv`` on a topology layer.
+    ``runs`` (one row per simulation), ``max_queue`` (packet fabric), ``references`` (each job
+    alone), ``job_times`` (each job under each scheduler), ``clusters`` (utilization and
+    decomposition per scheduler); ``link_layers`` places every link of ``links.csv`` on a
+    topology layer.
     """
 
     def __init__(self, directory):
@@ -844,6 +848,26 @@ def load_runs(directories, schedulers=None):
                     f"(found: {', '.join(sorted(found))})")
         runs = [r for r in runs if r.scheduler in schedulers]
     return runs
+
+
+def check_same_run(runs, what, ignore=()):
+    """Refuse runs compared with each other that are not one experiment.
+
+    :param runs: :class:`SchedulerRun` objects whose numbers are set against each other (e.g.
+        the bars of one group of Fig. 23 and their gain over the baseline)
+    :param what: what they are, for the message (e.g. "runs of topology 'clos'")
+    :param ignore: fields of :data:`RUN_SETTINGS` that may differ (e.g. the placement, for the
+        job schedulers of Fig. 25)
+    :raises ResultsError: two of them differ in a field of :data:`RUN_SETTINGS` (another seed,
+        trace, link rate, window, ...); the message names the field and both summary.json
+    """
+    for r in runs[1:]:
+        key = first_difference(runs[0].summary, r.summary, ignore)
+        if key is not None:
+            raise ResultsError(
+                f"{what} are not one experiment: {runs[0].summary_path} and {r.summary_path} "
+                f"differ in '{key}' ({runs[0].summary.get(key)!r} against "
+                f"{r.summary.get(key)!r}); plot them in separate calls")
 
 
 #: summary.json fields of a trace run in :attr:`TraceRun.summary` (column, field, type).
