@@ -145,7 +145,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClusterJobResult,
                                    aloneIter,
                                    flopsPerIter,
                                    intensity,
-                                   unplaceable)
+                                   unplaceable,
+                                   unplaceableReason)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClusterUtilSample,
                                    time,
                                    running,
@@ -259,6 +260,15 @@ ClusterRunConfig::Validate() const
     if (jobs.empty() && !jobCsv.empty() && topoCsv.empty())
     {
         throw ConfigError("topoCsv", "reading job.csv/worker.csv needs the topo.csv path");
+    }
+    if (jobs.empty() && !jobCsv.empty() && placement == "trace" && topology != "lingjun")
+    {
+        // the recorded hosts are rows of topo.csv: on another topology their indices would
+        // name unrelated hosts
+        throw ConfigError("placement",
+                          "'trace' replays the hosts job.csv/worker.csv recorded, which are "
+                          "topo.csv's: it needs --topology=lingjun, not '" +
+                              topology + "'");
     }
     if (!(traceDays > 0) || !std::isfinite(traceDays) || traceDays > 366)
     {

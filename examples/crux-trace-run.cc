@@ -34,6 +34,7 @@
  */
 
 #include "ns3/checked-command-line.h"
+#include "ns3/checked-parse.h"
 #include "ns3/cluster-run.h"
 #include "ns3/config.h"
 #include "ns3/crux-experiment.h"
@@ -472,10 +473,19 @@ RunTrace(const TraceRunOptions& o)
     if (runs.front().jobsUnplaceable > 0)
     {
         // The same jobs for every scheduler (placement does not depend on it).
+        std::string first;
+        for (const auto& j : runs.front().jobs)
+        {
+            if (j.unplaceable)
+            {
+                first = "; the first, job " + OneLine(j.name) + ": " + j.unplaceableReason;
+                break;
+            }
+        }
         std::cerr << "crux-trace-run: warning: " << runs.front().jobsUnplaceable
-                  << " window jobs can never fit the topology (unplaceable, skipped; "
-                     "finished = -1 in jobs.csv, jobs_unplaceable in summary.json)"
-                  << std::endl;
+                  << " window jobs can never be placed (unplaceable, skipped; "
+                     "finished = -1 in jobs.csv, jobs_unplaceable in summary.json"
+                  << first << ")" << std::endl;
     }
     return 0;
 }

@@ -319,6 +319,11 @@ if [ -x "$trace" ]; then
   expect_in "$trace" 1 trace-lingjun-no-topo "--topoCsv: topology lingjun needs the topo.csv path (the module ships data/lingjun-2023/topo.csv)" --topology=lingjun --dryRun --outputDir="$work/out-trace-lingjun-no-topo"
   expect_in "$trace" 1 trace-generated "--jobsPerDay: x --days gives 1000000 generated jobs; at most 500000" --days=10 --jobsPerDay=1e5 --dryRun --outputDir="$work/out-trace-generated"
   expect_in "$trace" 1 trace-topocsv-clos "--topoCsv: applies to --topology=lingjun or to a trace read with --jobCsv (got --topology=clos)" --topoCsv="$root/data/lingjun-2023/topo.csv" --days=0.05 --dryRun --outputDir="$work/out-trace-topocsv-clos"
+  # found by a breaker helper: the hosts a real trace recorded are rows of topo.csv, not hosts
+  # of the Clos (they used to be replayed on unrelated Clos hosts)
+  printf 'job_name,model,status,gmt_job_submitted,gmt_job_running,gmt_job_finished,gmt_job_stopped\nj,resnet50,Succeeded,2023/7/15 02:01,2023/7/15 02:01,2023/7/15 03:01,\n' > "$work/rec-job.csv"
+  printf 'job_name,worker_name,replica_type,host_ip,RES\n' > "$work/rec-worker.csv"
+  expect_in "$trace" 1 trace-recorded-clos "--placement: 'trace' replays the hosts job.csv/worker.csv recorded, which are topo.csv's: it needs --topology=lingjun, not 'clos'" --topoCsv="$root/data/lingjun-2023/topo.csv" --jobCsv="$work/rec-job.csv" --workerCsv="$work/rec-worker.csv" --placement=trace --dryRun --outputDir="$work/out-trace-recorded-clos"
   # found by a new-user helper: the coarse evaluator's options were ignored under the exact one
   expect_in "$trace" 1 trace-exact-cut "--weakLinkBound: applies to --evaluator=coarse only (got --evaluator=exact)" --evaluator=exact --weakLinkBound=0.5 --days=0.05 --dryRun --outputDir="$work/out-trace-exact-cut"
   # found by a breaker helper: a result file that is a directory used to fail after the run,

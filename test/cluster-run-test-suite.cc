@@ -432,6 +432,70 @@ class ClusterRunFlowEngineTestCase : public TestCase
 
 /**
  * \ingroup crux-tests
+ * \brief --placement=trace replays the recorded hosts: no FIFO (a job whose recorded GPUs are
+ * free starts although an earlier one waits), pods without GPUs hold no host, and unequal
+ * GPUs per host are unplaceable with the reason.
+ */
+class ClusterRunRecordedPlacementTestCase : public TestCase
+{
+  public:
+    ClusterRunRecordedPlacementTestCase()
+        : TestCase("recorded placement: each job starts when its own GPUs are free, a pod "
+                   "without GPUs holds no host, unequal GPUs per host are unplaceable")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // A on hosts 0 and 2 (0..600 s); B on hosts 0 and 1 arrives at 100 s: host 0 is A's
+        // until A ends; C on host 3 with a master pod (0 GPUs) on host 0 arrives at 150 s;
+        // D on hosts 1 and 3 with 8 and 2 GPUs arrives at 200 s.
+        ClusterRunConfig c = TwoJobConfig("multi-interests", "multi-interests");
+        c.schedulers = {"ecmp"};
+        TraceJob b = c.jobs[1];
+        b.hosts = {0, 1};
+        TraceJob cj = c.jobs[1];
+        cj.name = "C";
+        cj.submit = cj.start = 150;
+        cj.end = 250;
+        cj.gpus = 8;
+        cj.hosts = {0, 3};
+        cj.gpusPerHost = {0, 8};
+        TraceJob d = c.jobs[1];
+        d.name = "D";
+        d.submit = d.start = 200;
+        d.end = 400;
+        d.gpus = 10;
+        d.hosts = {1, 3};
+        d.gpusPerHost = {8, 2};
+        c.jobs = {c.jobs[0], b, cj, d};
+        ClusterRun run(c);
+        const ClusterRunResult r = run.Run("ecmp");
+        std::map<std::string, ClusterJobResult> by;
+        for (const auto& j : r.jobs)
+        {
+            by[j.name] = j;
+        }
+        NS_TEST_ASSERT_MSG_EQ(by.size(), 4u, "four window jobs");
+        NS_TEST_ASSERT_MSG_GT(by["A"].end, 0.0, "A finished");
+        NS_TEST_EXPECT_MSG_EQ_TOL(by["B"].start,
+                                  by["A"].end,
+                                  1e-9,
+                                  "B starts when A frees host 0, not at its arrival");
+        NS_TEST_EXPECT_MSG_EQ_TOL(by["C"].start, 150.0, 1e-9, "C starts at its arrival");
+        NS_TEST_ASSERT_MSG_EQ(by["C"].hosts, 1u, "C holds host 3 only (its master pod none)");
+        NS_TEST_ASSERT_MSG_EQ(by["D"].unplaceable, true, "D is unplaceable");
+        NS_TEST_ASSERT_MSG_NE(by["D"].unplaceableReason.find("unequal (8, 2)"),
+                              std::string::npos,
+                              "D's reason: " << by["D"].unplaceableReason);
+        NS_TEST_ASSERT_MSG_EQ(r.jobsUnplaceable, 1u, "one unplaceable job");
+        NS_TEST_ASSERT_MSG_EQ(r.jobsFinished, 3u, "A, B and C finish");
+    }
+};
+
+/**
+ * \ingroup crux-tests
  * \brief Bad configuration: one std::invalid_argument naming the field.
  */
 class ClusterRunBadConfigTestCase : public TestCase
@@ -1020,6 +1084,7 @@ class ClusterRunTestSuite : public TestSuite
     {
         AddTestCase(new ClusterRunBadConfigTestCase, TestCase::QUICK);
         AddTestCase(new ClusterRunReschedulingTestCase, TestCase::QUICK);
+        AddTestCase(new ClusterRunRecordedPlacementTestCase, TestCase::QUICK);
         AddTestCase(new ClusterRunDeterminismTestCase, TestCase::QUICK);
         AddTestCase(new ClusterRunFlowEngineTestCase, TestCase::QUICK);
         AddTestCase(new ClusterRunDecompositionTestCase, TestCase::QUICK);

@@ -314,26 +314,51 @@ EpochEngine::DeferredReschedule()
 std::optional<std::vector<HostShare>>
 EpochEngine::AllocateTrace(uint32_t i, const TraceJob& tj)
 {
-    if (tj.hosts.empty())
+    // a pod without GPUs (e.g. a job's master pod) holds no GPU of its host
+    std::vector<uint32_t> hosts;
+    std::vector<uint32_t> gpus;
+    for (size_t k = 0; k < tj.hosts.size() && k < tj.gpusPerHost.size(); ++k)
     {
-        throw std::invalid_argument("no recorded hosts");
-    }
-    for (uint32_t need : tj.gpusPerHost)
-    {
-        if (need != tj.gpusPerHost.front())
+        if (tj.gpusPerHost[k] > 0)
         {
-            throw std::invalid_argument("recorded hosts do not fit the topology");
+            hosts.push_back(tj.hosts[k]);
+            gpus.push_back(tj.gpusPerHost[k]);
         }
     }
-    return m_placer->AllocateOn(i, tj.hosts, tj.gpusPerHost.front());
+    if (hosts.empty())
+    {
+        throw std::invalid_argument("no recorded host with GPUs");
+    }
+    for (uint32_t need : gpus)
+    {
+        if (need != gpus.front())
+        {
+            // the job model runs the same number of GPUs on each of its hosts (its rails and
+            // tensor-parallel groups, DltJob::TensorParallel)
+            std::string list;
+            for (size_t k = 0; k < gpus.size() && k < 8; ++k)
+            {
+                list += (k > 0 ? ", " : "") + std::to_string(gpus[k]);
+            }
+            throw std::invalid_argument("its recorded GPUs per host are unequal (" + list +
+                                        (gpus.size() > 8 ? ", ..." : "") +
+                                        "); the job model needs the same number on each host");
+        }
+    }
+    return m_placer->AllocateOn(i, hosts, gpus.front());
 }
 
 void
 EpochEngine::PlaceQueued()
 {
-    while (!m_queue.empty())
+    // locality / random / buddy: strict FIFO, the head of the queue blocks the others. A
+    // recorded placement (trace) is no decision: each job starts as soon as its own recorded
+    // GPUs are free (held longer by a job that ran slower than recorded), whatever waits before
+    // it.
+    auto it = m_queue.begin();
+    while (it != m_queue.end())
     {
-        const uint32_t i = m_queue.front();
+        const uint32_t i = *it;
         RunJob& j = m_jobs[i];
         std::optional<std::vector<HostShare>> alloc;
         try
@@ -344,14 +369,20 @@ EpochEngine::PlaceQueued()
         {
             NS_LOG_INFO("job " << j.res.name << " can never be placed: " << e.what());
             j.res.unplaceable = true;
-            m_queue.pop_front();
+            j.res.unplaceableReason = e.what();
+            it = m_queue.erase(it);
             continue;
         }
         if (!alloc)
         {
-            return;
+            if (!m_tracePlacement)
+            {
+                return;
+            }
+            ++it;
+            continue;
         }
-        m_queue.pop_front();
+        it = m_queue.erase(it);
         StartJob(i, *alloc);
     }
 }

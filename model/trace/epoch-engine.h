@@ -123,6 +123,9 @@ struct ClusterJobResult
     double flopsPerIter{0};  //!< W_j, FLOPs
     double intensity{0};     //!< I_j alone on default paths, FLOPs/s
     bool unplaceable{false}; //!< the shape can never fit the topology (skipped)
+    /// why the job can never be placed (empty unless unplaceable), e.g. "host 3 has 8 GPUs,
+    /// the job asks for 9" or unequal recorded GPUs per host under --placement=trace
+    std::string unplaceableReason;
 };
 
 /**

@@ -97,13 +97,23 @@ ReadHeader(Rfc4180Reader& reader, const std::string& file, const std::vector<std
     return h;
 }
 
-/// Read the next well-formed row with the header's field count; reports the others.
+/// A rejected row's job, for NextRow(): the column of its name and the count per job.
+struct RejectedRowsOf
+{
+    size_t column{0};                        //!< the job_name column
+    std::map<std::string, uint64_t>* counts; //!< rejected rows per job name
+};
+
+/// Read the next well-formed row with the header's field count; reports the others, and with
+/// \p byJob counts each against the job named in its job_name field where that field was read
+/// (a malformed or short pod row would otherwise leave its job with fewer GPUs).
 bool
 NextRow(Rfc4180Reader& reader,
         const Header& h,
         const std::string& file,
         std::vector<std::string>& fields,
-        std::vector<TraceWarning>& warnings)
+        std::vector<TraceWarning>& warnings,
+        const RejectedRowsOf* byJob = nullptr)
 {
     while (true)
     {
@@ -112,20 +122,30 @@ NextRow(Rfc4180Reader& reader,
         {
             return false;
         }
+        const std::vector<std::string>* got = nullptr;
         if (st == Rfc4180Reader::Status::MALFORMED)
         {
             warnings.push_back({file, reader.Line(), "malformed CSV row: " + reader.Error()});
-            continue;
+            got = &reader.Partial();
         }
-        if (fields.size() != h.fields)
+        else if (fields.size() != h.fields)
         {
             warnings.push_back({file,
                                 reader.Line(),
                                 "row has " + std::to_string(fields.size()) +
                                     " fields, header has " + std::to_string(h.fields)});
-            continue;
+            got = &fields;
         }
-        return true;
+        else
+        {
+            return true;
+        }
+        if (byJob != nullptr && got->size() > byJob->column && !(*got)[byJob->column].empty())
+        {
+            const std::string& job = (*got)[byJob->column];
+            ++(*byJob->counts)[job];
+            warnings.back().reason += " (a pod row of job " + job + ")";
+        }
     }
 }
 
@@ -513,7 +533,8 @@ ParseLingjunWorkers(std::istream& in, const std::string& file, std::vector<Trace
     LingjunWorkerTable table;
     table.file = file;
     std::vector<std::string> f;
-    while (NextRow(reader, h, file, f, warnings))
+    const RejectedRowsOf byJob{cJob, &table.rejectedPods};
+    while (NextRow(reader, h, file, f, warnings, &byJob))
     {
         const uint64_t line = reader.Line();
         LingjunWorkerRecord r;

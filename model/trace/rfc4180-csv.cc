@@ -55,10 +55,17 @@ Rfc4180Reader::SkipLine()
     }
 }
 
+const std::vector<std::string>&
+Rfc4180Reader::Partial() const
+{
+    return m_partial;
+}
+
 Rfc4180Reader::Status
 Rfc4180Reader::Next(std::vector<std::string>& fields)
 {
     m_error.clear();
+    m_partial.clear();
     // Skip blank lines.
     while (m_pos < m_text.size() && (m_text[m_pos] == '\n' || m_text[m_pos] == '\r'))
     {
@@ -74,7 +81,7 @@ Rfc4180Reader::Next(std::vector<std::string>& fields)
     }
     m_start = m_line;
     const size_t recordStart = m_pos;
-    std::vector<std::string> out;
+    std::vector<std::string>& out = m_partial; // what Partial() gives after MALFORMED
     std::string field;
     const size_t n = m_text.size();
     while (true)
@@ -171,6 +178,7 @@ Rfc4180Reader::Next(std::vector<std::string>& fields)
         break;
     }
     fields.swap(out);
+    m_partial.clear();
     return Status::RECORD;
 }
 

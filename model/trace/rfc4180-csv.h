@@ -81,15 +81,23 @@ class Rfc4180Reader
     /// \return reason of the last MALFORMED outcome ("" otherwise)
     const std::string& Error() const;
 
+    /**
+     * \return after a MALFORMED outcome, the fields of the rejected record read before the
+     *         error (e.g. its job name, so that a reader can count the row against its job);
+     *         empty after RECORD or END
+     */
+    const std::vector<std::string>& Partial() const;
+
   private:
     /// Skip to just after the end of the current physical line.
     void SkipLine();
 
-    std::string m_text;  //!< the whole input
-    size_t m_pos{0};     //!< next unread character
-    uint64_t m_line{1};  //!< line number at m_pos
-    uint64_t m_start{0}; //!< line of the last record
-    std::string m_error; //!< last error
+    std::string m_text;                 //!< the whole input
+    size_t m_pos{0};                    //!< next unread character
+    uint64_t m_line{1};                 //!< line number at m_pos
+    uint64_t m_start{0};                //!< line of the last record
+    std::string m_error;                //!< last error
+    std::vector<std::string> m_partial; //!< fields of the record being read (Partial())
 };
 
 /**

@@ -173,6 +173,21 @@ TEST(Rfc4180Reader, MalformedRecordsAreReportedWithTheirLineAndSkipped)
     EXPECT_NE(r[4][2].find("not closed"), std::string::npos);
 }
 
+TEST(Rfc4180Reader, PartialGivesTheFieldsReadBeforeTheError)
+{
+    std::istringstream in("jobA,w0,\"worker,\"x\n" // text after a closing quote of field 3
+                          "jobB,w1,worker\n");
+    Rfc4180Reader r(in);
+    std::vector<std::string> f;
+    ASSERT_EQ(r.Next(f), Rfc4180Reader::Status::MALFORMED);
+    EXPECT_EQ(r.Partial(), (std::vector<std::string>{"jobA", "w0"}));
+    ASSERT_EQ(r.Next(f), Rfc4180Reader::Status::RECORD);
+    EXPECT_EQ(f, (std::vector<std::string>{"jobB", "w1", "worker"}));
+    EXPECT_TRUE(r.Partial().empty());
+    EXPECT_EQ(r.Next(f), Rfc4180Reader::Status::END);
+    EXPECT_TRUE(r.Partial().empty());
+}
+
 TEST(Rfc4180Reader, RecordOfMoreThanMaxFieldsIsMalformedAndSkipped)
 {
     // A line of commas would cost a std::string per byte: refused beyond MAX_FIELDS fields.
@@ -567,4 +582,29 @@ TEST(LingjunAssemble, JobWithARejectedPodRowIsDroppedNotShrunk)
     LingjunAssembleOptions keep;
     keep.dropIncompleteJobs = false;
     EXPECT_EQ(AssembleLingjunTrace(jobs, workers, topo, keep).jobs.size(), 2u);
+}
+
+TEST(LingjunAssemble, JobWithAMalformedOrShortPodRowIsDroppedNotShrunk)
+{
+    // A pod row that is not CSV (text after a closing quote) or has too few fields is
+    // skipped like a bad RES; its job_name was read, so the job is dropped, not run on the
+    // GPUs of its other pods.
+    std::vector<TraceWarning> w;
+    const LingjunTopology topo = SmallTopology(w);
+    const LingjunJobTable jobs = TwoJobs("bent", "short", w);
+    std::istringstream workerIn(kWorkerHeader + "1,bent,bent-worker-0,worker,hA,t,t,t," + Res(8) +
+                                "\n" + "2,bent,bent-worker-1,\"worker,\"x,hB,t,t,t," + Res(8) +
+                                "\n" + "3,short,short-worker-0,worker,hA,t,t,t," + Res(8) + "\n" +
+                                "4,short,short-worker-1,worker,hC\n");
+    LingjunWorkerTable workers = ParseLingjunWorkers(workerIn, "worker.csv", w);
+    ExpectWarnings(w,
+                   {{3, "malformed CSV row: unexpected text after the closing quote"},
+                    {5, "row has 5 fields, header has 9 (a pod row of job short)"}});
+    EXPECT_TRUE(HasWarning(w, 3, "(a pod row of job bent)"));
+    EXPECT_EQ(workers.rejectedPods.at("bent"), 1u);
+    EXPECT_EQ(workers.rejectedPods.at("short"), 1u);
+    LingjunTrace trace = AssembleLingjunTrace(jobs, workers, topo);
+    EXPECT_TRUE(trace.jobs.empty()) << Dump(trace.warnings);
+    EXPECT_TRUE(HasWarning(trace.warnings, 2, "were rejected by the row checks; job dropped"));
+    EXPECT_TRUE(HasWarning(trace.warnings, 3, "were rejected by the row checks; job dropped"));
 }
