@@ -45,15 +45,19 @@ Usage::
     sweep.py SWEEP_FILE --out=DIR --list                   # print the runs' command lines only
 
 Exit status: 0 every run and plot succeeded; 1 a run or a plot failed (the table is written);
-2 bad sweep file or options (nothing is run or written).
+2 bad sweep file or options (nothing is run or written); 130 interrupted (Ctrl-C: the runs that
+completed are kept for --resume). --resume reuses a run when its command line and the content of
+the files it names (the scenario, trace CSVs) are those of the earlier call.
 """
 
 import argparse
 import copy
 import csv
+import hashlib
 import itertools
 import json
 import logging
+import math
 import os
 import re
 import runpy
@@ -185,6 +189,26 @@ def _check_value(v, where):
                      f"got {json.dumps(v)}")
 
 
+def _check_tree(node, path, where=""):
+    """Every key a string and every value one that JSON and a command line can carry: a YAML
+    date (``2023-01-01``), a non-finite number (``.nan``, ``.inf``), an integer key or a Python
+    object is refused here, naming the file and where in it, instead of failing later."""
+    at = f"{path}: {where}" if where else path
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if not isinstance(k, str):
+                raise SweepError(f"{at}: key {k!r} is not text (quote it: '{k}')")
+            _check_tree(v, path, f"{where}.{k}" if where else k)
+    elif isinstance(node, (list, tuple)):
+        for i, v in enumerate(node):
+            _check_tree(v, path, f"{where}[{i}]")
+    elif isinstance(node, float) and not math.isfinite(node):
+        raise SweepError(f"{at}: {node!r} is not a finite number")
+    elif node is not None and not isinstance(node, (str, int, float, bool)):
+        raise SweepError(f"{at}: {node!s} is a {type(node).__name__}, not a number, string or "
+                         "boolean (quote it to pass it as text)")
+
+
 def read_sweep_file(path):
     """The sweep as a dict: YAML/JSON file, or a Python file defining ``SWEEP``."""
     if not os.path.isfile(path):
@@ -192,10 +216,11 @@ def read_sweep_file(path):
     if path.endswith(".py"):
         try:
             ns = runpy.run_path(path)
-        except Exception as e:  # the user's script: report whatever it raised
+        except (Exception, SystemExit) as e:  # the user's script: report whatever it raised
             raise SweepError(f"{path}: {type(e).__name__}: {e}") from None
         if not isinstance(ns.get("SWEEP"), dict):
             raise SweepError(f"{path}: defines no dict SWEEP")
+        _check_tree(ns["SWEEP"], path)
         return ns["SWEEP"]
     with open(path, encoding="utf-8") as f:
         text = f.read()
@@ -216,6 +241,7 @@ def read_sweep_file(path):
             raise SweepError(f"{path}: {' '.join(str(e).split())}") from None
     if not isinstance(data, dict):
         raise SweepError(f"{path}: expected a mapping with 'runs'")
+    _check_tree(data, path)
     return data
 
 
@@ -461,8 +487,11 @@ def prepare(runs, out, bindir):
         r.argv = argv
         if r.program == "crux-trace-run":
             scheds = cell(r.options.get("schedulers", known.get("schedulers") or "crux,ecmp"))
-            r.summaries = [(s, os.path.join(run_dir, s, "summary.json"))
-                           for s in scheds.split(",") if s]
+            names = [s.strip() for s in scheds.split(",") if s.strip()]  # as crux-trace-run
+            for s in names:
+                if names.count(s) > 1:
+                    raise SweepError(f"run {r.run_id}: schedulers: '{s}' is listed twice")
+            r.summaries = [(s, os.path.join(run_dir, s, "summary.json")) for s in names]
         else:
             r.summaries = [(None, os.path.join(run_dir, "summary.json"))]
         for _, p in r.summaries:
@@ -507,6 +536,28 @@ def _die_with_parent():
         pass
 
 
+def input_digests(argv, cwd):
+    """{option: sha256} of every file an option of the command line names (``--scenario=``,
+    ``--jobCsv=``, ...): with the command line they identify a run for --resume, since a
+    scenario-file grid value or an edited input changes a file, not the line."""
+    out = {}
+    for a in argv[1:]:
+        if not a.startswith("--") or "=" not in a:
+            continue
+        key, value = a.split("=", 1)
+        path = value if os.path.isabs(value) else os.path.join(cwd, value)
+        if value and os.path.isfile(path):
+            h = hashlib.sha256()
+            try:
+                with open(path, "rb") as f:
+                    for chunk in iter(lambda: f.read(1 << 20), b""):
+                        h.update(chunk)
+            except OSError:
+                continue
+            out[key] = h.hexdigest()
+    return out
+
+
 def execute(task):
     """Run one program invocation (on a worker) and read its summary.json files.
 
@@ -515,6 +566,7 @@ def execute(task):
     succeeded), wall_s, host and summaries [(name, parsed JSON)]."""
     t0 = time.monotonic()
     os.makedirs(os.path.dirname(task["stdout"]), exist_ok=True)
+    inputs = input_digests(task["argv"], task["cwd"])
     returncode = None
     error = ""
     with open(task["stdout"], "wb") as so, open(task["stderr"], "wb") as se:
@@ -541,18 +593,20 @@ def execute(task):
               "wall_s": wall, "host": socket.gethostname(),
               "summaries": summaries if not error else []}
     with open(task["status"], "w", encoding="utf-8") as f:
-        json.dump({"argv": task["argv"], "returncode": returncode, "error": error,
-                   "wall_s": wall, "host": result["host"]}, f, indent=1)
+        json.dump({"argv": task["argv"], "inputs": inputs, "returncode": returncode,
+                   "error": error, "wall_s": wall, "host": result["host"]}, f, indent=1)
     return result
 
 
 def reuse(task):
-    """The result of a run completed by an earlier call with the same command line (--resume),
-    or None."""
+    """The result of a run completed by an earlier call with the same command line and the
+    same content of the files it names (input_digests; --resume), or None."""
     try:
         with open(task["status"], encoding="utf-8") as f:
             st = json.load(f)
         if st.get("argv") != task["argv"] or st.get("returncode") != 0 or st.get("error"):
+            return None
+        if st.get("inputs") != input_digests(task["argv"], task["cwd"]):
             return None
         summaries = []
         for name, path in task["summaries"]:
@@ -802,7 +856,8 @@ def parse_args(argv):
                    "(dask scheduler --scheduler-file, dask-mpi)")
     p.add_argument("--resume", action="store_true",
                    help="reuse runs that an earlier call with the same --out completed with the "
-                   "same command line")
+                   "same command line and the same content of the files it names (scenario, "
+                   "trace CSVs)")
     p.add_argument("--list", action="store_true", help="print the runs' command lines, run "
                    "nothing")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -870,10 +925,11 @@ def main(argv=None):
     tasks = []
     for r in runs:
         if r.scenario_doc is not None:
-            with open(os.path.join(out, "scenarios", r.run_id + ".json"), "w",
-                      encoding="utf-8") as f:
-                json.dump(r.scenario_doc, f, indent=2)
+            dest = os.path.join(out, "scenarios", r.run_id + ".json")
+            with open(dest + ".tmp", "w", encoding="utf-8") as f:  # never half-written
+                json.dump(r.scenario_doc, f, indent=2, allow_nan=False)
                 f.write("\n")
+            os.replace(dest + ".tmp", dest)
         log = os.path.join(out, "logs", r.run_id)
         tasks.append({"run_id": r.run_id, "argv": r.argv, "cwd": out, "stdout": log + ".stdout",
                       "stderr": log + ".stderr", "status": log + ".status.json",
@@ -915,4 +971,9 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("sweep.py: interrupted; the runs that completed are kept (--resume reuses them)",
+              file=sys.stderr)
+        sys.exit(130)

@@ -402,6 +402,22 @@ for args, want in (((0.27471, 0.01234, 5), "0.275 ± 0.012"),
     got = results.format_interval(*args)
     check(got == want, f"format_interval{args} = '{got}', FormatInterval gives '{want}'")
 
+# ------------------------------------------------------------------ a damaged jobs.csv
+# (found by a breaker helper: it was read without checks, a short row as NaN)
+import shutil  # noqa: E402
+damaged = os.path.join(tmp, "trace-damaged")
+shutil.copytree(trace, damaged)
+jobs_csv = os.path.join(damaged, "crux", "jobs.csv")
+with open(jobs_csv, "a") as f:
+    f.write("0,jobA,resnet50,16\n")
+line = sum(1 for _ in open(jobs_csv))
+try:
+    results.load(damaged).jobs
+    check(False, "a short row of jobs.csv: no error")
+except results.ResultsError as err:
+    check(f"jobs.csv:{line}: column 'hosts': no value" in str(err),
+          f"a short row of jobs.csv names its line and column: {err}")
+
 # ------------------------------------------------------------------ bad input
 try:
     results.load(tmp)  # holds result directories of both kinds (flow, packet, trace, ...)
@@ -422,5 +438,4 @@ if fails:
     print(f"{len(fails)} figure check(s) failed")
     sys.exit(1)
 print(f"all figure checks passed ({tmp} removed)")
-import shutil  # noqa: E402
 shutil.rmtree(tmp)

@@ -222,6 +222,32 @@ try:
     elif open(os.path.join(two, "table.csv"), "rb").read() != before:
         fail("--resume rewrote a different table")
 
+    # 3b. --resume after a scenario-file grid value changed: the command line is the same (the
+    # derived scenario's path), the file is not, so the run is made again (found by a breaker
+    # helper: it used to be reused, with the old link rate's numbers)
+    def rate_sweep(rate):
+        path = os.path.join(work, "rate.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump({"runs": [{"program": "crux-experiment", "name": "r", "options": {
+                "scenario": os.path.join(root, "scenarios", "smoke.json"), "fabric": "flow",
+                "modes": "crux", "quiet": True},
+                "grid": {"scenario.topology.fabricLinkRate": [rate]}}]}, f)
+        return path
+    ro = os.path.join(work, "rate")
+    run_sweep(rate_sweep("20Gbps"), f"--out={ro}", "--workers=1")
+    u20 = read_table(os.path.join(ro, "table.csv"))[0]["utilization"]
+    rc8, _, err8 = run_sweep(rate_sweep("40Gbps"), f"--out={ro}", "--workers=1", "--resume")
+    u40 = read_table(os.path.join(ro, "table.csv"))[0]["utilization"]
+    rc9, _, err9 = run_sweep(rate_sweep("40Gbps"), f"--out={ro}", "--workers=1", "--resume")
+    u40b = read_table(os.path.join(ro, "table.csv"))[0]["utilization"]
+    if rc8 != 0 or "reused" in err8 or u40 == u20:
+        fail(f"--resume after a scenario grid value changed: exit {rc8}, utilization {u20} at "
+             f"20 Gbit/s and {u40} at 40 (expected a new run):\n{err8}")
+    elif rc9 != 0 or "1 run(s) reused" not in err9 or u40b != u40:
+        fail(f"--resume of the same scenario: exit {rc9}, {u40b} against {u40}:\n{err9}")
+    else:
+        print(f"--resume reruns a changed scenario ({u20} -> {u40}) and reuses an unchanged one")
+
     # 4. a failing run
     bad = os.path.join(work, "failing.json")
     with open(bad, "w", encoding="utf-8") as f:
@@ -257,7 +283,11 @@ try:
             ({"runs": [{"program": "crux-experiment", "options": {
                 "scenario": os.path.join(root, "scenarios", "smoke.json"),
                 "scenario.topology.nosuch.x": 1}}]},
-             "'topology.nosuch' is not in the scenario")):
+             "'topology.nosuch' is not in the scenario"),
+            ({"runs": [{"program": "crux-trace-run", "grid": {"seed": [float("nan")]}}]},
+             "runs[0].grid.seed[0]: nan is not a finite number"),
+            ({"runs": [{"program": "crux-trace-run", "options": {"schedulers": "crux, crux"}}]},
+             "schedulers: 'crux' is listed twice")):
         path = os.path.join(work, "bad.json")
         with open(path, "w", encoding="utf-8") as f:
             json.dump(content, f)
@@ -266,6 +296,21 @@ try:
         if rc5 != 2 or needle not in err5 or os.path.exists(bo):
             fail(f"bad sweep file: exit {rc5}, expected 2 with '{needle}' and nothing "
                  f"written:\n{err5}")
+
+    # 5a. values that JSON and a command line cannot carry (a YAML date) and a script that
+    # exits: one line, exit 2
+    for text, needle in (
+            ("import datetime\nSWEEP = {'runs': [{'program': 'crux-trace-run', "
+             "'options': {'days': datetime.date(2023, 1, 1)}}]}\n",
+             "runs[0].options.days: 2023-01-01 is a date, not a number"),
+            ("import sys\nsys.exit(3)\n", "SystemExit: 3")):
+        path = os.path.join(work, "bad.py")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        bo = os.path.join(work, "bad-out")
+        rc5, _, err5 = run_sweep(path, f"--out={bo}")
+        if rc5 != 2 or needle not in err5 or len(err5.strip().splitlines()) != 1:
+            fail(f"bad Python sweep: exit {rc5}, expected 2 with '{needle}':\n{err5}")
 
     # 5b. a sweep written in Python: its runs listed (--list runs nothing)
     rc7, out7, err7 = run_sweep(os.path.join(root, "sweeps", "trace-load.py"),

@@ -298,7 +298,9 @@ def read_csv(path, columns, rename=None):
             i = int(bad.to_numpy().nonzero()[0][0])
             what = text.iloc[i]
             raise ResultsError(f"{path}:{i + 2}: column '{name}': "
-                               + (f"'{what}' is not a number" if what.lower() != "nan"
+                               + ("no value (an empty field, or a row shorter than the "
+                                  "header)" if what == "" else
+                                  f"'{what}' is not a number" if what.lower() != "nan"
                                   else "value is NaN"))
         if kind is float:
             # exact: the shortest round-trip text of a double parses back to that double
@@ -670,6 +672,16 @@ def _summary_window(summary):
         return None
 
 
+#: jobs.csv columns of a trace run (doc/crux.rst, "Output files"), as read by read_csv
+TRACE_JOBS_COLUMNS = {
+    "job": int, "name": str, "model": str, "gpus": int, "hosts": int, "submit_s": float,
+    "start_s": str, "end_s": str, "jct_s": str, "iterations": float, "alone_iter_s": float,
+    "mean_iter_s": float, "slowdown": float, "flops_per_iter": float, "intensity": str,
+    "arrival_s": float, "work_iterations": float, "finished": int}
+#: jobs.csv columns that are empty where there is no value (float64 with NaN there)
+TRACE_JOBS_OPTIONAL = ("start_s", "end_s", "jct_s", "intensity")
+
+
 class SchedulerRun:
     """The output of one scheduler in one crux-trace-run call: a directory holding
     summary.json, utilization.csv, link-intensity.csv, jobs.csv and decisions.csv.
@@ -734,12 +746,9 @@ class SchedulerRun:
     def jobs(self):
         """jobs.csv (every column; numbers as float64, names as strings; ``intensity`` as
         ``intensity_flops_per_s``, +inf for a job that puts no byte on a modelled link)."""
-        p = self.path("jobs.csv")
-        _check_file(p)
-        f = pd.read_csv(p, float_precision="round_trip")
-        for c in ("name", "model"):
-            if c in f.columns:
-                f[c] = f[c].astype("string")
+        f = read_csv(self.path("jobs.csv"), TRACE_JOBS_COLUMNS)
+        for c in TRACE_JOBS_OPTIONAL:  # empty for a job that never started / did not finish
+            f[c] = _optional_float(f[c])
         return f.rename(columns={"intensity": "intensity_flops_per_s"})
 
     def label(self):
