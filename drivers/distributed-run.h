@@ -17,6 +17,8 @@
 #define CRUX_DISTRIBUTED_RUN_H
 
 #include <cstdint>
+#include <cstdlib>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -62,6 +64,25 @@ class CruxDistributed
     /// \return the number of ranks (1 when not enabled)
     static uint32_t GetSize();
 
+    /**
+     * \brief The number of processes mpirun started, read from the launcher's environment
+     * (OpenMPI's OMPI_COMM_WORLD_SIZE, else a PMI launcher's PMI_SIZE), also without MPI and
+     * before Enable(): a program that does not run distributed refuses more than one (each
+     * process would run the whole work and write the same files).
+     * \return that number, 1 without mpirun
+     */
+    static uint32_t LauncherSize()
+    {
+        return LauncherValue({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}, 1);
+    }
+
+    /// \return this process's rank as mpirun numbers it (OMPI_COMM_WORLD_RANK, else PMI_RANK;
+    /// also before Enable()), 0 without mpirun
+    static uint32_t LauncherRank()
+    {
+        return LauncherValue({"OMPI_COMM_WORLD_RANK", "PMI_RANK"}, 0);
+    }
+
     /// \brief After Simulator::Destroy(): ns-3's MPI interface again for the next simulation.
     static void EndRun();
 
@@ -91,6 +112,22 @@ class CruxDistributed
      * \return true if every rank passed true
      */
     static bool AllTrue(bool local);
+
+  private:
+    /// \param names environment variables, in order \param otherwise the value if none is set
+    /// \return the first one set, as a number (0 if it is not one)
+    static uint32_t LauncherValue(std::initializer_list<const char*> names, uint32_t otherwise)
+    {
+        for (const char* name : names)
+        {
+            const char* v = std::getenv(name);
+            if (v != nullptr)
+            {
+                return static_cast<uint32_t>(std::strtoul(v, nullptr, 10));
+            }
+        }
+        return otherwise;
+    }
 };
 
 } // namespace ns3

@@ -153,36 +153,6 @@ AddOptions(CheckedCommandLine& cmd, ExperimentOptions& o)
                  o.mpi);
 }
 
-/// \return the value of the first of \p names set in the environment (OpenMPI's or a PMI
-/// launcher's variables), or \p otherwise
-uint32_t
-LauncherValue(std::initializer_list<const char*> names, uint32_t otherwise)
-{
-    for (const char* name : names)
-    {
-        const char* v = std::getenv(name);
-        if (v != nullptr)
-        {
-            return static_cast<uint32_t>(std::atoi(v));
-        }
-    }
-    return otherwise;
-}
-
-/// \return the number of processes mpirun started, 1 without mpirun
-uint32_t
-LauncherSize()
-{
-    return LauncherValue({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}, 1);
-}
-
-/// \return this process's rank as mpirun numbers it (also before MPI_Init), 0 without mpirun
-uint32_t
-LauncherRank()
-{
-    return LauncherValue({"OMPI_COMM_WORLD_RANK", "PMI_RANK"}, 0);
-}
-
 /// Put the text overrides of the command line into the scenario (noted in its source).
 void
 ApplyTextOverrides(const ExperimentOptions& o, Scenario& s)
@@ -332,10 +302,10 @@ main(int argc, char* argv[])
                 throw ExperimentError(std::string("--mpi: ") + e.what()); // no mpi module
             }
         }
-        else if (LauncherSize() > 1)
+        else if (CruxDistributed::LauncherSize() > 1)
         {
             throw ExperimentError("--mpi: started by mpirun with " +
-                                  std::to_string(LauncherSize()) +
+                                  std::to_string(CruxDistributed::LauncherSize()) +
                                   " processes but without --mpi (every process would run the "
                                   "whole experiment and write the same files)");
         }
@@ -408,8 +378,8 @@ main(int argc, char* argv[])
     {
         // Bad input is found by every rank alike: rank 0 says it. An error during a distributed
         // simulation may be one rank's: that rank says it and ends all ranks.
-        const uint32_t rank =
-            CruxDistributed::IsEnabled() ? CruxDistributed::GetRank() : LauncherRank();
+        const uint32_t rank = CruxDistributed::IsEnabled() ? CruxDistributed::GetRank()
+                                                           : CruxDistributed::LauncherRank();
         if (simulating || rank == 0)
         {
             std::cerr << CruxRunError::Format(

@@ -41,6 +41,7 @@
 #include "ns3/crux-run-error.h"
 #include "ns3/crux-scheduler.h"
 #include "ns3/data-rate.h"
+#include "ns3/distributed-run.h"
 #include "ns3/parallel-runs.h"
 #include "ns3/roce-constants.h"
 #include "ns3/uinteger.h"
@@ -501,6 +502,14 @@ main(int argc, char* argv[])
     try
     {
         cmd.Parse(argc, argv);
+        if (CruxDistributed::LauncherSize() > 1)
+        {
+            throw InputError("mpirun",
+                             "started with " + std::to_string(CruxDistributed::LauncherSize()) +
+                                 " processes: crux-trace-run does not run distributed (every "
+                                 "process would run the whole trace and write the same files); "
+                                 "--jobs runs the schedulers in parallel");
+        }
         const std::string attribute = "ns3::CruxIntensityPriorities::Threads";
         for (int i = 1; i < argc; ++i)
         {

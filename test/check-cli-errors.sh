@@ -324,6 +324,9 @@ if [ -x "$trace" ]; then
   printf 'job_name,model,status,gmt_job_submitted,gmt_job_running,gmt_job_finished,gmt_job_stopped\nj,resnet50,Succeeded,2023/7/15 02:01,2023/7/15 02:01,2023/7/15 03:01,\n' > "$work/rec-job.csv"
   printf 'job_name,worker_name,replica_type,host_ip,RES\n' > "$work/rec-worker.csv"
   expect_in "$trace" 1 trace-recorded-clos "--placement: 'trace' replays the hosts job.csv/worker.csv recorded, which are topo.csv's: it needs --topology=lingjun, not 'clos'" --topoCsv="$root/data/lingjun-2023/topo.csv" --jobCsv="$work/rec-job.csv" --workerCsv="$work/rec-worker.csv" --placement=trace --dryRun --outputDir="$work/out-trace-recorded-clos"
+  # found by a breaker helper: under mpirun every process ran the whole trace and wrote the
+  # same files (crux-experiment refuses it without --mpi too)
+  OMPI_COMM_WORLD_SIZE=2 expect_in "$trace" 1 trace-mpirun "mpirun: started with 2 processes: crux-trace-run does not run distributed" --days=0.05 --dryRun --outputDir="$work/out-trace-mpirun"
   # found by a new-user helper: the coarse evaluator's options were ignored under the exact one
   expect_in "$trace" 1 trace-exact-cut "--weakLinkBound: applies to --evaluator=coarse only (got --evaluator=exact)" --evaluator=exact --weakLinkBound=0.5 --days=0.05 --dryRun --outputDir="$work/out-trace-exact-cut"
   # found by a breaker helper: a result file that is a directory used to fail after the run,

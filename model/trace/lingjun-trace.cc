@@ -93,6 +93,12 @@ ReadHeader(Rfc4180Reader& reader, const std::string& file, const std::vector<std
         {
             throw TraceError(file + ": header has no column '" + name + "'");
         }
+        // which of two would be read is a guess (the real job.csv has two unnamed columns,
+        // which no reader needs, so only the columns read are checked)
+        if (std::count(fields.begin(), fields.end(), name) > 1)
+        {
+            throw TraceError(file + ": header has the column '" + name + "' twice");
+        }
     }
     return h;
 }

@@ -360,6 +360,17 @@ TEST(LingjunTopology, MissingColumnOrFileIsAnError)
     EXPECT_THROW(ReadLingjunTopology("/nonexistent/topo.csv", w), TraceError);
     std::istringstream empty("");
     EXPECT_THROW(ParseLingjunTopology(empty, "e.csv", w), TraceError);
+    // a column read twice: which one counts would be a guess
+    std::istringstream twice("ip,DSW,PSW,ASW,ip\nh,G6,P8,S1,g\n");
+    try
+    {
+        ParseLingjunTopology(twice, "t.csv", w);
+        FAIL() << "no error";
+    }
+    catch (const TraceError& e)
+    {
+        EXPECT_EQ(std::string(e.what()), "t.csv: header has the column 'ip' twice");
+    }
 }
 
 // ------------------------------------------------------------------------------------ jobs
