@@ -457,6 +457,7 @@ ParseLingjunJobs(std::istream& in, const std::string& file, std::vector<TraceWar
         // Reports a problem of this row (the caller then skips it).
         auto warn = [&](const std::string& what) {
             warnings.push_back({file, line, "job " + r.name + ": " + what});
+            table.rejected.insert(r.name);
         };
         if (seen.count(r.name) != 0)
         {
@@ -679,10 +680,12 @@ AssembleLingjunTrace(const LingjunJobTable& jobs,
     for (const auto& name : orphanOrder)
     {
         const auto& o = orphans[name];
-        out.warnings.push_back({workers.file,
-                                o.first,
-                                "job " + name + ": " + std::to_string(o.second) +
-                                    " pod row(s) of a job_name that is not in " + jobs.file});
+        const std::string why = jobs.rejected.count(name) != 0
+                                    ? " pod row(s) of a job whose row in " + jobs.file +
+                                          " was rejected (reported above)"
+                                    : " pod row(s) of a job_name that is not in " + jobs.file;
+        out.warnings.push_back(
+            {workers.file, o.first, "job " + name + ": " + std::to_string(o.second) + why});
     }
 
     for (size_t i = 0; i < jobs.rows.size(); ++i)

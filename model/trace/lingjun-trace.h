@@ -26,6 +26,7 @@
 #include <istream>
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -160,6 +161,9 @@ struct LingjunJobTable
 {
     std::string file;                   //!< file name (for warnings)
     std::vector<LingjunJobRecord> rows; //!< in file order
+    /// job_name of the rows the row checks rejected (so that their pods are not reported as
+    /// pods of an unknown job)
+    std::set<std::string> rejected;
 };
 
 /// \ingroup crux

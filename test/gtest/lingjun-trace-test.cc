@@ -619,3 +619,22 @@ TEST(LingjunAssemble, JobWithAMalformedOrShortPodRowIsDroppedNotShrunk)
     EXPECT_TRUE(HasWarning(trace.warnings, 2, "were rejected by the row checks; job dropped"));
     EXPECT_TRUE(HasWarning(trace.warnings, 3, "were rejected by the row checks; job dropped"));
 }
+
+TEST(LingjunAssemble, PodsOfARejectedJobRowAreNotCalledPodsOfAnUnknownJob)
+{
+    std::vector<TraceWarning> w;
+    const LingjunTopology topo = SmallTopology(w);
+    std::istringstream jobIn(kJobHeader +
+                             "1,u,late,PyTorchJob,x,Succeeded,2023/7/15 02:19,2023/7/15 02:21,,"
+                             "2023/7/15 02:20,,\n"); // finished before it ran: rejected
+    const LingjunJobTable jobs = ParseLingjunJobs(jobIn, "job.csv", w);
+    ASSERT_TRUE(jobs.rows.empty()) << Dump(w);
+    EXPECT_EQ(jobs.rejected.count("late"), 1u);
+    std::istringstream workerIn(kWorkerHeader + "1,late,late-worker-0,worker,hA,t,t,t," + Res(8) +
+                                "\n" + "2,gone,gone-worker-0,worker,hA,t,t,t," + Res(8) + "\n");
+    const LingjunWorkerTable workers = ParseLingjunWorkers(workerIn, "worker.csv", w);
+    const LingjunTrace trace = AssembleLingjunTrace(jobs, workers, topo);
+    ExpectWarnings(trace.warnings,
+                   {{2, "job late: 1 pod row(s) of a job whose row in job.csv was rejected"},
+                    {3, "job gone: 1 pod row(s) of a job_name that is not in job.csv"}});
+}
