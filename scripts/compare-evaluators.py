@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Accuracy of a trace run's evaluation against a reference run (issue 30).
+"""Accuracy of a trace run's evaluation against a reference run (the tolerances of the coarse
+evaluator, doc/crux.rst "Evaluator of the trace runs").
 
 Compares two crux-trace-run output directories made with the same trace, topology, placement
 and schedulers but different evaluators (typically --evaluator=coarse against
@@ -16,7 +17,7 @@ and schedulers but different evaluators (typically --evaluator=coarse against
 Then whether the schedulers' order by mean utilization is the same in both runs: every pair
 whose reference utilizations differ by more than the utilization tolerance must keep its
 order (closer pairs are ties; their swaps are counted). With
---check it exits 1 when a run misses the issue-30 tolerances (utilization within 0.3 %
+--check it exits 1 when a run misses the coarse evaluator's tolerances (utilization within 0.3 %
 relative, JCT and mean iteration time within 2 % at the median and 5 % at the 99th
 percentile, the same order).
 Output: one row per scheduler, whitespace-separated, for doc tables (--markdown: a
@@ -123,10 +124,13 @@ def main(argv):
     p.add_argument("--no-header", dest="header", action="store_false",
                    help="with --markdown: no header row")
     p.add_argument("--check", action="store_true",
-                   help="exit 1 when a run misses the issue-30 tolerances")
+                   help="exit 1 when a run misses the tolerances: mean utilization within 0.3 %% "
+                   "relative, per-job JCT and mean iteration time within 2 %% at the median and "
+                   "5 %% at the 99th percentile, the schedulers' order unchanged")
     a = p.parse_args(argv)
     args = [a.ref, a.test]
     label, markdown, header, check = a.label, a.markdown, a.header, a.check
+    lead = f"{label} " if label else ""  # the plain rows' first column, if any
     ref = load_run(args[0])
     test = load_run(args[1])
     common = [s for s in ref if s in test]
@@ -139,7 +143,7 @@ def main(argv):
                  f"({ref[s][0].get(key)!r} against {test[s][0].get(key)!r}): not the same run")
     ok = True
     for s in sorted(set(ref) ^ set(test)):
-        print(f"{label} {s}: MISS, only in {args[0] if s in ref else args[1]}")
+        print(f"{lead}{s}: MISS, only in {args[0] if s in ref else args[1]}")
         ok = False
     rows = []
     for s in common:
@@ -157,7 +161,7 @@ def main(argv):
         good = (abs(du) <= UTIL_TOL and med <= JCT_MEDIAN_TOL and p99 <= JCT_P99_TOL
                 and imed <= JCT_MEDIAN_TOL and ip99 <= JCT_P99_TOL and len(rj) == len(tj))
         if len(rj) != len(tj):
-            print(f"{label} {s}: finished jobs differ: {len(rj)} against {len(tj)}")
+            print(f"{lead}{s}: finished jobs differ: {len(rj)} against {len(tj)}")
         ok = ok and good
         rows.append((s, ur, ut, du, len(both), med, p99, imed, ip99, er, et, good))
     # The order: every pair of schedulers whose reference utilizations differ by more than the
@@ -190,11 +194,11 @@ def main(argv):
                   f"{ip99 * 100:.3f} % | {er:,} | {et:,} | {'yes' if good else 'NO'} |")
         else:
             ratio = (et / er) if er else float("nan")
-            print(f"{label} {s} util {ur:.6f} {ut:.6f} diff {du * 100:+.4f}% jobs {n} "
+            print(f"{lead}{s} util {ur:.6f} {ut:.6f} diff {du * 100:+.4f}% jobs {n} "
                   f"jct_median {med * 100:.4f}% jct_p99 {p99 * 100:.4f}% "
                   f"iter_median {imed * 100:.4f}% iter_p99 {ip99 * 100:.4f}% "
                   f"events {er} {et} ratio {ratio:.3f} {'ok' if good else 'MISS'}")
-    print(f"{label} order {'same' if same_order else 'DIFFERENT: ' + ', '.join(swapped)} "
+    print(f"{lead}order {'same' if same_order else 'DIFFERENT: ' + ', '.join(swapped)} "
           f"(reference {' > '.join(order_ref)}; {tied_swaps} swap(s) among schedulers within "
           f"{UTIL_TOL * 100:.1f} % of each other)")
     if check and not ok:
