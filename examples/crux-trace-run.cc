@@ -283,7 +283,8 @@ AddOptions(CheckedCommandLine& cmd, TraceRunOptions& o)
     AddRateOptions(cmd, c);
     AddIntraHostOptions(cmd, c);
     cmd.AddValue("quiet",
-                 "Do not print the table (and no progress lines unless --progress)",
+                 "Do not print the table (and no progress lines unless --progress, no count "
+                 "of the rows the generated trace skips on purpose)",
                  o.quiet);
     cmd.AddValue("progress",
                  "Wall seconds between progress lines on stderr; 0 = none (default 10, "
@@ -362,12 +363,17 @@ WithOptionName(std::string msg)
 }
 
 /// Skipped trace rows are reported, never silently dropped: all of them for files the user
-/// gave, a count for a generated trace (it skips rows on purpose, like the real one).
+/// gave, a count for a generated trace (it skips rows on purpose, like the real one; with
+/// \p quiet that count is only in summary.json). \param run the run \param quiet --quiet
 void
-ReportTraceWarnings(const ClusterRun& run)
+ReportTraceWarnings(const ClusterRun& run, bool quiet)
 {
     const auto& warnings = run.GetTraceWarnings();
-    if (!warnings.empty())
+    const bool onPurposeOnly =
+        std::all_of(warnings.begin(), warnings.end(), [](const TraceWarning& w) {
+            return w.file.rfind("generated ", 0) == 0;
+        });
+    if (!warnings.empty() && !(quiet && onPurposeOnly))
     {
         size_t generated = 0;
         for (const auto& w : warnings)
@@ -456,7 +462,7 @@ RunTrace(const TraceRunOptions& o)
                          : used ? std::max<uint32_t>(1, static_cast<uint32_t>(used->Get()))
                                 : 1;
     ClusterRun run(c);
-    ReportTraceWarnings(run);
+    ReportTraceWarnings(run, o.quiet);
     if (o.dryRun)
     {
         std::cout << "dry run: " << run.GetWindowJobs().size() << " window jobs, "
