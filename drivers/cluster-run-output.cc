@@ -306,7 +306,8 @@ std::string
 ClusterRun::FormatTable(const std::vector<ClusterRunResult>& runs)
 {
     std::ostringstream os;
-    const std::string vs = "util vs " + (runs.empty() ? std::string("-") : runs[0].scheduler);
+    // the change of mean util against the first scheduler, in percent (as Fig. 23 prints it)
+    const std::string vs = "vs " + (runs.empty() ? std::string("-") : runs[0].scheduler) + " (%)";
     const int vsWidth = std::max(14, static_cast<int>(vs.size()) + 2);
     os << std::left << std::setw(12) << "scheduler" << std::right << std::setw(12) << "mean util"
        << std::setw(10) << "finished" << std::setw(12) << "unfinished" << std::setw(14)
@@ -323,7 +324,8 @@ ClusterRun::FormatTable(const std::vector<ClusterRunResult>& runs)
            << std::setw(14) << r.meanJct << std::setprecision(3) << std::setw(vsWidth);
         if (base > 0)
         {
-            os << r.meanUtilization / base;
+            os << std::setprecision(2) << std::showpos << (r.meanUtilization / base - 1.0) * 100.0
+               << std::noshowpos;
         }
         else
         {
