@@ -81,6 +81,9 @@ PROGRAMS = {
 RESERVED = {"outputDir": "the sweep sets it (runs/<run id>, or the block's 'output')"}
 #: Prefix of grid/option keys that set a field of crux-experiment's scenario file.
 SCENARIO_PREFIX = "scenario."
+#: options that change what a program prints, not what it simulates: on the command line, not
+#: parameter columns of the table
+OUTPUT_ONLY_OPTIONS = ("quiet", "progress")
 
 #: Table columns of a crux-experiment run (one row per entry of summary.json "runs"):
 #: (column, key in the run object; a function of the run object for derived totals).
@@ -380,7 +383,8 @@ def expand(sweep, path, bindir):
         for i, combo in enumerate(combos):
             values = dict(options)
             values.update({k: v for (k, _), v in zip(axes, combo)})
-            params = {k: cell(v) for k, v in values.items()}
+            # what the program prints is no parameter of the run: no table column
+            params = {k: cell(v) for k, v in values.items() if k not in OUTPUT_ONLY_OPTIONS}
             run_id = f"{name}-{i:0{width}d}"
             opts = {}
             fields = {}
