@@ -30,6 +30,7 @@
 #include "ns3/log.h"
 #include "ns3/optimal-scheduler.h"
 #include "ns3/sched-job-builder.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <limits>
@@ -59,6 +60,25 @@ CruxExperiment::CruxExperiment(const Scenario& scenario)
     catch (const std::invalid_argument& e)
     {
         Fail("topology", e.what());
+    }
+    // The packet fabric gives level L's data DSCP 8 x L; a ControlDscp among those would put
+    // data into the control class, which RdmaNic refuses mid-run with a fatal error.
+    if (m_scenario.fabric == "packet")
+    {
+        TypeId::AttributeInformation info;
+        TypeId::LookupByName("ns3::QbbNetDevice").LookupAttributeByName("ControlDscp", &info);
+        const auto control = DynamicCast<const UintegerValue>(info.initialValue);
+        const uint64_t dscp = control ? control->Get() : 64;
+        if (dscp < 64 && dscp % 8 == 0 && dscp / 8 < m_scenario.priorityLevels)
+        {
+            throw ExperimentError("--ns3::QbbNetDevice::ControlDscp",
+                                  "DSCP " + std::to_string(dscp) +
+                                      " is the DSCP of priority level " + std::to_string(dscp / 8) +
+                                      " (level L sends with DSCP 8 x L, levels 0.." +
+                                      std::to_string(m_scenario.priorityLevels - 1) +
+                                      "): use one no level uses, e.g. 46 (the default), or 64 "
+                                      "for no control class");
+        }
     }
     m_nHosts = m_cluster.NumHosts();
     m_gpusPerHost = m_cluster.gpusPerHost;

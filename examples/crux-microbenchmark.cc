@@ -155,7 +155,8 @@ AddOptions(CheckedCommandLine& cmd, MicroOptions& o)
     cmd.AddValue("levels", "Priority levels K (>= 1)", o.levels);
     cmd.AddValue("jobs", "Jobs per case (1..8)", o.jobs);
     cmd.AddValue("horizonIterations",
-                 "Evaluation horizon in longest stand-alone iterations (> 0)",
+                 "Evaluation horizon in longest stand-alone iterations (1..1000, as "
+                 "crux-trace-run's)",
                  o.horizonIterations);
     cmd.AddValue("steadyHorizonLimit",
                  "Evaluator: simulate a job without a whole iteration after the warm-up past "
@@ -193,9 +194,12 @@ CheckOptions(const MicroOptions& o, RandomClusterParams& params, StageAblationOp
     {
         throw std::invalid_argument("--jobs must be in 1..8");
     }
-    if (!(o.horizonIterations > 0))
+    // below one iteration of the longest job a horizon measures no iteration of it: every
+    // rate, the optimum's too, is 0 and each ratio 0/0 (found by a breaker helper)
+    if (!(o.horizonIterations >= 1 && o.horizonIterations <= 1000))
     {
-        throw std::invalid_argument("--horizonIterations must be > 0");
+        throw std::invalid_argument("--horizonIterations must be in [1, 1000] (longest "
+                                    "stand-alone iterations)");
     }
     if (!(o.steadyHorizonLimit >= 1) || !std::isfinite(o.steadyHorizonLimit))
     {

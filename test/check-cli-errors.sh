@@ -49,6 +49,12 @@ expect_in() {
 }
 
 make_variant model 'd["jobs"][0]["model"] = "gpt-17"'
+# found by a breaker helper: a Chakra job's "overlap" was silently ignored
+make_variant chakra-overlap 'd["jobs"][0] = {"name": "ring", "chakra": "'"$root"'/test/data/chakra-et/custom_collectives/custom_ring_allreduce_8npus_1MB/custom_allreduce", "hosts": [0, 1, 2, 3, 4, 5, 6, 7], "gpusPerHost": 1, "iterations": 4, "overlap": {"buckets": 4}}'
+expect chakra-overlap "jobs[0].overlap: a Chakra trace job has no overlap fields" --scenario="$work/chakra-overlap.json"
+# found by a breaker helper: a NUL in a string cut the message that named it
+make_variant nul-model 'd["jobs"][0]["model"] = "gpt\u0000x"'
+expect nul-model "jobs[0].model: must not contain control characters, got 'gpt\x00x'" --scenario="$work/nul-model.json"
 expect model "jobs[0].model: unknown model 'gpt-17'" --scenario="$work/model.json"
 make_variant sched 'd["scheduler"] = "fifo"'
 expect sched "scheduler: unknown scheduler 'fifo'" --scenario="$work/sched.json"
@@ -245,6 +251,12 @@ rm "$work/fifo.2.et"; mkfifo "$work/fifo.2.et"
 chakra_variant et-fifo "$work/fifo" "[4, 5, 10, 11]"
 expect et-fifo "jobs[1].chakra: $work/fifo.2.et: is not a regular file" --scenario="$work/et-fifo.json"
 # a count beyond its type names the field's own range (it named 0..1000 for 1..100)
+# found by a breaker helper: attribute values that aborted the program (exit 134), one at
+# device construction, one in the middle of the simulation
+expect dscp-to-tc "--ns3::QbbNetDevice::DscpToTc: '0-63:9': bad entry \"0-63:9\" (expected lo-hi:tc or dscp:tc" --scenario="$root/scenarios/smoke.json" --ns3::QbbNetDevice::DscpToTc=0-63:9 --outputDir="$work/out-dscp-to-tc"
+expect dwrr-quanta "--ns3::QbbNetDevice::DwrrQuanta: '0': bad quantum \"0\"" --scenario="$root/scenarios/smoke.json" --ns3::QbbNetDevice::DwrrQuanta=0 --outputDir="$work/out-dwrr-quanta"
+expect control-dscp "--ns3::QbbNetDevice::ControlDscp: DSCP 0 is the DSCP of priority level 0" --scenario="$root/scenarios/smoke.json" --ns3::QbbNetDevice::ControlDscp=0 --outputDir="$work/out-control-dscp"
+expect peak-flops "--ns3::GpuIntensityTracker::PeakFlops: '0' is not a valid DoubleValue" --scenario="$root/scenarios/smoke.json" --ns3::GpuIntensityTracker::PeakFlops=0 --outputDir="$work/out-peak-flops"
 # ns-3's MRG32k3a ends the program for a seed at or above its modulus m2 = 4294944443
 expect seed-m2 "seed: must be 1..4294944442" --scenario="$root/scenarios/smoke.json" --seed=4294944443 --dryRun --outputDir="$work/out-seed-m2"
 expect seeds-huge "--seeds: 4294967296 is out of range (1..100)" --scenario="$root/scenarios/smoke.json" --seeds=4294967296 --dryRun --outputDir="$work/out-seeds-huge"
@@ -295,6 +307,8 @@ fi
 mbench="$(dirname "$bin")/crux-microbenchmark"
 if [ -x "$mbench" ]; then
   expect_in "$mbench" 1 micro-slots "crux-microbenchmark: error: --slotsPerHost: must divide the hosts' 8 GPUs (1, 2, 4 or 8), got 3" --slotsPerHost=3 --cases=1 --output="$work/out-micro-slots/m.csv"
+  # found by a breaker helper: below one iteration every rate was 0 and every ratio 0/0 = "100 %"
+  expect_in "$mbench" 1 micro-horizon "crux-microbenchmark: error: --horizonIterations must be in [1, 1000]" --horizonIterations=0.1 --cases=1 --output="$work/out-micro-horizon/m.csv"
 fi
 trace="$(dirname "$bin")/crux-trace-run"
 if [ -x "$trace" ]; then

@@ -18,6 +18,7 @@
 #include "qbb-channel.h"
 
 #include "ns3/boolean.h"
+#include "ns3/checked-command-line.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/ethernet-header.h"
@@ -135,7 +136,10 @@ QbbNetDevice::GetTypeId()
                           StringValue("4500"),
                           MakeStringAccessor(&QbbNetDevice::SetDwrrQuantaSpec,
                                              &QbbNetDevice::GetDwrrQuantaSpec),
-                          MakeStringChecker())
+                          MakeValidatedStringChecker([](const std::string& spec) {
+                              std::array<uint32_t, N_TC> quanta;
+                              return ParseDwrrQuanta(spec, quanta);
+                          }))
             .AddAttribute(
                 "DscpToTc",
                 "DSCP -> traffic class overrides as a comma-separated list of "
@@ -143,7 +147,10 @@ QbbNetDevice::GetTypeId()
                 "\"0-7:0,46:5\". DSCPs not listed map to DSCP >> 3 (class selector).",
                 StringValue(""),
                 MakeStringAccessor(&QbbNetDevice::SetDscpToTcSpec, &QbbNetDevice::GetDscpToTcSpec),
-                MakeStringChecker())
+                MakeValidatedStringChecker([](const std::string& spec) {
+                    std::array<uint8_t, 64> map;
+                    return ParseDscpToTc(spec, map);
+                }))
             .AddAttribute("ControlDscp",
                           "IPv4 frames with this DSCP go into the control class (CONTROL_CLASS "
                           "= 8): served after PAUSE frames and before every traffic class, never "
@@ -349,10 +356,9 @@ QbbNetDevice::GetDataRate() const
     return m_rate;
 }
 
-void
-QbbNetDevice::SetDscpToTcSpec(std::string spec)
+std::string
+QbbNetDevice::ParseDscpToTc(const std::string& spec, std::array<uint8_t, 64>& map)
 {
-    std::array<uint8_t, 64> map;
     for (uint32_t d = 0; d < map.size(); ++d)
     {
         map[d] = crux::TrafficClassOfDscp(d);
@@ -379,15 +385,27 @@ QbbNetDevice::SetDscpToTcSpec(std::string spec)
             }
             if (!ok || lo > hi || hi > 63 || tc >= N_TC)
             {
-                NS_FATAL_ERROR("QbbNetDevice attribute DscpToTc: bad entry \""
-                               << entry << "\" in \"" << spec
-                               << "\" (expected lo-hi:tc or dscp:tc, DSCP 0..63, TC 0..7)");
+                return "bad entry \"" + entry +
+                       "\" (expected lo-hi:tc or dscp:tc, DSCP 0..63, TC 0..7)";
             }
             for (uint64_t d = lo; d <= hi; ++d)
             {
                 map[d] = static_cast<uint8_t>(tc);
             }
         }
+    }
+    return "";
+}
+
+void
+QbbNetDevice::SetDscpToTcSpec(std::string spec)
+{
+    std::array<uint8_t, 64> map;
+    const std::string problem = ParseDscpToTc(spec, map);
+    if (!problem.empty())
+    {
+        // unreachable through attributes: their checker refuses such a text
+        NS_FATAL_ERROR("QbbNetDevice attribute DscpToTc: " << problem);
     }
     m_dscpToTc = map;
     m_dscpToTcSpec = spec;
@@ -399,26 +417,36 @@ QbbNetDevice::GetDscpToTcSpec() const
     return m_dscpToTcSpec;
 }
 
-void
-QbbNetDevice::SetDwrrQuantaSpec(std::string spec)
+std::string
+QbbNetDevice::ParseDwrrQuanta(const std::string& spec, std::array<uint32_t, N_TC>& quanta)
 {
     const std::vector<std::string> parts = Split(spec, ',');
     if (parts.size() != 1 && parts.size() != N_TC)
     {
-        NS_FATAL_ERROR("QbbNetDevice attribute DwrrQuanta: \""
-                       << spec << "\" must hold 1 or 8 comma-separated byte counts");
+        return "must hold 1 or 8 comma-separated byte counts";
     }
-    std::array<uint32_t, N_TC> quanta;
     for (uint8_t c = 0; c < N_TC; ++c)
     {
         uint64_t v = 0;
         const std::string& text = parts.size() == 1 ? parts[0] : parts[c];
         if (!ParseUnsigned(text, v) || v == 0 || v > 0xffffffffULL)
         {
-            NS_FATAL_ERROR("QbbNetDevice attribute DwrrQuanta: bad quantum \""
-                           << text << "\" in \"" << spec << "\" (bytes, 1..2^32-1)");
+            return "bad quantum \"" + text + "\" (bytes, 1..2^32-1)";
         }
         quanta[c] = static_cast<uint32_t>(v);
+    }
+    return "";
+}
+
+void
+QbbNetDevice::SetDwrrQuantaSpec(std::string spec)
+{
+    std::array<uint32_t, N_TC> quanta;
+    const std::string problem = ParseDwrrQuanta(spec, quanta);
+    if (!problem.empty())
+    {
+        // unreachable through attributes: their checker refuses such a text
+        NS_FATAL_ERROR("QbbNetDevice attribute DwrrQuanta: " << problem);
     }
     m_quantum = quanta;
     m_dwrrQuantaSpec = spec;

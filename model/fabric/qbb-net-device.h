@@ -483,6 +483,20 @@ class QbbNetDevice : public NetDevice
     Time BitsToTime(uint64_t bits, bool carry);
     /// Recompute cached time-step constants (rate or time resolution changed).
     void UpdateRateCache();
+    /**
+     * Parse a "DscpToTc" text (the attribute's checker and setter).
+     * \param spec "lo[-hi]:tc,..." list (see GetTypeId)
+     * \param[out] map [DSCP] traffic class: the class selectors with the entries applied
+     * \return "" if good, else why not (one line)
+     */
+    static std::string ParseDscpToTc(const std::string& spec, std::array<uint8_t, 64>& map);
+    /**
+     * Parse a "DwrrQuanta" text (the attribute's checker and setter).
+     * \param spec one byte count or 8 comma-separated ones
+     * \param[out] quanta [TC] bytes
+     * \return "" if good, else why not (one line)
+     */
+    static std::string ParseDwrrQuanta(const std::string& spec, std::array<uint32_t, N_TC>& quanta);
     /// Attribute setter of "DscpToTc". \param spec "lo[-hi]:tc,..." list (see GetTypeId)
     void SetDscpToTcSpec(std::string spec);
     /// \return the attribute value of "DscpToTc"

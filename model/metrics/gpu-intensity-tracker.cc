@@ -62,10 +62,11 @@ GpuIntensityTracker::GetTypeId()
             .SetGroupName("Crux")
             .AddConstructor<GpuIntensityTracker>()
             .AddAttribute("PeakFlops",
-                          "Peak FLOP/s of one GPU (default: A100 dense fp16/bf16, 312e12).",
+                          "Peak FLOP/s of one GPU (default: A100 dense fp16/bf16, 312e12); at "
+                          "least 1 (utilization divides by it).",
                           DoubleValue(312e12),
                           MakeDoubleAccessor(&GpuIntensityTracker::m_peakFlops),
-                          MakeDoubleChecker<double>(0))
+                          MakeDoubleChecker<double>(1.0))
             .AddAttribute("TotalGpus",
                           "GPUs of the cluster (utilization denominator); 0 = the sum of the "
                           "registered jobs' GPUs.",

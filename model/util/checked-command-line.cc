@@ -262,6 +262,14 @@ CheckedCommandLine::CheckNs3Option(const std::string& name, const std::string& v
     {
         throw InputError(opt, QuoteInput(value) + " contains a space (not a valid " + type + ")");
     }
+    if (const auto* validated = dynamic_cast<const ValidatedStringChecker*>(PeekPointer(checker)))
+    {
+        const std::string problem = validated->Problem(value);
+        if (!problem.empty())
+        {
+            throw InputError(opt, QuoteInput(value) + ": " + problem);
+        }
+    }
     if (!checker->CreateValidValue(StringValue(value)))
     {
         throw InputError(opt, QuoteInput(value) + " is not a valid " + type);
@@ -357,6 +365,68 @@ const CommandLine&
 CheckedCommandLine::GetCommandLine() const
 {
     return m_cmd;
+}
+
+ValidatedStringChecker::ValidatedStringChecker(
+    std::function<std::string(const std::string&)> problem)
+    : m_problem(std::move(problem))
+{
+}
+
+std::string
+ValidatedStringChecker::Problem(const std::string& value) const
+{
+    return m_problem(value);
+}
+
+bool
+ValidatedStringChecker::Check(const AttributeValue& value) const
+{
+    const auto* v = dynamic_cast<const StringValue*>(&value);
+    return v != nullptr && m_problem(v->Get()).empty();
+}
+
+std::string
+ValidatedStringChecker::GetValueTypeName() const
+{
+    return "ns3::StringValue";
+}
+
+bool
+ValidatedStringChecker::HasUnderlyingTypeInformation() const
+{
+    return true;
+}
+
+std::string
+ValidatedStringChecker::GetUnderlyingTypeInformation() const
+{
+    return "std::string";
+}
+
+Ptr<AttributeValue>
+ValidatedStringChecker::Create() const
+{
+    return ns3::Create<StringValue>();
+}
+
+bool
+ValidatedStringChecker::Copy(const AttributeValue& source, AttributeValue& destination) const
+{
+    const auto* src = dynamic_cast<const StringValue*>(&source);
+    auto* dst = dynamic_cast<StringValue*>(&destination);
+    if (src == nullptr || dst == nullptr)
+    {
+        return false;
+    }
+    *dst = *src;
+    return true;
+}
+
+Ptr<const AttributeChecker>
+MakeValidatedStringChecker(std::function<std::string(const std::string&)> problem)
+{
+    return Ptr<const AttributeChecker>(new ValidatedStringChecker(std::move(problem)), false);
 }
 
 } // namespace ns3

@@ -18,6 +18,7 @@
 
 #include "ns3/checked-parse.h"
 #include "ns3/command-line.h"
+#include "ns3/string.h"
 
 #include <cstdint>
 #include <functional>
@@ -29,6 +30,39 @@
 
 namespace ns3
 {
+
+/**
+ * \ingroup crux
+ * \brief The checker of a string attribute whose text has a grammar of its own (e.g.
+ * QbbNetDevice's DscpToTc "lo-hi:tc,..."): Check() refuses a value that \p problem finds
+ * wrong, so that Config::SetDefault, SetAttribute and CheckedCommandLine refuse it before an
+ * object is built with it, and Problem() says why (CheckedCommandLine's one line).
+ */
+class ValidatedStringChecker : public StringChecker
+{
+  public:
+    /// \param problem returns "" for a good text, else why it is wrong (one line)
+    explicit ValidatedStringChecker(std::function<std::string(const std::string&)> problem);
+    /// \param value the text \return why it is wrong, "" if it is good
+    std::string Problem(const std::string& value) const;
+    bool Check(const AttributeValue& value) const override;
+    std::string GetValueTypeName() const override;
+    bool HasUnderlyingTypeInformation() const override;
+    std::string GetUnderlyingTypeInformation() const override;
+    Ptr<AttributeValue> Create() const override;
+    bool Copy(const AttributeValue& source, AttributeValue& destination) const override;
+
+  private:
+    std::function<std::string(const std::string&)> m_problem; //!< the grammar's check
+};
+
+/**
+ * \ingroup crux
+ * \param problem returns "" for a good text, else why it is wrong
+ * \return a ValidatedStringChecker, for AddAttribute in place of MakeStringChecker()
+ */
+Ptr<const AttributeChecker> MakeValidatedStringChecker(
+    std::function<std::string(const std::string&)> problem);
 
 /**
  * \ingroup crux

@@ -22,8 +22,10 @@
 #include "crux-scenario.h"
 #include "nccl-model.h"
 
+#include "ns3/checked-parse.h"
 #include "ns3/input-file.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -127,6 +129,16 @@ class ObjectReader
                 if (!it->is_string())
                 {
                     Fail(Field(key), "must be a string, got " + Dump(*it));
+                }
+                // no field takes one; a NUL would also cut every message that names the value
+                const auto& text = it->template get_ref<const std::string&>();
+                if (std::any_of(text.begin(), text.end(), [](char ch) {
+                        const auto c = static_cast<unsigned char>(ch);
+                        return c < 0x20 || c == 0x7f;
+                    }))
+                {
+                    Fail(Field(key),
+                         "must not contain control characters, got " + QuoteInput(text));
                 }
             }
             out = it->template get<T>();
@@ -318,6 +330,12 @@ ReadJob(const json& jj, size_t i, const std::string& source)
     {
         r.Fail(r.Field("parallelism"),
                "a Chakra trace job has no parallelism plan (the trace is the plan)");
+    }
+    if (!job.chakra.empty() && r.Get("overlap") != nullptr)
+    {
+        r.Fail(r.Field("overlap"),
+               "a Chakra trace job has no overlap fields (the trace's dependencies say what "
+               "overlaps)");
     }
     if (const json* pj = r.Get("parallelism"))
     {

@@ -275,6 +275,11 @@ Scenario::ValidateJobs() const
 void
 Scenario::Validate() const
 {
+    if (jobs.empty())
+    {
+        // the file reader refuses it too; a Scenario built in code (Python) reaches here
+        Fail("jobs", "must be a non-empty array of job objects");
+    }
     if (priorityLevels < 1 || priorityLevels > 8)
     {
         Fail("priorityLevels",

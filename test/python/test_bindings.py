@@ -237,6 +237,10 @@ def test_cpp_errors_become_python_exceptions(ns):
         ns.CruxExperiment(s)
     with pytest.raises(Exception, match="unknown scheduler 'nope'"):
         ns.CreateCommScheduler("nope")
+    # found by a breaker helper: a Scenario built in code without jobs segfaulted the interpreter
+    # (cppyy reports it among the constructor overloads it tried, as the model error above)
+    with pytest.raises(Exception, match="jobs: must be a non-empty array"):
+        ns.CruxExperiment(ns.Scenario())
     # issue 29: no runs is an error, not ten empty result files
     out = os.path.join(os.environ.get("TMPDIR", "/tmp"), "crux-writeresults-empty-%d" % os.getpid())
     s = ns.Scenario.Parse(small_scenario_json("flow", out), "small.json")
