@@ -56,8 +56,9 @@ struct EpochEngineConfig
     /// "locality", "random" or "buddy" (ParsePlacementPolicy; GpuPlacer), or "trace": the
     /// hosts the trace recorded for the job (TraceJob::hosts, host index = topology host index;
     /// for hand-built traces and for replaying the real Lingjun placement). With "trace" a job
-    /// waits in the FIFO queue until its recorded hosts have the GPUs free; its GPU count per
-    /// host must be equal on all its hosts.
+    /// waits until its recorded hosts have the GPUs free, whatever waits before it (no FIFO: a
+    /// recorded placement is no decision); pods without GPUs hold no host, and its GPU count
+    /// per host must be equal on all its other hosts (else it is unplaceable).
     std::string placement{"locality"};
     uint64_t placementSeed{1}; //!< seed of the random / buddy placement draws
 
@@ -276,7 +277,8 @@ struct EpochProgress
  * clock (seconds after the trace's first submission). Each window job arrives at its trace start
  * time (TraceJob::start − origin), joins a FIFO queue and is placed by the GpuPlacer
  * (EpochEngineConfig::placement) in strict FIFO order (a head that does not fit blocks the
- * queue; a job whose shape can never fit is reported unplaceable and skipped). Its model is the
+ * queue; a job whose shape can never fit is reported unplaceable and skipped); with the
+ * recorded placement ("trace") each job starts when its own recorded GPUs are free. Its model is the
  * trace label if that is a ModelZoo key, else ModelMapper's (seeded) assignment; the JobBuilder
  * turns (id, model, allocated GPUs) into its DltJob and SchedJob. A placed job gets its
  * stand-alone rate (EpochRateModel::AloneRate on its ECMP default paths): aloneIter = 1 / rate,
@@ -403,7 +405,8 @@ class EpochEngine
     /// \return the allocation, nullopt if busy now \throws std::invalid_argument if it can
     /// never fit
     std::optional<std::vector<HostShare>> AllocateTrace(uint32_t i, const TraceJob& tj);
-    /// Place queued jobs in FIFO order while the head fits (strict FIFO: the head blocks).
+    /// Place queued jobs in FIFO order while the head fits (strict FIFO: the head blocks); with
+    /// the recorded placement every queued job whose recorded GPUs are free, in queue order.
     void PlaceQueued();
     /// Start a placed job. \param i job \param alloc its GPUs
     void StartJob(uint32_t i, const std::vector<HostShare>& alloc);
