@@ -278,8 +278,8 @@ struct EpochProgress
  * time (TraceJob::start − origin), joins a FIFO queue and is placed by the GpuPlacer
  * (EpochEngineConfig::placement) in strict FIFO order (a head that does not fit blocks the
  * queue; a job whose shape can never fit is reported unplaceable and skipped); with the
- * recorded placement ("trace") each job starts when its own recorded GPUs are free. Its model is the
- * trace label if that is a ModelZoo key, else ModelMapper's (seeded) assignment; the JobBuilder
+ * recorded placement ("trace") each job starts when its own recorded GPUs are free. Its model is
+ * the trace label if that is a ModelZoo key, else ModelMapper's (seeded) assignment; the JobBuilder
  * turns (id, model, allocated GPUs) into its DltJob and SchedJob. A placed job gets its
  * stand-alone rate (EpochRateModel::AloneRate on its ECMP default paths): aloneIter = 1 / rate,
  * intensity I_j = W_j / t_j (JobCommTime on the default paths) and, with work model
