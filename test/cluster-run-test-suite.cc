@@ -453,23 +453,29 @@ class ClusterRunRecordedPlacementTestCase : public TestCase
         // D on hosts 1 and 3 with 8 and 2 GPUs arrives at 200 s.
         ClusterRunConfig c = TwoJobConfig("multi-interests", "multi-interests");
         c.schedulers = {"ecmp"};
-        TraceJob b = c.jobs[1];
-        b.hosts = {0, 1};
-        TraceJob cj = c.jobs[1];
-        cj.name = "C";
-        cj.submit = cj.start = 150;
-        cj.end = 250;
-        cj.gpus = 8;
-        cj.hosts = {0, 3};
-        cj.gpusPerHost = {0, 8};
-        TraceJob d = c.jobs[1];
-        d.name = "D";
-        d.submit = d.start = 200;
-        d.end = 400;
-        d.gpus = 10;
-        d.hosts = {1, 3};
-        d.gpusPerHost = {8, 2};
-        c.jobs = {c.jobs[0], b, cj, d};
+        // a job like B, recorded from start to end on hosts with gpusPerHost each
+        auto recorded = [&c](const std::string& name,
+                             double start,
+                             double end,
+                             std::vector<uint32_t> hosts,
+                             std::vector<uint32_t> gpusPerHost) {
+            TraceJob j = c.jobs[1];
+            j.name = name;
+            j.submit = j.start = start;
+            j.end = end;
+            j.gpus = 0;
+            for (uint32_t g : gpusPerHost)
+            {
+                j.gpus += g;
+            }
+            j.hosts = std::move(hosts);
+            j.gpusPerHost = std::move(gpusPerHost);
+            return j;
+        };
+        c.jobs = {c.jobs[0],
+                  recorded("B", 100, 300, {0, 1}, {8, 8}),
+                  recorded("C", 150, 250, {0, 3}, {0, 8}),
+                  recorded("D", 200, 400, {1, 3}, {8, 2})};
         ClusterRun run(c);
         const ClusterRunResult r = run.Run("ecmp");
         std::map<std::string, ClusterJobResult> by;

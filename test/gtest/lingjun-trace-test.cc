@@ -344,33 +344,37 @@ TEST(LingjunTopology, TorIsThePswAswPairAndBadRowsAreSkipped)
     EXPECT_EQ(w[0].file, "topo.csv");
 }
 
-TEST(LingjunTopology, MissingColumnOrFileIsAnError)
+namespace
+{
+/// \param text a topo.csv text \return the TraceError ParseLingjunTopology raises on it, or
+/// "no error"
+std::string
+TopologyErrorOf(const std::string& text)
 {
     std::vector<TraceWarning> w;
-    std::istringstream in("ip,DSW,ASW\nh,G6,S1\n");
+    std::istringstream in(text);
     try
     {
         ParseLingjunTopology(in, "t.csv", w);
-        FAIL() << "no error";
     }
     catch (const TraceError& e)
     {
-        EXPECT_EQ(std::string(e.what()), "t.csv: header has no column 'PSW'");
+        return e.what();
     }
+    return "no error";
+}
+} // namespace
+
+TEST(LingjunTopology, MissingColumnOrFileIsAnError)
+{
+    std::vector<TraceWarning> w;
+    EXPECT_EQ(TopologyErrorOf("ip,DSW,ASW\nh,G6,S1\n"), "t.csv: header has no column 'PSW'");
     EXPECT_THROW(ReadLingjunTopology("/nonexistent/topo.csv", w), TraceError);
     std::istringstream empty("");
     EXPECT_THROW(ParseLingjunTopology(empty, "e.csv", w), TraceError);
     // a column read twice: which one counts would be a guess
-    std::istringstream twice("ip,DSW,PSW,ASW,ip\nh,G6,P8,S1,g\n");
-    try
-    {
-        ParseLingjunTopology(twice, "t.csv", w);
-        FAIL() << "no error";
-    }
-    catch (const TraceError& e)
-    {
-        EXPECT_EQ(std::string(e.what()), "t.csv: header has the column 'ip' twice");
-    }
+    EXPECT_EQ(TopologyErrorOf("ip,DSW,PSW,ASW,ip\nh,G6,P8,S1,g\n"),
+              "t.csv: header has the column 'ip' twice");
 }
 
 // ------------------------------------------------------------------------------------ jobs
