@@ -59,6 +59,7 @@ set(CRUX_SOURCES
     model/util/five-tuple.cc
     # --- fabric ---
     model/fabric/qbb-net-device.cc
+    model/fabric/qbb-traffic-classes.cc
     model/fabric/qbb-net-device-pfc.cc
     model/fabric/qbb-net-device-tx.cc
     model/fabric/qbb-channel.cc
