@@ -397,7 +397,8 @@ for script, dirs in (("fig23_utilization.py", [os.path.join(trace, "ecmp"),
 # the cases of test/gtest/sample-statistics-test.cc (FormatInterval): Python prints the same text
 for args, want in (((0.27471, 0.01234, 5), "0.275 ± 0.012"),
                    ((0.27471, 0.01234, 5, 100.0), "27.5 ± 1.2"),
-                   ((0.27471, 0.0000123, 5), "0.2747 ± 0.0000"),
+                   ((0.27471, 0.0000123, 5), "0.2747 ± <0.0001"),
+                   ((12345.6, 0.3, 5), "12346 ± <1"),
                    ((-8.9e-17, 8.2e-17, 5, 100.0), "0.000"), ((0.5, 0.0, 1), "0.5000")):
     got = results.format_interval(*args)
     check(got == want, f"format_interval{args} = '{got}', FormatInterval gives '{want}'")

@@ -183,7 +183,13 @@ FormatInterval(const SampleSummary& s, double scale)
     // the half-width with 2 significant digits fixes the last decimal place shown; the mean
     // gets the same place but never more than 4 significant digits
     const int decimals = std::min(DecimalsFor(hw, 2), DecimalsFor(mean, 4));
-    return Fixed(mean, decimals) + " ± " + Fixed(hw, decimals);
+    const std::string width = Fixed(hw, decimals);
+    if (width.find_first_not_of("0.") == std::string::npos)
+    {
+        // narrower than the mean's last digit: say so rather than print a zero interval
+        return Fixed(mean, decimals) + " ± <" + Fixed(std::pow(10.0, -decimals), decimals);
+    }
+    return Fixed(mean, decimals) + " ± " + width;
 }
 
 } // namespace ns3

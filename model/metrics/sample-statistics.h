@@ -83,7 +83,8 @@ std::string FormatDuration(double seconds);
 /**
  * \ingroup crux
  * \brief A summary as "<mean> ± <half-width>" (the half-width with 2 significant digits, the
- * mean to the same decimal place, at most 4 significant digits), or the mean alone with
+ * mean to the same decimal place, at most 4 significant digits; a half-width that rounds to
+ * zero there prints as an upper bound, "0.2747 ± <0.0001"), or the mean alone with
  * FormatSignificant when there is no interval (n < 2, or n equal measurements).
  * \param s the summary
  * \param scale multiply mean and half-width by this before printing (e.g. 100 for percent)

@@ -96,7 +96,11 @@ TEST(SampleStatistics, Formats)
     EXPECT_EQ(FormatInterval(s), "0.275 ± 0.012");
     EXPECT_EQ(FormatInterval(s, 100), "27.5 ± 1.2");
     s.halfWidth = 0.0000123;
-    EXPECT_EQ(FormatInterval(s), "0.2747 ± 0.0000"); // never more than 4 significant digits
+    EXPECT_EQ(FormatInterval(s), "0.2747 ± <0.0001"); // never more than 4 significant digits
+    s.mean = 12345.6;
+    s.halfWidth = 0.3;
+    EXPECT_EQ(FormatInterval(s), "12346 ± <1"); // below the units digit of a 5-digit mean
+    s.mean = 0.27471;
     // rounding noise of x / x - 1 prints as 0
     EXPECT_EQ(FormatSignificant(-2.22e-16 * 100), "0.000");
     s.mean = -8.9e-17;

@@ -188,8 +188,9 @@ def format_significant(value, digits=4):
 def format_interval(mean, half_width, n=2, scale=1.0):
     """``mean ± half_width`` rounded to the precision the interval supports: the half-width with
     2 significant digits fixes the last decimal place, the mean gets the same place but never
-    more than 4 significant digits, so an interval below the mean's last digit prints as zero
-    at that place ("0.2747 ± 0.0000": there is an interval, narrower than the digits shown);
+    more than 4 significant digits, so an interval below the mean's last digit prints as an
+    upper bound at that place ("0.2747 ± <0.0001": there is an interval, narrower than the
+    digits shown);
     the mean alone (4 digits) for n < 2 or a zero interval. The rule of FormatInterval
     (model/metrics/sample-statistics.cc), whose tables show the same text."""
     if mean is None or not math.isfinite(mean * scale):
@@ -200,7 +201,11 @@ def format_interval(mean, half_width, n=2, scale=1.0):
     if n < 2 or hw == 0:
         return format_significant(m, 4)
     decimals = min(_decimals_for(hw, 2), _decimals_for(m, 4))
-    return f"{_fixed(m, decimals)} ± {_fixed(hw, decimals)}"
+    width = _fixed(hw, decimals)
+    if width.strip("0.") == "":
+        # narrower than the mean's last digit: say so rather than print a zero interval
+        return f"{_fixed(m, decimals)} ± <{_fixed(10.0 ** -decimals, decimals)}"
+    return f"{_fixed(m, decimals)} ± {width}"
 
 
 def format_duration(seconds):
