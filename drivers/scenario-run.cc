@@ -39,7 +39,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <iomanip>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -148,10 +150,54 @@ ThrowIfStuck(const RunStatistics& stats,
     }
 }
 
-/// Progress lines of one run (ProgressReporter::Update, checked whenever an all-reduce
-/// completes; no simulator event): simulated time and the iterations done of the measured jobs
-/// (iterations > 0), which give the estimate of the time left.
+/// The progress poll of one run (ConnectProgress): the state line and the simulated time
+/// between two polls.
+struct ProgressPollState
+{
+    std::function<void()> update;                   //!< prints a line if the interval passed
+    Time period;                                    //!< simulated time to the next poll
+    std::chrono::steady_clock::time_point lastWall; //!< wall clock at the last poll
+    uint64_t polls{0}; //!< polls run: events not counted in the run's events (timing.csv)
+};
+
+/// Simulated seconds between two progress polls at the start of a run: 100 µs (a few
+/// all-reduce chunks at 100 Gbit/s); then adapted to the run's speed.
+constexpr double FIRST_POLL_PERIOD = 100e-6;
+/// Wall seconds between two progress polls the period is adapted to: between these two.
+constexpr double POLL_WALL_MIN = 0.05;
+/// See POLL_WALL_MIN.
+constexpr double POLL_WALL_MAX = 0.5;
+
+/// Polls the run's progress and schedules the next poll, the simulated period doubled when
+/// the last one took less than POLL_WALL_MIN of wall time and halved when it took more than
+/// POLL_WALL_MAX (so lines keep coming inside one long message, whose transfer completes no
+/// collective for minutes). It reads and changes no model state: the run's files are the same
+/// with and without progress lines (test/check-parallel-runs.sh).
 void
+ProgressPoll(const std::shared_ptr<ProgressPollState>& st)
+{
+    ++st->polls;
+    st->update();
+    const auto now = std::chrono::steady_clock::now();
+    const double wall = std::chrono::duration<double>(now - st->lastWall).count();
+    st->lastWall = now;
+    if (wall < POLL_WALL_MIN && st->period < Seconds(1))
+    {
+        st->period = st->period * 2;
+    }
+    else if (wall > POLL_WALL_MAX && st->period > NanoSeconds(1))
+    {
+        st->period = st->period / 2;
+    }
+    crux::Schedule(st->period, &ProgressPoll, st);
+}
+
+/// Progress lines of one run (ProgressReporter::Update, checked whenever an all-reduce
+/// completes, every 65,536 DAG nodes, and at a progress poll of adaptive period,
+/// ProgressPoll): simulated time and the iterations done of the measured jobs (iterations >
+/// 0), which give the estimate of the time left.
+/// \return the poll's state (its count of polls), or null when the reporter prints nothing
+std::shared_ptr<ProgressPollState>
 ConnectProgress(const std::vector<DltJob>& jobs,
                 const std::vector<Ptr<DltJobApplication>>& apps,
                 const std::string& label,
@@ -159,7 +205,7 @@ ConnectProgress(const std::vector<DltJob>& jobs,
 {
     if (!progress.IsOn())
     {
-        return;
+        return nullptr;
     }
     uint64_t total = 0;
     for (const auto& job : jobs)
@@ -204,6 +250,12 @@ ConnectProgress(const std::vector<DltJob>& jobs,
             "NodeProgress",
             crux::MakeFunctorCallback<void, uint32_t, uint64_t, uint64_t>(nodes));
     }
+    auto poll = std::make_shared<ProgressPollState>();
+    poll->update = [update]() { update(0, 0, 0, Time(), Time()); };
+    poll->period = Seconds(FIRST_POLL_PERIOD);
+    poll->lastWall = std::chrono::steady_clock::now();
+    crux::Schedule(poll->period, &ProgressPoll, poll);
+    return poll;
 }
 
 /// While alive, progress lines of this thread's iteration-DAG builds (CommDag::BuildObserver):
@@ -594,7 +646,7 @@ ScenarioRun::RunLocal() const
     const std::vector<Ptr<DltJobApplication>> apps =
         InstallJobApps(run.jobs, run.fabric, run.tracker, run.stats);
     NameJobApps(s, run.jobs, apps);
-    ConnectProgress(run.jobs, apps, m_spec.label, progress);
+    const auto poll = ConnectProgress(run.jobs, apps, m_spec.label, progress);
 
     Simulator::Stop(Seconds(StopTime()));
     const auto wall0 = std::chrono::steady_clock::now();
@@ -609,7 +661,7 @@ ScenarioRun::RunLocal() const
     r.scheduler = m_spec.scheduler;
     r.simulatedTime = Simulator::Now().GetSeconds();
     r.wallSeconds = std::chrono::duration<double>(wall1 - wall0).count();
-    r.events = Simulator::GetEventCount();
+    r.events = Simulator::GetEventCount() - (poll ? poll->polls : 0); // the model's events
     r.complete = run.stats.GetMeasuredRemaining() == 0;
     run.stats.Measure(s,
                       run.jobs,
@@ -653,7 +705,7 @@ ScenarioRun::RunDistributed() const
     RankPart part;
     ConnectRankRecords(apps, part);
     ProgressReporter progress("crux-experiment", rank == 0 ? m_progressSeconds : 0.0);
-    ConnectProgress(local, apps, m_spec.label, progress);
+    const auto poll = ConnectProgress(local, apps, m_spec.label, progress);
 
     Simulator::Stop(Seconds(StopTime()));
     const Time interval = Seconds(m_stopCheckSeconds);
@@ -674,7 +726,7 @@ ScenarioRun::RunDistributed() const
     ExperimentRunResult counters;
     run.stats.CollectFabricCounters(run.fabric, counters);
     part.counters = ExperimentRunResultToBytes(counters);
-    part.events = Simulator::GetEventCount();
+    part.events = Simulator::GetEventCount() - (poll ? poll->polls : 0); // the model's events
     part.measuredRemaining = run.stats.GetMeasuredRemaining();
     const std::vector<RankPart> parts = GatherRankParts(part);
 
