@@ -602,6 +602,10 @@ CruxExperiment::RunOrdered(const std::vector<std::string>& ordered)
     std::vector<RunSpec> batch = FirstPhase(alone, schedulers);
     Merge(batch, out, alone);
     progress.StartRuns(static_cast<uint32_t>(batch.size()));
+    // the second phase's runs are known after the first (their lengths, their merging): the
+    // lines say which phase they count (the specs alone, unplanned, tell whether there is one)
+    const bool second = !SecondPhase(alone, schedulers, 0).empty();
+    progress.SetPhase(1, second ? 2 : 1);
     RunBatch(batch, out, progress);
     // a background job's alone run lasts as long as the longest alone run of a measured job
     // (over all seeds: one length for every seed, so that a run whose paths do not depend on the
@@ -617,6 +621,7 @@ CruxExperiment::RunOrdered(const std::vector<std::string>& ordered)
     batch = SecondPhase(alone, schedulers, aloneEnd);
     Merge(batch, out, alone);
     progress.AddRuns(static_cast<uint32_t>(batch.size()));
+    progress.SetPhase(second ? 2 : 1, second ? 2 : 1);
     RunBatch(batch, out, progress);
     // a run standing for some of several seeds is labelled with its first seed
     const size_t nSeeds = m_scenario.seeds;

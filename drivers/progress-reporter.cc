@@ -15,6 +15,7 @@
 
 #include "progress-reporter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <iostream>
@@ -135,7 +136,10 @@ ProgressReporter::Tick()
     }
     const double wall = Elapsed();
     std::ostringstream os;
-    os << m_unit << " done " << m_done << "/" << m_total;
+    const bool partial = m_phase < m_phases; // later phases' runs not counted yet
+    std::ostringstream phase;
+    phase << "phase " << m_phase << "/" << m_phases;
+    os << m_unit << " done " << m_done << "/" << m_total << (partial ? " of " + phase.str() : "");
     if (!m_running.empty())
     {
         os << ", running:";
@@ -144,9 +148,17 @@ ProgressReporter::Tick()
             os << " " << r;
         }
     }
-    os << ", wall " << std::fixed << std::setprecision(0) << wall << " s"
-       << (m_done > 0 ? Left(wall / m_done * (m_total - m_done)) : "");
+    const std::string left = m_done > 0 ? Left(wall / m_done * (m_total - m_done)) : "";
+    os << ", wall " << std::fixed << std::setprecision(0) << wall << " s" << left
+       << (partial && !left.empty() ? " in " + phase.str() : "");
     Print(os.str());
+}
+
+void
+ProgressReporter::SetPhase(uint32_t phase, uint32_t phases)
+{
+    m_phase = std::max<uint32_t>(phase, 1);
+    m_phases = std::max(phases, m_phase);
 }
 
 } // namespace ns3

@@ -76,6 +76,14 @@ class ProgressReporter
     void RunDone(const std::string& run);
     /// \brief Print a line over the runs if the interval has passed (while waiting for runs).
     void Tick();
+    /**
+     * \brief The runs counted are phase \p phase of \p phases, whose later phases' runs are
+     * known only when this one ends (crux-experiment: the runs that need the t_j profiled in
+     * the first): before the last phase the lines say "runs done 2/4 of phase 1/2" and the
+     * time left is that of the phase ("about 30 s left in phase 1/2").
+     * \param phase this phase, 1-based \param phases all phases (1 = no phases)
+     */
+    void SetPhase(uint32_t phase, uint32_t phases);
 
   private:
     /// \return wall seconds since the reporter's clock started
@@ -94,6 +102,8 @@ class ProgressReporter
     double m_lastLine{0};                          //!< Elapsed() at the last line
     uint32_t m_total{0};                           //!< runs to do
     uint32_t m_done{0};                            //!< runs done
+    uint32_t m_phase{1};                           //!< phase of the runs counted (SetPhase)
+    uint32_t m_phases{1};                          //!< phases (SetPhase)
     std::multiset<std::string> m_running;          //!< runs started, not done
 };
 

@@ -71,13 +71,15 @@ mkdir -p "$work/exp-progress"
   >/dev/null 2>err.txt) || fail "crux-experiment --progress: exit $?"
 compare_dirs "$work/exp1/out" "$work/exp-progress/out" "crux-experiment with progress lines"
 run_re='^crux-experiment: [a-z0-9:@()/-]+: sim [0-9.]+ s, iterations [0-9]+/[0-9]+, wall [0-9]+ s(, about [0-9]+ s left)?$'
-done_re='^crux-experiment: runs done [0-9]+/[0-9]+(, running:( [a-z0-9:@()/-]+)+)?, wall [0-9]+ s(, about [0-9]+ s left)?$'
+done_re='^crux-experiment: runs done [0-9]+/[0-9]+( of phase 1/2)?(, running:( [a-z0-9:@()/-]+)+)?, wall [0-9]+ s(, about [0-9]+ s left( in phase 1/2)?)?$'
 lines=$(wc -l <"$work/exp-progress/err.txt")
 bad=$(grep -cvE "$run_re|$done_re" "$work/exp-progress/err.txt")
 if [ "$lines" -lt 20 ] || [ "$bad" -ne 0 ]; then
   fail "progress lines: $lines lines, $bad not of the two forms: $(grep -vE "$run_re|$done_re" "$work/exp-progress/err.txt" | head -3)"
-elif ! grep -qE '^crux-experiment: runs done ([0-9]+)/\1' "$work/exp-progress/err.txt"; then
+elif ! grep -qE '^crux-experiment: runs done ([0-9]+)/\1,' "$work/exp-progress/err.txt"; then
   fail "progress lines: no 'runs done N/N'"
+elif ! grep -qE '^crux-experiment: runs done [0-9]+/[0-9]+ of phase 1/2' "$work/exp-progress/err.txt"; then
+  fail "progress lines: the first phase's lines do not say so (its total grows in the second)"
 else
   echo "ok   progress lines: $lines whole lines of the two forms"
 fi
