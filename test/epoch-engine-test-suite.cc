@@ -132,7 +132,8 @@ RunEngine(const EpochEngineConfig& config,
           double windowEnd,
           const std::string& scheduler,
           const EpochEngine::JobBuilder& builder,
-          std::unique_ptr<EpochEngineFabric> fabric = nullptr)
+          std::unique_ptr<EpochEngineFabric> fabric = nullptr,
+          std::vector<EpochProgress>* progress = nullptr)
 {
     EpochEngine engine(config,
                        topo,
@@ -144,6 +145,10 @@ RunEngine(const EpochEngineConfig& config,
                        builder,
                        std::make_unique<ExactEpochRateModel>(topo.links, RunnerOptions()),
                        std::move(fabric));
+    if (progress)
+    {
+        engine.SetProgressHook([progress](const EpochProgress& p) { progress->push_back(p); });
+    }
     engine.Start();
     Simulator::Run();
     ClusterRunResult r = engine.Finish();
@@ -470,8 +475,18 @@ class EpochEngineQueueTestCase : public TestCase
                                               Job("small", 1, 10, 20)};
         const auto builder = HandMadeJobs(topo, {{0, {1, 1}}, {1, {1, 1}}, {2, {1, 1}}});
         EpochEngineConfig cfg;
-        const ClusterRunResult r = RunEngine(cfg, topo, window, 100, "ecmp", builder);
+        std::vector<EpochProgress> progress;
+        const ClusterRunResult r =
+            RunEngine(cfg, topo, window, 100, "ecmp", builder, nullptr, &progress);
         NS_TEST_EXPECT_MSG_EQ(r.jobs[1].unplaceable, true, "8 GPUs never fit 4");
+        // the progress estimate's share: arrivals and completions of 2 x 3 jobs, less the
+        // completion the unplaceable one never has (counted once it is found, at its arrival)
+        const std::vector<double> share = {1.0 / 6, 2.0 / 6, 3.0 / 5, 4.0 / 5, 1.0};
+        NS_TEST_ASSERT_MSG_EQ(progress.size(), share.size(), "one line per arrival, completion");
+        for (size_t i = 0; i < share.size(); ++i)
+        {
+            NS_TEST_EXPECT_MSG_EQ_TOL(progress[i].done, share[i], kTol, "share " << i);
+        }
         NS_TEST_EXPECT_MSG_EQ(r.jobsUnplaceable, 1, "counted");
         NS_TEST_EXPECT_MSG_EQ_TOL(r.jobs[0].end, 40.0, kTol, "big alone");
         NS_TEST_EXPECT_MSG_EQ_TOL(r.jobs[2].start, 40.0, kTol, "small waits for big's GPUs");

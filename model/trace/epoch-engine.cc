@@ -238,7 +238,12 @@ EpochEngine::Progress()
     p.scheduler = m_result.scheduler;
     p.time = m_ws + Now();
     p.windowEnd = m_we;
-    p.done = m_we > m_ws ? Now() / (m_we - m_ws) : 0;
+    // every job arrives once and, unless it was found unplaceable, completes once: the share
+    // of those events, so the drain after the window end counts too (the share of the window's
+    // time reached 1 at its start)
+    const double all =
+        2.0 * static_cast<double>(m_jobs.size()) - static_cast<double>(m_unplaceable);
+    p.done = all > 0 ? std::min(1.0, static_cast<double>(m_result.events) / all) : 0;
     p.events = m_result.events;
     p.running = static_cast<uint32_t>(m_running.size());
     p.queued = static_cast<uint32_t>(m_queue.size());
@@ -370,6 +375,7 @@ EpochEngine::PlaceQueued()
             NS_LOG_INFO("job " << j.res.name << " can never be placed: " << e.what());
             j.res.unplaceable = true;
             j.res.unplaceableReason = e.what();
+            ++m_unplaceable;
             it = m_queue.erase(it);
             continue;
         }

@@ -262,10 +262,12 @@ struct EpochProgress
     std::string scheduler; //!< scheduler of the run
     double time{0};        //!< simulated time, seconds on the trace clock
     double windowEnd{0};   //!< effective window end, seconds on the trace clock
-    double done{0};        //!< share of the window simulated (0..1, > 1 in the drain)
-    uint64_t events{0};    //!< arrivals and completions handled so far
-    uint32_t running{0};   //!< running jobs
-    uint32_t queued{0};    //!< jobs waiting for GPUs
+    /// share of the run's arrivals and completions handled (0..1; each job arrives once and
+    /// completes once unless found unplaceable, the drain after the window end included)
+    double done{0};
+    uint64_t events{0};  //!< arrivals and completions handled so far
+    uint32_t running{0}; //!< running jobs
+    uint32_t queued{0};  //!< jobs waiting for GPUs
 };
 
 /**
@@ -439,30 +441,31 @@ class EpochEngine
     /// Fill the summary fields of m_result.
     void Summarize();
 
-    EpochEngineConfig m_config;                               //!< config
-    const ClusterTopology& m_topo;                            //!< topology
-    const std::vector<TraceJob>& m_window;                    //!< window jobs
-    double m_origin;                                          //!< trace origin
-    double m_ws;                                              //!< window start (trace clock)
-    double m_we;                                              //!< window end (trace clock)
-    Ptr<CommScheduler> m_scheduler;                           //!< scheduler
-    JobBuilder m_builder;                                     //!< placed job -> DltJob, SchedJob
-    std::unique_ptr<EpochRateModel> m_rates;                  //!< epoch evaluation
-    std::unique_ptr<EpochEngineFabric> m_fabric;              //!< engine "flow" only
-    ProgressHook m_progress;                                  //!< progress hook (may be null)
-    ModelMapper m_mapper;                                     //!< label -> zoo model
-    SchedulerConfig m_sc;                                     //!< scheduler config
-    std::unique_ptr<GpuPlacer> m_placer;                      //!< the GPU allocator
-    bool m_tracePlacement{false};                             //!< placement "trace"
-    bool m_fixedDuration{false};                              //!< work model "duration"
-    uint32_t m_total{0};                                      //!< GPUs
-    uint32_t m_busy{0};                                       //!< allocated GPUs
-    std::vector<RunJob> m_jobs;                               //!< per window job
-    std::deque<uint32_t> m_queue;                             //!< FIFO of waiting jobs
-    std::vector<uint32_t> m_running;                          //!< running jobs, start order
-    ClusterModel m_model;                                     //!< running jobs (scheduler input)
-    double m_lastEvent{0};                                    //!< sim seconds of the last Advance
-    double m_stop{0};                                         //!< sim seconds of the stop
+    EpochEngineConfig m_config;                  //!< config
+    const ClusterTopology& m_topo;               //!< topology
+    const std::vector<TraceJob>& m_window;       //!< window jobs
+    double m_origin;                             //!< trace origin
+    double m_ws;                                 //!< window start (trace clock)
+    double m_we;                                 //!< window end (trace clock)
+    Ptr<CommScheduler> m_scheduler;              //!< scheduler
+    JobBuilder m_builder;                        //!< placed job -> DltJob, SchedJob
+    std::unique_ptr<EpochRateModel> m_rates;     //!< epoch evaluation
+    std::unique_ptr<EpochEngineFabric> m_fabric; //!< engine "flow" only
+    ProgressHook m_progress;                     //!< progress hook (may be null)
+    ModelMapper m_mapper;                        //!< label -> zoo model
+    SchedulerConfig m_sc;                        //!< scheduler config
+    std::unique_ptr<GpuPlacer> m_placer;         //!< the GPU allocator
+    bool m_tracePlacement{false};                //!< placement "trace"
+    bool m_fixedDuration{false};                 //!< work model "duration"
+    uint32_t m_total{0};                         //!< GPUs
+    uint32_t m_busy{0};                          //!< allocated GPUs
+    std::vector<RunJob> m_jobs;                  //!< per window job
+    std::size_t m_unplaceable{0};    //!< jobs found unplaceable (they arrive, never complete)
+    std::deque<uint32_t> m_queue;    //!< FIFO of waiting jobs
+    std::vector<uint32_t> m_running; //!< running jobs, start order
+    ClusterModel m_model;            //!< running jobs (scheduler input)
+    double m_lastEvent{0};           //!< sim seconds of the last Advance
+    double m_stop{0};                //!< sim seconds of the stop
     std::map<uint32_t, std::pair<double, double>> m_linkRate; //!< link -> (B/s, B/s × I)
     ClusterRunResult m_result;                                //!< output
     /// The utilization accounts (GpuIntensityTracker's fluid input, the one place GPU
