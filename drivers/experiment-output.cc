@@ -151,11 +151,33 @@ ExperimentOutput::FormatTable(const std::vector<ExperimentRunResult>& runs) cons
     FormatReferences(os, sum);
     FormatJobRows(os, sum);
     FormatUtilization(os, sum);
+    FormatCutShort(os, runs);
     if (s.fabric == "packet")
     {
         FormatPacketCounters(os, runs);
     }
     return os.str();
+}
+
+void
+ExperimentOutput::FormatCutShort(std::ostream& os,
+                                 const std::vector<ExperimentRunResult>& runs) const
+{
+    std::string names;
+    for (const auto& r : runs)
+    {
+        if (!r.complete)
+        {
+            names += " " + r.run;
+        }
+    }
+    if (!names.empty())
+    {
+        os << "INCOMPLETE: cut short by stopTime (" << FormatSignificant(m_scenario.stopTime, 4)
+           << " s) before every measured job finished its iterations:" << names
+           << " (their numbers are those of the iterations done inside the window; "
+              "\"complete\": false in summary.json)\n";
+    }
 }
 
 void

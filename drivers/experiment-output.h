@@ -102,6 +102,9 @@ class ExperimentOutput
     /// The table's utilization rows and their decomposition. \param os the table
     /// \param sum the summary
     void FormatUtilization(std::ostream& os, const ExperimentSummary& sum) const;
+    /// The runs cut short by stopTime (ExperimentRunResult::complete false), if any: one line
+    /// naming them. \param os the table \param runs the results
+    void FormatCutShort(std::ostream& os, const std::vector<ExperimentRunResult>& runs) const;
     /// The table's packet-fabric counters (PAUSE frames, drops, retransmissions, timeouts).
     /// \param os the table \param runs the results
     void FormatPacketCounters(std::ostream& os, const std::vector<ExperimentRunResult>& runs) const;

@@ -16,10 +16,12 @@
 #include "run-statistics.h"
 
 #include "ns3/crux-compat.h"
+#include "ns3/crux-run-error.h"
 #include "ns3/crux-switch.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/qbb-net-device.h"
+#include "ns3/sample-statistics.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -261,6 +263,45 @@ RunStatistics::MeasureWindow(const std::vector<DltJob>& jobs,
     r.windowEnd = windowEnd;
 }
 
+void
+RunStatistics::ThrowIfNoWindow(const Scenario& s,
+                               const std::vector<DltJob>& jobs,
+                               const std::vector<JobRecord>& records,
+                               const ExperimentRunResult& r)
+{
+    if (r.windowStart < r.windowEnd || jobs.empty())
+    {
+        return;
+    }
+    // the job that starts last, and what ended before it: a measured job or the run
+    size_t last = 0;
+    for (size_t i = 1; i < jobs.size(); ++i)
+    {
+        last = jobs[i].startTime > jobs[last].startTime ? i : last;
+    }
+    std::string before = "the run's end at " + FormatSignificant(r.simulatedTime, 4) +
+                         " s (its stopTime, or the end of the measured jobs' alone runs for a "
+                         "background job alone)";
+    for (size_t i = 0; i < jobs.size(); ++i)
+    {
+        if (jobs[i].iterations > 0 && records[i].complete)
+        {
+            const double end = records[i].starts.back() + records[i].times.back();
+            if (end == r.windowEnd)
+            {
+                before = "job '" + s.jobs[jobs[i].id].name + "' ended its iterations at " +
+                         FormatSignificant(end, 4) + " s";
+                break;
+            }
+        }
+    }
+    throw CruxRunError("no measurement window: job '" + s.jobs[jobs[last].id].name +
+                       "' starts at " + FormatSignificant(jobs[last].startTime, 4) + " s (jobs[" +
+                       std::to_string(jobs[last].id) + "].start), when " + before +
+                       "; the jobs of a run are measured while all of them run, so start each "
+                       "before the others end");
+}
+
 ExperimentJobResult
 RunStatistics::JobRow(const Scenario& s,
                       const DltJob& job,
@@ -341,6 +382,7 @@ RunStatistics::Measure(const Scenario& s,
     tracker->GetAttribute("PeakFlops", peakValue);
     const double peakFlops = peakValue.Get();
     MeasureWindow(jobs, records, r);
+    ThrowIfNoWindow(s, jobs, records, r);
     const bool multi = jobs.size() > 1;
     double flopRate = 0;
     for (size_t i = 0; i < jobs.size(); ++i)

@@ -140,6 +140,18 @@ class RunStatistics
     void CollectFabricCounters(const ScenarioFabric& f, ExperimentRunResult& r);
 
     /**
+     * \brief Refuses a run whose window is empty (MeasureWindow: its last job start is at or
+     * after the first end of a measured job or the run's end), which would give every job
+     * "no iteration in the window" and a utilization of 0 as if measured.
+     * \param s the scenario (job names) \param jobs the run's jobs \param records their
+     * records \param r the run with its window
+     * \throws CruxRunError naming the job that starts last (jobs[i].start) and what ended first
+     */
+    static void ThrowIfNoWindow(const Scenario& s,
+                                const std::vector<DltJob>& jobs,
+                                const std::vector<JobRecord>& records,
+                                const ExperimentRunResult& r);
+    /**
      * \brief The job rows, measurement window and utilization of a run that ended at \p end
      * (r.simulatedTime, seconds, set by the caller), from the applications' records and the
      * all-reduce durations, and \p tracker's utilization series (about 200 bins) up to \p end.

@@ -88,6 +88,8 @@ OUTPUT_ONLY_OPTIONS = ("quiet", "progress")
 #: Table columns of a crux-experiment run (one row per entry of summary.json "runs"):
 #: (column, key in the run object; a function of the run object for derived totals).
 EXPERIMENT_COLUMNS = [
+    # the ECMP seeds the run stands for (its run column is the mode without "@<seed>")
+    ("ecmp_seeds", lambda r: " ".join(str(x) for x in r.get("seeds") or []) or None),
     ("complete", "complete"),
     ("utilization", "utilization"),
     ("simulated_s", "simulatedTime"),
@@ -780,8 +782,15 @@ def result_rows(run, result):
             rows.append(row)
         else:
             for r in doc.get("runs", []):
-                row = {**base, "run": r.get("run", ""), "output_dir": run.out_rel,
-                       "status": "ok", "error": ""}
+                label, seeds = r.get("run", ""), r.get("seeds") or []
+                # a run of one of several ECMP seeds is labelled "<mode>@<its first seed>": the
+                # mode is the run column, its seeds a column of their own, so that the rows of
+                # the seeds of one point make one line (drawn as their mean and interval)
+                suffix = f"@{seeds[0]}" if seeds else None
+                if suffix and label.endswith(suffix):
+                    label = label[:-len(suffix)]
+                row = {**base, "run": label, "output_dir": run.out_rel, "status": "ok",
+                       "error": ""}
                 for col, key in EXPERIMENT_COLUMNS:
                     row[col] = result_cell(_get(r, key))
                 for job in r.get("jobs", []):

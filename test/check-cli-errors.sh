@@ -235,6 +235,10 @@ make_variant tiny-job 'd["jobs"][0].update({"computeTime": 1e-10, "gradientBytes
 expect tiny-job "jobs[0].computeTime: 1e-10 with gradientBytes 0.4 leaves an iteration without compute or communication" --scenario="$work/tiny-job.json"
 make_variant late-start 'd["jobs"][0]["start"] = 200'
 expect late-start "jobs[0].start: 200 s is not before stopTime 120 s: the job would never run" --scenario="$work/late-start.json"
+# found by a breaker helper: jobs that never run together had an empty measurement window and
+# gave "no iteration in the window" and a utilization of 0 for every run, exit 0
+make_variant no-window 'd["jobs"][1]["start"] = 100'
+expect no-window "run ecmp: no measurement window: job 'bert' starts at 100.0 s (jobs[1].start), when job 'gpt' ended its iterations at 6.130 s" --scenario="$work/no-window.json" --fabric=flow
 make_variant tiny-stop 'd["stopTime"] = 1e-9'
 expect tiny-stop "stopTime: 1e-09 s ends before any measured job can finish an iteration (the earliest, jobs[0] 'gpt', starts at 0 s and computes 1.28 s per iteration)" --scenario="$work/tiny-stop.json"
 make_variant modes-dup 'pass'

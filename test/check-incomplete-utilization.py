@@ -16,7 +16,9 @@ run:
   - the utilization of each multi-job run equals, by a second route, the alone run of the counted
     job scaled by its throughput ratio (only that job's FLOPs count), within 1e-9;
 and, as the counter-check, the same scenario with the job back as a background job gives no
-INCOMPLETE mark and no utilizationIncomplete key.
+INCOMPLETE mark and no utilizationIncomplete key; with stopTime 0.2 s (before the measured job
+finishes), the table's "INCOMPLETE: cut short by stopTime" line names exactly the runs whose
+summary.json says "complete": false.
 
 Usage: check-incomplete-utilization.py <crux-experiment binary> <module root>
 """
@@ -102,6 +104,21 @@ def main():
         for r in summary2["runs"]:
             if "utilizationIncomplete" in r:
                 fails.append(f"background variant: {r['run']} has utilizationIncomplete")
+
+        # runs cut short by stopTime ("complete": false in summary.json) are named in the
+        # table (found by a breaker helper: table.txt printed them as ordinary results)
+        cut = json.loads(json.dumps(base))
+        cut["stopTime"] = 0.2
+        stdout3, summary3 = run(binary, cut, os.path.join(work, "cut"))
+        short = [r["run"] for r in summary3["runs"] if not r["complete"]]
+        marks = [ln for ln in stdout3.splitlines() if ln.startswith("INCOMPLETE: cut short")]
+        if not short or len(marks) != 1 or \
+                not marks[0].startswith("INCOMPLETE: cut short by stopTime (0.2000 s) before "
+                                        "every measured job finished its iterations: " +
+                                        " ".join(short) + " ("):
+            fails.append(f"stopTime 0.2: runs {short} not complete, table says {marks}")
+        if "INCOMPLETE: cut short" in stdout2:
+            fails.append("background variant: a run marked cut short")
     for f in fails:
         print("FAIL", f)
     if not fails:

@@ -248,6 +248,36 @@ try:
     else:
         print(f"--resume reruns a changed scenario ({u20} -> {u40}) and reuses an unchanged one")
 
+    # 3c. seeds: N inside crux-experiment (found by a breaker helper: the run column was
+    # 'ecmp@1', 'ecmp@2', one line per seed, and 'where run: ecmp' matched nothing): the rows
+    # of the seeds are one run with their ecmp_seeds, and the plot's point is the experiment's
+    # own mean and interval over the seeds
+    seeds_path = os.path.join(work, "seeds.json")
+    with open(seeds_path, "w", encoding="utf-8") as f:
+        json.dump({"runs": [{"program": "crux-experiment", "name": "s", "options": {
+            "scenario": os.path.join(root, "scenarios", "smoke.json"), "fabric": "flow",
+            "modes": "ecmp", "seeds": 3, "quiet": True}}],
+            "plots": [{"name": "u", "x": "seeds", "y": "utilization", "by": "run",
+                       "where": {"run": "ecmp"}}]}, f)
+    so = os.path.join(work, "seeds-out")
+    rcs, _, errs = run_sweep(seeds_path, f"--out={so}", "--workers=1")
+    srows = read_table(os.path.join(so, "table.csv")) if rcs == 0 else []
+    if rcs != 0 or [(r["run"], r["ecmp_seeds"]) for r in srows] != \
+            [("ecmp", "1"), ("ecmp", "2"), ("ecmp", "3")]:
+        fail(f"seeds: 3: exit {rcs}, rows {[(r['run'], r['ecmp_seeds']) for r in srows]}\n{errs}")
+    else:
+        with open(os.path.join(so, "runs", "s-000", "summary.json"), encoding="utf-8") as f:
+            c = json.load(f)["summary"]["clusters"][0]
+        sys.path.insert(0, os.path.join(root, "bindings", "python"))
+        from crux.results import format_interval  # noqa: E402
+        want = format_interval(c["utilization"]["mean"], c["utilization"]["ci95"], 3, 100.0)
+        with open(os.path.join(so, "plots", "u.txt"), encoding="utf-8") as f:
+            point = [ln for ln in f.read().splitlines() if ln.startswith("ecmp ")]
+        if len(point) != 1 or not point[0].endswith(" 3  " + want):
+            fail(f"seeds: 3: plot point {point}, the experiment's own utilization is {want}")
+        else:
+            print(f"seeds: 3: one line of 3 rows, its point {want} % as the experiment's table")
+
     # 4. a failing run
     bad = os.path.join(work, "failing.json")
     with open(bad, "w", encoding="utf-8") as f:
