@@ -320,7 +320,9 @@ if [ -x "$trace" ]; then
   expect_in "$trace" 1 trace-weak-bound "--weakLinkBound: must be in [0, 1) (0 = no cut)" --weakLinkBound=1 --days=0.05 --dryRun --outputDir="$work/out-trace-weak-bound"
   expect_in "$trace" 1 trace-weak-rule "--weakLinkRule: 'expected' is not bound or overlap" --weakLinkRule=expected --days=0.05 --dryRun --outputDir="$work/out-trace-weak-rule"
   expect_in "$trace" 1 trace-bad-topo "--topology: 'bogus' is not clos, double-sided or lingjun" --topology=bogus --closTors=10 --dryRun --outputDir="$work/out-trace-bad-topo"
-  expect_in "$trace" 1 trace-cables "--closTors / --closAggs / --closHosts: ClosConfig:" --closTors=65536 --closAggs=4096 --dryRun --outputDir="$work/out-trace-cables"
+  expect_in "$trace" 1 trace-cables "--closTors / --closAggs / --closHosts: ClosConfig:" --closTors=65536 --closAggs=4096 --closHosts=65536 --dryRun --outputDir="$work/out-trace-cables"
+  # found by a breaker helper: more ToRs than hosts left ToRs without a host, silently
+  expect_in "$trace" 1 trace-empty-tors "ClosConfig.numHosts (100) is fewer than the ToRs (200): 100 would have no host" --closTors=200 --closHosts=100 --dryRun --outputDir="$work/out-trace-empty-tors"
   # found by a breaker helper: each was an abort, a crash, an empty run, a hang or gigabytes
   expect_in "$trace" 1 trace-sim-type "--SimulatorImplementationType: 'ns3::Node' is not an ns-3 type derived from ns3::SimulatorImpl" --SimulatorImplementationType=ns3::Node --days=0.05 --dryRun --outputDir="$work/out-trace-sim-type"
   expect_in "$trace" 1 trace-sched-type "--SchedulerType: 'ns3::Scheduler' is not an ns-3 type derived from ns3::Scheduler" --SchedulerType=ns3::Scheduler --days=0.05 --dryRun --outputDir="$work/out-trace-sched-type"

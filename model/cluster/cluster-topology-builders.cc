@@ -434,6 +434,16 @@ BuildTwoLayerClos(const ClosConfig& c)
             std::to_string(c.nicsPerHost) + ") for " + c.wiring + " wiring");
     }
     const uint32_t groups = c.tors / groupSize;
+    if (c.hostsPerTor == 0 && c.numHosts < groups)
+    {
+        // hosts spread evenly: a ToR (group) without a host is a switch that carries nothing
+        throw std::invalid_argument("ClosConfig.numHosts (" + std::to_string(c.numHosts) +
+                                    ") is fewer than the " + (rail ? "ToR groups (" : "ToRs (") +
+                                    std::to_string(groups) +
+                                    "): " + std::to_string(groups - c.numHosts) +
+                                    " would have no host; give at least one host " +
+                                    (rail ? "per group of nicsPerHost ToRs" : "per ToR"));
+    }
     const uint64_t hosts64 = c.hostsPerTor > 0 ? uint64_t{groups} * c.hostsPerTor : c.numHosts;
     if (hosts64 > 65536)
     {
