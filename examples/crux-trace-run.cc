@@ -49,6 +49,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <iomanip>
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
@@ -426,6 +427,42 @@ PrintTable(const ClusterRun& run, const std::vector<ClusterRunResult>& runs)
               << "results in " << c.outputDir << "/<scheduler>/\n";
 }
 
+/**
+ * Warns when the default window (--windowEnd=-1: up to the last arrival) holds less than half
+ * of the jobs' GPU time (found by a breaker helper: a trace whose jobs all arrive in one minute
+ * had the window [0, 60] s, and every scheduler's mean utilization, averaged over it, read 0).
+ * \param r a scheduler's result (the first: the jobs' run times differ little between them)
+ */
+void
+WarnIfWindowMissesTheWork(const ClusterRunResult& r)
+{
+    double total = 0;  // GPU-seconds of the jobs' runs
+    double inside = 0; // of them inside the window
+    double last = r.windowEnd;
+    for (const auto& j : r.jobs)
+    {
+        if (j.start < 0)
+        {
+            continue;
+        }
+        const double end = j.end >= 0 ? j.end : r.simEnd;
+        total += j.gpus * std::max(0.0, end - j.start);
+        inside +=
+            j.gpus * std::max(0.0, std::min(end, r.windowEnd) - std::max(j.start, r.windowStart));
+        last = std::max(last, end);
+    }
+    if (total > 0 && inside < 0.5 * total)
+    {
+        std::ostringstream os;
+        os << std::fixed << std::setprecision(1) << "crux-trace-run: warning: the window ["
+           << r.windowStart << ", " << r.windowEnd << "] s holds " << 100 * inside / total
+           << " % of the jobs' GPU time (they run until " << last
+           << " s): mean_gpu_utilization averages the window only (--windowEnd; -1 = the last "
+              "arrival); give a later --windowEnd to measure their runs\n";
+        std::cerr << os.str();
+    }
+}
+
 /// The most threads ns3::CruxIntensityPriorities::Threads accepts (its checker's maximum): the
 /// automatic --threads=0 stays within it on any machine.
 constexpr uint32_t MAX_THREADS = 256;
@@ -476,6 +513,10 @@ RunTrace(const TraceRunOptions& o)
     if (!o.quiet)
     {
         PrintTable(run, runs);
+    }
+    if (c.windowEnd < 0)
+    {
+        WarnIfWindowMissesTheWork(runs.front()); // a window the user did not choose
     }
     if (runs.front().jobsUnplaceable > 0)
     {

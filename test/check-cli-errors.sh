@@ -323,6 +323,28 @@ if [ -x "$trace" ]; then
   expect_in "$trace" 1 trace-cables "--closTors / --closAggs / --closHosts: ClosConfig:" --closTors=65536 --closAggs=4096 --closHosts=65536 --dryRun --outputDir="$work/out-trace-cables"
   # found by a breaker helper: more ToRs than hosts left ToRs without a host, silently
   expect_in "$trace" 1 trace-empty-tors "ClosConfig.numHosts (100) is fewer than the ToRs (200): 100 would have no host" --closTors=200 --closHosts=100 --dryRun --outputDir="$work/out-trace-empty-tors"
+  # found by a breaker helper: a trace whose jobs all arrive in one minute has the default
+  # window [0, 60] s and read 0 utilization for every scheduler without a word (exit 0): a
+  # warning now says how much of the jobs' GPU time the window holds
+  mkdir -p "$work/one-minute"
+  printf 'job_name,model,status,gmt_job_submitted,gmt_job_running,gmt_job_finished,gmt_job_stopped\n' >"$work/one-minute/job.csv"
+  printf 'job_name,worker_name,replica_type,host_ip,RES\n' >"$work/one-minute/worker.csv"
+  i=0
+  for ip in $(tail -n +2 "$root/data/lingjun-2023/topo.csv" | head -8 | cut -d, -f1); do
+    j=$([ $i -lt 4 ] && echo jA || echo jB)
+    [ $((i % 4)) -eq 0 ] && echo "$j,GPT-13b,Succeeded,2023/7/15 02:00,2023/7/15 02:01,2023/7/15 06:00," >>"$work/one-minute/job.csv"
+    echo "$j,$j-worker-$((i % 4)),worker,$ip,\"{\"\"nvidia.com/gpu\"\": \"\"8\"\"}\"" >>"$work/one-minute/worker.csv"
+    i=$((i + 1))
+  done
+  "$trace" --jobCsv="$work/one-minute/job.csv" --workerCsv="$work/one-minute/worker.csv" \
+    --topoCsv="$root/data/lingjun-2023/topo.csv" --topology=lingjun --placement=trace \
+    --schedulers=ecmp --quiet --outputDir="$work/one-minute/out" >/dev/null 2>"$work/one-minute/err"
+  rc=$?
+  if [ "$rc" -ne 0 ] || ! grep -q "^crux-trace-run: warning: the window \[0.0, 60.0\] s holds 0.0 % of the jobs' GPU time" "$work/one-minute/err"; then
+    echo "FAIL trace-one-minute: exit $rc, no window warning: $(cat "$work/one-minute/err")"; fails=$((fails + 1))
+  else
+    echo "ok   trace-one-minute: $(grep 'the window' "$work/one-minute/err")"
+  fi
   # found by a breaker helper: each was an abort, a crash, an empty run, a hang or gigabytes
   expect_in "$trace" 1 trace-sim-type "--SimulatorImplementationType: 'ns3::Node' is not an ns-3 type derived from ns3::SimulatorImpl" --SimulatorImplementationType=ns3::Node --days=0.05 --dryRun --outputDir="$work/out-trace-sim-type"
   expect_in "$trace" 1 trace-sched-type "--SchedulerType: 'ns3::Scheduler' is not an ns-3 type derived from ns3::Scheduler" --SchedulerType=ns3::Scheduler --days=0.05 --dryRun --outputDir="$work/out-trace-sched-type"
