@@ -195,9 +195,13 @@ ExperimentOutput::FormatReferences(std::ostream& os, const ExperimentSummary& su
         schedulers.push_back(c.scheduler);
     }
     os << "  " << Cell("job", 12) << Cell("alone@ECMP", 24) << Cell("alone@free", 16);
+    // a column as wide as its header and a space (a long scheduler name)
+    auto width = [](const std::string& sch) {
+        return std::max<size_t>(22, std::string("alone@paths(" + sch + ")").size() + 2);
+    };
     for (const auto& sch : schedulers)
     {
-        os << Cell("alone@paths(" + sch + ")", 22);
+        os << Cell("alone@paths(" + sch + ")", width(sch));
     }
     os << "\n";
     for (const auto& ref : sum.jobs)
@@ -207,7 +211,7 @@ ExperimentOutput::FormatReferences(std::ostream& os, const ExperimentSummary& su
         for (const auto& sch : schedulers)
         {
             auto it = ref.alonePaths.find(sch);
-            os << Cell(it != ref.alonePaths.end() ? Duration(it->second) : "–", 22);
+            os << Cell(it != ref.alonePaths.end() ? Duration(it->second) : "–", width(sch));
         }
         if (ref.fewIterations)
         {
@@ -224,8 +228,8 @@ ExperimentOutput::FormatJobRows(std::ostream& os, const ExperimentSummary& sum) 
     {
         return;
     }
-    os << "jobs together (iteration time in the window; its change against the same job alone, "
-          "same seed):\n";
+    os << "jobs together (iteration time in the window; its relative change against the same "
+          "job alone, same seed, + = slower):\n";
     os << "  " << Cell("scheduler", 12) << Cell("job", 12) << Cell("level", 7) << Cell("iters", 6)
        << Cell("iteration time", 22) << Cell("vs alone@ECMP", 20) << Cell("vs alone@paths", 20)
        << "\n";
@@ -255,16 +259,19 @@ ExperimentOutput::FormatUtilization(std::ostream& os, const ExperimentSummary& s
     const uint32_t gpus = m_nHosts * m_gpusPerHost;
     os << "cluster GPU utilization (" << gpus << " GPUs, " << FormatSignificant(peakFlops / 1e12, 4)
        << " TFLOP/s peak each) and its contention decomposition (doc/crux.rst, \"Measurement "
-          "methodology\"):\n";
+          "methodology\"); vs alone@ECMP: the relative change of the utilization against the "
+          "jobs alone under ECMP (+: higher); the terms in percentage points: utilization - "
+          "alone@ECMP = path gain - inter-job loss + prio. recovery (own-flow loss: what the "
+          "jobs' own flows colliding cost them alone):\n";
     os << "  " << Cell("scheduler", 12) << Cell("runs", 6) << Cell("utilization", 20)
-       << Cell("vs alone@ECMP", 20) << Cell("alone@ECMP", 20) << Cell("own-flow loss", 18)
-       << Cell("path gain", 18) << Cell("inter-job loss", 18) << Cell("prio. recovery", 18) << "\n";
+       << Cell("vs alone@ECMP", 20) << Cell("alone@ECMP", 20) << Cell("own-flow loss", 20)
+       << Cell("path gain", 20) << Cell("inter-job loss", 20) << Cell("prio. recovery", 20) << "\n";
     for (const auto& c : sum.clusters)
     {
         os << "  " << Cell(c.scheduler, 12) << Cell(std::to_string(c.distinctRuns), 6)
            << Cell(Util(c.mix), 20) << Cell(Pct(c.vsAloneEcmp), 20) << Cell(Util(c.aloneEcmp), 20)
-           << Cell(Points(c.ownFlowLoss), 18) << Cell(Points(c.pathGain), 18)
-           << Cell(Points(c.interJobLoss), 18) << Cell(Points(c.priorityRecovery), 18);
+           << Cell(Points(c.ownFlowLoss), 20) << Cell(Points(c.pathGain), 20)
+           << Cell(Points(c.interJobLoss), 20) << Cell(Points(c.priorityRecovery), 20);
         if (c.incomplete)
         {
             os << "INCOMPLETE: without";

@@ -158,7 +158,9 @@ ScenarioJobBuilder::PlaceByCount(GpuPlacer& placer, uint32_t i) const
         Fail(f + ".gpus",
              std::to_string(n) + " GPUs cannot be split into equal groups of " +
                  std::to_string(per) + " per host (hosts have " + std::to_string(m_gpusPerHost) +
-                 " GPUs)");
+                 " GPUs; a job has the same GPUs on each of its hosts: give a gpus that is a " +
+                 "multiple of " + std::to_string(per) + ", or " + f +
+                 ".gpusPerHost that divides it)");
     }
     std::optional<std::vector<HostShare>> shares;
     try

@@ -583,9 +583,13 @@ def execute(task):
         except OSError as e:
             error = f"cannot start {task['argv'][0]}: {e.strerror}"
     wall = time.monotonic() - t0
+    with open(task["stderr"], encoding="utf-8", errors="replace") as f:
+        stderr_text = f.read()
     if not error and returncode != 0:
-        with open(task["stderr"], encoding="utf-8", errors="replace") as f:
-            error = error_line(f.read(), returncode)
+        error = error_line(stderr_text, returncode)
+    # the program's warnings (skipped trace rows, a window that misses the work, ...): the
+    # sweep's own lines name them, so that an "ok" run does not hide them in its log
+    warnings = [ln.strip() for ln in stderr_text.splitlines() if ": warning: " in ln]
     summaries = []
     if not error:
         for name, path in task["summaries"]:
@@ -596,7 +600,7 @@ def execute(task):
                 error = f"{path}: cannot read ({getattr(e, 'strerror', None) or e})"
                 break
     result = {"run_id": task["run_id"], "returncode": returncode, "error": error,
-              "wall_s": wall, "host": socket.gethostname(),
+              "warnings": warnings, "wall_s": wall, "host": socket.gethostname(),
               "summaries": summaries if not error else []}
     with open(task["status"], "w", encoding="utf-8") as f:
         json.dump({"argv": task["argv"], "inputs": inputs, "returncode": returncode,
@@ -705,6 +709,10 @@ def run_all(tasks, args, progress):
         elapsed = time.monotonic() - t0[0]
         left = elapsed / done * (total - done)
         state = "ok" if not res["error"] else "FAILED: " + res["error"]
+        warns = res.get("warnings") or []
+        if warns and not res["error"]:
+            state += (f", {len(warns)} warning(s), the first: {warns[0]}"
+                      if len(warns) > 1 else f", warning: {warns[0]}")
         progress(f"[{done}/{total}] {res['run_id']} {state} ({res['wall_s']:.1f} s); "
                  f"elapsed {elapsed:.0f} s, about {left:.0f} s left")
 

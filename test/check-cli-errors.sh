@@ -237,6 +237,9 @@ make_variant late-start 'd["jobs"][0]["start"] = 200'
 expect late-start "jobs[0].start: 200 s is not before stopTime 120 s: the job would never run" --scenario="$work/late-start.json"
 # found by a breaker helper: jobs that never run together had an empty measurement window and
 # gave "no iteration in the window" and a utilization of 0 for every run, exit 0
+# found by a new-user helper: the error gave no way out
+make_variant gpus-split 'd["jobs"][1] = {"name": "bert", "model": "bert-large", "gpus": 12, "iterations": 3, "background": True}'
+expect gpus-split "jobs[1].gpus: 12 GPUs cannot be split into equal groups of 8 per host (hosts have 8 GPUs; a job has the same GPUs on each of its hosts: give a gpus that is a multiple of 8, or jobs[1].gpusPerHost that divides it)" --scenario="$work/gpus-split.json" --fabric=flow
 make_variant no-window 'd["jobs"][1]["start"] = 100'
 expect no-window "run ecmp: no measurement window: job 'bert' starts at 100.0 s (jobs[1].start), when job 'gpt' ended its iterations at 6.130 s" --scenario="$work/no-window.json" --fabric=flow
 make_variant tiny-stop 'd["stopTime"] = 1e-9'

@@ -109,6 +109,22 @@ def mix_runs(e):
     return out
 
 
+def error_bar(ci95, n, scale=1.0):
+    """The half-width to draw: 0 for none (n < 2, or a zero interval such as one
+    deterministic run standing for every seed)."""
+    hw = ci95 * scale if n >= 2 and ci95 is not None and math.isfinite(ci95) else 0.0
+    return hw if hw > 0 else 0.0
+
+
+def draw_errors(ax, xs, ys, errs, capsize):
+    """Error bars at the bars with an interval only: matplotlib draws a cap for a zero
+    half-width, which reads as a tiny interval where there is none."""
+    pts = [(x, y, e) for x, y, e in zip(xs, ys, errs) if e > 0]
+    if pts:
+        ax.errorbar([p[0] for p in pts], [p[1] for p in pts], yerr=[p[2] for p in pts],
+                    fmt="none", ecolor="black", elinewidth=0.8, capsize=capsize)
+
+
 def time_unit(values):
     """(scale, unit) for durations: the unit of the smallest positive value."""
     pos = [v for v in values if v is not None and math.isfinite(v) and v > 0]
@@ -156,7 +172,7 @@ def iteration_times(e, plt, out, show):
             r = r.iloc[0]
             labels.append(name.replace("@", "\n@"))
             heights.append(r["iteration_s"] * scale)
-            errs.append(r["iteration_s_ci95"] * scale if r["n"] >= 2 else 0.0)
+            errs.append(error_bar(r["iteration_s_ci95"], r["n"], scale))
             cols.append("#d9d9d9" if name == "alone@ECMP" else "#f0f0f0")
             hatches.append("")
         n_ref = len(labels)
@@ -168,15 +184,15 @@ def iteration_times(e, plt, out, show):
             r = r.iloc[0]
             labels.append(f"{s}\n(together)")
             heights.append(r["iteration_s"] * scale)
-            errs.append(r["iteration_s_ci95"] * scale if r["n"] >= 2 else 0.0)
+            errs.append(error_bar(r["iteration_s_ci95"], r["n"], scale))
             cols.append(colors[s])
             hatches.append("")
             p = refs[(refs["job"] == j) & (refs["reference"] == f"alone@paths({s})")]
             paths_ref.append((len(labels) - 1, p.iloc[0]["iteration_s"] * scale
                               if not p.empty else float("nan")))
         x = list(range(len(labels)))
-        bars = ax.bar(x, heights, 0.7, yerr=errs, color=cols, edgecolor="black",
-                      linewidth=0.5, capsize=3, error_kw={"linewidth": 0.8})
+        bars = ax.bar(x, heights, 0.7, color=cols, edgecolor="black", linewidth=0.5)
+        draw_errors(ax, x, heights, errs, 3)
         for k, (xi, ref) in enumerate(paths_ref):
             ax.plot([xi - 0.35, xi + 0.35], [ref, ref], color="black", linestyle="--",
                     linewidth=1.0, label="alone@paths (same scheduler)" if k == 0 else None)
@@ -248,11 +264,11 @@ def utilization(e, plt, out, show):
         seg(xs[1], u_ecmp, u_paths, TERM_COLORS["path gain"], "+ path gain")
         seg(xs[2], u_one, u_paths, TERM_COLORS["inter-job loss"], "− inter-job loss", "///")
         seg(xs[3], u_one, u_mix, TERM_COLORS["priority recovery"], "+ priority recovery")
-        err = r["utilization_fraction_ci95"] * 100 if r["n"] >= 2 else 0.0
-        ax.bar(xs[4], r["utilization_fraction"] * 100, w, yerr=err, capsize=3,
+        err = error_bar(r["utilization_fraction_ci95"], r["n"], 100)
+        ax.bar(xs[4], r["utilization_fraction"] * 100, w,
                color=colors[r["scheduler"]], edgecolor="black", linewidth=0.5,
-               error_kw={"linewidth": 0.8},
                label="together (the scheduler's colour)" if i == 0 else None)
+        draw_errors(ax, [xs[4]], [r["utilization_fraction"] * 100], [err], 3)
         free = r["alone_free_fraction"] * 100
         ax.plot([xs[0] - w / 2, xs[4] + w / 2], [free, free], color="black", linestyle=":",
                 linewidth=1.0, label="alone@free (own-flow loss above alone@ECMP)"
@@ -280,10 +296,10 @@ def utilization(e, plt, out, show):
     for k, (col, label, color) in enumerate(terms):
         xs = [i - 0.4 + tw * (k + 0.5) for i in range(len(scheds))]
         ys = [r[col] * 100 for _, r in c.iterrows()]
-        es = [r[col + "_ci95"] * 100 if r["n"] >= 2 else 0.0 for _, r in c.iterrows()]
-        ax2.bar(xs, ys, tw, yerr=es, capsize=2, color=color, edgecolor="black",
-                linewidth=0.5, label=label, error_kw={"linewidth": 0.8},
+        es = [error_bar(r[col + "_ci95"], r["n"], 100) for _, r in c.iterrows()]
+        ax2.bar(xs, ys, tw, color=color, edgecolor="black", linewidth=0.5, label=label,
                 hatch="///" if label == "inter-job loss" else None)
+        draw_errors(ax2, xs, ys, es, 2)
     ax2.axhline(0, color="black", linewidth=0.6)
     ax2.set_xticks(range(len(scheds)))
     ax2.set_xticklabels(scheds)
@@ -334,6 +350,10 @@ def layer_axis(ax, links, layer_of):
     for k, (name, a, b) in enumerate(spans):
         if k:
             ax.axvline(a - 0.5, color="black", linewidth=0.6)
+        if (b - a + 1) < 0.2 * len(links):
+            # a narrow span (a few links of a layer): the name on two lines, or the names of
+            # two neighbouring spans run into each other ("ToR–agg u|ToR–agg down")
+            name = "\n".join(name.rsplit(" ", 1))
         ax.text((a + b) / 2, 1.01, name, transform=ax.get_xaxis_transform(), ha="center",
                 va="bottom", fontsize=7)
 
