@@ -212,8 +212,8 @@ def iteration_times(e, plt, out, show):
         ax.grid(axis="x", visible=False)
         if paths_ref:
             ax.legend(loc="upper left", fontsize=7)
-    fig.suptitle(f"{e.name}: iteration time alone and together (labels: change against "
-                 f"alone@ECMP){interval_note(e)}", fontsize=9)
+    fig.suptitle(f"{e.name}: iteration time alone and together (labels: relative change "
+                 f"against alone@ECMP, + = slower){interval_note(e)}", fontsize=9)
     return fig
 
 

@@ -100,8 +100,8 @@ def plot(groups, scheds, cells, args, baseline):
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels(groups)
     ax.set_ylabel("Average GPU utilization (%)")
-    ax.set_title(f"{args.title}\nlabels: change against {baseline} on the same topology "
-                 f"({baseline}: its utilization)")
+    ax.set_title(f"{args.title}\nlabels: relative change of the utilization against {baseline} "
+                 f"on the same topology, not percentage points ({baseline}: its utilization)")
     ax.grid(axis="x", visible=False)
     cr.save(fig, args.output)
 

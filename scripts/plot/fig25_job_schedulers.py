@@ -189,7 +189,7 @@ def plot(groups, scheds, cells, points, labels, args):
     ax.set_xticklabels([name(g) for g in groups], fontsize=8)
     ax.set_ylabel("Average GPU utilization (%)")
     ax.grid(axis="x", visible=False)
-    ax.set_title(f"labels: change against {args.base_sched} with the same placement",
+    ax.set_title(f"labels: relative change against {args.base_sched} with the same placement",
                  fontsize=8)
 
     styles = ["-", "--", ":", "-."]
