@@ -289,6 +289,11 @@ ExperimentOutput::FormatUtilization(std::ostream& os, const ExperimentSummary& s
         os << "  runs: simulations of the mix (1: its decision and paths are the same for every "
               "seed)\n";
     }
+    if (!sum.references)
+    {
+        os << "  –: no alone runs (--modes without alone), so no change against alone and no "
+              "decomposition\n";
+    }
 }
 
 void

@@ -30,13 +30,13 @@ import sys
 import tempfile
 
 
-def run(binary, scenario, out):
-    """Run crux-experiment on a scenario dict; return (stdout, summary dict, out dir)."""
+def run(binary, scenario, out, *args):
+    """Run crux-experiment on a scenario dict (and options); return (stdout, summary dict)."""
     scenario = dict(scenario, outputDir=out)
     path = out + ".json"
     with open(path, "w") as f:
         json.dump(scenario, f)
-    p = subprocess.run([binary, "--scenario=" + path], capture_output=True, text=True,
+    p = subprocess.run([binary, "--scenario=" + path, *args], capture_output=True, text=True,
                        timeout=300)
     if p.returncode != 0:
         sys.exit(f"FAIL: crux-experiment exit {p.returncode}: {p.stderr.strip()}")
@@ -119,6 +119,15 @@ def main():
             fails.append(f"stopTime 0.2: runs {short} not complete, table says {marks}")
         if "INCOMPLETE: cut short" in stdout2:
             fails.append("background variant: a run marked cut short")
+
+        # without alone runs the table says why its vs-alone and decomposition cells are "–"
+        # (found by a new-user helper)
+        stdout4, _ = run(binary, base, os.path.join(work, "no-alone"), "--modes=ecmp,crux")
+        why = "  –: no alone runs (--modes without alone), so no change against alone and no " \
+              "decomposition"
+        if why not in stdout4.splitlines() or why in stdout2.splitlines():
+            fails.append("--modes=ecmp,crux: the table does not say why its cells are '–' (or "
+                         "says it with alone runs)")
     for f in fails:
         print("FAIL", f)
     if not fails:
