@@ -135,6 +135,7 @@ set(CRUX_SOURCES
     drivers/scenario-jobs.cc
     drivers/run-statistics.cc
     drivers/scenario-run.cc
+    drivers/scenario-progress.cc
     drivers/experiment-output.cc
     drivers/experiment-summary.cc
     drivers/cluster-run.cc
@@ -255,6 +256,7 @@ set(CRUX_HEADERS
     drivers/scenario-jobs.h
     drivers/run-statistics.h
     drivers/scenario-run.h
+    drivers/scenario-progress.h
     drivers/experiment-output.h
     drivers/experiment-summary.h
     drivers/cluster-run.h

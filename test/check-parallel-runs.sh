@@ -87,7 +87,7 @@ fi
 # --- progress inside one long message (found by a breaker helper: lines came only when a
 # collective or 65,536 DAG nodes completed, so a run inside one message printed nothing for
 # minutes): a 1-byte MTU makes the first all-reduce take minutes; the progress poll of adaptive
-# period (drivers/scenario-run.cc, ProgressPoll) prints a line every interval with the
+# period (drivers/scenario-progress.cc, ProgressPoll) prints a line every interval with the
 # simulated time moving on. And the poll changes nothing: packet runs with and without
 # progress lines have the same files, timing.csv's event counts included.
 mkdir -p "$work/long-message"
