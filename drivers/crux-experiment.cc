@@ -671,6 +671,28 @@ CruxExperiment::RunBatch(std::vector<RunSpec>& batch,
         {
             out.push_back(r); // a profiling run alone gives no row: its t_j is in summary.json
         }
+        else
+        {
+            // ... and its row of timing.csv, labelled as RunOrdered labels the rows (a repeated
+            // RunMode() profiles again: the last one's row)
+            ExperimentRunResult p = r;
+            std::sort(p.seeds.begin(), p.seeds.end());
+            if (m_scenario.seeds > 1 && !p.seeds.empty() && p.seeds.size() < m_scenario.seeds)
+            {
+                p.run += "@" + std::to_string(p.seeds.front());
+            }
+            auto same = std::find_if(m_profileRuns.begin(),
+                                     m_profileRuns.end(),
+                                     [&p](const ExperimentRunResult& q) { return q.run == p.run; });
+            if (same != m_profileRuns.end())
+            {
+                *same = p;
+            }
+            else
+            {
+                m_profileRuns.push_back(p);
+            }
+        }
     }
     auto first = m_measuredCommBySeed.find(m_scenario.seed);
     if (first != m_measuredCommBySeed.end())
@@ -707,7 +729,8 @@ CruxExperiment::WriteResults(const std::vector<ExperimentRunResult>& runs) const
         throw ExperimentError("WriteResults: no runs to write (Run() returns them; " +
                               m_scenario.outputDir + " is left as it is)");
     }
-    ExperimentOutput(m_scenario, m_nHosts, m_gpusPerHost, m_jobs, m_measuredComm).Write(runs);
+    ExperimentOutput(m_scenario, m_nHosts, m_gpusPerHost, m_jobs, m_measuredComm)
+        .Write(runs, m_profileRuns);
 }
 
 std::vector<std::string>

@@ -175,7 +175,8 @@ class CruxExperiment
      * \brief Write the result files into Scenario::outputDir (created if missing): summary.json,
      * jobs.csv, iterations.csv, links.csv (IP bytes per link and TC), paths.csv, pfc.csv,
      * utilization.csv, drops.csv, table.txt, and timing.csv (wall-clock seconds: the only file
-     * that differs between two runs with the same seed). Files are
+     * that differs between two runs with the same seed; with a row per simulation, the
+     * profiling runs of background jobs this object made included, last). Files are
      * written into a temporary directory inside outputDir first and moved into place only when
      * all were written, so a failure leaves the previous contents untouched.
      * \param runs results of Run() (at least one)
@@ -244,6 +245,8 @@ class CruxExperiment
     uint32_t m_nHosts{0};                      //!< hosts of the topology
     uint32_t m_gpusPerHost{0};                 //!< GPUs per host
     std::map<uint32_t, double> m_measuredComm; //!< job id → t_j measured alone, s
+    /// the profiling runs made so far (no result row; their timing.csv rows), one per name
+    std::vector<ExperimentRunResult> m_profileRuns;
     /// ECMP seed → job id → t_j profiled alone under that seed's ECMP paths, s
     std::map<uint64_t, std::map<uint32_t, double>> m_measuredCommBySeed;
     uint32_t m_parallelRuns{1};             //!< simulations at a time

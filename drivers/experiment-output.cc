@@ -317,6 +317,20 @@ ExperimentOutput::FormatPacketCounters(std::ostream& os,
            << r.pauseFrames << std::setw(8) << drops << std::setw(12) << r.retransmittedPackets
            << std::setw(10) << r.timeouts << "\n";
     }
+    for (const auto& r : runs)
+    {
+        const bool dropped =
+            std::any_of(r.drops.begin(), r.drops.end(), [](const auto& d) { return d.second > 0; });
+        if (r.retransmittedPackets > 0 && !dropped)
+        {
+            // nothing was lost, so every resend was spurious: a timer shorter than the time PFC
+            // holds a queue pair's packets (doc/crux.rst, "RDMA NIC")
+            os << "  ARTEFACT: " << r.run << " retransmitted " << r.retransmittedPackets
+               << " packets without a drop (" << r.timeouts
+               << " timeouts): spurious resends, ns3::RdmaNic::RetransmitTimeout shorter than "
+                  "PFC holds a queue pair; its times include them\n";
+        }
+    }
 }
 
 namespace
@@ -489,15 +503,21 @@ WriteUtilizationCsv(std::ostream& f, const std::vector<ExperimentRunResult>& run
     }
 }
 
-/// timing.csv: wall-clock seconds, simulated seconds and ns-3 events of every run (the one file
-/// that differs between two runs with the same seed: the wall-clock column).
+/// timing.csv: wall-clock seconds, simulated seconds and ns-3 events of every run, the
+/// profiling runs last (the one file that differs between two runs with the same seed: the
+/// wall-clock column).
 void
-WriteTimingCsv(std::ostream& f, const std::vector<ExperimentRunResult>& runs)
+WriteTimingCsv(std::ostream& f,
+               const std::vector<ExperimentRunResult>& runs,
+               const std::vector<ExperimentRunResult>& profileRuns)
 {
     f << "run,wall_s,simulated_s,events\n";
-    for (const auto& r : runs)
+    for (const auto* rows : {&runs, &profileRuns})
     {
-        f << r.run << "," << r.wallSeconds << "," << r.simulatedTime << "," << r.events << "\n";
+        for (const auto& r : *rows)
+        {
+            f << r.run << "," << r.wallSeconds << "," << r.simulatedTime << "," << r.events << "\n";
+        }
     }
 }
 
@@ -667,7 +687,8 @@ ExperimentOutput::ResultFiles()
 }
 
 void
-ExperimentOutput::Write(const std::vector<ExperimentRunResult>& runs) const
+ExperimentOutput::Write(const std::vector<ExperimentRunResult>& runs,
+                        const std::vector<ExperimentRunResult>& profileRuns) const
 {
     ResultDirectory out(m_scenario.outputDir);
     WriteJobsCsv(out.Open(JOBS_FILE), runs);
@@ -679,6 +700,11 @@ ExperimentOutput::Write(const std::vector<ExperimentRunResult>& runs) const
     {
         WriteLinkThroughputCsv(out.Open(LINK_THROUGHPUT_FILE), runs);
     }
+    else
+    {
+        out.Retire(LINK_THROUGHPUT_FILE); // an earlier run's samples are not this run's
+    }
+    out.Retire("plots"); // experiment_plot.py's figures of an earlier run
     WritePathsCsv(out.Open(PATHS_FILE), runs);
     WritePfcCsv(out.Open(PFC_FILE), runs);
     WriteDropsCsv(out.Open(DROPS_FILE), runs);
@@ -688,7 +714,7 @@ ExperimentOutput::Write(const std::vector<ExperimentRunResult>& runs) const
                            << "\n";
     // Wall-clock times differ between runs; they go to a separate file so that the result files
     // above are identical for the same seed.
-    WriteTimingCsv(out.Open(TIMING_FILE), runs);
+    WriteTimingCsv(out.Open(TIMING_FILE), runs, profileRuns);
     out.Commit();
 }
 

@@ -73,9 +73,12 @@ class ExperimentOutput
      * \brief Write the result files into Scenario::outputDir (see CruxExperiment::WriteResults):
      * all into a temporary directory first, moved into place only when all were written.
      * \param runs the results
+     * \param profileRuns the profiling runs of background jobs (Crux §5's t_j alone): they have
+     *        no result row, only their row of timing.csv (after the runs' rows)
      * \throws ExperimentError naming the path if a file cannot be written
      */
-    void Write(const std::vector<ExperimentRunResult>& runs) const;
+    void Write(const std::vector<ExperimentRunResult>& runs,
+               const std::vector<ExperimentRunResult>& profileRuns = {}) const;
 
     /**
      * \brief The names of the result files Write() may write (link_throughput.csv only when

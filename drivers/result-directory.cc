@@ -15,6 +15,7 @@
 
 #include "result-directory.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <fstream>
@@ -298,6 +299,12 @@ ResultDirectory::Open(const std::string& name)
 }
 
 void
+ResultDirectory::Retire(const std::string& name)
+{
+    m_retired.push_back(name);
+}
+
+void
 ResultDirectory::Close()
 {
     if (m_closed)
@@ -346,7 +353,7 @@ ResultDirectory::CommitAll(const std::vector<ResultDirectory*>& dirs)
     struct Step
     {
         fs::path target; //!< the result file
-        fs::path fresh;  //!< the new file, in the partial folder
+        fs::path fresh;  //!< the new file, in the partial folder ("" for a retired file)
         fs::path old;    //!< where the earlier file was moved ("" if there was none)
     };
 
@@ -355,7 +362,10 @@ ResultDirectory::CommitAll(const std::vector<ResultDirectory*>& dirs)
         for (auto it = done.rbegin(); it != done.rend(); ++it)
         {
             std::error_code ec;
-            fs::rename(it->target, it->fresh, ec);
+            if (!it->fresh.empty())
+            {
+                fs::rename(it->target, it->fresh, ec);
+            }
             if (!it->old.empty())
             {
                 fs::rename(it->old, it->target, ec);
@@ -392,6 +402,26 @@ ResultDirectory::CommitAll(const std::vector<ResultDirectory*>& dirs)
                 throw std::runtime_error(step.target.string() + ": cannot write: " + ec.message());
             }
             done.push_back(step);
+        }
+        for (const auto& name : d->m_retired)
+        {
+            // an earlier run's optional file this run did not write: moved aside with the
+            // replaced ones, so that a failure restores it and a success removes it
+            const fs::path target = d->m_dir / name;
+            std::error_code ec;
+            if (std::find(d->m_names.begin(), d->m_names.end(), name) != d->m_names.end() ||
+                !fs::exists(fs::symlink_status(target, ec)))
+            {
+                continue;
+            }
+            const fs::path old = d->m_tmp / (name + ".replaced");
+            fs::rename(target, old, ec);
+            if (ec)
+            {
+                undo();
+                throw std::runtime_error(target.string() + ": cannot remove: " + ec.message());
+            }
+            done.push_back(Step{target, fs::path(), old});
         }
     }
     for (ResultDirectory* d : dirs)

@@ -88,6 +88,16 @@ class ResultDirectory
     std::ostream& Open(const std::string& name);
 
     /**
+     * \brief Name a result file this run does not write (an optional one, such as a sampled
+     * series that is off) or a folder derived from the results (figures): an earlier run's of
+     * that name is removed by Commit(), so that the directory never holds one run's files beside
+     * another's; it is restored with the others if the commit fails.
+     * \param name file or folder name (no directories above it); a name also Open()ed is
+     *        ignored here
+     */
+    void Retire(const std::string& name);
+
+    /**
      * \brief Close every file and check that it was written whole and that no directory
      * stands where it goes; nothing is moved yet. Results of several directories are all or
      * nothing when each is closed before any is committed.
@@ -129,6 +139,7 @@ class ResultDirectory
     std::filesystem::path m_dir;                         //!< the output directory
     std::filesystem::path m_tmp;                         //!< the partial folder
     std::vector<std::string> m_names;                    //!< files opened, in order
+    std::vector<std::string> m_retired;                  //!< files removed at the commit
     std::vector<std::unique_ptr<std::ofstream>> m_files; //!< their streams
     bool m_closed{false};                                //!< Close() done
     bool m_committed{false};                             //!< Commit() done

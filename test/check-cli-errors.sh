@@ -106,7 +106,7 @@ make_variant plan-micro 'd["jobs"][0]["parallelism"] = {"microBatches": 1025}'
 expect plan-micro "jobs[0].parallelism.microBatches: must be <= 1024, got 1025" --scenario="$work/plan-micro.json"
 make_variant buckets 'd["jobs"][0]["overlap"] = {"buckets": 65537}'
 expect buckets "jobs[0].overlap.buckets: must be <= 65536, got 65537" --scenario="$work/buckets.json"
-make_variant ports 'd["topology"].update({"tors": 1, "aggs": 1, "hostsPerTor": 65535}); d["jobs"] = [{"name": "a", "model": "resnet50", "hosts": [0, 1], "iterations": 1}]'
+make_variant ports 'd["topology"].update({"tors": 1, "aggs": 1, "hostsPerTor": 65535}); d["jobs"] = [{"name": "a", "model": "resnet50", "hosts": [0, 1], "iterations": 2}]'
 expect ports "topology: switch t0 would have 65536 ports; a switch has at most 65535" --scenario="$work/ports.json"
 make_variant gpus-per-host 'd["jobs"][1] = {"name": "b", "model": "resnet50", "gpus": 16, "gpusPerHost": 16, "iterations": 2}'
 expect gpus-per-host "jobs[1].gpusPerHost: asks for 16 GPUs per host but hosts have 8" --scenario="$work/gpus-per-host.json"
@@ -241,6 +241,11 @@ expect late-start "jobs[0].start: 200 s is not before stopTime 120 s: the job wo
 make_variant gpus-split 'd["jobs"][1] = {"name": "bert", "model": "bert-large", "gpus": 12, "iterations": 3, "background": True}'
 expect gpus-split "jobs[1].gpus: 12 GPUs cannot be split into equal groups of 8 per host (hosts have 8 GPUs; a job has the same GPUs on each of its hosts: give a gpus that is a multiple of 8, or jobs[1].gpusPerHost that divides it)" --scenario="$work/gpus-split.json" --fabric=flow
 make_variant no-window 'd["jobs"][1]["start"] = 100'
+# a measured job with no iteration after its warm-up (breaker finding: a table of zeros, exit 0)
+make_variant warmup-only 'd["jobs"][0]["iterations"] = 1'
+expect warmup-only "jobs[0].iterations: must be more than warmupIterations (1, never measured), got 1: raise it, lower warmupIterations, or mark the job background" --scenario="$work/warmup-only.json"
+make_variant warmup-more 'd["warmupIterations"] = 5'
+expect warmup-more "jobs[0].iterations: must be more than warmupIterations (5, never measured), got 4: raise it, lower warmupIterations, or mark the job background" --scenario="$work/warmup-more.json"
 expect no-window "run ecmp: no measurement window: job 'bert' starts at 100.0 s (jobs[1].start), when job 'gpt' ended its iterations at 6.130 s" --scenario="$work/no-window.json" --fabric=flow
 make_variant tiny-stop 'd["stopTime"] = 1e-9'
 expect tiny-stop "stopTime: 1e-09 s ends before any measured job can finish an iteration (the earliest, jobs[0] 'gpt', starts at 0 s and computes 1.28 s per iteration)" --scenario="$work/tiny-stop.json"

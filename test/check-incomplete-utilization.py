@@ -18,7 +18,10 @@ run:
 and, as the counter-check, the same scenario with the job back as a background job gives no
 INCOMPLETE mark and no utilizationIncomplete key; with stopTime 0.2 s (before the measured job
 finishes), the table's "INCOMPLETE: cut short by stopTime" line names exactly the runs whose
-summary.json says "complete": false.
+summary.json says "complete": false; a packet run with a 1 ms RetransmitTimeout (resends
+without a drop) gets an ARTEFACT line naming its resends, one with the default timer none; and a
+second run into the same directory leaves no link_throughput.csv or plots/ of the first;
+timing.csv has a row per simulation, the background job's profiling run last.
 
 Usage: check-incomplete-utilization.py <crux-experiment binary> <module root>
 """
@@ -104,6 +107,14 @@ def main():
         for r in summary2["runs"]:
             if "utilizationIncomplete" in r:
                 fails.append(f"background variant: {r['run']} has utilizationIncomplete")
+        # timing.csv: a row per simulation, the background job's profiling run last (it has no
+        # result row; new-user finding: its time was nowhere)
+        with open(os.path.join(out2, "timing.csv")) as f:
+            timing = list(csv.DictReader(f))
+        names = [row["run"] for row in timing]
+        if names[:-1] != [r["run"] for r in summary2["runs"]] or names[-1] != "profile:small" \
+                or int(timing[-1]["events"]) <= 0 or float(timing[-1]["simulated_s"]) <= 0:
+            fails.append(f"timing.csv rows {names}: expected the runs, then profile:small")
 
         # runs cut short by stopTime ("complete": false in summary.json) are named in the
         # table (found by a breaker helper: table.txt printed them as ordinary results)
@@ -128,6 +139,32 @@ def main():
         if why not in stdout4.splitlines() or why in stdout2.splitlines():
             fails.append("--modes=ecmp,crux: the table does not say why its cells are '–' (or "
                          "says it with alone runs)")
+        # a packet run that resends without a drop is named an artefact in the table (found by
+        # a breaker helper: the counts were printed without a word); the default timer has none
+        pkt = dict(json.loads(json.dumps(base)), fabric="packet")
+        stdout5, summary5 = run(binary, pkt, os.path.join(work, "spurious"), "--modes=ecmp",
+                                "--ns3::RdmaNic::RetransmitTimeout=1ms")
+        r5 = summary5["runs"][0]
+        drops5 = sum(r5.get("drops", {}).values()) if isinstance(r5.get("drops"), dict) else 0
+        mark = [ln for ln in stdout5.splitlines() if ln.startswith("  ARTEFACT: ecmp ")]
+        if r5["retransmittedPackets"] == 0 or drops5 != 0 or len(mark) != 1 or \
+                f"retransmitted {r5['retransmittedPackets']} packets without a drop" not in mark[0]:
+            fails.append(f"RetransmitTimeout=1ms: retransmits {r5['retransmittedPackets']}, drops "
+                         f"{drops5}, table marks {mark}")
+        stdout6, summary6 = run(binary, pkt, os.path.join(work, "no-spurious"), "--modes=ecmp")
+        if summary6["runs"][0]["retransmittedPackets"] != 0 or "ARTEFACT" in stdout6:
+            fails.append("default RetransmitTimeout: resends or an ARTEFACT line")
+
+        # a second run into the same directory leaves none of the first run's files: its
+        # link_throughput.csv (sampling off now) and figures (plots/) go (breaker finding)
+        same = os.path.join(work, "same")
+        run(binary, base, same, "--modes=ecmp", "--ns3::LinkThroughputSampler::Interval=10ms")
+        os.makedirs(os.path.join(same, "plots"), exist_ok=True)
+        sampled = os.path.isfile(os.path.join(same, "link_throughput.csv"))
+        run(binary, base, same, "--modes=crux")
+        left = sorted(n for n in os.listdir(same) if n in ("link_throughput.csv", "plots"))
+        if not sampled or left:
+            fails.append(f"second run into one directory: sampled {sampled}, left {left}")
     for f in fails:
         print("FAIL", f)
     if not fails:

@@ -757,6 +757,66 @@ class ResultDirectoryRaceTestCase : public TestCase
 };
 
 /**
+ * \ingroup crux-tests
+ * \brief ResultDirectory::Retire(): a run that does not write an optional file (a throughput
+ * series that was off) or the figures of an earlier run removes them at its commit, so that a
+ * directory never holds one run's results beside another's (a second run into the same
+ * directory without sampling kept the first run's link_throughput.csv, which the loader and
+ * the plots then read as the second run's). A name the run also writes is replaced, not
+ * removed, and nothing is removed before the commit.
+ */
+class ResultDirectoryRetireTestCase : public TestCase
+{
+  public:
+    ResultDirectoryRetireTestCase()
+        : TestCase("ResultDirectory removes an earlier run's files the run does not write")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        namespace fs = std::filesystem;
+        const fs::path dir =
+            fs::temp_directory_path() / ("crux-retire-" + std::to_string(::getpid()));
+        fs::remove_all(dir);
+        fs::create_directories(dir / "plots");
+        std::ofstream(dir / "link_throughput.csv") << "run\nold\n";
+        std::ofstream(dir / "plots" / "utilization.png") << "old";
+        std::ofstream(dir / "jobs.csv") << "old\n";
+        std::ofstream(dir / "notes.txt") << "the user's\n";
+        {
+            ResultDirectory out(dir.string());
+            out.Open("jobs.csv") << "new\n";
+            out.Retire("link_throughput.csv");
+            out.Retire("plots");
+            out.Retire("jobs.csv"); // written: replaced, not removed
+            out.Retire("absent.csv");
+            out.Close();
+            NS_TEST_EXPECT_MSG_EQ(fs::exists(dir / "link_throughput.csv"),
+                                  true,
+                                  "nothing removed before the commit");
+            out.Commit();
+        }
+        NS_TEST_EXPECT_MSG_EQ(fs::exists(dir / "link_throughput.csv"), false, "retired file");
+        NS_TEST_EXPECT_MSG_EQ(fs::exists(dir / "plots"), false, "retired figures");
+        std::ifstream jobs(dir / "jobs.csv");
+        std::string line;
+        std::getline(jobs, line);
+        NS_TEST_EXPECT_MSG_EQ(line, "new", "the written file replaced");
+        NS_TEST_EXPECT_MSG_EQ(fs::exists(dir / "notes.txt"), true, "other files kept");
+        size_t entries = 0;
+        for (const auto& e : fs::directory_iterator(dir))
+        {
+            (void)e;
+            ++entries;
+        }
+        NS_TEST_EXPECT_MSG_EQ(entries, 2, "jobs.csv and notes.txt, no partial folder");
+        fs::remove_all(dir);
+    }
+};
+
+/**
  * The shipped §2.2 scenario (scenarios/sec22-gpt-bert.json, found through the module root given
  * at compile time) with GPT cut to 2 iterations: contention under ECMP, recovery under Crux, on
  * the flow fabric and on the packet fabric with its default DCQCN and without congestion control,
@@ -1149,6 +1209,7 @@ class CruxExperimentTestSuite : public TestSuite
     {
         AddTestCase(new ExperimentBadInputTestCase, TestCase::QUICK);
         AddTestCase(new ResultDirectoryRaceTestCase, TestCase::QUICK);
+        AddTestCase(new ResultDirectoryRetireTestCase, TestCase::QUICK);
         // flow-level scenario runs: seconds
         AddTestCase(new ProfiledCommTimeTestCase, TestCase::QUICK);
         AddTestCase(new FairReferencesTestCase, TestCase::QUICK);

@@ -211,6 +211,15 @@ Scenario::ValidateJobs() const
         {
             Fail(f + ".iterations", "must be >= 1");
         }
+        if (!j.background && j.iterations <= warmupIterations)
+        {
+            // the first warmupIterations iterations are never measured: a measured job with no
+            // more than those has no window (a table of zeros before this check)
+            Fail(f + ".iterations",
+                 "must be more than warmupIterations (" + std::to_string(warmupIterations) +
+                     ", never measured), got " + std::to_string(j.iterations) +
+                     ": raise it, lower warmupIterations, or mark the job background");
+        }
         if (j.start < 0)
         {
             Fail(f + ".start", "must be >= 0 seconds");
