@@ -233,11 +233,20 @@ ExperimentOutput::FormatJobRows(std::ostream& os, const ExperimentSummary& sum) 
     os << "  " << Cell("scheduler", 12) << Cell("job", 12) << Cell("level", 7) << Cell("iters", 6)
        << Cell("iteration time", 22) << Cell("vs alone@ECMP", 20) << Cell("vs alone@paths", 20)
        << "\n";
+    bool levelsDiffer = false;
     for (const auto& j : sum.jobRows)
     {
         // the fewest measured iterations over the seeds ("iters"; the seeds are the header's)
         const std::string n = std::to_string(j.minMeasured) + (j.fewIterations ? " few" : "");
-        os << "  " << Cell(j.scheduler, 12) << Cell(j.name, 12) << Cell(std::to_string(j.level), 7)
+        // every level the job had over the seeds ("5/6": the decision depends on the seed)
+        std::string level;
+        for (uint32_t l : j.levels)
+        {
+            level += (level.empty() ? "" : "/") + std::to_string(l);
+        }
+        level = level.empty() ? std::to_string(j.level) : level;
+        levelsDiffer = levelsDiffer || j.levels.size() > 1;
+        os << "  " << Cell(j.scheduler, 12) << Cell(j.name, 12) << Cell(level, 7)
            << Cell(n, 6) << Cell(Duration(j.iterationTime), 22) << Cell(Pct(j.vsAloneEcmp), 20)
            << Cell(Pct(j.vsAlonePaths), 20);
         if (j.seedsWithout > 0)
@@ -245,6 +254,11 @@ ExperimentOutput::FormatJobRows(std::ostream& os, const ExperimentSummary& sum) 
             os << "no iteration in the window in " << j.seedsWithout << " seed(s)";
         }
         os << "\n";
+    }
+    if (levelsDiffer)
+    {
+        os << "  level a/b: the scheduler gave the job other levels under other seeds' ECMP paths "
+              "(its t_j is profiled on them); the row averages them, jobs.csv has each run's\n";
     }
 }
 
@@ -560,6 +574,7 @@ SummaryOf(const ExperimentSummary& sum)
         j["jobs"].push_back({{"scheduler", r.scheduler},
                              {"job", r.name},
                              {"level", r.level},
+                             {"levels", r.levels},
                              {"iterationTime", StatOf(r.iterationTime)},
                              {"vsAloneEcmp", StatOf(r.vsAloneEcmp)},
                              {"vsAlonePaths", StatOf(r.vsAlonePaths)},

@@ -241,6 +241,10 @@ SummarizeMixJob(const RunIndex& index,
             js.level = j->level;
             any = true;
         }
+        if (std::find(js.levels.begin(), js.levels.end(), j->level) == js.levels.end())
+        {
+            js.levels.push_back(j->level);
+        }
         js.minMeasured = std::min(js.minMeasured, j->measuredIterations);
         if (!Measured(j))
         {

@@ -60,6 +60,9 @@ struct JobSummary
     std::string name;            //!< job name
     std::string scheduler;       //!< the scheduler of the mix
     uint32_t level{0};           //!< priority level (of the first seed's run)
+    /// its distinct priority levels over the seeds, in seed order (one entry unless the
+    /// scheduler's decision depends on the seed's ECMP paths, e.g. Crux's profiled t_j)
+    std::vector<uint32_t> levels;
     SampleSummary iterationTime; //!< mean iteration time in the window, seconds
     SampleSummary vsAloneEcmp;   //!< iteration time / alone@ECMP − 1 (same seed), fraction
     SampleSummary vsAlonePaths;  //!< iteration time / alone@paths − 1 (same seed), fraction
