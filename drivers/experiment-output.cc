@@ -246,8 +246,8 @@ ExperimentOutput::FormatJobRows(std::ostream& os, const ExperimentSummary& sum) 
         }
         level = level.empty() ? std::to_string(j.level) : level;
         levelsDiffer = levelsDiffer || j.levels.size() > 1;
-        os << "  " << Cell(j.scheduler, 12) << Cell(j.name, 12) << Cell(level, 7)
-           << Cell(n, 6) << Cell(Duration(j.iterationTime), 22) << Cell(Pct(j.vsAloneEcmp), 20)
+        os << "  " << Cell(j.scheduler, 12) << Cell(j.name, 12) << Cell(level, 7) << Cell(n, 6)
+           << Cell(Duration(j.iterationTime), 22) << Cell(Pct(j.vsAloneEcmp), 20)
            << Cell(Pct(j.vsAlonePaths), 20);
         if (j.seedsWithout > 0)
         {
@@ -273,17 +273,25 @@ ExperimentOutput::FormatUtilization(std::ostream& os, const ExperimentSummary& s
     const uint32_t gpus = m_nHosts * m_gpusPerHost;
     os << "cluster GPU utilization (" << gpus << " GPUs, " << FormatSignificant(peakFlops / 1e12, 4)
        << " TFLOP/s peak each) and its contention decomposition (doc/crux.rst, \"Measurement "
-          "methodology\"); vs alone@ECMP: the relative change of the utilization against the "
-          "jobs alone under ECMP (+: higher); the terms in percentage points: utilization - "
+          "methodology\"); vs ECMP: the relative change of the utilization against ECMP's, "
+          "seed by seed (+: higher); vs alone@ECMP: the relative change against the "
+          "jobs alone under ECMP; the terms in percentage points: utilization - "
           "alone@ECMP = path gain - inter-job loss + prio. recovery (own-flow loss: what the "
           "jobs' own flows colliding cost them alone):\n";
+    const bool ecmpMix =
+        std::any_of(sum.clusters.begin(), sum.clusters.end(), [](const SchedulerSummary& c) {
+            return c.scheduler == "ecmp";
+        });
     os << "  " << Cell("scheduler", 12) << Cell("runs", 6) << Cell("utilization", 20)
-       << Cell("vs alone@ECMP", 20) << Cell("alone@ECMP", 20) << Cell("own-flow loss", 20)
-       << Cell("path gain", 20) << Cell("inter-job loss", 20) << Cell("prio. recovery", 20) << "\n";
+       << Cell("vs ECMP", 20) << Cell("vs alone@ECMP", 20) << Cell("alone@ECMP", 20)
+       << Cell("own-flow loss", 20) << Cell("path gain", 20) << Cell("inter-job loss", 20)
+       << Cell("prio. recovery", 20) << "\n";
     for (const auto& c : sum.clusters)
     {
         os << "  " << Cell(c.scheduler, 12) << Cell(std::to_string(c.distinctRuns), 6)
-           << Cell(Util(c.mix), 20) << Cell(Pct(c.vsAloneEcmp), 20) << Cell(Util(c.aloneEcmp), 20)
+           << Cell(Util(c.mix), 20)
+           << Cell(c.scheduler == "ecmp" ? "(reference)" : Pct(c.vsEcmp), 20)
+           << Cell(Pct(c.vsAloneEcmp), 20) << Cell(Util(c.aloneEcmp), 20)
            << Cell(Points(c.ownFlowLoss), 20) << Cell(Points(c.pathGain), 20)
            << Cell(Points(c.interJobLoss), 20) << Cell(Points(c.priorityRecovery), 20);
         if (c.incomplete)
@@ -307,6 +315,10 @@ ExperimentOutput::FormatUtilization(std::ostream& os, const ExperimentSummary& s
     {
         os << "  –: no alone runs (--modes without alone), so no change against alone and no "
               "decomposition\n";
+    }
+    if (!ecmpMix)
+    {
+        os << "  vs ECMP –: no ECMP run (--modes without ecmp)\n";
     }
 }
 
@@ -588,6 +600,7 @@ SummaryOf(const ExperimentSummary& sum)
         j["clusters"].push_back({{"scheduler", c.scheduler},
                                  {"runs", c.distinctRuns},
                                  {"utilization", StatOf(c.mix)},
+                                 {"vsEcmp", StatOf(c.vsEcmp)},
                                  {"vsAloneEcmp", StatOf(c.vsAloneEcmp)},
                                  {"aloneEcmp", StatOf(c.aloneEcmp)},
                                  {"aloneFree", StatOf(c.aloneFree)},

@@ -356,6 +356,27 @@ SummarizeCluster(const RunIndex& index,
     return cs;
 }
 
+/// Scheduler \p s's mix against ECMP's, seed by seed: U_mix(s) / U_mix(ecmp) − 1 over the
+/// seeds where both ran every job inside their windows.
+SampleSummary
+VersusEcmp(const RunIndex& index, const std::vector<uint64_t>& seeds, const std::string& s)
+{
+    const std::string ecmpRole = std::string(RunRole::MIX) + ":ecmp";
+    const std::string mixRole = std::string(RunRole::MIX) + ":" + s;
+    std::vector<double> vs;
+    for (uint64_t seed : seeds)
+    {
+        const ExperimentRunResult* m = index.Find(mixRole, seed);
+        const ExperimentRunResult* e = index.Find(ecmpRole, seed);
+        if (s != "ecmp" && m != nullptr && e != nullptr && m->jobsOutsideWindow.empty() &&
+            e->jobsOutsideWindow.empty() && e->utilization > 0)
+        {
+            vs.push_back(m->utilization / e->utilization - 1);
+        }
+    }
+    return Summarize(vs);
+}
+
 } // namespace
 
 ExperimentSummary
@@ -392,6 +413,7 @@ SummarizeExperiment(const std::vector<ExperimentRunResult>& runs,
             }
         }
         out.clusters.push_back(SummarizeCluster(index, seeds, s, ids));
+        out.clusters.back().vsEcmp = VersusEcmp(index, seeds, s);
     }
     return out;
 }

@@ -56,10 +56,10 @@ constexpr const char* PROFILE = "profile";
  */
 struct JobSummary
 {
-    uint32_t id{0};              //!< job id
-    std::string name;            //!< job name
-    std::string scheduler;       //!< the scheduler of the mix
-    uint32_t level{0};           //!< priority level (of the first seed's run)
+    uint32_t id{0};        //!< job id
+    std::string name;      //!< job name
+    std::string scheduler; //!< the scheduler of the mix
+    uint32_t level{0};     //!< priority level (of the first seed's run)
     /// its distinct priority levels over the seeds, in seed order (one entry unless the
     /// scheduler's decision depends on the seed's ECMP paths, e.g. Crux's profiled t_j)
     std::vector<uint32_t> levels;
@@ -105,7 +105,11 @@ struct SchedulerSummary
     SampleSummary interJobLoss;     //!< U_paths − U_1
     SampleSummary priorityRecovery; //!< U_mix − U_1 (n = 0: no one-class run)
     SampleSummary vsAloneEcmp;      //!< U_mix / U_ecmp − 1, fraction
-    double maxResidual{0};          //!< largest |ContentionDecomposition::Residual()| of a seed
+    /// U_mix / U_mix(ECMP) − 1 seed by seed (paired: both mixes under the same seed's ECMP
+    /// hashes), fraction; n = 0 for ECMP itself, without an ECMP mix, or where a mix left a job
+    /// outside its window
+    SampleSummary vsEcmp;
+    double maxResidual{0}; //!< largest |ContentionDecomposition::Residual()| of a seed
     /// a seed's mix left a job outside its window: its utilization counts the other jobs only,
     /// and that seed is left out of every comparison with the jobs alone
     bool incomplete{false};

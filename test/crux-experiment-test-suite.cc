@@ -26,6 +26,7 @@
 #include "ns3/experiment-output.h"
 #include "ns3/nstime.h"
 #include "ns3/result-directory.h"
+#include "ns3/sample-statistics.h"
 #include "ns3/test.h"
 
 #include <algorithm>
@@ -1052,6 +1053,44 @@ class FairReferencesTestCase : public TestCase
                 {
                     NS_TEST_ASSERT_MSG_EQ(c.distinctRuns, 1, file << ": crux runs once");
                 }
+            }
+            // vs ECMP, paired seed by seed, by a second route: the mixes' utilizations per seed
+            std::map<std::string, std::map<uint64_t, double>> util;
+            for (const auto& r : runs)
+            {
+                for (const auto& role : r.roles)
+                {
+                    if (role == "mix:ecmp" || role == "mix:crux")
+                    {
+                        for (uint64_t sd : r.seeds)
+                        {
+                            util[role][sd] = r.utilization;
+                        }
+                    }
+                }
+            }
+            std::vector<double> ratios;
+            for (const auto& [sd, u] : util["mix:crux"])
+            {
+                ratios.push_back(u / util["mix:ecmp"].at(sd) - 1);
+            }
+            const SampleSummary expect = Summarize(ratios);
+            for (const auto& c : sum.clusters)
+            {
+                if (c.scheduler == "ecmp")
+                {
+                    NS_TEST_ASSERT_MSG_EQ(c.vsEcmp.n, 0, file << ": ECMP is the reference");
+                    continue;
+                }
+                std::cout << "[crux-fair] " << file << " crux vs ECMP " << c.vsEcmp.mean << " ± "
+                          << c.vsEcmp.halfWidth << std::endl;
+                NS_TEST_ASSERT_MSG_EQ(c.vsEcmp.n, 5, file << ": paired over the 5 seeds");
+                NS_TEST_ASSERT_MSG_EQ_TOL(c.vsEcmp.mean, expect.mean, 1e-12, file << " mean");
+                NS_TEST_ASSERT_MSG_EQ_TOL(c.vsEcmp.halfWidth,
+                                          expect.halfWidth,
+                                          1e-12,
+                                          file << " interval");
+                NS_TEST_ASSERT_MSG_GT(c.vsEcmp.halfWidth, 0, file << ": ECMP varies by seed");
             }
             std::filesystem::remove_all(dir);
         }
