@@ -180,6 +180,20 @@ RunStatistics::GetMeasuredRemaining() const
     return m_measuredRemaining;
 }
 
+uint64_t
+RunStatistics::GetDropsSoFar() const
+{
+    uint64_t n = 0;
+    for (const auto* drops : {&m_deviceDrops, &m_switchDrops})
+    {
+        for (const auto& [reason, count] : *drops)
+        {
+            n += count;
+        }
+    }
+    return n;
+}
+
 int64_t
 RunStatistics::GetLastDone() const
 {

@@ -126,6 +126,10 @@ class RunStatistics
     /// \return measured jobs connected (ConnectJob) that have not finished
     uint32_t GetMeasuredRemaining() const;
 
+    /// \return frames the devices and switches dropped so far (every reason), for a run that
+    /// ends early: a watchdog's stall on a lossy fabric is named with them
+    uint64_t GetDropsSoFar() const;
+
     /// \return time step at which the last measured job finished (-1: not yet, or none)
     int64_t GetLastDone() const;
 

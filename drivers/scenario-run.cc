@@ -508,7 +508,25 @@ ScenarioRun::RunLocal() const
 
     Simulator::Stop(Seconds(StopTime()));
     const auto wall0 = std::chrono::steady_clock::now();
-    Simulator::Run();
+    try
+    {
+        Simulator::Run();
+    }
+    catch (const CruxRunError& e)
+    {
+        // the NIC's watchdog sees its own queue pair only: on a fabric that dropped packets
+        // (PFC off, buffers too small) the drops so far are the cause it cannot name
+        const uint64_t dropped = run.stats.GetDropsSoFar();
+        if (dropped == 0 || e.GetLines().size() != 1)
+        {
+            throw;
+        }
+        throw CruxRunError(e.GetLines().front() + "; the fabric had dropped " +
+                           std::to_string(dropped) + " frames by then" +
+                           (s.topology.pfc ? std::string()
+                                           : " (PFC off: a lossy fabric, each drop a "
+                                             "go-back-N resend; more switch buffer or PFC on)"));
+    }
     const auto wall1 = std::chrono::steady_clock::now();
     // not stopped by the measured jobs' end: a job that can never finish is an error, one line
     // per job (a job only cut short by stopTime is INCOMPLETE in the results)

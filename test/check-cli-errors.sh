@@ -241,6 +241,10 @@ expect late-start "jobs[0].start: 200 s is not before stopTime 120 s: the job wo
 make_variant gpus-split 'd["jobs"][1] = {"name": "bert", "model": "bert-large", "gpus": 12, "iterations": 3, "background": True}'
 expect gpus-split "jobs[1].gpus: 12 GPUs cannot be split into equal groups of 8 per host (hosts have 8 GPUs; a job has the same GPUs on each of its hosts: give a gpus that is a multiple of 8, or jobs[1].gpusPerHost that divides it)" --scenario="$work/gpus-split.json" --fabric=flow
 make_variant no-window 'd["jobs"][1]["start"] = 100'
+# a stall on a lossy fabric names the drops the watchdog cannot see (breaker finding: it said
+# "a lost link or a PFC deadlock" with PFC off)
+make_variant nopfc 'o = d["outputDir"]; d.clear(); d.update(json.load(open("'"$root"'/scenarios/smoke.json"))); d["outputDir"] = o; d["topology"].update({"pfc": False, "switchBuffer": "1MiB"})'
+expect nopfc "frames by then (PFC off: a lossy fabric, each drop a go-back-N resend; more switch buffer or PFC on)" --scenario="$work/nopfc.json" --modes=ecmp --congestionControl=none
 # a measured job with no iteration after its warm-up (breaker finding: a table of zeros, exit 0)
 make_variant warmup-only 'd["jobs"][0]["iterations"] = 1'
 expect warmup-only "jobs[0].iterations: must be more than warmupIterations (1, never measured), got 1: raise it, lower warmupIterations, or mark the job background" --scenario="$work/warmup-only.json"
