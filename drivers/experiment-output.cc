@@ -301,8 +301,9 @@ ExperimentOutput::FormatUtilization(std::ostream& os, const ExperimentSummary& s
             {
                 os << " " << name;
             }
-            os << " (no iteration inside the measurement window; those seeds are not compared "
-                  "with alone)";
+            os << " (no iteration inside the measurement window, which ends when the first "
+                  "measured job finishes: give that job more iterations or mark this one "
+                  "background; those seeds are not compared with alone)";
         }
         os << "\n";
     }

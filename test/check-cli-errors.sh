@@ -357,6 +357,16 @@ if [ -x "$trace" ]; then
   else
     echo "ok   trace-one-minute: $(grep 'the window' "$work/one-minute/err")"
   fi
+  # a window in mid-trace is a cold start: said on stderr, exit 0 (new-user finding); the
+  # default window, from the first arrival, has no such line
+  "$trace" --days=0.05 --windowStart=30m --dryRun --outputDir="$work/out-cold" >/dev/null 2>"$work/cold.err"
+  rc=$?
+  "$trace" --days=0.05 --dryRun --outputDir="$work/out-warm" >/dev/null 2>"$work/warm.err"
+  if [ "$rc" -ne 0 ] || ! grep -q "^crux-trace-run: warning: the cluster starts empty at --windowStart (1800 s)" "$work/cold.err" || grep -q "starts empty" "$work/warm.err"; then
+    echo "FAIL trace-cold-start: exit $rc: $(cat "$work/cold.err" "$work/warm.err")"; fails=$((fails + 1))
+  else
+    echo "ok   trace-cold-start: $(grep 'starts empty' "$work/cold.err")"
+  fi
   # found by a breaker helper: each was an abort, a crash, an empty run, a hang or gigabytes
   expect_in "$trace" 1 trace-sim-type "--SimulatorImplementationType: 'ns3::Node' is not an ns-3 type derived from ns3::SimulatorImpl" --SimulatorImplementationType=ns3::Node --days=0.05 --dryRun --outputDir="$work/out-trace-sim-type"
   expect_in "$trace" 1 trace-sched-type "--SchedulerType: 'ns3::Scheduler' is not an ns-3 type derived from ns3::Scheduler" --SchedulerType=ns3::Scheduler --days=0.05 --dryRun --outputDir="$work/out-trace-sched-type"
