@@ -147,6 +147,9 @@ JOBQUEUE_CLUSTERS = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "sge": "SGECl
                      "lsf": "LSFCluster", "htcondor": "HTCondorCluster", "oar": "OARCluster",
                      "moab": "MoabCluster", "local-jobs": "local.LocalCluster"}
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
+#: What the sweep itself writes in --out (a block's 'output' may not name or be inside them).
+SWEEP_FILES = ("table.csv", "table.csv.partial", "timing.csv", "timing.csv.partial", "logs",
+               "scenarios", "plots")
 
 
 class SweepError(Exception):
@@ -320,6 +323,50 @@ def _set_field(doc, dotted, value, where):
             node = node[part]
 
 
+#: Scenario fields that name files relative to the scenario file's directory (Scenario::Load):
+#: a job's Chakra trace prefix, ``jobs[i].chakra``.
+SCENARIO_PATH_FIELDS = ("chakra",)
+
+
+def _absolute_job_paths(job, base):
+    """Make a scenario job's file fields (:data:`SCENARIO_PATH_FIELDS`) absolute against
+    ``base``, in place (a job that is not an object, or a field that is not text, is left for
+    the program to refuse)."""
+    if not isinstance(job, dict):
+        return
+    for key in SCENARIO_PATH_FIELDS:
+        v = job.get(key)
+        if isinstance(v, str) and v and not os.path.isabs(v):
+            job[key] = os.path.normpath(os.path.join(base, v))
+
+
+def absolute_scenario_paths(doc, base):
+    """The derived scenario is written to <out>/scenarios/, another directory than the file it
+    comes from: a relative path in it (a Chakra prefix) would resolve against the copy's
+    directory. Make every such path absolute against ``base``, the original's directory."""
+    jobs = doc.get("jobs") if isinstance(doc, dict) else None
+    for job in jobs if isinstance(jobs, list) else []:
+        _absolute_job_paths(job, base)
+
+
+def absolute_field_paths(dotted, value, base):
+    """A ``scenario.*`` value that holds a file path (``jobs.0.chakra``, or a whole job or jobs
+    list with ``chakra`` in it), relative paths made absolute against ``base`` (the sweep
+    file's directory, as for the options that name files); other values unchanged."""
+    parts = dotted.split(".")
+    if len(parts) == 3 and parts[0] == "jobs" and parts[2] in SCENARIO_PATH_FIELDS:
+        if isinstance(value, str) and value and not os.path.isabs(value):
+            return os.path.normpath(os.path.join(base, value))
+    elif len(parts) == 2 and parts[0] == "jobs":
+        value = copy.deepcopy(value)
+        _absolute_job_paths(value, base)
+    elif dotted == "jobs" and isinstance(value, list):
+        value = copy.deepcopy(value)
+        for job in value:
+            _absolute_job_paths(job, base)
+    return value
+
+
 def expand(sweep, path, bindir):
     """Check the sweep and expand it into Runs (blocks in file order, each block's grid as a
     cartesian product with its first key outermost). Raises SweepError, writes nothing."""
@@ -408,6 +455,12 @@ def expand(sweep, path, bindir):
                 out_rel = os.path.normpath(re.sub(r"\{([^{}]+)\}", sub, out_tpl))
                 if os.path.isabs(out_rel) or out_rel.split(os.sep)[0] in ("..", "."):
                     raise SweepError(f"{where}.output: '{out_tpl}' must be a path inside --out")
+                top = out_rel.split(os.sep)[0]
+                if top in SWEEP_FILES:
+                    what = "names" if top == out_rel else f"({out_rel}) is inside"
+                    raise SweepError(f"{where}.output: '{out_tpl}' {what} the sweep's own "
+                                     f"'{top}' (the sweep writes {', '.join(SWEEP_FILES)} in "
+                                     "--out; write runs elsewhere, e.g. 'runs/...')")
             run = Run(run_id, len(runs), program, params, opts, fields, out_rel)
             if fields:
                 if "scenario" not in opts:
@@ -420,8 +473,12 @@ def expand(sweep, path, bindir):
                     except (OSError, json.JSONDecodeError) as e:
                         raise SweepError(f"{where}: scenario {src}: {e}") from None
                 doc = copy.deepcopy(scenarios[src])
+                # the copy lives in <out>/scenarios/: its relative paths are made absolute,
+                # against the original's directory (theirs) and the sweep file's (the sweep's)
+                absolute_scenario_paths(doc, os.path.dirname(src))
                 for dotted, v in fields.items():
-                    _set_field(doc, dotted, v, f"{where}: {SCENARIO_PREFIX}{dotted}")
+                    _set_field(doc, dotted, absolute_field_paths(dotted, v, base),
+                               f"{where}: {SCENARIO_PREFIX}{dotted}")
                 run.scenario_doc = doc
             runs.append(run)
     return runs
@@ -542,10 +599,54 @@ def _die_with_parent():
         pass
 
 
+def _sha256(paths):
+    """Hex SHA-256 of the files' contents in order (each preceded by its name), or None if one
+    cannot be read."""
+    h = hashlib.sha256()
+    try:
+        for path in paths:
+            h.update(os.path.basename(path).encode() + b"\0")
+            with open(path, "rb") as f:
+                for chunk in iter(lambda: f.read(1 << 20), b""):
+                    h.update(chunk)
+    except OSError:
+        return None
+    return h.hexdigest()
+
+
+def scenario_trace_files(path):
+    """{"jobs[i].chakra": [rank files]} of a scenario's Chakra jobs: ``<prefix>.<rank>.et``,
+    a relative prefix against the scenario file's directory (as Scenario::Load); {} for a file
+    that is not a readable scenario (the program reports it)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    jobs = doc.get("jobs") if isinstance(doc, dict) else None
+    out = {}
+    for i, job in enumerate(jobs if isinstance(jobs, list) else []):
+        prefix = job.get("chakra") if isinstance(job, dict) else None
+        if not isinstance(prefix, str) or not prefix:
+            continue
+        prefix = os.path.join(os.path.dirname(os.path.abspath(path)), prefix)
+        d, stem = os.path.split(prefix)
+        try:
+            names = os.listdir(d or ".")
+        except OSError:
+            names = []
+        ranks = sorted((int(m.group(1)), n) for n in names
+                       for m in [re.fullmatch(re.escape(stem) + r"\.(\d+)\.et", n)] if m)
+        out[f"jobs[{i}].chakra"] = [os.path.join(d, n) for _, n in ranks]
+    return out
+
+
 def input_digests(argv, cwd):
     """{option: sha256} of every file an option of the command line names (``--scenario=``,
-    ``--jobCsv=``, ...): with the command line they identify a run for --resume, since a
-    scenario-file grid value or an edited input changes a file, not the line."""
+    ``--jobCsv=``, ...), and of the Chakra trace files a scenario names
+    (``--scenario:jobs[i].chakra``: all its rank files): with the command line they identify a
+    run for --resume, since a scenario-file grid value or an edited input changes a file, not
+    the line."""
     out = {}
     for a in argv[1:]:
         if not a.startswith("--") or "=" not in a:
@@ -553,14 +654,13 @@ def input_digests(argv, cwd):
         key, value = a.split("=", 1)
         path = value if os.path.isabs(value) else os.path.join(cwd, value)
         if value and os.path.isfile(path):
-            h = hashlib.sha256()
-            try:
-                with open(path, "rb") as f:
-                    for chunk in iter(lambda: f.read(1 << 20), b""):
-                        h.update(chunk)
-            except OSError:
+            digest = _sha256([path])
+            if digest is None:
                 continue
-            out[key] = h.hexdigest()
+            out[key] = digest
+            if key == "--scenario":
+                for field, files in scenario_trace_files(path).items():
+                    out[f"{key}:{field}"] = _sha256(files) if files else None
     return out
 
 
@@ -655,6 +755,9 @@ def make_cluster(args):
         return (Client(cluster), cluster,
                 f"dask-jobqueue {JOBQUEUE_CLUSTERS[args.cluster]}, at most "
                 f"{args.cluster_jobs} batch job(s)")
+    import warnings
+    # The scheduler's HTTP server moves to a free port when 8787 is taken; say nothing about it.
+    warnings.filterwarnings("ignore", message="Port .* is already in use")
     cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
                            dashboard_address=None, silence_logs=logging.ERROR, memory_limit=0)
     return Client(cluster), cluster, f"local Dask cluster, {args.workers} worker(s)"

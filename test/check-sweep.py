@@ -26,8 +26,9 @@
 3. --resume on the 2-worker output reuses every run and rewrites the same table.
 4. A sweep with a failing run (unknown scheduler): exit 1, the failing run named on stderr with
    its error line, a row with status 'failed' and that error, the other run's row intact.
-5. Bad sweep files (unknown option, reserved option, empty grid, missing scenario field): exit 2
-   naming it, nothing written; the Python sweep sweeps/trace-load.py lists its 9 runs.
+5. Bad sweep files (unknown option, reserved option, empty grid, missing scenario field, an
+   output in the sweep's own table.csv or logs/): exit 2 naming it, nothing written; the
+   Python sweep sweeps/trace-load.py lists its 9 runs.
 6. --cluster=slurm --print-job-script: the SLURM job script dask-jobqueue would submit.
 
 Exit 77 (ctest SKIP_RETURN_CODE) if this python cannot import Dask (distributed, dask_jobqueue).
@@ -53,6 +54,8 @@ except ImportError as e:
     sys.exit(77)
 
 bindir, root = (os.path.abspath(a) for a in sys.argv[1:3])
+sys.path.insert(0, os.path.join(root, "bindings", "python"))
+from crux.results import format_interval  # noqa: E402
 sweep = os.path.join(root, "scripts", "sweep.py")
 fails = []
 
@@ -251,32 +254,114 @@ try:
     # 3c. seeds: N inside crux-experiment (found by a breaker helper: the run column was
     # 'ecmp@1', 'ecmp@2', one line per seed, and 'where run: ecmp' matched nothing): the rows
     # of the seeds are one run with their ecmp_seeds, and the plot's point is the experiment's
-    # own mean and interval over the seeds
+    # own mean and interval over the seeds. At 10 Gbit/s the smoke scenario's Crux decision
+    # differs between the seeds' profiles: one simulation stands for seeds 1 and 2, another for
+    # seed 3 (two rows); its point must count the first twice (it used to average the two rows
+    # with n = 2: 13.8 ± 6.1 against the experiment's 13.6 ± 1.4)
     seeds_path = os.path.join(work, "seeds.json")
     with open(seeds_path, "w", encoding="utf-8") as f:
         json.dump({"runs": [{"program": "crux-experiment", "name": "s", "options": {
             "scenario": os.path.join(root, "scenarios", "smoke.json"), "fabric": "flow",
-            "modes": "ecmp", "seeds": 3, "quiet": True}}],
-            "plots": [{"name": "u", "x": "seeds", "y": "utilization", "by": "run",
-                       "where": {"run": "ecmp"}}]}, f)
+            "modes": "ecmp,crux", "seeds": 3, "quiet": True,
+            "scenario.topology.fabricLinkRate": "10Gbps"}}],
+            "plots": [{"name": "u", "x": "seeds", "y": "utilization", "by": "run"}]}, f)
     so = os.path.join(work, "seeds-out")
     rcs, _, errs = run_sweep(seeds_path, f"--out={so}", "--workers=1")
     srows = read_table(os.path.join(so, "table.csv")) if rcs == 0 else []
     if rcs != 0 or [(r["run"], r["ecmp_seeds"]) for r in srows] != \
-            [("ecmp", "1"), ("ecmp", "2"), ("ecmp", "3")]:
-        fail(f"seeds: 3: exit {rcs}, rows {[(r['run'], r['ecmp_seeds']) for r in srows]}\n{errs}")
+            [("ecmp", "1"), ("ecmp", "2"), ("ecmp", "3"), ("crux", "1 2"), ("crux", "3")]:
+        fail(f"seeds: 3: exit {rcs}, rows {[(r['run'], r['ecmp_seeds']) for r in srows]} "
+             f"(expected Crux as one run for seeds 1 2 and one for 3)\n{errs}")
     else:
         with open(os.path.join(so, "runs", "s-000", "summary.json"), encoding="utf-8") as f:
-            c = json.load(f)["summary"]["clusters"][0]
-        sys.path.insert(0, os.path.join(root, "bindings", "python"))
-        from crux.results import format_interval  # noqa: E402
-        want = format_interval(c["utilization"]["mean"], c["utilization"]["ci95"], 3, 100.0)
+            clusters = json.load(f)["summary"]["clusters"]
         with open(os.path.join(so, "plots", "u.txt"), encoding="utf-8") as f:
-            point = [ln for ln in f.read().splitlines() if ln.startswith("ecmp ")]
-        if len(point) != 1 or not point[0].endswith(" 3  " + want):
-            fail(f"seeds: 3: plot point {point}, the experiment's own utilization is {want}")
+            lines = f.read().splitlines()
+        with open(os.path.join(so, "runs", "s-000", "table.txt"), encoding="utf-8") as f:
+            table_txt = f.read()
+        for c in clusters:
+            u = c["utilization"]
+            want = format_interval(u["mean"], u["ci95"], u["n"], 100.0)
+            point = [ln for ln in lines if ln.startswith(c["scheduler"] + " ")]
+            # the experiment's own table prints the same text: '<scheduler> <runs> <want> % ...'
+            own = [ln for ln in table_txt.splitlines() if ln.split()[:2] ==
+                   [c["scheduler"], str(c["runs"])] and f" {want} %  " in ln]
+            if u["n"] != 3 or len(own) != 1:
+                fail(f"seeds: 3: {c['scheduler']}: table.txt has no line '{c['scheduler']} "
+                     f"{c['runs']} {want} %' (n {u['n']})")
+            elif len(point) != 1 or not point[0].endswith(" 3  " + want):
+                fail(f"seeds: 3: {c['scheduler']}: plot point {point}, the experiment's own "
+                     f"utilization is {want} over 3 seeds")
+            else:
+                print(f"seeds: 3: {c['scheduler']} ({c['runs']} simulation(s)): point {want} % "
+                      "over 3 seeds, as the experiment's table.txt")
+
+    # 3d. a point of equal values (Crux's pinned paths, the same for seed 1 and 2 of the smoke
+    # sweep): the mean alone, as FormatInterval prints equal measurements, and a line saying
+    # why there is no interval
+    with open(os.path.join(two, "plots", "smoke-utilization.txt"), encoding="utf-8") as f:
+        txt = f.read()
+    crux20 = [ln.split() for ln in txt.splitlines() if ln.startswith("crux ")]
+    u20 = [float(r["utilization"]) for r in rows if r["run"] == "crux" and
+           r.get("scenario.topology.fabricLinkRate") == "20Gbps"]
+    if rows and (len(u20) != 2 or u20[0] != u20[1] or
+                 ["crux", "20Gbps", "2", format_interval(u20[0], 0.0, 2, 100.0)] not in crux20 or
+                 "the values at that point are equal, no spread" not in txt):
+        fail(f"equal values: crux at 20Gbps {u20}, plot lines {crux20}:\n{txt}")
+
+    # 3e. a scenario whose Chakra trace prefix is relative (to the scenario file's directory)
+    # under a scenario.* grid key: the derived copy in <out>/scenarios/ holds the prefix made
+    # absolute against the original's directory (it used to resolve against the copy's:
+    # "missing rank file"); --resume hashes the rank files too, so an edited trace is run again
+    sc_dir = os.path.join(work, "chakra-scenario")
+    et_src = os.path.join(root, "test", "data", "chakra-et", "custom_collectives",
+                          "custom_ring_allreduce_8npus_1MB")
+    shutil.copytree(et_src, os.path.join(sc_dir, "et"))
+    with open(os.path.join(root, "scenarios", "chakra-ring-bert.json"), encoding="utf-8") as f:
+        chakra_sc = json.load(f)
+    chakra_sc["jobs"][0]["chakra"] = "et/custom_allreduce"
+    chakra_sc["jobs"][0]["iterations"] = 10
+    chakra_path = os.path.join(sc_dir, "chakra.json")
+    with open(chakra_path, "w", encoding="utf-8") as f:
+        json.dump(chakra_sc, f)
+    chakra_sweep = os.path.join(work, "chakra-sweep.json")
+    with open(chakra_sweep, "w", encoding="utf-8") as f:
+        json.dump({"runs": [{"program": "crux-experiment", "name": "c", "options": {
+            "scenario": chakra_path, "fabric": "flow", "modes": "ecmp", "quiet": True},
+            "grid": {"scenario.topology.fabricLinkRate": ["25Gbps"]}}]}, f)
+    co = os.path.join(work, "chakra-out")
+    rcc, _, errc = run_sweep(chakra_sweep, f"--out={co}", "--workers=1")
+    crow = read_table(os.path.join(co, "table.csv")) if os.path.exists(
+        os.path.join(co, "table.csv")) else []
+    direct_c = direct_run(work, "crux-experiment", [f"--scenario={chakra_path}",
+                                                    "--fabric=flow", "--modes=ecmp"], "chakra")
+    with open(os.path.join(direct_c, "summary.json"), encoding="utf-8") as f:
+        want_u = json.load(f)["runs"][0]["utilization"]
+    with open(os.path.join(co, "scenarios", "c-000.json"), encoding="utf-8") as f:
+        derived = json.load(f)["jobs"][0]["chakra"] if rcc == 0 else None
+    if rcc != 0 or len(crow) != 1 or crow[0]["status"] != "ok" or \
+            derived != os.path.join(sc_dir, "et", "custom_allreduce"):
+        fail(f"relative chakra prefix under a scenario grid key: exit {rcc}, derived prefix "
+             f"{derived}:\n{errc}")
+    elif not same(crow[0]["utilization"], want_u, "chakra run utilization"):
+        pass
+    else:
+        rcr, _, errr = run_sweep(chakra_sweep, f"--out={co}", "--workers=1", "--resume")
+        other = os.path.join(root, "test", "data", "chakra-et", "microbenchmarks", "all_reduce",
+                             "8npus_1MB")
+        for r in range(8):  # another 8-rank trace under the same names
+            shutil.copyfile(os.path.join(other, f"all_reduce.{r}.et"),
+                            os.path.join(sc_dir, "et", f"custom_allreduce.{r}.et"))
+        rce, _, erre = run_sweep(chakra_sweep, f"--out={co}", "--workers=1", "--resume")
+        u_edit = read_table(os.path.join(co, "table.csv"))[0]["utilization"]
+        if rcr != 0 or "1 run(s) reused" not in errr:
+            fail(f"--resume of the unchanged Chakra run: exit {rcr}, expected it reused:\n{errr}")
+        elif rce != 0 or "reused" in erre or float(u_edit) == want_u:
+            fail(f"--resume after its rank files changed: exit {rce}, utilization {u_edit} "
+                 f"against {want_u} before (expected a new run):\n{erre}")
         else:
-            print(f"seeds: 3: one line of 3 rows, its point {want} % as the experiment's table")
+            print(f"relative chakra prefix: the sweep's run equals the direct run ({want_u}); "
+                  f"--resume reuses it, and runs it again when the .et files change ({u_edit})")
 
     # 4. a failing run
     bad = os.path.join(work, "failing.json")
@@ -317,7 +402,14 @@ try:
             ({"runs": [{"program": "crux-trace-run", "grid": {"seed": [float("nan")]}}]},
              "runs[0].grid.seed[0]: nan is not a finite number"),
             ({"runs": [{"program": "crux-trace-run", "options": {"schedulers": "crux, crux"}}]},
-             "schedulers: 'crux' is listed twice")):
+             "schedulers: 'crux' is listed twice"),
+            # a block's output naming the sweep's own files (found by a tester: 'table.csv'
+            # ended in an IsADirectoryError traceback and left table.csv.partial)
+            ({"runs": [{"program": "crux-trace-run", "output": "table.csv"}]},
+             "runs[0].output: 'table.csv' names the sweep's own 'table.csv'"),
+            ({"runs": [{"program": "crux-trace-run", "output": "logs/{days}",
+                        "grid": {"days": [0.25]}}]},
+             "runs[0].output: 'logs/{days}' (logs/0.25) is inside the sweep's own 'logs'")):
         path = os.path.join(work, "bad.json")
         with open(path, "w", encoding="utf-8") as f:
             json.dump(content, f)

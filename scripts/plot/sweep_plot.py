@@ -17,7 +17,9 @@
 Plotting only: one line per value of ``--by`` (e.g. ``run``: one line per scheduler), the
 column ``--y`` against ``--x``, over the rows with status ``ok`` that match every ``--where``.
 Rows that share a line and an x value (e.g. several seeds) are drawn as their mean with its 95 %
-Student-t confidence interval (none for one row). An x column whose values are all numbers, or
+Student-t confidence interval (none for one row); a row of a crux-experiment run that stands for
+several ECMP seeds (its ``ecmp_seeds``, e.g. "1 2") counts once per seed, so that a point is the
+experiment's own mean and interval over its seeds (its table.txt). An x column whose values are all numbers, or
 all quantities with one ns-3 unit ("25Gbps", "32MiB", "1us"), is a numeric axis in that unit
 (logarithmic for rates and sizes, ``--log-x`` / ``--linear-x`` to choose); otherwise its values
 are categories in the order of the table (the sweep file's order). Axis labels and the legend
@@ -117,9 +119,19 @@ def axis_label(label, unit):
     return f"{label} ({unit})" if unit else label
 
 
-def series(header, rows, spec):
+def seed_weight(row):
+    """How many measurements a row is: the number of ECMP seeds it stands for (its
+    ``ecmp_seeds``: a crux-experiment run with ``seeds: N`` that is the same simulation for
+    several seeds, such as Crux's pinned paths, is one row for all of them), else 1. Counting a
+    row once per seed makes a point the mean and interval over the seeds, as the experiment's
+    own table.txt and summary.json ``summary.clusters`` compute them."""
+    return max(1, len((row.get("ecmp_seeds") or "").split()))
+
+
+def series(header, rows, spec, seen=None):
     """[(line label, [(x text, [y values])])] of the rows selected by ``spec`` (keys x, y, by,
-    where), lines and x values in order of first appearance."""
+    where), lines and x values in order of first appearance; a row's value is there once per
+    seed it stands for (:func:`seed_weight`)."""
     for k in ("x", "y", "by"):
         if spec.get(k) is not None and spec[k] not in header:
             raise PlotError(f"{k}: '{spec[k]}' is not a column of the table")
@@ -144,7 +156,10 @@ def series(header, rows, spec):
             raise PlotError(f"y: '{spec['y']}' holds '{ytext}', not a number")
         label = row.get(spec["by"], "") if spec.get("by") else spec["y"]
         xs = lines.setdefault(label, {})
-        xs.setdefault(row.get(spec["x"], ""), []).append(y)
+        weight = seed_weight(row)
+        if seen is not None and weight > 1:
+            seen["multi_seed_rows"] = True
+        xs.setdefault(row.get(spec["x"], ""), []).extend([y] * weight)
     if not lines:
         raise PlotError("no row with status ok matches (check 'where' and 'y')")
     return [(label, list(xs.items())) for label, xs in lines.items()]
@@ -173,7 +188,8 @@ def plot(header, rows, spec, stem):
     """Print the values of the plot ``spec`` (name, x, y, by, where, title, y_from_zero,
     log_x) and draw it to ``<stem>.png``; the printed table also goes to ``<stem>.txt``.
     Raises PlotError."""
-    data = series(header, rows, spec)
+    seen = {}
+    data = series(header, rows, spec, seen)
     xs_all = list(dict.fromkeys(x for _, pts in data for x, _ in pts))
     numeric, xlabel, xunit, xlog = x_axis(spec["x"], xs_all)
     if spec.get("log_x") is not None:
@@ -197,6 +213,15 @@ def plot(header, rows, spec, stem):
     title = spec.get("title") or f"{ylabel} against {xlabel}"
     note = (f"mean ± 95 % Student-t interval over the runs at each point (n ≤ {n_max})"
             if n_max > 1 else "one run per point")
+    if seen.get("multi_seed_rows"):
+        note += "; n counts a run once per ECMP seed it stands for"
+    # A point of n >= 2 equal values has no interval: its mean is printed alone, as the
+    # experiments' own tables do (FormatInterval); say so under the table, so that it is not
+    # read as a missing interval.
+    equal = any(n >= 2 and hw == 0 for _, pts in stats for _, (m, hw, n) in pts)
+    if equal:
+        text += ("\n(a mean without ± at n ≥ 2: the values at that point are equal, no spread; "
+                 "an interval narrower than the last digit shows as ± <1 of that digit)")
     print(f"{title}\n{note}\n{text}")
     with open(stem + ".txt", "w", encoding="utf-8") as f:
         f.write(f"{title}\n{note}\n{text}\n")
