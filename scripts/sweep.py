@@ -61,6 +61,7 @@ import math
 import os
 import re
 import runpy
+import signal
 import socket
 import subprocess
 import sys
@@ -597,6 +598,9 @@ def _die_with_parent():
         ctypes.CDLL(None, use_errno=True).prctl(1, 15)  # PR_SET_PDEATHSIG, SIGTERM
     except (OSError, AttributeError):
         pass
+    # the local cluster's workers ignore SIGINT (make_cluster); a simulation stops on Ctrl-C
+    # as any program does
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _sha256(paths):
@@ -758,16 +762,63 @@ def make_cluster(args):
     import warnings
     # The scheduler's HTTP server moves to a free port when 8787 is taken; say nothing about it.
     warnings.filterwarnings("ignore", message="Port .* is already in use")
-    cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR, memory_limit=0)
+    # Ctrl-C reaches every process of the terminal's process group: the worker processes
+    # would each print a traceback of their own (CancelledError, KeyboardInterrupt). They are
+    # started with SIGINT ignored (inherited through exec; Python then installs no handler),
+    # and end when the sweep closes the cluster; the simulations they start restore it.
+    with sigint_ignored():
+        cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=logging.ERROR,
+                               memory_limit=0)
     return Client(cluster), cluster, f"local Dask cluster, {args.workers} worker(s)"
+
+
+class sigint_ignored:
+    """Context: SIGINT ignored inside (the processes started inside inherit "ignored" through
+    exec, a Python handler would be reset), the earlier handler restored after. A Ctrl-C in
+    the second or two the cluster takes to start is lost; in the main thread only."""
+
+    def __enter__(self):
+        try:
+            self.old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        except ValueError:  # not the main thread: nothing changes
+            self.old = None
+        return self
+
+    def __exit__(self, *exc):
+        if self.old is not None:
+            signal.signal(signal.SIGINT, self.old)
+        return False
+
+
+def quiet_interrupt():
+    """After Ctrl-C: no further SIGINT, and nothing from Dask's loggers while the cluster
+    closes (its tasks are cancelled, its workers go away), so that the sweep's own line is
+    all that is printed."""
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:
+        pass
+    for name in ("distributed", "dask", "dask_jobqueue", "tornado", "asyncio"):
+        logger = logging.getLogger(name)
+        logger.setLevel(logging.CRITICAL + 1)
+        logger.propagate = False
+    logging.raiseExceptions = False
 
 
 def make_jobqueue_cluster(args):
     """A dask-jobqueue cluster object (nothing submitted yet) from Dask's configuration
     (~/.config/dask/jobqueue.yaml) and --cluster-option overrides."""
+    # dask_jobqueue.runner sets SIGINT to sys.exit() when it is imported: Ctrl-C would then end
+    # the sweep with exit status 0 and no word; keep the sweep's own handling (one line, 130)
+    handler = signal.getsignal(signal.SIGINT)
     try:
-        import dask_jobqueue
+        import dask_jobqueue  # noqa: F401
+        try:
+            import dask_jobqueue.runner  # noqa: F401  (now: the handler is restored below)
+        except ImportError:
+            pass
+        signal.signal(signal.SIGINT, handler)
     except ImportError:
         raise SweepError("--cluster: dask-jobqueue is not installed (scripts/setup.sh installs "
                          "it into build/venv)") from None
@@ -855,6 +906,9 @@ def run_all(tasks, args, progress):
                        "summaries": []}
             results[t["run_id"]] = res
             report(res)
+    except KeyboardInterrupt:
+        quiet_interrupt()
+        raise
     finally:
         client.close()
         if cluster is not None:

@@ -29,6 +29,8 @@
 5. Bad sweep files (unknown option, reserved option, empty grid, missing scenario field, an
    output in the sweep's own table.csv or logs/): exit 2 naming it, nothing written; the
    Python sweep sweeps/trace-load.py lists its 9 runs.
+   Ctrl-C to the process group of a sweep whose run is going, on a local cluster and on
+   dask-jobqueue's local jobs: exit 130 and only the sweep's one line, no simulation left.
 6. --cluster=slurm --print-job-script: the SLURM job script dask-jobqueue would submit.
 
 Exit 77 (ctest SKIP_RETURN_CODE) if this python cannot import Dask (distributed, dask_jobqueue).
@@ -39,9 +41,11 @@ import csv
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.dont_write_bytecode = True
 
@@ -441,6 +445,45 @@ try:
     if rc7 != 0 or len(listed) != 9 or "--jobsPerDay=1110 --seed=3" not in listed[-1] or \
             os.path.exists(os.path.join(work, "py")):
         fail(f"sweeps/trace-load.py --list: exit {rc7}:\n{out7}\n{err7}")
+
+    # 5c. Ctrl-C (SIGINT to the whole process group, as a terminal sends it) while a run is
+    # going: exit 130 and the sweep's one documented line, nothing else (found by a tester:
+    # ~45 lines of Dask worker tracebacks; and with dask-jobqueue, whose import set SIGINT to
+    # sys.exit(), exit 0 with no word), and no simulation left running
+    def interrupt(tag, *extra):
+        long_sweep = os.path.join(work, "long.json")
+        with open(long_sweep, "w", encoding="utf-8") as f:
+            json.dump({"runs": [{"program": "crux-experiment", "name": "long", "options": {
+                "scenario": os.path.join(root, "scenarios", "sec22-gpt-bert.json"),
+                "modes": "ecmp", "quiet": True}, "grid": {"seed": [1, 2]}}]}, f)
+        lo = os.path.join(work, f"interrupt-{tag}")
+        p = subprocess.Popen([sys.executable, sweep, long_sweep, f"--out={lo}", f"--bin={bindir}",
+                              *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, start_new_session=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        log = os.path.join(lo, "logs", "long-000.stderr")
+        t0 = time.monotonic()
+        while not os.path.exists(log) and time.monotonic() - t0 < 60 and p.poll() is None:
+            time.sleep(0.2)
+        time.sleep(1.0)  # the simulation is under way
+        os.killpg(p.pid, signal.SIGINT)
+        try:
+            out, err = p.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            out, err = p.communicate()
+        lines = [ln for ln in err.splitlines() if not ln.startswith("sweep: ")]
+        left = subprocess.run(["pgrep", "-f", f"--outputDir={lo}/"], capture_output=True,
+                              text=True).stdout.split()
+        want = ["sweep.py: interrupted; the runs that completed are kept (--resume reuses them)"]
+        if p.returncode != 130 or lines != want or left:
+            fail(f"Ctrl-C ({tag}): exit {p.returncode}, expected 130 and only the line "
+                 f"'{want[0]}'; simulations left: {left}:\n{err}")
+        else:
+            print(f"Ctrl-C ({tag}): exit 130, one line")
+    interrupt("local", "--workers=1")
+    interrupt("jobqueue", "--cluster=local-jobs", "--cluster-option=cores=1",
+              "--cluster-option=memory=2GB", "--cluster-option=processes=1")
 
     # 6. the SLURM job script (nothing is submitted)
     rc6, out6, err6 = run_sweep(smoke_flow, f"--out={os.path.join(work, 'slurm')}",
