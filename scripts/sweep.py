@@ -841,6 +841,85 @@ def make_jobqueue_cluster(args):
         raise SweepError(f"--cluster={args.cluster}: {' '.join(str(e).split())}") from None
 
 
+def last_line(path, limit=4096):
+    """The last non-empty line of a text file (its last ``limit`` bytes), '' if none."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - limit))
+            tail = f.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    lines = [ln.strip() for ln in tail.replace("\r", "\n").splitlines() if ln.strip()]
+    return lines[-1] if lines else ""
+
+
+class Heartbeat:
+    """While runs are going: a progress line at most every ``interval`` seconds of silence
+    (the finished-run lines count), naming the runs under way, how long each has been going
+    and the last line its program wrote on stderr (crux-experiment's and crux-trace-run's own
+    progress lines go to logs/<run id>.stderr). A run is under way once the worker has opened
+    that log in this call (its modification time is after the sweep's start) until its result
+    is in. Only stderr: no file of the sweep changes."""
+
+    SHOWN = 3  # runs named in a line; the rest are counted
+
+    def __init__(self, todo, results, interval, progress):
+        import threading
+        self.todo, self.results, self.interval, self.progress = todo, results, interval, progress
+        self.start_wall = time.time()
+        self.seen = {}                    # run id -> monotonic time first seen under way
+        self.last = time.monotonic()      # last progress line (any)
+        self.stop_event = threading.Event()
+        self.thread = threading.Thread(target=self._loop, name="sweep-heartbeat", daemon=True)
+
+    def __enter__(self):
+        if self.interval > 0:
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop_event.set()
+        if self.thread.is_alive():
+            self.thread.join(timeout=2)
+        return False
+
+    def printed(self):
+        """A finished-run line was printed: the next heartbeat waits a full interval."""
+        self.last = time.monotonic()
+
+    def running(self):
+        now = time.monotonic()
+        out = []
+        for t in self.todo:
+            rid = t["run_id"]
+            if rid in self.results:
+                continue
+            try:
+                if os.path.getmtime(t["stderr"]) < self.start_wall - 1:
+                    continue  # a log of an earlier call
+            except OSError:
+                continue      # not started
+            first = self.seen.setdefault(rid, now)
+            out.append((rid, now - first, last_line(t["stderr"])))
+        return out
+
+    def _loop(self):
+        while not self.stop_event.wait(1.0):
+            runs = self.running()  # every second: when each run was first seen
+            if not runs or time.monotonic() - self.last < self.interval:
+                continue
+            parts = []
+            for rid, age, line in runs[:self.SHOWN]:
+                line = line if len(line) <= 110 else line[:107] + "..."
+                parts.append(f"{rid} {age:.0f} s" + (f" [{line}]" if line else ""))
+            more = f"; {len(runs) - self.SHOWN} more" if len(runs) > self.SHOWN else ""
+            done = sum(1 for t in self.todo if t["run_id"] in self.results)
+            self.progress(f"{done}/{len(self.todo)} done, {len(runs)} under way: "
+                          + "; ".join(parts) + more)
+            self.last = time.monotonic()
+
+
 def run_all(tasks, args, progress):
     """Execute the tasks (skipping those --resume can reuse); returns {run_id: result}."""
     results = {}
@@ -869,6 +948,9 @@ def run_all(tasks, args, progress):
                       if len(warns) > 1 else f", warning: {warns[0]}")
         progress(f"[{done}/{total}] {res['run_id']} {state} ({res['wall_s']:.1f} s); "
                  f"elapsed {elapsed:.0f} s, about {left:.0f} s left")
+        beat.printed()
+
+    beat = Heartbeat(todo, results, 0 if args.quiet else args.progress_every, progress)
 
     try:
         import distributed  # noqa: F401
@@ -878,9 +960,10 @@ def run_all(tasks, args, progress):
                              "into build/venv; run with build/venv/bin/python (or --workers=1)"
                              ) from None
         progress(f"Dask is not installed: running the {total} run(s) one after another")
-        for t in todo:
-            results[t["run_id"]] = execute(t)
-            report(results[t["run_id"]])
+        with beat:
+            for t in todo:
+                results[t["run_id"]] = execute(t)
+                report(results[t["run_id"]])
         return results
 
     from distributed import as_completed
@@ -896,16 +979,18 @@ def run_all(tasks, args, progress):
         futures = client.map(execute, todo, key=[f"{t['run_id']}-{token}" for t in todo],
                              pure=False, retries=0)
         by_key = {f.key: t for f, t in zip(futures, todo)}
-        for fut in as_completed(futures):
-            t = by_key[fut.key]
-            try:
-                res = fut.result()
-            except Exception as e:  # the worker died (e.g. batch job killed): report the run
-                res = {"run_id": t["run_id"], "returncode": None, "wall_s": 0.0, "host": "",
-                       "error": f"Dask: {type(e).__name__}: {' '.join(str(e).split())}"[:400],
-                       "summaries": []}
-            results[t["run_id"]] = res
-            report(res)
+        with beat:
+            for fut in as_completed(futures):
+                t = by_key[fut.key]
+                try:
+                    res = fut.result()
+                except Exception as e:  # the worker died (e.g. batch job killed): report it
+                    res = {"run_id": t["run_id"], "returncode": None, "wall_s": 0.0,
+                           "host": "", "summaries": [],
+                           "error": f"Dask: {type(e).__name__}: "
+                                    f"{' '.join(str(e).split())}"[:400]}
+                results[t["run_id"]] = res
+                report(res)
     except KeyboardInterrupt:
         quiet_interrupt()
         raise
@@ -1039,12 +1124,18 @@ def parse_args(argv):
     p.add_argument("--list", action="store_true", help="print the runs' command lines, run "
                    "nothing")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--progress-every", type=float, default=15.0, metavar="SECONDS",
+                   help="while runs are going, a line naming them with the last line each "
+                   "wrote on stderr after this many seconds without a progress line (default "
+                   "%(default)g; 0: none)")
     a = p.parse_args(argv)
     engines = [x for x in (a.cluster, a.scheduler_address, a.scheduler_file) if x]
     if len(engines) > 1:
         p.error("give at most one of --cluster, --scheduler-address, --scheduler-file")
     if a.workers < 1:
         p.error("--workers must be >= 1")
+    if not a.progress_every >= 0:
+        p.error("--progress-every must be >= 0 seconds")
     if a.cluster_jobs < 1:
         p.error("--cluster-jobs must be >= 1")
     if (a.print_job_script or a.cluster_option) and not a.cluster:

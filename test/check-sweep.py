@@ -24,6 +24,8 @@
    and adaptive scaling, the batch jobs started as local processes): table.csv byte-identical
    to the 2-worker table.
 3. --resume on the 2-worker output reuses every run and rewrites the same table.
+   While a run is going, --progress-every=2 prints lines naming it with its program's last
+   progress line; the table is the same without them.
 4. A sweep with a failing run (unknown scheduler): exit 1, the failing run named on stderr with
    its error line, a row with status 'failed' and that error, the other run's row intact.
 5. Bad sweep files (unknown option, reserved option, empty grid, missing scenario field, an
@@ -366,6 +368,30 @@ try:
         else:
             print(f"relative chakra prefix: the sweep's run equals the direct run ({want_u}); "
                   f"--resume reuses it, and runs it again when the .et files change ({u_edit})")
+
+    # 3f. progress while a run is going (found by a tester: a sweep of minute-long runs was
+    # silent for minutes; the programs' own progress lines went only to the logs): with
+    # --progress-every=2 a 7 s run is named with the last line its program wrote, and the
+    # table is the one of a sweep without those lines
+    prog_path = os.path.join(work, "progress.json")
+    with open(prog_path, "w", encoding="utf-8") as f:
+        json.dump({"runs": [{"program": "crux-experiment", "name": "pr", "options": {
+            "scenario": os.path.join(root, "scenarios", "smoke.json"), "modes": "ecmp",
+            "progress": 1, "quiet": True, "scenario.jobs.0.iterations": 12}}]}, f)
+    po = os.path.join(work, "progress-out")
+    rcp, _, errp = run_sweep(prog_path, f"--out={po}", "--workers=1", "--progress-every=2")
+    beats = [ln for ln in errp.splitlines() if ln.startswith("sweep: 0/1 done, 1 under way: "
+                                                            "pr-000 ")]
+    with_log = [ln for ln in beats if "[crux-experiment: ecmp: sim " in ln]
+    po0 = os.path.join(work, "progress-out-0")
+    rcp0, _, errp0 = run_sweep(prog_path, f"--out={po0}", "--workers=1", "--progress-every=0")
+    if rcp != 0 or not with_log or rcp0 != 0 or "under way" in errp0:
+        fail(f"progress while a run is going: exit {rcp}/{rcp0}, lines {beats}:\n{errp}")
+    elif open(os.path.join(po, "table.csv"), "rb").read() != \
+            open(os.path.join(po0, "table.csv"), "rb").read():
+        fail("the progress lines changed table.csv")
+    else:
+        print(f"progress while a run is going: {len(beats)} line(s), e.g. {with_log[-1]}")
 
     # 4. a failing run
     bad = os.path.join(work, "failing.json")
