@@ -255,6 +255,9 @@ fig = draw("link-throughput", ep_)
 lt = ep_.link_throughput
 check(len(fig.axes) == len(mixes), f"link-throughput: {len(mixes)} panels, one per scheduler")
 plinks = rows(os.path.join(pkt, "links.csv"))
+lt_rows = rows(os.path.join(pkt, "link_throughput.csv"))
+interval_s = max(float(r["interval_s"]) for r in lt_rows)
+idle = 0
 for ax, (s_, run_name, label) in zip(fig.axes, mixes):
     lines = ax.get_lines()
     check(0 < len(lines) <= ep.THROUGHPUT_LINKS, f"link-throughput {label}: {len(lines)} links")
@@ -268,6 +271,23 @@ for ax, (s_, run_name, label) in zip(fig.axes, mixes):
         check(math.isclose(area, want, rel_tol=1e-6), f"link-throughput {label} l{link}: the "
               f"area under the steps = links.csv's {want:.0f} bytes")
         check(max(y) <= 100.0, f"link-throughput {label} l{link}: at most the 100 Gbit/s rate")
+        # steps, never ramps: every segment is level or vertical, so that an idle period
+        # between two samples (link_throughput.csv keeps non-zero samples only) is drawn at 0
+        # (found by a tester: neighbouring samples were joined across the gap)
+        ramps = [i for i in range(len(x) - 1) if x[i] != x[i + 1] and y[i] != y[i + 1]]
+        end_ms = max(float(r["time_s"]) for r in lt_rows if r["run"] == run_name) * 1e3
+        check(not ramps and x[0] == 0 and math.isclose(x[-1], end_ms, rel_tol=1e-12),
+              f"link-throughput {label} l{link}: steps from 0 to the run's last sample "
+              f"({end_ms:.4g} ms), no ramp ({len(ramps)} found)")
+        samples = sorted(float(r["time_s"]) for r in lt_rows if r["run"] == run_name and
+                         int(r["link"]) == link)
+        gaps = sum(1 for a, b in zip(samples, samples[1:]) if b - a > interval_s * 1.5)
+        zero = sum(1 for i in range(0, len(x) - 1, 2) if y[i] == 0 and x[i + 1] > x[i])
+        idle += gaps
+        check(zero >= gaps, f"link-throughput {label} l{link}: {gaps} gap(s) between "
+              f"samples, {zero} level(s) at 0")
+check(idle > 0, f"link-throughput: the busiest links have {idle} idle gap(s) between samples "
+      "(the steps at 0 are exercised)")
 labels_with_units(fig, "link-throughput", ["(Gbit/s)", "(ms)"])
 no_nan(fig, "link-throughput")
 plt.close(fig)

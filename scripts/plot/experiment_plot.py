@@ -520,6 +520,30 @@ def iteration_series(e, plt, out, show):
 THROUGHPUT_LINKS = 6
 
 
+def throughput_steps(times, intervals, rates, t_end):
+    """(xs, ys) of a link's throughput as steps, in pairs of points (start, end) of one level:
+    a sample's rate is its mean over (t − interval, t]; link_throughput.csv keeps only the
+    non-zero samples, so where there is none (before the first, between two that do not
+    touch, after the last until ``t_end``) the link was idle and the level is 0, not a ramp
+    between its neighbours."""
+    xs, ys = [], []
+    at = 0.0
+    for t, w, v in sorted(zip(times, intervals, rates)):
+        start = t - w
+        if abs(start - at) <= 1e-6 * w:
+            start = at  # the previous sample's end (t − interval rounds: 0.052 − 0.001)
+        elif start > at:
+            xs += [at, start]
+            ys += [0.0, 0.0]
+        xs += [start, t]
+        ys += [v, v]
+        at = t
+    if t_end > at:
+        xs += [at, t_end]
+        ys += [0.0, 0.0]
+    return xs, ys
+
+
 def link_throughput(e, plt, out, show):
     lt = e.link_throughput
     if lt.empty:
@@ -550,7 +574,8 @@ def link_throughput(e, plt, out, show):
                          cr.format_significant(float(gbps.max()), 4),
                          cr.format_significant(float(total[l]) * 8 / 1e9 /
                                                max(float(d["time_s"].max()), interval), 4)])
-        panels.append((label, series))
+        # the run's last sample ends at its end (the sampler's Finish adds the partial one)
+        panels.append((label, series, float(d["time_s"].max())))
     show(cr.format_table(["run", "link", "layer", "bytes", "peak_gbit_per_s",
                           "mean_gbit_per_s_over_run"], rows))
     if plt is None or not panels:
@@ -559,14 +584,11 @@ def link_throughput(e, plt, out, show):
                              figsize=(7.0, 2.3 * len(panels) + 0.7))
     tmax = float(lt["time_s"].max())
     tscale, tunit = time_unit([tmax])
-    for ax, (label, series) in zip(axes[:, 0], panels):
+    for ax, (label, series, run_end) in zip(axes[:, 0], panels):
         for l, t, dt, g in series:
-            # a step per sample: the rate is the mean over (t - interval, t]
-            xs, ys = [], []
-            for a, w, v in zip(t, dt, g):
-                xs += [(a - w) * tscale, a * tscale]
-                ys += [v, v]
-            ax.plot(xs, ys, linewidth=0.9, label=f"l{l} ({layer.get(l, '?')})")
+            xs, ys = throughput_steps(t, dt, g, run_end)
+            ax.plot([x * tscale for x in xs], ys, linewidth=0.9,
+                    label=f"l{l} ({layer.get(l, '?')})")
         ax.set_xlabel(f"Time ({tunit})")
         ax.set_ylabel("Throughput (Gbit/s)")
         ax.set_ylim(bottom=0)
