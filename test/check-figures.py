@@ -292,6 +292,77 @@ labels_with_units(fig, "link-throughput", ["(Gbit/s)", "(ms)"])
 no_nan(fig, "link-throughput")
 plt.close(fig)
 
+# Incomplete runs (found by a tester): a job with no iteration in the measurement window gave
+# a utilization axis of -0.05..0.05 % (matplotlib: "identical low and high ylims") with the bars
+# running off, no INCOMPLETE mark, and no bar nor word for the job in iteration-times; a run
+# whose every job has none crashed with a traceback (NaN axis limits).
+import shutil  # noqa: E402
+import warnings  # noqa: E402
+smoke = json.load(open(os.path.join(ROOT, "scenarios", "smoke.json")))
+inc_dirs = {}
+for tag, change in (("one", {1: {"computeTime": 1.0, "iterations": 2, "background": False}}),
+                    ("every", {0: {"iterations": 1},
+                               1: {"iterations": 1, "background": False}})):
+    sc = json.loads(json.dumps(smoke))
+    for k, v in change.items():
+        sc["jobs"][k].update(v)
+    path = os.path.join(tmp, f"incomplete-{tag}.json")
+    json.dump(sc, open(path, "w"))
+    inc_dirs[tag] = os.path.join(tmp, f"incomplete-{tag}")
+    run([exp, f"--scenario={path}", "--fabric=flow", "--quiet", f"--outputDir={inc_dirs[tag]}"],
+        f"crux-experiment incomplete ({tag})")
+ei = results.load(inc_dirs["one"])
+isum = json.load(open(os.path.join(inc_dirs["one"], "summary.json")))
+check([c["jobsOutsideWindow"] for c in isum["summary"]["clusters"]] == [["small"]] * 2,
+      "incomplete run: the small job has no iteration in the window under both schedulers")
+with warnings.catch_warnings():
+    warnings.simplefilter("error")  # "identical low and high ylims" is a failure
+    fig = draw("utilization", ei)
+    ax, ax2 = fig.axes[:2]
+    heights = [p.get_height() for p in bars(ax)]
+    want = [c["utilization"]["mean"] * 100 for c in isum["summary"]["clusters"]]
+    lo, hi = ax.get_ylim()
+    marks = [t.get_text() for t in ax.texts if t.get_text().startswith("INCOMPLETE")]
+    check(lo == 0 and hi >= max(want) * 1.2 and
+          sorted(round(h, 9) for h in heights) == sorted(round(u, 9) for u in want),
+          f"utilization, incomplete: y axis 0..{hi:.3g} % holds the together bars {want}")
+    check(len(marks) == 2 and all("without small" in m and "no iteration in window" in m
+                                  for m in marks), f"utilization, incomplete: marks {marks}")
+    check(len([t for t in ax2.texts if "no decomposition" in t.get_text()]) == 2,
+          "utilization, incomplete: the decomposition panel says there is none")
+    plt.close(fig)
+    fig = draw("iteration-times", ei)
+    small = fig.axes[1]
+    nowin = [t for t in small.texts if t.get_text() == "no iteration\nin window"]
+    alone = next(r for r in isum["summary"]["references"] if r["job"] == "small")
+    check("INCOMPLETE: no iteration in window (ecmp, crux)" in small.get_title() and
+          len(nowin) == 2 and small.get_ylim()[1] >= alone["aloneEcmp"]["mean"] * 1e3,
+          f"iteration-times, incomplete: job small marked under both schedulers "
+          f"('{small.get_title()}', {len(nowin)} marks), its alone bars on the axis")
+    plt.close(fig)
+for tag in ("one", "every"):
+    out_i = os.path.join(tmp, f"incomplete-{tag}-plots")
+    p = subprocess.run([sys.executable, "-W", "error::UserWarning",
+                        os.path.join(ROOT, "scripts/plot/experiment_plot.py"), inc_dirs[tag],
+                        "--out", out_i], capture_output=True, text=True)
+    check(p.returncode == 0 and "Traceback" not in p.stderr and
+          all(os.path.getsize(os.path.join(out_i, f"{n}.png")) > 1000
+              for n in ("iteration-times", "utilization", "link-bytes", "iteration-series")) and
+          "INCOMPLETE: ecmp: without big, small" * (tag == "every") in p.stdout,
+          f"experiment_plot.py on a run with {tag} job(s) outside the window: exit "
+          f"{p.returncode}, figures written, no warning{p.stderr[-500:]}")
+# an unusable directory: one line, exit 1, no plots/ directory left behind
+bad_dir = os.path.join(tmp, "incomplete-broken")
+shutil.copytree(inc_dirs["one"], bad_dir)
+os.remove(os.path.join(bad_dir, "iterations.csv"))
+p = subprocess.run([sys.executable, os.path.join(ROOT, "scripts/plot/experiment_plot.py"),
+                    bad_dir], capture_output=True, text=True)
+check(p.returncode == 1 and p.stderr.strip().count("\n") == 0 and
+      "iterations.csv: no such file" in p.stderr and
+      not os.path.exists(os.path.join(bad_dir, "plots")),
+      f"experiment_plot.py on a directory without iterations.csv: exit {p.returncode}, one "
+      f"line ({p.stderr.strip()}), no plots/ left")
+
 # The command: every figure as PNG and PDF.
 out = os.path.join(tmp, "plots")
 run([sys.executable, os.path.join(ROOT, "scripts/plot/experiment_plot.py"), pkt, "--out", out],

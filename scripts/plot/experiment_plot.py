@@ -125,6 +125,28 @@ def draw_errors(ax, xs, ys, errs, capsize):
                     fmt="none", ecolor="black", elinewidth=0.8, capsize=capsize)
 
 
+def finite(v):
+    """A drawable number (not None, NaN or inf)."""
+    try:
+        return v is not None and math.isfinite(float(v))
+    except (TypeError, ValueError):
+        return False
+
+
+def top_of(values, default=1.0):
+    """The largest finite value, or ``default`` when there is none above 0 (an axis from 0 to
+    it: never the identical limits matplotlib warns about)."""
+    vals = [float(v) for v in values if finite(v)]
+    top = max(vals, default=0.0)
+    return top if top > 0 else default
+
+
+#: The mark of a job or run that measured no iteration in the window (doc/crux.rst,
+#: "Measurement methodology": INCOMPLETE).
+NO_WINDOW = "no iteration in window"
+INCOMPLETE_COLOR = "#b2182b"
+
+
 def time_unit(values):
     """(scale, unit) for durations: the unit of the smallest positive value."""
     pos = [v for v in values if v is not None and math.isfinite(v) and v > 0]
@@ -159,6 +181,13 @@ def iteration_times(e, plt, out, show):
                                        r["vs_alone_paths_fraction_ci95"], r["n"])])
     show(cr.format_table(["job", "run", f"iteration_{unit}", "vs_alone@ECMP",
                           "vs_alone@paths"], rows))
+    missing = {j: [s for s in scheds if any(
+        not finite(v) for v in jt[(jt["job"] == j) & (jt["scheduler"] == s)]["iteration_s"])]
+        for j in jobs}
+    for j, ss in missing.items():
+        if ss:
+            show(f"INCOMPLETE: job {j}: {NO_WINDOW} under {', '.join(ss)} (no bar; its "
+                 "iteration time and change are '–')")
     if plt is None:
         return None
     fig, axes = plt.subplots(1, len(jobs), squeeze=False,
@@ -183,13 +212,15 @@ def iteration_times(e, plt, out, show):
                 continue
             r = r.iloc[0]
             labels.append(f"{s}\n(together)")
-            heights.append(r["iteration_s"] * scale)
+            # a job with no iteration in the window (under this scheduler) has no bar: it is
+            # marked in its place
+            heights.append(r["iteration_s"] * scale if finite(r["iteration_s"]) else 0.0)
             errs.append(error_bar(r["iteration_s_ci95"], r["n"], scale))
             cols.append(colors[s])
             hatches.append("")
             p = refs[(refs["job"] == j) & (refs["reference"] == f"alone@paths({s})")]
-            paths_ref.append((len(labels) - 1, p.iloc[0]["iteration_s"] * scale
-                              if not p.empty else float("nan")))
+            if not p.empty and finite(p.iloc[0]["iteration_s"]):
+                paths_ref.append((len(labels) - 1, p.iloc[0]["iteration_s"] * scale))
         x = list(range(len(labels)))
         bars = ax.bar(x, heights, 0.7, color=cols, edgecolor="black", linewidth=0.5)
         draw_errors(ax, x, heights, errs, 3)
@@ -201,14 +232,25 @@ def iteration_times(e, plt, out, show):
             r = jt[(jt["job"] == j) & (jt["scheduler"] == s)]
             if not r.empty:
                 r = r.iloc[0]
+                if not finite(r["iteration_s"]):
+                    texts.append("")
+                    ax.text(len(texts) - 1, 0, NO_WINDOW.replace(" in ", "\nin "),
+                            rotation=90, ha="center", va="bottom", fontsize=6.5,
+                            color=INCOMPLETE_COLOR)
+                    continue
                 texts.append(cr.signed_pct(r["vs_alone_ecmp_fraction"],
                                            r["vs_alone_ecmp_fraction_ci95"], r["n"]))
         ax.bar_label(bars, labels=texts, fontsize=6.5, padding=2)
         ax.set_xticks(x)
         ax.set_xticklabels(labels, fontsize=7)
         ax.set_ylabel(f"Iteration time ({unit})")
-        ax.set_ylim(0, max(h + er for h, er in zip(heights, errs)) * 1.4)
-        ax.set_title(f"job {j}", fontsize=9)
+        ax.set_ylim(0, top_of([h + er for h, er in zip(heights, errs)] +
+                              [ref for _, ref in paths_ref]) * 1.4)
+        if missing[j]:
+            ax.set_title(f"job {j}\nINCOMPLETE: {NO_WINDOW} ({', '.join(missing[j])})",
+                         fontsize=8, color=INCOMPLETE_COLOR)
+        else:
+            ax.set_title(f"job {j}", fontsize=9)
         ax.grid(axis="x", visible=False)
         if paths_ref:
             ax.legend(loc="upper left", fontsize=7)
@@ -220,6 +262,15 @@ def iteration_times(e, plt, out, show):
 def interval_note(e):
     return (f"\nerror bars: 95 % Student-t interval over {e.seeds} ECMP seeds"
             if e.seeds >= 2 else "")
+
+
+def incomplete(r):
+    """'' for a complete cluster row, else what it lacks ("without small (no iteration in
+    window)")."""
+    if not bool(r.get("incomplete", False)) and finite(r["alone_ecmp_fraction"]):
+        return ""
+    jobs = str(r.get("jobs_outside_window") or "").split()
+    return (f"without {', '.join(jobs)} ({NO_WINDOW})" if jobs else NO_WINDOW)
 
 
 def utilization(e, plt, out, show):
@@ -239,6 +290,10 @@ def utilization(e, plt, out, show):
     show(cr.format_table(["scheduler", "runs", "utilization_pct", "alone@ECMP_pct",
                           "alone@free_pct", "own_flow_loss_pp", "path_gain_pp",
                           "inter_job_loss_pp", "priority_recovery_pp", "vs_alone@ECMP"], rows))
+    for _, r in c.iterrows():
+        if incomplete(r):
+            show(f"INCOMPLETE: {r['scheduler']}: {incomplete(r)} (the utilization counts the "
+                 "other jobs; no decomposition)")
     if plt is None:
         return None
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(max(7.5, 3.5 + 2.4 * len(scheds)), 3.8),
@@ -247,6 +302,7 @@ def utilization(e, plt, out, show):
     w = 0.16
     seen = set()
     top = 0.0
+    marks = []  # (x, height, text) of the incomplete runs, placed once the axis is known
 
     def seg(x, lo, hi, color, label, hatch=None):
         lab = label if label not in seen else None
@@ -255,6 +311,20 @@ def utilization(e, plt, out, show):
                hatch=hatch, label=lab)
 
     for i, (_, r) in enumerate(c.iterrows()):
+        if incomplete(r):
+            # no alone reference, no decomposition: the together bar (the jobs it counts),
+            # hatched, and the mark
+            u = r["utilization_fraction"] * 100 if finite(r["utilization_fraction"]) else 0.0
+            err = error_bar(r["utilization_fraction_ci95"], r["n"], 100)
+            ax.bar(i + 2 * w, u, w, color=colors[r["scheduler"]], edgecolor="black",
+                   linewidth=0.5, hatch="xx",
+                   label="together, INCOMPLETE (counts the other jobs)"
+                   if "inc" not in seen else None)
+            seen.add("inc")
+            draw_errors(ax, [i + 2 * w], [u], [err], 3)
+            marks.append((i, u + err, "INCOMPLETE\n" + incomplete(r).replace(" (", "\n(")))
+            top = max(top, u + err)
+            continue
         u_ecmp = r["alone_ecmp_fraction"] * 100
         u_paths = u_ecmp + r["path_gain_fraction"] * 100
         u_one = u_paths - r["inter_job_loss_fraction"] * 100
@@ -280,8 +350,13 @@ def utilization(e, plt, out, show):
         top = max(top, peak)
     ax.set_xticks(range(len(scheds)))
     ax.set_xticklabels(scheds)
+    ax.set_xlim(-0.5, len(scheds) - 0.5)
     ax.set_ylabel("Cluster GPU utilization (% of peak)")
-    ax.set_ylim(0, top * 1.25)
+    top = top if top > 0 else 1.0  # every run incomplete with nothing counted: 0..1 %
+    ax.set_ylim(0, top * (1.6 if marks else 1.25))
+    for x, h, text in marks:
+        ax.text(x, h + top * 0.03, text, ha="center", va="bottom", fontsize=6.5,
+                color=INCOMPLETE_COLOR)
     ax.grid(axis="x", visible=False)
     ax.legend(fontsize=6.5, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.1))
     ax.set_title("together = alone@ECMP + path gain − inter-job loss + priority recovery",
@@ -303,9 +378,21 @@ def utilization(e, plt, out, show):
     ax2.axhline(0, color="black", linewidth=0.6)
     ax2.set_xticks(range(len(scheds)))
     ax2.set_xticklabels(scheds)
+    ax2.set_xlim(-0.5, len(scheds) - 0.5)
     ax2.set_ylabel("Term (percentage points)")
-    lo, hi = ax2.get_ylim()
-    ax2.set_ylim(min(0, lo), hi * 1.1)
+    # the axis from the terms that exist (an incomplete run has none)
+    vals = [r[col] * 100 + sign * error_bar(r[col + "_ci95"], r["n"], 100)
+            for _, r in c.iterrows() for col, _, _ in terms for sign in (1, -1)
+            if finite(r[col])]
+    lo, hi = min(vals + [0.0]), max(vals + [0.0])
+    if hi - lo <= 0:
+        lo, hi = 0.0, 1.0
+    ax2.set_ylim(lo - (0.1 * (hi - lo) if lo < 0 else 0), hi + 0.1 * (hi - lo))
+    for i, (_, r) in enumerate(c.iterrows()):
+        if incomplete(r):
+            ax2.text(i, 0.5, f"INCOMPLETE:\nno decomposition\n({NO_WINDOW})",
+                     transform=ax2.get_xaxis_transform(), ha="center", va="center",
+                     fontsize=6.5, color=INCOMPLETE_COLOR)
     ax2.grid(axis="x", visible=False)
     ax2.legend(fontsize=6.5, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.1))
     ax2.set_title("the contention decomposition", fontsize=8)
@@ -613,27 +700,53 @@ def main(argv=None):
     e = cr.load_experiment(args.dir)
     out = args.out or os.path.join(args.dir, "plots")
     plt = None
+    created = False
     if not args.print_only:
         plt = cr.pyplot()
         try:
+            created = not os.path.isdir(out)
             os.makedirs(out, exist_ok=True)
         except OSError as err:
             raise cr.ResultsError(f"--out: cannot create '{out}' ({err.strerror})") from None
+    written = []
     show = Printer()
-    show(f"{e.directory}: scenario {e.name}, {e.fabric} fabric, {e.seeds} ECMP seed(s)")
-    for name in args.figures:
-        show()
-        fig = DRAW[name](e, plt, out, show)
-        if fig is not None:
-            fig.tight_layout()
-            for ext in args.formats:
-                cr.save_keep(fig, os.path.join(out, f"{name}.{ext}"))
-            plt.close(fig)
-    if not args.print_only:
-        path = os.path.join(out, "values.txt")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write("\n".join(show.lines) + "\n")
-        print(f"wrote {path}")
+    try:
+        show(f"{e.directory}: scenario {e.name}, {e.fabric} fabric, {e.seeds} ECMP seed(s)")
+        for name in args.figures:
+            show()
+            try:
+                fig = DRAW[name](e, plt, out, show)
+            except cr.ResultsError:
+                raise
+            except Exception as err:  # a directory the figure cannot handle: one line
+                raise cr.ResultsError(f"{e.directory}: figure {name}: cannot draw it "
+                                      f"({type(err).__name__}: {' '.join(str(err).split())})"
+                                      ) from None
+            if fig is not None:
+                fig.tight_layout()
+                for ext in args.formats:
+                    path = os.path.join(out, f"{name}.{ext}")
+                    cr.save_keep(fig, path)
+                    written.append(path)
+                plt.close(fig)
+        if not args.print_only:
+            path = os.path.join(out, "values.txt")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("\n".join(show.lines) + "\n")
+            print(f"wrote {path}")
+    except (cr.ResultsError, OSError):
+        # nothing half-written: the figures of this call go, and --out if this call made it
+        for path in written:
+            try:
+                os.remove(path)
+            except OSError:
+                pass
+        if created:
+            try:
+                os.rmdir(out)
+            except OSError:
+                pass
+        raise
 
 
 if __name__ == "__main__":

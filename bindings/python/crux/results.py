@@ -584,7 +584,8 @@ class Experiment:
         """Per scheduler: runs (simulations of its mix), n (seeds), the cluster GPU utilization,
         the sum of its jobs alone (alone@ECMP, @free, @paths) and the contention decomposition
         (own-flow loss, path gain, inter-job loss, priority recovery), each a fraction of the
-        cluster's peak with its _ci95 (doc/crux.rst, "Measurement methodology"); incomplete."""
+        cluster's peak with its _ci95 (doc/crux.rst, "Measurement methodology"); incomplete,
+        and jobs_outside_window (the jobs with no iteration in the window, space-separated)."""
         rows = []
         for c in self._summary_list("clusters"):
             row = {"scheduler": c.get("scheduler"), "runs": int(c.get("runs", 0))}
@@ -595,9 +596,12 @@ class Experiment:
                 n = max(n, k)
             row["n"] = n
             row["incomplete"] = bool(c.get("incomplete", False))
+            row["jobs_outside_window"] = " ".join(str(j) for j in
+                                                  c.get("jobsOutsideWindow") or [])
             rows.append(row)
         cols = ["scheduler", "runs", "n"] + [x for _, c in self.CLUSTER_TERMS
-                                            for x in (c, c + "_ci95")] + ["incomplete"]
+                                            for x in (c, c + "_ci95")] + \
+            ["incomplete", "jobs_outside_window"]
         return pd.DataFrame(rows, columns=cols).astype({"scheduler": "string"})
 
     @property
