@@ -300,9 +300,9 @@ import shutil  # noqa: E402
 import warnings  # noqa: E402
 smoke = json.load(open(os.path.join(ROOT, "scenarios", "smoke.json")))
 inc_dirs = {}
-for tag, change in (("one", {1: {"computeTime": 1.0, "iterations": 2, "background": False}}),
-                    ("every", {0: {"iterations": 1},
-                               1: {"iterations": 1, "background": False}})):
+# (a run whose every job has no window, iterations = warmupIterations, is refused by
+# crux-experiment since; the NaN guards of the figures stay)
+for tag, change in (("one", {1: {"computeTime": 1.0, "iterations": 2, "background": False}}),):
     sc = json.loads(json.dumps(smoke))
     for k, v in change.items():
         sc["jobs"][k].update(v)
@@ -340,15 +340,14 @@ with warnings.catch_warnings():
           f"iteration-times, incomplete: job small marked under both schedulers "
           f"('{small.get_title()}', {len(nowin)} marks), its alone bars on the axis")
     plt.close(fig)
-for tag in ("one", "every"):
+for tag in ("one",):
     out_i = os.path.join(tmp, f"incomplete-{tag}-plots")
     p = subprocess.run([sys.executable, "-W", "error::UserWarning",
                         os.path.join(ROOT, "scripts/plot/experiment_plot.py"), inc_dirs[tag],
                         "--out", out_i], capture_output=True, text=True)
     check(p.returncode == 0 and "Traceback" not in p.stderr and
           all(os.path.getsize(os.path.join(out_i, f"{n}.png")) > 1000
-              for n in ("iteration-times", "utilization", "link-bytes", "iteration-series")) and
-          "INCOMPLETE: ecmp: without big, small" * (tag == "every") in p.stdout,
+              for n in ("iteration-times", "utilization", "link-bytes", "iteration-series")),
           f"experiment_plot.py on a run with {tag} job(s) outside the window: exit "
           f"{p.returncode}, figures written, no warning{p.stderr[-500:]}")
 # an unusable directory: one line, exit 1, no plots/ directory left behind
