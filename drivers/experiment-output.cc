@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <iomanip>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -228,8 +229,9 @@ ExperimentOutput::FormatJobRows(std::ostream& os, const ExperimentSummary& sum) 
     {
         return;
     }
-    os << "jobs together (iteration time in the window; its relative change against the same "
-          "job alone, same seed, + = slower):\n";
+    os << "jobs together (iteration time in the window; iters: the fewest measured iterations "
+          "over the seeds; its relative change against the same job alone, same seed, + = "
+          "slower):\n";
     os << "  " << Cell("scheduler", 12) << Cell("job", 12) << Cell("level", 7) << Cell("iters", 6)
        << Cell("iteration time", 22) << Cell("vs alone@ECMP", 20) << Cell("vs alone@paths", 20)
        << "\n";
@@ -362,6 +364,30 @@ ExperimentOutput::FormatPacketCounters(std::ostream& os,
 
 namespace
 {
+
+/// \return whether \p dir is a folder of figures as experiment_plot.py writes them: its
+/// values.txt (which the script always writes) and nothing but figure files (.png, .pdf, .svg)
+/// beside it; a folder holding anything else is the user's and is left alone
+bool
+IsFigureFolder(const std::filesystem::path& dir)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec) || !fs::is_regular_file(dir / "values.txt", ec))
+    {
+        return false;
+    }
+    for (const auto& e : fs::directory_iterator(dir, ec))
+    {
+        const std::string ext = e.path().extension().string();
+        const bool figure = ext == ".png" || ext == ".pdf" || ext == ".svg";
+        if (!e.is_regular_file(ec) || !(figure || e.path().filename() == "values.txt"))
+        {
+            return false;
+        }
+    }
+    return !ec;
+}
 
 /// \return the items separated by spaces (a CSV field without commas)
 template <typename T>
@@ -733,7 +759,10 @@ ExperimentOutput::Write(const std::vector<ExperimentRunResult>& runs,
     {
         out.Retire(LINK_THROUGHPUT_FILE); // an earlier run's samples are not this run's
     }
-    out.Retire("plots"); // experiment_plot.py's figures of an earlier run
+    if (IsFigureFolder(std::filesystem::path(m_scenario.outputDir) / "plots"))
+    {
+        out.Retire("plots"); // experiment_plot.py's figures of an earlier run
+    }
     WritePathsCsv(out.Open(PATHS_FILE), runs);
     WritePfcCsv(out.Open(PFC_FILE), runs);
     WriteDropsCsv(out.Open(DROPS_FILE), runs);

@@ -20,7 +20,8 @@ INCOMPLETE mark and no utilizationIncomplete key; with stopTime 0.2 s (before th
 finishes), the table's "INCOMPLETE: cut short by stopTime" line names exactly the runs whose
 summary.json says "complete": false; a packet run with a 1 ms RetransmitTimeout (resends
 without a drop) gets an ARTEFACT line naming its resends, one with the default timer none; and a
-second run into the same directory leaves no link_throughput.csv or plots/ of the first;
+second run into the same directory leaves no link_throughput.csv or figures (plots/) of the
+first, and keeps a plots/ folder that holds a file of the user's;
 timing.csv has a row per simulation, the background job's profiling run last; and Crux on
 scenarios/testbed-llm.json over 2 seeds, whose levels differ between the seeds, lists both
 levels in each job's row, in summary.json and under the rows.
@@ -162,11 +163,22 @@ def main():
         same = os.path.join(work, "same")
         run(binary, base, same, "--modes=ecmp", "--ns3::LinkThroughputSampler::Interval=10ms")
         os.makedirs(os.path.join(same, "plots"), exist_ok=True)
+        for name in ("values.txt", "utilization.png", "utilization.pdf"):  # as the script writes
+            with open(os.path.join(same, "plots", name), "w") as f:
+                f.write("figure of the first run\n")
         sampled = os.path.isfile(os.path.join(same, "link_throughput.csv"))
         run(binary, base, same, "--modes=crux")
         left = sorted(n for n in os.listdir(same) if n in ("link_throughput.csv", "plots"))
         if not sampled or left:
             fails.append(f"second run into one directory: sampled {sampled}, left {left}")
+        # a plots/ folder with anything but figures is the user's: kept
+        os.makedirs(os.path.join(same, "plots"))
+        for name in ("values.txt", "notes.md"):
+            with open(os.path.join(same, "plots", name), "w") as f:
+                f.write("mine\n")
+        run(binary, base, same, "--modes=crux")
+        if sorted(os.listdir(os.path.join(same, "plots"))) != ["notes.md", "values.txt"]:
+            fails.append("a plots/ folder holding a file of the user's was removed")
         # a decision that depends on the seed: Crux on the testbed LLM file gives Llama level 4
         # under seed 1's ECMP paths and 5 under seed 2's; the row lists both (new-user finding:
         # the table showed seed 1's level for a row that averaged both)
