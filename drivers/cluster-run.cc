@@ -436,6 +436,12 @@ ClusterRun::GetZeroDurationJobs() const
     return m_zeroDuration;
 }
 
+uint32_t
+ClusterRun::GetJobsRunningAtWindowStart() const
+{
+    return m_runningAtWindowStart;
+}
+
 void
 ClusterRun::BuildTopology()
 {
@@ -565,6 +571,10 @@ ClusterRun::LoadTrace()
     for (const auto& j : all)
     {
         const double a = j.start - origin;
+        if (a < ws && j.Duration() > 0 && a + j.Duration() > ws)
+        {
+            ++m_runningAtWindowStart; // a cold start: its load is missing at the window's start
+        }
         if (a >= ws && (m_config.windowEnd < 0 || a < m_config.windowEnd))
         {
             if (!(j.Duration() > 0))

@@ -254,6 +254,13 @@ class ClusterRun
     uint32_t GetZeroDurationJobs() const;
 
     /**
+     * \return the trace's jobs that arrived before ClusterRunConfig::windowStart and, by their
+     *         trace run times, were still running at it: the cluster starts without them (a
+     *         cold start; crux-trace-run warns)
+     */
+    uint32_t GetJobsRunningAtWindowStart() const;
+
+    /**
      * \brief Run one scheduler over the window (ns-3 Simulator; destroyed afterwards).
      * \param scheduler a CreateCommScheduler name
      * \return the run's results
@@ -320,11 +327,13 @@ class ClusterRun
     void LoadTrace();     //!< fill m_trace from the config
     void BuildTopology(); //!< fill m_topo from the config
 
-    ClusterRunConfig m_config;                 //!< the config
-    ClusterTopology m_topo;                    //!< the topology
-    LingjunTopology m_lingjun;                 //!< topo.csv (if read)
-    std::vector<TraceJob> m_window;            //!< window jobs, arrival order
-    uint32_t m_zeroDuration{0};                //!< window jobs left out: zero run time
+    ClusterRunConfig m_config;      //!< the config
+    ClusterTopology m_topo;         //!< the topology
+    LingjunTopology m_lingjun;      //!< topo.csv (if read)
+    std::vector<TraceJob> m_window; //!< window jobs, arrival order
+    uint32_t m_zeroDuration{0};     //!< window jobs left out: zero run time
+    /// jobs that arrived before windowStart and ran (by the trace) past it: not run
+    uint32_t m_runningAtWindowStart{0};
     double m_origin{0};                        //!< first submission, LingjunTime seconds
     double m_windowEnd{0};                     //!< effective window end, seconds
     std::vector<TraceWarning> m_traceWarnings; //!< rows/jobs the readers skipped

@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -365,15 +366,27 @@ ExperimentOutput::FormatPacketCounters(std::ostream& os,
 namespace
 {
 
-/// \return whether \p dir is a folder of figures as experiment_plot.py writes them: its
-/// values.txt (which the script always writes) and nothing but figure files (.png, .pdf, .svg)
-/// beside it; a folder holding anything else is the user's and is left alone
+/// \return whether \p dir is a folder of figures as experiment_plot.py writes them: a real
+/// folder (not a link) with the script's values.txt (which it always writes, its first line
+/// "<results>: scenario <name>, <fabric> fabric, <n> ECMP seed(s)") and nothing but regular
+/// figure files (.png, .pdf, .svg) beside it; a folder holding anything else, or a link, is the
+/// user's and is left alone
 bool
 IsFigureFolder(const std::filesystem::path& dir)
 {
     namespace fs = std::filesystem;
     std::error_code ec;
-    if (!fs::is_directory(dir, ec) || !fs::is_regular_file(dir / "values.txt", ec))
+    if (!fs::is_directory(fs::symlink_status(dir, ec)) ||
+        !fs::is_regular_file(fs::symlink_status(dir / "values.txt", ec)))
+    {
+        return false;
+    }
+    std::ifstream values(dir / "values.txt");
+    std::string first;
+    std::getline(values, first);
+    if (first.find(": scenario ") == std::string::npos ||
+        first.find(" fabric, ") == std::string::npos ||
+        first.find("ECMP seed") == std::string::npos)
     {
         return false;
     }
@@ -381,7 +394,8 @@ IsFigureFolder(const std::filesystem::path& dir)
     {
         const std::string ext = e.path().extension().string();
         const bool figure = ext == ".png" || ext == ".pdf" || ext == ".svg";
-        if (!e.is_regular_file(ec) || !(figure || e.path().filename() == "values.txt"))
+        if (!fs::is_regular_file(e.symlink_status(ec)) ||
+            !(figure || e.path().filename() == "values.txt"))
         {
             return false;
         }

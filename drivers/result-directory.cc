@@ -409,10 +409,11 @@ ResultDirectory::CommitAll(const std::vector<ResultDirectory*>& dirs)
             // replaced ones, so that a failure restores it and a success removes it
             const fs::path target = d->m_dir / name;
             std::error_code ec;
+            const fs::file_status st = fs::symlink_status(target, ec);
             if (std::find(d->m_names.begin(), d->m_names.end(), name) != d->m_names.end() ||
-                !fs::exists(fs::symlink_status(target, ec)))
+                !(fs::is_regular_file(st) || fs::is_directory(st)))
             {
-                continue;
+                continue; // absent, or a link or special file: not a result of ours
             }
             const fs::path old = d->m_tmp / (name + ".replaced");
             fs::rename(target, old, ec);

@@ -93,7 +93,7 @@ class ResultDirectory
      * that name is removed by Commit(), so that the directory never holds one run's files beside
      * another's; it is restored with the others if the commit fails.
      * \param name file or folder name (no directories above it); a name also Open()ed is
-     *        ignored here
+     *        ignored here, and so is a symbolic link of that name (the user's)
      */
     void Retire(const std::string& name);
 

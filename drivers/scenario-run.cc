@@ -521,8 +521,14 @@ ScenarioRun::RunLocal() const
         {
             throw;
         }
-        throw CruxRunError(e.GetLines().front() + "; the fabric had dropped " +
-                           std::to_string(dropped) + " frames by then" +
+        std::string line = e.GetLines().front();
+        const std::string deadlock = "a lost link or a PFC deadlock";
+        if (const size_t at = line.find(deadlock); !s.topology.pfc && at != std::string::npos)
+        {
+            line.replace(at, deadlock.size(), "a lost link or dropped frames"); // no PFC
+        }
+        throw CruxRunError(line + "; the fabric had dropped " + std::to_string(dropped) +
+                           " frames by then" +
                            (s.topology.pfc ? std::string()
                                            : " (PFC off: a lossy fabric, each drop a "
                                              "go-back-N resend; more switch buffer or PFC on)"));

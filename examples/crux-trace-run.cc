@@ -500,15 +500,16 @@ RunTrace(const TraceRunOptions& o)
                                 : 1;
     ClusterRun run(c);
     ReportTraceWarnings(run, o.quiet);
-    if (c.windowStart > 0)
+    if (run.GetJobsRunningAtWindowStart() > 0)
     {
         // a new-user finding: a six-hour window in mid-trace read Crux 10.6 % over ECMP from an
         // empty cluster, without a word
         std::cerr << "crux-trace-run: warning: the cluster starts empty at --windowStart ("
-                  << c.windowStart
-                  << " s): the jobs that arrived before it are not run, so the window's first "
-                     "hours hold less load than the trace had there (a cold start; compare "
-                     "schedulers over one window, and prefer a window from the first arrival)"
+                  << c.windowStart << " s): " << run.GetJobsRunningAtWindowStart()
+                  << " jobs of the trace that arrived before it and ran past it are not run, so "
+                     "the window's first hours hold less load than the trace had there (a cold "
+                     "start; compare schedulers over one window, and prefer a window from the "
+                     "first arrival)"
                   << std::endl;
     }
     if (o.dryRun)

@@ -165,7 +165,7 @@ def main():
         os.makedirs(os.path.join(same, "plots"), exist_ok=True)
         for name in ("values.txt", "utilization.png", "utilization.pdf"):  # as the script writes
             with open(os.path.join(same, "plots", name), "w") as f:
-                f.write("figure of the first run\n")
+                f.write(f"{same}: scenario smoke, flow fabric, 1 ECMP seed(s)\n")
         sampled = os.path.isfile(os.path.join(same, "link_throughput.csv"))
         run(binary, base, same, "--modes=crux")
         left = sorted(n for n in os.listdir(same) if n in ("link_throughput.csv", "plots"))
@@ -179,6 +179,21 @@ def main():
         run(binary, base, same, "--modes=crux")
         if sorted(os.listdir(os.path.join(same, "plots"))) != ["notes.md", "values.txt"]:
             fails.append("a plots/ folder holding a file of the user's was removed")
+        # links named plots or link_throughput.csv are the user's: kept, their targets too
+        # (breaker finding: a plots link to the user's own figures was removed)
+        links = os.path.join(work, "links")
+        os.makedirs(os.path.join(links, "myfigs"))
+        with open(os.path.join(links, "myfigs", "values.txt"), "w") as f:
+            f.write(f"{links}: scenario smoke, flow fabric, 1 ECMP seed(s)\n")
+        with open(os.path.join(links, "mine.csv"), "w") as f:
+            f.write("mine\n")
+        os.symlink("myfigs", os.path.join(links, "plots"))
+        os.symlink("mine.csv", os.path.join(links, "link_throughput.csv"))
+        run(binary, base, links, "--modes=ecmp")
+        if not (os.path.islink(os.path.join(links, "plots")) and
+                os.path.islink(os.path.join(links, "link_throughput.csv")) and
+                os.path.isfile(os.path.join(links, "myfigs", "values.txt"))):
+            fails.append(f"links named plots / link_throughput.csv removed: {os.listdir(links)}")
         # a decision that depends on the seed: Crux on the testbed LLM file gives Llama level 4
         # under seed 1's ECMP paths and 5 under seed 2's; the row lists both (new-user finding:
         # the table showed seed 1's level for a row that averaged both)
