@@ -247,7 +247,6 @@ ExperimentOutput::FormatJobRows(std::ostream& os, const ExperimentSummary& sum) 
         {
             level += (level.empty() ? "" : "/") + std::to_string(l);
         }
-        level = level.empty() ? std::to_string(j.level) : level;
         levelsDiffer = levelsDiffer || j.levels.size() > 1;
         os << "  " << Cell(j.scheduler, 12) << Cell(j.name, 12) << Cell(level, 7) << Cell(n, 6)
            << Cell(Duration(j.iterationTime), 22) << Cell(Pct(j.vsAloneEcmp), 20)

@@ -778,9 +778,7 @@ class ResultDirectoryRetireTestCase : public TestCase
     void DoRun() override
     {
         namespace fs = std::filesystem;
-        const fs::path dir =
-            fs::temp_directory_path() / ("crux-retire-" + std::to_string(::getpid()));
-        fs::remove_all(dir);
+        const fs::path dir = TempDir("retire");
         fs::create_directories(dir / "plots");
         std::ofstream(dir / "link_throughput.csv") << "run\nold\n";
         std::ofstream(dir / "plots" / "utilization.png") << "old";
